@@ -1,0 +1,68 @@
+/**
+ * An API: its key, the versions kafkats speaks, and its request/response codecs.
+ * Each file in protocol/apis/ defines one with `defineApi`, describing the fields once
+ * (see schema.ts); an API whose path is hot passes hand-written codecs as overrides.
+ */
+import { compileStruct, inRange, type StructType, type VersionRange } from './schema'
+import type { Reader } from './reader'
+import type { Writer } from './writer'
+import { ProtocolError } from './errors'
+
+export interface Api<Request, Response> {
+  readonly key: number
+  readonly name: string
+  /** Lowest version kafkats speaks: the lowest a Kafka 4.x broker accepts (KIP-896). */
+  readonly minVersion: number
+  /** Highest version kafkats speaks. */
+  readonly maxVersion: number
+  readonly flexibleVersions: VersionRange
+  readonly request: StructType
+  readonly response: StructType
+  isFlexible: (version: number) => boolean
+  encodeRequest: (w: Writer, version: number, body: Request) => void
+  decodeRequest: (r: Reader, version: number) => Request
+  encodeResponse: (w: Writer, version: number, body: Response) => void
+  decodeResponse: (r: Reader, version: number) => Response
+}
+
+export interface ApiSpec {
+  key: number
+  name: string
+  minVersion: number
+  maxVersion: number
+  flexibleVersions: VersionRange
+  request: StructType
+  response: StructType
+}
+
+export interface ApiOverrides<Request, Response> {
+  encodeRequest?: Api<Request, Response>['encodeRequest']
+  decodeResponse?: Api<Request, Response>['decodeResponse']
+}
+
+export function defineApi<Request, Response> (spec: ApiSpec, overrides: ApiOverrides<Request, Response> = {}): Api<Request, Response> {
+  const isFlexible = (version: number): boolean => inRange(spec.flexibleVersions, version)
+  const check = (version: number): void => {
+    if (!Number.isInteger(version) || version < spec.minVersion || version > spec.maxVersion) {
+      throw new ProtocolError(`${spec.name} v${version} is not spoken by kafkats (it speaks v${spec.minVersion}–v${spec.maxVersion})`)
+    }
+  }
+  const schemaApi: Api<Request, Response> = {
+    ...spec,
+    isFlexible,
+    encodeRequest: (w, version, body) => { check(version); compileStruct(spec.request, version, isFlexible(version)).encode(w, body) },
+    decodeRequest: (r, version) => { check(version); return compileStruct(spec.request, version, isFlexible(version)).decode(r) },
+    encodeResponse: (w, version, body) => { check(version); compileStruct(spec.response, version, isFlexible(version)).encode(w, body) },
+    decodeResponse: (r, version) => { check(version); return compileStruct(spec.response, version, isFlexible(version)).decode(r) }
+  }
+  return {
+    ...schemaApi,
+    encodeRequest: overrides.encodeRequest ?? schemaApi.encodeRequest,
+    decodeResponse: overrides.decodeResponse ?? schemaApi.decodeResponse
+  }
+}
+
+/** The schema-driven codecs of an API, ignoring hand-written overrides (tests compare both). */
+export function schemaCodecs<Request, Response> (api: Api<Request, Response>): Api<Request, Response> {
+  return defineApi<Request, Response>(api)
+}

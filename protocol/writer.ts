@@ -1,0 +1,203 @@
+/**
+ * Writer: encodes Kafka primitives into one growing Buffer.
+ *
+ * The buffer doubles when full, so a request is built with O(log n) copies at
+ * most; `reserve*`/`patch*` let a caller write a length or CRC before the bytes
+ * it covers are known (the request size prefix, a record batch's length and CRC).
+ */
+const EMPTY = Buffer.alloc(0)
+
+export class Writer {
+  buffer: Buffer
+  /** Next write position; bytes [0, offset) are written. */
+  offset = 0
+
+  constructor (initialSize = 1024) {
+    this.buffer = Buffer.allocUnsafe(initialSize)
+  }
+
+  /** Makes room for `size` more bytes. */
+  ensure (size: number): void {
+    const needed = this.offset + size
+    if (needed <= this.buffer.length) return
+    let capacity = this.buffer.length * 2
+    while (capacity < needed) capacity *= 2
+    const grown = Buffer.allocUnsafe(capacity)
+    this.buffer.copy(grown, 0, 0, this.offset)
+    this.buffer = grown
+  }
+
+  /** The written bytes (a view, not a copy). */
+  finish (): Buffer {
+    return this.buffer.subarray(0, this.offset)
+  }
+
+  int8 (value: number): this {
+    this.ensure(1)
+    this.buffer.writeInt8(value, this.offset)
+    this.offset += 1
+    return this
+  }
+
+  uint8 (value: number): this {
+    this.ensure(1)
+    this.buffer[this.offset++] = value
+    return this
+  }
+
+  int16 (value: number): this {
+    this.ensure(2)
+    this.buffer.writeInt16BE(value, this.offset)
+    this.offset += 2
+    return this
+  }
+
+  uint16 (value: number): this {
+    this.ensure(2)
+    this.buffer.writeUInt16BE(value, this.offset)
+    this.offset += 2
+    return this
+  }
+
+  int32 (value: number): this {
+    this.ensure(4)
+    this.buffer.writeInt32BE(value, this.offset)
+    this.offset += 4
+    return this
+  }
+
+  uint32 (value: number): this {
+    this.ensure(4)
+    this.buffer.writeUInt32BE(value, this.offset)
+    this.offset += 4
+    return this
+  }
+
+  int64 (value: bigint): this {
+    this.ensure(8)
+    this.buffer.writeBigInt64BE(value, this.offset)
+    this.offset += 8
+    return this
+  }
+
+  float64 (value: number): this {
+    this.ensure(8)
+    this.buffer.writeDoubleBE(value, this.offset)
+    this.offset += 8
+    return this
+  }
+
+  bool (value: boolean): this {
+    return this.uint8(value ? 1 : 0)
+  }
+
+  /** Unsigned LEB128 varint of a value in [0, 2^32). */
+  uvarint (value: number): this {
+    this.ensure(5)
+    const buf = this.buffer
+    let pos = this.offset
+    value >>>= 0
+    while (value > 0x7f) {
+      buf[pos++] = (value & 0x7f) | 0x80
+      value >>>= 7
+    }
+    buf[pos++] = value
+    this.offset = pos
+    return this
+  }
+
+  /** Zigzag varint of a signed 32-bit value (record fields). */
+  varint (value: number): this {
+    return this.uvarint(((value << 1) ^ (value >> 31)) >>> 0)
+  }
+
+  /** Zigzag varlong of a signed 64-bit value (record timestamp and offset deltas). */
+  varlong (value: bigint): this {
+    // Deltas are almost always small: take the 32-bit path when the value fits.
+    if (value >= -0x40000000n && value < 0x40000000n) return this.varint(Number(value))
+    let zigzag = BigInt.asUintN(64, (value << 1n) ^ (value >> 63n))
+    this.ensure(10)
+    const buf = this.buffer
+    let pos = this.offset
+    while (zigzag > 0x7fn) {
+      buf[pos++] = Number(zigzag & 0x7fn) | 0x80
+      zigzag >>= 7n
+    }
+    buf[pos++] = Number(zigzag)
+    this.offset = pos
+    return this
+  }
+
+  /** Raw bytes, no length prefix. */
+  raw (bytes: Uint8Array): this {
+    this.ensure(bytes.length)
+    this.buffer.set(bytes, this.offset)
+    this.offset += bytes.length
+    return this
+  }
+
+  /** UTF-8 bytes of a string, no length prefix. */
+  utf8 (value: string, byteLength: number): this {
+    this.ensure(byteLength)
+    this.offset += this.buffer.write(value, this.offset, byteLength, 'utf8')
+    return this
+  }
+
+  /** STRING / NULLABLE_STRING: int16 length (-1 for null), UTF-8 bytes. */
+  string (value: string | null): this {
+    if (value === null) return this.int16(-1)
+    const length = Buffer.byteLength(value, 'utf8')
+    return this.int16(length).utf8(value, length)
+  }
+
+  /** COMPACT_STRING / COMPACT_NULLABLE_STRING: uvarint length+1 (0 for null), UTF-8 bytes. */
+  compactString (value: string | null): this {
+    if (value === null) return this.uvarint(0)
+    const length = Buffer.byteLength(value, 'utf8')
+    return this.uvarint(length + 1).utf8(value, length)
+  }
+
+  /** BYTES / NULLABLE_BYTES: int32 length (-1 for null), bytes. */
+  bytes (value: Uint8Array | null): this {
+    if (value === null) return this.int32(-1)
+    return this.int32(value.length).raw(value)
+  }
+
+  /** COMPACT_BYTES / COMPACT_NULLABLE_BYTES: uvarint length+1 (0 for null), bytes. */
+  compactBytes (value: Uint8Array | null): this {
+    if (value === null) return this.uvarint(0)
+    return this.uvarint(value.length + 1).raw(value)
+  }
+
+  /** A UUID as 16 bytes, from its 32-hex-digit form (dashes allowed). */
+  uuid (value: string): this {
+    const hex = value.length === 36 ? value.replace(/-/g, '') : value
+    if (hex.length !== 32) throw new TypeError(`Not a UUID: ${value}`)
+    this.ensure(16)
+    this.offset += this.buffer.write(hex, this.offset, 16, 'hex')
+    return this
+  }
+
+  /** An empty tagged-field section. */
+  emptyTaggedFields (): this {
+    return this.uint8(0)
+  }
+
+  /** Reserves `size` bytes to patch later; returns their position. */
+  reserve (size: number): number {
+    this.ensure(size)
+    const at = this.offset
+    this.offset += size
+    return at
+  }
+
+  patchInt32 (at: number, value: number): void {
+    this.buffer.writeInt32BE(value, at)
+  }
+
+  patchUint32 (at: number, value: number): void {
+    this.buffer.writeUInt32BE(value, at)
+  }
+}
+
+export { EMPTY as EMPTY_BUFFER }

@@ -1,0 +1,42 @@
+// Prints the wire schema of every version of the named Kafka messages, as the broker jar on the
+// classpath defines them; tests/protocol/conformance.test.ts compares kafkats's schemas against it.
+
+import java.util.*;
+import org.apache.kafka.common.protocol.types.*;
+public class SchemaDump {
+  static String t(Type ty) throws Exception {
+    if (ty instanceof Schema) {
+      StringBuilder sb = new StringBuilder("{");
+      for (BoundField bf : ((Schema) ty).fields()) {
+        if (sb.length() > 1) sb.append(", ");
+        sb.append(bf.def.name).append(":").append(t(bf.def.type));
+      }
+      return sb.append("}").toString();
+    }
+    if (ty instanceof TaggedFields) {
+      java.lang.reflect.Field f = TaggedFields.class.getDeclaredField("fields"); f.setAccessible(true);
+      Map<Integer, org.apache.kafka.common.protocol.types.Field> m = (Map) f.get(ty);
+      if (m.isEmpty()) return "TAGS()";
+      StringBuilder sb = new StringBuilder("TAGS(");
+      for (Map.Entry<Integer, org.apache.kafka.common.protocol.types.Field> e : m.entrySet())
+        sb.append("tag").append(e.getKey()).append(" ").append(e.getValue().name).append(":").append(t(e.getValue().type)).append("; ");
+      return sb.append(")").toString();
+    }
+    if (ty.isArray()) {
+      return ty.toString().replaceAll("\\(.*", "") + "(" + t(ty.arrayElementType().get()) + ")";
+    }
+    return ty.toString();
+  }
+  public static void main(String[] a) throws Exception {
+    for (String n : a) {
+      for (String side : new String[]{"Request","Response"}) {
+        Class<?> c = Class.forName("org.apache.kafka.common.message." + n + side + "Data");
+        short lo = c.getField("LOWEST_SUPPORTED_VERSION").getShort(null);
+        short hi = c.getField("HIGHEST_SUPPORTED_VERSION").getShort(null);
+        System.out.println("== " + n + side + " versions " + lo + "-" + hi);
+        Schema[] s = (Schema[]) c.getField("SCHEMAS").get(null);
+        for (int v = lo; v <= hi; v++) System.out.println("v" + v + ": " + t(s[v]));
+      }
+    }
+  }
+}

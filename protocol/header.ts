@@ -16,21 +16,21 @@ import { Writer } from './writer'
 
 export const API_VERSIONS_KEY = 18
 
-export function requestHeaderVersion (api: Api<unknown, unknown>, version: number): 1 | 2 {
+export function requestHeaderVersion (api: Api<any, any>, version: number): 1 | 2 {
   return api.isFlexible(version) ? 2 : 1
 }
 
-export function responseHeaderVersion (api: Api<unknown, unknown>, version: number): 0 | 1 {
+export function responseHeaderVersion (api: Api<any, any>, version: number): 0 | 1 {
   if (api.key === API_VERSIONS_KEY) return 0
   return api.isFlexible(version) ? 1 : 0
 }
 
 /** A whole request frame: int32 size, header, body. */
-export function encodeRequestFrame<Request> (api: Api<Request, unknown>, version: number, correlationId: number, clientId: string | null, body: Request, writer = new Writer(256)): Buffer {
+export function encodeRequestFrame<Request> (api: Api<Request, any>, version: number, correlationId: number, clientId: string | null, body: Request, writer = new Writer(256)): Buffer {
   const start = writer.offset
   const sizeAt = writer.reserve(4)
   writer.int16(api.key).int16(version).int32(correlationId).string(clientId)
-  if (requestHeaderVersion(api as Api<unknown, unknown>, version) === 2) writer.emptyTaggedFields()
+  if (requestHeaderVersion(api as Api<any, any>, version) === 2) writer.emptyTaggedFields()
   api.encodeRequest(writer, version, body)
   writer.patchInt32(sizeAt, writer.offset - sizeAt - 4)
   return writer.buffer.subarray(start, writer.offset)
@@ -54,18 +54,18 @@ export function decodeRequestHeader (r: Reader, isFlexible: (apiKey: number, ver
 }
 
 /** Decodes a response frame (without its size prefix) whose correlation id was already matched. */
-export function decodeResponseFrame<Response> (api: Api<unknown, Response>, version: number, frame: Buffer): Response {
+export function decodeResponseFrame<Response> (api: Api<any, Response>, version: number, frame: Buffer): Response {
   const r = new Reader(frame, 4)
-  if (responseHeaderVersion(api as Api<unknown, unknown>, version) === 1) r.taggedFields()
+  if (responseHeaderVersion(api as Api<any, any>, version) === 1) r.taggedFields()
   return api.decodeResponse(r, version)
 }
 
 /** A whole response frame: int32 size, header, body (the fake broker uses this). */
-export function encodeResponseFrame<Response> (api: Api<unknown, Response>, version: number, correlationId: number, body: Response, writer = new Writer(256)): Buffer {
+export function encodeResponseFrame<Response> (api: Api<any, Response>, version: number, correlationId: number, body: Response, writer = new Writer(256)): Buffer {
   const start = writer.offset
   const sizeAt = writer.reserve(4)
   writer.int32(correlationId)
-  if (responseHeaderVersion(api as Api<unknown, unknown>, version) === 1) writer.emptyTaggedFields()
+  if (responseHeaderVersion(api as Api<any, any>, version) === 1) writer.emptyTaggedFields()
   api.encodeResponse(writer, version, body)
   writer.patchInt32(sizeAt, writer.offset - sizeAt - 4)
   return writer.buffer.subarray(start, writer.offset)

@@ -5,10 +5,62 @@
  */
 import type { Api } from '../api'
 import { ApiVersions } from './api-versions'
+import { Produce } from './produce'
+import { Fetch } from './fetch'
+import { ListOffsets, OffsetSpec, CONSUMER_REPLICA_ID } from './list-offsets'
+import { Metadata } from './metadata'
+import { FindCoordinator, CoordinatorKeyType } from './find-coordinator'
+import { CreateTopics } from './create-topics'
+import { DeleteTopics } from './delete-topics'
+import { CreatePartitions } from './create-partitions'
+import { DescribeConfigs } from './describe-configs'
+import { IncrementalAlterConfigs } from './incremental-alter-configs'
+import { InitProducerId } from './init-producer-id'
+import { SaslHandshake } from './sasl-handshake'
+import { SaslAuthenticate } from './sasl-authenticate'
 
 export { ApiVersions }
 export type * from './api-versions'
+export { Produce }
+export type * from './produce'
+export { Fetch }
+export type * from './fetch'
+export { ListOffsets, OffsetSpec, CONSUMER_REPLICA_ID }
+export type * from './list-offsets'
+export { Metadata }
+export type * from './metadata'
+export { FindCoordinator, CoordinatorKeyType }
+export type * from './find-coordinator'
+export { CreateTopics }
+export type * from './create-topics'
+export { DeleteTopics }
+export type * from './delete-topics'
+export { CreatePartitions }
+export type * from './create-partitions'
+export { DescribeConfigs }
+export type * from './describe-configs'
+export { IncrementalAlterConfigs }
+export type * from './incremental-alter-configs'
+export { InitProducerId }
+export type * from './init-producer-id'
+export { SaslHandshake }
+export type * from './sasl-handshake'
+export { SaslAuthenticate }
+export type * from './sasl-authenticate'
 
 export const allApis: ReadonlyArray<Api<any, any>> = [
-  ApiVersions
+  ApiVersions,
+  Produce,
+  Fetch,
+  ListOffsets,
+  Metadata,
+  FindCoordinator,
+  CreateTopics,
+  DeleteTopics,
+  CreatePartitions,
+  DescribeConfigs,
+  IncrementalAlterConfigs,
+  InitProducerId,
+  SaslHandshake,
+  SaslAuthenticate
 ]

@@ -1,0 +1,38 @@
+/**
+ * SaslAuthenticate (key 36): carries one SASL token each way, after SaslHandshake v1.
+ *
+ * Version notes:
+ * - v1: sessionLifetimeMs in the response: re-authenticate before it runs out (KIP-368)
+ * - v2: flexible
+ */
+import { defineApi } from '../api'
+import { field, struct } from '../schema'
+
+export interface SaslAuthenticateRequest {
+  authBytes: Uint8Array
+}
+
+export interface SaslAuthenticateResponse {
+  errorCode: number
+  errorMessage: string | null
+  authBytes: Buffer
+  /** v1+: 0 when the session does not expire. */
+  sessionLifetimeMs: bigint
+}
+
+export const SaslAuthenticate = defineApi<SaslAuthenticateRequest, SaslAuthenticateResponse>({
+  key: 36,
+  name: 'SaslAuthenticate',
+  minVersion: 0,
+  maxVersion: 2,
+  flexibleVersions: '2+',
+  request: struct(
+    field('authBytes', 'bytes', '0+')
+  ),
+  response: struct(
+    field('errorCode', 'int16', '0+'),
+    field('errorMessage', 'string', '0+', { nullableVersions: '0+', default: null }),
+    field('authBytes', 'bytes', '0+'),
+    field('sessionLifetimeMs', 'int64', '1+', { default: 0n })
+  )
+})

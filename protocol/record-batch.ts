@@ -1,0 +1,654 @@
+/**
+ * Record batch v2 (magic 2), the only record format Kafka 4 speaks.
+ *
+ *   RecordBatch =>                       offset in the batch
+ *     baseOffset           int64          0
+ *     batchLength          int32          8   bytes after this field
+ *     partitionLeaderEpoch int32         12
+ *     magic                int8          16   always 2
+ *     crc                  uint32        17   CRC-32C of bytes [21, end)
+ *     attributes           int16         21   bits 0-2 codec, 3 log-append time, 4 transactional, 5 control
+ *     lastOffsetDelta      int32         23
+ *     baseTimestamp        int64         27
+ *     maxTimestamp         int64         35
+ *     producerId           int64         43
+ *     producerEpoch        int16         51
+ *     baseSequence         int32         53
+ *     recordCount          int32         57
+ *     records              ...           61   compressed as one unit when the codec is not none
+ *
+ *   Record =>
+ *     length varint, attributes int8, timestampDelta varlong, offsetDelta varint,
+ *     keyLength varint (-1 = null), key, valueLength varint (-1 = null), value,
+ *     headerCount varint, [headerKeyLength varint, headerKey, headerValueLength varint (-1 = null), headerValue]
+ *
+ * Encoding writes the header and every record into one growing Writer, then patches the
+ * length, maxTimestamp and CRC in place; each record's size is computed up front so its
+ * length prefix is written first (no per-record buffers). Decoding returns keys, values
+ * and header values as views into the input buffer (no copies), checking every length
+ * against the bytes that exist, so bad bytes are a ProtocolError and never a RangeError.
+ */
+import { Writer } from './writer'
+import { KafkaTsError, ProtocolError } from './errors'
+import { crc32c } from './crc32c'
+import { COMPRESSION_CODEC_IDS, codecFromId, compress, decompress, type CompressionCodec } from './compression'
+
+export interface RecordHeader {
+  key: string
+  value: Buffer | null
+}
+
+/** A record to write. A record without a timestamp gets the time the batch is encoded. */
+export interface RecordInput {
+  key?: Buffer | null
+  value: Buffer | null
+  headers?: RecordHeader[]
+  timestamp?: bigint
+}
+
+/** A decoded record. key, value and header values are views into the fetched bytes. */
+export interface KafkaRecord {
+  offset: bigint
+  timestamp: bigint
+  key: Buffer | null
+  value: Buffer | null
+  headers: RecordHeader[]
+}
+
+/** The record of a control batch: a transaction marker (abort/commit) or a KRaft-only type. */
+export interface ControlRecord {
+  type: 'abort' | 'commit' | 'unknown'
+  /** The type number from the key (0 abort, 1 commit; others are KRaft metadata log types). */
+  typeId: number
+  /** Version of the control record key. */
+  version: number
+  /** For abort/commit markers: the epoch of the transaction coordinator; -1 otherwise. */
+  coordinatorEpoch: number
+}
+
+export interface RecordBatch {
+  baseOffset: bigint
+  batchLength: number
+  partitionLeaderEpoch: number
+  magic: number
+  crc: number
+  attributes: number
+  compression: CompressionCodec
+  timestampType: 'create' | 'log-append'
+  isTransactional: boolean
+  isControl: boolean
+  lastOffsetDelta: number
+  baseTimestamp: bigint
+  maxTimestamp: bigint
+  producerId: bigint
+  producerEpoch: number
+  baseSequence: number
+  recordCount: number
+  records: KafkaRecord[]
+  /** Set on control batches: their (single) record decoded. The record is in `records` too. */
+  controlRecord: ControlRecord | undefined
+}
+
+export interface EncodeRecordBatchOptions {
+  records: readonly RecordInput[]
+  compression?: CompressionCodec
+  baseOffset?: bigint
+  partitionLeaderEpoch?: number
+  producerId?: bigint
+  producerEpoch?: number
+  baseSequence?: number
+  transactional?: boolean
+  control?: boolean
+  timestampType?: 'create' | 'log-append'
+  /** Defaults to the first record's timestamp, or now. */
+  baseTimestamp?: bigint
+}
+
+export interface DecodeContext {
+  /** Named in error messages. */
+  topic?: string
+  /** Named in error messages. */
+  partition?: number
+  /** Refuse a compressed batch whose records decompress to more bytes than this (default 256 MiB). */
+  maxDecompressedBytes?: number
+  /**
+   * Verify each batch's CRC-32C (default true, like the Java consumer's check.crcs). On large
+   * uncompressed batches the checksum is most of the decoding time.
+   */
+  checkCrc?: boolean
+}
+
+/** Bytes of a batch header (up to and including recordCount): what a batch costs besides its records. */
+export const RECORD_BATCH_OVERHEAD = 61
+
+/** baseOffset and batchLength: the bytes not counted by batchLength. */
+const LOG_OVERHEAD = 12
+const MAGIC = 2
+
+const OFFSET_LENGTH = 8
+const OFFSET_EPOCH = 12
+const OFFSET_MAGIC = 16
+const OFFSET_CRC = 17
+const OFFSET_ATTRIBUTES = 21
+const OFFSET_LAST_OFFSET_DELTA = 23
+const OFFSET_BASE_TIMESTAMP = 27
+const OFFSET_MAX_TIMESTAMP = 35
+const OFFSET_PRODUCER_ID = 43
+const OFFSET_PRODUCER_EPOCH = 51
+const OFFSET_BASE_SEQUENCE = 53
+const OFFSET_RECORD_COUNT = 57
+
+const ATTRIBUTE_CODEC_MASK = 0x07
+const ATTRIBUTE_LOG_APPEND_TIME = 0x08
+const ATTRIBUTE_TRANSACTIONAL = 0x10
+const ATTRIBUTE_CONTROL = 0x20
+
+/**
+ * The fewest bytes a record can take: length, attributes, timestampDelta, offsetDelta,
+ * keyLength, valueLength and headerCount, one byte each. Bounds a claimed record count.
+ */
+const MIN_RECORD_SIZE = 7
+
+const SMALL_VARLONG_MIN = -0x40000000n
+const SMALL_VARLONG_MAX = 0x3fffffffn
+
+// ---------------------------------------------------------------------------------------
+// Encoding
+
+/** Bytes a record can take at most in a batch (before compression), for batch sizing. */
+export function recordSizeUpperBound (record: RecordInput): number {
+  // length (5) + attributes (1) + timestampDelta (10) + offsetDelta (5) + key and value
+  // lengths (5 + 5) + headerCount (5)
+  let size = 36 + (record.key?.length ?? 0) + (record.value?.length ?? 0)
+  const headers = record.headers
+  if (headers !== undefined) {
+    for (let i = 0; i < headers.length; i++) {
+      // A UTF-16 code unit takes at most 3 UTF-8 bytes.
+      size += 10 + headers[i].key.length * 3 + (headers[i].value?.length ?? 0)
+    }
+  }
+  return size
+}
+
+/**
+ * Encodes a batch; compressed batches compress the records section only. With `writer`,
+ * the batch is appended to it (do not write to it until the promise settles); the result
+ * is a view of the batch's bytes either way.
+ */
+export async function encodeRecordBatch (options: EncodeRecordBatchOptions, writer?: Writer): Promise<Buffer> {
+  const codec = options.compression ?? 'none'
+  if (codec === 'none') return encodeRecordBatchSync(options, writer)
+  const w = writer ?? new Writer(initialBatchSize(options.records))
+  const start = w.offset
+  writeUncompressedBatch(w, options, COMPRESSION_CODEC_IDS[codec])
+  const recordsStart = start + RECORD_BATCH_OVERHEAD
+  // compress() copies into a new buffer, so the records can then be overwritten in place.
+  const compressed = await compress(codec, w.buffer.subarray(recordsStart, w.offset))
+  w.offset = recordsStart
+  w.raw(compressed)
+  return sealBatch(w, start)
+}
+
+/** Encodes an uncompressed batch synchronously (see `encodeRecordBatch`). */
+export function encodeRecordBatchSync (options: EncodeRecordBatchOptions, writer?: Writer): Buffer {
+  const codec = options.compression ?? 'none'
+  if (codec !== 'none') throw new TypeError(`encodeRecordBatchSync only writes uncompressed batches, not ${codec}; use encodeRecordBatch`)
+  const w = writer ?? new Writer(initialBatchSize(options.records))
+  const start = w.offset
+  writeUncompressedBatch(w, options, 0)
+  return sealBatch(w, start)
+}
+
+function initialBatchSize (records: readonly RecordInput[]): number {
+  let size = RECORD_BATCH_OVERHEAD
+  for (let i = 0; i < records.length; i++) size += recordSizeUpperBound(records[i])
+  return size
+}
+
+/** Patches batchLength and the CRC of the batch that starts at `start` and ends at the writer's offset. */
+function sealBatch (w: Writer, start: number): Buffer {
+  const buf = w.buffer
+  const end = w.offset
+  buf.writeInt32BE(end - start - LOG_OVERHEAD, start + OFFSET_LENGTH)
+  buf.writeUInt32BE(crc32c(buf, start + OFFSET_ATTRIBUTES, end), start + OFFSET_CRC)
+  return buf.subarray(start, end)
+}
+
+/** Writes the header (length, CRC left for sealBatch) and the records, uncompressed. */
+function writeUncompressedBatch (w: Writer, options: EncodeRecordBatchOptions, codecId: number): void {
+  const records = options.records
+  const count = records.length
+  let now: bigint | undefined
+  const baseTimestamp = options.baseTimestamp ?? records[0]?.timestamp ?? (now = BigInt(Date.now()))
+
+  let attributes = codecId
+  if (options.timestampType === 'log-append') attributes |= ATTRIBUTE_LOG_APPEND_TIME
+  if (options.transactional === true) attributes |= ATTRIBUTE_TRANSACTIONAL
+  if (options.control === true) attributes |= ATTRIBUTE_CONTROL
+
+  const start = w.reserve(RECORD_BATCH_OVERHEAD)
+  const header = w.buffer
+  header.writeBigInt64BE(options.baseOffset ?? 0n, start)
+  header.writeInt32BE(options.partitionLeaderEpoch ?? -1, start + OFFSET_EPOCH)
+  header[start + OFFSET_MAGIC] = MAGIC
+  header.writeInt16BE(attributes, start + OFFSET_ATTRIBUTES)
+  header.writeInt32BE(count - 1, start + OFFSET_LAST_OFFSET_DELTA)
+  header.writeBigInt64BE(baseTimestamp, start + OFFSET_BASE_TIMESTAMP)
+  header.writeBigInt64BE(options.producerId ?? -1n, start + OFFSET_PRODUCER_ID)
+  header.writeInt16BE(options.producerEpoch ?? -1, start + OFFSET_PRODUCER_EPOCH)
+  header.writeInt32BE(options.baseSequence ?? -1, start + OFFSET_BASE_SEQUENCE)
+  header.writeInt32BE(count, start + OFFSET_RECORD_COUNT)
+
+  let maxTimestamp = count === 0 ? baseTimestamp : -0x8000000000000000n
+  for (let i = 0; i < count; i++) {
+    const record = records[i]
+    let timestamp = record.timestamp
+    if (timestamp === undefined) timestamp = now ??= BigInt(Date.now())
+    if (timestamp > maxTimestamp) maxTimestamp = timestamp
+    writeRecord(w, record, i, timestamp - baseTimestamp)
+  }
+  // The buffer may have grown while writing records: patch through w.buffer.
+  w.buffer.writeBigInt64BE(maxTimestamp, start + OFFSET_MAX_TIMESTAMP)
+}
+
+function writeRecord (w: Writer, record: RecordInput, offsetDelta: number, timestampDelta: bigint): void {
+  const key = record.key ?? null
+  const value = record.value ?? null
+  const headers = record.headers
+  const keyLength = key === null ? -1 : key.length
+  const valueLength = value === null ? -1 : value.length
+  const headerCount = headers === undefined ? 0 : headers.length
+  const smallDelta = timestampDelta >= SMALL_VARLONG_MIN && timestampDelta <= SMALL_VARLONG_MAX
+  const timestampDeltaNumber = smallDelta ? Number(timestampDelta) : 0
+
+  let bodySize = 1 +
+    (smallDelta ? sizeOfVarint(timestampDeltaNumber) : sizeOfBigVarlong(timestampDelta)) +
+    sizeOfVarint(offsetDelta) +
+    sizeOfVarint(keyLength) + (keyLength > 0 ? keyLength : 0) +
+    sizeOfVarint(valueLength) + (valueLength > 0 ? valueLength : 0) +
+    sizeOfVarint(headerCount)
+  for (let h = 0; h < headerCount; h++) {
+    const header = (headers as RecordHeader[])[h]
+    const headerKeyLength = Buffer.byteLength(header.key, 'utf8')
+    const headerValueLength = header.value === null ? -1 : header.value.length
+    bodySize += sizeOfVarint(headerKeyLength) + headerKeyLength + sizeOfVarint(headerValueLength) + (headerValueLength > 0 ? headerValueLength : 0)
+  }
+
+  w.ensure(5 + bodySize)
+  const buf = w.buffer
+  let pos = writeVarint(buf, w.offset, bodySize)
+  buf[pos++] = 0 // record attributes: unused
+  pos = smallDelta ? writeVarint(buf, pos, timestampDeltaNumber) : writeBigVarlong(buf, pos, timestampDelta)
+  pos = writeVarint(buf, pos, offsetDelta)
+  pos = writeVarint(buf, pos, keyLength)
+  if (keyLength > 0) {
+    buf.set(key as Uint8Array, pos)
+    pos += keyLength
+  }
+  pos = writeVarint(buf, pos, valueLength)
+  if (valueLength > 0) {
+    buf.set(value as Uint8Array, pos)
+    pos += valueLength
+  }
+  pos = writeVarint(buf, pos, headerCount)
+  for (let h = 0; h < headerCount; h++) {
+    const header = (headers as RecordHeader[])[h]
+    const headerKeyLength = Buffer.byteLength(header.key, 'utf8')
+    pos = writeVarint(buf, pos, headerKeyLength)
+    pos += buf.write(header.key, pos, headerKeyLength, 'utf8')
+    const headerValue = header.value
+    if (headerValue === null) {
+      pos = writeVarint(buf, pos, -1)
+    } else {
+      pos = writeVarint(buf, pos, headerValue.length)
+      buf.set(headerValue, pos)
+      pos += headerValue.length
+    }
+  }
+  w.offset = pos
+}
+
+/** Bytes of the zigzag varint of a signed 32-bit value. */
+function sizeOfVarint (value: number): number {
+  const zigzag = ((value << 1) ^ (value >> 31)) >>> 0
+  return zigzag < 0x80 ? 1 : zigzag < 0x4000 ? 2 : zigzag < 0x200000 ? 3 : zigzag < 0x10000000 ? 4 : 5
+}
+
+/** Writes the zigzag varint of a signed 32-bit value at `pos`; returns the position after it. */
+function writeVarint (buf: Buffer, pos: number, value: number): number {
+  let zigzag = ((value << 1) ^ (value >> 31)) >>> 0
+  while (zigzag > 0x7f) {
+    buf[pos++] = (zigzag & 0x7f) | 0x80
+    zigzag >>>= 7
+  }
+  buf[pos++] = zigzag
+  return pos
+}
+
+function zigzag64 (value: bigint): bigint {
+  return BigInt.asUintN(64, (value << 1n) ^ (value >> 63n))
+}
+
+function sizeOfBigVarlong (value: bigint): number {
+  let zigzag = zigzag64(value)
+  let size = 1
+  while (zigzag > 0x7fn) {
+    zigzag >>= 7n
+    size++
+  }
+  return size
+}
+
+function writeBigVarlong (buf: Buffer, pos: number, value: bigint): number {
+  let zigzag = zigzag64(value)
+  while (zigzag > 0x7fn) {
+    buf[pos++] = Number(zigzag & 0x7fn) | 0x80
+    zigzag >>= 7n
+  }
+  buf[pos++] = Number(zigzag)
+  return pos
+}
+
+/** Key and value of a control record: a transaction marker (abort or commit). */
+export function controlRecordInput (type: 'abort' | 'commit', coordinatorEpoch: number, timestamp?: bigint): RecordInput {
+  const key = Buffer.alloc(4)
+  key.writeInt16BE(0, 0) // version
+  key.writeInt16BE(type === 'abort' ? 0 : 1, 2)
+  const value = Buffer.alloc(6)
+  value.writeInt16BE(0, 0) // version
+  value.writeInt32BE(coordinatorEpoch, 2)
+  return timestamp === undefined ? { key, value } : { key, value, timestamp }
+}
+
+// ---------------------------------------------------------------------------------------
+// Decoding
+
+/** A compressed batch given to decodeRecordBatchesSync, which only decodes uncompressed ones. */
+export class CompressedBatchError extends KafkaTsError {
+  constructor (codec: CompressionCodec) {
+    super('COMPRESSED_BATCH', `decodeRecordBatchesSync met a ${codec}-compressed record batch; decode compressed data with decodeRecordBatches`, { retriable: false })
+    this.name = 'CompressedBatchError'
+  }
+}
+
+/**
+ * Decodes the concatenated batches of a records field (as in a Fetch response). A partial
+ * batch at the end, which brokers leave when they cut a response at its byte limit, is
+ * ignored. Compressed batches are decompressed concurrently.
+ */
+export async function decodeRecordBatches (buffer: Buffer, context: DecodeContext = {}): Promise<RecordBatch[]> {
+  const batches: RecordBatch[] = []
+  let pending: Array<Promise<void>> | undefined
+  let pos = 0
+  try {
+    for (;;) {
+      const end = completeBatchEnd(buffer, pos, context)
+      if (end < 0) break
+      const batch = decodeBatchHeader(buffer, pos, end, context)
+      batches.push(batch)
+      // Like the Java client, a batch with no records (compaction can leave one) is not read further.
+      if (batch.recordCount === 0) {
+        pos = end
+        continue
+      }
+      if (batch.compression === 'none') {
+        decodeRecordsInContext(batch, buffer, pos + RECORD_BATCH_OVERHEAD, end, context)
+      } else {
+        (pending ??= []).push(decodeCompressedRecords(batch, buffer.subarray(pos + RECORD_BATCH_OVERHEAD, end), context))
+      }
+      pos = end
+    }
+  } catch (error) {
+    // A later batch is bad while earlier ones are still decompressing: their failures must
+    // not surface as unhandled rejections (which end a Node process).
+    if (pending !== undefined) for (const p of pending) p.catch(() => {})
+    throw error
+  }
+  if (pending !== undefined) await Promise.all(pending)
+  return batches
+}
+
+/** Synchronous decodeRecordBatches for uncompressed data; a compressed batch is a CompressedBatchError. */
+export function decodeRecordBatchesSync (buffer: Buffer, context: DecodeContext = {}): RecordBatch[] {
+  const batches: RecordBatch[] = []
+  let pos = 0
+  for (;;) {
+    const end = completeBatchEnd(buffer, pos, context)
+    if (end < 0) break
+    const batch = decodeBatchHeader(buffer, pos, end, context)
+    if (batch.recordCount > 0) {
+      if (batch.compression !== 'none') throw new CompressedBatchError(batch.compression)
+      decodeRecordsInContext(batch, buffer, pos + RECORD_BATCH_OVERHEAD, end, context)
+    }
+    batches.push(batch)
+    pos = end
+  }
+  return batches
+}
+
+function where (context: DecodeContext): string {
+  const topic = context.topic ?? '?'
+  const partition = context.partition ?? '?'
+  return `topic ${topic} partition ${partition}`
+}
+
+/**
+ * The end of the complete batch that starts at `pos`, or -1 when none is left (no bytes,
+ * or a partial batch cut off by the broker). Throws for what can't be a v2 batch.
+ */
+function completeBatchEnd (buffer: Buffer, pos: number, context: DecodeContext): number {
+  const remaining = buffer.length - pos
+  if (remaining < LOG_OVERHEAD) return -1
+  const length = buffer.readInt32BE(pos + OFFSET_LENGTH)
+  if (length < 0) throw new ProtocolError(`Record batch at byte ${pos} of ${where(context)} has a negative length ${length}`)
+  if (remaining - LOG_OVERHEAD < length) return -1
+  if (length < OFFSET_MAGIC + 1 - LOG_OVERHEAD) throw new ProtocolError(`Record batch at byte ${pos} of ${where(context)} is ${length} bytes long, too short to hold a magic byte`)
+  const magic = buffer.readInt8(pos + OFFSET_MAGIC)
+  if (magic !== MAGIC) {
+    throw new ProtocolError(`Record batch at base offset ${buffer.readBigInt64BE(pos)} of ${where(context)} has magic ${magic}; only record batch v2 (magic 2) exists since Kafka 4 removed message formats v0 and v1`)
+  }
+  if (length < RECORD_BATCH_OVERHEAD - LOG_OVERHEAD) {
+    throw new ProtocolError(`Record batch at base offset ${buffer.readBigInt64BE(pos)} of ${where(context)} is ${length} bytes long, less than its ${RECORD_BATCH_OVERHEAD - LOG_OVERHEAD}-byte header`)
+  }
+  return pos + LOG_OVERHEAD + length
+}
+
+/** Reads and checks the header of the complete batch [start, end); records are left empty. */
+function decodeBatchHeader (buffer: Buffer, start: number, end: number, context: DecodeContext): RecordBatch {
+  const baseOffset = buffer.readBigInt64BE(start)
+  const storedCrc = buffer.readUInt32BE(start + OFFSET_CRC)
+  const computedCrc = context.checkCrc === false ? storedCrc : crc32c(buffer, start + OFFSET_ATTRIBUTES, end)
+  if (storedCrc !== computedCrc) {
+    throw new ProtocolError(`CRC mismatch in the record batch at base offset ${baseOffset} of ${where(context)}: stored 0x${storedCrc.toString(16).padStart(8, '0')}, computed 0x${computedCrc.toString(16).padStart(8, '0')} (corrupt data)`)
+  }
+  const attributes = buffer.readInt16BE(start + OFFSET_ATTRIBUTES)
+  const recordCount = buffer.readInt32BE(start + OFFSET_RECORD_COUNT)
+  if (recordCount < 0) throw new ProtocolError(`Record batch at base offset ${baseOffset} of ${where(context)} has a negative record count ${recordCount}`)
+  let compression: CompressionCodec
+  try {
+    compression = codecFromId(attributes & ATTRIBUTE_CODEC_MASK)
+  } catch (error) {
+    throw new ProtocolError(`Record batch at base offset ${baseOffset} of ${where(context)}: ${(error as Error).message}`)
+  }
+  return {
+    baseOffset,
+    batchLength: end - start - LOG_OVERHEAD,
+    partitionLeaderEpoch: buffer.readInt32BE(start + OFFSET_EPOCH),
+    magic: MAGIC,
+    crc: storedCrc,
+    attributes,
+    compression,
+    timestampType: (attributes & ATTRIBUTE_LOG_APPEND_TIME) !== 0 ? 'log-append' : 'create',
+    isTransactional: (attributes & ATTRIBUTE_TRANSACTIONAL) !== 0,
+    isControl: (attributes & ATTRIBUTE_CONTROL) !== 0,
+    lastOffsetDelta: buffer.readInt32BE(start + OFFSET_LAST_OFFSET_DELTA),
+    baseTimestamp: buffer.readBigInt64BE(start + OFFSET_BASE_TIMESTAMP),
+    maxTimestamp: buffer.readBigInt64BE(start + OFFSET_MAX_TIMESTAMP),
+    producerId: buffer.readBigInt64BE(start + OFFSET_PRODUCER_ID),
+    producerEpoch: buffer.readInt16BE(start + OFFSET_PRODUCER_EPOCH),
+    baseSequence: buffer.readInt32BE(start + OFFSET_BASE_SEQUENCE),
+    recordCount,
+    records: [],
+    controlRecord: undefined
+  }
+}
+
+async function decodeCompressedRecords (batch: RecordBatch, compressed: Buffer, context: DecodeContext): Promise<void> {
+  let records: Buffer
+  try {
+    records = await decompress(batch.compression, compressed, { maxBytes: context.maxDecompressedBytes })
+  } catch (error) {
+    if (error instanceof ProtocolError) throw inBatch(batch, context, error)
+    throw error
+  }
+  decodeRecordsInContext(batch, records, 0, records.length, context)
+}
+
+function inBatch (batch: RecordBatch, context: DecodeContext, error: ProtocolError): ProtocolError {
+  return new ProtocolError(`Record batch at base offset ${batch.baseOffset} of ${where(context)}: ${error.message}`, { cause: error })
+}
+
+function decodeRecordsInContext (batch: RecordBatch, buf: Buffer, start: number, end: number, context: DecodeContext): void {
+  try {
+    decodeRecords(batch, buf, start, end)
+    if (batch.isControl) batch.controlRecord = decodeControlRecord(batch)
+  } catch (error) {
+    if (error instanceof ProtocolError) throw inBatch(batch, context, error)
+    throw error
+  }
+}
+
+/*
+ * The record decoder reads with module-level functions that advance `cursor`, so the hot
+ * loop makes no Reader or closure per record. decodeRecords is synchronous, so no other
+ * decode can run between its reads.
+ */
+let cursor = 0
+
+function truncatedRecord (what: string): ProtocolError {
+  return new ProtocolError(`Truncated record: ${what} at byte ${cursor} runs past the end of its record`)
+}
+
+/** A zigzag varint (signed 32-bit) at `cursor`, not reading at or past `end`. */
+function readVarint (buf: Buffer, end: number, what: string): number {
+  let pos = cursor
+  let result = 0
+  for (let shift = 0; ; shift += 7) {
+    if (pos >= end) throw truncatedRecord(what)
+    const byte = buf[pos++]
+    if (shift === 28) {
+      if (byte > 0x0f) throw new ProtocolError(`Malformed varint for ${what} at byte ${cursor}: longer than 32 bits`)
+      result |= byte << 28
+      break
+    }
+    result |= (byte & 0x7f) << shift
+    if (byte < 0x80) break
+  }
+  cursor = pos
+  return (result >>> 1) ^ -(result & 1)
+}
+
+/** A zigzag varlong (signed 64-bit) at `cursor`, not reading at or past `end`. */
+function readVarlong (buf: Buffer, end: number, what: string): bigint {
+  let pos = cursor
+  // Values below 2^28 (almost all deltas) decode without BigInt arithmetic per byte.
+  let small = 0
+  for (let shift = 0; shift < 28; shift += 7) {
+    if (pos >= end) throw truncatedRecord(what)
+    const byte = buf[pos++]
+    small |= (byte & 0x7f) << shift
+    if (byte < 0x80) {
+      cursor = pos
+      return BigInt((small >>> 1) ^ -(small & 1))
+    }
+  }
+  let result = BigInt(small >>> 0)
+  for (let shift = 28n; ; shift += 7n) {
+    if (pos >= end) throw truncatedRecord(what)
+    if (shift > 63n) throw new ProtocolError(`Malformed varlong for ${what} at byte ${cursor}: longer than 64 bits`)
+    const byte = buf[pos++]
+    result |= BigInt(byte & 0x7f) << shift
+    if (byte < 0x80) break
+  }
+  cursor = pos
+  result = BigInt.asUintN(64, result)
+  return (result >> 1n) ^ -(result & 1n)
+}
+
+/** Nullable bytes: a varint length (-1 = null), then that many bytes, as a view. */
+function readNullableBytes (buf: Buffer, end: number, what: string): Buffer | null {
+  const length = readVarint(buf, end, what)
+  if (length === -1) return null
+  if (length < -1) throw new ProtocolError(`Negative length ${length} for ${what} at byte ${cursor}`)
+  if (length > end - cursor) throw truncatedRecord(`${what} of ${length} bytes`)
+  const view = buf.subarray(cursor, cursor + length)
+  cursor += length
+  return view
+}
+
+function decodeRecords (batch: RecordBatch, buf: Buffer, start: number, end: number): void {
+  const count = batch.recordCount
+  if (count > (end - start) / MIN_RECORD_SIZE) {
+    throw new ProtocolError(`Record count ${count} cannot fit in the ${end - start} bytes of records (each takes at least ${MIN_RECORD_SIZE})`)
+  }
+  const records: KafkaRecord[] = new Array(count)
+  const baseOffset = batch.baseOffset
+  const baseTimestamp = batch.baseTimestamp
+  // Log-append time: the broker's time is the batch's maxTimestamp, for every record.
+  const logAppendTimestamp = batch.timestampType === 'log-append' ? batch.maxTimestamp : undefined
+  cursor = start
+  for (let i = 0; i < count; i++) {
+    const length = readVarint(buf, end, 'record length')
+    if (length < MIN_RECORD_SIZE - 1) throw new ProtocolError(`Bad record length ${length} at byte ${cursor}`)
+    if (length > end - cursor) throw new ProtocolError(`Record ${i} of ${count} claims ${length} bytes at byte ${cursor}, but only ${end - cursor} remain`)
+    const recordEnd = cursor + length
+    cursor++ // record attributes: unused
+    const timestampDelta = readVarlong(buf, recordEnd, 'timestamp delta')
+    const offsetDelta = readVarint(buf, recordEnd, 'offset delta')
+    const key = readNullableBytes(buf, recordEnd, 'key')
+    const value = readNullableBytes(buf, recordEnd, 'value')
+    const headerCount = readVarint(buf, recordEnd, 'header count')
+    let headers: RecordHeader[]
+    if (headerCount === 0) {
+      headers = []
+    } else {
+      // A header takes at least 2 bytes (two length varints).
+      if (headerCount < 0 || headerCount > (recordEnd - cursor) / 2) throw new ProtocolError(`Bad header count ${headerCount} at byte ${cursor}: ${recordEnd - cursor} bytes remain in the record`)
+      headers = new Array(headerCount)
+      for (let h = 0; h < headerCount; h++) {
+        const keyLength = readVarint(buf, recordEnd, 'header key length')
+        if (keyLength < 0) throw new ProtocolError(`Bad header key length ${keyLength} at byte ${cursor}`)
+        if (keyLength > recordEnd - cursor) throw truncatedRecord(`header key of ${keyLength} bytes`)
+        const headerKey = buf.toString('utf8', cursor, cursor + keyLength)
+        cursor += keyLength
+        headers[h] = { key: headerKey, value: readNullableBytes(buf, recordEnd, 'header value') }
+      }
+    }
+    if (cursor !== recordEnd) throw new ProtocolError(`Record ${i} declares ${length} bytes but its fields take ${length - (recordEnd - cursor)}`)
+    records[i] = {
+      offset: baseOffset + BigInt(offsetDelta),
+      timestamp: logAppendTimestamp ?? (timestampDelta === 0n ? baseTimestamp : baseTimestamp + timestampDelta),
+      key,
+      value,
+      headers
+    }
+  }
+  if (cursor !== end) throw new ProtocolError(`${end - cursor} bytes remain after the ${count} records the batch declares`)
+  batch.records = records
+}
+
+const CONTROL_TYPES: Record<number, 'abort' | 'commit'> = { 0: 'abort', 1: 'commit' }
+
+function decodeControlRecord (batch: RecordBatch): ControlRecord | undefined {
+  const record = batch.records[0]
+  if (record === undefined) return undefined
+  const key = record.key
+  if (key === null || key.length < 4) throw new ProtocolError(`Control record key is ${key === null ? 'null' : `${key.length} bytes`}; it needs a version and a type (4 bytes)`)
+  const version = key.readInt16BE(0)
+  const typeId = key.readInt16BE(2)
+  const type = CONTROL_TYPES[typeId]
+  if (type === undefined) return { type: 'unknown', typeId, version, coordinatorEpoch: -1 }
+  const value = record.value
+  if (value === null || value.length < 6) throw new ProtocolError(`Transaction marker value is ${value === null ? 'null' : `${value.length} bytes`}; it needs a version and a coordinator epoch (6 bytes)`)
+  return { type, typeId, version, coordinatorEpoch: value.readInt32BE(2) }
+}

@@ -2,6 +2,7 @@
 // classpath defines them; tests/protocol/conformance.test.ts compares kafkats's schemas against it.
 
 import java.util.*;
+import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.types.*;
 public class SchemaDump {
   static String t(Type ty) throws Exception {
@@ -27,13 +28,25 @@ public class SchemaDump {
     }
     return ty.toString();
   }
+  // The highest version a broker advertises in ApiVersions: the newest one unless that is still
+  // marked unstable (a broker offers unstable versions only with unstable.api.versions.enable).
+  static String stable(String name) {
+    for (ApiKeys k : ApiKeys.values()) if (k.name.equals(name)) return " stable " + k.latestVersion(false);
+    return "";
+  }
   public static void main(String[] a) throws Exception {
     for (String n : a) {
       for (String side : new String[]{"Request","Response"}) {
-        Class<?> c = Class.forName("org.apache.kafka.common.message." + n + side + "Data");
+        Class<?> c;
+        try {
+          c = Class.forName("org.apache.kafka.common.message." + n + side + "Data");
+        } catch (ClassNotFoundException e) {
+          System.out.println("== " + n + side + " missing");
+          continue;
+        }
         short lo = c.getField("LOWEST_SUPPORTED_VERSION").getShort(null);
         short hi = c.getField("HIGHEST_SUPPORTED_VERSION").getShort(null);
-        System.out.println("== " + n + side + " versions " + lo + "-" + hi);
+        System.out.println("== " + n + side + " versions " + lo + "-" + hi + stable(n));
         Schema[] s = (Schema[]) c.getField("SCHEMAS").get(null);
         for (int v = lo; v <= hi; v++) System.out.println("v" + v + ": " + t(s[v]));
       }

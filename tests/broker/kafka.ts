@@ -1,0 +1,669 @@
+/**
+ * The real-Kafka harness: Apache Kafka 4.4.0 on 127.0.0.1, without Docker.
+ *
+ * - ensureKafkaJars() brings the broker jars with Maven into ~/.cache/kafkats/kafka-4.4.0
+ *   (once per machine; a marker file says the copy finished).
+ * - startCluster() formats KRaft storage in a temp dir and starts one combined
+ *   broker+controller node, or three, then waits until every node answers ApiVersions and
+ *   its Metadata lists every broker. Nodes can be paused (SIGSTOP), resumed, killed and
+ *   restarted on the same log dir, which is what the fault tests need.
+ * - sharedBootstrap() is how integration tests find the broker that tests/run.ts started.
+ *
+ * No broker may outlive the process that started it. Three things see to that:
+ * cluster.stop(), a process 'exit' hook that SIGKILLs every broker still alive, and a
+ * small shell wrapper around each JVM that kills it as soon as its stdin (a pipe held by
+ * this process) closes, which also covers a harness killed by a signal.
+ *
+ * Ports: node N listens on portBase + (N - 1) * portStride and its controller on the port
+ * after it. The defaults (19092, stride 10000) give 19092/19093, 29092/29093, 39092/39093;
+ * `portBase: 'free'` picks unused ports, so a test cluster can run beside the shared node.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { createHash, randomBytes, randomInt } from 'node:crypto'
+import * as fs from 'node:fs'
+import * as fsp from 'node:fs/promises'
+import * as net from 'node:net'
+import * as os from 'node:os'
+import * as path from 'node:path'
+import { ApiVersions } from '../../protocol/apis/api-versions'
+import { Metadata } from '../../protocol/apis/metadata'
+import { decodeResponseFrame, encodeRequestFrame } from '../../protocol/header'
+
+export const KAFKA_VERSION = '4.4.0'
+export const DEFAULT_PORT_BASE = 19092
+export const DEFAULT_PORT_STRIDE = 10000
+const HOST = '127.0.0.1'
+const COMPLETE_MARKER = '.kafkats-complete'
+const MIN_JAVA = 17
+
+// ---------------------------------------------------------------------------------------
+// Java, Maven and the jars
+
+export function cacheRoot (): string {
+  return process.env.KAFKATS_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'kafkats')
+}
+
+export function kafkaJarDir (): string {
+  return path.join(cacheRoot(), `kafka-${KAFKA_VERSION}`)
+}
+
+/** The `-cp` value for the broker jars, with optional extra entries first. */
+export function kafkaClasspath (...extra: string[]): string {
+  return [...extra, path.join(kafkaJarDir(), '*')].join(path.delimiter)
+}
+
+/** The repository root (the folder with package.json), from either tests/ or dist/tests/. */
+export function repoRoot (): string {
+  for (let dir = __dirname; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'package.json')) && fs.existsSync(path.join(dir, 'tests', 'broker', 'pom.xml'))) return dir
+    if (path.dirname(dir) === dir) throw new Error(`Cannot find the kafkats repository above ${__dirname}`)
+  }
+}
+
+interface RunResult { code: number | null, stdout: string, stderr: string, missing: boolean }
+
+function run (command: string, args: string[], options: { cwd?: string, timeoutMs?: number } = {}): Promise<RunResult> {
+  return new Promise(resolve => {
+    execFile(command, args, { cwd: options.cwd, timeout: options.timeoutMs ?? 0, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : null
+      resolve({ code, stdout: String(stdout), stderr: String(stderr), missing: (error as NodeJS.ErrnoException | null)?.code === 'ENOENT' })
+    })
+  })
+}
+
+/** Java's major version, or an error that says what to install. */
+export async function requireJava (): Promise<number> {
+  const install = 'Install a JDK 17 or newer (e.g. `apt-get install openjdk-17-jdk-headless` or `brew install openjdk@17`) and put `java` on the PATH.'
+  const result = await run('java', ['-version'])
+  if (result.missing) throw new Error(`The Kafka ${KAFKA_VERSION} broker needs Java ${MIN_JAVA}+, and \`java\` was not found. ${install}`)
+  const match = /version "(\d+)(?:\.(\d+))?/.exec(result.stderr + result.stdout)
+  if (match === null) throw new Error(`Could not read the Java version from \`java -version\`:\n${result.stderr}${result.stdout}`)
+  // Java 8 and older report themselves as 1.x.
+  const major = match[1] === '1' ? Number(match[2]) : Number(match[1])
+  if (major < MIN_JAVA) throw new Error(`The Kafka ${KAFKA_VERSION} broker needs Java ${MIN_JAVA}+, and \`java\` is Java ${major}. ${install}`)
+  return major
+}
+
+export async function requireMaven (): Promise<void> {
+  const result = await run('mvn', ['-v'])
+  if (result.missing || result.code !== 0) {
+    throw new Error(`Fetching the Kafka ${KAFKA_VERSION} jars needs Maven (\`mvn\`), which was not found. Install Maven 3 (e.g. \`apt-get install maven\` or \`brew install maven\`), or run this once on a machine that has it and copy ${kafkaJarDir()}.`)
+  }
+}
+
+/**
+ * The folder holding every Kafka jar, fetched with Maven the first time. The marker file
+ * holds a hash of tests/broker/pom.xml, so changing the pom fetches again. Maven copies
+ * into a fresh folder that then replaces the old one, so no stale jar stays on the
+ * classpath. A lock folder keeps two processes (parallel test files) from fetching at once.
+ */
+export async function ensureKafkaJars (): Promise<string> {
+  const dir = kafkaJarDir()
+  const marker = path.join(dir, COMPLETE_MARKER)
+  const pom = await fsp.readFile(path.join(repoRoot(), 'tests', 'broker', 'pom.xml'))
+  const pomHash = createHash('sha256').update(pom).digest('hex')
+  const isComplete = (): boolean => fs.existsSync(marker) && fs.readFileSync(marker, 'utf8').trim() === pomHash
+  if (isComplete()) return dir
+  await requireJava()
+  await requireMaven()
+  await fsp.mkdir(cacheRoot(), { recursive: true })
+  await withLock(`${dir}.lock`, async () => {
+    if (isComplete()) return
+    // Maven runs on a copy of the pom beside the cache, so nothing is written into the repository.
+    const pomDir = path.join(cacheRoot(), `pom-${KAFKA_VERSION}`)
+    await fsp.mkdir(pomDir, { recursive: true })
+    await fsp.writeFile(path.join(pomDir, 'pom.xml'), pom)
+    const fresh = `${dir}.fetching`
+    await fsp.rm(fresh, { recursive: true, force: true })
+    process.stderr.write(`kafkats: fetching the Apache Kafka ${KAFKA_VERSION} jars into ${dir} …\n`)
+    const result = await run('mvn', ['-q', '-B', '-f', path.join(pomDir, 'pom.xml'), 'dependency:copy-dependencies', `-DoutputDirectory=${fresh}`], { cwd: pomDir })
+    if (result.code !== 0) {
+      throw new Error(`\`mvn dependency:copy-dependencies\` failed (exit ${String(result.code)}) while fetching the Kafka ${KAFKA_VERSION} jars:\n${tail(result.stdout + result.stderr, 60)}`)
+    }
+    for (const jar of [`kafka_2.13-${KAFKA_VERSION}.jar`, `kafka-tools-${KAFKA_VERSION}.jar`, `kafka-clients-${KAFKA_VERSION}.jar`]) {
+      if (!fs.existsSync(path.join(fresh, jar))) throw new Error(`Maven finished but ${jar} is not in ${fresh}`)
+    }
+    await fsp.writeFile(path.join(fresh, COMPLETE_MARKER), `${pomHash}\n`)
+    await fsp.rm(dir, { recursive: true, force: true })
+    await fsp.rename(fresh, dir)
+  })
+  return dir
+}
+
+async function withLock (lockDir: string, body: () => Promise<void>): Promise<void> {
+  for (;;) {
+    try {
+      await fsp.mkdir(lockDir)
+      break
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    }
+    // Someone else holds it: wait, unless its owner died and left it behind.
+    const owner = Number(await fsp.readFile(path.join(lockDir, 'pid'), 'utf8').catch(() => 'NaN'))
+    if (Number.isInteger(owner) && !isAlive(owner)) await fsp.rm(lockDir, { recursive: true, force: true })
+    else await sleep(500)
+  }
+  try {
+    await fsp.writeFile(path.join(lockDir, 'pid'), String(process.pid))
+    await body()
+  } finally {
+    await fsp.rm(lockDir, { recursive: true, force: true })
+  }
+}
+
+function isAlive (pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// The cluster
+
+export interface ClusterOptions {
+  nodes?: 1 | 3
+  /** Port of node 1's listener (default 19092), or 'free' to pick unused ports. */
+  portBase?: number | 'free'
+  /** Distance between the ports of node N and N+1 (default 10000; 2 with portBase 'free'). */
+  portStride?: number
+  /** server.properties entries for every node, applied after the defaults. */
+  brokerOverrides?: Record<string, string | number | boolean>
+  /** How long to wait for the cluster to come up (default 120 s). */
+  startTimeoutMs?: number
+  /** Called when a node's JVM ends without the harness asking (a crash, a bad config). */
+  onUnexpectedExit?: (node: KafkaNode, code: number | null) => void
+}
+
+export interface KafkaNode {
+  readonly nodeId: number
+  readonly host: string
+  readonly port: number
+  readonly controllerPort: number
+  /** The JVM's pid (changes on restart); -1 while the node is down. */
+  readonly pid: number
+  readonly state: NodeState
+  readonly logFile: string
+  /** SIGSTOP: the broker stops answering but keeps its sockets, like a long GC pause. */
+  pause: () => void
+  /** SIGCONT after pause(). */
+  resume: () => void
+  /** SIGKILL; resolves when the JVM is gone. */
+  kill: () => Promise<void>
+  /** Stops the node if it runs, starts it again on the same log dir, and waits until the cluster lists it. */
+  restart: () => Promise<void>
+  /** Controlled shutdown (SIGTERM, SIGKILL after 30 s). */
+  stop: () => Promise<void>
+}
+
+export type NodeState = 'running' | 'paused' | 'down'
+
+export interface KafkaCluster {
+  readonly bootstrap: string[]
+  readonly nodes: KafkaNode[]
+  /** The temp dir with every node's config, data and log (removed by stop()). */
+  readonly dir: string
+  node: (nodeId: number) => KafkaNode
+  /** Waits until every running node answers and lists every running node. */
+  waitUntilReady: (timeoutMs?: number) => Promise<void>
+  /** Ends every JVM (resuming paused ones first) and removes the temp dir. */
+  stop: () => Promise<void>
+}
+
+/** The bootstrap of the broker tests/run.ts started (KAFKA_BOOTSTRAP), if any. */
+export function sharedBootstrap (): string[] | undefined {
+  const servers = (process.env.KAFKA_BOOTSTRAP ?? '').split(',').map(s => s.trim()).filter(s => s !== '')
+  return servers.length === 0 ? undefined : servers
+}
+
+/** Every node of this process that may still run, and every cluster not stopped, for the exit hook. */
+const liveNodes = new Set<BrokerNode>()
+const liveClusters = new Set<Cluster>()
+let exitHookInstalled = false
+
+function installExitHook (): void {
+  if (exitHookInstalled) return
+  exitHookInstalled = true
+  process.on('exit', () => {
+    for (const node of liveNodes) node.killNow()
+    for (const cluster of liveClusters) {
+      try {
+        fs.rmSync(cluster.dir, { recursive: true, force: true })
+      } catch {}
+    }
+  })
+}
+
+export async function startCluster (options: ClusterOptions = {}): Promise<KafkaCluster> {
+  const count = options.nodes ?? 1
+  if (count !== 1 && count !== 3) throw new Error(`A test cluster has 1 or 3 nodes, not ${String(count)}`)
+  await requireJava()
+  await ensureKafkaJars()
+  installExitHook()
+  const { base, stride } = await choosePorts(count, options)
+  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'kafkats-kafka-'))
+  const log4j = path.join(dir, 'log4j2.properties')
+  await fsp.writeFile(log4j, LOG4J_PROPERTIES)
+  const clusterId = newClusterId()
+  const ids = Array.from({ length: count }, (_, i) => i + 1)
+  const voters = ids.map(id => `${id}@${HOST}:${base + (id - 1) * stride + 1}`).join(',')
+
+  const cluster = new Cluster(dir, options.startTimeoutMs ?? 120_000)
+  for (const id of ids) {
+    const port = base + (id - 1) * stride
+    const nodeDir = path.join(dir, `node-${id}`)
+    await fsp.mkdir(nodeDir)
+    const properties = serverProperties(id, port, voters, path.join(nodeDir, 'data'), count, options.brokerOverrides ?? {})
+    const propertiesFile = path.join(nodeDir, 'server.properties')
+    await fsp.writeFile(propertiesFile, properties)
+    cluster.nodes.push(new BrokerNode(cluster, id, port, nodeDir, propertiesFile, log4j, count === 1 ? '1G' : '512M', options.onUnexpectedExit))
+  }
+  try {
+    await Promise.all(cluster.nodes.map(node => formatStorage(clusterId, node.propertiesFile, log4j)))
+    await Promise.all(cluster.nodes.map(node => node.launch()))
+    await cluster.waitUntilReady(cluster.startTimeoutMs)
+  } catch (error) {
+    await cluster.stop()
+    throw error
+  }
+  return cluster
+}
+
+const LOG4J_PROPERTIES = `# Written by the kafkats test harness: warnings and errors only, to the node's log file.
+status = warn
+appender.console.type = Console
+appender.console.name = STDOUT
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = warn
+rootLogger.appenderRef.stdout.ref = STDOUT
+`
+
+function serverProperties (nodeId: number, port: number, voters: string, dataDir: string, count: number, overrides: Record<string, string | number | boolean>): string {
+  const replication = count === 1 ? 1 : 3
+  const minIsr = count === 1 ? 1 : 2
+  const settings: Record<string, string | number | boolean> = {
+    'process.roles': 'broker,controller',
+    'node.id': nodeId,
+    'controller.quorum.voters': voters,
+    listeners: `PLAINTEXT://${HOST}:${port},CONTROLLER://${HOST}:${port + 1}`,
+    'advertised.listeners': `PLAINTEXT://${HOST}:${port}`,
+    'inter.broker.listener.name': 'PLAINTEXT',
+    'controller.listener.names': 'CONTROLLER',
+    'listener.security.protocol.map': 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+    'log.dirs': dataDir,
+    'offsets.topic.replication.factor': replication,
+    'offsets.topic.num.partitions': 3,
+    'transaction.state.log.replication.factor': replication,
+    'transaction.state.log.min.isr': minIsr,
+    'share.coordinator.state.topic.replication.factor': replication,
+    'share.coordinator.state.topic.min.isr': minIsr,
+    'group.initial.rebalance.delay.ms': 0,
+    // A stopped follower leaves the ISR after this long (default 30 s); fault tests wait for it.
+    ...(count > 1 ? { 'replica.lag.time.max.ms': 5000 } : {}),
+    ...overrides
+  }
+  return Object.entries(settings).map(([key, value]) => `${key}=${String(value)}`).join('\n') + '\n'
+}
+
+async function formatStorage (clusterId: string, propertiesFile: string, log4j: string): Promise<void> {
+  const result = await run('java', ['-Xmx256M', `-Dlog4j2.configurationFile=${log4j}`, '-cp', kafkaClasspath(), 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', propertiesFile], { timeoutMs: 120_000 })
+  if (result.code !== 0) throw new Error(`Formatting KRaft storage failed (exit ${String(result.code)}) for ${propertiesFile}:\n${tail(result.stdout + result.stderr, 40)}`)
+}
+
+/** A Kafka cluster id: 16 random bytes in URL-safe base64, as Kafka's Uuid prints them. */
+function newClusterId (): string {
+  for (;;) {
+    const id = randomBytes(16).toString('base64url')
+    if (!id.startsWith('-')) return id
+  }
+}
+
+async function choosePorts (count: number, options: ClusterOptions): Promise<{ base: number, stride: number }> {
+  if (options.portBase !== 'free') {
+    const base = options.portBase ?? DEFAULT_PORT_BASE
+    const stride = options.portStride ?? DEFAULT_PORT_STRIDE
+    if (base < 1024 || base + (count - 1) * stride + 1 > 65535) throw new Error(`Ports from ${base} with stride ${stride} do not fit ${count} node(s)`)
+    // Else the readiness check could be answered by whatever already listens there.
+    for (const port of clusterPorts(base, stride, count)) {
+      if (!await isPortFree(port)) throw new Error(`Port ${port} on ${HOST} is in use (another Kafka still running?); stop it or pick other ports (portBase, or --port-base free)`)
+    }
+    return { base, stride }
+  }
+  const stride = options.portStride ?? 2
+  // Below the usual ephemeral range (32768+), so an outgoing connection cannot take them meanwhile.
+  const highest = 32000 - (count - 1) * stride - 1
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const base = randomInt(12000, highest)
+    if ((await Promise.all(clusterPorts(base, stride, count).map(isPortFree))).every(Boolean)) return { base, stride }
+  }
+  throw new Error('Found no free ports for a Kafka test cluster')
+}
+
+function clusterPorts (base: number, stride: number, count: number): number[] {
+  return Array.from({ length: count }, (_, i) => [base + i * stride, base + i * stride + 1]).flat()
+}
+
+function isPortFree (port: number): Promise<boolean> {
+  return new Promise(resolve => {
+    const server = net.createServer()
+    server.once('error', () => resolve(false))
+    server.listen(port, HOST, () => server.close(() => resolve(true)))
+  })
+}
+
+class Cluster implements KafkaCluster {
+  readonly nodes: BrokerNode[] = []
+  readonly dir: string
+  readonly startTimeoutMs: number
+  #stopped = false
+
+  constructor (dir: string, startTimeoutMs: number) {
+    this.dir = dir
+    this.startTimeoutMs = startTimeoutMs
+    liveClusters.add(this)
+  }
+
+  get bootstrap (): string[] {
+    return this.nodes.map(node => `${node.host}:${node.port}`)
+  }
+
+  node (nodeId: number): KafkaNode {
+    const node = this.nodes.find(n => n.nodeId === nodeId)
+    if (node === undefined) throw new Error(`No node ${nodeId} in this cluster`)
+    return node
+  }
+
+  async waitUntilReady (timeoutMs = this.startTimeoutMs): Promise<void> {
+    const running = this.nodes.filter(node => node.state === 'running')
+    await waitForNodes(running, running.map(node => node.nodeId), timeoutMs)
+  }
+
+  async stop (): Promise<void> {
+    if (this.#stopped) return
+    this.#stopped = true
+    // The data is thrown away, so there is no point in a controlled shutdown.
+    await Promise.all(this.nodes.map(node => node.kill()))
+    await fsp.rm(this.dir, { recursive: true, force: true, maxRetries: 3 })
+    liveClusters.delete(this)
+  }
+}
+
+/**
+ * Each JVM runs under this wrapper. It prints the JVM's pid, then holds the read end of
+ * its stdin, a pipe from the harness: once the harness is gone, however it went, the read
+ * ends and the broker is killed. It exits with the JVM's exit status.
+ */
+const WRAPPER = `exec 3<&0 </dev/null
+"$@" >>"$KAFKATS_BROKER_LOG" 2>&1 3<&- &
+broker=$!
+echo "$broker"
+( read -r _ <&3; kill -9 "$broker" 2>/dev/null ) &
+watchdog=$!
+exec 3<&-
+wait "$broker" 2>/dev/null
+code=$?
+kill "$watchdog" 2>/dev/null
+exit "$code"
+`
+
+class BrokerNode implements KafkaNode {
+  readonly host = HOST
+  readonly nodeId: number
+  readonly port: number
+  readonly controllerPort: number
+  readonly propertiesFile: string
+  readonly logFile: string
+  readonly #cluster: Cluster
+  readonly #log4j: string
+  readonly #heap: string
+  readonly #onUnexpectedExit: ClusterOptions['onUnexpectedExit']
+  // Set by launch(), cleared when the wrapper exits; #expectExit is set before the harness ends the JVM.
+  #wrapper: ChildProcess | undefined
+  #pid = -1
+  #paused = false
+  #expectExit = false
+  #exited: Promise<void> = Promise.resolve()
+
+  constructor (cluster: Cluster, nodeId: number, port: number, dir: string, propertiesFile: string, log4j: string, heap: string, onUnexpectedExit: ClusterOptions['onUnexpectedExit']) {
+    this.#cluster = cluster
+    this.nodeId = nodeId
+    this.port = port
+    this.controllerPort = port + 1
+    this.propertiesFile = propertiesFile
+    this.logFile = path.join(dir, 'broker.log')
+    this.#log4j = log4j
+    this.#heap = heap
+    this.#onUnexpectedExit = onUnexpectedExit
+  }
+
+  get pid (): number {
+    return this.#pid
+  }
+
+  get state (): NodeState {
+    if (this.#wrapper === undefined) return 'down'
+    return this.#paused ? 'paused' : 'running'
+  }
+
+  /** Starts the JVM and resolves once its pid is known (not when it is ready). */
+  async launch (): Promise<void> {
+    if (this.#wrapper !== undefined) throw new Error(`Kafka node ${this.nodeId} is already running`)
+    const javaArgs = [
+      `-Xmx${this.#heap}`, `-Xms${this.#heap}`, '-XX:+UseG1GC', '-XX:MaxGCPauseMillis=20', '-Djava.awt.headless=true',
+      `-Dlog4j2.configurationFile=${this.#log4j}`, '-cp', kafkaClasspath(), 'kafka.Kafka', this.propertiesFile
+    ]
+    fs.appendFileSync(this.logFile, `--- kafkats: starting node ${this.nodeId} at ${new Date().toISOString()}\n`)
+    const wrapper = spawn('sh', ['-c', WRAPPER, 'kafka-node', 'java', ...javaArgs], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      env: { ...process.env, KAFKATS_BROKER_LOG: this.logFile }
+    })
+    this.#wrapper = wrapper
+    this.#expectExit = false
+    this.#paused = false
+    liveNodes.add(this)
+    // Once the pid is read, nothing here keeps the event loop alive: a test that forgets
+    // stop() still exits, and the exit hook kills the JVM.
+    wrapper.unref()
+    unrefStream(wrapper.stdin)
+    this.#exited = new Promise(resolve => {
+      wrapper.once('exit', code => {
+        this.#wrapper = undefined
+        this.#pid = -1
+        this.#paused = false
+        liveNodes.delete(this)
+        wrapper.stdin?.destroy()
+        if (!this.#expectExit) this.#onUnexpectedExit?.(this, code)
+        resolve()
+      })
+    })
+    this.#pid = await new Promise<number>((resolve, reject) => {
+      let text = ''
+      const onData = (chunk: Buffer): void => {
+        text += chunk.toString()
+        const newline = text.indexOf('\n')
+        if (newline === -1) return
+        wrapper.stdout!.off('data', onData)
+        wrapper.stdout!.resume()
+        unrefStream(wrapper.stdout)
+        resolve(Number(text.slice(0, newline)))
+      }
+      wrapper.stdout!.on('data', onData)
+      wrapper.once('error', reject)
+      wrapper.once('exit', code => reject(new Error(`The wrapper of Kafka node ${this.nodeId} exited (${String(code)}) before starting Java`)))
+    })
+  }
+
+  pause (): void {
+    if (this.state !== 'running') throw new Error(`Kafka node ${this.nodeId} is ${this.state}, so it cannot be paused`)
+    process.kill(this.#pid, 'SIGSTOP')
+    this.#paused = true
+  }
+
+  resume (): void {
+    if (this.state !== 'paused') return
+    process.kill(this.#pid, 'SIGCONT')
+    this.#paused = false
+  }
+
+  /** SIGKILL without waiting (the exit hook uses this; it cannot await). */
+  killNow (): void {
+    if (this.#pid <= 0) return
+    this.#expectExit = true
+    try {
+      process.kill(this.#pid, 'SIGKILL')
+    } catch {}
+  }
+
+  async kill (): Promise<void> {
+    this.killNow()
+    await keepAliveUntil(this.#exited)
+  }
+
+  async stop (): Promise<void> {
+    if (this.#wrapper === undefined) return
+    this.#expectExit = true
+    this.resume()
+    try {
+      process.kill(this.#pid, 'SIGTERM')
+    } catch {}
+    // The timer also keeps the event loop alive until the exit is seen.
+    const timer = setTimeout(() => this.killNow(), 30_000)
+    await this.#exited
+    clearTimeout(timer)
+  }
+
+  async restart (): Promise<void> {
+    await this.stop()
+    await this.launch()
+    // Ready when it answers and every other node that can answer lists it again.
+    const answering = this.#cluster.nodes.filter(node => node.state === 'running')
+    await waitForNodes(answering, [this.nodeId], this.#cluster.startTimeoutMs)
+  }
+
+  logTail (lines = 40): string {
+    try {
+      const size = fs.statSync(this.logFile).size
+      const fd = fs.openSync(this.logFile, 'r')
+      try {
+        const length = Math.min(size, 16 * 1024)
+        const buffer = Buffer.alloc(length)
+        fs.readSync(fd, buffer, 0, length, size - length)
+        return tail(buffer.toString(), lines)
+      } finally {
+        fs.closeSync(fd)
+      }
+    } catch {
+      return '(no log)'
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Readiness: ApiVersions answers and Metadata lists the brokers, asked with kafkats's own codecs
+
+async function waitForNodes (nodes: BrokerNode[], expectedIds: number[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  let lastProblem = 'no answer yet'
+  for (;;) {
+    const down = nodes.find(node => node.state === 'down')
+    if (down !== undefined) throw new Error(`Kafka node ${down.nodeId} exited while starting.\n${logTails([down])}`)
+    const problems = await Promise.all(nodes.map(async node => {
+      try {
+        const listed = await probeBroker(node.host, node.port, 5000)
+        const missing = expectedIds.filter(id => !listed.includes(id))
+        return missing.length === 0 ? undefined : `node ${node.nodeId}'s Metadata lists brokers [${listed.join(', ')}], not yet [${missing.join(', ')}]`
+      } catch (error) {
+        return `node ${node.nodeId} (${node.host}:${node.port}): ${(error as Error).message}`
+      }
+    }))
+    const problem = problems.find(p => p !== undefined)
+    if (problem === undefined) return
+    lastProblem = problem
+    if (Date.now() > deadline) {
+      throw new Error(`Kafka did not become ready within ${Math.round(timeoutMs / 1000)} s: ${lastProblem}\n${logTails(nodes)}`)
+    }
+    await sleep(250)
+  }
+}
+
+function logTails (nodes: BrokerNode[]): string {
+  return nodes.map(node => `--- last lines of node ${node.nodeId}'s log (${node.logFile}):\n${node.logTail()}`).join('\n')
+}
+
+const PROBE_API_VERSIONS = 3
+const PROBE_METADATA = 12
+
+/** Asks one broker for ApiVersions and Metadata (no topics) and returns the broker ids it lists. */
+export async function probeBroker (host: string, port: number, timeoutMs: number): Promise<number[]> {
+  const clientId = 'kafkats-harness'
+  const requests = [
+    encodeRequestFrame(ApiVersions, PROBE_API_VERSIONS, 1, clientId, { clientSoftwareName: 'kafkats-harness', clientSoftwareVersion: '0' }),
+    encodeRequestFrame(Metadata, PROBE_METADATA, 2, clientId, { topics: [], allowAutoTopicCreation: false })
+  ]
+  const [versionsFrame, metadataFrame] = await exchange(host, port, requests, timeoutMs)
+  const versions = decodeResponseFrame(ApiVersions, PROBE_API_VERSIONS, versionsFrame)
+  if (versions.errorCode !== 0) throw new Error(`ApiVersions answered error ${versions.errorCode}`)
+  const metadata = decodeResponseFrame(Metadata, PROBE_METADATA, metadataFrame)
+  return metadata.brokers.map(broker => broker.nodeId)
+}
+
+/** Sends the frames in order and collects as many response frames (without their size prefix). */
+function exchange (host: string, port: number, frames: Buffer[], timeoutMs: number): Promise<Buffer[]> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host, port })
+    const responses: Buffer[] = []
+    let pending = Buffer.alloc(0)
+    let done = false
+    const finish = (error?: Error): void => {
+      if (done) return
+      done = true
+      clearTimeout(timer)
+      socket.destroy()
+      if (error !== undefined) reject(error)
+      else resolve(responses)
+    }
+    const timer = setTimeout(() => finish(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs)
+    socket.once('connect', () => { for (const frame of frames) socket.write(frame) })
+    socket.on('error', error => finish(error))
+    socket.on('close', () => finish(new Error('connection closed before the answer')))
+    socket.on('data', chunk => {
+      pending = Buffer.concat([pending, chunk])
+      while (pending.length >= 4) {
+        const size = pending.readInt32BE(0)
+        if (size < 4 || size > 64 * 1024 * 1024) return finish(new Error(`bad response frame size ${size}`))
+        if (pending.length < 4 + size) return
+        const frame = pending.subarray(4, 4 + size)
+        pending = pending.subarray(4 + size)
+        const correlationId = frame.readInt32BE(0)
+        if (correlationId !== responses.length + 1) return finish(new Error(`response has correlation id ${correlationId}, expected ${responses.length + 1}`))
+        responses.push(frame)
+        if (responses.length === frames.length) return finish()
+      }
+    })
+  })
+}
+
+function unrefStream (stream: unknown): void {
+  (stream as { unref?: () => void } | null)?.unref?.()
+}
+
+/** Awaits a promise that no handle of ours keeps the event loop alive for (a child's exit). */
+async function keepAliveUntil (promise: Promise<void>): Promise<void> {
+  const timer = setInterval(() => {}, 1000)
+  try {
+    await promise
+  } finally {
+    clearInterval(timer)
+  }
+}
+
+function sleep (ms: number): Promise<void> {
+  return new Promise(resolve => setTimeout(resolve, ms))
+}
+
+function tail (text: string, lines: number): string {
+  return text.trimEnd().split('\n').slice(-lines).join('\n')
+}

@@ -1,1 +1,27 @@
-export * from "./protocol/errors"
+/**
+ * kafkats: a Kafka client for Node.js.
+ *
+ *   import { Client } from 'kafkats'
+ *   const client = new Client({ bootstrap: ['localhost:9092'] })
+ */
+export { Client } from './client/client'
+export type { ClientOptions, RequestOptions, ProduceRawOptions, ProduceRawResult, FetchRawOptions, FetchRawResult, OffsetSpec, Isolation, Acks } from './client/client'
+export { Admin } from './client/admin'
+export type { NewTopic, ConfigEntry, ConfigResourceType, AlterConfigsResource } from './client/admin'
+export type { TopicMetadata, PartitionMetadata } from './client/metadata'
+export type { SaslOptions } from './client/sasl'
+export { Connection } from './client/connection'
+export { KafkaTsError, ProtocolError, BrokerError } from './protocol/errors'
+export { ConnectionError, RequestTimeoutError, AbortedError, UnsupportedVersionError, ClientClosedError, AuthenticationError, UnknownTopicError } from './client/errors'
+export { errorCodeInfo, errorCode, allErrorCodes } from './protocol/error-codes'
+export type { ErrorCodeInfo } from './protocol/error-codes'
+export * as apis from './protocol/apis/index'
+export { encodeRecordBatch, decodeRecordBatches } from './protocol/record-batch'
+export type { KafkaRecord, RecordBatch, RecordHeader, RecordInput } from './protocol/record-batch'
+export type { CompressionCodec } from './protocol/compression'
+export { murmur2 } from './protocol/murmur2'
+export { Producer } from './producer/producer'
+export type { ProducerOptions, ProducerRecord, SendOptions, DataLossEvent } from './producer/producer'
+export type { RecordMetadata, RecordCallback } from './producer/batch'
+export { OutcomeUnknownError, DeliveryTimeoutError, BufferFullError, ProducerClosedError } from './producer/errors'
+export type { PartitionerOption, Partitioner, PartitionerInput, PartitionerFunction } from './producer/partitioners'

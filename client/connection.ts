@@ -1,0 +1,388 @@
+/**
+ * Connection: one TCP (or TLS) socket to one broker, with requests pipelined on it.
+ *
+ * Concurrency rules (single-threaded, so the hazards are interleavings across I/O events):
+ * - `#inFlight` holds every request that was written and expects a response, in the
+ *   order written. Kafka answers requests on a connection in order, so a response must
+ *   carry the correlation id of the oldest entry; anything else is a protocol error that
+ *   closes the connection (responses are matched strictly, never by lookup alone).
+ * - A caller that gives up on a written request (abort) is answered at once, but its
+ *   entry stays, marked `abandoned`, so the late response is read and dropped in order
+ *   instead of being taken for the next request's.
+ * - A request that times out closes the connection: its response may still come and the
+ *   broker may have applied it, so the connection's state is unknown (the Java client
+ *   does the same). Every other in-flight request fails with `written: true`.
+ * - A malformed response fails its request with a ProtocolError, then closes the
+ *   connection; the pool makes a new one on the next request.
+ */
+import * as net from 'node:net'
+import * as tls from 'node:tls'
+import type { Api } from '../protocol/api'
+import { ApiVersions, type ApiVersionsResponse } from '../protocol/apis/api-versions'
+import { KafkaTsError, ProtocolError } from '../protocol/errors'
+import { decodeResponseFrame, encodeRequestFrame } from '../protocol/header'
+import { Reader } from '../protocol/reader'
+import { abortError } from './backoff'
+import { ConnectionError, RequestTimeoutError, UnsupportedVersionError } from './errors'
+import { authenticate, type SaslOptions } from './sasl'
+
+export interface ConnectionOptions {
+  host: string
+  port: number
+  clientId: string
+  /** What this connection is for, e.g. "broker 1 (produce)"; used in errors. */
+  label?: string
+  connectTimeoutMs?: number
+  requestTimeoutMs?: number
+  /** TLS: `true` for defaults, or node:tls options. */
+  tls?: boolean | tls.ConnectionOptions
+  sasl?: SaslOptions
+  /** A response larger than this is refused as malformed (guards against a hostile size prefix). */
+  maxResponseBytes?: number
+}
+
+export interface SendOptions {
+  /** The version to send; defaults to the highest both sides speak. */
+  version?: number
+  timeoutMs?: number
+  signal?: AbortSignal
+  /** False for requests the broker does not answer (Produce with acks=0). */
+  expectResponse?: boolean
+}
+
+interface InFlight {
+  correlationId: number
+  api: Api<any, any>
+  version: number
+  resolve: (value: any) => void
+  reject: (error: Error) => void
+  timer: NodeJS.Timeout | undefined
+  signal: AbortSignal | undefined
+  onAbort: (() => void) | undefined
+  abandoned: boolean
+}
+
+type ConnectionState = 'connecting' | 'ready' | 'closed'
+
+const CLIENT_SOFTWARE_NAME = 'kafkats'
+const CLIENT_SOFTWARE_VERSION = '0.1.0'
+
+export class Connection {
+  readonly host: string
+  readonly port: number
+  readonly label: string
+  readonly #options: ConnectionOptions
+  #socket: net.Socket | undefined
+  #state: ConnectionState = 'connecting'
+  #closeError: Error | undefined
+  readonly #closeListeners: Array<(error: Error | undefined) => void> = []
+
+  // Written requests awaiting a response, oldest first (Map keeps insertion order).
+  readonly #inFlight = new Map<number, InFlight>()
+  #nextCorrelationId = 0
+
+  // Frame reassembly: the 4-byte size prefix, then the frame body.
+  readonly #sizeBytes = Buffer.alloc(4)
+  #sizeFilled = 0
+  #frame: Buffer | undefined
+  #frameFilled = 0
+
+  /** API key → the broker's [min, max] version; set by ApiVersions at connect. */
+  #brokerVersions = new Map<number, { minVersion: number, maxVersion: number }>()
+
+  private constructor (options: ConnectionOptions) {
+    this.#options = options
+    this.host = options.host
+    this.port = options.port
+    this.label = options.label ?? `${options.host}:${options.port}`
+  }
+
+  /** Connects, negotiates API versions and authenticates; the connection is ready to use. */
+  static async connect (options: ConnectionOptions, signal?: AbortSignal): Promise<Connection> {
+    const connection = new Connection(options)
+    try {
+      await connection.#open(signal)
+      await connection.#negotiateVersions(signal)
+      if (options.sasl !== undefined) await authenticate(connection, options.sasl, signal)
+    } catch (error) {
+      connection.close(error as Error)
+      throw error
+    }
+    connection.#state = 'ready'
+    return connection
+  }
+
+  get isReady (): boolean {
+    return this.#state === 'ready'
+  }
+
+  get isClosed (): boolean {
+    return this.#state === 'closed'
+  }
+
+  /** Requests written and not yet answered (abandoned ones included). */
+  get inFlightCount (): number {
+    return this.#inFlight.size
+  }
+
+  /** Called once when the connection closes, with the error that closed it (undefined for a clean close). */
+  onClose (listener: (error: Error | undefined) => void): void {
+    if (this.#state === 'closed') {
+      listener(this.#closeError)
+      return
+    }
+    this.#closeListeners.push(listener)
+  }
+
+  /** The broker's version range of an API, or undefined if it does not speak it. */
+  brokerVersions (apiKey: number): { minVersion: number, maxVersion: number } | undefined {
+    return this.#brokerVersions.get(apiKey)
+  }
+
+  /** The version to use for `api`: min(ours, broker's max), refused when the ranges do not overlap. */
+  versionFor (api: Api<any, any>): number {
+    const broker = this.#brokerVersions.get(api.key)
+    if (broker === undefined) {
+      throw new UnsupportedVersionError(`${this.label} does not speak ${api.name} (API key ${api.key}); kafkats needs v${api.minVersion}–v${api.maxVersion}. Upgrade the broker.`)
+    }
+    const version = Math.min(api.maxVersion, broker.maxVersion)
+    if (version < Math.max(api.minVersion, broker.minVersion)) {
+      throw new UnsupportedVersionError(`${this.label} speaks ${api.name} v${broker.minVersion}–v${broker.maxVersion}, kafkats speaks v${api.minVersion}–v${api.maxVersion}: no version in common. Use a Kafka broker of version 4.0 or later, or a kafkats release that supports this broker.`)
+    }
+    return version
+  }
+
+  /** Sends a request and resolves with the decoded response. */
+  send<Request, Response> (api: Api<Request, Response>, body: Request, options: SendOptions = {}): Promise<Response> {
+    if (this.#state === 'closed') {
+      return Promise.reject(new ConnectionError(this.label, 'the connection is closed', { written: false, cause: this.#closeError }))
+    }
+    if (options.signal?.aborted === true) return Promise.reject(abortError(options.signal, `${api.name} to ${this.label}`))
+    let version: number
+    let frame: Buffer
+    const correlationId = this.#nextCorrelationId
+    // Correlation ids are int32 on the wire: wrap before 2^31.
+    this.#nextCorrelationId = correlationId === 0x7fffffff ? 0 : correlationId + 1
+    try {
+      version = options.version ?? this.versionFor(api)
+      frame = encodeRequestFrame(api, version, correlationId, this.#options.clientId, body)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    const socket = this.#socket!
+    if (options.expectResponse === false) {
+      return new Promise((resolve, reject) => {
+        socket.write(frame, error => {
+          if (error !== undefined && error !== null) reject(new ConnectionError(this.label, `writing ${api.name} failed: ${error.message}`, { written: true, cause: error }))
+          else resolve(undefined as Response)
+        })
+      })
+    }
+    return new Promise<Response>((resolve, reject) => {
+      const entry: InFlight = { correlationId, api, version, resolve, reject, timer: undefined, signal: options.signal, onAbort: undefined, abandoned: false }
+      const timeoutMs = options.timeoutMs ?? this.#options.requestTimeoutMs ?? 30_000
+      entry.timer = setTimeout(() => this.#onTimeout(entry, timeoutMs), timeoutMs)
+      if (options.signal !== undefined) {
+        entry.onAbort = () => this.#abandon(entry)
+        options.signal.addEventListener('abort', entry.onAbort, { once: true })
+      }
+      this.#inFlight.set(correlationId, entry)
+      socket.write(frame)
+    })
+  }
+
+  /** Closes the socket and fails every request still waiting for a response. */
+  close (error?: Error): void {
+    if (this.#state === 'closed') return
+    this.#state = 'closed'
+    this.#closeError = error
+    this.#socket?.destroy()
+    const failure = (entry: InFlight): Error => new ConnectionError(this.label, `the connection closed before ${entry.api.name} was answered${error !== undefined ? `: ${error.message}` : ''}`, { written: true, cause: error })
+    for (const entry of this.#inFlight.values()) {
+      this.#settle(entry)
+      if (!entry.abandoned) entry.reject(failure(entry))
+    }
+    this.#inFlight.clear()
+    for (const listener of this.#closeListeners.splice(0)) listener(error)
+  }
+
+  #open (signal?: AbortSignal): Promise<void> {
+    const { host, port } = this.#options
+    const timeoutMs = this.#options.connectTimeoutMs ?? 10_000
+    return new Promise((resolve, reject) => {
+      const tlsOptions = this.#options.tls
+      const socket = tlsOptions !== undefined && tlsOptions !== false
+        ? tls.connect({ host, port, servername: net.isIP(host) === 0 ? host : undefined, ...(tlsOptions === true ? {} : tlsOptions) })
+        : net.connect({ host, port })
+      this.#socket = socket
+      socket.setNoDelay(true)
+      let settled = false
+      const fail = (error: Error): void => {
+        if (settled) return
+        settled = true
+        clearTimeout(timer)
+        signal?.removeEventListener('abort', onAbort)
+        reject(error)
+      }
+      const onAbort = (): void => fail(abortError(signal!, `connecting to ${this.label}`))
+      const timer = setTimeout(() => fail(new ConnectionError(this.label, `connecting timed out after ${timeoutMs} ms; is the broker running and reachable?`, { written: false })), timeoutMs)
+      signal?.addEventListener('abort', onAbort, { once: true })
+      socket.once(tlsOptions !== undefined && tlsOptions !== false ? 'secureConnect' : 'connect', () => {
+        if (settled) return
+        settled = true
+        clearTimeout(timer)
+        signal?.removeEventListener('abort', onAbort)
+        resolve()
+      })
+      socket.on('data', chunk => this.#onData(chunk))
+      socket.on('error', error => {
+        const wrapped = new ConnectionError(this.label, describeSocketError(error), { written: false, cause: error })
+        fail(wrapped)
+        this.close(wrapped)
+      })
+      socket.on('close', () => this.close(new ConnectionError(this.label, 'the broker closed the connection', { written: true })))
+    })
+  }
+
+  async #negotiateVersions (signal?: AbortSignal): Promise<void> {
+    // Until we know better, assume the broker speaks our highest ApiVersions.
+    this.#brokerVersions.set(ApiVersions.key, { minVersion: 0, maxVersion: ApiVersions.maxVersion })
+    const request = { clientSoftwareName: CLIENT_SOFTWARE_NAME, clientSoftwareVersion: CLIENT_SOFTWARE_VERSION }
+    let response = await this.#sendApiVersions(ApiVersions.maxVersion, request, signal)
+    if (response.errorCode === 35) {
+      // UNSUPPORTED_VERSION: the broker answered with v0 of the body, listing its own ApiVersions range (KIP-511).
+      const range = response.apiKeys.find(k => k.apiKey === ApiVersions.key)
+      const version = Math.min(range?.maxVersion ?? 0, ApiVersions.maxVersion)
+      response = await this.#sendApiVersions(version, request, signal)
+    }
+    if (response.errorCode !== 0) {
+      throw new ConnectionError(this.label, `ApiVersions failed with error code ${response.errorCode}`, { written: true })
+    }
+    this.#brokerVersions = new Map(response.apiKeys.map(k => [k.apiKey, { minVersion: k.minVersion, maxVersion: k.maxVersion }]))
+  }
+
+  async #sendApiVersions (version: number, request: object, signal?: AbortSignal): Promise<ApiVersionsResponse> {
+    // A broker that does not know `version` answers in v0 format, which the flexible decoder cannot read:
+    // decode through a pass-through API and fall back to v0.
+    const raw = await this.send(rawApiVersions, request, { version, signal, timeoutMs: this.#options.requestTimeoutMs })
+    try {
+      return ApiVersions.decodeResponse(new Reader(raw), version)
+    } catch (error) {
+      const v0 = ApiVersions.decodeResponse(new Reader(raw), 0)
+      if (v0.errorCode === 35) return v0
+      throw error
+    }
+  }
+
+  #onData (chunk: Buffer): void {
+    let offset = 0
+    while (offset < chunk.length && this.#state !== 'closed') {
+      if (this.#frame === undefined) {
+        // Fast path: the whole frame is inside this chunk, use a view (no copy).
+        if (this.#sizeFilled === 0 && chunk.length - offset >= 4) {
+          const size = chunk.readInt32BE(offset)
+          if (!this.#checkFrameSize(size)) return
+          if (chunk.length - offset - 4 >= size) {
+            this.#onFrame(chunk.subarray(offset + 4, offset + 4 + size))
+            offset += 4 + size
+            continue
+          }
+          this.#frame = Buffer.allocUnsafe(size)
+          this.#frameFilled = 0
+          offset += 4
+        } else {
+          const take = Math.min(4 - this.#sizeFilled, chunk.length - offset)
+          chunk.copy(this.#sizeBytes, this.#sizeFilled, offset, offset + take)
+          this.#sizeFilled += take
+          offset += take
+          if (this.#sizeFilled < 4) return
+          this.#sizeFilled = 0
+          const size = this.#sizeBytes.readInt32BE(0)
+          if (!this.#checkFrameSize(size)) return
+          this.#frame = Buffer.allocUnsafe(size)
+          this.#frameFilled = 0
+        }
+      }
+      const frame = this.#frame
+      const take = Math.min(frame.length - this.#frameFilled, chunk.length - offset)
+      chunk.copy(frame, this.#frameFilled, offset, offset + take)
+      this.#frameFilled += take
+      offset += take
+      if (this.#frameFilled === frame.length) {
+        this.#frame = undefined
+        this.#onFrame(frame)
+      }
+    }
+  }
+
+  #checkFrameSize (size: number): boolean {
+    const max = this.#options.maxResponseBytes ?? 1024 * 1024 * 1024
+    if (size >= 4 && size <= max) return true
+    this.close(new ProtocolError(`${this.label} sent a response frame of ${size} bytes (allowed: 4 to ${max}); closing the connection`))
+    return false
+  }
+
+  #onFrame (frame: Buffer): void {
+    const correlationId = frame.readInt32BE(0)
+    const oldest = this.#inFlight.values().next().value as InFlight | undefined
+    if (oldest === undefined || oldest.correlationId !== correlationId) {
+      const expected = oldest === undefined ? 'none was awaited' : `expected ${oldest.correlationId}`
+      this.close(new ProtocolError(`${this.label} answered correlation id ${correlationId}, ${expected}; closing the connection`))
+      return
+    }
+    this.#inFlight.delete(correlationId)
+    this.#settle(oldest)
+    if (oldest.abandoned) return
+    let response: unknown
+    try {
+      response = decodeResponseFrame(oldest.api, oldest.version, frame)
+    } catch (error) {
+      const protocolError = error instanceof KafkaTsError
+        ? error
+        : new ProtocolError(`Could not decode ${oldest.api.name} v${oldest.version} from ${this.label}: ${(error as Error).message}`, { cause: error })
+      oldest.reject(protocolError)
+      this.close(new ProtocolError(`${this.label} sent a malformed ${oldest.api.name} v${oldest.version} response; closing the connection`, { cause: error }))
+      return
+    }
+    oldest.resolve(response)
+  }
+
+  #onTimeout (entry: InFlight, timeoutMs: number): void {
+    if (!this.#inFlight.has(entry.correlationId)) return
+    entry.timer = undefined
+    this.#inFlight.delete(entry.correlationId)
+    this.#settle(entry)
+    const error = new RequestTimeoutError(`${entry.api.name} to ${this.label} had no response within ${timeoutMs} ms; the broker may still have applied it`, { written: true })
+    if (!entry.abandoned) entry.reject(error)
+    this.close(error)
+  }
+
+  #abandon (entry: InFlight): void {
+    if (!this.#inFlight.has(entry.correlationId) || entry.abandoned) return
+    entry.abandoned = true
+    if (entry.signal !== undefined && entry.onAbort !== undefined) entry.signal.removeEventListener('abort', entry.onAbort)
+    entry.reject(abortError(entry.signal!, `${entry.api.name} to ${this.label} after it was written`, true))
+  }
+
+  #settle (entry: InFlight): void {
+    if (entry.timer !== undefined) clearTimeout(entry.timer)
+    entry.timer = undefined
+    if (entry.signal !== undefined && entry.onAbort !== undefined) entry.signal.removeEventListener('abort', entry.onAbort)
+  }
+}
+
+/** ApiVersions with a pass-through response decoder: the body is decoded by the caller, who may need to retry as v0. */
+const rawApiVersions: Api<object, Buffer> = {
+  ...(ApiVersions as unknown as Api<object, Buffer>),
+  decodeResponse: (r: Reader) => r.raw(r.remaining)
+}
+
+function describeSocketError (error: NodeJS.ErrnoException): string {
+  switch (error.code) {
+    case 'ECONNREFUSED': return `connection refused (${error.message}); is the broker running on this address?`
+    case 'ENOTFOUND': return `host not found (${error.message}); check the bootstrap address`
+    case 'ECONNRESET': return `connection reset by the broker (${error.message})`
+    case 'ETIMEDOUT': return `connection timed out (${error.message})`
+    default: return error.message
+  }
+}

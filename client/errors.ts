@@ -1,0 +1,88 @@
+/**
+ * Errors of the broker I/O core. Each says whether the request reached the socket
+ * (`written`): a request that was never written definitely did nothing on the
+ * broker, one that was written may have been applied — the producer treats the
+ * two differently (see producer/DESIGN notes on poisoned batches).
+ */
+import { KafkaTsError } from '../protocol/errors'
+
+export interface RequestFailureDetails {
+  /** The request's bytes were handed to the socket before it failed. */
+  written: boolean
+  cause?: unknown
+}
+
+/** The connection to a broker could not be made, or died. */
+export class ConnectionError extends KafkaTsError {
+  readonly written: boolean
+  readonly broker: string
+
+  constructor (broker: string, message: string, details: RequestFailureDetails) {
+    super('CONNECTION', `${broker}: ${message}`, { retriable: true, cause: details.cause })
+    this.name = 'ConnectionError'
+    this.broker = broker
+    this.written = details.written
+  }
+}
+
+/** No response came within the request timeout; the connection was closed, since the response may still arrive. */
+export class RequestTimeoutError extends KafkaTsError {
+  readonly written: boolean
+
+  constructor (message: string, details: RequestFailureDetails) {
+    super('TIMEOUT', message, { retriable: true, cause: details.cause })
+    this.name = 'RequestTimeoutError'
+    this.written = details.written
+  }
+}
+
+/** The caller's AbortSignal fired. If `written`, the broker may still have applied the request. */
+export class AbortedError extends KafkaTsError {
+  readonly written: boolean
+
+  constructor (message: string, details: RequestFailureDetails) {
+    super('ABORTED', message, { retriable: false, cause: details.cause })
+    this.name = 'AbortedError'
+    this.written = details.written
+  }
+}
+
+/** kafkats and the broker share no version of an API. */
+export class UnsupportedVersionError extends KafkaTsError {
+  constructor (message: string) {
+    super('UNSUPPORTED_VERSION', message, { retriable: false })
+    this.name = 'UnsupportedVersionError'
+  }
+}
+
+/** The client was closed; nothing more can be sent through it. */
+export class ClientClosedError extends KafkaTsError {
+  constructor (message = 'The client is closed: create a new Client to send more requests.') {
+    super('CLOSED', message, { retriable: false })
+    this.name = 'ClientClosedError'
+  }
+}
+
+/** SASL authentication failed: the credentials or the mechanism were refused. */
+export class AuthenticationError extends KafkaTsError {
+  constructor (message: string, options: { cause?: unknown } = {}) {
+    super('AUTHENTICATION', message, { retriable: false, cause: options.cause })
+    this.name = 'AuthenticationError'
+  }
+}
+
+/** The topic or partition is not in the cluster's metadata (after waiting for it). */
+export class UnknownTopicError extends KafkaTsError {
+  readonly topic: string
+
+  constructor (topic: string, message: string) {
+    super('UNKNOWN_TOPIC', message, { retriable: true })
+    this.name = 'UnknownTopicError'
+    this.topic = topic
+  }
+}
+
+/** Whether an error (of any layer) says the operation was never applied, so it can be retried without risk of duplication. */
+export function wasNotWritten (error: unknown): boolean {
+  return (error instanceof ConnectionError || error instanceof AbortedError || error instanceof RequestTimeoutError) && !error.written
+}

@@ -1,0 +1,233 @@
+// Connection behaviour that a real broker cannot be made to show on demand: a response
+// with the wrong correlation id, a malformed body, a broker that never answers, a socket
+// that dies with requests in flight. A scripted TCP server plays the broker: it answers
+// ApiVersions for real (so the connection comes up) and then does what each test says.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import * as net from 'node:net'
+import { Connection } from '../../client/connection'
+import { AbortedError, ConnectionError, RequestTimeoutError, UnsupportedVersionError } from '../../client/errors'
+import { ApiVersions } from '../../protocol/apis/api-versions'
+import { Metadata } from '../../protocol/apis/metadata'
+import { ProtocolError } from '../../protocol/errors'
+import { decodeRequestHeader, encodeResponseFrame } from '../../protocol/header'
+import { Reader } from '../../protocol/reader'
+import { Writer } from '../../protocol/writer'
+import { allApis } from '../../protocol/apis/index'
+
+interface Received { apiKey: number, apiVersion: number, correlationId: number, socket: net.Socket }
+type Script = (request: Received) => void
+
+const isFlexible = (apiKey: number, version: number): boolean => allApis.find(a => a.key === apiKey)?.isFlexible(version) ?? false
+
+/** A server that answers ApiVersions like a 4.x broker and hands every other request to `script`. */
+async function scriptedBroker (script: Script, versions = allApis.map(a => ({ apiKey: a.key, minVersion: a.minVersion, maxVersion: a.maxVersion }))): Promise<{ port: number, close: () => Promise<void>, sockets: net.Socket[] }> {
+  const sockets: net.Socket[] = []
+  const server = net.createServer(socket => {
+    sockets.push(socket)
+    let pending = Buffer.alloc(0)
+    socket.on('error', () => {})
+    socket.on('data', chunk => {
+      pending = Buffer.concat([pending, chunk])
+      while (pending.length >= 4 && pending.length >= 4 + pending.readInt32BE(0)) {
+        const size = pending.readInt32BE(0)
+        const frame = pending.subarray(4, 4 + size)
+        pending = pending.subarray(4 + size)
+        const header = decodeRequestHeader(new Reader(frame), isFlexible)
+        if (header.apiKey === ApiVersions.key) {
+          socket.write(encodeResponseFrame(ApiVersions, header.apiVersion, header.correlationId, {
+            errorCode: 0, apiKeys: versions, throttleTimeMs: 0, supportedFeatures: [], finalizedFeaturesEpoch: -1n, finalizedFeatures: [], zkMigrationReady: false
+          }))
+        } else {
+          script({ ...header, socket })
+        }
+      }
+    })
+  })
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  const port = (server.address() as net.AddressInfo).port
+  return {
+    port,
+    sockets,
+    close: async () => {
+      for (const s of sockets) s.destroy()
+      await new Promise<void>(resolve => server.close(() => resolve()))
+    }
+  }
+}
+
+const metadataResponse = { throttleTimeMs: 0, brokers: [{ nodeId: 1, host: 'h', port: 1, rack: null }], clusterId: 'c', controllerId: 1, topics: [], clusterAuthorizedOperations: -2147483648, errorCode: 0 }
+
+function answerMetadata (request: Received, correlationId = request.correlationId): void {
+  request.socket.write(encodeResponseFrame(Metadata, request.apiVersion, correlationId, metadataResponse))
+}
+
+test('pipelined requests are answered in order and matched by correlation id', async () => {
+  const broker = await scriptedBroker(answerMetadata)
+  const connection = await Connection.connect({ host: '127.0.0.1', port: broker.port, clientId: 't' })
+  try {
+    const results = await Promise.all([1, 2, 3, 4, 5].map(async () => await connection.send(Metadata, { topics: null })))
+    assert.equal(results.length, 5)
+    for (const r of results) assert.equal(r.clusterId, 'c')
+    assert.equal(connection.versionFor(Metadata), Metadata.maxVersion)
+  } finally {
+    connection.close()
+    await broker.close()
+  }
+})
+
+test('a frame split into single bytes is reassembled', async () => {
+  const broker = await scriptedBroker(request => {
+    const frame = encodeResponseFrame(Metadata, request.apiVersion, request.correlationId, metadataResponse)
+    let i = 0
+    const drip = (): void => {
+      if (i < frame.length) { request.socket.write(frame.subarray(i, i + 1)); i++; setImmediate(drip) }
+    }
+    drip()
+  })
+  const connection = await Connection.connect({ host: '127.0.0.1', port: broker.port, clientId: 't' })
+  try {
+    const response = await connection.send(Metadata, { topics: null })
+    assert.equal(response.brokers[0].host, 'h')
+  } finally {
+    connection.close()
+    await broker.close()
+  }
+})
+
+test('a response with an unexpected correlation id fails the request and closes the connection', async () => {
+  const broker = await scriptedBroker(request => answerMetadata(request, request.correlationId + 7))
+  const connection = await Connection.connect({ host: '127.0.0.1', port: broker.port, clientId: 't' })
+  try {
+    await assert.rejects(connection.send(Metadata, { topics: null }), (error: unknown) => {
+      assert.ok(error instanceof ConnectionError, `got ${String(error)}`)
+      assert.equal(error.written, true)
+      assert.match(error.message, /correlation id/)
+      return true
+    })
+    assert.equal(connection.isClosed, true)
+  } finally {
+    await broker.close()
+  }
+})
+
+test('a malformed response body fails with ProtocolError and the connection is closed', async () => {
+  const broker = await scriptedBroker(request => {
+    // A correct header followed by a body whose broker array claims 1,000,000 entries.
+    const w = new Writer(64)
+    const at = w.reserve(4)
+    w.int32(request.correlationId)
+    if (Metadata.isFlexible(request.apiVersion)) w.uint8(0)
+    w.int32(0)
+    w.uvarint(1_000_001)
+    w.patchInt32(at, w.offset - 4)
+    request.socket.write(w.finish())
+  })
+  const connection = await Connection.connect({ host: '127.0.0.1', port: broker.port, clientId: 't' })
+  try {
+    await assert.rejects(connection.send(Metadata, { topics: null }), ProtocolError)
+    assert.equal(connection.isClosed, true)
+  } finally {
+    await broker.close()
+  }
+})
+
+test('a hostile frame size is refused without allocating it', async () => {
+  const broker = await scriptedBroker(request => {
+    const w = new Writer(8)
+    w.int32(0x7fffffff).int32(request.correlationId)
+    request.socket.write(w.finish())
+  })
+  const connection = await Connection.connect({ host: '127.0.0.1', port: broker.port, clientId: 't', maxResponseBytes: 1024 * 1024 })
+  try {
+    await assert.rejects(connection.send(Metadata, { topics: null }), ConnectionError)
+    assert.equal(connection.isClosed, true)
+  } finally {
+    await broker.close()
+  }
+})
+
+test('a broker that never answers: the request times out as written, and the connection closes', async () => {
+  const broker = await scriptedBroker(() => {})
+  const connection = await Connection.connect({ host: '127.0.0.1', port: broker.port, clientId: 't' })
+  try {
+    const started = Date.now()
+    const first = connection.send(Metadata, { topics: null }, { timeoutMs: 300 })
+    const second = connection.send(Metadata, { topics: null }, { timeoutMs: 5000 })
+    await assert.rejects(first, (error: unknown) => error instanceof RequestTimeoutError && error.written)
+    // The other in-flight request shares the fate of the connection.
+    await assert.rejects(second, (error: unknown) => error instanceof ConnectionError && error.written)
+    assert.ok(Date.now() - started < 2000)
+    assert.equal(connection.isClosed, true)
+  } finally {
+    await broker.close()
+  }
+})
+
+test('the connection dying fails in-flight requests marked written', async () => {
+  const broker = await scriptedBroker(request => request.socket.destroy())
+  const connection = await Connection.connect({ host: '127.0.0.1', port: broker.port, clientId: 't' })
+  await assert.rejects(connection.send(Metadata, { topics: null }), (error: unknown) => error instanceof ConnectionError && error.written)
+  await assert.rejects(connection.send(Metadata, { topics: null }), (error: unknown) => error instanceof ConnectionError && !error.written)
+  await broker.close()
+})
+
+test('aborting a written request answers the caller at once, and its late response is not given to the next request', async () => {
+  const held: Received[] = []
+  const broker = await scriptedBroker(request => held.push(request))
+  const connection = await Connection.connect({ host: '127.0.0.1', port: broker.port, clientId: 't' })
+  try {
+    const controller = new AbortController()
+    const first = connection.send(Metadata, { topics: null }, { signal: controller.signal })
+    const second = connection.send(Metadata, { topics: null })
+    while (held.length < 2) await new Promise(resolve => setTimeout(resolve, 5))
+    controller.abort(new Error('caller gave up'))
+    await assert.rejects(first, (error: unknown) => error instanceof AbortedError && error.written)
+    // The broker now answers both, in order: the first answer must be dropped, the second delivered.
+    held[0].socket.write(encodeResponseFrame(Metadata, held[0].apiVersion, held[0].correlationId, { ...metadataResponse, clusterId: 'first' }))
+    held[1].socket.write(encodeResponseFrame(Metadata, held[1].apiVersion, held[1].correlationId, { ...metadataResponse, clusterId: 'second' }))
+    assert.equal((await second).clusterId, 'second')
+    assert.equal(connection.isReady, true)
+  } finally {
+    connection.close()
+    await broker.close()
+  }
+})
+
+test('aborting before sending rejects as not written', async () => {
+  const broker = await scriptedBroker(answerMetadata)
+  const connection = await Connection.connect({ host: '127.0.0.1', port: broker.port, clientId: 't' })
+  try {
+    const controller = new AbortController()
+    controller.abort()
+    await assert.rejects(connection.send(Metadata, { topics: null }, { signal: controller.signal }), (error: unknown) => error instanceof AbortedError && !error.written)
+  } finally {
+    connection.close()
+    await broker.close()
+  }
+})
+
+test('versions with no overlap give a clear UnsupportedVersionError', async () => {
+  const broker = await scriptedBroker(answerMetadata, [{ apiKey: ApiVersions.key, minVersion: 0, maxVersion: 4 }, { apiKey: Metadata.key, minVersion: 0, maxVersion: -1 }])
+  const connection = await Connection.connect({ host: '127.0.0.1', port: broker.port, clientId: 't' })
+  try {
+    assert.throws(() => connection.versionFor(Metadata), (error: unknown) => error instanceof UnsupportedVersionError && /no version in common/.test((error as Error).message))
+    await assert.rejects(connection.send(Metadata, { topics: null }), UnsupportedVersionError)
+  } finally {
+    connection.close()
+    await broker.close()
+  }
+})
+
+test('connecting to a closed port fails with a ConnectionError that says so', async () => {
+  const server = net.createServer()
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  const port = (server.address() as net.AddressInfo).port
+  await new Promise<void>(resolve => server.close(() => resolve()))
+  await assert.rejects(Connection.connect({ host: '127.0.0.1', port, clientId: 't' }), (error: unknown) => {
+    assert.ok(error instanceof ConnectionError)
+    assert.match(error.message, /refused/)
+    assert.equal(error.written, false)
+    return true
+  })
+})

@@ -1,0 +1,304 @@
+// The low-level API against a real Kafka 4.4 broker: version negotiation, every
+// implemented API at the lowest and highest version the broker accepts, produceRaw and
+// fetchRaw with each codec, admin over 100 topics, and failures against a dead broker.
+import { after, before, describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import * as net from 'node:net'
+import { Client } from '../../client/client'
+import { Connection } from '../../client/connection'
+import { ConnectionError, RequestTimeoutError } from '../../client/errors'
+import type { Api } from '../../protocol/api'
+import { allApis } from '../../protocol/apis/index'
+import { Produce } from '../../protocol/apis/produce'
+import { Fetch } from '../../protocol/apis/fetch'
+import { ListOffsets } from '../../protocol/apis/list-offsets'
+import { Metadata } from '../../protocol/apis/metadata'
+import { ApiVersions } from '../../protocol/apis/api-versions'
+import { encodeRecordBatch, type RecordInput } from '../../protocol/record-batch'
+import type { CompressionCodec } from '../../protocol/compression'
+import { sharedBootstrap } from '../broker/kafka'
+
+const bootstrap = sharedBootstrap()
+const skip = bootstrap === undefined ? 'no broker: set KAFKA_BOOTSTRAP or run through `npm test`' : false
+const ZERO_UUID = '00000000-0000-0000-0000-000000000000'
+const unique = (name: string): string => `${name}-${process.pid}-${Date.now().toString(36)}-${Math.floor(Math.random() * 1e6)}`
+
+describe('low-level API against a real broker', { skip }, () => {
+  let client: Client
+  let topic: string
+  let topicId: string
+
+  before(async () => {
+    client = new Client({ bootstrap: bootstrap!, clientId: 'kafkats-integration' })
+    topic = unique('lowlevel')
+    await client.admin.createTopics([{ topic, numPartitions: 3, replicationFactor: 1 }])
+    topicId = client.metadata.topic(topic)!.topicId
+  })
+
+  after(async () => {
+    await client.admin.deleteTopics([topic], { ignoreMissing: true }).catch(() => {})
+    await client.close()
+  })
+
+  test('ApiVersions: the broker speaks every API kafkats implements, and overlaps our range', async () => {
+    const nodeId = client.metadata.brokers[0].nodeId
+    const connection = await client.connection(nodeId, 'admin')
+    for (const api of allApis) {
+      const range = connection.brokerVersions(api.key)
+      assert.ok(range !== undefined, `broker does not list ${api.name}`)
+      const version = connection.versionFor(api)
+      assert.ok(version >= api.minVersion && version <= api.maxVersion, `${api.name} negotiated v${version}`)
+    }
+    const response = await client.request(ApiVersions, { clientSoftwareName: 'kafkats', clientSoftwareVersion: 'test' })
+    assert.equal(response.errorCode, 0)
+    assert.ok(response.apiKeys.length > 20)
+  })
+
+  // A request body per API and version that the broker accepts, and a check of its answer.
+  const samples = (): Record<string, { body: (version: number) => unknown, check: (response: any, version: number) => void }> => ({
+    ApiVersions: {
+      body: () => ({ clientSoftwareName: 'kafkats', clientSoftwareVersion: '0' }),
+      check: r => assert.equal(r.errorCode, 0)
+    },
+    Metadata: {
+      body: () => ({ topics: [{ name: topic, topicId: ZERO_UUID }], allowAutoTopicCreation: false }),
+      check: r => { assert.equal(r.topics[0].errorCode, 0); assert.equal(r.topics[0].partitions.length, 3) }
+    },
+    Produce: {
+      body: version => ({
+        transactionalId: null,
+        acks: -1,
+        timeoutMs: 10_000,
+        topicData: [{ name: version >= 13 ? '' : topic, topicId: version >= 13 ? topicId : ZERO_UUID, partitionData: [{ index: 0, records: producedBatch }] }]
+      }),
+      check: r => assert.equal(r.responses[0].partitionResponses[0].errorCode, 0)
+    },
+    Fetch: {
+      body: version => ({
+        replicaId: -1, maxWaitMs: 10, minBytes: 1, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
+        topics: [{ topic: version >= 13 ? '' : topic, topicId: version >= 13 ? topicId : ZERO_UUID, partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1 << 20 }] }],
+        forgottenTopicsData: [], rackId: ''
+      }),
+      check: r => { assert.equal(r.errorCode, 0); assert.equal(r.responses[0].partitions[0].errorCode, 0); assert.ok(r.responses[0].partitions[0].highWatermark > 0n) }
+    },
+    ListOffsets: {
+      body: () => ({ replicaId: -1, isolationLevel: 0, topics: [{ name: topic, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1n }] }], timeoutMs: 1000 }),
+      check: r => { assert.equal(r.topics[0].partitions[0].errorCode, 0); assert.ok(r.topics[0].partitions[0].offset > 0n) }
+    },
+    FindCoordinator: {
+      body: version => version >= 4 ? { keyType: 0, coordinatorKeys: ['kafkats-group'] } : { key: 'kafkats-group', keyType: 0 },
+      check: (r, version) => {
+        // The first lookup may find __consumer_offsets still being created.
+        const code = version >= 4 ? r.coordinators[0].errorCode : r.errorCode
+        assert.ok(code === 0 || code === 15, `error code ${code}`)
+      }
+    },
+    CreateTopics: {
+      body: () => ({ topics: [{ name: unique('validate'), numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: true }),
+      check: r => assert.equal(r.topics[0].errorCode, 0)
+    },
+    DeleteTopics: {
+      body: version => version >= 6 ? { topics: [{ name: unique('absent'), topicId: ZERO_UUID }], timeoutMs: 5000 } : { topicNames: [unique('absent')], timeoutMs: 5000 },
+      check: r => assert.equal(r.responses[0].errorCode, 3) // UNKNOWN_TOPIC_OR_PARTITION: the request was understood
+    },
+    CreatePartitions: {
+      body: () => ({ topics: [{ name: topic, count: 3, assignments: null }], timeoutMs: 5000, validateOnly: true }),
+      check: r => assert.equal(r.results[0].errorCode, 37) // INVALID_PARTITIONS: already 3, understood
+    },
+    DescribeConfigs: {
+      body: () => ({ resources: [{ resourceType: 2, resourceName: topic, configurationKeys: ['cleanup.policy'] }], includeSynonyms: false, includeDocumentation: false }),
+      check: r => { assert.equal(r.results[0].errorCode, 0); assert.equal(r.results[0].configs[0].value, 'delete') }
+    },
+    IncrementalAlterConfigs: {
+      body: () => ({ resources: [{ resourceType: 2, resourceName: topic, configs: [{ name: 'retention.ms', configOperation: 0, value: '86400000' }] }], validateOnly: true }),
+      check: r => assert.equal(r.responses[0].errorCode, 0)
+    },
+    InitProducerId: {
+      body: () => ({ transactionalId: null, transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1 }),
+      check: r => { assert.equal(r.errorCode, 0); assert.ok(r.producerId >= 0n) }
+    },
+    SaslHandshake: {
+      body: () => ({ mechanism: 'PLAIN' }),
+      // A PLAINTEXT listener has no SASL: the broker answers in the same version, with an error.
+      check: r => assert.notEqual(r.errorCode, 0)
+    },
+    SaslAuthenticate: {
+      body: () => ({ authBytes: Buffer.from('x') }),
+      check: r => assert.notEqual(r.errorCode, 0)
+    }
+  })
+  let producedBatch: Buffer
+
+  test('every implemented API at its lowest and highest version the broker accepts', async () => {
+    producedBatch = await encodeRecordBatch({ records: [{ key: Buffer.from('k'), value: Buffer.from('v') }] })
+    const table = samples()
+    const nodeId = client.metadata.partition(topic, 0)!.leaderId
+    for (const api of allApis as Array<Api<any, any>>) {
+      const sample = table[api.name]
+      assert.ok(sample !== undefined, `no sample request for ${api.name}: add one to this test`)
+      const connection = await Connection.connect({ host: client.brokers.broker(nodeId)!.host, port: client.brokers.broker(nodeId)!.port, clientId: 'kafkats-versions' })
+      try {
+        const range = connection.brokerVersions(api.key)!
+        const lowest = Math.max(api.minVersion, range.minVersion)
+        const highest = Math.min(api.maxVersion, range.maxVersion)
+        for (const version of new Set([lowest, highest])) {
+          // SASL requests are answered and then the broker closes the connection: one per connection.
+          const conn = api.name.startsWith('Sasl') ? await Connection.connect({ host: connection.host, port: connection.port, clientId: 'kafkats-versions' }) : connection
+          try {
+            const response = await conn.send(api, sample.body(version), { version })
+            sample.check(response, version)
+          } catch (error) {
+            throw new Error(`${api.name} v${version}: ${(error as Error).message}`, { cause: error })
+          } finally {
+            if (conn !== connection) conn.close()
+          }
+        }
+      } finally {
+        connection.close()
+      }
+    }
+  })
+
+  const codecs: CompressionCodec[] = ['none', 'gzip', 'snappy', 'lz4', 'zstd']
+  for (const compression of codecs) {
+    test(`produceRaw with ${compression} at acks=all, then fetchRaw returns the same records`, async () => {
+      const partition = codecs.indexOf(compression) % 3
+      const base = BigInt(Date.now()) - 10_000n
+      const records: RecordInput[] = []
+      for (let i = 0; i < 50; i++) {
+        records.push({
+          key: i % 7 === 0 ? null : Buffer.from(`key-${i}`),
+          value: i % 11 === 5 ? null : Buffer.from(`value-${compression}-${i}-`.repeat(1 + (i % 5))),
+          headers: i % 3 === 0 ? [{ key: 'h1', value: Buffer.from(`hv${i}`) }, { key: 'empty', value: null }] : [],
+          timestamp: base + BigInt(i * 13)
+        })
+      }
+      const produced = await client.produceRaw({ topic, partition, records, acks: 'all', compression })
+      assert.ok(produced.baseOffset >= 0n)
+      assert.equal(produced.logAppendTime, -1n)
+      const fetched = await client.fetchRaw({ topic, partition, offset: produced.baseOffset })
+      const got = fetched.records.slice(0, records.length)
+      assert.equal(got.length, records.length)
+      for (let i = 0; i < records.length; i++) {
+        assert.equal(got[i].offset, produced.baseOffset + BigInt(i))
+        assert.deepEqual(got[i].key, records[i].key ?? null)
+        assert.deepEqual(got[i].value, records[i].value)
+        assert.deepEqual(got[i].headers, records[i].headers)
+        assert.equal(got[i].timestamp, records[i].timestamp)
+      }
+      assert.equal(fetched.batches[0].compression, compression)
+      assert.ok(fetched.highWatermark >= produced.baseOffset + 50n)
+    })
+  }
+
+  test('listOffsets finds earliest, latest and by timestamp', async () => {
+    const t = unique('offsets')
+    await client.admin.createTopics([{ topic: t, numPartitions: 1 }])
+    try {
+      const produced = await client.produceRaw({ topic: t, partition: 0, records: [0, 1, 2].map(i => ({ value: Buffer.from(String(i)), timestamp: 1_000_000n + BigInt(i * 1000) })) })
+      assert.equal((await client.listOffsets({ topic: t, partition: 0, spec: 'earliest' })).offset, 0n)
+      assert.equal((await client.listOffsets({ topic: t, partition: 0, spec: 'latest' })).offset, produced.baseOffset + 3n)
+      assert.equal((await client.listOffsets({ topic: t, partition: 0, spec: { timestamp: 1_001_500n } })).offset, 2n)
+    } finally {
+      await client.admin.deleteTopics([t])
+    }
+  })
+
+  test('100 topics created, described and deleted', async () => {
+    const names = Array.from({ length: 100 }, (_, i) => unique(`many-${i}`))
+    await client.admin.createTopics(names.map((name, i) => ({ topic: name, numPartitions: 1 + (i % 3), configs: { 'retention.ms': String(3_600_000 + i) } })))
+    const described = await client.admin.describeTopics(names)
+    assert.equal(described.length, 100)
+    described.forEach((t, i) => assert.equal(t.partitions.length, 1 + (i % 3)))
+    const config = await client.admin.describeConfigs({ type: 'topic', name: names[42], keys: ['retention.ms'] })
+    assert.equal(config.get('retention.ms')?.value, String(3_600_000 + 42))
+    await client.admin.alterConfigs([{ type: 'topic', name: names[42], set: { 'retention.ms': '7200000' } }])
+    // The broker applies config changes through its metadata log: the new value shows up shortly after.
+    let value: string | null | undefined
+    for (let i = 0; i < 50 && value !== '7200000'; i++) {
+      value = (await client.admin.describeConfigs({ type: 'topic', name: names[42], keys: ['retention.ms'] })).get('retention.ms')?.value
+      if (value !== '7200000') await new Promise(resolve => setTimeout(resolve, 100))
+    }
+    assert.equal(value, '7200000')
+    const listed = new Set(await client.admin.listTopics())
+    for (const name of names) assert.ok(listed.has(name), `${name} not listed`)
+    await client.admin.deleteTopics(names)
+    const after = new Set(await client.admin.listTopics())
+    for (const name of names) assert.ok(!after.has(name), `${name} still listed after delete`)
+  })
+
+  test('createPartitions raises the partition count', async () => {
+    const t = unique('grow')
+    await client.admin.createTopics([{ topic: t, numPartitions: 1 }])
+    try {
+      await client.admin.createPartitions([{ topic: t, count: 4 }])
+      assert.equal((await client.admin.describeTopics([t]))[0].partitions.length, 4)
+      await client.produceRaw({ topic: t, partition: 3, records: [{ value: Buffer.from('x') }] })
+    } finally {
+      await client.admin.deleteTopics([t])
+    }
+  })
+
+  test('fetchRaw beyond the log end fails with OFFSET_OUT_OF_RANGE', async () => {
+    await assert.rejects(client.fetchRaw({ topic, partition: 2, offset: 1_000_000n }), (error: any) => error.code === 1 && error.type === 'OFFSET_OUT_OF_RANGE')
+  })
+
+  test('an unknown topic fails after the bounded metadata wait, naming the topic', async () => {
+    const shortClient = new Client({ bootstrap: bootstrap!, requestTimeoutMs: 1500 })
+    try {
+      const started = Date.now()
+      await assert.rejects(shortClient.produceRaw({ topic: 'kafkats-no-such-topic', partition: 0, records: [{ value: null }] }), /kafkats-no-such-topic/)
+      assert.ok(Date.now() - started < 5000)
+    } finally {
+      await shortClient.close()
+    }
+  })
+
+  test('low-level request with a version function and raw Metadata for all topics', async () => {
+    const response = await client.request(Metadata, version => ({ topics: version >= 1 ? null : [], allowAutoTopicCreation: false }))
+    assert.ok(response.topics.some(t => t.name === topic))
+    assert.ok(response.brokers.length >= 1)
+  })
+})
+
+describe('a broker that is down or silent', () => {
+  test('a request to a stopped broker fails with a clear error within its timeout', async () => {
+    const server = net.createServer()
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+    const port = (server.address() as net.AddressInfo).port
+    await new Promise<void>(resolve => server.close(() => resolve()))
+    const client = new Client({ bootstrap: [`127.0.0.1:${port}`], requestTimeoutMs: 1500, retryBackoff: { initialMs: 50, maxMs: 300 } })
+    const started = Date.now()
+    try {
+      await assert.rejects(client.request(Metadata, { topics: null }), (error: unknown) => {
+        assert.ok(error instanceof ConnectionError, String(error))
+        assert.match(error.message, /127\.0\.0\.1:\d+/)
+        assert.match(error.message, /refused|could not connect/)
+        return true
+      })
+      const elapsed = Date.now() - started
+      assert.ok(elapsed >= 1000 && elapsed < 4000, `took ${elapsed} ms`)
+    } finally {
+      await client.close()
+    }
+  })
+
+  test('a broker that accepts but never answers (paused) times out the request', async () => {
+    const sockets: net.Socket[] = []
+    const server = net.createServer(socket => { sockets.push(socket) })
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+    const port = (server.address() as net.AddressInfo).port
+    const client = new Client({ bootstrap: [`127.0.0.1:${port}`], requestTimeoutMs: 800, connectTimeoutMs: 800, retryBackoff: { initialMs: 50, maxMs: 200 } })
+    const started = Date.now()
+    try {
+      await assert.rejects(client.request(Metadata, { topics: null }), (error: unknown) => error instanceof RequestTimeoutError || error instanceof ConnectionError)
+      assert.ok(Date.now() - started < 4000)
+    } finally {
+      await client.close()
+      for (const s of sockets) s.destroy()
+      await new Promise<void>(resolve => server.close(() => resolve()))
+    }
+  })
+})
+
+void Produce; void Fetch; void ListOffsets

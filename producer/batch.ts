@@ -1,0 +1,125 @@
+/**
+ * ProducerBatch: records bound for one partition, sent together in one record batch.
+ *
+ * Life of a batch (fields change only on the producer's event-loop turns noted here):
+ *   open     — accepting records (the partition's last batch; `sealed` false)
+ *   sealed   — full, lingered long enough or flushed; waiting to be sent
+ *   sent     — `baseSequence` assigned at its first send and never changed after, so
+ *              every retry carries the same producer id, epoch and sequence
+ *   inFlight — a Produce request carrying it is on the wire
+ *   ambiguous (poisoned) — an attempt was written and got no definite answer
+ *              (REQUEST_TIMED_OUT, NOT_ENOUGH_REPLICAS_AFTER_APPEND, a connection that
+ *              died after the write): it is retried until its outcome is definite and
+ *              no timeout, retry limit or abort may fail it (invariant 1)
+ */
+import type { RecordInput } from '../protocol/record-batch'
+import { RECORD_BATCH_OVERHEAD } from '../protocol/record-batch'
+
+export interface RecordMetadata {
+  topic: string
+  partition: number
+  offset: bigint
+  timestamp: bigint
+}
+
+export type RecordCallback = (error: Error | null, result: RecordMetadata | null) => void
+
+/** Receives the outcome of records of one `send` call, by their index in that call. */
+export interface SendTracker {
+  settle: (index: number, error: Error | null, result: RecordMetadata | null) => void
+}
+
+export type Waiter = RecordCallback | SendTracker
+
+export class ProducerBatch {
+  readonly topic: string
+  readonly partition: number
+  readonly createdAt: number
+  records: RecordInput[] = []
+  /** Who waits for each record, and the record's index in its `send` call. */
+  waiters: Waiter[] = []
+  waiterIndexes: number[] = []
+  /** Records already answered early (an abort settled them as outcome-unknown). */
+  settledEarly: boolean[] | undefined
+  bytes = RECORD_BATCH_OVERHEAD
+  sealed = false
+
+  // Idempotence: fixed at the first send, reused by every retry.
+  baseSequence = -1
+  producerId = -1n
+  producerEpoch = -1
+  /** The encoded batch of the last send; reused by retries under the same epoch. */
+  encoded: Buffer | undefined
+
+  inFlight = false
+  /** Attempts that ended in a definite, retriable error. */
+  attempts = 0
+  ambiguous = false
+  /** Every waiter was answered early: the batch is dropped once it is not in flight. */
+  abandoned = false
+  lastError: Error | undefined
+
+  constructor (topic: string, partition: number, now: number) {
+    this.topic = topic
+    this.partition = partition
+    this.createdAt = now
+  }
+
+  get sent (): boolean {
+    return this.baseSequence >= 0 || this.encoded !== undefined
+  }
+
+  get recordCount (): number {
+    return this.records.length
+  }
+
+  add (record: RecordInput, bytes: number, waiter: Waiter, index: number): void {
+    this.records.push(record)
+    this.waiters.push(waiter)
+    this.waiterIndexes.push(index)
+    this.bytes += bytes
+  }
+
+  /** Answers every record not answered yet. `offsetOf(i)` gives record i's result. */
+  settleAll (error: Error | null, resultOf: ((i: number) => RecordMetadata) | null): void {
+    const early = this.settledEarly
+    for (let i = 0; i < this.records.length; i++) {
+      if (early?.[i] === true) continue
+      const waiter = this.waiters[i]
+      const result = resultOf === null ? null : resultOf(i)
+      if (typeof waiter === 'function') waiter(error, result)
+      else waiter.settle(this.waiterIndexes[i], error, result)
+    }
+  }
+
+  /** Answers record i early; returns true when every record of the batch is now answered. */
+  settleEarly (i: number, error: Error): boolean {
+    this.settledEarly ??= new Array(this.records.length).fill(false)
+    if (this.settledEarly[i]) return this.settledEarly.every(Boolean)
+    this.settledEarly[i] = true
+    const waiter = this.waiters[i]
+    if (typeof waiter === 'function') waiter(error, null)
+    else waiter.settle(this.waiterIndexes[i], error, null)
+    return this.settledEarly.every(Boolean)
+  }
+
+  /** Removes the records waited for by `waiter` (only before the first send); returns their indexes in the send call. */
+  removeWaiter (waiter: Waiter): number[] {
+    const removed: number[] = []
+    let kept = 0
+    for (let i = 0; i < this.records.length; i++) {
+      if (this.waiters[i] === waiter) {
+        removed.push(this.waiterIndexes[i])
+        continue
+      }
+      this.records[kept] = this.records[i]
+      this.waiters[kept] = this.waiters[i]
+      this.waiterIndexes[kept] = this.waiterIndexes[i]
+      kept++
+    }
+    this.records.length = kept
+    this.waiters.length = kept
+    this.waiterIndexes.length = kept
+    return removed
+  }
+}

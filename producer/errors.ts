@@ -1,0 +1,41 @@
+/**
+ * Errors a producer reports for records.
+ */
+import { KafkaTsError } from '../protocol/errors'
+
+/**
+ * The record may or may not be in the log: its batch's request was written and no
+ * definite answer came before the producer had to give up on it (an abort with
+ * `abortUnknownOutcome: 'settle'`, a forced close, or an epoch bump). This is never a
+ * failure report: do not assume the record is absent, and do not assume it is present.
+ */
+export class OutcomeUnknownError extends KafkaTsError {
+  constructor (message: string, options: { cause?: unknown } = {}) {
+    super('OUTCOME_UNKNOWN', message, { retriable: false, cause: options.cause })
+    this.name = 'OutcomeUnknownError'
+  }
+}
+
+/** The record waited longer than `deliveryTimeoutMs` and was definitely not written. */
+export class DeliveryTimeoutError extends KafkaTsError {
+  constructor (message: string, options: { cause?: unknown } = {}) {
+    super('DELIVERY_TIMEOUT', message, { retriable: true, cause: options.cause })
+    this.name = 'DeliveryTimeoutError'
+  }
+}
+
+/** The producer's buffer is full (`maxBufferedBytes` / `maxBufferedRecords`). */
+export class BufferFullError extends KafkaTsError {
+  constructor (message: string) {
+    super('BUFFER_FULL', message, { retriable: true })
+    this.name = 'BufferFullError'
+  }
+}
+
+/** The producer was closed; the record was not written. */
+export class ProducerClosedError extends KafkaTsError {
+  constructor (message = 'The producer is closed: records can no longer be sent through it.') {
+    super('PRODUCER_CLOSED', message, { retriable: false })
+    this.name = 'ProducerClosedError'
+  }
+}

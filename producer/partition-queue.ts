@@ -1,0 +1,66 @@
+/**
+ * PartitionQueue: the batches waiting for one partition, in the order they must land,
+ * and the partition's idempotence state.
+ *
+ * Ordering rules (all changed on the event loop by producer.ts and sink.ts only):
+ * - `batches` is in append order; only the last one may be open.
+ * - Sequences are handed out at a batch's first send, in queue order, so the broker
+ *   sees sequences in the order records were appended.
+ * - At most `maxInFlight` batches are in flight, all to one broker: when the leader
+ *   moves, nothing goes to the new leader until the old one answered everything.
+ * - After any failure the queue is `serial`: one batch at a time, from the head, until
+ *   everything that failed has succeeded. This keeps order across retries, because the
+ *   broker rejects a later sequence until the earlier one is in.
+ */
+import type { ProducerBatch } from './batch'
+
+export class PartitionQueue {
+  readonly topic: string
+  readonly partition: number
+  readonly batches: ProducerBatch[] = []
+  /** The sequence the next never-sent batch gets (wraps at 2^31 like Kafka's). */
+  nextSequence = 0
+  inFlight = 0
+  /** The broker the in-flight batches went to. */
+  inFlightNode = -1
+  /** Do not send before this time (retry backoff). */
+  retryAt = 0
+  serial = false
+  lingerTimer: NodeJS.Timeout | undefined
+
+  constructor (topic: string, partition: number) {
+    this.topic = topic
+    this.partition = partition
+  }
+
+  get key (): string {
+    return `${this.topic}-${this.partition}`
+  }
+
+  /** The batch still accepting records, if any. */
+  get openBatch (): ProducerBatch | undefined {
+    const last = this.batches[this.batches.length - 1]
+    return last !== undefined && !last.sealed ? last : undefined
+  }
+
+  remove (batch: ProducerBatch): void {
+    const at = this.batches.indexOf(batch)
+    if (at !== -1) this.batches.splice(at, 1)
+  }
+
+  /** Whether a batch before `batch` is still waiting for its outcome. */
+  hasUnresolvedBefore (batch: ProducerBatch): boolean {
+    for (const b of this.batches) {
+      if (b === batch) return false
+      if (b.sent) return true
+    }
+    return false
+  }
+
+  /** Assigns the sequence of a batch at its first send. */
+  takeSequence (count: number): number {
+    const sequence = this.nextSequence
+    this.nextSequence = (sequence + count) % 0x80000000
+    return sequence
+  }
+}

@@ -1,0 +1,856 @@
+/**
+ * Producer: records in, acknowledgements out.
+ *
+ *   record → partitioner → PartitionQueue (open batch, linger) → Sink of the leader
+ *          → Produce request → outcome → the record's promise or callback
+ *
+ * Idempotence is on by default (acks=all): the producer gets a producer id and epoch
+ * (InitProducerId) and every batch carries a per-partition sequence, so the broker
+ * drops duplicates of retried batches and answers them with the original offset.
+ *
+ * Invariant 1 — an acknowledged record is in the log, at the offset we reported — rests
+ * on three rules kept here (see producer/DESIGN.md for the walkthroughs):
+ * 1. A batch whose request was written but got no definite answer is *ambiguous*. It is
+ *    retried with the same producer id, epoch and sequence until the outcome is known;
+ *    no abort, delivery timeout or retry limit fails it, and the partition's later
+ *    batches wait behind it.
+ * 2. A sent batch's sequence is never given to another batch under the same epoch. When
+ *    a sent batch must be dropped (a definite failure, a timeout, an abort), the producer
+ *    first moves to a new epoch (KIP-360) and resets every partition's sequences, once
+ *    nothing is in flight; ambiguous batches still unresolved then are reported as
+ *    OutcomeUnknownError, never as failures.
+ * 3. Sequences are assigned at a batch's first send in queue order, and requests reach
+ *    the socket in that order (sink.ts).
+ */
+import { EventEmitter } from 'node:events'
+import type { Client } from '../client/client'
+import { ConnectionError } from '../client/errors'
+import { invalidatesMetadata } from '../client/metadata'
+import { backoffDelay, sleep } from '../client/backoff'
+import { InitProducerId } from '../protocol/apis/init-producer-id'
+import type { CompressionCodec } from '../protocol/compression'
+import { BrokerError, KafkaTsError } from '../protocol/errors'
+import { recordSizeUpperBound, type RecordHeader, type RecordInput } from '../protocol/record-batch'
+import { ProducerBatch, type RecordCallback, type RecordMetadata, type SendTracker, type Waiter } from './batch'
+import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError } from './errors'
+import { PartitionQueue } from './partition-queue'
+import { createPartitioner, type Partitioner, type PartitionerOption } from './partitioners'
+import { Sink, type ItemOutcome, type SendItem } from './sink'
+import { AbortedError } from '../client/errors'
+
+export interface ProducerRecord {
+  topic: string
+  key?: Buffer | string | null
+  value: Buffer | string | null
+  headers?: Record<string, Buffer | string | null> | RecordHeader[]
+  /** Chosen by the partitioner when omitted. */
+  partition?: number
+  /** Milliseconds since the epoch; now when omitted. */
+  timestamp?: bigint | number | Date
+}
+
+export interface ProducerOptions {
+  /** 'all' (default), 1 (the leader has it) or 0 (no answer). */
+  acks?: 'all' | -1 | 0 | 1
+  /** Deduplicate retries with producer ids and sequences (default true; needs acks='all'). */
+  idempotent?: boolean
+  /** How long a batch may wait for more records (default 5 ms, as the Java client). */
+  lingerMs?: number
+  /** Largest record batch (default 1,000,000 bytes: under the broker's message.max.bytes). */
+  batchMaxBytes?: number
+  /** Largest Produce request (default 32 MiB). */
+  maxRequestBytes?: number
+  /** Buffered, unacknowledged bytes before `send` waits (default 64 MiB). */
+  maxBufferedBytes?: number
+  /** Buffered, unacknowledged records before `send` waits (default 500,000). */
+  maxBufferedRecords?: number
+  /** How long the broker may wait for replication, and how long we wait for its answer (default 30 s). */
+  requestTimeoutMs?: number
+  /** A record not sent within this time fails, unless its outcome is unknown (default 120 s). */
+  deliveryTimeoutMs?: number
+  /** Retries of a batch after definite, retriable errors (default: unlimited within deliveryTimeoutMs). */
+  retries?: number
+  compression?: CompressionCodec
+  /** Compression per topic, overriding `compression`. */
+  compressionByTopic?: Record<string, CompressionCodec>
+  partitioner?: PartitionerOption
+  /** How long to wait for an unknown topic to appear in metadata (default 60 s). */
+  metadataWaitMs?: number
+  /**
+   * What an abort does to a record whose batch's outcome is unknown. 'wait' (default):
+   * the send settles when the outcome is known. 'settle': it settles at once with
+   * OutcomeUnknownError; the producer drops the batch and moves to a new epoch before
+   * anything else is sent, so no later record can be deduplicated against it.
+   */
+  abortUnknownOutcome?: 'wait' | 'settle'
+}
+
+export interface SendOptions {
+  signal?: AbortSignal
+}
+
+export interface DataLossEvent {
+  topic: string
+  partition: number
+  /** Kafka's error code that revealed it (OUT_OF_ORDER_SEQUENCE_NUMBER, UNKNOWN_PRODUCER_ID, ...). */
+  code: number
+  message: string
+}
+
+type IdempotenceState = 'none' | 'initializing' | 'ready'
+
+const AMBIGUOUS_CODES = new Set([
+  -1, // UNKNOWN_SERVER_ERROR: may have failed after the append
+  7, // REQUEST_TIMED_OUT
+  13, // NETWORK_EXCEPTION
+  20, // NOT_ENOUGH_REPLICAS_AFTER_APPEND
+  56 // KAFKA_STORAGE_ERROR
+])
+const DEFINITE_RETRIABLE_CODES = new Set([3, 5, 6, 19, 74, 75, 100, 103, 15, 14])
+const OUT_OF_ORDER_SEQUENCE_NUMBER = 45
+const INVALID_PRODUCER_EPOCH = 47
+const UNKNOWN_PRODUCER_ID = 59
+const DUPLICATE_SEQUENCE_NUMBER = 46
+
+export class Producer extends EventEmitter {
+  readonly #client: Client
+  readonly #acks: number
+  readonly #idempotent: boolean
+  readonly #lingerMs: number
+  readonly #batchMaxBytes: number
+  readonly #maxBufferedBytes: number
+  readonly #maxBufferedRecords: number
+  readonly #requestTimeoutMs: number
+  readonly #deliveryTimeoutMs: number
+  readonly #retries: number
+  readonly #compression: CompressionCodec
+  readonly #compressionByTopic: Record<string, CompressionCodec>
+  readonly #partitioner: Partitioner
+  readonly #metadataWaitMs: number
+  readonly #abortUnknownOutcome: 'wait' | 'settle'
+  readonly #sinkOptions: ConstructorParameters<typeof Sink>[3]
+
+  // Partition state, created on first use. Changed only on the event loop by this file and sink.ts.
+  readonly #queues = new Map<string, PartitionQueue>()
+  /** Queues that hold batches; the drain looks only at these. */
+  readonly #active = new Set<PartitionQueue>()
+  readonly #sinks = new Map<number, Sink>()
+  #drainScheduled = false
+
+  // Buffer accounting for backpressure: counts records appended and not yet answered.
+  #bufferedBytes = 0
+  #bufferedRecords = 0
+  readonly #spaceWaiters: Array<() => void> = []
+
+  // Idempotence: the producer id and epoch every new batch is stamped with.
+  #idState: IdempotenceState = 'none'
+  #producerId = -1n
+  #producerEpoch = -1
+  #initializing: Promise<void> | undefined
+  /** An epoch bump is pending: nothing new is sent until it is done. */
+  #bumpPending = false
+  #bumping: Promise<void> | undefined
+  #inFlightBatches = 0
+  #idleWaiters: Array<() => void> = []
+
+  #flushing = 0
+  #closed = false
+  #fatalError: Error | undefined
+  readonly #deliveryTimer: NodeJS.Timeout
+
+  constructor (client: Client, options: ProducerOptions = {}) {
+    super()
+    this.#client = client
+    this.#acks = options.acks === 'all' || options.acks === undefined ? -1 : options.acks
+    this.#idempotent = options.idempotent ?? this.#acks === -1
+    if (this.#idempotent && this.#acks !== -1) {
+      throw new TypeError(`An idempotent producer needs acks='all' (got acks=${String(options.acks)}): set acks to 'all', or idempotent to false`)
+    }
+    this.#lingerMs = options.lingerMs ?? 5
+    this.#batchMaxBytes = options.batchMaxBytes ?? 1_000_000
+    this.#maxBufferedBytes = options.maxBufferedBytes ?? 64 * 1024 * 1024
+    this.#maxBufferedRecords = options.maxBufferedRecords ?? 500_000
+    this.#requestTimeoutMs = options.requestTimeoutMs ?? 30_000
+    this.#deliveryTimeoutMs = options.deliveryTimeoutMs ?? 120_000
+    this.#retries = options.retries ?? Number.POSITIVE_INFINITY
+    this.#compression = options.compression ?? 'none'
+    this.#compressionByTopic = options.compressionByTopic ?? {}
+    this.#partitioner = createPartitioner(options.partitioner, { batchMaxBytes: this.#batchMaxBytes })
+    this.#metadataWaitMs = options.metadataWaitMs ?? 60_000
+    this.#abortUnknownOutcome = options.abortUnknownOutcome ?? 'wait'
+    this.#sinkOptions = {
+      acks: this.#acks,
+      requestTimeoutMs: this.#requestTimeoutMs,
+      maxRequestBytes: options.maxRequestBytes ?? 32 * 1024 * 1024,
+      maxInFlightRequests: 5,
+      transactionalId: null
+    }
+    this.#deliveryTimer = setInterval(() => this.#expireBatches(), Math.max(50, Math.min(1000, this.#deliveryTimeoutMs / 10)))
+    this.#deliveryTimer.unref()
+  }
+
+  /** The producer id and epoch in use (-1 before the first send, or without idempotence). */
+  get producerIdentity (): { producerId: bigint, producerEpoch: number } {
+    return { producerId: this.#producerId, producerEpoch: this.#producerEpoch }
+  }
+
+  /**
+   * Sends records and resolves, per record, with where it landed once the broker
+   * acknowledged it. Waits while the buffer is full.
+   */
+  async send (records: ProducerRecord, options?: SendOptions): Promise<RecordMetadata>
+  async send (records: ProducerRecord[], options?: SendOptions): Promise<RecordMetadata[]>
+  async send (records: ProducerRecord | ProducerRecord[], options: SendOptions = {}): Promise<RecordMetadata | RecordMetadata[]> {
+    const list = Array.isArray(records) ? records : [records]
+    const signal = options.signal
+    if (signal?.aborted === true) throw new AbortedError('Aborted before the records were buffered', { written: false, cause: signal.reason })
+    this.#checkOpen()
+    await this.#waitForSpace(signal)
+    const results = await new Promise<RecordMetadata[]>((resolve, reject) => {
+      const out = new Array<RecordMetadata>(list.length)
+      let remaining = list.length
+      let firstError: Error | undefined
+      const tracker: SendTracker & { batches: Set<ProducerBatch> } = {
+        batches: new Set(),
+        settle: (index, error, result) => {
+          if (error !== null) firstError ??= error
+          else out[index] = result!
+          if (--remaining === 0) {
+            signal?.removeEventListener('abort', onAbort)
+            if (firstError !== undefined) reject(firstError)
+            else resolve(out)
+          }
+        }
+      }
+      const onAbort = (): void => this.#abortTracker(tracker, signal!)
+      signal?.addEventListener('abort', onAbort, { once: true })
+      if (remaining === 0) { resolve(out); return }
+      for (let i = 0; i < list.length; i++) this.#append(list[i], tracker, i, tracker.batches)
+    })
+    return Array.isArray(records) ? results : results[0]
+  }
+
+  /**
+   * Buffers one record and calls `callback` when it is acknowledged or failed, without
+   * a promise per record. Returns false when the buffer is full (the record is then
+   * refused with BufferFullError): wait for `await producer.waitForSpace()`.
+   */
+  produce (record: ProducerRecord, callback: RecordCallback): boolean {
+    if (this.#closed || this.#fatalError !== undefined) {
+      callback(this.#fatalError ?? new ProducerClosedError(), null)
+      return false
+    }
+    if (this.#isFull()) {
+      callback(new BufferFullError(`The producer buffer is full (${this.#bufferedRecords} records, ${this.#bufferedBytes} bytes): wait for producer.waitForSpace() or use await producer.send()`), null)
+      return false
+    }
+    this.#append(record, callback, 0, undefined)
+    return !this.#isFull()
+  }
+
+  /** Resolves when the buffer has room again. */
+  async waitForSpace (signal?: AbortSignal): Promise<void> {
+    await this.#waitForSpace(signal)
+  }
+
+  /** Sends everything buffered now, without lingering, and resolves when all of it is answered. */
+  async flush (): Promise<void> {
+    const batches: ProducerBatch[] = []
+    for (const queue of this.#active) batches.push(...queue.batches)
+    const pendingTopics = [...this.#awaitingMetadata.values()].map(async p => await p.ready)
+    this.#flushing++
+    this.#scheduleDrain()
+    try {
+      await Promise.allSettled(pendingTopics)
+      await Promise.all(batches.map(async b => await this.#whenDone(b)))
+      // Records that waited for metadata went into new batches.
+      const more: ProducerBatch[] = []
+      for (const queue of this.#active) more.push(...queue.batches.filter(b => !batches.includes(b)))
+      await Promise.all(more.map(async b => await this.#whenDone(b)))
+    } finally {
+      this.#flushing--
+    }
+  }
+
+  /**
+   * Flushes, then stops. With `force`, buffered records that were never sent fail with
+   * ProducerClosedError, and batches in flight are not waited for (their records get
+   * OutcomeUnknownError, since they may be in the log).
+   */
+  async close (options: { force?: boolean } = {}): Promise<void> {
+    if (options.force === true) {
+      this.#closed = true
+      for (const queue of this.#active) {
+        for (const batch of [...queue.batches]) {
+          this.#finishBatch(queue, batch, batch.sent
+            ? new OutcomeUnknownError(`Producer closed with force while ${queue.key}'s batch was in flight: it may or may not be in the log`)
+            : new ProducerClosedError('The producer was closed with force before this record was sent'), null)
+        }
+      }
+      for (const pending of this.#awaitingMetadata.values()) pending.fail(new ProducerClosedError('The producer was closed with force before this record was sent'))
+    } else {
+      await this.flush()
+      this.#closed = true
+    }
+    clearInterval(this.#deliveryTimer)
+    for (const queue of this.#queues.values()) if (queue.lingerTimer !== undefined) clearTimeout(queue.lingerTimer)
+  }
+
+  // ---------------------------------------------------------------- appending
+
+  readonly #awaitingMetadata = new Map<string, { ready: Promise<void>, records: Array<{ record: ProducerRecord, waiter: Waiter, index: number, batches?: Set<ProducerBatch> }>, fail: (error: Error) => void }>()
+  readonly #batchDone = new WeakMap<ProducerBatch, { promise: Promise<void>, resolve: () => void }>()
+
+  #append (record: ProducerRecord, waiter: Waiter, index: number, batches: Set<ProducerBatch> | undefined): void {
+    const topic = this.#client.metadata.topic(record.topic)
+    if (topic === undefined || topic.partitions.length === 0) {
+      this.#appendAfterMetadata(record, waiter, index, batches)
+      return
+    }
+    const input = toRecordInput(record)
+    const bytes = recordSizeUpperBound(input)
+    let partition = record.partition
+    if (partition === undefined) {
+      partition = this.#partitioner.partition({
+        topic: record.topic,
+        key: input.key ?? null,
+        value: input.value,
+        partitionCount: topic.partitions.length,
+        availablePartitions: availablePartitions(topic.partitions)
+      })
+    }
+    if (!Number.isInteger(partition) || partition < 0 || partition >= topic.partitions.length) {
+      const error = new BrokerError(3, `Record for ${record.topic}: partition ${partition} does not exist (the topic has ${topic.partitions.length}${record.partition === undefined ? '; the partitioner chose it' : ''})`)
+      if (typeof waiter === 'function') waiter(error, null)
+      else waiter.settle(index, error, null)
+      return
+    }
+    const queue = this.#queue(record.topic, partition)
+    let batch = queue.openBatch
+    if (batch !== undefined && batch.recordCount > 0 && batch.bytes + bytes > this.#batchMaxBytes) {
+      batch.sealed = true
+      batch = undefined
+    }
+    if (batch === undefined) {
+      batch = new ProducerBatch(record.topic, partition, Date.now())
+      queue.batches.push(batch)
+      this.#active.add(queue)
+      this.#startLinger(queue)
+    }
+    batch.add(input, bytes, waiter, index)
+    batches?.add(batch)
+    this.#bufferedBytes += bytes
+    this.#bufferedRecords++
+    this.#partitioner.onAppend?.(record.topic, partition, bytes)
+    if (batch.bytes >= this.#batchMaxBytes) {
+      batch.sealed = true
+      this.#partitioner.onBatchComplete?.(record.topic, partition)
+      this.#scheduleDrain()
+    }
+  }
+
+  /** Holds records of a topic not in metadata yet, until it appears or `metadataWaitMs` passes. */
+  #appendAfterMetadata (record: ProducerRecord, waiter: Waiter, index: number, batches: Set<ProducerBatch> | undefined): void {
+    let pending = this.#awaitingMetadata.get(record.topic)
+    if (pending === undefined) {
+      const records: Array<{ record: ProducerRecord, waiter: Waiter, index: number, batches?: Set<ProducerBatch> }> = []
+      const fail = (error: Error): void => {
+        if (this.#awaitingMetadata.get(record.topic) === entry) this.#awaitingMetadata.delete(record.topic)
+        for (const r of records.splice(0)) {
+          if (typeof r.waiter === 'function') r.waiter(error, null)
+          else r.waiter.settle(r.index, error, null)
+        }
+      }
+      const ready = this.#client.metadata.waitForTopic(record.topic, this.#metadataWaitMs).then(() => {
+        this.#awaitingMetadata.delete(record.topic)
+        for (const r of records.splice(0)) this.#append(r.record, r.waiter, r.index, r.batches)
+      }, fail)
+      const entry = { ready, records, fail }
+      pending = entry
+      this.#awaitingMetadata.set(record.topic, entry)
+    }
+    pending.records.push({ record, waiter, index, batches })
+  }
+
+  #queue (topic: string, partition: number): PartitionQueue {
+    const key = `${topic}-${partition}`
+    let queue = this.#queues.get(key)
+    if (queue === undefined) this.#queues.set(key, queue = new PartitionQueue(topic, partition))
+    return queue
+  }
+
+  #startLinger (queue: PartitionQueue): void {
+    if (this.#lingerMs <= 0) {
+      this.#scheduleDrain()
+      return
+    }
+    if (queue.lingerTimer !== undefined) return
+    queue.lingerTimer = setTimeout(() => {
+      queue.lingerTimer = undefined
+      this.#scheduleDrain()
+    }, this.#lingerMs)
+  }
+
+  // ---------------------------------------------------------------- sending
+
+  #scheduleDrain (): void {
+    if (this.#drainScheduled) return
+    this.#drainScheduled = true
+    setImmediate(() => {
+      this.#drainScheduled = false
+      void this.#drain()
+    })
+  }
+
+  async #drain (): Promise<void> {
+    if (this.#active.size === 0 || this.#bumpPending) return
+    if (this.#idempotent && this.#idState !== 'ready') {
+      try {
+        await this.#initProducerId()
+      } catch (error) {
+        this.#fail(error as Error)
+        return
+      }
+    }
+    const leaders = new Set<number>()
+    let needMetadata = false
+    for (const queue of this.#active) {
+      const leader = this.#client.metadata.partition(queue.topic, queue.partition)?.leaderId ?? -1
+      if (leader < 0) needMetadata = true
+      else leaders.add(leader)
+    }
+    if (needMetadata) this.#refreshMetadataSoon()
+    for (const nodeId of leaders) {
+      let sink = this.#sinks.get(nodeId)
+      if (sink === undefined) this.#sinks.set(nodeId, sink = new Sink(nodeId, this.#client, this, this.#sinkOptions))
+      sink.drain()
+    }
+  }
+
+  /** Sink callback: one sendable batch per partition led by `nodeId`. */
+  takeSendable (nodeId: number, maxBytes: number): SendItem[] {
+    if (this.#bumpPending || (this.#idempotent && this.#idState !== 'ready')) return []
+    const items: SendItem[] = []
+    let bytes = 0
+    const now = Date.now()
+    for (const queue of this.#active) {
+      if (this.#client.metadata.partition(queue.topic, queue.partition)?.leaderId !== nodeId) continue
+      const batch = this.#nextSendable(queue, nodeId, now)
+      if (batch === undefined) continue
+      if (items.length > 0 && bytes + batch.bytes > maxBytes) break
+      bytes += batch.bytes
+      batch.sealed = true
+      if (batch.baseSequence < 0 && this.#idempotent) {
+        batch.baseSequence = queue.takeSequence(batch.recordCount)
+        batch.producerId = this.#producerId
+        batch.producerEpoch = this.#producerEpoch
+      }
+      batch.inFlight = true
+      queue.inFlight++
+      queue.inFlightNode = nodeId
+      this.#inFlightBatches++
+      items.push({ queue, batch })
+    }
+    return items
+  }
+
+  #nextSendable (queue: PartitionQueue, nodeId: number, now: number): ProducerBatch | undefined {
+    if (now < queue.retryAt) {
+      this.#wakeAt(queue.retryAt)
+      return undefined
+    }
+    if (queue.inFlight > 0 && (queue.serial || queue.inFlightNode !== nodeId)) return undefined
+    if (queue.inFlight >= 5) return undefined
+    for (const batch of queue.batches) {
+      if (batch.inFlight) continue
+      if (batch.recordCount === 0) return undefined
+      if (!batch.sealed && this.#flushing === 0 && !this.#closed) {
+        const lingerEnds = batch.createdAt + this.#lingerMs
+        if (now < lingerEnds) return undefined
+      }
+      return batch
+    }
+    return undefined
+  }
+
+  #wakeTimer: NodeJS.Timeout | undefined
+  #wakeTime = 0
+
+  #wakeAt (time: number): void {
+    if (this.#wakeTimer !== undefined && this.#wakeTime <= time) return
+    if (this.#wakeTimer !== undefined) clearTimeout(this.#wakeTimer)
+    this.#wakeTime = time
+    this.#wakeTimer = setTimeout(() => {
+      this.#wakeTimer = undefined
+      this.#scheduleDrain()
+    }, Math.max(0, time - Date.now()))
+  }
+
+  compressionFor (topic: string): CompressionCodec {
+    return this.#compressionByTopic[topic] ?? this.#compression
+  }
+
+  onRequestDone (): void {
+    this.#scheduleDrain()
+  }
+
+  /** Sink callback: decides what the outcome of one batch's attempt means. */
+  onOutcome (nodeId: number, item: SendItem, outcome: ItemOutcome): void {
+    const { queue, batch } = item
+    if (batch.inFlight) {
+      batch.inFlight = false
+      queue.inFlight--
+      this.#inFlightBatches--
+      if (this.#inFlightBatches === 0) for (const wake of this.#idleWaiters.splice(0)) wake()
+    }
+    if (outcome.kind === 'no-response') {
+      this.#succeed(queue, batch, -1n, -1n)
+      return
+    }
+    if (outcome.kind === 'error') {
+      if (outcome.written) {
+        // The request may have reached the broker: the batch's outcome is unknown.
+        this.#retryAmbiguous(queue, batch, outcome.error)
+      } else if (outcome.error instanceof KafkaTsError && !(outcome.error instanceof ConnectionError) && !outcome.error.retriable) {
+        this.#failDefinitely(queue, batch, outcome.error)
+      } else {
+        this.#retryDefinite(queue, batch, outcome.error, false)
+      }
+      return
+    }
+    const response = outcome.partition
+    if (response === undefined) {
+      this.#retryAmbiguous(queue, batch, new BrokerError(-1, `Produce to ${queue.key} on broker ${nodeId}: the response has no entry for the partition`))
+      return
+    }
+    const code = response.errorCode
+    if (code === 0 || code === DUPLICATE_SEQUENCE_NUMBER) {
+      this.#succeed(queue, batch, response.baseOffset, response.logAppendTimeMs)
+      return
+    }
+    const error = new BrokerError(code, `Produce to ${queue.key} on broker ${nodeId}`, response.errorMessage)
+    if (AMBIGUOUS_CODES.has(code)) {
+      this.#retryAmbiguous(queue, batch, error)
+    } else if (DEFINITE_RETRIABLE_CODES.has(code)) {
+      if (invalidatesMetadata(code)) this.#refreshMetadataSoon()
+      this.#retryDefinite(queue, batch, error, true)
+    } else if (code === OUT_OF_ORDER_SEQUENCE_NUMBER || code === UNKNOWN_PRODUCER_ID || code === INVALID_PRODUCER_EPOCH) {
+      this.#onSequenceError(queue, batch, error)
+    } else {
+      this.#failDefinitely(queue, batch, error)
+    }
+  }
+
+  #succeed (queue: PartitionQueue, batch: ProducerBatch, baseOffset: bigint, logAppendTime: bigint): void {
+    const topic = batch.topic
+    const partition = batch.partition
+    this.#finishBatch(queue, batch, null, i => ({
+      topic,
+      partition,
+      offset: baseOffset < 0n ? -1n : baseOffset + BigInt(i),
+      timestamp: logAppendTime >= 0n ? logAppendTime : batch.records[i].timestamp!
+    }))
+    if (!queue.batches.some(b => b.sent && !b.inFlight)) queue.serial = false
+  }
+
+  /** No definite answer: retry with the same id, epoch and sequence, whatever the limits say. */
+  #retryAmbiguous (queue: PartitionQueue, batch: ProducerBatch, error: Error): void {
+    if (batch.abandoned) {
+      // Every waiter was answered already (outcome unknown); drop it and move to a new epoch.
+      this.#finishBatch(queue, batch, null, null)
+      this.#requestBump('a batch whose outcome is unknown was abandoned after an abort')
+      return
+    }
+    batch.ambiguous = true
+    batch.lastError = error
+    this.#backOff(queue, batch.attempts++)
+    this.emit('ambiguous', { topic: batch.topic, partition: batch.partition, baseSequence: batch.baseSequence, error })
+  }
+
+  /** Definitely not written: retry unless the batch ran out of retries (then it fails, which needs a new epoch if it had a sequence). */
+  #retryDefinite (queue: PartitionQueue, batch: ProducerBatch, error: Error, counts: boolean): void {
+    batch.lastError = error
+    if (counts && !batch.ambiguous && batch.attempts >= this.#retries) {
+      this.#failDefinitely(queue, batch, error)
+      return
+    }
+    if (batch.abandoned && !batch.ambiguous) {
+      this.#failDefinitely(queue, batch, error)
+      return
+    }
+    this.#backOff(queue, batch.attempts++)
+  }
+
+  #onSequenceError (queue: PartitionQueue, batch: ProducerBatch, error: BrokerError): void {
+    batch.lastError = error
+    if (this.#bumpPending || queue.hasUnresolvedBefore(batch)) {
+      // An earlier batch failed and will be retried first; this one follows it.
+      this.#backOff(queue, 0)
+      return
+    }
+    // The broker's sequence state does not match ours with nothing ahead of this batch:
+    // records acknowledged earlier may have been lost (e.g. an unclean leader election).
+    const event: DataLossEvent = { topic: batch.topic, partition: batch.partition, code: error.code, message: `${error.message}: the broker lost track of this producer's sequence on ${queue.key}; records acknowledged earlier may be missing from the log. The producer moves to a new epoch and resends what is pending.` }
+    if (this.listenerCount('dataLoss') > 0) this.emit('dataLoss', event)
+    else process.emitWarning(event.message, { code: 'KAFKATS_DATA_LOSS' })
+    // The broker refused this attempt; whatever an earlier attempt did is now resolved as "not in the log".
+    batch.ambiguous = false
+    queue.serial = true
+    this.#requestBump(error.message)
+  }
+
+  #failDefinitely (queue: PartitionQueue, batch: ProducerBatch, error: Error): void {
+    const hadSequence = batch.baseSequence >= 0
+    this.#finishBatch(queue, batch, error, null)
+    // Its sequence was never used by the broker; later batches of this epoch would be out of order.
+    if (hadSequence) this.#requestBump(`a batch of ${queue.key} failed: ${error.message}`)
+  }
+
+  #backOff (queue: PartitionQueue, attempt: number): void {
+    queue.serial = true
+    queue.retryAt = Date.now() + backoffDelay(attempt, this.#client.backoff)
+    this.#wakeAt(queue.retryAt)
+  }
+
+  #finishBatch (queue: PartitionQueue, batch: ProducerBatch, error: Error | null, resultOf: ((i: number) => RecordMetadata) | null): void {
+    queue.remove(batch)
+    if (queue.batches.length === 0) this.#active.delete(queue)
+    this.#releaseBuffer(batch)
+    batch.settleAll(error, resultOf)
+    this.#resolveDone(batch)
+  }
+
+  #releaseBuffer (batch: ProducerBatch): void {
+    this.#bufferedBytes -= batch.bytes - 61
+    this.#bufferedRecords -= batch.recordCount
+    if (!this.#isFull()) {
+      for (const wake of this.#spaceWaiters.splice(0)) wake()
+      this.emit('drain')
+    }
+  }
+
+  // ---------------------------------------------------------------- aborts and timeouts
+
+  #abortTracker (tracker: SendTracker & { batches: Set<ProducerBatch> }, signal: AbortSignal): void {
+    for (const batch of tracker.batches) {
+      const queue = this.#queues.get(`${batch.topic}-${batch.partition}`)!
+      if (!batch.sent && !batch.inFlight) {
+        const before = batch.records.length
+        const removed = batch.removeWaiter(tracker)
+        const freed = removed.length
+        if (freed > 0) {
+          // Approximate: the batch's bytes shrink in proportion (the exact sizes were not kept per record).
+          const share = Math.round((batch.bytes - 61) * freed / before)
+          batch.bytes -= share
+          this.#bufferedBytes -= share
+          this.#bufferedRecords -= freed
+        }
+        if (batch.recordCount === 0) {
+          queue.remove(batch)
+          if (queue.batches.length === 0) this.#active.delete(queue)
+          this.#resolveDone(batch)
+        }
+        for (const index of removed) tracker.settle(index, new AbortedError('Aborted before the record was sent: it is not in the log', { written: false, cause: signal.reason }), null)
+        continue
+      }
+      if (batch.ambiguous && this.#abortUnknownOutcome === 'settle') {
+        let allSettled = false
+        for (let i = 0; i < batch.records.length; i++) {
+          if (batch.waiters[i] !== tracker) continue
+          allSettled = batch.settleEarly(i, new OutcomeUnknownError(`Aborted while the outcome of ${queue.key}'s batch (sequence ${batch.baseSequence}) was unknown: the record may or may not be in the log`, { cause: batch.lastError }))
+        }
+        if (allSettled) {
+          batch.abandoned = true
+          if (!batch.inFlight) this.#retryAmbiguous(queue, batch, batch.lastError ?? new Error('abandoned'))
+        }
+      }
+      // Otherwise the batch was (or is being) sent: the send settles with its outcome.
+    }
+    this.#scheduleDrain()
+  }
+
+  #expireBatches (): void {
+    const now = Date.now()
+    for (const queue of [...this.#active]) {
+      for (const batch of [...queue.batches]) {
+        if (now - batch.createdAt < this.#deliveryTimeoutMs || batch.inFlight || batch.ambiguous) continue
+        const error = new DeliveryTimeoutError(`Record for ${queue.key} was not delivered within deliveryTimeoutMs (${this.#deliveryTimeoutMs} ms)${batch.lastError !== undefined ? `; last error: ${batch.lastError.message}` : ''}. It is not in the log.`, { cause: batch.lastError })
+        if (batch.sent) this.#failDefinitely(queue, batch, error)
+        else this.#finishBatch(queue, batch, error, null)
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- idempotence
+
+  async #initProducerId (): Promise<void> {
+    if (this.#idState === 'ready') return
+    this.#initializing ??= (async () => {
+      this.#idState = 'initializing'
+      const response = await this.#initProducerIdRequest(-1n, -1)
+      this.#producerId = response.producerId
+      this.#producerEpoch = response.producerEpoch
+      this.#idState = 'ready'
+    })().finally(() => { this.#initializing = undefined })
+    await this.#initializing
+  }
+
+  async #initProducerIdRequest (producerId: bigint, producerEpoch: number): Promise<{ producerId: bigint, producerEpoch: number }> {
+    const deadline = Date.now() + this.#deliveryTimeoutMs
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const response = await this.#client.request(InitProducerId, version => ({
+          transactionalId: null,
+          transactionTimeoutMs: 60_000,
+          producerId: version >= 3 ? producerId : -1n,
+          producerEpoch: version >= 3 ? producerEpoch : -1
+        }))
+        if (response.errorCode === 0) return { producerId: response.producerId, producerEpoch: response.producerEpoch }
+        const error = new BrokerError(response.errorCode, 'InitProducerId')
+        // The broker no longer knows the old id (or its epoch): start over with a new id.
+        if (response.errorCode === INVALID_PRODUCER_EPOCH || response.errorCode === UNKNOWN_PRODUCER_ID || response.errorCode === 90) {
+          producerId = -1n
+          producerEpoch = -1
+        } else if (!error.retriable || Date.now() >= deadline) {
+          throw error
+        }
+      } catch (error) {
+        if (error instanceof BrokerError && !error.retriable) throw error
+        if (Date.now() >= deadline) throw error
+      }
+      await sleep(backoffDelay(attempt, this.#client.backoff))
+    }
+  }
+
+  /**
+   * Moves to a new epoch (KIP-360) once nothing is in flight, then restarts every
+   * partition's sequences at 0. Batches sent under the old epoch are resent under the
+   * new one if they were definitely not written; ambiguous ones can no longer be
+   * resolved and are answered with OutcomeUnknownError.
+   */
+  #requestBump (reason: string): void {
+    if (!this.#idempotent || this.#bumpPending) return
+    this.#bumpPending = true
+    this.#bumping = (async () => {
+      while (this.#inFlightBatches > 0) await new Promise<void>(resolve => this.#idleWaiters.push(resolve))
+      try {
+        const next = await this.#initProducerIdRequest(this.#producerId, this.#producerEpoch)
+        this.#producerId = next.producerId
+        this.#producerEpoch = next.producerEpoch
+      } catch (error) {
+        this.#fail(new KafkaTsError('PRODUCER_FATAL', `Could not move to a new producer epoch after: ${reason}. ${(error as Error).message}`, { cause: error }))
+        return
+      }
+      for (const queue of [...this.#active]) {
+        queue.nextSequence = 0
+        queue.serial = false
+        queue.retryAt = 0
+        for (const batch of [...queue.batches]) {
+          if (!batch.sent) continue
+          if (batch.ambiguous) {
+            this.#finishBatch(queue, batch, new OutcomeUnknownError(`The outcome of ${queue.key}'s batch (sequence ${batch.baseSequence}, epoch ${batch.producerEpoch}) was unknown when the producer had to move to a new epoch (${reason}): the records may or may not be in the log`, { cause: batch.lastError }), null)
+            continue
+          }
+          batch.baseSequence = -1
+          batch.producerId = -1n
+          batch.producerEpoch = -1
+          batch.encoded = undefined
+        }
+      }
+      this.emit('epochBump', { producerId: this.#producerId, producerEpoch: this.#producerEpoch, reason })
+    })().finally(() => {
+      this.#bumpPending = false
+      this.#bumping = undefined
+      this.#scheduleDrain()
+    })
+  }
+
+  /** A fatal error: every buffered record fails with it, and the producer refuses new ones. */
+  #fail (error: Error): void {
+    this.#fatalError = error
+    for (const queue of [...this.#active]) {
+      for (const batch of [...queue.batches]) {
+        this.#finishBatch(queue, batch, batch.sent ? new OutcomeUnknownError(`Producer failed: ${error.message}`, { cause: error }) : error, null)
+      }
+    }
+    this.emit('error', error)
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  #refreshTimer: NodeJS.Timeout | undefined
+
+  #refreshMetadataSoon (): void {
+    if (this.#refreshTimer !== undefined) return
+    this.#refreshTimer = setTimeout(() => {
+      this.#refreshTimer = undefined
+      const topics = new Set([...this.#active].map(q => q.topic))
+      this.#client.metadata.refresh(topics).then(() => this.#scheduleDrain(), () => this.#scheduleDrain())
+    }, this.#client.backoff.initialMs)
+  }
+
+  #isFull (): boolean {
+    return this.#bufferedBytes >= this.#maxBufferedBytes || this.#bufferedRecords >= this.#maxBufferedRecords
+  }
+
+  async #waitForSpace (signal?: AbortSignal): Promise<void> {
+    while (this.#isFull()) {
+      this.#checkOpen()
+      await new Promise<void>((resolve, reject) => {
+        const onAbort = (): void => reject(new AbortedError('Aborted while waiting for room in the producer buffer', { written: false, cause: signal!.reason }))
+        signal?.addEventListener('abort', onAbort, { once: true })
+        this.#spaceWaiters.push(() => {
+          signal?.removeEventListener('abort', onAbort)
+          resolve()
+        })
+      })
+    }
+  }
+
+  async #whenDone (batch: ProducerBatch): Promise<void> {
+    if (!this.#isPending(batch)) return
+    let done = this.#batchDone.get(batch)
+    if (done === undefined) {
+      let resolve!: () => void
+      const promise = new Promise<void>(r => { resolve = r })
+      this.#batchDone.set(batch, done = { promise, resolve })
+    }
+    await done.promise
+  }
+
+  #isPending (batch: ProducerBatch): boolean {
+    return this.#queues.get(`${batch.topic}-${batch.partition}`)?.batches.includes(batch) ?? false
+  }
+
+  #resolveDone (batch: ProducerBatch): void {
+    this.#batchDone.get(batch)?.resolve()
+  }
+
+  #checkOpen (): void {
+    if (this.#fatalError !== undefined) throw this.#fatalError
+    if (this.#closed) throw new ProducerClosedError()
+  }
+}
+
+function toBuffer (value: Buffer | string | null | undefined): Buffer | null {
+  if (value === null || value === undefined) return null
+  return typeof value === 'string' ? Buffer.from(value, 'utf8') : value
+}
+
+function toRecordInput (record: ProducerRecord): RecordInput {
+  let headers: RecordHeader[] | undefined
+  if (Array.isArray(record.headers)) {
+    headers = record.headers
+  } else if (record.headers !== undefined) {
+    headers = Object.entries(record.headers).map(([key, value]) => ({ key, value: toBuffer(value) }))
+  }
+  const ts = record.timestamp
+  const timestamp = ts === undefined ? BigInt(Date.now()) : typeof ts === 'bigint' ? ts : BigInt(ts instanceof Date ? ts.getTime() : Math.trunc(ts))
+  return { key: toBuffer(record.key), value: toBuffer(record.value), headers, timestamp }
+}
+
+function availablePartitions (partitions: Array<{ partition: number, leaderId: number } | undefined>): number[] {
+  const available: number[] = []
+  for (const p of partitions) if (p !== undefined && p.leaderId >= 0) available.push(p.partition)
+  return available
+}

@@ -1,0 +1,160 @@
+/**
+ * Sink: the produce outbox of one broker (franz-go's name). It takes sendable batches
+ * of the partitions this broker leads — one per partition per request — builds a
+ * Produce request, sends it on the broker's produce connection, and hands every
+ * outcome back to the producer, which decides what each batch's result means.
+ *
+ * Rules:
+ * - Requests reach the socket in the order their batches were taken, because
+ *   sequences were assigned in that order: a later request waits for the earlier
+ *   one's write (`#writeOrder`) even if its own encoding or connecting finished first.
+ * - At most `maxInFlightRequests` requests are outstanding on the connection.
+ * - `written` on the outcome tells whether the request may have reached the broker:
+ *   a failure before the write can never have appended anything.
+ */
+import type { Client } from '../client/client'
+import { Produce, type ProducePartitionResponse, type ProduceRequest } from '../protocol/apis/produce'
+import { encodeRecordBatch } from '../protocol/record-batch'
+import type { CompressionCodec } from '../protocol/compression'
+import type { ProducerBatch } from './batch'
+import type { PartitionQueue } from './partition-queue'
+
+export interface SendItem {
+  queue: PartitionQueue
+  batch: ProducerBatch
+}
+
+export type ItemOutcome =
+  | { kind: 'response', partition: ProducePartitionResponse | undefined }
+  | { kind: 'no-response' } // acks=0
+  | { kind: 'error', error: Error, written: boolean }
+
+export interface SinkOwner {
+  /** Takes up to one sendable batch per partition led by `nodeId`, marking them in flight. */
+  takeSendable: (nodeId: number, maxBytes: number) => SendItem[]
+  /** Every item of a finished request, with its outcome. */
+  onOutcome: (nodeId: number, item: SendItem, outcome: ItemOutcome) => void
+  /** A request finished: there may be room to send more. */
+  onRequestDone: (nodeId: number) => void
+  compressionFor: (topic: string) => CompressionCodec
+}
+
+export interface SinkOptions {
+  acks: number
+  requestTimeoutMs: number
+  maxRequestBytes: number
+  maxInFlightRequests: number
+  transactionalId: string | null
+}
+
+export class Sink {
+  readonly nodeId: number
+  readonly #client: Client
+  readonly #owner: SinkOwner
+  readonly #options: SinkOptions
+  #inFlightRequests = 0
+  /** Settles when the previous request was handed to the socket (or failed before that). */
+  #writeOrder: Promise<void> = Promise.resolve()
+
+  constructor (nodeId: number, client: Client, owner: SinkOwner, options: SinkOptions) {
+    this.nodeId = nodeId
+    this.#client = client
+    this.#owner = owner
+    this.#options = options
+  }
+
+  get inFlightRequests (): number {
+    return this.#inFlightRequests
+  }
+
+  /** Sends requests while there is room on the connection and batches to send. */
+  drain (): void {
+    while (this.#inFlightRequests < this.#options.maxInFlightRequests) {
+      const items = this.#owner.takeSendable(this.nodeId, this.#options.maxRequestBytes)
+      if (items.length === 0) return
+      this.#inFlightRequests++
+      void this.#produce(items)
+    }
+  }
+
+  async #produce (items: SendItem[]): Promise<void> {
+    const previousWrite = this.#writeOrder
+    let markWritten!: () => void
+    this.#writeOrder = new Promise(resolve => { markWritten = resolve })
+    let sendable = items
+    try {
+      sendable = await this.#encode(items)
+      if (sendable.length === 0) return
+      const deadline = Date.now() + this.#options.requestTimeoutMs
+      const connection = await this.#client.brokers.get(this.nodeId, 'produce', deadline)
+      await previousWrite
+      const version = connection.versionFor(Produce)
+      const request = this.#buildRequest(sendable, version)
+      const expectResponse = this.#options.acks !== 0
+      // The broker waits up to requestTimeoutMs for replication; give its answer time to arrive.
+      const timeoutMs = this.#options.requestTimeoutMs + Math.max(1000, this.#options.requestTimeoutMs / 2)
+      const pending = connection.send(Produce, request, { version, timeoutMs, expectResponse })
+      markWritten()
+      const response = await pending
+      if (!expectResponse) {
+        for (const item of sendable) this.#owner.onOutcome(this.nodeId, item, { kind: 'no-response' })
+        return
+      }
+      for (const item of sendable) {
+        const topicResponse = response.responses.find(t => t.name === item.batch.topic || (t.topicId === this.#topicId(item.batch.topic) && t.name === ''))
+        const partition = topicResponse?.partitionResponses.find(p => p.index === item.batch.partition)
+        this.#owner.onOutcome(this.nodeId, item, { kind: 'response', partition })
+      }
+    } catch (error) {
+      const written = (error as { written?: boolean }).written ?? false
+      for (const item of sendable) this.#owner.onOutcome(this.nodeId, item, { kind: 'error', error: error as Error, written })
+    } finally {
+      markWritten()
+      this.#inFlightRequests--
+      this.#owner.onRequestDone(this.nodeId)
+    }
+  }
+
+  /** Encodes batches not encoded under their current epoch; a batch that cannot be encoded fails alone. */
+  async #encode (items: SendItem[]): Promise<SendItem[]> {
+    const ready: SendItem[] = []
+    await Promise.all(items.map(async item => {
+      const batch = item.batch
+      if (batch.encoded === undefined) {
+        try {
+          batch.encoded = await encodeRecordBatch({
+            records: batch.records,
+            compression: this.#owner.compressionFor(batch.topic),
+            producerId: batch.producerId,
+            producerEpoch: batch.producerEpoch,
+            baseSequence: batch.baseSequence,
+            transactional: this.#options.transactionalId !== null
+          })
+        } catch (error) {
+          this.#owner.onOutcome(this.nodeId, item, { kind: 'error', error: error as Error, written: false })
+          return
+        }
+      }
+      ready.push(item)
+    }))
+    // Keep the order batches were taken in (Promise.all pushes in completion order).
+    return items.filter(item => ready.includes(item))
+  }
+
+  #buildRequest (items: SendItem[], version: number): ProduceRequest {
+    const byTopic = new Map<string, Array<{ index: number, records: Buffer }>>()
+    for (const { batch } of items) {
+      let partitions = byTopic.get(batch.topic)
+      if (partitions === undefined) byTopic.set(batch.topic, partitions = [])
+      partitions.push({ index: batch.partition, records: batch.encoded! })
+    }
+    const topicData = [...byTopic].map(([topic, partitionData]) => version >= 13
+      ? { name: '', topicId: this.#topicId(topic), partitionData }
+      : { name: topic, partitionData })
+    return { transactionalId: this.#options.transactionalId, acks: this.#options.acks, timeoutMs: this.#options.requestTimeoutMs, topicData }
+  }
+
+  #topicId (topic: string): string {
+    return this.#client.metadata.topic(topic)?.topicId ?? '00000000-0000-0000-0000-000000000000'
+  }
+}

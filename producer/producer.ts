@@ -24,7 +24,7 @@
  */
 import { EventEmitter } from 'node:events'
 import type { Client } from '../client/client'
-import { ConnectionError } from '../client/errors'
+import { ConnectionError, RequestTimeoutError } from '../client/errors'
 import { invalidatesMetadata } from '../client/metadata'
 import { backoffDelay, sleep } from '../client/backoff'
 import { InitProducerId } from '../protocol/apis/init-producer-id'
@@ -205,7 +205,13 @@ export class Producer extends EventEmitter {
     const signal = options.signal
     if (signal?.aborted === true) throw new AbortedError('Aborted before the records were buffered', { written: false, cause: signal.reason })
     this.#checkOpen()
-    await this.#waitForSpace(signal)
+    // Only wait when full: otherwise the records are buffered before send() returns, so
+    // an abort or close right after the call finds them.
+    if (this.#isFull()) {
+      await this.#waitForSpace(signal)
+      this.#checkOpen()
+      if ((signal as AbortSignal | undefined)?.aborted === true) throw new AbortedError('Aborted while waiting for room in the producer buffer', { written: false, cause: signal!.reason })
+    }
     const results = await new Promise<RecordMetadata[]>((resolve, reject) => {
       const out = new Array<RecordMetadata>(list.length)
       let remaining = list.length
@@ -357,19 +363,32 @@ export class Producer extends EventEmitter {
       const fail = (error: Error): void => {
         if (this.#awaitingMetadata.get(record.topic) === entry) this.#awaitingMetadata.delete(record.topic)
         for (const r of records.splice(0)) {
+          this.#unbufferWaiting(r.record)
           if (typeof r.waiter === 'function') r.waiter(error, null)
           else r.waiter.settle(r.index, error, null)
         }
       }
       const ready = this.#client.metadata.waitForTopic(record.topic, this.#metadataWaitMs).then(() => {
         this.#awaitingMetadata.delete(record.topic)
-        for (const r of records.splice(0)) this.#append(r.record, r.waiter, r.index, r.batches)
+        for (const r of records.splice(0)) {
+          this.#unbufferWaiting(r.record)
+          this.#append(r.record, r.waiter, r.index, r.batches)
+        }
       }, fail)
       const entry = { ready, records, fail }
       pending = entry
       this.#awaitingMetadata.set(record.topic, entry)
     }
     pending.records.push({ record, waiter, index, batches })
+    // Waiting records count against the buffer limits like buffered ones.
+    this.#bufferedBytes += waitingSize(record)
+    this.#bufferedRecords++
+  }
+
+  #unbufferWaiting (record: ProducerRecord): void {
+    this.#bufferedBytes -= waitingSize(record)
+    this.#bufferedRecords--
+    if (!this.#isFull()) for (const wake of this.#spaceWaiters.splice(0)) wake()
   }
 
   #queue (topic: string, partition: number): PartitionQueue {
@@ -380,7 +399,7 @@ export class Producer extends EventEmitter {
   }
 
   #startLinger (queue: PartitionQueue): void {
-    if (this.#lingerMs <= 0) {
+    if (this.#lingerMs <= 0 || this.#flushing > 0) {
       this.#scheduleDrain()
       return
     }
@@ -508,6 +527,8 @@ export class Producer extends EventEmitter {
       return
     }
     if (outcome.kind === 'error') {
+      // The broker may be gone and its partitions led elsewhere now.
+      if (outcome.error instanceof ConnectionError || outcome.error instanceof RequestTimeoutError) this.#refreshMetadataSoon()
       if (outcome.written) {
         // The request may have reached the broker: the batch's outcome is unknown.
         this.#retryAmbiguous(queue, batch, outcome.error)
@@ -632,6 +653,15 @@ export class Producer extends EventEmitter {
   // ---------------------------------------------------------------- aborts and timeouts
 
   #abortTracker (tracker: SendTracker & { batches: Set<ProducerBatch> }, signal: AbortSignal): void {
+    // Records still waiting for their topic's metadata were never in a batch.
+    for (const pending of this.#awaitingMetadata.values()) {
+      const kept = pending.records.filter(r => r.waiter !== tracker)
+      if (kept.length === pending.records.length) continue
+      const removed = pending.records.filter(r => r.waiter === tracker)
+      pending.records.splice(0, pending.records.length, ...kept)
+      for (const r of removed) this.#unbufferWaiting(r.record)
+      for (const r of removed) tracker.settle(r.index, new AbortedError('Aborted while waiting for the topic\'s metadata: the record is not in the log', { written: false, cause: signal.reason }), null)
+    }
     for (const batch of tracker.batches) {
       const queue = this.#queues.get(`${batch.topic}-${batch.partition}`)!
       if (!batch.sent && !batch.inFlight) {
@@ -847,6 +877,12 @@ function toRecordInput (record: ProducerRecord): RecordInput {
   const ts = record.timestamp
   const timestamp = ts === undefined ? BigInt(Date.now()) : typeof ts === 'bigint' ? ts : BigInt(ts instanceof Date ? ts.getTime() : Math.trunc(ts))
   return { key: toBuffer(record.key), value: toBuffer(record.value), headers, timestamp }
+}
+
+/** A rough size of a record that is not encoded yet. */
+function waitingSize (record: ProducerRecord): number {
+  const size = (value: Buffer | string | null | undefined): number => value === null || value === undefined ? 0 : value.length
+  return 36 + size(record.key) + size(record.value)
 }
 
 function availablePartitions (partitions: Array<{ partition: number, leaderId: number } | undefined>): number[] {

@@ -1,0 +1,310 @@
+// The producer against the fake cluster: deterministic versions of the faults that made
+// other clients lose or misreport records, plus the everyday contract (batching,
+// ordering, backpressure, timeouts, close).
+//
+// The cancelled-send story (franz-go #1217): batch A is written and answered
+// REQUEST_TIMED_OUT — the broker did append it. The caller aborts A. A client that then
+// fails A and gives A's sequence numbers to the next batch B gets B deduplicated against
+// A by the broker: B is "acknowledged" at A's offset and B's value is nowhere in the log.
+import { afterEach, beforeEach, describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { Client } from '../../client/client'
+import { AbortedError } from '../../client/errors'
+import { Produce } from '../../protocol/apis/produce'
+import { InitProducerId } from '../../protocol/apis/init-producer-id'
+import { Producer, type ProducerOptions } from '../../producer/producer'
+import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError } from '../../producer/errors'
+import type { RecordMetadata } from '../../producer/batch'
+import { FakeCluster } from '../fake-broker/cluster'
+
+const TOPIC = 't'
+
+let cluster: FakeCluster
+let client: Client
+let producers: Producer[] = []
+
+beforeEach(async () => {
+  cluster = await FakeCluster.start({ brokers: 2, topics: [{ name: TOPIC, partitions: 2, replicationFactor: 2 }], log: false })
+  client = new Client({ bootstrap: cluster.bootstrap, retryBackoff: { initialMs: 10, maxMs: 50 }, requestTimeoutMs: 2000 })
+})
+
+afterEach(async () => {
+  for (const p of producers) await p.close({ force: true })
+  producers = []
+  await client.close()
+  await cluster.close()
+})
+
+function producer (options: ProducerOptions = {}): Producer {
+  const p = new Producer(client, { lingerMs: 0, ...options })
+  producers.push(p)
+  return p
+}
+
+function values (partition = 0): string[] {
+  return cluster.log(TOPIC, partition).map(r => r.value?.toString() ?? '')
+}
+
+const until = async (condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise(resolve => setTimeout(resolve, 5))
+  }
+}
+
+/** The record at `result.offset` in the fake's log holds `value`. */
+function assertLanded (result: RecordMetadata, value: string): void {
+  const record = cluster.log(result.topic, result.partition).find(r => r.offset === result.offset)
+  assert.equal(record?.value?.toString(), value, `${value} acknowledged at offset ${result.offset}, the log has ${record?.value?.toString()} there`)
+}
+
+describe('the cancelled send: an aborted record whose outcome is unknown', () => {
+  const ambiguousFaults: Array<[string, () => any]> = [
+    ['REQUEST_TIMED_OUT after the append', () => ({ error: 7, apply: true })],
+    ['NOT_ENOUGH_REPLICAS_AFTER_APPEND', () => ({ error: 20, apply: true })],
+    ['the connection dropped after the write', () => ({ drop: 'after-apply' })]
+  ]
+  for (const [name, fault] of ambiguousFaults) {
+    test(`${name}: B is never reported at A's offset, and the log holds A and B`, async () => {
+      const p = producer()
+      await p.send({ topic: TOPIC, partition: 0, value: 'warm-up' })
+      let released!: () => void
+      const gate = new Promise<void>(resolve => { released = resolve })
+      // A's first attempt fails ambiguously; its retries are held until the test releases them.
+      cluster.intercept(Produce, fault, { times: 1 })
+      cluster.intercept(Produce, () => ({ hold: gate }), { times: 1 })
+      const controller = new AbortController()
+      let aSettled = false
+      const a = p.send({ topic: TOPIC, partition: 0, value: 'A' }, { signal: controller.signal }).finally(() => { aSettled = true })
+      await until(() => cluster.produceAttempts(TOPIC, 0).length >= 3, 'the retry of A')
+      controller.abort(new Error('the caller gave up on A'))
+      const b = p.send({ topic: TOPIC, partition: 0, value: 'B' })
+      await new Promise(resolve => setTimeout(resolve, 50))
+      assert.equal(aSettled, false, 'A settled while its outcome was unknown')
+      released()
+      const [resultA, resultB] = await Promise.all([a, b])
+      assertLanded(resultA, 'A')
+      assertLanded(resultB, 'B')
+      assert.notEqual(resultB.offset, resultA.offset)
+      assert.deepEqual(values(), ['warm-up', 'A', 'B'])
+      // Every attempt of A carried the same producer id, epoch and sequence.
+      const attemptsOfA = cluster.produceAttempts(TOPIC, 0).filter(at => at.recordCount === 1).slice(1, 3)
+      assert.equal(new Set(attemptsOfA.map(at => `${at.producerId}/${at.producerEpoch}/${at.baseSequence}`)).size, 1)
+    })
+  }
+
+  test("abortUnknownOutcome 'settle': A settles at once as unknown, and the producer moves to a new epoch before B is sent", async () => {
+    const p = producer({ abortUnknownOutcome: 'settle' })
+    await p.send({ topic: TOPIC, partition: 0, value: 'warm-up' })
+    const firstIdentity = p.producerIdentity
+    // Every attempt of A answers REQUEST_TIMED_OUT after appending: its outcome stays unknown.
+    const removeFault = cluster.intercept(Produce, ({ request }) => request.topicData[0].partitionData[0].index === 0 ? { error: 7, apply: true } : undefined)
+    const controller = new AbortController()
+    const a = p.send({ topic: TOPIC, partition: 0, value: 'A' }, { signal: controller.signal })
+    await until(() => cluster.produceAttempts(TOPIC, 0).length >= 2, 'A written')
+    controller.abort()
+    await assert.rejects(a, OutcomeUnknownError)
+    removeFault()
+    const b = await p.send({ topic: TOPIC, partition: 0, value: 'B' })
+    assertLanded(b, 'B')
+    const identity = p.producerIdentity
+    assert.ok(identity.producerId !== firstIdentity.producerId || identity.producerEpoch !== firstIdentity.producerEpoch, 'no new epoch')
+    // B went out under the new identity, so it could not be deduplicated against A.
+    const attemptOfB = cluster.produceAttempts(TOPIC, 0).at(-1)!
+    assert.equal(attemptOfB.producerId, identity.producerId)
+    assert.equal(attemptOfB.producerEpoch, identity.producerEpoch)
+    assert.equal(attemptOfB.baseSequence, 0)
+    // The new InitProducerId came before B's Produce.
+    const init = cluster.requests(InitProducerId).at(-1)!
+    assert.ok(init.receivedAt <= attemptOfB.receivedAt)
+    assert.deepEqual(values().filter(v => v !== 'A'), ['warm-up', 'B'])
+  })
+
+  test('an ambiguous batch is not failed by the delivery timeout or the retry limit', async () => {
+    const p = producer({ deliveryTimeoutMs: 200, retries: 1 })
+    await p.send({ topic: TOPIC, partition: 0, value: 'warm-up' })
+    // Timed out, not appended: the producer cannot know, so it must keep trying.
+    const removeFault = cluster.intercept(Produce, () => ({ error: 7 }))
+    let settled = false
+    const a = p.send({ topic: TOPIC, partition: 0, value: 'A' }).finally(() => { settled = true })
+    await new Promise(resolve => setTimeout(resolve, 600))
+    assert.equal(settled, false)
+    assert.ok(cluster.produceAttempts(TOPIC, 0).length > 3, 'A was not retried')
+    removeFault()
+    assertLanded(await a, 'A')
+    assert.deepEqual(values(), ['warm-up', 'A'])
+  })
+})
+
+describe('epoch bumps (KIP-360)', () => {
+  for (const [code, name] of [[45, 'OUT_OF_ORDER_SEQUENCE_NUMBER'], [59, 'UNKNOWN_PRODUCER_ID']] as const) {
+    test(`${name} on the first pending batch: the application is told, the producer bumps the epoch and resends`, async () => {
+      const p = producer()
+      await p.send({ topic: TOPIC, partition: 0, value: 'first' })
+      const losses: unknown[] = []
+      p.on('dataLoss', event => losses.push(event))
+      const bumps: unknown[] = []
+      p.on('epochBump', event => bumps.push(event))
+      cluster.intercept(Produce, () => ({ error: code }), { times: 1 })
+      const result = await p.send({ topic: TOPIC, partition: 0, value: 'second' })
+      assertLanded(result, 'second')
+      assert.equal(losses.length, 1)
+      assert.equal(bumps.length, 1)
+      assert.deepEqual(values(), ['first', 'second'])
+      const last = cluster.produceAttempts(TOPIC, 0).at(-1)!
+      assert.equal(last.baseSequence, 0)
+      assert.equal(last.producerId, p.producerIdentity.producerId)
+    })
+  }
+
+  test('a definite failure of a sent batch resets sequences under a new epoch for the batches behind it', async () => {
+    // Tiny batches: 'bad' and 'good' go in separate batches, pipelined.
+    const p = producer({ batchMaxBytes: 80 })
+    await p.send({ topic: TOPIC, partition: 0, value: 'first' })
+    // INVALID_RECORD (87): the batch is refused for good.
+    cluster.intercept(Produce, () => ({ error: 87 }), { times: 1 })
+    const bad = p.send({ topic: TOPIC, partition: 0, value: 'bad' })
+    const good = p.send({ topic: TOPIC, partition: 0, value: 'good' })
+    await assert.rejects(bad, (error: any) => error.code === 87 && error.type === 'INVALID_RECORD')
+    assertLanded(await good, 'good')
+    assert.deepEqual(values(), ['first', 'good'])
+  })
+})
+
+describe('ordering and retries', () => {
+  test('with several batches in flight, a retriable failure in the middle keeps send order and writes each record once', async () => {
+    const p = producer({ lingerMs: 1, batchMaxBytes: 200 })
+    let produceCount = 0
+    // The third Produce request is dropped before it reaches the log, the fifth after.
+    cluster.intercept(Produce, () => {
+      produceCount++
+      if (produceCount === 3) return { drop: 'before-apply' }
+      if (produceCount === 5) return { drop: 'after-apply' }
+      if (produceCount === 7) return { error: 6 } // NOT_LEADER_OR_FOLLOWER: definite
+      return undefined
+    })
+    const sends: Array<Promise<RecordMetadata>> = []
+    for (let i = 0; i < 200; i++) sends.push(p.send({ topic: TOPIC, partition: 0, value: `v${i}` }))
+    const results = await Promise.all(sends)
+    results.forEach((r, i) => assertLanded(r, `v${i}`))
+    assert.deepEqual(values(), Array.from({ length: 200 }, (_, i) => `v${i}`))
+    // Batches really were pipelined.
+    const maxInFlight = Math.max(...cluster.requests(Produce).map(r => r.correlationId)) > 5
+    assert.ok(maxInFlight)
+  })
+
+  test('a leader move sends the partition to the new leader without reordering or duplicates', async () => {
+    const p = producer({ lingerMs: 1, batchMaxBytes: 300 })
+    const sends: Array<Promise<RecordMetadata>> = []
+    for (let i = 0; i < 300; i++) {
+      sends.push(p.send({ topic: TOPIC, partition: 0, value: `m${i}` }))
+      if (i === 100) cluster.moveLeader(TOPIC, 0, cluster.leaderOf(TOPIC, 0) === 1 ? 2 : 1)
+      if (i % 20 === 0) await new Promise(resolve => setImmediate(resolve))
+    }
+    const results = await Promise.all(sends)
+    results.forEach((r, i) => assertLanded(r, `m${i}`))
+    assert.deepEqual(values(), Array.from({ length: 300 }, (_, i) => `m${i}`))
+    assert.equal(new Set(cluster.produceAttempts(TOPIC, 0).map(a => a.brokerId)).size, 2)
+  })
+
+  test('keyed records go to the Java murmur2 partition and keep their order per key', async () => {
+    const p = producer({ lingerMs: 2 })
+    const results = await p.send(Array.from({ length: 100 }, (_, i) => ({ topic: TOPIC, key: `key-${i % 5}`, value: `${i % 5}:${i}` })))
+    for (const r of results) assert.ok(r.partition === 0 || r.partition === 1)
+    for (let k = 0; k < 5; k++) {
+      const partition = results[k].partition
+      const mine = values(partition).filter(v => v.startsWith(`${k}:`))
+      assert.deepEqual(mine, Array.from({ length: 20 }, (_, j) => `${k}:${k + 5 * j}`))
+    }
+  })
+})
+
+describe('limits and lifecycle', () => {
+  test('delivery timeout fails records that were never written, and later records still go through', async () => {
+    const p = producer({ deliveryTimeoutMs: 300 })
+    await p.send({ topic: TOPIC, partition: 0, value: 'first' })
+    const removeFault = cluster.intercept(Produce, () => ({ error: 19 })) // NOT_ENOUGH_REPLICAS: definitely not written
+    await assert.rejects(p.send({ topic: TOPIC, partition: 0, value: 'lost' }), DeliveryTimeoutError)
+    removeFault()
+    assertLanded(await p.send({ topic: TOPIC, partition: 0, value: 'after' }), 'after')
+    assert.deepEqual(values(), ['first', 'after'])
+  })
+
+  test('an abort before the record is sent removes it: it is never written', async () => {
+    const p = producer({ lingerMs: 200 })
+    const controller = new AbortController()
+    const a = p.send({ topic: TOPIC, partition: 0, value: 'never' }, { signal: controller.signal })
+    const b = p.send({ topic: TOPIC, partition: 0, value: 'kept' })
+    controller.abort()
+    await assert.rejects(a, (error: unknown) => error instanceof AbortedError && !error.written)
+    assertLanded(await b, 'kept')
+    assert.deepEqual(values(), ['kept'])
+  })
+
+  test('backpressure: produce() refuses when the buffer is full and send() waits for room', async () => {
+    const p = producer({ maxBufferedRecords: 5, lingerMs: 50 })
+    const outcomes: Array<Error | null> = []
+    let accepted = 0
+    for (let i = 0; i < 8; i++) {
+      if (p.produce({ topic: TOPIC, partition: 1, value: `r${i}` }, error => outcomes.push(error))) accepted++
+    }
+    assert.equal(accepted, 4)
+    assert.equal(outcomes.filter(e => e instanceof BufferFullError).length, 3)
+    const waiting = p.send({ topic: TOPIC, partition: 1, value: 'waited' })
+    assertLanded(await waiting, 'waited')
+    await p.flush()
+    assert.equal(values(1).length, 6)
+  })
+
+  test('an unknown topic waits for metadata, then fails naming the topic', async () => {
+    const p = producer({ metadataWaitMs: 300 })
+    await assert.rejects(p.send({ topic: 'no-such-topic', value: 'x' }), /no-such-topic/)
+  })
+
+  test('a topic created while records wait for it receives them', async () => {
+    const p = producer({ metadataWaitMs: 5000 })
+    const pending = p.send({ topic: 'late-topic', value: 'early' })
+    await new Promise(resolve => setTimeout(resolve, 100))
+    cluster.createTopic({ name: 'late-topic', partitions: 1 })
+    const result = await pending
+    assert.equal(cluster.log('late-topic', 0)[0].value?.toString(), 'early')
+    assert.equal(result.offset, 0n)
+  })
+
+  test('close() flushes; close({ force }) fails what was never sent', async () => {
+    const p = producer({ lingerMs: 10_000 })
+    const flushed = p.send({ topic: TOPIC, partition: 0, value: 'flushed' })
+    await p.close()
+    assertLanded(await flushed, 'flushed')
+    await assert.rejects(p.send({ topic: TOPIC, value: 'late' }), ProducerClosedError)
+
+    const q = producer({ lingerMs: 10_000 })
+    const dropped = q.send({ topic: TOPIC, partition: 1, value: 'dropped' })
+    await q.close({ force: true })
+    await assert.rejects(dropped, ProducerClosedError)
+    assert.deepEqual(values(1), [])
+  })
+
+  test('acks=0 and non-idempotent producers', async () => {
+    assert.throws(() => new Producer(client, { acks: 1, idempotent: true }), /idempotent producer needs acks='all'/)
+    const p = producer({ acks: 0, idempotent: false })
+    const result = await p.send({ topic: TOPIC, partition: 1, value: 'fire' })
+    assert.equal(result.offset, -1n)
+    await until(() => values(1).length === 1, 'the acks=0 record')
+    // Like the Java client: acks other than 'all' without an explicit idempotent: true turns idempotence off.
+    const q = producer({ acks: 1 })
+    assertLanded(await q.send({ topic: TOPIC, partition: 1, value: 'one' }), 'one')
+    assert.equal(cluster.produceAttempts(TOPIC, 1).at(-1)!.producerId, -1n)
+  })
+
+  test('string values, headers as an object, explicit timestamps', async () => {
+    const p = producer()
+    const result = await p.send({ topic: TOPIC, partition: 0, key: 'k', value: 'v', headers: { h: 'x', n: null }, timestamp: 1234 })
+    assert.equal(result.timestamp, 1234n)
+    const record = cluster.log(TOPIC, 0)[0]
+    assert.equal(record.key?.toString(), 'k')
+    assert.deepEqual(record.headers.map(h => [h.key, h.value?.toString() ?? null]), [['h', 'x'], ['n', null]])
+    assert.equal(record.timestamp, 1234n)
+  })
+})

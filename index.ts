@@ -4,7 +4,9 @@
  *   import { Client } from 'kafkats'
  *   const client = new Client({ bootstrap: ['localhost:9092'] })
  */
-export { Client } from './client/client'
+import { Client } from './client/client'
+import { Producer, type ProducerOptions } from './producer/producer'
+export { Client }
 export type { ClientOptions, RequestOptions, ProduceRawOptions, ProduceRawResult, FetchRawOptions, FetchRawResult, OffsetSpec, Isolation, Acks } from './client/client'
 export { Admin } from './client/admin'
 export type { NewTopic, ConfigEntry, ConfigResourceType, AlterConfigsResource } from './client/admin'
@@ -20,8 +22,20 @@ export { encodeRecordBatch, decodeRecordBatches } from './protocol/record-batch'
 export type { KafkaRecord, RecordBatch, RecordHeader, RecordInput } from './protocol/record-batch'
 export type { CompressionCodec } from './protocol/compression'
 export { murmur2 } from './protocol/murmur2'
-export { Producer } from './producer/producer'
+export { Producer }
 export type { ProducerOptions, ProducerRecord, SendOptions, DataLossEvent } from './producer/producer'
 export type { RecordMetadata, RecordCallback } from './producer/batch'
 export { OutcomeUnknownError, DeliveryTimeoutError, BufferFullError, ProducerClosedError } from './producer/errors'
 export type { PartitionerOption, Partitioner, PartitionerInput, PartitionerFunction } from './producer/partitioners'
+
+// `client.producer(options)`: the client layer does not import producer/ (data flows one
+// way), so the entry point adds the factory to Client.
+declare module './client/client' {
+  interface Client {
+    /** A new Producer on this client's connections and metadata. */
+    producer: (options?: ProducerOptions) => Producer
+  }
+}
+Client.prototype.producer = function (this: Client, options?: ProducerOptions): Producer {
+  return new Producer(this, options)
+}

@@ -132,6 +132,8 @@ export class Producer extends EventEmitter {
 
   // Partition state, created on first use. Changed only on the event loop by this file and sink.ts.
   readonly #queues = new Map<string, PartitionQueue>()
+  // The same queues by topic and partition: the per-record lookup, without building a key string.
+  readonly #queuesByTopic = new Map<string, PartitionQueue[]>()
   /** Queues that hold batches; the drain looks only at these. */
   readonly #active = new Set<PartitionQueue>()
   readonly #sinks = new Map<number, Sink>()
@@ -392,9 +394,13 @@ export class Producer extends EventEmitter {
   }
 
   #queue (topic: string, partition: number): PartitionQueue {
-    const key = `${topic}-${partition}`
-    let queue = this.#queues.get(key)
-    if (queue === undefined) this.#queues.set(key, queue = new PartitionQueue(topic, partition))
+    let byPartition = this.#queuesByTopic.get(topic)
+    if (byPartition === undefined) this.#queuesByTopic.set(topic, byPartition = [])
+    let queue = byPartition[partition]
+    if (queue === undefined) {
+      byPartition[partition] = queue = new PartitionQueue(topic, partition)
+      this.#queues.set(queue.key, queue)
+    }
     return queue
   }
 
@@ -862,6 +868,18 @@ export class Producer extends EventEmitter {
   }
 }
 
+// Records appended in the same millisecond share one BigInt timestamp.
+let lastNow = 0
+let lastNowBig = 0n
+function nowAsBigInt (): bigint {
+  const now = Date.now()
+  if (now !== lastNow) {
+    lastNow = now
+    lastNowBig = BigInt(now)
+  }
+  return lastNowBig
+}
+
 function toBuffer (value: Buffer | string | null | undefined): Buffer | null {
   if (value === null || value === undefined) return null
   return typeof value === 'string' ? Buffer.from(value, 'utf8') : value
@@ -875,7 +893,7 @@ function toRecordInput (record: ProducerRecord): RecordInput {
     headers = Object.entries(record.headers).map(([key, value]) => ({ key, value: toBuffer(value) }))
   }
   const ts = record.timestamp
-  const timestamp = ts === undefined ? BigInt(Date.now()) : typeof ts === 'bigint' ? ts : BigInt(ts instanceof Date ? ts.getTime() : Math.trunc(ts))
+  const timestamp = ts === undefined ? nowAsBigInt() : typeof ts === 'bigint' ? ts : BigInt(ts instanceof Date ? ts.getTime() : Math.trunc(ts))
   return { key: toBuffer(record.key), value: toBuffer(record.value), headers, timestamp }
 }
 

@@ -18,6 +18,18 @@ import { IncrementalAlterConfigs } from './incremental-alter-configs'
 import { InitProducerId } from './init-producer-id'
 import { SaslHandshake } from './sasl-handshake'
 import { SaslAuthenticate } from './sasl-authenticate'
+import { JoinGroup } from './join-group'
+import { SyncGroup } from './sync-group'
+import { Heartbeat } from './heartbeat'
+import { LeaveGroup } from './leave-group'
+import { OffsetCommit } from './offset-commit'
+import { OffsetFetch } from './offset-fetch'
+import { ConsumerGroupHeartbeat, ConsumerGroupMemberEpoch } from './consumer-group-heartbeat'
+import { ConsumerGroupDescribe, ConsumerGroupMemberType } from './consumer-group-describe'
+import { DescribeGroups } from './describe-groups'
+import { ListGroups } from './list-groups'
+import { OffsetForLeaderEpoch } from './offset-for-leader-epoch'
+import { DeleteGroups } from './delete-groups'
 
 export { ApiVersions }
 export type * from './api-versions'
@@ -47,6 +59,30 @@ export { SaslHandshake }
 export type * from './sasl-handshake'
 export { SaslAuthenticate }
 export type * from './sasl-authenticate'
+export { JoinGroup }
+export type * from './join-group'
+export { SyncGroup }
+export type * from './sync-group'
+export { Heartbeat }
+export type * from './heartbeat'
+export { LeaveGroup }
+export type * from './leave-group'
+export { OffsetCommit }
+export type * from './offset-commit'
+export { OffsetFetch }
+export type * from './offset-fetch'
+export { ConsumerGroupHeartbeat, ConsumerGroupMemberEpoch }
+export type * from './consumer-group-heartbeat'
+export { ConsumerGroupDescribe, ConsumerGroupMemberType }
+export type * from './consumer-group-describe'
+export { DescribeGroups }
+export type * from './describe-groups'
+export { ListGroups }
+export type * from './list-groups'
+export { OffsetForLeaderEpoch }
+export type * from './offset-for-leader-epoch'
+export { DeleteGroups }
+export type * from './delete-groups'
 
 export const allApis: ReadonlyArray<Api<any, any>> = [
   ApiVersions,
@@ -62,5 +98,17 @@ export const allApis: ReadonlyArray<Api<any, any>> = [
   IncrementalAlterConfigs,
   InitProducerId,
   SaslHandshake,
-  SaslAuthenticate
+  SaslAuthenticate,
+  JoinGroup,
+  SyncGroup,
+  Heartbeat,
+  LeaveGroup,
+  OffsetCommit,
+  OffsetFetch,
+  ConsumerGroupHeartbeat,
+  ConsumerGroupDescribe,
+  DescribeGroups,
+  ListGroups,
+  OffsetForLeaderEpoch,
+  DeleteGroups
 ]

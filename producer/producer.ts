@@ -809,7 +809,8 @@ export class Producer extends EventEmitter {
         this.#finishBatch(queue, batch, batch.sent ? new OutcomeUnknownError(`Producer failed: ${error.message}`, { cause: error }) : error, null)
       }
     }
-    this.emit('error', error)
+    // An 'error' event without a listener would throw: every record already got the error.
+    if (this.listenerCount('error') > 0) this.emit('error', error)
   }
 
   // ---------------------------------------------------------------- helpers

@@ -1,0 +1,100 @@
+/**
+ * Cursor: the consumer's state for one assigned partition — where to fetch next, what
+ * was fetched and not handed out, what is being processed, and what was processed.
+ *
+ * Who changes what (all on the event loop):
+ * - `fetchOffset`, `lastFetchedEpoch`, `buffered`: the source that fetches the partition
+ *   (source.ts), and seek/reset (consumer.ts). `version` goes up on every seek, reset or
+ *   truncation, so a fetch that was in flight across one is recognised and dropped.
+ * - `processing`, `processedOffset`: the hand-out loop (consumer.ts) when a batch is given
+ *   to the application and when the application is done with it.
+ * - `ownership`: set at assignment by the group (group/), never changed by consumer/.
+ *   A released ownership means the partition left this member: nothing about it may be
+ *   committed any more, and late marks are dropped (invariant 3).
+ */
+import type { KafkaRecord } from '../protocol/record-batch'
+
+/** The membership a partition is held under; the group layer owns and stamps it. */
+export interface Ownership {
+  /** Set once the partition is revoked or lost: no commit or mark for it is accepted after. */
+  released: boolean
+  /** The member id the partition was assigned or last confirmed under ('' without a group). */
+  memberId: string
+  /** The classic generation or the KIP-848 member epoch of that assignment or confirmation. */
+  generation: number
+}
+
+export const directOwnership = (): Ownership => ({ released: false, memberId: '', generation: -1 })
+
+export interface ConsumerBatch {
+  topic: string
+  partition: number
+  records: KafkaRecord[]
+  highWatermark: bigint
+  /** The offset after this batch: where a commit of it points, and where reading resumes. */
+  nextOffset: bigint
+}
+
+export type OffsetSpec = 'earliest' | 'latest' | { timestamp: bigint | number | Date }
+
+export interface BufferedBatch {
+  batch: ConsumerBatch
+  bytes: number
+  /** The cursor version the batch was fetched under. */
+  version: number
+}
+
+export class Cursor {
+  readonly topic: string
+  readonly partition: number
+  readonly ownership: Ownership
+  /** Undefined while the start offset is being resolved (`resetTo`). */
+  fetchOffset: bigint | undefined
+  resetTo: OffsetSpec | undefined
+  /** Leader epoch of the last fetched batch, sent so the broker can report divergence (KIP-320). */
+  lastFetchedEpoch = -1
+  version = 0
+  paused = false
+  inFetch = false
+  /** The follower the leader told us to fetch from (KIP-392), or -1 for the leader. */
+  preferredReplica = -1
+  readonly buffered: BufferedBatch[] = []
+  bufferedBytes = 0
+  /** The batch handed to the application and not finished yet. */
+  processing: { batch: ConsumerBatch, finished: Promise<void>, finish: () => void } | undefined
+  /** The offset after the last record the application finished: what at-least-once commits. */
+  processedOffset: bigint | undefined
+  /** The last offset this member committed for the partition. */
+  committedOffset: bigint | undefined
+  highWatermark = -1n
+
+  constructor (topic: string, partition: number, ownership: Ownership, start: bigint | OffsetSpec) {
+    this.topic = topic
+    this.partition = partition
+    this.ownership = ownership
+    if (typeof start === 'bigint') this.fetchOffset = start
+    else this.resetTo = start
+  }
+
+  get key (): string {
+    return `${this.topic}-${this.partition}`
+  }
+
+  /** Moves to `offset` (or a spec to resolve), dropping what was fetched for the old position. */
+  seek (to: bigint | OffsetSpec): number {
+    this.version++
+    const dropped = this.bufferedBytes
+    this.buffered.length = 0
+    this.bufferedBytes = 0
+    this.lastFetchedEpoch = -1
+    this.preferredReplica = -1
+    if (typeof to === 'bigint') {
+      this.fetchOffset = to
+      this.resetTo = undefined
+    } else {
+      this.fetchOffset = undefined
+      this.resetTo = to
+    }
+    return dropped
+  }
+}

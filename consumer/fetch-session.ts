@@ -1,0 +1,76 @@
+/**
+ * FetchSession: incremental fetch sessions (KIP-227) with one broker.
+ *
+ * The first request (session id 0, epoch 0) is full and asks the broker for a session;
+ * later ones carry only partitions whose fetch position changed or that joined, and name
+ * those that left (`forgotten`). The broker answers only partitions with news. A session
+ * error (FETCH_SESSION_ID_NOT_FOUND, INVALID_FETCH_SESSION_EPOCH) or a failed request
+ * starts over with a full request.
+ */
+export interface SessionPartition {
+  topic: string
+  topicId: string
+  partition: number
+  fetchOffset: bigint
+  lastFetchedEpoch: number
+  currentLeaderEpoch: number
+  maxBytes: number
+}
+
+export class FetchSession {
+  id = 0
+  epoch = 0
+  /** What the broker's session holds, by `${topic}-${partition}`. */
+  readonly #inSession = new Map<string, SessionPartition>()
+
+  /** The partitions to put in the next request, and those to drop from the session. */
+  build (wanted: Map<string, SessionPartition>): { include: SessionPartition[], forget: SessionPartition[], full: boolean } {
+    const full = this.id === 0
+    const include: SessionPartition[] = []
+    const forget: SessionPartition[] = []
+    if (full) {
+      this.#inSession.clear()
+      for (const [key, p] of wanted) {
+        include.push(p)
+        this.#inSession.set(key, p)
+      }
+      return { include, forget, full }
+    }
+    for (const [key, p] of wanted) {
+      const held = this.#inSession.get(key)
+      if (held === undefined || held.fetchOffset !== p.fetchOffset || held.lastFetchedEpoch !== p.lastFetchedEpoch ||
+        held.currentLeaderEpoch !== p.currentLeaderEpoch || held.maxBytes !== p.maxBytes || held.topicId !== p.topicId) {
+        include.push(p)
+        this.#inSession.set(key, p)
+      }
+    }
+    for (const [key, p] of this.#inSession) {
+      if (!wanted.has(key)) {
+        forget.push(p)
+        this.#inSession.delete(key)
+      }
+    }
+    return { include, forget, full }
+  }
+
+  /** Applies the broker's answer: a new session id, the next epoch, or a reset after a session error. */
+  onResponse (errorCode: number, sessionId: number): void {
+    if (errorCode === 70 || errorCode === 71) {
+      this.reset()
+      return
+    }
+    if (this.id === 0) {
+      this.id = sessionId
+      this.epoch = sessionId === 0 ? 0 : 1
+      if (sessionId === 0) this.#inSession.clear()
+      return
+    }
+    this.epoch = this.epoch === 0x7fffffff ? 1 : this.epoch + 1
+  }
+
+  reset (): void {
+    this.id = 0
+    this.epoch = 0
+    this.#inSession.clear()
+  }
+}

@@ -6,6 +6,8 @@
  */
 import { Client } from './client/client'
 import { Producer, type ProducerOptions } from './producer/producer'
+import { Consumer, type AssignOptions } from './consumer/consumer'
+import { GroupConsumer, type GroupConsumerOptions } from './group/group-consumer'
 export { Client }
 export type { ClientOptions, RequestOptions, ProduceRawOptions, ProduceRawResult, FetchRawOptions, FetchRawResult, OffsetSpec, Isolation, Acks } from './client/client'
 export { Admin } from './client/admin'
@@ -25,6 +27,12 @@ export { murmur2 } from './protocol/murmur2'
 export { Producer }
 export type { ProducerOptions, ProducerRecord, SendOptions, DataLossEvent } from './producer/producer'
 export type { RecordMetadata, RecordCallback } from './producer/batch'
+export { Consumer, GroupConsumer }
+export type { AssignOptions, FetchOptions, TruncationEvent, ConsumerBatch, OffsetSpec as ConsumerOffsetSpec } from './consumer/consumer'
+export type { GroupConsumerOptions, DeliveryMode, RefusedCommit } from './group/group-consumer'
+export type { TopicPartition } from './group/membership'
+export type { Assignor, MemberSubscription } from './group/assignors'
+export { rangeAssignor, roundRobinAssignor, cooperativeStickyAssignor } from './group/assignors'
 export { OutcomeUnknownError, DeliveryTimeoutError, BufferFullError, ProducerClosedError } from './producer/errors'
 export type { PartitionerOption, Partitioner, PartitionerInput, PartitionerFunction } from './producer/partitioners'
 
@@ -34,8 +42,15 @@ declare module './client/client' {
   interface Client {
     /** A new Producer on this client's connections and metadata. */
     producer: (options?: ProducerOptions) => Producer
+    /** A consumer of assigned partitions (`assign`), or a member of a consumer group (`groupId`). */
+    consumer: ((options: GroupConsumerOptions) => GroupConsumer) & ((options: AssignOptions) => Consumer)
   }
 }
 Client.prototype.producer = function (this: Client, options?: ProducerOptions): Producer {
   return new Producer(this, options)
+}
+Client.prototype.consumer = function (this: Client, options: GroupConsumerOptions | AssignOptions): any {
+  if ('groupId' in options && options.groupId !== undefined) return new GroupConsumer(this, options)
+  if ('assign' in options && options.assign !== undefined) return Consumer.assigned(this, options)
+  throw new TypeError('client.consumer() needs either { groupId, topics } for a consumer group or { assign: [{ topic, partition, offset }] } for direct consumption')
 }

@@ -207,17 +207,25 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
       if (handed !== undefined) {
         const { cursor, batch } = handed
         if (this.hooks.beforeHandOut !== undefined) {
+          // The batch is not "processing" yet: a revoke does not wait for a hand-out that
+          // itself waits for the rebalance (at-most-once commits first), but `handingOut`
+          // keeps the partition's next batch back so order holds.
           let allowed = false
           try {
             allowed = await this.hooks.beforeHandOut(cursor, batch)
           } catch (error) {
             this.emit('warning', error)
           }
+          cursor.handingOut = false
           if (!allowed || cursor.ownership.released || this.#cursors.get(cursor.key) !== cursor) {
-            this.#finish(cursor, batch, false)
+            this.#wakeData()
             continue
           }
         }
+        cursor.handingOut = false
+        let finish!: () => void
+        const finished = new Promise<void>(resolve => { finish = resolve })
+        cursor.processing = { batch, finished, finish }
         return { batch, cursor, finish: () => this.#finish(cursor, batch, true) }
       }
       if (signal?.aborted === true) throw new AbortedError('Aborted while waiting for records', { written: false, cause: signal.reason })
@@ -306,16 +314,14 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
     // Round-robin over partitions, so one busy partition does not starve the others.
     for (let i = 0; i < n; i++) {
       const cursor = cursors[(this.#handOutStart + i) % n]
-      if (cursor.processing !== undefined || cursor.paused || cursor.buffered.length === 0) continue
+      if (cursor.processing !== undefined || cursor.handingOut || cursor.paused || cursor.buffered.length === 0) continue
       const entry = cursor.buffered.shift()!
       cursor.bufferedBytes -= entry.bytes
       this.#bufferedBytes -= entry.bytes
       this.#wakeWork()
       if (entry.version !== cursor.version || cursor.ownership.released) continue
       this.#handOutStart = (this.#handOutStart + i + 1) % Math.max(1, n)
-      let finish!: () => void
-      const finished = new Promise<void>(resolve => { finish = resolve })
-      cursor.processing = { batch: entry.batch, finished, finish }
+      cursor.handingOut = true
       return { cursor, batch: entry.batch }
     }
     return undefined

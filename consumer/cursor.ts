@@ -60,6 +60,8 @@ export class Cursor {
   preferredReplica = -1
   readonly buffered: BufferedBatch[] = []
   bufferedBytes = 0
+  /** A batch was taken from `buffered` and waits for `beforeHandOut` (e.g. an at-most-once commit). */
+  handingOut = false
   /** The batch handed to the application and not finished yet. */
   processing: { batch: ConsumerBatch, finished: Promise<void>, finish: () => void } | undefined
   /** The offset after the last record the application finished: what at-least-once commits. */

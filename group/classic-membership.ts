@@ -1,0 +1,305 @@
+/**
+ * The classic group protocol: JoinGroup, SyncGroup, Heartbeat, LeaveGroup.
+ *
+ *   join (MEMBER_ID_REQUIRED → join again with the given id) → the leader assigns →
+ *   sync → applyAssignment → heartbeat until REBALANCE_IN_PROGRESS (rejoin) or a fence
+ *   (lose everything, rejoin)
+ *
+ * Heartbeats run on their own timer and never wait for the application; a revoke waits
+ * for processing (bounded by the rebalance timeout) before the JoinGroup that follows, as
+ * the protocol wants. With an eager assignor everything is revoked before each join; with
+ * a cooperative one (KIP-429) only what moves is revoked, after the sync, and the member
+ * rejoins at once so the partitions can go to their new owner.
+ *
+ * `#state` is the single source of truth for whether a commit may be built now: only in
+ * 'stable' is (memberId, generation) the identity the coordinator knows this member by.
+ */
+import type { Client } from '../client/client'
+import { sleep } from '../client/backoff'
+import { Heartbeat } from '../protocol/apis/heartbeat'
+import { JoinGroup, type JoinGroupResponse } from '../protocol/apis/join-group'
+import { LeaveGroup } from '../protocol/apis/leave-group'
+import { SyncGroup } from '../protocol/apis/sync-group'
+import { CONSUMER_PROTOCOL_TYPE, decodeAssignment, decodeSubscription, encodeAssignment, encodeSubscription } from '../protocol/consumer-protocol'
+import { BrokerError, KafkaTsError } from '../protocol/errors'
+import type { Assignor, MemberSubscription } from './assignors'
+import type { GroupCoordinator } from './coordinator'
+import {
+  FENCED_INSTANCE_ID, ILLEGAL_GENERATION, isFencingError, MEMBER_ID_REQUIRED, REBALANCE_IN_PROGRESS, Signal, UNKNOWN_MEMBER_ID,
+  type MemberIdentity, type Membership, type MembershipHost, type TopicPartition
+} from './membership'
+
+type ClassicState = 'unjoined' | 'joining' | 'syncing' | 'stable' | 'stopped'
+type HeartbeatOutcome = 'rejoin' | 'fenced' | 'stopped'
+
+export class ClassicMembership implements Membership {
+  readonly protocol = 'classic' as const
+  readonly #client: Client
+  readonly #coordinator: GroupCoordinator
+  readonly #host: MembershipHost
+  readonly #assignor: Assignor
+  #state: ClassicState = 'unjoined'
+  #memberId = ''
+  #generation = -1
+  #rejoinRequested = false
+  readonly #stateChanged = new Signal()
+  readonly #heartbeated = new Signal()
+  readonly #stop = new AbortController()
+  #running: Promise<void> | undefined
+  /** Partition counts the leader assigned with: a change (new partitions) triggers a rebalance. */
+  #assignedCounts = new Map<string, number>()
+  #isLeader = false
+
+  constructor (client: Client, coordinator: GroupCoordinator, host: MembershipHost, assignor: Assignor) {
+    this.#client = client
+    this.#coordinator = coordinator
+    this.#host = host
+    this.#assignor = assignor
+  }
+
+  start (): void {
+    this.#running ??= this.#run()
+  }
+
+  identity (): MemberIdentity | undefined {
+    return this.#state === 'stable' ? { memberId: this.#memberId, generation: this.#generation } : undefined
+  }
+
+  async whenStable (signal?: AbortSignal): Promise<void> {
+    while (this.#state !== 'stable') {
+      if (this.#state === 'stopped') throw new KafkaTsError('GROUP_STOPPED', `The consumer left group "${this.#host.groupId}"`)
+      await this.#stateChanged.wait(signal)
+    }
+  }
+
+  async nextHeartbeat (signal?: AbortSignal): Promise<void> {
+    await this.#heartbeated.wait(signal)
+  }
+
+  onFencedResponse (): void {
+    this.#rejoinRequested = true
+    this.#fenced = true
+  }
+
+  requestRejoin (): void {
+    this.#rejoinRequested = true
+  }
+
+  #fenced = false
+
+  async stop (leave: boolean): Promise<void> {
+    const wasMember = this.#memberId !== '' && this.#state !== 'stopped'
+    this.#stop.abort()
+    await this.#running?.catch(() => {})
+    this.#setState('stopped')
+    if (leave && wasMember) {
+      await this.#coordinator.send(LeaveGroup, version => version >= 3
+        ? { groupId: this.#host.groupId, members: [{ memberId: this.#memberId, groupInstanceId: this.#host.instanceId, reason: 'the consumer is closing' }] }
+        : { groupId: this.#host.groupId, memberId: this.#memberId }, r => r.errorCode, { timeoutMs: 5000 }).catch(() => {})
+    }
+  }
+
+  #setState (state: ClassicState): void {
+    this.#state = state
+    this.#stateChanged.notify()
+  }
+
+  async #run (): Promise<void> {
+    const signal = this.#stop.signal
+    let failures = 0
+    while (!signal.aborted) {
+      try {
+        if (this.#assignor.protocol === 'eager' || this.#fenced) {
+          // Eager: give everything back before joining. After a fence, everything was lost already.
+          if (!this.#fenced) await this.#host.revokeAll(this.#generation >= 0 ? { memberId: this.#memberId, generation: this.#generation } : undefined)
+        }
+        this.#fenced = false
+        this.#rejoinRequested = false
+        this.#setState('joining')
+        const joined = await this.#join(signal)
+        this.#setState('syncing')
+        const assignment = await this.#sync(joined, signal)
+        if (assignment === undefined) continue // the rebalance moved on: join again
+        const identity = { memberId: this.#memberId, generation: this.#generation }
+        const revoked = await this.#host.applyAssignment(assignment, identity)
+        failures = 0
+        if (revoked.length > 0 && this.#assignor.protocol === 'cooperative') {
+          // KIP-429: the revoked partitions can go to their new owner only in the next rebalance.
+          continue
+        }
+        this.#setState('stable')
+        const outcome = await this.#heartbeatUntilRejoin(signal)
+        if (outcome === 'stopped') return
+        if (outcome === 'fenced') await this.#onFenced('the coordinator no longer knows this member (session expired, or it was fenced)')
+      } catch (error) {
+        if (signal.aborted) return
+        if (error instanceof BrokerError && isFencingError(error.code)) {
+          if (error.code === FENCED_INSTANCE_ID) {
+            this.#host.fatal(new KafkaTsError('FENCED_INSTANCE_ID', `Another consumer joined group "${this.#host.groupId}" with the same instanceId "${this.#host.instanceId ?? ''}": this one stops (static membership, KIP-345)`, { cause: error }))
+            this.#setState('stopped')
+            return
+          }
+          await this.#onFenced(error.message)
+          continue
+        }
+        if (error instanceof KafkaTsError && !error.retriable && !(error instanceof BrokerError && error.code === REBALANCE_IN_PROGRESS)) {
+          this.#host.fatal(error)
+          this.#setState('stopped')
+          return
+        }
+        this.#setState('unjoined')
+        await sleep(Math.min(this.#host.heartbeatIntervalMs, 100 * 2 ** failures++), signal).catch(() => {})
+      }
+    }
+  }
+
+  async #onFenced (reason: string): Promise<void> {
+    this.#setState('unjoined')
+    await this.#host.loseAll(reason)
+    this.#generation = -1
+    this.#fenced = true
+  }
+
+  async #join (signal: AbortSignal): Promise<JoinGroupResponse> {
+    const topics = await this.#host.subscribedTopics(signal)
+    for (;;) {
+      const owned = this.#assignor.protocol === 'cooperative' ? groupByTopic(this.#host.heldPartitions()) : []
+      const metadata = encodeSubscription({
+        topics,
+        userData: this.#assignor.subscriptionUserData?.() ?? null,
+        ownedPartitions: owned,
+        generationId: this.#generation,
+        rackId: this.#host.rack
+      })
+      const response = await this.#coordinator.send(JoinGroup, {
+        groupId: this.#host.groupId,
+        sessionTimeoutMs: this.#host.sessionTimeoutMs,
+        rebalanceTimeoutMs: this.#host.rebalanceTimeoutMs,
+        memberId: this.#memberId,
+        groupInstanceId: this.#host.instanceId,
+        protocolType: CONSUMER_PROTOCOL_TYPE,
+        protocols: [{ name: this.#assignor.name, metadata }],
+        reason: null
+      }, r => r.errorCode, { signal, timeoutMs: this.#host.rebalanceTimeoutMs + 5000 })
+      if (response.errorCode === MEMBER_ID_REQUIRED) {
+        // KIP-394: the coordinator hands out the member id, then expects the join again.
+        this.#memberId = response.memberId
+        continue
+      }
+      if (response.errorCode === UNKNOWN_MEMBER_ID) {
+        this.#memberId = ''
+        throw new BrokerError(response.errorCode, `Joining group "${this.#host.groupId}"`)
+      }
+      if (response.errorCode !== 0) throw new BrokerError(response.errorCode, `Joining group "${this.#host.groupId}"`)
+      this.#memberId = response.memberId
+      this.#generation = response.generationId
+      this.#isLeader = response.leader === response.memberId
+      return response
+    }
+  }
+
+  async #sync (joined: JoinGroupResponse, signal: AbortSignal): Promise<TopicPartition[] | undefined> {
+    let assignments: Array<{ memberId: string, assignment: Buffer }> = []
+    if (this.#isLeader && !joined.skipAssignment) assignments = await this.#assign(joined, signal)
+    const response = await this.#coordinator.send(SyncGroup, {
+      groupId: this.#host.groupId,
+      generationId: this.#generation,
+      memberId: this.#memberId,
+      groupInstanceId: this.#host.instanceId,
+      protocolType: CONSUMER_PROTOCOL_TYPE,
+      protocolName: this.#assignor.name,
+      assignments
+    }, r => r.errorCode, { signal, timeoutMs: this.#host.rebalanceTimeoutMs + 5000 })
+    if (response.errorCode === REBALANCE_IN_PROGRESS) return undefined
+    if (response.errorCode !== 0) throw new BrokerError(response.errorCode, `Syncing group "${this.#host.groupId}" (generation ${this.#generation})`)
+    const decoded = decodeAssignment(response.assignment)
+    const partitions: TopicPartition[] = []
+    for (const t of decoded.assignedPartitions) for (const partition of t.partitions) partitions.push({ topic: t.topic, partition })
+    return partitions
+  }
+
+  /** The leader's job: every member's partitions from the assignor. */
+  async #assign (joined: JoinGroupResponse, signal: AbortSignal): Promise<Array<{ memberId: string, assignment: Buffer }>> {
+    const members: MemberSubscription[] = joined.members.map(m => {
+      const s = decodeSubscription(m.metadata)
+      return {
+        memberId: m.memberId,
+        instanceId: m.groupInstanceId,
+        topics: s.topics,
+        ownedPartitions: s.ownedPartitions.flatMap(t => t.partitions.map(partition => ({ topic: t.topic, partition }))),
+        generation: s.generationId,
+        rack: s.rackId,
+        userData: s.userData
+      }
+    })
+    const topics = [...new Set(members.flatMap(m => m.topics))]
+    await this.#client.metadata.refresh(topics, signal)
+    const counts = new Map<string, number>()
+    for (const topic of topics) {
+      const meta = this.#client.metadata.topic(topic)
+      if (meta !== undefined) counts.set(topic, meta.partitions.length)
+    }
+    this.#assignedCounts = counts
+    const plan = this.#assignor.assign(members, counts)
+    return members.map(m => ({ memberId: m.memberId, assignment: encodeAssignment({ assignedPartitions: groupByTopic(plan.get(m.memberId) ?? []) }) }))
+  }
+
+  async #heartbeatUntilRejoin (signal: AbortSignal): Promise<HeartbeatOutcome> {
+    while (!signal.aborted) {
+      if (this.#rejoinRequested) return this.#fenced ? 'fenced' : 'rejoin'
+      if (this.#isLeader && await this.#partitionCountsChanged(signal)) return 'rejoin'
+      let code: number
+      try {
+        const response = await this.#coordinator.send(Heartbeat, {
+          groupId: this.#host.groupId,
+          generationId: this.#generation,
+          memberId: this.#memberId,
+          groupInstanceId: this.#host.instanceId
+        }, r => r.errorCode, { signal, timeoutMs: this.#host.sessionTimeoutMs })
+        code = response.errorCode
+      } catch (error) {
+        if (signal.aborted) return 'stopped'
+        // A failed heartbeat is retried; the session timeout decides whether we are still a member.
+        await sleep(this.#host.heartbeatIntervalMs / 3, signal).catch(() => {})
+        continue
+      }
+      if (code === 0) this.#heartbeated.notify()
+      if (code === REBALANCE_IN_PROGRESS) return 'rejoin'
+      if (code === FENCED_INSTANCE_ID) throw new BrokerError(code, `Heartbeat in group "${this.#host.groupId}"`)
+      if (code === ILLEGAL_GENERATION || code === UNKNOWN_MEMBER_ID) {
+        if (code === UNKNOWN_MEMBER_ID) this.#memberId = ''
+        return 'fenced'
+      }
+      if (code !== 0) throw new BrokerError(code, `Heartbeat in group "${this.#host.groupId}"`)
+      await this.#sleepUntilNextHeartbeat(signal)
+    }
+    return 'stopped'
+  }
+
+  async #sleepUntilNextHeartbeat (signal: AbortSignal): Promise<void> {
+    const deadline = Date.now() + this.#host.heartbeatIntervalMs
+    // Wake early for a requested rejoin (a commit saw REBALANCE_IN_PROGRESS or a fence).
+    while (Date.now() < deadline && !this.#rejoinRequested && !signal.aborted) {
+      await sleep(Math.min(100, deadline - Date.now()), signal).catch(() => {})
+    }
+  }
+
+  async #partitionCountsChanged (signal: AbortSignal): Promise<boolean> {
+    for (const [topic, count] of this.#assignedCounts) {
+      const meta = this.#client.metadata.topic(topic)
+      if (meta !== undefined && meta.partitions.length !== count) return true
+    }
+    const subscribed = await this.#host.subscribedTopics(signal)
+    return subscribed.some(t => !this.#assignedCounts.has(t) && this.#client.metadata.topic(t) !== undefined)
+  }
+}
+
+export function groupByTopic (partitions: TopicPartition[]): Array<{ topic: string, partitions: number[] }> {
+  const byTopic = new Map<string, number[]>()
+  for (const p of partitions) {
+    const list = byTopic.get(p.topic)
+    if (list === undefined) byTopic.set(p.topic, [p.partition])
+    else list.push(p.partition)
+  }
+  return [...byTopic].map(([topic, list]) => ({ topic, partitions: list.sort((a, b) => a - b) }))
+}

@@ -1,0 +1,407 @@
+/**
+ * GroupConsumer: a Consumer whose partitions come from a consumer group, and the keeper
+ * of invariants 2–4 (see group/DESIGN notes in INTERNALS.md):
+ *
+ * 2. A member commits only for partitions it holds, under the membership it holds them
+ *    under. Every held partition carries an Ownership stamped with the member id and the
+ *    generation (classic) or member epoch (KIP-848) it was assigned or last confirmed in.
+ *    An OffsetCommit is built when it is sent — after any join, sync or reconciliation in
+ *    progress — and an offset goes in only if its partition's stamp equals the identity
+ *    the request carries. A fence releases every ownership: nothing held before it can be
+ *    committed after it, whatever comes back.
+ * 3. Nothing is committed for a partition after it is revoked or lost: release happens
+ *    before anything else on a loss, and right after the revoke's own commit; a late mark
+ *    sees `released` and is dropped.
+ * 4. At-least-once commits what the application finished; at-most-once commits a batch's
+ *    end, and waits for the coordinator to accept it, before handing the batch over — a
+ *    refused commit means the batch is not processed.
+ */
+import type { Client } from '../client/client'
+import { Consumer, type ConsumerBatch, type FetchOptions } from '../consumer/consumer'
+import type { Cursor, Ownership } from '../consumer/cursor'
+import { OffsetCommit, type OffsetCommitRequest } from '../protocol/apis/offset-commit'
+import { OffsetFetch } from '../protocol/apis/offset-fetch'
+import { ApiVersions } from '../protocol/apis/api-versions'
+import { BrokerError, KafkaTsError } from '../protocol/errors'
+import { assignorByName, cooperativeStickyAssignor, type Assignor } from './assignors'
+import { ClassicMembership } from './classic-membership'
+import { ConsumerMembership } from './consumer-membership'
+import { GroupCoordinator, isCoordinatorError } from './coordinator'
+import {
+  isFencingError, partitionKey, REBALANCE_IN_PROGRESS, STALE_MEMBER_EPOCH,
+  type MemberIdentity, type Membership, type MembershipHost, type TopicPartition
+} from './membership'
+
+export type DeliveryMode = 'at-least-once' | 'at-most-once'
+
+export interface GroupConsumerOptions extends FetchOptions {
+  groupId: string
+  /** Topic names, or a RegExp matched against the cluster's topics. */
+  topics: string[] | RegExp
+  /** Default 'at-least-once'. */
+  delivery?: DeliveryMode
+  /** 'consumer' (KIP-848, the default when the broker speaks it) or 'classic'. */
+  groupProtocol?: 'consumer' | 'classic'
+  /** Classic: 'cooperative-sticky' (default), 'range', 'roundrobin' or an Assignor. KIP-848: a server assignor name ('uniform', 'range'). */
+  assignor?: string | Assignor
+  /** Static membership (KIP-345 / KIP-848). */
+  instanceId?: string
+  sessionTimeoutMs?: number
+  rebalanceTimeoutMs?: number
+  heartbeatIntervalMs?: number
+  autoCommitIntervalMs?: number
+  /** Start from the earliest offset when the group has no committed offset (default: latest). */
+  fromBeginning?: boolean
+  onAssigned?: (partitions: TopicPartition[]) => void | Promise<void>
+  onRevoked?: (partitions: TopicPartition[]) => void | Promise<void>
+  onLost?: (partitions: TopicPartition[]) => void | Promise<void>
+}
+
+export interface RefusedCommit {
+  topic: string
+  partition: number
+  offset: bigint
+  reason: string
+}
+
+export class GroupConsumer extends Consumer {
+  readonly groupId: string
+  readonly delivery: DeliveryMode
+  readonly #options: GroupConsumerOptions
+  readonly #coordinator: GroupCoordinator
+  #membership: Membership | undefined
+  #commitTimer: NodeJS.Timeout | undefined
+  #committing: Promise<void> | undefined
+  #started: Promise<void>
+  #topicsCache: { at: number, topics: string[] } | undefined
+
+  constructor (client: Client, options: GroupConsumerOptions) {
+    super(client, { ...options, offsetReset: options.offsetReset ?? (options.fromBeginning === true ? 'earliest' : 'latest') })
+    this.groupId = options.groupId
+    this.delivery = options.delivery ?? 'at-least-once'
+    this.#options = options
+    this.#coordinator = new GroupCoordinator(client, options.groupId)
+    this.#host = this.#makeHost(options)
+    if (this.delivery === 'at-most-once') this.hooks.beforeHandOut = async (cursor, batch) => await this.#commitBeforeHandOut(cursor, batch)
+    this.#started = this.#start().catch(error => this.fail(error as Error))
+  }
+
+  /** Which group protocol is in use (known once started). */
+  get groupProtocol (): 'classic' | 'consumer' | undefined {
+    return this.#membership?.protocol
+  }
+
+  async #start (): Promise<void> {
+    let protocol = this.#options.groupProtocol
+    if (protocol === undefined) {
+      // KIP-848 when the broker speaks ConsumerGroupHeartbeat, classic otherwise.
+      const versions = await this.client.request(ApiVersions, { clientSoftwareName: 'kafkats', clientSoftwareVersion: '0' })
+      protocol = versions.apiKeys.some(k => k.apiKey === 68) ? 'consumer' : 'classic'
+    }
+    if (this.closed) return
+    if (protocol === 'classic') {
+      const option = this.#options.assignor ?? 'cooperative-sticky'
+      const assignor = typeof option === 'string' ? assignorByName(option) : option
+      if (assignor === undefined) throw new KafkaTsError('INVALID_CONFIG', `Unknown assignor "${String(option)}": use 'cooperative-sticky', 'range', 'roundrobin' or an Assignor object`)
+      this.#membership = new ClassicMembership(this.client, this.#coordinator, this.#host, assignor ?? cooperativeStickyAssignor)
+    } else {
+      const option = this.#options.assignor
+      if (option !== undefined && typeof option !== 'string') throw new KafkaTsError('INVALID_CONFIG', 'The KIP-848 protocol uses server-side assignors: give the assignor by name (e.g. \'uniform\' or \'range\'), or use groupProtocol: \'classic\' for client-side assignors')
+      this.#membership = new ConsumerMembership(this.client, this.#coordinator, this.#host, option ?? null)
+    }
+    this.#membership.start()
+    if (this.delivery === 'at-least-once') {
+      this.#commitTimer = setInterval(() => { void this.commit().catch(error => this.emit('warning', error)) }, this.#options.autoCommitIntervalMs ?? 5000)
+      this.#commitTimer.unref()
+    }
+  }
+
+  // ---------------------------------------------------------------- commits
+
+  /**
+   * Commits what the application finished (at-least-once). Waits for any rebalance in
+   * progress first; partitions not held under the identity the request carries are left
+   * out. Resolves with the offsets left out and why.
+   */
+  async commit (): Promise<RefusedCommit[]> {
+    await this.#started
+    const membership = this.#membership
+    if (membership === undefined) return []
+    // One commit at a time: a later call waits and then commits what is new.
+    while (this.#committing !== undefined) await this.#committing.catch(() => {})
+    let refused: RefusedCommit[] = []
+    const run = (async () => {
+      await membership.whenStable()
+      const identity = membership.identity()
+      if (identity === undefined) return
+      refused = await this.#commitCursors(this.cursors.filter(c => c.processedOffset !== undefined && c.processedOffset !== c.committedOffset), identity, c => c.processedOffset!)
+    })()
+    this.#committing = run
+    try {
+      await run
+    } finally {
+      if (this.#committing === run) this.#committing = undefined
+    }
+    return refused
+  }
+
+  /**
+   * The OffsetCommit itself, built now: each cursor goes in only if its ownership is not
+   * released and carries exactly `identity`. Everything left out, or refused by the
+   * coordinator, is returned (and emitted as 'commitRefused').
+   */
+  async #commitCursors (cursors: Cursor[], identity: MemberIdentity, offsetOf: (c: Cursor) => bigint): Promise<RefusedCommit[]> {
+    const refused: RefusedCommit[] = []
+    const included: Array<{ cursor: Cursor, offset: bigint }> = []
+    for (const cursor of cursors) {
+      const offset = offsetOf(cursor)
+      const ownership = cursor.ownership
+      if (ownership.released) {
+        refused.push({ topic: cursor.topic, partition: cursor.partition, offset, reason: 'the partition was revoked or lost' })
+      } else if (ownership.memberId !== identity.memberId || ownership.generation !== identity.generation) {
+        refused.push({ topic: cursor.topic, partition: cursor.partition, offset, reason: `held under member ${ownership.memberId} generation/epoch ${ownership.generation}, not ${identity.memberId} ${identity.generation}` })
+      } else {
+        included.push({ cursor, offset })
+      }
+    }
+    if (included.length > 0) {
+      for (let attempt = 0; included.length > 0; attempt++) {
+        const { codes } = await this.#sendCommit(included, identity)
+        const retry: Array<{ cursor: Cursor, offset: bigint }> = []
+        for (const item of included) {
+          const code = codes.get(partitionKey(item.cursor)) ?? -1
+          if (code === 0) {
+            if (item.cursor.committedOffset === undefined || item.offset > item.cursor.committedOffset) item.cursor.committedOffset = item.offset
+            continue
+          }
+          if (code === STALE_MEMBER_EPOCH && attempt === 0) {
+            retry.push(item)
+            continue
+          }
+          if (isFencingError(code)) this.#membership?.onFencedResponse(code)
+          if (code === REBALANCE_IN_PROGRESS) this.#membership?.requestRejoin()
+          refused.push({ topic: item.cursor.topic, partition: item.cursor.partition, offset: item.offset, reason: new BrokerError(code, 'OffsetCommit').message })
+        }
+        if (retry.length === 0) break
+        // KIP-848: our epoch moved on; after the next heartbeat, commit again what is still held under the new epoch.
+        await this.#membership?.nextHeartbeat()
+        const now = this.#membership?.identity()
+        included.length = 0
+        for (const item of retry) {
+          if (now !== undefined && !item.cursor.ownership.released && item.cursor.ownership.memberId === now.memberId && item.cursor.ownership.generation === now.generation) {
+            included.push(item)
+            identity = now
+          } else {
+            refused.push({ topic: item.cursor.topic, partition: item.cursor.partition, offset: item.offset, reason: 'STALE_MEMBER_EPOCH and the partition is no longer held under the current epoch' })
+          }
+        }
+      }
+    }
+    if (refused.length > 0) this.emit('commitRefused', refused)
+    return refused
+  }
+
+  async #sendCommit (items: Array<{ cursor: Cursor, offset: bigint }>, identity: MemberIdentity): Promise<{ codes: Map<string, number> }> {
+    const response = await this.#coordinator.send(OffsetCommit, version => {
+      const byTopic = new Map<string, Array<{ partitionIndex: number, committedOffset: bigint, committedLeaderEpoch: number, committedMetadata: string | null }>>()
+      for (const { cursor, offset } of items) {
+        let list = byTopic.get(cursor.topic)
+        if (list === undefined) byTopic.set(cursor.topic, list = [])
+        list.push({ partitionIndex: cursor.partition, committedOffset: offset, committedLeaderEpoch: cursor.lastFetchedEpoch, committedMetadata: null })
+      }
+      const body: OffsetCommitRequest = {
+        groupId: this.groupId,
+        generationIdOrMemberEpoch: identity.generation,
+        memberId: identity.memberId,
+        groupInstanceId: this.#options.instanceId ?? null,
+        topics: [...byTopic].map(([topic, partitions]) => version >= 10
+          ? { topicId: this.client.metadata.topic(topic)?.topicId, partitions }
+          : { name: topic, partitions })
+      }
+      return body
+    }, r => r.topics[0]?.partitions[0]?.errorCode ?? 0)
+    const codes = new Map<string, number>()
+    for (const t of response.topics) {
+      const name = t.name !== '' ? t.name : this.client.metadata.topicById(t.topicId)?.name ?? ''
+      for (const p of t.partitions) codes.set(`${name}-${p.partitionIndex}`, p.errorCode)
+    }
+    return { codes }
+  }
+
+  /** At-most-once: the batch's end is committed, and accepted, before the batch is handed over. */
+  async #commitBeforeHandOut (cursor: Cursor, batch: ConsumerBatch): Promise<boolean> {
+    const membership = this.#membership
+    if (membership === undefined) return false
+    await membership.whenStable()
+    const identity = membership.identity()
+    if (identity === undefined) return false
+    const refused = await this.#commitCursors([cursor], identity, () => batch.nextOffset)
+    if (refused.length > 0) {
+      this.emit('batchDropped', { topic: batch.topic, partition: batch.partition, firstOffset: batch.records[0]?.offset, nextOffset: batch.nextOffset, reason: refused[0].reason })
+      return false
+    }
+    cursor.processedOffset = batch.nextOffset
+    return true
+  }
+
+  // ---------------------------------------------------------------- membership host
+
+  readonly #host: MembershipHost
+
+  #makeHost (options: GroupConsumerOptions): MembershipHost {
+    const sessionTimeoutMs = options.sessionTimeoutMs ?? 45_000
+    return {
+      groupId: options.groupId,
+      instanceId: options.instanceId ?? null,
+      rack: options.rack ?? null,
+      sessionTimeoutMs,
+      rebalanceTimeoutMs: options.rebalanceTimeoutMs ?? 60_000,
+      heartbeatIntervalMs: options.heartbeatIntervalMs ?? Math.min(3000, Math.floor(sessionTimeoutMs / 3)),
+      subscribedTopics: async signal => await this.#subscribedTopics(signal),
+      heldPartitions: () => this.cursors.filter(c => !c.ownership.released).map(c => ({ topic: c.topic, partition: c.partition })),
+      applyAssignment: async (target, identity) => await this.#applyAssignment(target, identity),
+      revokeAll: async identity => { await this.#revoke(this.#host.heldPartitions(), identity) },
+      loseAll: async reason => await this.#loseAll(reason),
+      fatal: error => this.fail(error)
+    }
+  }
+
+  async #subscribedTopics (signal?: AbortSignal): Promise<string[]> {
+    const topics = this.#options.topics
+    if (Array.isArray(topics)) return topics
+    if (this.#topicsCache !== undefined && Date.now() - this.#topicsCache.at < 30_000) return this.#topicsCache.topics
+    const all = await this.client.admin.listTopics({ signal })
+    const matched = all.filter(t => topics.test(t))
+    this.#topicsCache = { at: Date.now(), topics: matched }
+    return matched
+  }
+
+  async #applyAssignment (target: TopicPartition[], identity: MemberIdentity): Promise<TopicPartition[]> {
+    const targetKeys = new Set(target.map(partitionKey))
+    const held = this.cursors.filter(c => !c.ownership.released)
+    const revoked: TopicPartition[] = []
+    for (const cursor of held) {
+      if (cursor.ownership.memberId !== identity.memberId) {
+        // Held under another member id: only a fence changes it, and a fence releases everything. Never re-stamp it.
+        revoked.push({ topic: cursor.topic, partition: cursor.partition })
+        continue
+      }
+      // Still held by this member (whether kept or about to be revoked): confirmed under the new identity.
+      cursor.ownership.generation = identity.generation
+      if (!targetKeys.has(cursor.key)) revoked.push({ topic: cursor.topic, partition: cursor.partition })
+    }
+    if (revoked.length > 0) await this.#revoke(revoked, identity)
+    const heldKeys = new Set(this.cursors.filter(c => !c.ownership.released).map(c => c.key))
+    const added = target.filter(p => !heldKeys.has(partitionKey(p)))
+    if (added.length > 0) {
+      const committed = await this.#fetchCommitted(added, identity)
+      const reset = this.#options.fromBeginning === true ? 'earliest' as const : 'latest' as const
+      this.addPartitions(added.map(p => {
+        const offset = committed.get(partitionKey(p))
+        const ownership: Ownership = { released: false, memberId: identity.memberId, generation: identity.generation }
+        return { ...p, offset: offset !== undefined && offset >= 0n ? offset : reset, ownership }
+      }))
+      for (const p of added) {
+        const cursor = this.cursor(p.topic, p.partition)
+        const offset = committed.get(partitionKey(p))
+        if (cursor !== undefined && offset !== undefined && offset >= 0n) cursor.committedOffset = offset
+      }
+      await this.#callback(this.#options.onAssigned, added)
+    }
+    this.emit('assigned', { added, revoked, identity })
+    return revoked
+  }
+
+  /** Stops fetching, waits for processing (bounded by the rebalance timeout), commits what was processed, releases. */
+  async #revoke (partitions: TopicPartition[], identity: MemberIdentity | undefined): Promise<void> {
+    if (partitions.length === 0) return
+    const cursors = await this.removePartitions(partitions, this.#host.rebalanceTimeoutMs)
+    try {
+      if (identity !== undefined && this.delivery === 'at-least-once') {
+        const pending = cursors.filter(c => c.processedOffset !== undefined && c.processedOffset !== c.committedOffset)
+        if (pending.length > 0) await this.#commitCursors(pending, identity, c => c.processedOffset!).catch(error => this.emit('warning', error))
+      }
+    } finally {
+      for (const cursor of cursors) cursor.ownership.released = true
+    }
+    await this.#callback(this.#options.onRevoked, partitions)
+  }
+
+  async #loseAll (reason: string): Promise<void> {
+    const lost = this.cursors.filter(c => !c.ownership.released)
+    // Released first: from here on no commit, mark or in-flight batch of these partitions counts.
+    for (const cursor of lost) cursor.ownership.released = true
+    await this.removePartitions(lost, 0)
+    const partitions = lost.map(c => ({ topic: c.topic, partition: c.partition }))
+    if (partitions.length > 0) {
+      this.emit('lost', { partitions, reason })
+      await this.#callback(this.#options.onLost, partitions)
+    }
+  }
+
+  async #fetchCommitted (partitions: TopicPartition[], identity: MemberIdentity): Promise<Map<string, bigint>> {
+    const byTopic = new Map<string, number[]>()
+    for (const p of partitions) {
+      const list = byTopic.get(p.topic)
+      if (list === undefined) byTopic.set(p.topic, [p.partition])
+      else list.push(p.partition)
+    }
+    const kip848 = this.#membership?.protocol === 'consumer'
+    for (let attempt = 0; ; attempt++) {
+      const response = await this.#coordinator.send(OffsetFetch, version => version >= 8
+        ? {
+            groups: [{
+              groupId: this.groupId,
+              memberId: kip848 ? identity.memberId : null,
+              memberEpoch: kip848 ? identity.generation : -1,
+              topics: [...byTopic].map(([topic, partitionIndexes]) => version >= 10 ? { topicId: this.client.metadata.topic(topic)?.topicId, partitionIndexes } : { name: topic, partitionIndexes })
+            }],
+            requireStable: true
+          }
+        : { groupId: this.groupId, topics: [...byTopic].map(([name, partitionIndexes]) => ({ name, partitionIndexes })), requireStable: true },
+      r => r.groups.length > 0 ? r.groups[0].errorCode : r.errorCode)
+      const offsets = new Map<string, bigint>()
+      let code = response.groups.length > 0 ? response.groups[0].errorCode : response.errorCode
+      const topics = response.groups.length > 0 ? response.groups[0].topics : response.topics
+      for (const t of topics) {
+        const name = t.name !== '' ? t.name : this.client.metadata.topicById((t as { topicId?: string }).topicId ?? '')?.name ?? ''
+        for (const p of t.partitions) {
+          if (p.errorCode !== 0) code = p.errorCode
+          else offsets.set(`${name}-${p.partitionIndex}`, p.committedOffset)
+        }
+      }
+      // UNSTABLE_OFFSET_COMMIT (88): a transactional commit is pending; ask again shortly.
+      if (code === 88 && attempt < 50) {
+        await new Promise(resolve => setTimeout(resolve, 100))
+        continue
+      }
+      if (code !== 0 && !isCoordinatorError(code)) throw new BrokerError(code, `Fetching committed offsets of group "${this.groupId}"`)
+      return offsets
+    }
+  }
+
+  async #callback (callback: ((partitions: TopicPartition[]) => void | Promise<void>) | undefined, partitions: TopicPartition[]): Promise<void> {
+    if (callback === undefined) return
+    try {
+      await callback(partitions)
+    } catch (error) {
+      this.emit('warning', error)
+    }
+  }
+
+  /** Commits what was processed (at-least-once), leaves the group and stops. */
+  override async close (): Promise<void> {
+    if (this.closed) return
+    clearInterval(this.#commitTimer)
+    await this.#started
+    const membership = this.#membership
+    if (membership !== undefined) {
+      if (this.delivery === 'at-least-once') await this.commit().catch(error => this.emit('warning', error))
+      // Revoke (wait for processing, commit) before leaving, so the next owner starts after what we did.
+      const identity = membership.identity()
+      await this.#revoke(this.#host.heldPartitions(), this.delivery === 'at-least-once' ? identity : undefined).catch(() => {})
+      await membership.stop(true)
+    }
+    await super.close()
+  }
+}

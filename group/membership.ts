@@ -1,0 +1,103 @@
+/**
+ * What a group membership protocol (classic or KIP-848) and the group consumer say to
+ * each other. The membership decides which partitions this member holds; the consumer
+ * (group-consumer.ts) fetches them, revokes them (waiting for processing and committing)
+ * and releases them.
+ */
+export interface TopicPartition {
+  topic: string
+  partition: number
+}
+
+/** The membership a commit is made under: member id and classic generation or KIP-848 member epoch. */
+export interface MemberIdentity {
+  memberId: string
+  generation: number
+}
+
+export interface MembershipHost {
+  readonly groupId: string
+  readonly instanceId: string | null
+  readonly rack: string | null
+  readonly sessionTimeoutMs: number
+  readonly rebalanceTimeoutMs: number
+  readonly heartbeatIntervalMs: number
+  /** The topics this member subscribes to now (a RegExp subscription is resolved here). */
+  subscribedTopics: (signal?: AbortSignal) => Promise<string[]>
+  /** Partitions held now (ownership not released). */
+  heldPartitions: () => TopicPartition[]
+  /**
+   * The coordinator confirmed that this member holds exactly `target` under `identity`.
+   * Held partitions not in it are revoked (processing awaited, what was processed
+   * committed under `identity`, then released); held ones in it are re-stamped with
+   * `identity`; new ones start fetching from their committed offsets.
+   * Returns the partitions revoked.
+   */
+  applyAssignment: (target: TopicPartition[], identity: MemberIdentity) => Promise<TopicPartition[]>
+  /** Eager rebalancing: revoke everything before rejoining. */
+  revokeAll: (identity: MemberIdentity | undefined) => Promise<void>
+  /** This member was fenced: every partition is lost, released without a commit. */
+  loseAll: (reason: string) => Promise<void>
+  /** The membership cannot go on (e.g. a fenced static member): the consumer ends with this error. */
+  fatal: (error: Error) => void
+}
+
+export interface Membership {
+  readonly protocol: 'classic' | 'consumer'
+  start: () => void
+  /** Leaves the group (unless `leave` is false) and stops heartbeating. */
+  stop: (leave: boolean) => Promise<void>
+  /** The identity commits are made under now, undefined while not a member. */
+  identity: () => MemberIdentity | undefined
+  /** Resolves when no join, sync or reconciliation is in progress and the member has an identity. */
+  whenStable: (signal?: AbortSignal) => Promise<void>
+  /** A commit was answered with a fencing error: treat it as a heartbeat would. */
+  onFencedResponse: (errorCode: number) => void
+  /** A commit was answered REBALANCE_IN_PROGRESS: rejoin. */
+  requestRejoin: () => void
+  /** Resolves after the next successful heartbeat (KIP-848: a commit saw STALE_MEMBER_EPOCH). */
+  nextHeartbeat: (signal?: AbortSignal) => Promise<void>
+}
+
+export const ILLEGAL_GENERATION = 22
+export const UNKNOWN_MEMBER_ID = 25
+export const REBALANCE_IN_PROGRESS = 27
+export const MEMBER_ID_REQUIRED = 79
+export const FENCED_INSTANCE_ID = 82
+export const FENCED_MEMBER_EPOCH = 110
+export const STALE_MEMBER_EPOCH = 113
+
+/** Error codes that mean this member is no longer in the group as it thinks. */
+export function isFencingError (code: number): boolean {
+  return code === ILLEGAL_GENERATION || code === UNKNOWN_MEMBER_ID || code === FENCED_INSTANCE_ID || code === FENCED_MEMBER_EPOCH
+}
+
+export function samePartition (a: TopicPartition, b: TopicPartition): boolean {
+  return a.topic === b.topic && a.partition === b.partition
+}
+
+export const partitionKey = (p: TopicPartition): string => `${p.topic}-${p.partition}`
+
+/** Resolves when `condition` holds, checking whenever `subscribe`'s callback fires. */
+export class Signal {
+  #waiters: Array<() => void> = []
+
+  notify (): void {
+    for (const wake of this.#waiters.splice(0)) wake()
+  }
+
+  async wait (signal?: AbortSignal): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      if (signal?.aborted === true) {
+        reject(signal.reason)
+        return
+      }
+      const onAbort = (): void => reject(signal!.reason)
+      signal?.addEventListener('abort', onAbort, { once: true })
+      this.#waiters.push(() => {
+        signal?.removeEventListener('abort', onAbort)
+        resolve()
+      })
+    })
+  }
+}

@@ -191,6 +191,28 @@ export class Producer extends EventEmitter {
     this.#deliveryTimer.unref()
   }
 
+  /** Internal state for debugging a stall: queues, batches, in-flight counts. */
+  debugState (): object {
+    return {
+      bumpPending: this.#bumpPending,
+      inFlightBatches: this.#inFlightBatches,
+      idState: this.#idState,
+      producerId: String(this.#producerId),
+      producerEpoch: this.#producerEpoch,
+      sinks: [...this.#sinks.values()].map(s => ({ nodeId: s.nodeId, inFlightRequests: s.inFlightRequests })),
+      queues: [...this.#active].map(q => ({
+        key: q.key,
+        inFlight: q.inFlight,
+        inFlightNode: q.inFlightNode,
+        serial: q.serial,
+        retryInMs: q.retryAt - Date.now(),
+        nextSequence: q.nextSequence,
+        leader: this.#client.metadata.partition(q.topic, q.partition)?.leaderId,
+        batches: q.batches.slice(0, 5).map(b => ({ records: b.recordCount, seq: b.baseSequence, epoch: b.producerEpoch, inFlight: b.inFlight, ambiguous: b.ambiguous, sealed: b.sealed, attempts: b.attempts, lastError: b.lastError?.message.slice(0, 160) }))
+      }))
+    }
+  }
+
   /** The producer id and epoch in use (-1 before the first send, or without idempotence). */
   get producerIdentity (): { producerId: bigint, producerEpoch: number } {
     return { producerId: this.#producerId, producerEpoch: this.#producerEpoch }
@@ -491,7 +513,11 @@ export class Producer extends EventEmitter {
       if (batch.recordCount === 0) return undefined
       if (!batch.sealed && this.#flushing === 0 && !this.#closed) {
         const lingerEnds = batch.createdAt + this.#lingerMs
-        if (now < lingerEnds) return undefined
+        if (now < lingerEnds) {
+          // Nothing else may come to drain this partition: wake up when its linger ends.
+          this.#wakeAt(lingerEnds)
+          return undefined
+        }
       }
       return batch
     }

@@ -169,6 +169,13 @@ export interface ClusterOptions {
   portBase?: number | 'free'
   /** Distance between the ports of node N and N+1 (default 10000; 2 with portBase 'free'). */
   portStride?: number
+  /**
+   * Feature levels set when formatting storage, e.g. { 'eligible.leader.replicas.version': 0 }
+   * (with ELR, KIP-966, a 4.x leader keeps its high watermark while the ISR is below
+   * min.insync.replicas, so waiting produces time out instead of ending in
+   * NOT_ENOUGH_REPLICAS_AFTER_APPEND).
+   */
+  features?: Record<string, number>
   /** server.properties entries for every node, applied after the defaults. */
   brokerOverrides?: Record<string, string | number | boolean>
   /** How long to wait for the cluster to come up (default 120 s). */
@@ -261,7 +268,7 @@ export async function startCluster (options: ClusterOptions = {}): Promise<Kafka
     cluster.nodes.push(new BrokerNode(cluster, id, port, nodeDir, propertiesFile, log4j, count === 1 ? '1G' : '512M', options.onUnexpectedExit))
   }
   try {
-    await Promise.all(cluster.nodes.map(node => formatStorage(clusterId, node.propertiesFile, log4j)))
+    await Promise.all(cluster.nodes.map(node => formatStorage(clusterId, node.propertiesFile, log4j, options.features ?? {})))
     await Promise.all(cluster.nodes.map(node => node.launch()))
     await cluster.waitUntilReady(cluster.startTimeoutMs)
   } catch (error) {
@@ -301,6 +308,12 @@ function serverProperties (nodeId: number, port: number, voters: string, dataDir
     'share.coordinator.state.topic.replication.factor': replication,
     'share.coordinator.state.topic.min.isr': minIsr,
     'group.initial.rebalance.delay.ms': 0,
+    // KIP-848 groups: the broker sets heartbeat interval and session timeout. Shorter than
+    // the defaults (5 s, 45 s) so fencing tests run in seconds.
+    'group.consumer.min.heartbeat.interval.ms': 500,
+    'group.consumer.heartbeat.interval.ms': 500,
+    'group.consumer.min.session.timeout.ms': 6000,
+    'group.consumer.session.timeout.ms': 10000,
     // A stopped follower leaves the ISR after this long (default 30 s); fault tests wait for it.
     ...(count > 1 ? { 'replica.lag.time.max.ms': 5000 } : {}),
     ...overrides
@@ -308,8 +321,9 @@ function serverProperties (nodeId: number, port: number, voters: string, dataDir
   return Object.entries(settings).map(([key, value]) => `${key}=${String(value)}`).join('\n') + '\n'
 }
 
-async function formatStorage (clusterId: string, propertiesFile: string, log4j: string): Promise<void> {
-  const result = await run('java', ['-Xmx256M', `-Dlog4j2.configurationFile=${log4j}`, '-cp', kafkaClasspath(), 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', propertiesFile], { timeoutMs: 120_000 })
+async function formatStorage (clusterId: string, propertiesFile: string, log4j: string, features: Record<string, number>): Promise<void> {
+  const featureArgs = Object.entries(features).flatMap(([name, level]) => ['--feature', `${name}=${level}`])
+  const result = await run('java', ['-Xmx256M', `-Dlog4j2.configurationFile=${log4j}`, '-cp', kafkaClasspath(), 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', propertiesFile, ...featureArgs], { timeoutMs: 120_000 })
   if (result.code !== 0) throw new Error(`Formatting KRaft storage failed (exit ${String(result.code)}) for ${propertiesFile}:\n${tail(result.stdout + result.stderr, 40)}`)
 }
 

@@ -178,18 +178,18 @@ function resolveClaims (members: readonly MemberSubscription[], topics: Readonly
 
 /**
  * The sticky assignment, before the cooperative rule is applied. It reaches the same kind of
- * result as Java's AbstractStickyAssignor (its "constrained" and "general" builders), by simpler
+ * result as Java's AbstractStickyAssignor (its "constrained" and "general" builders), by other
  * means that do not need its HashMap iteration order:
  *
  * 1. Every member keeps the partitions it validly owns and is still subscribed to.
  * 2. Each remaining partition, topics with the fewest subscribers first, goes to the subscribed
  *    member holding the fewest partitions (ties: lowest member id). From scratch with equal
  *    subscriptions this deals the partitions round robin over the members, as Java does.
- * 3. While some member X holds a partition of a topic that a member Y is subscribed to and Y holds
- *    at least two fewer partitions than X, one such partition moves from X to Y (one X got in step
- *    2 if there is one, so owned partitions move only when they must). Each move strictly lowers
- *    the sum of squared counts, so this ends; it ends exactly when Java's isBalanced() holds, which
- *    with equal subscriptions means every member's count is within one of every other's.
+ * 3. While some chain of hand-overs can move load from a member to one holding at least two
+ *    fewer, the cheapest such chain is applied (see cheapestImprovingChain), giving away
+ *    partitions members got in step 2 before partitions they owned. This ends with the least sum
+ *    of squared counts, which passes Java's isBalanced() and, with equal subscriptions, means every
+ *    member's count is within one of every other's.
  */
 function stickyAssignment (members: readonly MemberSubscription[], topics: ReadonlyMap<string, number>,
   claims: ReadonlyMap<string, Array<Claim | undefined>>): Map<string, Map<string, number[]>> {
@@ -212,11 +212,9 @@ function stickyAssignment (members: readonly MemberSubscription[], topics: Reado
     partitions.push(partition)
     counts.set(memberId, counts.get(memberId)! + 1)
   }
-  const leastLoaded = (candidates: readonly string[], except?: string): string | undefined => {
-    let best: string | undefined
-    for (const candidate of candidates) {
-      if (candidate !== except && (best === undefined || counts.get(candidate)! < counts.get(best)!)) best = candidate
-    }
+  const leastLoaded = (candidates: readonly string[]): string => {
+    let best = candidates[0]
+    for (const candidate of candidates) if (counts.get(candidate)! < counts.get(best)!) best = candidate
     return best
   }
 
@@ -243,40 +241,104 @@ function stickyAssignment (members: readonly MemberSubscription[], topics: Reado
     const topicSubscribers = subscribers.get(topic)!
     for (let partition = 0; partition < topicPlaced.length; partition++) {
       if (topicPlaced[partition]) continue
-      hold(leastLoaded(topicSubscribers)!, topic, partition)
+      hold(leastLoaded(topicSubscribers), topic, partition)
     }
   }
 
-  // 3. Move partitions from the most loaded members while that improves balance.
+  // 3. Balance along chains of moves, cheapest first.
   const ownedBy = (memberId: string, topic: string, partition: number): boolean => claims.get(topic)![partition]?.owner === memberId
+  const memberIds = byId.map(member => member.memberId)
+  const subscribedTopics = new Map(memberIds.map(id => [id, [] as string[]]))
+  for (const [topic, ids] of subscribers) for (const id of ids) subscribedTopics.get(id)!.push(topic)
   for (;;) {
-    let moved = false
-    const mostLoadedFirst = byId.map(member => member.memberId).sort((a, b) => counts.get(b)! - counts.get(a)!)
-    for (const from of mostLoadedFirst) {
-      const fromCount = counts.get(from)!
+    const chain = cheapestImprovingChain(memberIds, counts, held, subscribedTopics, ownedBy)
+    if (chain === undefined) return held
+    // Hand over from the receiving end first, so each giver gives from what it held when the chain was priced.
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const { from, to, topic } = chain[i]
       const memberTopics = held.get(from)!
-      const topicNames = [...memberTopics.keys()].sort(compareStrings)
-      // First a partition `from` did not own before this rebalance (moving it costs no revocation), then any.
-      for (const preferUnowned of [true, false]) {
-        for (const topic of topicNames) {
-          const partitions = memberTopics.get(topic)!
-          const index = preferUnowned ? partitions.findIndex(partition => !ownedBy(from, topic, partition)) : partitions.length - 1
-          if (index < 0) continue
-          const to = leastLoaded(subscribers.get(topic)!, from)
-          if (to === undefined || counts.get(to)! + 1 >= fromCount) continue
-          const [partition] = partitions.splice(index, 1)
-          if (partitions.length === 0) memberTopics.delete(topic)
-          counts.set(from, fromCount - 1)
-          hold(to, topic, partition)
-          moved = true
-          break
-        }
-        if (moved) break
-      }
-      if (moved) break
+      const partitions = memberTopics.get(topic)!
+      const unowned = partitions.findIndex(partition => !ownedBy(from, topic, partition))
+      const [partition] = partitions.splice(unowned >= 0 ? unowned : partitions.length - 1, 1)
+      if (partitions.length === 0) memberTopics.delete(topic)
+      counts.set(from, counts.get(from)! - 1)
+      hold(to, topic, partition)
     }
-    if (!moved) return held
   }
+}
+
+interface Hop { from: string, to: string, topic: string }
+
+/**
+ * A chain of hand-overs X → … → Y, each giving the next member one partition of a topic it is
+ * subscribed to, with X holding at least two more partitions than Y: applying it moves one
+ * partition's worth of load from X to Y and lowers the sum of squared counts. Of all such chains,
+ * one that moves the fewest partitions their holder owned before this rebalance (0-1 BFS, cost 1
+ * per hop that must give an owned partition), or undefined when there is none.
+ *
+ * Why chains and not single moves: the counts members can reach form an M-convex set, so an
+ * assignment with no improving chain has the least sum of squares of all (and so passes Java's
+ * isBalanced()), and if an assignment of that least sum keeps every owned partition, a chain of
+ * cost 0 exists whenever one is still needed. The cooperative follow-up rebalance is such a case:
+ * its owned partitions are the previous result minus what was withheld, so it completes the
+ * assignment without taking anything from anyone, and two rounds always settle.
+ */
+function cheapestImprovingChain (memberIds: readonly string[], counts: ReadonlyMap<string, number>,
+  held: ReadonlyMap<string, ReadonlyMap<string, number[]>>, subscribedTopics: ReadonlyMap<string, readonly string[]>,
+  ownedBy: (memberId: string, topic: string, partition: number) => boolean): Hop[] | undefined {
+  let most = 0
+  for (const id of memberIds) most = Math.max(most, counts.get(id)!)
+  // Per topic, who holds any of its partitions, and whether one it could give away unowned.
+  const holders = new Map<string, Array<{ id: string, cost: number }>>()
+  for (const id of memberIds) {
+    for (const [topic, partitions] of held.get(id)!) {
+      let list = holders.get(topic)
+      if (list === undefined) holders.set(topic, list = [])
+      list.push({ id, cost: partitions.some(partition => !ownedBy(id, topic, partition)) ? 0 : 1 })
+    }
+  }
+  let best: { cost: number, chain: Hop[] } | undefined
+  const levels = [...new Set(memberIds.map(id => counts.get(id)!))].filter(level => level + 2 <= most).sort((a, b) => a - b)
+  for (const level of levels) {
+    // Search backwards from every member at this level, towards members that could give to them,
+    // through topic nodes (receiver → topic it subscribes to → a holder of that topic) so each
+    // topic is expanded once. Costs are 0 or 1: one bucket of members per cost.
+    const cost = new Map<string, number>()
+    const next = new Map<string, Hop>()
+    const expandedTopics = new Set<string>()
+    const settled = new Set<string>()
+    const buckets: string[][] = [memberIds.filter(id => counts.get(id) === level)]
+    for (const id of buckets[0]) cost.set(id, 0)
+    for (let bucketCost = 0; bucketCost < buckets.length; bucketCost++) {
+      const bucket = buckets[bucketCost]
+      // The bucket grows while it is read: cost-0 hops add to it.
+      for (let i = 0; i < bucket.length; i++) {
+        const receiver = bucket[i]
+        if (settled.has(receiver) || cost.get(receiver) !== bucketCost) continue
+        settled.add(receiver)
+        for (const topic of subscribedTopics.get(receiver)!) {
+          if (expandedTopics.has(topic)) continue
+          expandedTopics.add(topic)
+          for (const { id: giver, cost: hopCost } of holders.get(topic) ?? []) {
+            const giverCost = bucketCost + hopCost
+            if (giver === receiver || giverCost >= (cost.get(giver) ?? Infinity)) continue
+            cost.set(giver, giverCost)
+            next.set(giver, { from: giver, to: receiver, topic })
+            ;(buckets[giverCost] ??= []).push(giver)
+          }
+        }
+      }
+    }
+    for (const id of memberIds) {
+      const giverCost = cost.get(id)
+      if (giverCost === undefined || counts.get(id)! < level + 2 || (best !== undefined && giverCost >= best.cost)) continue
+      const chain: Hop[] = []
+      for (let hop = next.get(id); hop !== undefined; hop = next.get(hop.to)) chain.push(hop)
+      best = { cost: giverCost, chain }
+    }
+    if (best?.cost === 0) break
+  }
+  return best?.chain
 }
 
 export const cooperativeStickyAssignor: Assignor = {

@@ -1,11 +1,13 @@
-// The runner protocol of runner.ts, for the runners of other clients, which are plain
-// ES modules run from source so that the main build never needs their packages.
+// The produce runner protocol of runner.ts, for the runners of other clients, which are
+// plain ES modules run from source so that the main build never needs their packages.
+// The parts every benchmark shares are in ../common/runner.mjs.
 import * as fs from 'node:fs'
+import { readConfigArgument } from '../common/runner.mjs'
+
+export { cpuSecondsSince, reportResult as report, runMain, runtime } from '../common/runner.mjs'
 
 export function readConfig () {
-  const text = process.argv[2]
-  if (text === undefined) throw new Error('A produce runner takes its config as JSON in argv[2]; run it through bench/produce/run.js')
-  return JSON.parse(text)
+  return readConfigArgument()
 }
 
 /** The values to produce, cycled through record by record (see readValues in runner.ts). */
@@ -17,31 +19,11 @@ export function readValues (config) {
   return values
 }
 
-export function cpuSecondsSince (start) {
-  const used = process.cpuUsage(start)
-  return (used.user + used.system) / 1e6
-}
-
 export function writeLatencies (file, latencies, count) {
   fs.writeFileSync(file, Buffer.from(latencies.buffer, latencies.byteOffset, count * 4))
-}
-
-export function report (result) {
-  process.stdout.write('BENCH-RESULT ' + JSON.stringify(result) + '\n')
-}
-
-export function runtime () {
-  return `node ${process.version}`
 }
 
 /** How many records one call carries so that each partition's batch holds about `batchBytes`. */
 export function recordsPerCall (valueSize, partitions, batchBytes) {
   return Math.max(1, Math.floor(partitions * batchBytes / (valueSize + 20)))
-}
-
-export function runMain (main) {
-  main().catch(error => {
-    process.stderr.write(`${error?.stack ?? String(error)}\n`)
-    process.exitCode = 1
-  })
 }

@@ -6,7 +6,7 @@
  * from the produce() call to that record's callback.
  */
 import { setImmediate as yieldToIo } from 'node:timers/promises'
-import { Client } from '../../client/client'
+import { Client } from '../../index'
 import { cpuSecondsSince, readConfig, readValues, report, runMain, runtime, writeLatencies } from './runner'
 
 /** The part of the Producer API this runner uses. */

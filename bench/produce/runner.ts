@@ -2,12 +2,13 @@
  * What the produce benchmark's runners share: the orchestrator (run.ts) starts each
  * runner as its own process with a RunnerConfig as JSON in argv[2]; the runner produces,
  * writes one latency per acknowledged record (milliseconds, Float32 little-endian) to
- * `latencyFile`, and prints one `BENCH-RESULT {json}` line. The .mjs runners for other
- * clients speak the same protocol through common.mjs.
+ * `latencyFile`, and prints one `BENCH-RESULT {json}` line (../common/runner.ts). The
+ * .mjs runners for other clients speak the same protocol through common.mjs.
  */
 import * as fs from 'node:fs'
+import { readConfigArgument, readPayloadValues, reportResult } from '../common/runner'
 
-export const RESULT_PREFIX = 'BENCH-RESULT '
+export { cpuSecondsSince, RESULT_PREFIX, runMain, runtime } from '../common/runner'
 
 export interface RunnerConfig {
   bootstrap: string
@@ -40,9 +41,7 @@ export interface RunnerResult {
 }
 
 export function readConfig (): RunnerConfig {
-  const text = process.argv[2]
-  if (text === undefined) throw new Error('A produce runner takes its RunnerConfig as JSON in argv[2]; run it through bench/produce/run.js')
-  return JSON.parse(text) as RunnerConfig
+  return readConfigArgument<RunnerConfig>()
 }
 
 /**
@@ -51,16 +50,7 @@ export function readConfig (): RunnerConfig {
  * than in the Java client's fresh random payloads.
  */
 export function readValues (config: RunnerConfig): Buffer[] {
-  const bytes = fs.readFileSync(config.payloadFile)
-  const values: Buffer[] = []
-  for (let start = 0; start + config.valueSize <= bytes.length; start += config.valueSize + 1) values.push(bytes.subarray(start, start + config.valueSize))
-  if (values.length === 0) throw new Error(`No ${config.valueSize}-byte values in ${config.payloadFile}`)
-  return values
-}
-
-export function cpuSecondsSince (start: NodeJS.CpuUsage): number {
-  const used = process.cpuUsage(start)
-  return (used.user + used.system) / 1e6
+  return readPayloadValues(config.payloadFile, config.valueSize)
 }
 
 export function writeLatencies (file: string, latencies: Float32Array, count: number): void {
@@ -68,17 +58,5 @@ export function writeLatencies (file: string, latencies: Float32Array, count: nu
 }
 
 export function report (result: RunnerResult): void {
-  process.stdout.write(RESULT_PREFIX + JSON.stringify(result) + '\n')
-}
-
-export function runtime (): string {
-  return `node ${process.version}`
-}
-
-/** Runs a runner's main, reporting a crash as a failed run instead of a bare stack trace. */
-export function runMain (main: () => Promise<void>): void {
-  main().catch(error => {
-    process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`)
-    process.exitCode = 1
-  })
+  reportResult(result)
 }

@@ -1,0 +1,30 @@
+// The runner protocol of runner.ts, for the runners of other clients, which are plain
+// ES modules run from source so that the main build never needs their packages.
+
+export const RESULT_PREFIX = 'BENCH-RESULT '
+
+export function readConfigArgument () {
+  const text = process.argv[2]
+  if (text === undefined) throw new Error('A benchmark runner takes its config as JSON in argv[2]; run it through the benchmark\'s run.js')
+  return JSON.parse(text)
+}
+
+export function cpuSecondsSince (start) {
+  const used = process.cpuUsage(start)
+  return (used.user + used.system) / 1e6
+}
+
+export function reportResult (result) {
+  process.stdout.write(RESULT_PREFIX + JSON.stringify(result) + '\n')
+}
+
+export function runtime () {
+  return `node ${process.version}`
+}
+
+export function runMain (main) {
+  main().catch(error => {
+    process.stderr.write(`${error?.stack ?? String(error)}\n`)
+    process.exitCode = 1
+  })
+}

@@ -1,0 +1,181 @@
+/**
+ * What the consume benchmark's runners share. The orchestrator (run.ts) fills a topic,
+ * then starts each runner as its own process with a ConsumeConfig as JSON in argv[2]; the
+ * runner reads the topic from the beginning until it has `records` records, checks them
+ * with a Tally, and prints one `BENCH-RESULT {json}` line (../common/runner.ts). The .mjs
+ * runners of other clients do the same through common.mjs.
+ */
+import { cpuSecondsSince, readConfigArgument, reportResult, runtime } from '../common/runner'
+
+export { cpuSecondsSince, RESULT_PREFIX, runMain, runtime } from '../common/runner'
+
+export interface ConsumeConfig {
+  bootstrap: string
+  topic: string
+  partitions: number
+  /** Records in the topic, and how many to read. */
+  records: number
+  /** A group id no one used before. */
+  groupId: string
+  valueSize: number
+  compression: string
+  /** Per partition, as decimal strings: the log start and end offsets after the fill. */
+  startOffsets: string[]
+  endOffsets: string[]
+  /** A run that receives nothing for this long gives up and reports what it has. */
+  stallSeconds: number
+  /** Client-specific settings that replace the runner's defaults (from --options-<client>). */
+  options: Record<string, unknown>
+  /** The path of this module, compiled: the .mjs runners use its Tally and finish(). */
+  runnerModule: string
+}
+
+export interface ConsumeResult {
+  /** Set instead of the numbers when the client cannot run (e.g. not written yet). */
+  unavailable?: string
+  received: number
+  /** Value bytes received. */
+  valueBytes: number
+  /** From the start (client creation) to the last record received. */
+  wallSeconds: number
+  /** From the start to the first record received (joining the group, first fetch). */
+  firstRecordSeconds: number | null
+  /** process.cpuUsage() from client creation to close: user + system seconds. */
+  cpuSeconds: number
+  /** What the checks found wrong: missing, duplicated or out-of-order offsets, a stall. */
+  problems: string[]
+  /** The settings used, for the table's notes. */
+  settings: string
+  runtime: string
+}
+
+export function readConfig (): ConsumeConfig {
+  return readConfigArgument<ConsumeConfig>()
+}
+
+/**
+ * Counts what a consumer receives and checks it, cheaply enough to run on every record:
+ * per partition, offsets must rise strictly, and at the end the count must equal the
+ * partition's records and the last offset be its end offset - 1. Together that means
+ * every offset arrived exactly once, in order (a topic with no transactions or
+ * compaction has no gaps). `done` resolves at the `records`-th record.
+ */
+export class Tally {
+  readonly started = performance.now()
+  received = 0
+  valueBytes = 0
+  firstAt = -1
+  lastAt = -1
+  readonly problems: string[] = []
+  readonly done: Promise<void>
+  readonly #target: number
+  readonly #counts: number[]
+  readonly #first: bigint[]
+  readonly #last: bigint[]
+  #resolve!: () => void
+
+  constructor (config: ConsumeConfig) {
+    this.#target = config.records
+    this.#counts = new Array<number>(config.partitions).fill(0)
+    this.#first = new Array<bigint>(config.partitions).fill(-1n)
+    this.#last = new Array<bigint>(config.partitions).fill(-1n)
+    this.done = new Promise(resolve => { this.#resolve = resolve })
+  }
+
+  /** One record. */
+  add (partition: number, offset: bigint, value: Buffer | null | undefined): void {
+    const last = this.#last[partition]
+    if (offset <= last) this.#problem(`partition ${partition}: offset ${offset} after ${last}`)
+    else if (last === -1n) this.#first[partition] = offset
+    this.#last[partition] = offset
+    this.#counts[partition]++
+    if (value !== null && value !== undefined) this.valueBytes += value.length
+    this.#arrived(1)
+  }
+
+  /**
+   * A run of `count` records of a partition from `firstOffset` to `lastOffset`, for
+   * clients whose offsets are costly to read per record (kafkajs's are strings): the
+   * run must follow the previous one and hold one record per offset.
+   */
+  addRun (partition: number, firstOffset: bigint, lastOffset: bigint, count: number, valueBytes: number): void {
+    const last = this.#last[partition]
+    if (last === -1n) this.#first[partition] = firstOffset
+    else if (firstOffset !== last + 1n) this.#problem(`partition ${partition}: offset ${firstOffset} after ${last}`)
+    if (lastOffset - firstOffset + 1n !== BigInt(count)) this.#problem(`partition ${partition}: ${count} records from offset ${firstOffset} to ${lastOffset}`)
+    this.#last[partition] = lastOffset
+    this.#counts[partition] += count
+    this.valueBytes += valueBytes
+    this.#arrived(count)
+  }
+
+  /** The end-of-run checks against the topic's offsets; returns the problems found. */
+  check (config: ConsumeConfig): string[] {
+    for (let p = 0; p < config.partitions; p++) {
+      const start = BigInt(config.startOffsets[p])
+      const end = BigInt(config.endOffsets[p])
+      const expected = Number(end - start)
+      if (this.#counts[p] !== expected) this.#problem(`partition ${p}: ${this.#counts[p]} records, not ${expected}`)
+      else if (expected > 0 && (this.#first[p] !== start || this.#last[p] !== end - 1n)) this.#problem(`partition ${p}: offsets ${this.#first[p]}..${this.#last[p]}, not ${start}..${end - 1n}`)
+    }
+    if (this.received !== config.records) this.#problem(`${this.received} records received, not ${config.records}`)
+    return this.problems
+  }
+
+  #arrived (count: number): void {
+    if (this.received === 0) this.firstAt = performance.now()
+    this.received += count
+    if (this.received >= this.#target && this.lastAt < 0) {
+      this.lastAt = performance.now()
+      this.#resolve()
+    }
+  }
+
+  #problem (text: string): void {
+    // A broken run could find millions; the first few say enough.
+    if (this.problems.length < 5) this.problems.push(text)
+  }
+}
+
+/**
+ * Ends the run early, reporting what arrived, when nothing arrives for
+ * `config.stallSeconds` — so a client that stops short gives a row, not just a timeout.
+ */
+export function watchForStall (config: ConsumeConfig, tally: Tally, cpuStart: NodeJS.CpuUsage, settings: () => string): NodeJS.Timeout {
+  let seen = -1
+  let since = performance.now()
+  const timer = setInterval(() => {
+    if (tally.received !== seen) {
+      seen = tally.received
+      since = performance.now()
+      return
+    }
+    if (performance.now() - since < config.stallSeconds * 1000) return
+    tally.problems.push(`stalled: nothing received for ${config.stallSeconds} s`)
+    finish(config, tally, cpuSecondsSince(cpuStart), settings())
+    process.exit(0)
+  }, 500)
+  timer.unref()
+  return timer
+}
+
+/** Runs the end-of-run checks and prints the result line. */
+export function finish (config: ConsumeConfig, tally: Tally, cpuSeconds: number, settings: string): void {
+  const end = tally.lastAt >= 0 ? tally.lastAt : performance.now()
+  const result: ConsumeResult = {
+    received: tally.received,
+    valueBytes: tally.valueBytes,
+    wallSeconds: (end - tally.started) / 1000,
+    firstRecordSeconds: tally.firstAt < 0 ? null : (tally.firstAt - tally.started) / 1000,
+    cpuSeconds,
+    problems: tally.check(config),
+    settings,
+    runtime: runtime()
+  }
+  reportResult(result)
+}
+
+export function reportUnavailable (why: string): void {
+  const result: ConsumeResult = { unavailable: why, received: 0, valueBytes: 0, wallSeconds: 0, firstRecordSeconds: null, cpuSeconds: 0, problems: [], settings: '', runtime: runtime() }
+  reportResult(result)
+}

@@ -14,13 +14,17 @@
  *
  * Files: state.ts (topics, partitions, producer ids), partition-log.ts (a partition's
  * batches), producer-state.ts (idempotent dedup), broker-server.ts (sockets, framing,
- * ordering), intercept.ts (interception), handlers/ (one file per API).
+ * ordering), intercept.ts (interception), groups.ts (the group coordinator, with
+ * groups-classic.ts, groups-consumer.ts and offsets.ts), handlers/ (one file per API).
  */
 import { allApis } from '../../protocol/apis/index'
 import { BrokerServer, type RequestLogEntry } from './broker-server'
+import type { GroupConfig } from './group-common'
+import { GroupCoordinator, type GroupEvent, type GroupInfo, type GroupMemberInfo } from './groups'
 import { buildHandlers } from './handlers/index'
 import type { ProduceBatchSummary } from './handlers/produce'
 import { InterceptorRegistry, type ApiSelector, type InterceptOptions, type Interceptor } from './intercept'
+import type { CommitLogEntry, CommittedOffset } from './offsets'
 import type { LogRecord } from './partition-log'
 import { ClusterState, type NewTopicSpec } from './state'
 
@@ -28,6 +32,9 @@ export type { RequestLogEntry, RequestOutcome } from './broker-server'
 export type { InterceptAction, InterceptedRequest, Interceptor, InterceptOptions } from './intercept'
 export type { LogRecord } from './partition-log'
 export type { ProduceBatchSummary } from './handlers/produce'
+export type { GroupConfig } from './group-common'
+export type { GroupEvent, GroupInfo, GroupMemberInfo } from './groups'
+export type { CommitLogEntry, CommitLogPartition, CommittedOffset } from './offsets'
 
 export interface FakeClusterOptions {
   /** Number of brokers, node ids 1..n (default 1). */
@@ -44,6 +51,13 @@ export interface FakeClusterOptions {
    * is also kept in `cluster.problems`.
    */
   log?: false | ((line: string) => void)
+  /**
+   * Group coordinator settings (group-common.ts): initialRebalanceDelayMs (default 0),
+   * minSessionTimeoutMs (1), maxSessionTimeoutMs, newMemberJoinTimeoutMs,
+   * consumerHeartbeatIntervalMs (5000), consumerSessionTimeoutMs (45000),
+   * offsetMetadataMaxBytes (4096).
+   */
+  groups?: Partial<GroupConfig>
 }
 
 /** A Produce attempt as the broker saw it: one partition's batch of one request. */
@@ -65,6 +79,7 @@ export interface PartitionInfo {
 
 export class FakeCluster {
   readonly #state: ClusterState
+  readonly #groups: GroupCoordinator
   readonly #servers: BrokerServer[] = []
   readonly #interceptors = new InterceptorRegistry()
   readonly #requests: RequestLogEntry[] = []
@@ -84,7 +99,8 @@ export class FakeCluster {
     })
     for (const topic of options.topics ?? []) this.createTopic(topic)
     const defaultPartitions = options.defaultPartitions ?? 1
-    const handlers = buildHandlers({ autoCreateTopics: options.autoCreateTopics ?? false, defaultPartitions })
+    this.#groups = new GroupCoordinator(this.#state, options.groups)
+    const handlers = buildHandlers({ autoCreateTopics: options.autoCreateTopics ?? false, defaultPartitions, groups: this.#groups })
     const apis = new Map(allApis.map(api => [api.key, api]))
     for (const broker of this.#state.brokers) {
       this.#servers.push(new BrokerServer(broker.nodeId, {
@@ -243,6 +259,78 @@ export class FakeCluster {
   }
 
   // ---------------------------------------------------------------------------------
+  // Groups and offsets
+
+  /** The broker that coordinates a group (by hash of the group id unless set). */
+  coordinatorOf (groupId: string): number {
+    return this.#groups.coordinatorFor(groupId)
+  }
+
+  /**
+   * Makes `nodeId` the group's coordinator: FindCoordinator names it and the other
+   * brokers answer NOT_COORDINATOR. The group's state moves with it; joins and syncs
+   * waiting at the old coordinator are answered NOT_COORDINATOR.
+   */
+  setCoordinator (groupId: string, nodeId: number): void {
+    this.#groups.setCoordinator(groupId, nodeId)
+  }
+
+  /** Changes group coordinator settings from now on (e.g. a shorter consumerSessionTimeoutMs). */
+  configureGroups (config: Partial<GroupConfig>): void {
+    Object.assign(this.#groups.config, config)
+  }
+
+  /** The committed offset of a group's partition: `{ offset, leaderEpoch, metadata, committedAt }`, or undefined. */
+  committedOffset (groupId: string, topic: string, partition: number): CommittedOffset | undefined {
+    const committed = this.#groups.offsets.get(groupId, topic, partition)
+    return committed === undefined ? undefined : { ...committed }
+  }
+
+  /** A group's protocol, state, generation or epochs, and members; undefined when there is no such group. */
+  group (groupId: string): GroupInfo | undefined {
+    return this.#groups.info(groupId)
+  }
+
+  /** The ids of the groups the coordinator knows (including simple groups made by a commit). */
+  get groupIds (): string[] {
+    return this.#groups.groupIds
+  }
+
+  /**
+   * A group's members in join order: member id, instance id, generation (classic) or
+   * member epoch (consumer), state, and the partitions held (classic: decoded from the
+   * leader's assignment bytes; consumer: assigned, pending revocation and target).
+   * Empty when there is no such group.
+   */
+  groupMembers (groupId: string): GroupMemberInfo[] {
+    return this.#groups.info(groupId)?.members ?? []
+  }
+
+  /**
+   * Removes a member as if its session expired: a classic group rebalances (the member's
+   * later requests get UNKNOWN_MEMBER_ID), a consumer group frees its partitions and bumps
+   * its epoch. Throws when there is no such member.
+   */
+  fenceMember (groupId: string, memberId: string): void {
+    if (!this.#groups.fenceMember(groupId, memberId)) throw new Error(`fenceMember: group "${groupId}" has no member "${memberId}"`)
+  }
+
+  /**
+   * Every OffsetCommit the coordinator handled (of one group, if given), oldest first:
+   * the membership fields sent, what the coordinator knew (group generation or member
+   * epoch), the request-level refusal, and per partition what was stored or refused.
+   * Requests answered by an interceptor without `apply` are not here (see `requests()`).
+   */
+  commitLog (groupId?: string): CommitLogEntry[] {
+    return this.#groups.commitLog.filter(e => groupId === undefined || e.groupId === groupId)
+  }
+
+  /** What the coordinator did (joins, rebalances, generations, epochs, fences, commits), for debugging a test. */
+  groupEvents (groupId?: string): GroupEvent[] {
+    return this.#groups.events.filter(e => groupId === undefined || e.groupId === groupId)
+  }
+
+  // ---------------------------------------------------------------------------------
   // Connections and shutdown
 
   /** Closes the open connections of one broker, or of all; returns how many. Servers keep listening. */
@@ -263,6 +351,7 @@ export class FakeCluster {
   async close (): Promise<void> {
     this.#closing ??= (async () => {
       this.#state.markClosed()
+      this.#groups.close()
       this.#interceptors.clear()
       await Promise.all(this.#servers.map(async server => await server.close()))
     })()

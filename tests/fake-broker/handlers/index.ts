@@ -3,23 +3,37 @@
  * its connection with a log line naming the API (as Kafka closes a connection it cannot
  * parse a request from).
  *
- * Adding an API (e.g. the group coordinator's FindCoordinator, JoinGroup, SyncGroup,
- * Heartbeat, OffsetCommit, OffsetFetch, ConsumerGroupHeartbeat): write
- * handlers/<api>.ts with `defineHandler` and a header of what it supports, then add it
- * to `buildHandlers` below. ApiVersions advertises whatever `allApis` lists.
+ * Adding an API: write handlers/<api>.ts with `defineHandler` and a header of what it
+ * supports, then add it to `buildHandlers` below. ApiVersions advertises whatever
+ * `allApis` lists. The group APIs share the GroupCoordinator (groups.ts) passed in.
  */
+import type { GroupCoordinator } from '../groups'
 import { apiVersionsHandler } from './api-versions'
+import { consumerGroupDescribeHandler } from './consumer-group-describe'
+import { consumerGroupHeartbeatHandler } from './consumer-group-heartbeat'
 import { createTopicsHandler } from './create-topics'
+import { deleteGroupsHandler } from './delete-groups'
+import { describeGroupsHandler } from './describe-groups'
 import { fetchHandler } from './fetch'
+import { findCoordinatorHandler } from './find-coordinator'
 import type { ApiHandler } from './handler'
+import { heartbeatHandler } from './heartbeat'
 import { initProducerIdHandler } from './init-producer-id'
+import { joinGroupHandler } from './join-group'
+import { leaveGroupHandler } from './leave-group'
+import { listGroupsHandler } from './list-groups'
 import { listOffsetsHandler } from './list-offsets'
 import { metadataHandler } from './metadata'
+import { offsetCommitHandler } from './offset-commit'
+import { offsetFetchHandler } from './offset-fetch'
 import { produceHandler } from './produce'
+import { syncGroupHandler } from './sync-group'
 
 export interface HandlerOptions {
   autoCreateTopics: boolean
   defaultPartitions: number
+  /** The group coordinator behind FindCoordinator and the group APIs (groups.ts). */
+  groups: GroupCoordinator
 }
 
 export function buildHandlers (options: HandlerOptions): Map<number, ApiHandler> {
@@ -30,7 +44,19 @@ export function buildHandlers (options: HandlerOptions): Map<number, ApiHandler>
     metadataHandler(options),
     apiVersionsHandler,
     createTopicsHandler(options.defaultPartitions),
-    initProducerIdHandler
+    initProducerIdHandler,
+    findCoordinatorHandler(options.groups),
+    joinGroupHandler(options.groups),
+    syncGroupHandler(options.groups),
+    heartbeatHandler(options.groups),
+    leaveGroupHandler(options.groups),
+    offsetCommitHandler(options.groups),
+    offsetFetchHandler(options.groups),
+    consumerGroupHeartbeatHandler(options.groups),
+    listGroupsHandler(options.groups),
+    describeGroupsHandler(options.groups),
+    consumerGroupDescribeHandler(options.groups),
+    deleteGroupsHandler(options.groups)
   ]
   return new Map(handlers.map(h => [h.api.key, h]))
 }

@@ -11,7 +11,12 @@ import { abortError, backoffDelay, sleep, type BackoffOptions } from './backoff'
 import { Connection, type ConnectionOptions } from './connection'
 import { ClientClosedError, ConnectionError } from './errors'
 
-export type ConnectionPurpose = 'produce' | 'fetch' | 'group' | 'admin'
+/**
+ * What a connection carries. Each group member gets its own (`group-<n>`): a coordinator
+ * holds JoinGroup and SyncGroup until the rebalance completes and answers a connection's
+ * requests in order, so two members sharing a connection would wait for each other.
+ */
+export type ConnectionPurpose = 'produce' | 'fetch' | 'group' | 'admin' | `group-${number}`
 
 export interface BrokerAddress {
   nodeId: number

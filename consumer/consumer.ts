@@ -342,19 +342,29 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
 
   // ---------------------------------------------------------------- fetching (SourceOwner)
 
-  readonly #sourceOwner: SourceOwner = {
-    fetchable: nodeId => this.#fetchable(nodeId),
-    onPartition: async (cursor, version, response) => await this.#onPartition(cursor, version, response),
-    onSourceError: (nodeId, cursors, error) => this.#onSourceError(nodeId, cursors, error),
-    waitForWork: async signal => await new Promise<void>(resolve => {
-      if (signal.aborted) { resolve(); return }
-      const onAbort = (): void => resolve()
-      signal.addEventListener('abort', onAbort, { once: true })
-      this.#workWaiters.push(() => {
-        signal.removeEventListener('abort', onAbort)
-        resolve()
+  /** Goes up on every wake-up of the sources, so a source that was busy fetching does not miss one. */
+  #workVersion = 0
+
+  readonly #sourceOwner: SourceOwner = this.#makeSourceOwner()
+
+  #makeSourceOwner (): SourceOwner {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const consumer = this
+    return {
+      fetchable: nodeId => this.#fetchable(nodeId),
+      onPartition: async (cursor, version, response) => await this.#onPartition(cursor, version, response),
+      onSourceError: (nodeId, cursors, error) => this.#onSourceError(nodeId, cursors, error),
+      get workVersion (): number { return consumer.#workVersion },
+      waitForWork: async (signal, since) => await new Promise<void>(resolve => {
+        if (signal.aborted || this.#workVersion !== since) { resolve(); return }
+        const onAbort = (): void => resolve()
+        signal.addEventListener('abort', onAbort, { once: true })
+        this.#workWaiters.push(() => {
+          signal.removeEventListener('abort', onAbort)
+          resolve()
+        })
       })
-    })
+    }
   }
 
   #fetchable (nodeId: number): Cursor[] {
@@ -551,6 +561,7 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
   }
 
   #wakeWork (): void {
+    this.#workVersion++
     for (const wake of this.#workWaiters.splice(0)) wake()
   }
 

@@ -33,8 +33,10 @@ export interface SourceOwner {
   onPartition: (cursor: Cursor, version: number, response: FetchPartitionResponse) => Promise<void>
   /** The request failed as a whole; the cursors may move to another broker. */
   onSourceError: (nodeId: number, cursors: Cursor[], error: Error) => void
-  /** Resolves when there may be something to fetch. */
-  waitForWork: (signal: AbortSignal) => Promise<void>
+  /** Goes up whenever there may be new work (a hand-out freed room, a seek, a resume...). */
+  readonly workVersion: number
+  /** Resolves when there may be something to fetch: at once if `workVersion` moved past `since`. */
+  waitForWork: (signal: AbortSignal, since: number) => Promise<void>
 }
 
 export class Source {
@@ -66,9 +68,11 @@ export class Source {
   async #loop (): Promise<void> {
     const signal = this.#stop.signal
     while (!signal.aborted) {
+      // Taken before looking for work, so a wake-up that comes while we fetch is not missed.
+      const since = this.#owner.workVersion
       const cursors = this.#owner.fetchable(this.nodeId)
       if (cursors.length === 0 && this.#session.id === 0) {
-        await this.#owner.waitForWork(signal).catch(() => {})
+        await this.#owner.waitForWork(signal, since).catch(() => {})
         continue
       }
       for (const c of cursors) c.inFetch = true
@@ -89,7 +93,7 @@ export class Source {
           }
         }
         // An empty session (everything paused or buffered): wait for work instead of spinning.
-        if (cursors.length === 0) await this.#owner.waitForWork(signal).catch(() => {})
+        if (cursors.length === 0) await this.#owner.waitForWork(signal, since).catch(() => {})
       } catch (error) {
         if (signal.aborted) break
         this.#session.reset()

@@ -111,7 +111,7 @@ export class ClassicMembership implements Membership {
       try {
         if (this.#assignor.protocol === 'eager' || this.#fenced) {
           // Eager: give everything back before joining. After a fence, everything was lost already.
-          if (!this.#fenced) await this.#host.revokeAll(this.#generation >= 0 ? { memberId: this.#memberId, generation: this.#generation } : undefined)
+          if (!this.#fenced) await this.#whileHeartbeating(this.#host.revokeAll(this.#generation >= 0 ? { memberId: this.#memberId, generation: this.#generation } : undefined), signal)
         }
         this.#fenced = false
         this.#rejoinRequested = false
@@ -121,8 +121,13 @@ export class ClassicMembership implements Membership {
         const assignment = await this.#sync(joined, signal)
         if (assignment === undefined) continue // the rebalance moved on: join again
         const identity = { memberId: this.#memberId, generation: this.#generation }
-        const revoked = await this.#host.applyAssignment(assignment, identity)
+        const revoked = await this.#whileHeartbeating(this.#host.applyAssignment(assignment, identity), signal)
         failures = 0
+        if (this.#fenced) {
+          await this.#onFenced('fenced while the assignment was applied')
+          continue
+        }
+        if (this.#rejoinRequested) continue
         if (revoked.length > 0 && this.#assignor.protocol === 'cooperative') {
           // KIP-429: the revoked partitions can go to their new owner only in the next rebalance.
           continue
@@ -150,6 +155,48 @@ export class ClassicMembership implements Membership {
         this.#setState('unjoined')
         await sleep(Math.min(this.#host.heartbeatIntervalMs, 100 * 2 ** failures++), signal).catch(() => {})
       }
+    }
+  }
+
+  /**
+   * Keeps the session alive while `work` (a revoke waiting for the application, or an
+   * assignment being applied) runs: heartbeats never wait for processing. What they learn
+   * (a rebalance, a fence) is acted on once the work is done.
+   */
+  async #whileHeartbeating<T> (work: Promise<T>, signal: AbortSignal): Promise<T> {
+    if (this.#memberId === '' || this.#generation < 0) return await work
+    const stop = new AbortController()
+    const onAbort = (): void => stop.abort()
+    signal.addEventListener('abort', onAbort, { once: true })
+    const beat = (async () => {
+      while (!stop.signal.aborted) {
+        await sleep(this.#host.heartbeatIntervalMs, stop.signal).catch(() => {})
+        if (stop.signal.aborted) return
+        try {
+          const response = await this.#coordinator.send(Heartbeat, {
+            groupId: this.#host.groupId,
+            generationId: this.#generation,
+            memberId: this.#memberId,
+            groupInstanceId: this.#host.instanceId
+          }, r => r.errorCode, { signal: stop.signal, timeoutMs: this.#host.sessionTimeoutMs })
+          if (response.errorCode === REBALANCE_IN_PROGRESS) this.#rejoinRequested = true
+          if (isFencingError(response.errorCode)) {
+            this.#rejoinRequested = true
+            this.#fenced = true
+            if (response.errorCode === UNKNOWN_MEMBER_ID) this.#memberId = ''
+            return
+          }
+        } catch {
+          // Retried at the next interval; the session timeout decides.
+        }
+      }
+    })()
+    try {
+      return await work
+    } finally {
+      stop.abort()
+      signal.removeEventListener('abort', onAbort)
+      await beat
     }
   }
 

@@ -19,9 +19,13 @@ export function isCoordinatorError (code: number): boolean {
   return code === COORDINATOR_LOAD_IN_PROGRESS || code === COORDINATOR_NOT_AVAILABLE || code === NOT_COORDINATOR
 }
 
+let memberConnections = 0
+
 export class GroupCoordinator {
   readonly #client: Client
   readonly groupId: string
+  /** This member's own connection to the coordinator (see ConnectionPurpose). */
+  readonly #purpose: `group-${number}` = `group-${++memberConnections}`
   #nodeId: number | undefined
 
   constructor (client: Client, groupId: string) {
@@ -64,7 +68,7 @@ export class GroupCoordinator {
       const nodeId = await this.#find(options.signal)
       let response: Response
       try {
-        response = await this.#client.request(api, body, { nodeId, purpose: 'group', signal: options.signal, timeoutMs: options.timeoutMs })
+        response = await this.#client.request(api, body, { nodeId, purpose: this.#purpose, signal: options.signal, timeoutMs: options.timeoutMs })
       } catch (error) {
         // The coordinator's broker may be gone: look it up again, then retry (callers bound this with their signal).
         if (options.signal?.aborted === true || (error as { retriable?: boolean }).retriable !== true) throw error

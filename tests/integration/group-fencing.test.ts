@@ -1,0 +1,221 @@
+// Invariants 2–4 against a real Kafka 4.4 broker, with both group protocols.
+//
+// The failure stories: a member fenced out of its group (its revoke outlasted the
+// rebalance timeout) later finished the record it was processing and committed its
+// offset — moving the new owner's committed offset back (humus queue/kafka, fixed in
+// franz-go by checking the member id at commit time). And a consumer that kept marking
+// offsets of a partition after a cooperative revoke, committed behind the new owner's
+// back (redpanda-data/connect #4010).
+import { after, before, describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { Client } from '../../client/client'
+import { GroupConsumer, type GroupConsumerOptions } from '../../group/group-consumer'
+import { OffsetFetch } from '../../protocol/apis/offset-fetch'
+import type { ConsumerBatch } from '../../consumer/cursor'
+import { sharedBootstrap } from '../broker/kafka'
+import { uniqueName } from './support'
+
+const bootstrap = sharedBootstrap()
+const skip = bootstrap === undefined ? 'no broker: set KAFKA_BOOTSTRAP or run through `npm test`' : false
+
+const until = async (condition: () => boolean, what: string, timeoutMs = 30_000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise(resolve => setTimeout(resolve, 20))
+  }
+}
+
+describe('fenced and revoked members commit nothing behind the new owner', { skip, timeout: 300_000 }, () => {
+  let client: Client
+
+  before(async () => {
+    client = new Client({ bootstrap: bootstrap!, clientId: 'group-fencing' })
+  })
+
+  after(async () => {
+    await client?.close()
+  })
+
+  async function committedOffset (groupId: string, topic: string, partition: number): Promise<bigint> {
+    const topicId = client.metadata.topic(topic)?.topicId
+    const response = await client.request(OffsetFetch, version => version >= 8
+      ? { groups: [{ groupId, topics: [version >= 10 ? { topicId, partitionIndexes: [partition] } : { name: topic, partitionIndexes: [partition] }] }] }
+      : { groupId, topics: [{ name: topic, partitionIndexes: [partition] }] })
+    const topics = response.groups.length > 0 ? response.groups[0].topics : response.topics
+    return topics[0]?.partitions[0]?.committedOffset ?? -1n
+  }
+
+  /** A topic whose records are one per batch, values "<partition>:<i>". */
+  async function oneRecordPerBatchTopic (partitions: number, count: number): Promise<string> {
+    const topic = uniqueName('fence')
+    await client.admin.createTopics([{ topic, numPartitions: partitions }])
+    for (let p = 0; p < partitions; p++) {
+      for (let i = 0; i < count; i++) await client.produceRaw({ topic, partition: p, records: [{ value: Buffer.from(`${p}:${i}`) }] })
+    }
+    return topic
+  }
+
+  function member (protocol: 'classic' | 'consumer', groupId: string, topic: string, extra: Partial<GroupConsumerOptions> = {}): GroupConsumer {
+    return new GroupConsumer(client, {
+      groupId,
+      topics: [topic],
+      groupProtocol: protocol,
+      fromBeginning: true,
+      // One record batch per fetch: the record in flight is exactly the one the test holds.
+      maxPartitionBytes: 1,
+      sessionTimeoutMs: 6000,
+      rebalanceTimeoutMs: 3000,
+      heartbeatIntervalMs: 300,
+      autoCommitIntervalMs: 100,
+      assignor: protocol === 'classic' ? 'cooperative-sticky' : undefined,
+      ...extra
+    })
+  }
+
+  for (const protocol of ['consumer', 'classic'] as const) {
+    test(`${protocol}: at-least-once — a member whose revoke outlasts the rebalance timeout never moves the new owner's commit back`, async () => {
+      // Two partitions: when B joins, one of them moves from A to B. A holds record 1 of
+      // both, so whichever moves has a record in flight that A finishes only at the end.
+      const topic = await oneRecordPerBatchTopic(2, 30)
+      const groupId = uniqueName('g-fence')
+      let releaseA!: () => void
+      const heldA = new Promise<void>(resolve => { releaseA = resolve })
+      const holding = new Set<number>()
+      const finishedByA: string[] = []
+      const a = member(protocol, groupId, topic)
+      const aRun = a.run({
+        partitionsConcurrently: 2,
+        eachBatch: async (batch: ConsumerBatch) => {
+          const value = batch.records[0].value!.toString()
+          if (value.endsWith(':1')) {
+            holding.add(batch.partition)
+            await heldA // in flight across the rebalance
+          }
+          finishedByA.push(value)
+        }
+      }).catch(() => {})
+      await until(() => holding.size === 2, 'A holding record 1 of both partitions')
+      await a.commit()
+      for (const p of [0, 1]) assert.equal(await committedOffset(groupId, topic, p), 1n, `A committed record 0 of partition ${p}`)
+
+      const b = member(protocol, groupId, topic)
+      const bProcessed = new Map<number, bigint[]>()
+      let releaseB!: () => void
+      const heldB = new Promise<void>(resolve => { releaseB = resolve })
+      const bRun = b.run({
+        eachBatch: async (batch: ConsumerBatch) => {
+          const list = bProcessed.get(batch.partition) ?? []
+          // B processes 10 records, then holds the 11th until the end: its commit stays at 11.
+          if (list.length === 10) await heldB
+          else list.push(batch.records[0].offset)
+          bProcessed.set(batch.partition, list)
+        }
+      }).catch(() => {})
+      await until(() => [...bProcessed.values()].some(list => list.length === 10), 'B processing 10 records of the partition it took', 60_000)
+      const [moved, offsets] = [...bProcessed].find(([, list]) => list.length === 10)!
+      // B started where A's commit left off and processed offsets 1..10.
+      assert.deepEqual(offsets, Array.from({ length: 10 }, (_, i) => BigInt(i + 1)))
+      assert.deepEqual(await b.commit(), [])
+      assert.equal(await committedOffset(groupId, topic, moved), 11n)
+
+      // A's held record of the moved partition finishes now; its mark must be dropped.
+      releaseA()
+      await until(() => finishedByA.includes(`${moved}:1`), 'A finishing its held record')
+      await new Promise(resolve => setTimeout(resolve, 1000)) // several of A's auto-commit intervals
+      await a.commit()
+      assert.equal(await committedOffset(groupId, topic, moved), 11n, 'the member that lost the partition moved its committed offset')
+      releaseB()
+      await Promise.all([a.close(), b.close()])
+      await Promise.all([aRun, bRun])
+      assert.equal(await committedOffset(groupId, topic, moved) >= 11n, true)
+    })
+
+    test(`${protocol}: at-most-once — across the same rebalance no record is processed by both members`, async () => {
+      const topic = await oneRecordPerBatchTopic(2, 30)
+      const groupId = uniqueName('g-amo')
+      let releaseA!: () => void
+      const heldA = new Promise<void>(resolve => { releaseA = resolve })
+      const holding = new Set<number>()
+      const processedBy = new Map<string, string[]>()
+      const note = (who: string, value: string): void => { processedBy.set(value, [...(processedBy.get(value) ?? []), who]) }
+      const a = member(protocol, groupId, topic, { delivery: 'at-most-once' })
+      const aRun = a.run({
+        partitionsConcurrently: 2,
+        eachBatch: async batch => {
+          const value = batch.records[0].value!.toString()
+          note('A', value)
+          if (value.endsWith(':2')) {
+            holding.add(batch.partition)
+            await heldA
+          }
+        }
+      }).catch(() => {})
+      await until(() => holding.size === 2, 'A holding record 2 of both partitions')
+      const b = member(protocol, groupId, topic, { delivery: 'at-most-once' })
+      let bCount = 0
+      const bRun = b.run({ eachBatch: async batch => { note('B', batch.records[0].value!.toString()); bCount++ } }).catch(() => {})
+      await until(() => bCount >= 10, 'B processing 10 records', 60_000)
+      releaseA()
+      await new Promise(resolve => setTimeout(resolve, 1000))
+      await Promise.all([a.close(), b.close()])
+      await Promise.all([aRun, bRun])
+      for (const [value, who] of processedBy) assert.equal(who.length, 1, `record ${value} processed by ${who.join(' and ')}`)
+      // B began right after what A had committed before handing record 2 over.
+      const movedByB = [...processedBy].filter(([, who]) => who[0] === 'B').map(([value]) => value)
+      const moved = Number(movedByB[0].split(':')[0])
+      assert.ok(processedBy.get(`${moved}:3`)?.[0] === 'B', `B did not start at ${moved}:3`)
+    })
+
+    test(`${protocol}: cooperative revoke of a partition with a slow batch in flight — no commit past processed records, the new owner starts at the first unprocessed one`, async () => {
+      const topic = uniqueName('coop')
+      await client.admin.createTopics([{ topic, numPartitions: 4 }])
+      for (let p = 0; p < 4; p++) {
+        for (let i = 0; i < 20; i++) await client.produceRaw({ topic, partition: p, records: [{ value: Buffer.from(`${p}:${i}`) }] })
+      }
+      const groupId = uniqueName('g-coop')
+      const processedA = new Map<number, bigint[]>()
+      const slow = new Set<number>()
+      const a = member(protocol, groupId, topic, { rebalanceTimeoutMs: 20_000 })
+      // Offsets committed by anyone, sampled all along: never past what A processed on partitions it gave away.
+      const aRun = a.run({
+        partitionsConcurrently: 4,
+        eachBatch: async batch => {
+          const offset = batch.records[0].offset
+          if (offset === 5n) {
+            // A slow batch on every partition: whichever partition moves, one is in flight.
+            slow.add(batch.partition)
+            await new Promise(resolve => setTimeout(resolve, 1500))
+          }
+          if (offset >= 5n && offset > 6n) await new Promise(resolve => setTimeout(resolve, 200))
+          processedA.set(batch.partition, [...(processedA.get(batch.partition) ?? []), offset])
+        }
+      }).catch(() => {})
+      await until(() => slow.size === 4, 'A in the slow batch of every partition')
+      const firstOffsetOfB = new Map<number, bigint>()
+      const b = member(protocol, groupId, topic, { rebalanceTimeoutMs: 20_000 })
+      const bRun = b.run({
+        eachBatch: async batch => {
+          if (!firstOffsetOfB.has(batch.partition)) firstOffsetOfB.set(batch.partition, batch.records[0].offset)
+        }
+      }).catch(() => {})
+      await until(() => firstOffsetOfB.size >= 1, 'B receiving a partition')
+      await new Promise(resolve => setTimeout(resolve, 500))
+      for (const [partition, first] of firstOffsetOfB) {
+        const doneByA = processedA.get(partition) ?? []
+        const next = doneByA.length === 0 ? 0n : doneByA[doneByA.length - 1] + 1n
+        assert.equal(first, next, `partition ${partition}: B started at ${first}, A had processed up to ${next - 1n}`)
+        assert.ok(doneByA.includes(5n), `partition ${partition}: the slow batch was not waited for`)
+      }
+      await Promise.all([a.close(), b.close()])
+      await Promise.all([aRun, bRun])
+      // After both left, every partition's committed offset is exactly what was processed.
+      for (let p = 0; p < 4; p++) {
+        const committed = await committedOffset(groupId, topic, p)
+        const all = [...(processedA.get(p) ?? [])]
+        assert.ok(committed <= 20n)
+        if (!firstOffsetOfB.has(p)) assert.equal(committed, all.length === 0 ? -1n : all[all.length - 1] + 1n)
+      }
+    })
+  }
+})

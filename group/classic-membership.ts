@@ -173,17 +173,12 @@ export class ClassicMembership implements Membership {
         await sleep(this.#host.heartbeatIntervalMs, stop.signal).catch(() => {})
         if (stop.signal.aborted) return
         try {
-          const response = await this.#coordinator.send(Heartbeat, {
-            groupId: this.#host.groupId,
-            generationId: this.#generation,
-            memberId: this.#memberId,
-            groupInstanceId: this.#host.instanceId
-          }, r => r.errorCode, { signal: stop.signal, timeoutMs: this.#host.sessionTimeoutMs })
-          if (response.errorCode === REBALANCE_IN_PROGRESS) this.#rejoinRequested = true
-          if (isFencingError(response.errorCode)) {
+          const code = await this.#sendHeartbeat(stop.signal)
+          if (code === REBALANCE_IN_PROGRESS) this.#rejoinRequested = true
+          if (isFencingError(code)) {
             this.#rejoinRequested = true
             this.#fenced = true
-            if (response.errorCode === UNKNOWN_MEMBER_ID) this.#memberId = ''
+            if (code === UNKNOWN_MEMBER_ID) this.#memberId = ''
             return
           }
         } catch {
@@ -297,13 +292,7 @@ export class ClassicMembership implements Membership {
       if (this.#isLeader && await this.#partitionCountsChanged(signal)) return 'rejoin'
       let code: number
       try {
-        const response = await this.#coordinator.send(Heartbeat, {
-          groupId: this.#host.groupId,
-          generationId: this.#generation,
-          memberId: this.#memberId,
-          groupInstanceId: this.#host.instanceId
-        }, r => r.errorCode, { signal, timeoutMs: this.#host.sessionTimeoutMs })
-        code = response.errorCode
+        code = await this.#sendHeartbeat(signal)
       } catch (error) {
         if (signal.aborted) return 'stopped'
         // A failed heartbeat is retried; the session timeout decides whether we are still a member.
@@ -321,6 +310,17 @@ export class ClassicMembership implements Membership {
       await this.#sleepUntilNextHeartbeat(signal)
     }
     return 'stopped'
+  }
+
+  /** One Heartbeat for the current generation; returns its error code. */
+  async #sendHeartbeat (signal: AbortSignal): Promise<number> {
+    const response = await this.#coordinator.send(Heartbeat, {
+      groupId: this.#host.groupId,
+      generationId: this.#generation,
+      memberId: this.#memberId,
+      groupInstanceId: this.#host.instanceId
+    }, r => r.errorCode, { signal, timeoutMs: this.#host.sessionTimeoutMs })
+    return response.errorCode
   }
 
   async #sleepUntilNextHeartbeat (signal: AbortSignal): Promise<void> {

@@ -4,6 +4,7 @@
 // timeout that turns a hang into a failure with a description of what was stuck.
 import type { Client } from '../../client/client'
 import type { KafkaRecord } from '../../protocol/record-batch'
+import { SeededRandom } from '../support/random'
 
 /** An integer from the environment, or `fallback` when unset; anything else is an error. */
 export function envInt (name: string, fallback: number): number {
@@ -14,16 +15,10 @@ export function envInt (name: string, fallback: number): number {
   return value
 }
 
-/** mulberry32: small, fast and good enough to pick keys and timings reproducibly. */
+/** A seeded source of numbers in [0, 1), to pick keys and timings reproducibly. */
 export function seededRandom (seed: number): () => number {
-  let state = seed >>> 0
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
+  const random = new SeededRandom(seed)
+  return () => random.next()
 }
 
 export const sleep = async (ms: number): Promise<void> => await new Promise(resolve => setTimeout(resolve, ms))

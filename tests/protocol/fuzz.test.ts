@@ -29,6 +29,7 @@ import { inRange, type FieldType, type StructType } from '../../protocol/schema'
 import { CompressedBatchError, controlRecordInput, decodeRecordBatches, decodeRecordBatchesSync, encodeRecordBatch, type RecordInput } from '../../protocol/record-batch'
 import { CompressionCodecUnavailableError, type CompressionCodec } from '../../protocol/compression'
 import { crc32c } from '../../protocol/crc32c'
+import { SeededRandom as Random } from '../support/random'
 
 const FRAMES = Number(process.env.KAFKATS_FUZZ_FRAMES ?? 100000)
 const SEED = process.env.KAFKATS_FUZZ_SEED !== undefined ? Number(process.env.KAFKATS_FUZZ_SEED) >>> 0 : randomBytes(4).readUInt32BE(0)
@@ -41,42 +42,6 @@ const MAX_RETAINED_BYTES = 32 * 1024 * 1024
 /** Peak heap growth allowed while running (garbage included). */
 const MAX_PEAK_BYTES = 256 * 1024 * 1024
 
-/** mulberry32: a small seeded PRNG, so every frame can be reproduced from the seed. */
-class Random {
-  private state: number
-
-  constructor (seed: number) {
-    this.state = seed >>> 0
-  }
-
-  u32 (): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0
-    let t = this.state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return (t ^ (t >>> 14)) >>> 0
-  }
-
-  /** An integer in [0, n). */
-  int (n: number): number {
-    return Math.floor((this.u32() / 0x100000000) * n)
-  }
-
-  chance (p: number): boolean {
-    return this.u32() / 0x100000000 < p
-  }
-
-  pick<T> (items: readonly T[]): T {
-    return items[this.int(items.length)]
-  }
-
-  bytes (n: number): Buffer {
-    const out = Buffer.allocUnsafe(n)
-    for (let i = 0; i < n; i++) out[i] = this.u32() & 0xff
-    return out
-  }
-}
-
 // ---------------------------------------------------------------------------------------
 // Random valid values from a schema
 
@@ -85,22 +50,22 @@ const STRINGS = ['', 'a', 'topic-0', 'é€🙂', '__consumer_offsets', 'x'.repe
 function randomValue (type: FieldType, version: number, flexible: boolean, nullable: boolean, rng: Random, depth: number): unknown {
   if (typeof type === 'string') {
     switch (type) {
-      case 'int8': return rng.int(256) - 128
-      case 'int16': return rng.chance(0.3) ? -1 : rng.int(65536) - 32768
-      case 'int32': return rng.chance(0.3) ? rng.int(10) - 1 : rng.u32() | 0
-      case 'int64': return rng.chance(0.3) ? BigInt(rng.int(10) - 1) : BigInt.asIntN(64, (BigInt(rng.u32()) << 32n) | BigInt(rng.u32()))
-      case 'uint16': return rng.int(65536)
+      case 'int8': return rng.below(256) - 128
+      case 'int16': return rng.chance(0.3) ? -1 : rng.below(65536) - 32768
+      case 'int32': return rng.chance(0.3) ? rng.below(10) - 1 : rng.u32() | 0
+      case 'int64': return rng.chance(0.3) ? BigInt(rng.below(10) - 1) : BigInt.asIntN(64, (BigInt(rng.u32()) << 32n) | BigInt(rng.u32()))
+      case 'uint16': return rng.below(65536)
       case 'uint32': return rng.u32()
       case 'float64': return (rng.u32() - 0x80000000) / 7
       case 'bool': return rng.chance(0.5)
       case 'uuid': return rng.bytes(16).toString('hex')
       case 'string':
         if (nullable && rng.chance(0.2)) return null
-        return rng.chance(0.7) ? rng.pick(STRINGS) : rng.bytes(rng.int(12)).toString('hex')
+        return rng.chance(0.7) ? rng.pick(STRINGS) : rng.bytes(rng.below(12)).toString('hex')
       case 'bytes':
       case 'records':
         if (nullable && rng.chance(0.2)) return null
-        return rng.bytes(rng.int(24))
+        return rng.bytes(rng.below(24))
     }
   }
   if (type.kind === 'struct') {
@@ -108,7 +73,7 @@ function randomValue (type: FieldType, version: number, flexible: boolean, nulla
     return randomStruct(type, version, flexible, rng, depth + 1)
   }
   if (nullable && rng.chance(0.15)) return null
-  const length = depth < 3 ? rng.int(4) : 0
+  const length = depth < 3 ? rng.below(4) : 0
   const items: unknown[] = []
   for (let i = 0; i < length; i++) items.push(randomValue(type.of, version, flexible, false, rng, depth + 1))
   return items
@@ -136,54 +101,54 @@ const HUGE_UVARINT = [Buffer.from('ffffffff0f', 'hex'), Buffer.from('ffffff7f', 
 
 function mutateOnce (input: Buffer, rng: Random): Buffer {
   const length = input.length
-  const kind = length === 0 ? 3 : rng.int(9)
+  const kind = length === 0 ? 3 : rng.below(9)
   switch (kind) {
     case 0: { // flip bits
       const out = Buffer.from(input)
-      for (let n = 1 + rng.int(4); n > 0; n--) out[rng.int(length)] ^= 1 << rng.int(8)
+      for (let n = 1 + rng.below(4); n > 0; n--) out[rng.below(length)] ^= 1 << rng.below(8)
       return out
     }
     case 1: { // set bytes
       const out = Buffer.from(input)
-      for (let n = 1 + rng.int(3); n > 0; n--) out[rng.int(length)] = rng.chance(0.7) ? rng.pick(SPECIAL_BYTES) : rng.int(256)
+      for (let n = 1 + rng.below(3); n > 0; n--) out[rng.below(length)] = rng.chance(0.7) ? rng.pick(SPECIAL_BYTES) : rng.below(256)
       return out
     }
     case 2: // truncate
-      return Buffer.from(input.subarray(0, rng.int(length)))
+      return Buffer.from(input.subarray(0, rng.below(length)))
     case 3: // extend
-      return Buffer.concat([input, rng.bytes(1 + rng.int(16))])
+      return Buffer.concat([input, rng.bytes(1 + rng.below(16))])
     case 4: { // an int32 length or count made huge or negative
       if (length < 4) return mutateOnce(input, rng)
       const out = Buffer.from(input)
-      out.writeInt32BE(rng.pick(HUGE_INT32), rng.int(length - 3))
+      out.writeInt32BE(rng.pick(HUGE_INT32), rng.below(length - 3))
       return out
     }
     case 5: { // an int16 length made huge or negative
       if (length < 2) return mutateOnce(input, rng)
       const out = Buffer.from(input)
-      out.writeInt16BE(rng.pick(HUGE_INT16), rng.int(length - 1))
+      out.writeInt16BE(rng.pick(HUGE_INT16), rng.below(length - 1))
       return out
     }
     case 6: { // a compact length made huge
       const out = Buffer.from(input)
       const varint = rng.pick(HUGE_UVARINT)
-      varint.copy(out, rng.int(length), 0, varint.length)
+      varint.copy(out, rng.below(length), 0, varint.length)
       return out
     }
     case 7: { // insert bytes
-      const at = rng.int(length + 1)
-      return Buffer.concat([input.subarray(0, at), rng.bytes(1 + rng.int(8)), input.subarray(at)])
+      const at = rng.below(length + 1)
+      return Buffer.concat([input.subarray(0, at), rng.bytes(1 + rng.below(8)), input.subarray(at)])
     }
     default: { // delete bytes
-      const at = rng.int(length)
-      return Buffer.concat([input.subarray(0, at), input.subarray(at + 1 + rng.int(8))])
+      const at = rng.below(length)
+      return Buffer.concat([input.subarray(0, at), input.subarray(at + 1 + rng.below(8))])
     }
   }
 }
 
 function mutate (input: Buffer, rng: Random): Buffer {
   let out = mutateOnce(input, rng)
-  for (let n = rng.int(3); n > 0; n--) out = mutateOnce(out, rng)
+  for (let n = rng.below(3); n > 0; n--) out = mutateOnce(out, rng)
   return out
 }
 
@@ -332,16 +297,16 @@ function fuzz (t: TestContext, side: Side, frames: number, seed: number): void {
       const target = targets[n % targets.length]
       const path: Path = side === 'request' || (n >> 1) % 2 === 0 ? 'body' : 'frame'
       const pool = path === 'body' ? target.bodies : target.frames
-      const roll = rng.int(100)
+      const roll = rng.below(100)
       let input: Buffer
       if (roll < 5) {
-        input = pool[rng.int(pool.length)]
+        input = pool[rng.below(pool.length)]
         counts.pristine++
       } else if (roll < 20) {
-        input = rng.bytes(rng.int(rng.chance(0.5) ? 16 : 256))
+        input = rng.bytes(rng.below(rng.chance(0.5) ? 16 : 256))
         counts.random++
       } else {
-        input = mutate(pool[rng.int(pool.length)], rng)
+        input = mutate(pool[rng.below(pool.length)], rng)
         counts.mutated++
       }
 
@@ -488,13 +453,13 @@ const BATCH_HEADER = 61
 
 function randomRecords (rng: Random): RecordInput[] {
   const records: RecordInput[] = []
-  const base = 1_700_000_000_000n + BigInt(rng.int(1000))
-  for (let n = rng.int(6); n > 0; n--) {
+  const base = 1_700_000_000_000n + BigInt(rng.below(1000))
+  for (let n = rng.below(6); n > 0; n--) {
     records.push({
-      key: rng.chance(0.3) ? null : rng.bytes(rng.int(12)),
-      value: rng.chance(0.1) ? null : rng.bytes(rng.int(64)),
-      headers: rng.chance(0.5) ? [] : [{ key: rng.pick(STRINGS), value: rng.chance(0.2) ? null : rng.bytes(rng.int(8)) }],
-      timestamp: base + BigInt(rng.int(100_000))
+      key: rng.chance(0.3) ? null : rng.bytes(rng.below(12)),
+      value: rng.chance(0.1) ? null : rng.bytes(rng.below(64)),
+      headers: rng.chance(0.5) ? [] : [{ key: rng.pick(STRINGS), value: rng.chance(0.2) ? null : rng.bytes(rng.below(8)) }],
+      timestamp: base + BigInt(rng.below(100_000))
     })
   }
   return records
@@ -516,10 +481,10 @@ function fixCrcs (buf: Buffer): void {
 function mutateBatchHeader (input: Buffer, rng: Random): Buffer {
   const out = Buffer.from(input)
   if (out.length < BATCH_HEADER) return out
-  switch (rng.int(4)) {
+  switch (rng.below(4)) {
     case 0: out.writeInt32BE(rng.pick(HUGE_INT32), OFFSET_RECORD_COUNT); break
     case 1: out.writeInt32BE(rng.pick([...HUGE_INT32, 0, 1, 48, 49, out.length - 12, out.length - 11]), OFFSET_LENGTH); break
-    case 2: out.writeInt16BE(rng.int(0x40), OFFSET_ATTRIBUTES); break // any codec id 0-7, control and transactional bits
+    case 2: out.writeInt16BE(rng.below(0x40), OFFSET_ATTRIBUTES); break // any codec id 0-7, control and transactional bits
     default: out.writeInt32BE(rng.pick(HUGE_INT32), OFFSET_LAST_OFFSET_DELTA)
   }
   return out
@@ -535,10 +500,10 @@ test(`record batch decoder survives ${BATCH_FRAMES} mutated batches`, { timeout:
         const batch = await encodeRecordBatch({
           records: randomRecords(rng),
           compression: codec,
-          baseOffset: BigInt(rng.int(1_000_000)),
-          producerId: rng.chance(0.5) ? -1n : BigInt(rng.int(1000)),
-          producerEpoch: rng.int(5),
-          baseSequence: rng.int(1000),
+          baseOffset: BigInt(rng.below(1_000_000)),
+          producerId: rng.chance(0.5) ? -1n : BigInt(rng.below(1000)),
+          producerEpoch: rng.below(5),
+          baseSequence: rng.below(1000),
           transactional: rng.chance(0.3),
           timestampType: rng.chance(0.2) ? 'log-append' : 'create'
         })
@@ -555,7 +520,7 @@ test(`record batch decoder survives ${BATCH_FRAMES} mutated batches`, { timeout:
   const singles = samples.slice()
   for (let i = 0; i < 8; i++) {
     const parts = [rng.pick(singles), rng.pick(singles), rng.pick(singles)]
-    if (rng.chance(0.5)) parts.push(rng.pick(singles).subarray(0, rng.int(80)))
+    if (rng.chance(0.5)) parts.push(rng.pick(singles).subarray(0, rng.below(80)))
     samples.push(Buffer.concat(parts))
   }
   for (const [i, sample] of samples.entries()) {
@@ -581,7 +546,7 @@ test(`record batch decoder survives ${BATCH_FRAMES} mutated batches`, { timeout:
   try {
     for (let n = 0; n < BATCH_FRAMES; n++) {
       const sample = rng.pick(samples)
-      let input = rng.chance(0.1) ? rng.bytes(rng.int(200)) : rng.chance(0.3) ? mutateBatchHeader(sample, rng) : mutate(sample, rng)
+      let input = rng.chance(0.1) ? rng.bytes(rng.below(200)) : rng.chance(0.3) ? mutateBatchHeader(sample, rng) : mutate(sample, rng)
       if (rng.chance(0.2)) input = mutate(input, rng)
       if (rng.chance(0.7)) {
         fixCrcs(input)

@@ -18,41 +18,16 @@ import type { Api } from '../../../protocol/api'
 import { Reader } from '../../../protocol/reader'
 import { Writer } from '../../../protocol/writer'
 import { decodeResponseFrame, encodeRequestFrame, encodeResponseFrame } from '../../../protocol/header'
+import { SeededRandom as Random } from '../../support/random'
 import { defaultOf, inRange, type FieldSpec, type FieldType, type StructType } from '../../../protocol/schema'
-
-/** mulberry32: small, seeded, good enough to vary sample values. */
-class Random {
-  private state: number
-
-  constructor (seed: number) {
-    this.state = seed >>> 0
-  }
-
-  u32 (): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0
-    let t = this.state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return (t ^ (t >>> 14)) >>> 0
-  }
-
-  /** An integer in [min, max]. */
-  int (min: number, max: number): number {
-    return min + Math.floor((this.u32() / 0x100000000) * (max - min + 1))
-  }
-
-  chance (p: number): boolean {
-    return this.u32() / 0x100000000 < p
-  }
-}
 
 // Multi-byte characters make byte lengths differ from string lengths.
 const ALPHABET = ['a', 'b', 'k', 'z', '0', '7', '-', '_', '.', 'é', '€', '漢', '𝄞']
 
 function sampleString (rnd: Random): string {
   let text = ''
-  const length = rnd.int(1, 8)
-  for (let i = 0; i < length; i++) text += ALPHABET[rnd.int(0, ALPHABET.length - 1)]
+  const length = rnd.between(1, 8)
+  for (let i = 0; i < length; i++) text += ALPHABET[rnd.between(0, ALPHABET.length - 1)]
   return text
 }
 
@@ -62,19 +37,19 @@ function sampleUuid (rnd: Random): string {
 }
 
 function sampleBytes (rnd: Random): Buffer {
-  const bytes = Buffer.alloc(rnd.int(1, 24))
-  for (let i = 0; i < bytes.length; i++) bytes[i] = rnd.int(0, 255)
+  const bytes = Buffer.alloc(rnd.between(1, 24))
+  for (let i = 0; i < bytes.length; i++) bytes[i] = rnd.between(0, 255)
   return bytes
 }
 
 function sampleType (type: FieldType, version: number, flexible: boolean, rnd: Random): unknown {
   if (typeof type === 'string') {
     switch (type) {
-      case 'int8': return rnd.int(-128, 127)
-      case 'int16': return rnd.int(-32768, 32767)
+      case 'int8': return rnd.between(-128, 127)
+      case 'int16': return rnd.between(-32768, 32767)
       case 'int32': return rnd.u32() | 0
       case 'int64': return BigInt.asIntN(64, (BigInt(rnd.u32()) << 32n) | BigInt(rnd.u32()))
-      case 'uint16': return rnd.int(0, 0xffff)
+      case 'uint16': return rnd.between(0, 0xffff)
       case 'uint32': return rnd.u32()
       case 'float64': return (rnd.u32() - 0x80000000) / 1024
       case 'bool': return rnd.chance(0.5)

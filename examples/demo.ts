@@ -33,7 +33,7 @@ async function main (): Promise<void> {
   let bootstrap = sharedBootstrap()
   if (bootstrap === undefined) {
     console.log('No KAFKA_BOOTSTRAP set: starting a local Kafka 4.4 broker (the first run downloads its jars through Maven)...')
-    cluster = await startCluster({ nodes: 1 })
+    cluster = await startCluster({ nodes: 1, portBase: 'free' })
     bootstrap = cluster.bootstrap
   }
   console.log(`Broker: ${bootstrap.join(',')}`)

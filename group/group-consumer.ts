@@ -237,7 +237,10 @@ export class GroupConsumer extends Consumer {
     if (identity === undefined) return false
     const refused = await this.#commitCursors([cursor], identity, () => batch.nextOffset)
     if (refused.length > 0) {
-      this.emit('batchDropped', { topic: batch.topic, partition: batch.partition, firstOffset: batch.records[0]?.offset, nextOffset: batch.nextOffset, reason: refused[0].reason })
+      const dropped = { topic: batch.topic, partition: batch.partition, firstOffset: batch.records[0]?.offset, nextOffset: batch.nextOffset, reason: refused[0].reason }
+      // At-most-once: a batch whose commit was refused is not processed. Say so even with no listener.
+      if (this.listenerCount('batchDropped') > 0) this.emit('batchDropped', dropped)
+      else process.emitWarning(`kafkats at-most-once: records ${String(dropped.firstOffset)}..${String(dropped.nextOffset - 1n)} of ${dropped.topic}-${dropped.partition} were not processed because their commit was refused (${dropped.reason})`, { code: 'KAFKATS_BATCH_DROPPED' })
       return false
     }
     cursor.processedOffset = batch.nextOffset

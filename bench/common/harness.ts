@@ -2,14 +2,20 @@
  * What the side-by-side benchmarks' orchestrators (bench/produce/run.ts,
  * bench/consume/run.ts) share: the broker, running one client in its own process under
  * /usr/bin/time, finding the peer clients and a Node fit for each, the shared values,
- * the Java tools' bits, the broker's CPU, and the table's formatting.
+ * the Java tools' bits, the broker's CPU, the command line, the table's formatting, and
+ * BenchHarness, the base of each benchmark's harness.
  */
 import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import * as fs from 'node:fs'
+import * as os from 'node:os'
 import * as path from 'node:path'
-import { sharedBootstrap, startCluster, type KafkaCluster } from '../../tests/broker/kafka'
+import { Client } from '../../client/client'
+import { kafkaClasspath, repoRoot, sharedBootstrap, startCluster, type KafkaCluster } from '../../tests/broker/kafka'
+import { RESULT_PREFIX, type BaseRunnerConfig } from './runner'
 
+/** A confluent row's note when the package is not installed; the table then says why. */
+export const CONFLUENT_NOT_INSTALLED = 'not installed here (see below)'
 export const CONFLUENT_MISSING = '@confluentinc/kafka-javascript does not install here: its install script fetches a prebuilt librdkafka binding from GitHub releases and, failing that, builds librdkafka from sources it downloads (zlib, OpenSSL, zstd, curl); this machine reaches package registries only'
 
 // ---------------------------------------------------------------------------------------
@@ -204,6 +210,79 @@ export function stringValues (object: Record<string, unknown>): Record<string, s
 // ---------------------------------------------------------------------------------------
 // Command lines and tables
 
+export const ALL_CLIENTS = ['kafkats', 'kafkats-raw', 'kafkajs', 'platformatic', 'confluent', 'java'] as const
+export type ClientName = typeof ALL_CLIENTS[number]
+export const DEFAULT_CLIENTS: ClientName[] = ['kafkats', 'kafkats-raw', 'kafkajs', 'platformatic', 'java']
+
+/** The options both benchmarks take. */
+export interface BenchOptions {
+  records: number
+  sizes: number[]
+  compressions: string[]
+  clients: ClientName[]
+  partitions: number
+  /** The Node binary for the Node runners (default: this one; platformatic needs 22.22+). */
+  node: string | undefined
+  timeoutSeconds: number | undefined
+  /** Runs of each case; the row shown is the median by records/s. */
+  repeat: number
+  clientOptions: Partial<Record<ClientName, Record<string, unknown>>>
+  json: string | undefined
+}
+
+export function defaultBenchOptions (): BenchOptions {
+  return {
+    records: 1_000_000,
+    sizes: [100, 1024],
+    compressions: ['none', 'lz4'],
+    clients: DEFAULT_CLIENTS,
+    partitions: 6,
+    node: undefined,
+    timeoutSeconds: undefined,
+    repeat: 1,
+    clientOptions: {},
+    json: undefined
+  }
+}
+
+/**
+ * Reads the command line into `options`, which holds the defaults. Every option takes a
+ * value; `ownOption` sets a benchmark's own ones and says whether it knew the option.
+ * --help prints `usage` and exits.
+ */
+export function parseBenchArgs<T extends BenchOptions> (argv: string[], usage: string, options: T, ownOption: (arg: string, value: string) => boolean = () => false): T {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]
+    if (arg === '--help' || arg === '-h') {
+      process.stdout.write(usage + '\n')
+      process.exit(0)
+    }
+    const value = argv[++i]
+    if (value === undefined) throw new Error(`${arg} needs a value\n${usage}`)
+    if (arg === '--records') options.records = positiveInt(arg, value)
+    else if (arg === '--sizes') options.sizes = splitList(value).map(s => positiveInt(arg, s))
+    else if (arg === '--compression') options.compressions = splitList(value)
+    else if (arg === '--partitions') options.partitions = positiveInt(arg, value)
+    else if (arg === '--node') options.node = value
+    else if (arg === '--timeout') options.timeoutSeconds = positiveInt(arg, value)
+    else if (arg === '--repeat') options.repeat = positiveInt(arg, value)
+    else if (arg === '--json') options.json = value
+    else if (arg === '--clients') {
+      const clients = splitList(value)
+      const unknown = clients.filter(c => !(ALL_CLIENTS as readonly string[]).includes(c))
+      if (unknown.length > 0) throw new Error(`Unknown client(s) ${unknown.join(', ')}; known: ${ALL_CLIENTS.join(', ')}`)
+      options.clients = clients as ClientName[]
+    } else if (arg.startsWith('--options-')) {
+      const client = arg.slice('--options-'.length) as ClientName
+      if (!ALL_CLIENTS.includes(client)) throw new Error(`Unknown client in ${arg}`)
+      options.clientOptions[client] = JSON.parse(value) as Record<string, unknown>
+    } else if (!ownOption(arg, value)) {
+      throw new Error(`Unknown option ${arg}\n${usage}`)
+    }
+  }
+  return options
+}
+
 export function splitList (text: string): string[] {
   return text.split(',').map(s => s.trim()).filter(s => s !== '')
 }
@@ -232,8 +311,34 @@ export function sizeLabel (size: number): string {
   return size % 1024 === 0 ? `${size / 1024} KiB` : `${size} B`
 }
 
-/** "Settings:" lines, one per distinct settings text of each client. */
-export function settingsLines (rows: Array<{ client: string, settings?: string }>): string[] {
+/**
+ * A benchmark's table in markdown: `intro`, then a row per run — client, size,
+ * compression, records/s, MB/s, CPU s, CPU µs/record, the benchmark's own `columns`
+ * (right-aligned, from `cells`), notes — then the clients' settings and the `after`
+ * paragraphs.
+ */
+export function renderTable<R extends BenchRow> (intro: string, columns: string[], rows: R[], cells: (row: R) => string[], after: string[]): string {
+  const lines = [
+    intro,
+    '',
+    `| ${['client', 'size', 'compression', 'records/s', 'MB/s', 'CPU s', 'CPU µs/record', ...columns, 'notes'].join(' | ')} |`,
+    `| --- | --- | --- | ${new Array<string>(4 + columns.length).fill('---:').join(' | ')} | --- |`
+  ]
+  for (const row of rows) {
+    const perRecord = row.cpuSeconds === undefined || row.recordsPerSecond === undefined ? undefined : row.cpuSeconds * 1e6 / row.records
+    const cellsOfRow = [row.client, sizeLabel(row.size), row.compression, formatNumber(row.recordsPerSecond, 0), formatNumber(row.mbPerSecond, 1), formatNumber(row.cpuSeconds, 2), formatNumber(perRecord, 2), ...cells(row), row.notes.join('; ')]
+    lines.push(`| ${cellsOfRow.join(' | ')} |`)
+  }
+  lines.push(...clientLines(rows))
+  for (const paragraph of after) lines.push('', paragraph)
+  return lines.join('\n')
+}
+
+/**
+ * What follows a table: "Settings:" lines, one per distinct settings text of each client,
+ * then why confluent has no numbers when a row says it is not installed.
+ */
+function clientLines (rows: BenchRow[]): string[] {
   const settings = new Map<string, Set<string>>()
   for (const row of rows) {
     if (row.settings === undefined) continue
@@ -241,8 +346,226 @@ export function settingsLines (rows: Array<{ client: string, settings?: string }
     set.add(row.settings)
     settings.set(row.client, set)
   }
-  if (settings.size === 0) return []
-  const lines = ['', 'Settings:']
+  const lines: string[] = []
+  if (settings.size > 0) lines.push('', 'Settings:')
   for (const [client, set] of settings) for (const s of set) lines.push(`- ${client}: ${s}`)
+  if (rows.some(row => row.client === 'confluent' && row.notes.includes(CONFLUENT_NOT_INSTALLED))) lines.push('', `confluent: ${CONFLUENT_MISSING}.`)
   return lines
+}
+
+/** Prints the table, and writes the rows as JSON to `jsonFile` when there is one. */
+export function writeResults (table: string, rows: object[], jsonFile: string | undefined): void {
+  process.stdout.write(table + '\n')
+  if (jsonFile !== undefined) fs.writeFileSync(jsonFile, JSON.stringify(rows, null, 2) + '\n')
+}
+
+// ---------------------------------------------------------------------------------------
+// The harness
+
+/** What the shared harness reads and writes of a benchmark's table row. */
+export interface BenchRow {
+  client: ClientName
+  size: number
+  compression: string
+  records: number
+  /** The main figure (the produce and consume harnesses say over which time). */
+  recordsPerSecond?: number
+  /** MiB of values per second. */
+  mbPerSecond?: number
+  cpuSeconds?: number
+  notes: string[]
+  settings?: string
+}
+
+/**
+ * The base of each benchmark's harness: the broker and an admin client on it, a scratch
+ * folder, and running one case of one client — its Node runner or a Kafka Java tool —
+ * with the notes every row gets.
+ */
+export class BenchHarness<O extends BenchOptions> {
+  readonly options: O
+  readonly broker: BenchBroker
+  readonly admin: Client
+  readonly scratch: string
+  readonly benchDir = path.join(repoRoot(), 'bench')
+  /** 'produce' or 'consume': the folder of the benchmark's runners. */
+  readonly #benchmark: string
+
+  constructor (benchmark: string, options: O, broker: BenchBroker) {
+    this.#benchmark = benchmark
+    this.options = options
+    this.broker = broker
+    this.admin = new Client({ bootstrap: broker.bootstrap, clientId: 'bench-admin' })
+    this.scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'kafkats-bench-'))
+    fs.writeFileSync(path.join(this.scratch, 'log4j2.properties'), JAVA_LOG4J)
+  }
+
+  timeoutMs (): number {
+    return (this.options.timeoutSeconds ?? 120 + Math.ceil(this.options.records / 1000)) * 1000
+  }
+
+  /**
+   * Runs `body` for every (value size, compression) of the options, in order, then closes
+   * the harness (stopping the broker) even when a case fails.
+   */
+  async forEachCase (body: (size: number, compression: string) => Promise<void>): Promise<void> {
+    try {
+      for (const size of this.options.sizes) {
+        for (const compression of this.options.compressions) await body(size, compression)
+      }
+    } finally {
+      await this.close()
+    }
+  }
+
+  /** Runs a case `repeat` times, with progress on stderr, and gives the median run. */
+  async measure<R extends BenchRow> (client: ClientName, size: number, compression: string, run: () => Promise<R>): Promise<R> {
+    process.stderr.write(`bench: ${client}, ${sizeLabel(size)} values, ${compression} …`)
+    const runs: R[] = []
+    for (let i = 0; i < this.options.repeat; i++) runs.push(await run())
+    const row = medianRun(runs)
+    process.stderr.write(` ${formatNumber(row.recordsPerSecond, 0)} records/s; ${row.notes.join('; ')}\n`)
+    return row
+  }
+
+  /** A row for a client that has no runner (confluent): its note says why. */
+  withoutRunner<R extends BenchRow> (row: R): R {
+    row.notes.push(resolvableFrom(this.benchDir, '@confluentinc/kafka-javascript') ? '@confluentinc/kafka-javascript is installed, but this harness has no runner for it yet' : CONFLUENT_NOT_INSTALLED)
+    return row
+  }
+
+  /** Runs `body`, then notes the CPU the broker used meanwhile (when the harness started it). */
+  async withBrokerCpu (row: BenchRow, body: () => Promise<void>): Promise<void> {
+    const before = processCpuSeconds(this.broker.pid)
+    await body()
+    const after = processCpuSeconds(this.broker.pid)
+    if (before !== undefined && after !== undefined) row.notes.push(`broker CPU ${(after - before).toFixed(1)} s`)
+  }
+
+  async deleteTopic (topic: string): Promise<void> {
+    await this.admin.admin.deleteTopics([topic], { ignoreMissing: true }).catch(() => {})
+  }
+
+  nodeRunner (client: ClientName): { node: string, script: string } | string {
+    const chosen = this.options.node ?? process.execPath
+    const compiled = path.join(__dirname, '..', this.#benchmark)
+    const source = path.join(this.benchDir, this.#benchmark)
+    switch (client) {
+      case 'kafkats': return { node: chosen, script: path.join(compiled, 'kafkats.js') }
+      case 'kafkats-raw': return { node: chosen, script: path.join(compiled, 'kafkats-raw.js') }
+      case 'kafkajs':
+        if (!resolvableFrom(this.benchDir, 'kafkajs')) return 'kafkajs is not installed: run `npm install` in bench/'
+        return { node: chosen, script: path.join(source, 'kafkajs.mjs') }
+      case 'platformatic': {
+        if (!resolvableFrom(this.benchDir, '@platformatic/kafka')) return '@platformatic/kafka is not installed: run `npm install` in bench/'
+        const node = platformaticNode(this.benchDir, this.options.node)
+        if (typeof node !== 'string') return node.error
+        return { node, script: path.join(source, 'platformatic.mjs') }
+      }
+      default: throw new Error(`${client} is not a Node runner`)
+    }
+  }
+
+  /** The config fields every runner takes, for a row's run on `topic`. */
+  runnerConfig (row: BenchRow, topic: string): BaseRunnerConfig {
+    return {
+      bootstrap: this.broker.bootstrap,
+      topic,
+      partitions: this.options.partitions,
+      records: this.options.records,
+      valueSize: row.size,
+      compression: row.compression,
+      options: this.options.clientOptions[row.client] ?? {},
+      runnerModule: path.join(__dirname, '..', this.#benchmark, 'runner.js')
+    }
+  }
+
+  /**
+   * Runs the client's Node runner with the config `makeConfig` gives and reads its result
+   * line into the row's settings and its first note (the runtime). Without a result (no
+   * runner, a failure, a client that cannot run yet) the row's notes say why and the
+   * answer is undefined.
+   */
+  async runNodeRunner<T extends { unavailable?: string, settings: string, runtime: string }> (row: BenchRow, makeConfig: () => BaseRunnerConfig): Promise<{ result: T, outcome: ChildOutcome } | undefined> {
+    const runner = this.nodeRunner(row.client)
+    if (typeof runner === 'string') {
+      row.notes.push(runner)
+      return undefined
+    }
+    const outcome = await runChild(runner.node, [runner.script, JSON.stringify(makeConfig())], this.timeoutMs(), this.scratch)
+    const result = runnerResult<T>(outcome.stdout, RESULT_PREFIX)
+    if (result === undefined) {
+      row.notes.push(this.failureNote(outcome, outcome.stderr))
+      return undefined
+    }
+    if (result.unavailable !== undefined) {
+      row.notes.push(result.unavailable)
+      return undefined
+    }
+    row.settings = result.settings
+    row.notes.push(result.runtime)
+    return { result, outcome }
+  }
+
+  /** Why a run gave no result: its timeout, or its exit code and the end of `output`. */
+  failureNote (outcome: ChildOutcome, output: string): string {
+    return outcome.timedOut ? `timed out after ${this.timeoutMs() / 1000} s` : `failed (exit ${String(outcome.code)}): ${tail(output, 3)}`
+  }
+
+  /**
+   * The command line of a Kafka Java tool: the JVM's settings, the tool and its own
+   * arguments, then the client's `properties` (--options-java's replacing them).
+   */
+  javaToolArgs (tool: string, topic: string, records: number, toolArgs: string[], properties: Record<string, string>): string[] {
+    const props = { ...properties, ...stringValues(this.options.clientOptions.java ?? {}) }
+    return [
+      '-Xmx512M', '-XX:+UseG1GC', `-Dlog4j2.configurationFile=${path.join(this.scratch, 'log4j2.properties')}`,
+      '-cp', kafkaClasspath(), `org.apache.kafka.tools.${tool}`,
+      '--bootstrap-server', this.broker.bootstrap, '--topic', topic, '--num-records', String(records), ...toolArgs,
+      '--command-property', ...Object.entries(props).map(([k, v]) => `${k}=${v}`)
+    ]
+  }
+
+  /**
+   * The process CPU of a Java tool's baseline run `args` on a new one-partition `topic`
+   * (after `prepare`, e.g. writing a record to read), or undefined when the run fails.
+   */
+  async javaBaselineCpu (topic: string, args: string[], prepare: () => Promise<unknown> = async () => {}): Promise<number | undefined> {
+    await this.admin.admin.createTopics([{ topic, numPartitions: 1 }])
+    try {
+      await prepare()
+      const outcome = await runChild('java', args, 120_000, this.scratch)
+      return outcome.code === 0 ? outcome.totalCpuSeconds : undefined
+    } finally {
+      await this.deleteTopic(topic)
+    }
+  }
+
+  /**
+   * A Java run's CPU: the process's, less the `baseline` of a JVM that starts, connects
+   * and handles one record; set on the row only when the run has numbers.
+   */
+  javaCpu (row: BenchRow, outcome: ChildOutcome, baseline: number | undefined): void {
+    if (outcome.totalCpuSeconds === undefined) {
+      row.notes.push('CPU unknown: /usr/bin/time is missing')
+      return
+    }
+    if (row.recordsPerSecond !== undefined) row.cpuSeconds = outcome.totalCpuSeconds - (baseline ?? 0)
+    row.notes.push(`process CPU ${outcome.totalCpuSeconds.toFixed(2)} s${baseline === undefined ? '' : `, less ${baseline.toFixed(2)} s JVM start + 1-record baseline`}`)
+  }
+
+  /** Closes the admin client, removes the scratch folder and stops the broker. */
+  async close (): Promise<void> {
+    try {
+      await this.admin.close()
+      fs.rmSync(this.scratch, { recursive: true, force: true })
+    } finally {
+      await this.broker.stop()
+    }
+  }
+}
+
+/** The `key=value ...` properties at the end of a Java tool's command line, for the settings. */
+export function javaProperties (args: string[]): string {
+  return args.slice(args.indexOf('--command-property') + 1).join(' ')
 }

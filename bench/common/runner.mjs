@@ -1,5 +1,9 @@
 // The runner protocol of runner.ts, for the runners of other clients, which are plain
 // ES modules run from source so that the main build never needs their packages.
+import { createRequire } from 'node:module'
+
+/** Loads the peer clients (bench/node_modules) and the compiled runner modules. */
+export const require = createRequire(import.meta.url)
 
 export const RESULT_PREFIX = 'BENCH-RESULT '
 
@@ -27,4 +31,14 @@ export function runMain (main) {
     process.stderr.write(`${error?.stack ?? String(error)}\n`)
     process.exitCode = 1
   })
+}
+
+/**
+ * The config and the compiled runner module it names (produce/runner.ts or
+ * consume/runner.ts, in the build): { config, ...that module's exports }, so a .mjs runner
+ * sends, checks and reports with the same code as the TypeScript runners.
+ */
+export function setup () {
+  const config = readConfigArgument()
+  return { config, ...require(config.runnerModule) }
 }

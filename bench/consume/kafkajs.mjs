@@ -4,7 +4,8 @@
 // found in the main package's node_modules) is registered in CompressionCodecs.
 // kafkajs's offsets are strings, so the runner checks each batch's first and last offset
 // and its length (Tally.addRun) instead of every record's offset.
-import { cpuSecondsSince, require, runMain, setup } from './common.mjs'
+import { LZ4_NOTE, useLz4Adapter } from '../common/kafkajs.mjs'
+import { cpuSecondsSince, require, runMain, setup } from '../common/runner.mjs'
 
 runMain(async () => {
   const { config, Tally, finish, watchForStall } = setup()
@@ -16,14 +17,8 @@ runMain(async () => {
     partitionsConsumedConcurrently: 1,
     ...config.options
   }
-  if (config.compression === 'lz4') {
-    const lz4 = require('lz4-napi')
-    CompressionCodecs[CompressionTypes.LZ4] = () => ({
-      compress: async encoder => await lz4.compressFrame(encoder.buffer),
-      decompress: async buffer => await lz4.decompressFrame(buffer)
-    })
-  }
-  const describe = () => `consumer({ maxBytesPerPartition: ${settings.maxBytesPerPartition}, maxBytes: ${settings.maxBytes} }), subscribe({ fromBeginning: true }), run({ eachBatch, partitionsConsumedConcurrently: ${settings.partitionsConsumedConcurrently} }) with auto-resolve and auto-commit${config.compression === 'lz4' ? ', lz4 via an lz4-napi adapter in CompressionCodecs' : ''}`
+  useLz4Adapter(config.compression, { CompressionTypes, CompressionCodecs })
+  const describe = () => `consumer({ maxBytesPerPartition: ${settings.maxBytesPerPartition}, maxBytes: ${settings.maxBytes} }), subscribe({ fromBeginning: true }), run({ eachBatch, partitionsConsumedConcurrently: ${settings.partitionsConsumedConcurrently} }) with auto-resolve and auto-commit${config.compression === 'lz4' ? `, ${LZ4_NOTE}` : ''}`
 
   const cpuStart = process.cpuUsage()
   const tally = new Tally(config)

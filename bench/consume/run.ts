@@ -13,22 +13,15 @@
  * stopped at the end. See bench/README.md.
  */
 import * as fs from 'node:fs'
-import * as os from 'node:os'
-import * as path from 'node:path'
-import { Client } from '../../client/client'
 import type { CompressionCodec } from '../../protocol/compression'
 import type { RecordInput } from '../../protocol/record-batch'
-import { ensureKafkaJars, kafkaClasspath, repoRoot } from '../../tests/broker/kafka'
+import { ensureKafkaJars } from '../../tests/broker/kafka'
 import {
-  benchBroker, CONFLUENT_MISSING, formatNumber, JAVA_LOG4J, javaVersion, medianRun, platformaticNode, positiveInt, processCpuSeconds,
-  resolvableFrom, runChild, runnerResult, settingsLines, sizeLabel, splitList, stringValues, tail, writePayloadFile, type BenchBroker
+  ALL_CLIENTS, BenchHarness, benchBroker, DEFAULT_CLIENTS, defaultBenchOptions, formatNumber, javaProperties, javaVersion, parseBenchArgs, positiveInt,
+  renderTable as renderBenchTable, runChild, sizeLabel, writePayloadFile, writeResults, type BenchBroker, type BenchOptions, type BenchRow, type ClientName
 } from '../common/harness'
-import { readPayloadValues } from '../common/runner'
-import { RESULT_PREFIX, type ConsumeConfig, type ConsumeResult } from './runner'
-
-const ALL_CLIENTS = ['kafkats', 'kafkats-raw', 'kafkajs', 'platformatic', 'confluent', 'java'] as const
-type ClientName = typeof ALL_CLIENTS[number]
-const DEFAULT_CLIENTS: ClientName[] = ['kafkats', 'kafkats-raw', 'kafkajs', 'platformatic', 'java']
+import { CallSender, partitionShares, readPayloadValues, runMain } from '../common/runner'
+import type { ConsumeConfig, ConsumeResult } from './runner'
 
 /**
  * The Java client's settings on top of ConsumerPerformance's own (max.partition.fetch.bytes
@@ -41,39 +34,17 @@ const JAVA_DEFAULTS: Record<string, string> = {
   'max.poll.records': '2000'
 }
 
-interface Options {
-  records: number
-  sizes: number[]
-  compressions: string[]
-  clients: ClientName[]
-  partitions: number
+interface Options extends BenchOptions {
   /** Uncompressed bytes per batch when filling the topic (at most 1,000 records a batch). */
   fillBatchBytes: number
-  /** The Node binary for the Node runners (default: this one; platformatic needs 22.22+). */
-  node: string | undefined
-  timeoutSeconds: number | undefined
   stallSeconds: number
-  /** Runs of each case; the row shown is the median by records/s. */
-  repeat: number
-  clientOptions: Partial<Record<ClientName, Record<string, unknown>>>
-  json: string | undefined
 }
 
-interface Row {
-  client: ClientName
-  size: number
-  compression: string
-  records: number
-  /** Records over the time from the consumer's start to its last record. */
-  recordsPerSecond?: number
-  mbPerSecond?: number
-  cpuSeconds?: number
+interface Row extends BenchRow {
   /** From the consumer's start to its first record (Java: to its partition assignment). */
   firstRecordSeconds?: number
   /** Records over the time from the first record (Java: from its assignment) to the last. */
   afterFirstPerSecond?: number
-  notes: string[]
-  settings?: string
 }
 
 /** A filled topic: its name and each partition's offsets. */
@@ -104,52 +75,13 @@ const USAGE = `usage: node dist/bench/consume/run.js [options]
 Uses KAFKA_BOOTSTRAP when set, else starts a single-node Kafka 4.4 broker.`
 
 function parseArgs (argv: string[]): Options {
-  const options: Options = {
-    records: 1_000_000,
-    sizes: [100, 1024],
-    compressions: ['none', 'lz4'],
-    clients: DEFAULT_CLIENTS,
-    partitions: 6,
-    fillBatchBytes: 256 * 1024,
-    node: undefined,
-    timeoutSeconds: undefined,
-    stallSeconds: 30,
-    repeat: 1,
-    clientOptions: {},
-    json: undefined
-  }
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]
-    if (arg === '--help' || arg === '-h') {
-      process.stdout.write(USAGE + '\n')
-      process.exit(0)
-    }
-    const value = argv[++i]
-    if (value === undefined) throw new Error(`${arg} needs a value\n${USAGE}`)
-    if (arg === '--records') options.records = positiveInt(arg, value)
-    else if (arg === '--sizes') options.sizes = splitList(value).map(s => positiveInt(arg, s))
-    else if (arg === '--compression') options.compressions = splitList(value)
-    else if (arg === '--partitions') options.partitions = positiveInt(arg, value)
-    else if (arg === '--fill-batch-bytes') options.fillBatchBytes = positiveInt(arg, value)
-    else if (arg === '--node') options.node = value
-    else if (arg === '--timeout') options.timeoutSeconds = positiveInt(arg, value)
+  const options: Options = { ...defaultBenchOptions(), fillBatchBytes: 256 * 1024, stallSeconds: 30 }
+  return parseBenchArgs(argv, USAGE, options, (arg, value) => {
+    if (arg === '--fill-batch-bytes') options.fillBatchBytes = positiveInt(arg, value)
     else if (arg === '--stall') options.stallSeconds = positiveInt(arg, value)
-    else if (arg === '--repeat') options.repeat = positiveInt(arg, value)
-    else if (arg === '--json') options.json = value
-    else if (arg === '--clients') {
-      const clients = splitList(value)
-      const unknown = clients.filter(c => !(ALL_CLIENTS as readonly string[]).includes(c))
-      if (unknown.length > 0) throw new Error(`Unknown client(s) ${unknown.join(', ')}; known: ${ALL_CLIENTS.join(', ')}`)
-      options.clients = clients as ClientName[]
-    } else if (arg.startsWith('--options-')) {
-      const client = arg.slice('--options-'.length) as ClientName
-      if (!ALL_CLIENTS.includes(client)) throw new Error(`Unknown client in ${arg}`)
-      options.clientOptions[client] = JSON.parse(value) as Record<string, unknown>
-    } else {
-      throw new Error(`Unknown option ${arg}\n${USAGE}`)
-    }
-  }
-  return options
+    else return false
+    return true
+  })
 }
 
 /** Batches in flight per partition while filling. */
@@ -158,27 +90,12 @@ const FILL_IN_FLIGHT = 4
 // ---------------------------------------------------------------------------------------
 // The harness
 
-class Bench {
-  readonly options: Options
-  readonly broker: BenchBroker
-  readonly admin: Client
-  readonly scratch: string
-  readonly root = repoRoot()
-  readonly benchDir: string
+class Bench extends BenchHarness<Options> {
   #javaBaseline: { cpu: number | undefined } | undefined
   #runs = 0
 
   constructor (options: Options, broker: BenchBroker) {
-    this.options = options
-    this.broker = broker
-    this.admin = new Client({ bootstrap: broker.bootstrap, clientId: 'bench-admin' })
-    this.scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'kafkats-bench-'))
-    this.benchDir = path.join(this.root, 'bench')
-    fs.writeFileSync(path.join(this.scratch, 'log4j2.properties'), JAVA_LOG4J)
-  }
-
-  timeoutMs (): number {
-    return (this.options.timeoutSeconds ?? 120 + Math.ceil(this.options.records / 1000)) * 1000
+    super('consume', options, broker)
   }
 
   /**
@@ -195,26 +112,11 @@ class Bench {
     const values = readPayloadValues(payload, size)
     fs.rmSync(payload, { force: true })
     const perBatch = Math.max(1, Math.min(1000, Math.floor(this.options.fillBatchBytes / (size + 10))))
-    let nextValue = 0
-    const fillPartition = async (partition: number, share: number): Promise<void> => {
-      let left = share
-      const worker = async (): Promise<void> => {
-        while (left > 0) {
-          const count = Math.min(perBatch, left)
-          left -= count
-          const batch: RecordInput[] = new Array(count)
-          for (let i = 0; i < count; i++) {
-            batch[i] = { value: values[nextValue] }
-            if (++nextValue === values.length) nextValue = 0
-          }
-          await this.admin.produceRaw({ topic, partition, records: batch, acks: 'all', compression: compression as CompressionCodec })
-        }
-      }
-      await Promise.all(Array.from({ length: FILL_IN_FLIGHT }, worker))
-    }
-    const base = Math.floor(records / partitions)
-    const extra = records % partitions
-    await Promise.all(Array.from({ length: partitions }, (_, p) => fillPartition(p, base + (p < extra ? 1 : 0))))
+    const sender = new CallSender<RecordInput>(values, value => ({ value }))
+    await Promise.all(partitionShares(records, partitions).map((share, partition) =>
+      sender.send(share, perBatch, FILL_IN_FLIGHT, batch => this.admin.produceRaw({ topic, partition, records: batch, acks: 'all', compression: compression as CompressionCodec }))
+    ))
+    if (sender.failed > 0) throw new Error(`Filling ${topic}: ${sender.failed} records failed: ${sender.firstError ?? '?'}`)
     const startOffsets: bigint[] = []
     const endOffsets: bigint[] = []
     for (let partition = 0; partition < partitions; partition++) {
@@ -226,75 +128,27 @@ class Bench {
     return { topic, startOffsets, endOffsets, seconds: (performance.now() - started) / 1000 }
   }
 
-  async deleteTopic (topic: string): Promise<void> {
-    await this.admin.admin.deleteTopics([topic], { ignoreMissing: true }).catch(() => {})
-  }
-
   async run (client: ClientName, filled: Filled, size: number, compression: string): Promise<Row> {
     const row: Row = { client, size, compression, records: this.options.records, notes: [] }
-    if (client === 'confluent') {
-      row.notes.push(resolvableFrom(this.benchDir, '@confluentinc/kafka-javascript') ? '@confluentinc/kafka-javascript is installed, but this harness has no runner for it yet' : 'not installed here (see below)')
-      return row
-    }
+    if (client === 'confluent') return this.withoutRunner(row)
     const groupId = `bench-consume-${client}-${Date.now()}-${++this.#runs}`
-    const brokerCpuBefore = processCpuSeconds(this.broker.pid)
-    if (client === 'java') await this.runJava(row, filled, groupId)
-    else await this.runNode(row, filled, groupId)
-    const brokerCpuAfter = processCpuSeconds(this.broker.pid)
-    if (brokerCpuBefore !== undefined && brokerCpuAfter !== undefined) row.notes.push(`broker CPU ${(brokerCpuAfter - brokerCpuBefore).toFixed(1)} s`)
+    await this.withBrokerCpu(row, async () => {
+      if (client === 'java') await this.runJava(row, filled, groupId)
+      else await this.runNode(row, filled, groupId)
+    })
     return row
   }
 
-  nodeRunner (client: ClientName): { node: string, script: string } | string {
-    const chosen = this.options.node ?? process.execPath
-    switch (client) {
-      case 'kafkats': return { node: chosen, script: path.join(__dirname, 'kafkats.js') }
-      case 'kafkats-raw': return { node: chosen, script: path.join(__dirname, 'kafkats-raw.js') }
-      case 'kafkajs':
-        if (!resolvableFrom(this.benchDir, 'kafkajs')) return 'kafkajs is not installed: run `npm install` in bench/'
-        return { node: chosen, script: path.join(this.benchDir, 'consume', 'kafkajs.mjs') }
-      case 'platformatic': {
-        if (!resolvableFrom(this.benchDir, '@platformatic/kafka')) return '@platformatic/kafka is not installed: run `npm install` in bench/'
-        const node = platformaticNode(this.benchDir, this.options.node)
-        if (typeof node !== 'string') return node.error
-        return { node, script: path.join(this.benchDir, 'consume', 'platformatic.mjs') }
-      }
-      default: throw new Error(`${client} is not a Node runner`)
-    }
-  }
-
   async runNode (row: Row, filled: Filled, groupId: string): Promise<void> {
-    const runner = this.nodeRunner(row.client)
-    if (typeof runner === 'string') {
-      row.notes.push(runner)
-      return
-    }
-    const config: ConsumeConfig = {
-      bootstrap: this.broker.bootstrap,
-      topic: filled.topic,
-      partitions: this.options.partitions,
-      records: this.options.records,
+    const run = await this.runNodeRunner<ConsumeResult>(row, (): ConsumeConfig => ({
+      ...this.runnerConfig(row, filled.topic),
       groupId,
-      valueSize: row.size,
-      compression: row.compression,
       startOffsets: filled.startOffsets.map(String),
       endOffsets: filled.endOffsets.map(String),
-      stallSeconds: this.options.stallSeconds,
-      options: this.options.clientOptions[row.client] ?? {},
-      runnerModule: path.join(__dirname, 'runner.js')
-    }
-    const outcome = await runChild(runner.node, [runner.script, JSON.stringify(config)], this.timeoutMs(), this.scratch)
-    const result = runnerResult<ConsumeResult>(outcome.stdout, RESULT_PREFIX)
-    if (result === undefined) {
-      row.notes.push(outcome.timedOut ? `timed out after ${this.timeoutMs() / 1000} s` : `failed (exit ${String(outcome.code)}): ${tail(outcome.stderr, 3)}`)
-      return
-    }
-    if (result.unavailable !== undefined) {
-      row.notes.push(result.unavailable)
-      return
-    }
-    row.settings = result.settings
-    row.notes.push(result.runtime)
+      stallSeconds: this.options.stallSeconds
+    }))
+    if (run === undefined) return
+    const { result, outcome } = run
     if (result.problems.length > 0) row.notes.push(`CHECK FAILED: ${result.problems.join('; ')}`)
     else row.notes.push('N records, each offset once ✓')
     if (result.received === this.options.records) {
@@ -310,14 +164,8 @@ class Bench {
   }
 
   javaArgs (topic: string, records: number, groupId: string): string[] {
-    const props = { ...JAVA_DEFAULTS, ...stringValues(this.options.clientOptions.java ?? {}) }
-    return [
-      '-Xmx512M', '-XX:+UseG1GC', `-Dlog4j2.configurationFile=${path.join(this.scratch, 'log4j2.properties')}`,
-      '-cp', kafkaClasspath(), 'org.apache.kafka.tools.ConsumerPerformance',
-      '--bootstrap-server', this.broker.bootstrap, '--topic', topic, '--num-records', String(records), '--group', groupId,
-      '--hide-header', '--timeout', String(this.options.stallSeconds * 1000),
-      '--command-property', ...Object.entries(props).map(([k, v]) => `${k}=${v}`)
-    ]
+    const toolArgs = ['--group', groupId, '--hide-header', '--timeout', String(this.options.stallSeconds * 1000)]
+    return this.javaToolArgs('ConsumerPerformance', topic, records, toolArgs, JAVA_DEFAULTS)
   }
 
   /**
@@ -326,15 +174,11 @@ class Bench {
    * runners count from client creation on (Node's own start is a few tens of milliseconds).
    */
   async javaBaseline (): Promise<number | undefined> {
-    if (this.#javaBaseline !== undefined) return this.#javaBaseline.cpu
-    const topic = `bench-consume-java-baseline-${Date.now()}`
-    await this.admin.admin.createTopics([{ topic, numPartitions: 1 }])
-    try {
-      await this.admin.produceRaw({ topic, partition: 0, records: [{ value: Buffer.from('baseline') }], acks: 'all' })
-      const outcome = await runChild('java', this.javaArgs(topic, 1, `bench-consume-java-baseline-${Date.now()}`), 120_000, this.scratch)
-      this.#javaBaseline = { cpu: outcome.code === 0 ? outcome.totalCpuSeconds : undefined }
-    } finally {
-      await this.deleteTopic(topic)
+    if (this.#javaBaseline === undefined) {
+      const topic = `bench-consume-java-baseline-${Date.now()}`
+      const args = this.javaArgs(topic, 1, `bench-consume-java-baseline-${Date.now()}`)
+      const cpu = await this.javaBaselineCpu(topic, args, async () => await this.admin.produceRaw({ topic, partition: 0, records: [{ value: Buffer.from('baseline') }], acks: 'all' }))
+      this.#javaBaseline = { cpu }
     }
     return this.#javaBaseline.cpu
   }
@@ -347,14 +191,13 @@ class Bench {
     // start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec
     const line = outcome.stdout.split('\n').map(l => l.split(', ')).find(fields => fields.length === 10 && /^\d+$/.test(fields[4]))
     if (line === undefined) {
-      row.notes.push(outcome.timedOut ? `timed out after ${this.timeoutMs() / 1000} s` : `failed (exit ${String(outcome.code)}): ${tail(outcome.stderr + outcome.stdout, 3)}`)
+      row.notes.push(this.failureNote(outcome, outcome.stderr + outcome.stdout))
       return
     }
     const consumed = Number(line[4])
     const rebalanceMs = Number(line[6])
     const fetchMs = Number(line[7])
-    const props = args.slice(args.indexOf('--command-property') + 1).join(' ')
-    row.settings = `ConsumerPerformance (classic group protocol, its defaults check.crcs=false, receive.buffer.bytes=2097152), ${props}, -Xmx512M`
+    row.settings = `ConsumerPerformance (classic group protocol, its defaults check.crcs=false, receive.buffer.bytes=2097152), ${javaProperties(args)}, -Xmx512M`
     row.notes.push(await javaVersion())
     if (outcome.stdout.includes('WARNING: Exiting before consuming the expected number')) row.notes.push('CHECK FAILED: the tool timed out before N records')
     if (consumed !== this.options.records) {
@@ -367,17 +210,7 @@ class Bench {
       row.firstRecordSeconds = rebalanceMs / 1000
       row.afterFirstPerSecond = consumed / (fetchMs / 1000)
     }
-    if (outcome.totalCpuSeconds !== undefined) {
-      if (row.recordsPerSecond !== undefined) row.cpuSeconds = outcome.totalCpuSeconds - (baseline ?? 0)
-      row.notes.push(`process CPU ${outcome.totalCpuSeconds.toFixed(2)} s${baseline === undefined ? '' : `, less ${baseline.toFixed(2)} s JVM start + 1-record baseline`}`)
-    } else {
-      row.notes.push('CPU unknown: /usr/bin/time is missing')
-    }
-  }
-
-  async close (): Promise<void> {
-    await this.admin.close()
-    fs.rmSync(this.scratch, { recursive: true, force: true })
+    this.javaCpu(row, outcome, baseline)
   }
 }
 
@@ -385,61 +218,33 @@ class Bench {
 // The table
 
 function renderTable (rows: Row[], options: Options, fills: string[]): string {
-  const lines = [
+  return renderBenchTable(
     `Consume benchmark: ${options.records.toLocaleString('en-US')} records per run from a topic of ${options.partitions} partitions, filled once per (size, compression) and read by every client in a fresh group from the beginning. Null keys, random-letter values.`,
-    '',
-    '| client | size | compression | records/s | MB/s | CPU s | CPU µs/record | first record s | records/s after it | notes |',
-    '| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |'
-  ]
-  for (const row of rows) {
-    const perRecord = row.cpuSeconds === undefined ? undefined : row.cpuSeconds * 1e6 / row.records
-    lines.push(`| ${row.client} | ${sizeLabel(row.size)} | ${row.compression} | ${formatNumber(row.recordsPerSecond, 0)} | ${formatNumber(row.mbPerSecond, 1)} | ${formatNumber(row.cpuSeconds, 2)} | ${formatNumber(perRecord, 2)} | ${formatNumber(row.firstRecordSeconds, 2)} | ${formatNumber(row.afterFirstPerSecond, 0)} | ${row.notes.join('; ')} |`)
-  }
-  lines.push(...settingsLines(rows))
-  if (rows.some(row => row.client === 'confluent' && row.notes.includes('not installed here (see below)'))) lines.push('', `confluent: ${CONFLUENT_MISSING}.`)
-  lines.push('', 'Fills (kafkats produceRaw, not measured): ' + fills.join('; ') + '.')
-  lines.push('', 'records/s and MB/s (MiB of values per second) count from the consumer\'s start — client creation, connecting, joining the group — to its N-th record; "first record s" is the time to the first record and "records/s after it" the rate from there (Java: ConsumerPerformance\'s own clock, from after the KafkaConsumer is built; its join time to the partition assignment and its fetch.nMsg.sec). CPU s is the client process\'s user+system CPU from client creation to close (Java: process CPU less a JVM start + 1-record baseline).')
-  return lines.join('\n')
+    ['first record s', 'records/s after it'], rows, row => [formatNumber(row.firstRecordSeconds, 2), formatNumber(row.afterFirstPerSecond, 0)],
+    [
+      'Fills (kafkats produceRaw, not measured): ' + fills.join('; ') + '.',
+      'records/s and MB/s (MiB of values per second) count from the consumer\'s start — client creation, connecting, joining the group — to its N-th record; "first record s" is the time to the first record and "records/s after it" the rate from there (Java: ConsumerPerformance\'s own clock, from after the KafkaConsumer is built; its join time to the partition assignment and its fetch.nMsg.sec). CPU s is the client process\'s user+system CPU from client creation to close (Java: process CPU less a JVM start + 1-record baseline).'
+    ]
+  )
 }
 
 // ---------------------------------------------------------------------------------------
 
-async function main (): Promise<void> {
+runMain(async () => {
   const options = parseArgs(process.argv.slice(2))
-  const broker = await benchBroker()
-  const bench = new Bench(options, broker)
+  const bench = new Bench(options, await benchBroker())
   const rows: Row[] = []
   const fills: string[] = []
-  try {
-    for (const size of options.sizes) {
-      for (const compression of options.compressions) {
-        process.stderr.write(`bench: filling a topic with ${options.records.toLocaleString('en-US')} records of ${sizeLabel(size)}, ${compression} …`)
-        const filled = await bench.fill(size, compression, options.records, options.partitions)
-        fills.push(`${sizeLabel(size)} ${compression} in ${filled.seconds.toFixed(1)} s`)
-        process.stderr.write(` ${filled.seconds.toFixed(1)} s\n`)
-        try {
-          for (const client of options.clients) {
-            process.stderr.write(`bench: ${client}, ${sizeLabel(size)} values, ${compression} …`)
-            const runs: Row[] = []
-            for (let i = 0; i < options.repeat; i++) runs.push(await bench.run(client, filled, size, compression))
-            const row = medianRun(runs)
-            rows.push(row)
-            process.stderr.write(` ${formatNumber(row.recordsPerSecond, 0)} records/s; ${row.notes.join('; ')}\n`)
-          }
-        } finally {
-          await bench.deleteTopic(filled.topic)
-        }
-      }
+  await bench.forEachCase(async (size, compression) => {
+    process.stderr.write(`bench: filling a topic with ${options.records.toLocaleString('en-US')} records of ${sizeLabel(size)}, ${compression} …`)
+    const filled = await bench.fill(size, compression, options.records, options.partitions)
+    fills.push(`${sizeLabel(size)} ${compression} in ${filled.seconds.toFixed(1)} s`)
+    process.stderr.write(` ${filled.seconds.toFixed(1)} s\n`)
+    try {
+      for (const client of options.clients) rows.push(await bench.measure(client, size, compression, async () => await bench.run(client, filled, size, compression)))
+    } finally {
+      await bench.deleteTopic(filled.topic)
     }
-  } finally {
-    await bench.close()
-    await broker.stop()
-  }
-  process.stdout.write(renderTable(rows, options, fills) + '\n')
-  if (options.json !== undefined) fs.writeFileSync(options.json, JSON.stringify(rows, null, 2) + '\n')
-}
-
-main().catch(error => {
-  process.stderr.write(`${(error as Error)?.stack ?? String(error)}\n`)
-  process.exitCode = 1
+  })
+  writeResults(renderTable(rows, options, fills), rows, options.json)
 })

@@ -3,31 +3,23 @@
  * then starts each runner as its own process with a ConsumeConfig as JSON in argv[2]; the
  * runner reads the topic from the beginning until it has `records` records, checks them
  * with a Tally, and prints one `BENCH-RESULT {json}` line (../common/runner.ts). The .mjs
- * runners of other clients do the same through common.mjs.
+ * runners of other clients do the same with this module, compiled, which
+ * ../common/runner.mjs's setup() loads.
  */
-import { cpuSecondsSince, readConfigArgument, reportResult, runtime } from '../common/runner'
+import { cpuSecondsSince, readConfigArgument, reportResult, runtime, type BaseRunnerConfig } from '../common/runner'
 
 export { cpuSecondsSince, RESULT_PREFIX, runMain, runtime } from '../common/runner'
 
-export interface ConsumeConfig {
-  bootstrap: string
-  topic: string
-  partitions: number
+export interface ConsumeConfig extends BaseRunnerConfig {
   /** Records in the topic, and how many to read. */
   records: number
   /** A group id no one used before. */
   groupId: string
-  valueSize: number
-  compression: string
   /** Per partition, as decimal strings: the log start and end offsets after the fill. */
   startOffsets: string[]
   endOffsets: string[]
   /** A run that receives nothing for this long gives up and reports what it has. */
   stallSeconds: number
-  /** Client-specific settings that replace the runner's defaults (from --options-<client>). */
-  options: Record<string, unknown>
-  /** The path of this module, compiled: the .mjs runners use its Tally and finish(). */
-  runnerModule: string
 }
 
 export interface ConsumeResult {

@@ -3,25 +3,18 @@
  * runner as its own process with a RunnerConfig as JSON in argv[2]; the runner produces,
  * writes one latency per acknowledged record (milliseconds, Float32 little-endian) to
  * `latencyFile`, and prints one `BENCH-RESULT {json}` line (../common/runner.ts). The
- * .mjs runners for other clients speak the same protocol through common.mjs.
+ * .mjs runners for other clients load this module, compiled, through
+ * ../common/runner.mjs's setup(), so they send and report with the same code.
  */
 import * as fs from 'node:fs'
-import { readConfigArgument, readPayloadValues, reportResult } from '../common/runner'
+import { readConfigArgument, readPayloadValues, reportResult, runtime, type BaseRunnerConfig, type CallSender } from '../common/runner'
 
-export { cpuSecondsSince, RESULT_PREFIX, runMain, runtime } from '../common/runner'
+export { CallSender, cpuSecondsSince, partitionShares, RESULT_PREFIX, runMain, runtime } from '../common/runner'
 
-export interface RunnerConfig {
-  bootstrap: string
-  topic: string
-  partitions: number
-  records: number
-  valueSize: number
+export interface RunnerConfig extends BaseRunnerConfig {
   /** Distinct values of valueSize random capital letters, one per line, made once per size (see run.ts). */
   payloadFile: string
-  compression: string
   latencyFile: string
-  /** Client-specific settings that replace the runner's defaults (from --options-<client>). */
-  options: Record<string, unknown>
 }
 
 export interface RunnerResult {
@@ -59,4 +52,28 @@ export function writeLatencies (file: string, latencies: Float32Array, count: nu
 
 export function report (result: RunnerResult): void {
   reportResult(result)
+}
+
+/** How many records one call carries so that each partition's batch holds about `batchBytes`. */
+export function recordsPerCall (valueSize: number, partitions: number, batchBytes: number): number {
+  return Math.max(1, Math.floor(partitions * batchBytes / (valueSize + 20)))
+}
+
+/**
+ * Writes the latencies of a runner that sent through a CallSender and prints its result
+ * line (latency per call: each record has the latency of the call that carried it).
+ */
+export function reportSent (config: RunnerConfig, sender: CallSender<unknown>, wallSeconds: number, cpuSeconds: number, settings: string): void {
+  if (sender.latencies === undefined) throw new Error('reportSent takes a CallSender that keeps latencies')
+  writeLatencies(config.latencyFile, sender.latencies, sender.acknowledged)
+  report({
+    wallSeconds,
+    acknowledged: sender.acknowledged,
+    failed: sender.failed,
+    cpuSeconds,
+    latencyPer: 'batch',
+    settings,
+    runtime: runtime(),
+    firstError: sender.firstError
+  })
 }

@@ -12,11 +12,12 @@ import { Connection, type ConnectionOptions } from './connection'
 import { ClientClosedError, ConnectionError } from './errors'
 
 /**
- * What a connection carries. Each group member gets its own (`group-<n>`): a coordinator
- * holds JoinGroup and SyncGroup until the rebalance completes and answers a connection's
- * requests in order, so two members sharing a connection would wait for each other.
+ * What a connection carries. Each group member gets its own (`group-<n>`), and so does
+ * each consumer's fetching (`fetch-<n>`): a broker answers a connection's requests one at
+ * a time, and a coordinator holds JoinGroup and SyncGroup until the rebalance completes,
+ * so two members or consumers sharing a connection would wait for each other.
  */
-export type ConnectionPurpose = 'produce' | 'fetch' | 'group' | 'admin' | `group-${number}`
+export type ConnectionPurpose = 'produce' | 'fetch' | 'group' | 'admin' | `group-${number}` | `fetch-${number}`
 
 export interface BrokerAddress {
   nodeId: number
@@ -80,8 +81,15 @@ export class BrokerPool {
       if (signal?.aborted === true) throw abortError(signal, `waiting for a connection to broker ${nodeId}`)
       const pending = this.#connections.get(key)
       if (pending !== undefined) {
-        const connection = await raceSignal(pending, signal, `connecting to broker ${nodeId}`).catch(() => undefined)
+        let connection: Connection | undefined
+        try {
+          connection = await raceSignal(pending, signal, `connecting to broker ${nodeId}`)
+        } catch (error) {
+          // Our caller gave up: the shared connection stays in the pool for everyone else.
+          if (isAborted(signal)) throw error
+        }
         if (connection?.isReady === true) return connection
+        // It failed to open or has closed since: forget it, then connect again below.
         if (this.#connections.get(key) === pending) this.#connections.delete(key)
       }
       const address = this.broker(nodeId)

@@ -77,6 +77,8 @@ export interface ConsumerHooks {
   onFinished?: (cursor: Cursor, batch: ConsumerBatch) => void
 }
 
+let consumerConnections = 0
+
 export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatch> {
   protected readonly client: Client
   readonly #settings: FetchSettings
@@ -344,6 +346,11 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
 
   /** Goes up on every wake-up of the sources, so a source that was busy fetching does not miss one. */
   #workVersion = 0
+  /**
+   * This consumer's own fetch connections: a broker answers a connection's requests one at
+   * a time, so another consumer's long poll on a shared one would delay every fetch of ours.
+   */
+  readonly #fetchPurpose: `fetch-${number}` = `fetch-${++consumerConnections}`
 
   readonly #sourceOwner: SourceOwner = this.#makeSourceOwner()
 
@@ -354,6 +361,7 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
       fetchable: nodeId => this.#fetchable(nodeId),
       onPartition: async (cursor, version, response) => await this.#onPartition(cursor, version, response),
       onSourceError: (nodeId, cursors, error) => this.#onSourceError(nodeId, cursors, error),
+      released: () => this.#wakeWork(),
       get workVersion (): number { return consumer.#workVersion },
       waitForWork: async (signal, since) => await new Promise<void>(resolve => {
         if (signal.aborted || this.#workVersion !== since) { resolve(); return }
@@ -395,7 +403,7 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
         continue
       }
       if (!this.#sources.has(nodeId)) {
-        const source = new Source(nodeId, this.client, this.#sourceOwner, this.#settings)
+        const source = new Source(nodeId, this.client, this.#sourceOwner, this.#settings, this.#fetchPurpose)
         this.#sources.set(nodeId, source)
         source.start()
       }
@@ -493,6 +501,7 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
 
   #onSourceError (nodeId: number, cursors: Cursor[], error: Error): void {
     for (const c of cursors) c.preferredReplica = -1
+    this.#wakeWork()
     if (!(error instanceof KafkaTsError) || error.retriable || error.kind === 'CONNECTION' || error.kind === 'TIMEOUT') {
       this.#refreshMetadataSoon()
       return

@@ -10,6 +10,7 @@
  */
 import type { Client } from '../client/client'
 import { backoffDelay, sleep } from '../client/backoff'
+import type { ConnectionPurpose } from '../client/brokers'
 import { Fetch, type FetchPartitionResponse, type FetchRequest, type FetchResponse } from '../protocol/apis/fetch'
 import { BrokerError } from '../protocol/errors'
 import type { Cursor } from './cursor'
@@ -33,6 +34,8 @@ export interface SourceOwner {
   onPartition: (cursor: Cursor, version: number, response: FetchPartitionResponse) => Promise<void>
   /** The request failed as a whole; the cursors may move to another broker. */
   onSourceError: (nodeId: number, cursors: Cursor[], error: Error) => void
+  /** A fetch let go of its cursors (they may be another source's now). */
+  released: () => void
   /** Goes up whenever there may be new work (a hand-out freed room, a seek, a resume...). */
   readonly workVersion: number
   /** Resolves when there may be something to fetch: at once if `workVersion` moved past `since`. */
@@ -49,8 +52,11 @@ export class Source {
   #running: Promise<void> | undefined
   #failures = 0
 
-  constructor (nodeId: number, client: Client, owner: SourceOwner, settings: FetchSettings) {
+  readonly #purpose: ConnectionPurpose
+
+  constructor (nodeId: number, client: Client, owner: SourceOwner, settings: FetchSettings, purpose: ConnectionPurpose = 'fetch') {
     this.nodeId = nodeId
+    this.#purpose = purpose
     this.#client = client
     this.#owner = owner
     this.#settings = settings
@@ -97,17 +103,22 @@ export class Source {
       } catch (error) {
         if (signal.aborted) break
         this.#session.reset()
+        // Let go of the cursors before backing off: their leader may have moved, and the
+        // new leader's source must be able to take them now, not after our sleep.
+        for (const c of cursors) c.inFetch = false
         this.#owner.onSourceError(this.nodeId, cursors, error as Error)
         await sleep(backoffDelay(this.#failures++, this.#client.backoff), signal).catch(() => {})
       } finally {
         for (const c of cursors) c.inFetch = false
+        // Another source may have skipped these cursors while we held them.
+        if (cursors.length > 0) this.#owner.released()
       }
     }
   }
 
   async #fetch (cursors: Cursor[], signal: AbortSignal): Promise<FetchResponse | undefined> {
     const deadline = Date.now() + this.#client.requestTimeoutMs
-    const connection = await this.#client.brokers.get(this.nodeId, 'fetch', deadline, signal)
+    const connection = await this.#client.brokers.get(this.nodeId, this.#purpose, deadline, signal)
     const version = connection.versionFor(Fetch)
     const useSessions = version >= 7
     if (!useSessions) this.#session.reset()

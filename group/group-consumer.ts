@@ -178,8 +178,12 @@ export class GroupConsumer extends Consumer {
             retry.push(item)
             continue
           }
-          if (isFencingError(code)) this.#membership?.onFencedResponse(code)
-          if (code === REBALANCE_IN_PROGRESS) this.#membership?.requestRejoin()
+          // Only a refusal of the identity we hold now says something about our membership:
+          // a commit retried across a rebalance (coordinator errors) carries the old one.
+          const current = this.#membership?.identity()
+          const stillCurrent = current === undefined || (current.memberId === identity.memberId && current.generation === identity.generation)
+          if (isFencingError(code) && stillCurrent) this.#membership?.onFencedResponse(code)
+          if (code === REBALANCE_IN_PROGRESS && stillCurrent) this.#membership?.requestRejoin()
           refused.push({ topic: item.cursor.topic, partition: item.cursor.partition, offset: item.offset, reason: new BrokerError(code, 'OffsetCommit').message })
         }
         if (retry.length === 0) break
@@ -297,6 +301,9 @@ export class GroupConsumer extends Consumer {
     const heldKeys = new Set(this.cursors.filter(c => !c.ownership.released).map(c => c.key))
     const added = target.filter(p => !heldKeys.has(partitionKey(p)))
     if (added.length > 0) {
+      // OffsetFetch/OffsetCommit v10 address topics by id: this member's client may not know them yet.
+      const unknownTopics = [...new Set(added.map(p => p.topic))].filter(t => this.client.metadata.topic(t) === undefined)
+      if (unknownTopics.length > 0) await Promise.all(unknownTopics.map(async t => await this.client.metadata.waitForTopic(t, this.client.requestTimeoutMs)))
       const committed = await this.#fetchCommitted(added, identity)
       const reset = this.#options.fromBeginning === true ? 'earliest' as const : 'latest' as const
       this.addPartitions(added.map(p => {
@@ -318,7 +325,7 @@ export class GroupConsumer extends Consumer {
   /** Stops fetching, waits for processing (bounded by the rebalance timeout), commits what was processed, releases. */
   async #revoke (partitions: TopicPartition[], identity: MemberIdentity | undefined): Promise<void> {
     if (partitions.length === 0) return
-    const cursors = await this.removePartitions(partitions, this.#host.rebalanceTimeoutMs)
+    const cursors = await this.removePartitions(partitions, this.#revokeWaitMs())
     try {
       if (identity !== undefined && this.delivery === 'at-least-once') {
         const pending = cursors.filter(c => c.processedOffset !== undefined && c.processedOffset !== c.committedOffset)
@@ -328,6 +335,17 @@ export class GroupConsumer extends Consumer {
       for (const cursor of cursors) cursor.ownership.released = true
     }
     await this.#callback(this.#options.onRevoked, partitions)
+  }
+
+  /**
+   * How long a revoke waits for processing: the rebalance timeout is the coordinator's
+   * deadline for the whole revoke (KIP-848: release the partition; classic: rejoin), so
+   * stop waiting early enough to commit and answer before it, instead of being fenced.
+   */
+  #revokeWaitMs (): number {
+    const timeout = this.#host.rebalanceTimeoutMs
+    const margin = Math.min(timeout / 3, Math.max(2 * this.#host.heartbeatIntervalMs, 1000))
+    return Math.max(0, timeout - margin)
   }
 
   async #loseAll (reason: string): Promise<void> {

@@ -1,0 +1,383 @@
+// GroupConsumer against the fake cluster, for both group protocols: invariants 2–4 of
+// DESIGN.md (a member commits only what it holds, under the membership it holds it under;
+// nothing after a revoke or a loss; delivery modes mean what they say) and recovery from
+// coordinator errors. Each member has its own Client; batches are one record each
+// (maxPartitionBytes 1), so "the batch in flight" is one offset the test holds with a gate.
+//
+// The failure stories behind these tests: a member fenced while it processed a record
+// finished it later and committed its offset under its new membership, moving the new
+// owner's committed offset back (humus queue/kafka; fixed in franz-go by checking the
+// member id when the commit is built); a consumer that kept marking offsets of a
+// partition after a cooperative revoke committed them behind the new owner's back
+// (redpanda-data/connect #4010).
+import { describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { ConsumerGroupHeartbeat } from '../../protocol/apis/consumer-group-heartbeat'
+import { Heartbeat } from '../../protocol/apis/heartbeat'
+import { JoinGroup } from '../../protocol/apis/join-group'
+import { OffsetCommit } from '../../protocol/apis/offset-commit'
+import { OffsetFetch } from '../../protocol/apis/offset-fetch'
+import { SyncGroup } from '../../protocol/apis/sync-group'
+import type { Api } from '../../protocol/api'
+import type { CommitLogEntry } from '../fake-broker/cluster'
+import { protocols, until, sleep, withHarness, type Harness, type Member, type Protocol } from './support'
+
+/** The rows of `partition` in these commit-log entries, each with its entry. */
+function commitsOf (entries: CommitLogEntry[], partition: number): Array<{ entry: CommitLogEntry, offset: bigint, accepted: boolean }> {
+  const out: Array<{ entry: CommitLogEntry, offset: bigint, accepted: boolean }> = []
+  for (const entry of entries) {
+    for (const p of entry.partitions) if (p.partition === partition) out.push({ entry, offset: p.offset, accepted: p.accepted })
+  }
+  return out
+}
+
+/** Holds the member's next rejoin at the coordinator (classic JoinGroup, KIP-848 epoch-0 heartbeat) until the gate opens. */
+function holdRejoin (h: Harness, member: Member, protocol: Protocol, until: Promise<void>): () => void {
+  if (protocol === 'classic') {
+    return h.cluster.intercept(JoinGroup, r => r.clientId === member.name ? { hold: until } : undefined)
+  }
+  return h.cluster.intercept(ConsumerGroupHeartbeat, r => r.clientId === member.name && r.request.memberEpoch === 0 ? { hold: until } : undefined)
+}
+
+/** Whether a promise has settled (checked after the microtasks queued so far ran). */
+async function isSettled (promise: Promise<unknown>): Promise<boolean> {
+  let settled = false
+  promise.then(() => { settled = true }, () => { settled = true })
+  await sleep(0)
+  return settled
+}
+
+/** The generation (classic) or member epoch (KIP-848) the coordinator holds the member at. */
+function currentGeneration (h: Harness, member: Member): number | undefined {
+  const group = h.cluster.group(h.groupId)
+  if (group === undefined || group.state !== 'Stable') return undefined
+  const info = group.members.find(m => m.memberId === member.identity?.memberId)
+  return group.protocol === 'classic' ? info?.generationId : info?.memberEpoch
+}
+
+const sameIdentity = (a: { memberId: string, generation: number } | undefined, b: { memberId: string, generation: number } | undefined): boolean =>
+  a !== undefined && b !== undefined && a.memberId === b.memberId && a.generation === b.generation
+
+for (const protocol of protocols) {
+  describe(`GroupConsumer (${protocol} protocol)`, { timeout: 60_000 }, () => {
+    test('a member whose Client has not loaded the topic\'s metadata yet gets its partitions', async () => {
+      await withHarness({ partitions: 2, records: 5 }, async h => {
+        const a = await h.member('a', protocol)
+        a.run(h)
+        await until(() => a.held().length === 2, 'A holding both partitions')
+        const b = await h.member('b', protocol, {}, { coldMetadata: true })
+        b.run(h)
+        await until(() => a.held().length === 1 && b.held().length === 1, 'A and B holding one partition each', 3000)
+        await h.produce(5, [0, 1])
+        await until(() => b.processedUpTo(b.held()[0]) === 10n, 'B processing its partition')
+      })
+    })
+
+    // ------------------------------------------------------------------ invariant 2: fences
+
+    test('fenced, and the same partition comes back after the rejoin: the batch in flight across the fence commits nothing', async () => {
+      await withHarness({ partitions: 1, records: 20 }, async h => {
+        const a = await h.member('a', protocol)
+        const oldBatch = h.gate()
+        const newBatch = h.gate()
+        // Offset 5 is held the first time (the old membership) and the second time (the new one).
+        a.handler = async (_batch, d) => {
+          if (d.offset === 5n) await (a.offsets(0).filter(o => o === 5n).length === 1 ? oldBatch.promise : newBatch.promise)
+        }
+        a.run(h)
+        await until(() => a.offsets(0).includes(5n), 'A processing offset 5')
+        assert.deepEqual(await a.consumer.commit(), [])
+        assert.equal(h.committed(0), 5n)
+        const old = a.identity!
+        const fencedAt = h.commits().length
+
+        h.cluster.fenceMember(h.groupId, old.memberId)
+        await until(() => a.identities.length >= 2 && !sameIdentity(a.identity, old), 'A rejoining under a new identity')
+        const rejoined = a.identity!
+        assert.ok(a.lostEvents.length >= 1, 'the fence was reported as a loss')
+
+        // The batch of the old membership finishes now; the new membership has processed nothing yet.
+        oldBatch.release()
+        await until(() => a.deliveries[a.offsets(0).indexOf(5n)].finished, 'the old batch finishing')
+        await a.consumer.commit()
+        await sleep(100)
+        const late = commitsOf(h.commits().slice(fencedAt), 0)
+        assert.deepEqual(late.filter(c => c.offset === 6n), [], 'the old membership\'s batch was committed after the fence')
+        assert.equal(h.committed(0), 5n, 'the committed offset moved although the new membership processed nothing')
+
+        // The new membership processes from the committed offset and commits under its own identity.
+        newBatch.release()
+        await until(() => a.processedUpTo(0, a.identity) === 20n, 'A processing the partition under its new membership')
+        assert.deepEqual(await a.consumer.commit(), [])
+        assert.equal(h.committed(0), 20n)
+        for (const c of commitsOf(h.commits().slice(fencedAt), 0).filter(c => c.accepted)) {
+          assert.notDeepEqual({ memberId: c.entry.memberId, generation: c.entry.generationIdOrMemberEpoch }, old, 'an accepted commit under the fenced membership')
+          assert.ok(c.entry.generationIdOrMemberEpoch >= rejoined.generation || c.entry.memberId !== old.memberId)
+        }
+        assert.deepEqual(a.offsets(0).filter(o => o === 5n).length, 2, 'offset 5 handed out once per membership')
+      })
+    })
+
+    test('fenced, and the partition goes to another member: the batch in flight across the fence commits nothing', async () => {
+      await withHarness({ partitions: 2, records: 0 }, async h => {
+        const a = await h.member('a', protocol)
+        const aBatch = h.gate()
+        a.handler = async (_batch, d) => { if (d.offset === 5n) await aBatch.promise }
+        a.run(h)
+        await until(() => a.held().length === 2, 'A holding both partitions')
+        const b = await h.member('b', protocol)
+        b.run(h)
+        await until(() => a.held().length === 1 && b.held().length === 1 && h.cluster.group(h.groupId)?.state === 'Stable', 'A and B holding one partition each')
+        const moved = a.held()[0]
+        await h.produce(20, [0, 1])
+        await until(() => a.offsets(moved).includes(5n), 'A processing offset 5')
+        assert.deepEqual(await a.consumer.commit(), [])
+        assert.equal(h.committed(moved), 5n)
+        const old = a.identity!
+        const fencedAt = h.commits().length
+
+        // A is fenced; its rejoin waits at the coordinator until B has taken the partition and processed all of it.
+        const rejoin = h.gate()
+        holdRejoin(h, a, protocol, rejoin.promise)
+        h.cluster.fenceMember(h.groupId, old.memberId)
+        await until(() => b.processedUpTo(moved) === 20n, 'B processing the partition A lost', 10_000)
+        assert.equal(b.offsets(moved)[0], 5n, 'B started where A\'s commit left off')
+        assert.deepEqual(await b.consumer.commit(), [])
+        assert.equal(h.committed(moved), 20n)
+
+        rejoin.release()
+        await until(() => a.identities.length >= 2 && !sameIdentity(a.identity, old) && h.cluster.group(h.groupId)?.state === 'Stable', 'A rejoining under a new identity')
+        // A's batch of the old membership finishes late.
+        aBatch.release()
+        await until(() => a.deliveries.find(d => d.partition === moved && d.offset === 5n)?.finished === true, 'the old batch finishing')
+        await a.consumer.commit()
+        await sleep(100)
+        const fromA = commitsOf(a.commitsBy(h).filter(e => h.commits().indexOf(e) >= fencedAt), moved)
+        assert.deepEqual(fromA.filter(c => c.offset <= 6n), [], 'A committed its old batch of the partition after the fence')
+        assert.equal(h.committed(moved), 20n, 'the committed offset moved back from what the new owner processed')
+      })
+    })
+
+    // ------------------------------------------------------------------ invariant 2: commits wait for rebalances
+
+    test(protocol === 'classic'
+      ? 'a commit called during a join/sync waits for it and carries the new generation and only the partitions held under it'
+      : 'a commit called during a reconciliation waits for it and carries the new member epoch and only the partitions held under it', async () => {
+      await withHarness({ partitions: 2, records: 0 }, async h => {
+        const a = await h.member('a', protocol)
+        a.run(h)
+        await until(() => a.held().length === 2, 'A holding both partitions')
+        const b = await h.member('b', protocol)
+        b.run(h)
+        await until(() => a.held().length === 1 && b.held().length === 1 && h.cluster.group(h.groupId)?.state === 'Stable', 'A and B holding one partition each')
+        const [mine] = a.held()
+        const [theirs] = b.held()
+        await h.produce(10, [0, 1])
+        await until(() => a.processedUpTo(mine) === 10n && b.processedUpTo(theirs) === 10n, 'both processing their partition')
+        assert.deepEqual(await b.consumer.commit(), [])
+        const before = a.identity!
+
+        // B leaves; A's part of the rebalance that follows is slowed down: classic, its SyncGroup;
+        // KIP-848, the OffsetFetch of the reconciliation that adds B's partition.
+        const slow = h.gate()
+        const reached = h.gate()
+        if (protocol === 'classic') {
+          h.cluster.intercept(SyncGroup, r => { if (r.clientId !== 'a') return undefined; reached.release(); return { hold: slow.promise } }, { times: 1 })
+        } else {
+          h.cluster.intercept(OffsetFetch, r => { if (r.clientId !== 'a') return undefined; reached.release(); return { hold: slow.promise } }, { times: 1 })
+        }
+        const commitsBefore = h.commits().length
+        const offsetCommitsBefore = h.cluster.requests(OffsetCommit).length
+        await b.consumer.close()
+        await reached.promise
+
+        const commit = a.consumer.commit()
+        await sleep(200)
+        assert.equal(await isSettled(commit), false, 'the commit did not wait for the rebalance in progress')
+        assert.deepEqual(h.cluster.requests(OffsetCommit).slice(offsetCommitsBefore).filter(r => r.clientId === 'a'), [], 'A sent an OffsetCommit during the rebalance')
+
+        slow.release()
+        assert.deepEqual(await commit, [])
+        const after = a.identity!
+        assert.ok(after.generation > before.generation, `A's identity did not move on (${before.generation} → ${after.generation})`)
+        assert.deepEqual(a.held(), [0, 1])
+        const sent = h.commits().slice(commitsBefore).filter(e => e.memberId === after.memberId)
+        assert.equal(sent.length, 1, `A's commits: ${JSON.stringify(sent.map(e => e.generationIdOrMemberEpoch))}`)
+        const [entry] = sent
+        assert.equal(entry.generationIdOrMemberEpoch, after.generation)
+        assert.equal(entry.errorCode, 0)
+        // What the coordinator held A at when the commit arrived: the new generation / epoch, not the one before the rebalance.
+        assert.equal(protocol === 'classic' ? entry.groupGeneration : entry.memberEpoch, after.generation)
+        assert.deepEqual(entry.partitions.map(p => [p.partition, p.offset, p.accepted]), [[mine, 10n, true]], 'only the partition A processed under its new identity')
+        assert.equal(h.committed(mine), 10n)
+        assert.equal(h.committed(theirs), 10n)
+      })
+    })
+
+    // ------------------------------------------------------------------ invariant 3: revokes
+
+    test('a partition revoked while its batch is in flight beyond the rebalance timeout: the late batch is never committed by this member', async () => {
+      await withHarness({ partitions: 2, records: 10 }, async h => {
+        const a = await h.member('a', protocol, { rebalanceTimeoutMs: 300, autoCommitIntervalMs: 50 })
+        const held = [h.gate(), h.gate()]
+        a.handler = async (_batch, d) => { if (d.offset === 3n && a.offsets(d.partition).filter(o => o === 3n).length === 1) await held[d.partition].promise }
+        a.run(h)
+        await until(() => a.offsets(0).includes(3n) && a.offsets(1).includes(3n), 'A processing offset 3 of both partitions')
+        const startedAt = Date.now()
+        const b = await h.member('b', protocol)
+        b.run(h)
+        // Whichever partition moves to B, A still processes its offset 3 when the revoke gives up
+        // waiting, a margin before the rebalance timeout (300 ms here, so 200 ms); the late batch
+        // must not count, whether the partition ends up revoked or lost.
+        await until(() => b.held().length === 1 && b.processedUpTo(b.held()[0]) === 10n, 'B processing the partition it took', 10_000)
+        const [moved] = b.held()
+        assert.equal(b.offsets(moved)[0], 3n, 'B started after what A processed before its revoke')
+        assert.ok(!held[moved].released && a.deliveries.find(d => d.partition === moved && d.offset === 3n)?.finished === false, 'A\'s batch still in flight')
+        assert.ok(Date.now() - startedAt >= 200, 'the revoke did not wait for the batch in flight')
+        const revokedAt = Math.min(...[
+          ...a.assignedEvents.filter(e => e.revoked.some(p => p.partition === moved)).map(e => e.commitLogLength),
+          ...a.lostEvents.filter(e => e.partitions.some(p => p.partition === moved)).map(e => e.commitLogLength)
+        ])
+        assert.ok(Number.isFinite(revokedAt), 'A reported the partition revoked or lost')
+        assert.deepEqual(await b.consumer.commit(), [])
+
+        // A's batch finishes after the revoke; auto-commits and an explicit commit follow.
+        held[moved].release()
+        await until(() => a.deliveries.find(d => d.partition === moved && d.offset === 3n)?.finished === true, 'the late batch finishing')
+        await sleep(200)
+        await a.consumer.commit()
+        const afterRevoke = commitsOf(a.commitsBy(h).filter(e => h.commits().indexOf(e) >= revokedAt), moved)
+        assert.deepEqual(afterRevoke.map(c => [c.entry.generationIdOrMemberEpoch, c.offset, c.accepted]), [], 'A committed the revoked partition after the revoke')
+        assert.equal(h.committed(moved), 10n)
+      })
+    })
+
+    test('a revoke that gives up waiting for a slow batch commits what was processed, and the member keeps its other partitions', async () => {
+      await withHarness({ partitions: 2, records: 10 }, async h => {
+        const a = await h.member('a', protocol, { rebalanceTimeoutMs: 300 })
+        const held = [h.gate(), h.gate()]
+        a.handler = async (_batch, d) => { if (d.offset === 3n && a.offsets(d.partition).filter(o => o === 3n).length === 1) await held[d.partition].promise }
+        a.run(h)
+        await until(() => a.offsets(0).includes(3n) && a.offsets(1).includes(3n), 'A processing offset 3 of both partitions')
+        // Nothing committed yet: offsets 0–2 of both partitions are processed and only the revoke commits them.
+        assert.equal(h.committed(0), undefined)
+        const b = await h.member('b', protocol)
+        b.run(h)
+        await until(() => b.held().length === 1 && b.processedUpTo(b.held()[0]) === 10n, 'B processing the partition it took', 10_000)
+        const [moved] = b.held()
+        const kept = 1 - moved
+        assert.equal(b.offsets(moved)[0], 3n, 'B did not start after what A processed: the revoke\'s commit was lost')
+        assert.deepEqual(a.lostEvents.map(e => e.reason), [], 'A lost its partitions')
+        assert.deepEqual(a.held(), [kept])
+        held[kept].release()
+        await until(() => a.processedUpTo(kept) === 10n, 'A going on with the partition it kept')
+      })
+    })
+
+    // ------------------------------------------------------------------ invariant 4: at-most-once
+
+    for (const code of protocol === 'classic' ? [22, 25] : [25, 113]) {
+      const name = { 22: 'ILLEGAL_GENERATION', 25: 'UNKNOWN_MEMBER_ID', 113: 'STALE_MEMBER_EPOCH' }[code]
+      test(`at-most-once: a batch whose commit is refused with ${name} is never handed over before an accepted commit, and 'batchDropped' reports it`, async () => {
+        await withHarness({ partitions: 1, records: 10 }, async h => {
+          const a = await h.member('a', protocol, { delivery: 'at-most-once' })
+          // The commit made before handing over offset 5 (it commits 6) is refused; a KIP-848
+          // STALE_MEMBER_EPOCH is retried once after a heartbeat, so it is refused twice.
+          const refusedAt: number[] = []
+          h.cluster.intercept(OffsetCommit, r => {
+            if (r.request.topics[0]?.partitions[0]?.committedOffset !== 6n) return undefined
+            refusedAt.push(Date.now())
+            return { error: code }
+          }, { times: code === 113 ? 2 : 1 })
+          a.run(h)
+          await until(() => a.dropped.length >= 1, '\'batchDropped\'')
+          assert.deepEqual(a.dropped.map(d => [d.partition, d.firstOffset, d.nextOffset]), [[0, 5n, 6n]])
+          assert.equal(refusedAt.length, code === 113 ? 2 : 1)
+          const droppedAt = Date.now()
+          await until(() => a.offsets(0).includes(9n), 'A going on after the dropped batch')
+          // Every batch was handed over after the commit of its end was accepted, and only once.
+          for (const d of a.deliveries) assert.ok(d.committedAtHandOut !== undefined && d.committedAtHandOut >= d.nextOffset, `offset ${d.offset} handed over with the committed offset at ${String(d.committedAtHandOut)}`)
+          const offsets = a.offsets(0)
+          assert.deepEqual(offsets, [...new Set(offsets)].sort((x, y) => Number(x - y)), `offsets handed over: ${offsets.join(' ')}`)
+          const five = a.deliveries.filter(d => d.offset === 5n)
+          assert.ok(five.length <= 1)
+          if (five.length === 1) assert.ok(five[0].at >= refusedAt[refusedAt.length - 1] && five[0].at <= droppedAt + 5000)
+          assert.equal(h.committed(0), 10n)
+        })
+      })
+    }
+
+    // ------------------------------------------------------------------ coordinator errors
+
+    test('coordinator errors on heartbeats and commits are retried or lead to a rejoin, and consumption goes on', async () => {
+      await withHarness({ partitions: 2, records: 10, brokers: 3 }, async h => {
+        const a = await h.member('a', protocol, { autoCommitIntervalMs: 50 })
+        a.run(h)
+        const caughtUp = async (end: bigint, what: string): Promise<void> => {
+          await until(() => a.processedUpTo(0) === end && a.processedUpTo(1) === end && h.committed(0) === end && h.committed(1) === end, what, 10_000)
+        }
+        await caughtUp(10n, 'A processing and committing the first records')
+
+        // Each code twice, in turn, on the heartbeats. REBALANCE_IN_PROGRESS is a classic
+        // Heartbeat answer only: ConsumerGroupHeartbeat never returns it (the Java client, too,
+        // treats it there as fatal).
+        const codes = [16, 16, 14, 14, 15, 15, 27, 27]
+        const heartbeatErrors = protocol === 'classic' ? [...codes] : codes.filter(c => c !== 27)
+        const heartbeat: Api<any, any> = protocol === 'classic' ? Heartbeat : ConsumerGroupHeartbeat
+        h.cluster.intercept(heartbeat, r => r.clientId === 'a' && heartbeatErrors.length > 0 ? { error: heartbeatErrors.shift()! } : undefined)
+        await until(() => heartbeatErrors.length === 0, 'the heartbeat errors being used')
+        await h.produce(10, [0, 1])
+        await caughtUp(20n, 'A going on after heartbeat errors')
+
+        // The same on the commits.
+        const commitErrors = [...codes]
+        h.cluster.intercept(OffsetCommit, r => r.clientId === 'a' && commitErrors.length > 0 ? { error: commitErrors.shift()! } : undefined)
+        await h.produce(10, [0, 1])
+        await until(() => commitErrors.length === 0, 'the commit errors being used')
+        await caughtUp(30n, 'A going on after commit errors')
+        // Let the rejoin the REBALANCE_IN_PROGRESS commits asked for finish before the
+        // coordinator moves (a commit retried across a rejoin is the next test's subject).
+        await until(() => a.identity?.generation === currentGeneration(h, a), 'A stable in the current generation')
+        await sleep(200)
+
+        // The coordinator moves to another broker: the old one answers NOT_COORDINATOR.
+        const from = h.cluster.coordinatorOf(h.groupId)
+        h.cluster.setCoordinator(h.groupId, h.cluster.brokerIds.find(id => id !== from)!)
+        await h.produce(10, [0, 1])
+        await caughtUp(40n, 'A going on after the coordinator moved')
+
+        assert.equal(a.error, undefined)
+        assert.deepEqual(a.held(), [0, 1])
+        // No record was handed out twice: the errors never made A lose what it had processed.
+        for (const p of [0, 1]) assert.deepEqual(a.offsets(p), Array.from({ length: 40 }, (_, i) => BigInt(i)))
+      })
+    })
+
+    test('a commit retried (COORDINATOR_LOAD_IN_PROGRESS) until after a rebalance is refused without costing the member its partitions', async () => {
+      await withHarness({ partitions: 2, records: 10 }, async h => {
+        const a = await h.member('a', protocol)
+        a.run(h)
+        await until(() => a.held().length === 2 && a.processedUpTo(0) === 10n && a.processedUpTo(1) === 10n, 'A processing both partitions')
+        const before = a.identity!
+        // A's commit of both partitions is answered COORDINATOR_LOAD_IN_PROGRESS (retried by
+        // the client with the same body) until A has moved to a new generation / epoch; the
+        // revoke's own commit of the partition that moves goes through.
+        let loading = true
+        h.cluster.intercept(OffsetCommit, r => r.clientId === 'a' && loading && r.request.generationIdOrMemberEpoch === before.generation && r.request.topics.flatMap(t => t.partitions).length === 2 ? { error: 14 } : undefined)
+        const commit = a.consumer.commit()
+        await until(() => h.cluster.requests(OffsetCommit).filter(r => r.clientId === 'a').length >= 2, 'the commit being retried')
+        const b = await h.member('b', protocol)
+        b.run(h)
+        await until(() => a.identity!.generation !== before.generation && a.held().length === 1 && b.held().length === 1 && currentGeneration(h, a) === a.identity!.generation, 'A and B holding one partition each')
+        loading = false
+        await commit.catch(() => {})
+        await sleep(300)
+        assert.deepEqual(a.lostEvents.map(e => e.reason), [], 'A lost its partitions')
+        for (const p of [0, 1]) {
+          const offsets = a.offsets(p)
+          assert.deepEqual(offsets, [...new Set(offsets)], `partition ${p} handed out again: ${offsets.join(' ')}`)
+        }
+      })
+    })
+  })
+}

@@ -10,7 +10,8 @@
  *   moves, nothing goes to the new leader until the old one answered everything.
  * - After any failure the queue is `serial`: one batch at a time, from the head, until
  *   everything that failed has succeeded. This keeps order across retries, because the
- *   broker rejects a later sequence until the earlier one is in.
+ *   broker rejects a later sequence until the earlier one is in — once it knows this
+ *   producer on the partition (`confirmed`); before that, one batch at a time as well.
  */
 import type { ProducerBatch } from './batch'
 
@@ -26,6 +27,13 @@ export class PartitionQueue {
   /** Do not send before this time (retry backoff). */
   retryAt = 0
   serial = false
+  /**
+   * A batch of this partition succeeded under the current producer id and epoch. Until
+   * then the broker has no state for us on the partition and accepts any first sequence
+   * (KIP-360): a second batch in flight could be appended before a first one that failed
+   * and is retried. So one batch at a time until the first success.
+   */
+  confirmed = false
   lingerTimer: NodeJS.Timeout | undefined
 
   constructor (topic: string, partition: number) {

@@ -506,7 +506,7 @@ export class Producer extends EventEmitter {
       this.#wakeAt(queue.retryAt)
       return undefined
     }
-    if (queue.inFlight > 0 && (queue.serial || queue.inFlightNode !== nodeId)) return undefined
+    if (queue.inFlight > 0 && (queue.serial || (this.#idempotent && !queue.confirmed) || queue.inFlightNode !== nodeId)) return undefined
     if (queue.inFlight >= 5) return undefined
     for (const batch of queue.batches) {
       if (batch.inFlight) continue
@@ -604,6 +604,7 @@ export class Producer extends EventEmitter {
       timestamp: logAppendTime >= 0n ? logAppendTime : batch.records[i].timestamp!
     }))
     if (!queue.batches.some(b => b.sent && !b.inFlight)) queue.serial = false
+    if (batch.producerEpoch === this.#producerEpoch && batch.producerId === this.#producerId) queue.confirmed = true
   }
 
   /** No definite answer: retry with the same id, epoch and sequence, whatever the limits say. */
@@ -803,6 +804,7 @@ export class Producer extends EventEmitter {
         this.#fail(new KafkaTsError('PRODUCER_FATAL', `Could not move to a new producer epoch after: ${reason}. ${(error as Error).message}`, { cause: error }))
         return
       }
+      for (const queue of this.#queues.values()) queue.confirmed = false
       for (const queue of [...this.#active]) {
         queue.nextSequence = 0
         queue.serial = false

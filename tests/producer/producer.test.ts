@@ -194,6 +194,20 @@ describe('ordering and retries', () => {
     assert.ok(maxInFlight)
   })
 
+  test('until a batch of the current producer id and epoch succeeded on a partition, nothing is pipelined behind it', async () => {
+    // Kafka accepts any first sequence from a producer it does not know on a partition
+    // (KIP-360): a second batch in flight behind a failed first one would land first.
+    const p = producer({ lingerMs: 1, batchMaxBytes: 80 })
+    cluster.intercept(Produce, () => ({ error: 3 }), { times: 1 }) // UNKNOWN_TOPIC_OR_PARTITION: a fresh topic
+    const results = await Promise.all(Array.from({ length: 6 }, async (_, i) => await p.send({ topic: TOPIC, partition: 0, value: `f${i}` })))
+    results.forEach((r, i) => assertLanded(r, `f${i}`))
+    const sequences = cluster.produceAttempts(TOPIC, 0).map(a => a.baseSequence)
+    // The refused first batch is retried before any later sequence is sent.
+    assert.equal(sequences[0], 0)
+    assert.equal(sequences[1], 0, `sent after the refused first batch: ${sequences.join(',')}`)
+    assert.deepEqual(values(), Array.from({ length: 6 }, (_, i) => `f${i}`))
+  })
+
   test('a leader move sends the partition to the new leader without reordering or duplicates', async () => {
     const p = producer({ lingerMs: 1, batchMaxBytes: 300 })
     const sends: Array<Promise<RecordMetadata>> = []

@@ -417,7 +417,15 @@ export class GroupConsumer extends Consumer {
     await this.#started
     const membership = this.#membership
     if (membership !== undefined) {
-      if (this.delivery === 'at-least-once') await this.commit().catch(error => this.emit('warning', error))
+      // Bounded: a group stuck in a rebalance must not keep close() from finishing.
+      if (this.delivery === 'at-least-once') {
+        let timer: NodeJS.Timeout | undefined
+        await Promise.race([
+          this.commit().catch(error => { this.emit('warning', error) }),
+          new Promise<void>(resolve => { timer = setTimeout(resolve, this.#host.rebalanceTimeoutMs) })
+        ])
+        clearTimeout(timer)
+      }
       // Revoke (wait for processing, commit) before leaving, so the next owner starts after what we did.
       const identity = membership.identity()
       await this.#revoke(this.#host.heldPartitions(), this.delivery === 'at-least-once' ? identity : undefined).catch(() => {})

@@ -1,0 +1,122 @@
+/**
+ * Checks of what users pass in. Each check throws where the user passed the value, with a
+ * TypeError (wrong kind) or RangeError (right kind, outside what is allowed) whose message
+ * names the option, shows the value and says what is allowed:
+ *
+ *   producer option lingerMs: expected an integer from 0 to 2147483647, got '5' (a string)
+ *
+ * Every option of every public constructor and call goes through these, so that nothing a
+ * user gets wrong is silently written, retried for minutes, hangs or spins timers.
+ * `where` names the place ('producer option', 'client option', 'record 3'), `name` the field.
+ */
+
+/** A short, readable rendering of any value for an error message. */
+export function describeValue (value: unknown): string {
+  if (value === null) return 'null'
+  if (value === undefined) return 'undefined'
+  switch (typeof value) {
+    case 'string': return `${JSON.stringify(value.length > 60 ? value.slice(0, 57) + '...' : value)} (a string)`
+    case 'number': return `${String(value)} (a number)`
+    case 'bigint': return `${String(value)}n (a bigint)`
+    case 'boolean': return `${String(value)} (a boolean)`
+    case 'function': return 'a function'
+    case 'symbol': return 'a symbol'
+  }
+  if (Array.isArray(value)) return `an array of ${value.length}`
+  if (Buffer.isBuffer(value)) return `a Buffer of ${value.length} bytes`
+  if (value instanceof Uint8Array) return `a Uint8Array of ${value.length} bytes`
+  if (value instanceof Date) return `a Date (${isNaN(value.getTime()) ? 'invalid' : value.toISOString()})`
+  if (value instanceof RegExp) return `the RegExp ${String(value)}`
+  const constructorName = (value as object).constructor?.name
+  return constructorName !== undefined && constructorName !== 'Object' ? `a ${constructorName}` : 'an object'
+}
+
+function fail (kind: 'type' | 'range', where: string, name: string, expected: string, value: unknown): never {
+  const message = `${where} ${name}: expected ${expected}, got ${describeValue(value)}`
+  throw kind === 'type' ? new TypeError(message) : new RangeError(message)
+}
+
+/** Throws unless `value` is a plain object (not null, not an array). */
+export function checkObject (where: string, name: string, value: unknown): asserts value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) fail('type', where, name, 'an object', value)
+}
+
+/**
+ * Refuses keys the callee does not know, so a typo (`linger` for `lingerMs`) fails instead of
+ * being ignored. `hints` maps a known wrong name to the right one ('linger' → 'lingerMs').
+ */
+export function checkKnownKeys (where: string, options: object, known: readonly string[], hints: Record<string, string> = {}): void {
+  for (const key of Object.keys(options)) {
+    if (known.includes(key)) continue
+    if ((options as Record<string, unknown>)[key] === undefined) continue
+    const hint = hints[key] ?? known.find(candidate => candidate.toLowerCase() === key.toLowerCase() || candidate.toLowerCase().startsWith(key.toLowerCase()))
+    throw new TypeError(`${where} ${key} is not an option${hint !== undefined ? `; did you mean ${hint}?` : ''} (known: ${known.join(', ')})`)
+  }
+}
+
+export interface NumberBounds {
+  min?: number
+  max?: number
+}
+
+function boundsText (bounds: NumberBounds): string {
+  const { min, max } = bounds
+  if (min !== undefined && max !== undefined) return `from ${min} to ${max}`
+  if (min !== undefined) return min === 0 ? '≥ 0' : `≥ ${min}`
+  if (max !== undefined) return `≤ ${max}`
+  return ''
+}
+
+/** A safe integer within bounds (inclusive); `undefined` passes (the caller's default applies). */
+export function checkInteger (where: string, name: string, value: unknown, bounds: NumberBounds = {}): void {
+  if (value === undefined) return
+  const expected = `an integer ${boundsText(bounds)}`.trim()
+  if (typeof value !== 'number' || !Number.isSafeInteger(value)) fail('type', where, name, expected, value)
+  if ((bounds.min !== undefined && value < bounds.min) || (bounds.max !== undefined && value > bounds.max)) fail('range', where, name, expected, value)
+}
+
+/** A finite number within bounds (inclusive); `undefined` passes. */
+export function checkNumber (where: string, name: string, value: unknown, bounds: NumberBounds = {}): void {
+  if (value === undefined) return
+  const expected = `a number ${boundsText(bounds)}`.trim()
+  if (typeof value !== 'number' || !Number.isFinite(value)) fail('type', where, name, expected, value)
+  if ((bounds.min !== undefined && value < bounds.min) || (bounds.max !== undefined && value > bounds.max)) fail('range', where, name, expected, value)
+}
+
+/** The largest delay a Node timer takes; longer ones fire at once (and would spin). */
+export const MAX_TIMER_MS = 2_147_483_647
+
+/** A duration in milliseconds that a timer can wait: an integer from `min` (default 0) to 2^31-1. */
+export function checkDuration (where: string, name: string, value: unknown, min = 0): void {
+  checkInteger(where, name, value, { min, max: MAX_TIMER_MS })
+}
+
+/** A string, by default non-empty; `undefined` passes. */
+export function checkString (where: string, name: string, value: unknown, options: { allowEmpty?: boolean } = {}): void {
+  if (value === undefined) return
+  if (typeof value !== 'string') fail('type', where, name, options.allowEmpty === true ? 'a string' : 'a non-empty string', value)
+  if (options.allowEmpty !== true && value.length === 0) fail('range', where, name, 'a non-empty string', value)
+}
+
+export function checkBoolean (where: string, name: string, value: unknown): void {
+  if (value === undefined) return
+  if (typeof value !== 'boolean') fail('type', where, name, 'true or false', value)
+}
+
+/** One of a fixed set of values; `undefined` passes. */
+export function checkOneOf<T> (where: string, name: string, value: unknown, allowed: readonly T[]): void {
+  if (value === undefined) return
+  if (!allowed.includes(value as T)) {
+    fail(allowed.some(v => typeof v === typeof value) ? 'range' : 'type', where, name, `one of ${allowed.map(v => typeof v === 'string' ? `'${v}'` : String(v)).join(', ')}`, value)
+  }
+}
+
+export function checkFunction (where: string, name: string, value: unknown): void {
+  if (value === undefined) return
+  if (typeof value !== 'function') fail('type', where, name, 'a function', value)
+}
+
+export function checkSignal (where: string, name: string, value: unknown): void {
+  if (value === undefined) return
+  if (!(value instanceof AbortSignal)) fail('type', where, name, 'an AbortSignal', value)
+}

@@ -30,6 +30,13 @@ import { DescribeGroups } from './describe-groups'
 import { ListGroups } from './list-groups'
 import { OffsetForLeaderEpoch } from './offset-for-leader-epoch'
 import { DeleteGroups } from './delete-groups'
+import { AddPartitionsToTxn } from './add-partitions-to-txn'
+import { AddOffsetsToTxn } from './add-offsets-to-txn'
+import { EndTxn } from './end-txn'
+import { TxnOffsetCommit } from './txn-offset-commit'
+import { DescribeProducers } from './describe-producers'
+import { DescribeTransactions } from './describe-transactions'
+import { ListTransactions } from './list-transactions'
 
 export { ApiVersions }
 export type * from './api-versions'
@@ -83,6 +90,20 @@ export { OffsetForLeaderEpoch }
 export type * from './offset-for-leader-epoch'
 export { DeleteGroups }
 export type * from './delete-groups'
+export { AddPartitionsToTxn }
+export type * from './add-partitions-to-txn'
+export { AddOffsetsToTxn }
+export type * from './add-offsets-to-txn'
+export { EndTxn }
+export type * from './end-txn'
+export { TxnOffsetCommit }
+export type * from './txn-offset-commit'
+export { DescribeProducers }
+export type * from './describe-producers'
+export { DescribeTransactions }
+export type * from './describe-transactions'
+export { ListTransactions }
+export type * from './list-transactions'
 
 export const allApis: ReadonlyArray<Api<any, any>> = [
   ApiVersions,
@@ -110,5 +131,12 @@ export const allApis: ReadonlyArray<Api<any, any>> = [
   DescribeGroups,
   ListGroups,
   OffsetForLeaderEpoch,
-  DeleteGroups
+  DeleteGroups,
+  AddPartitionsToTxn,
+  AddOffsetsToTxn,
+  EndTxn,
+  TxnOffsetCommit,
+  DescribeProducers,
+  DescribeTransactions,
+  ListTransactions
 ]

@@ -37,6 +37,31 @@ import { TxnOffsetCommit } from './txn-offset-commit'
 import { DescribeProducers } from './describe-producers'
 import { DescribeTransactions } from './describe-transactions'
 import { ListTransactions } from './list-transactions'
+import { DescribeCluster } from './describe-cluster'
+import { DescribeAcls } from './describe-acls'
+import { CreateAcls } from './create-acls'
+import { DeleteAcls } from './delete-acls'
+import { DescribeClientQuotas } from './describe-client-quotas'
+import { AlterClientQuotas } from './alter-client-quotas'
+import { DescribeUserScramCredentials } from './describe-user-scram-credentials'
+import { AlterUserScramCredentials } from './alter-user-scram-credentials'
+import { DeleteRecords } from './delete-records'
+import { ElectLeaders } from './elect-leaders'
+import { AlterPartitionReassignments } from './alter-partition-reassignments'
+import { ListPartitionReassignments } from './list-partition-reassignments'
+import { OffsetDelete } from './offset-delete'
+import { DescribeLogDirs } from './describe-log-dirs'
+import { AlterReplicaLogDirs } from './alter-replica-log-dirs'
+import { DescribeQuorum } from './describe-quorum'
+import { UpdateFeatures } from './update-features'
+import { DescribeTopicPartitions } from './describe-topic-partitions'
+import { CreateDelegationToken } from './create-delegation-token'
+import { RenewDelegationToken } from './renew-delegation-token'
+import { ExpireDelegationToken } from './expire-delegation-token'
+import { DescribeDelegationToken } from './describe-delegation-token'
+import { ListConfigResources } from './list-config-resources'
+import { ShareGroupDescribe } from './share-group-describe'
+import { StreamsGroupDescribe } from './streams-group-describe'
 
 export { ApiVersions }
 export type * from './api-versions'
@@ -104,6 +129,56 @@ export { DescribeTransactions }
 export type * from './describe-transactions'
 export { ListTransactions }
 export type * from './list-transactions'
+export { DescribeCluster }
+export type * from './describe-cluster'
+export { DescribeAcls }
+export type * from './describe-acls'
+export { CreateAcls }
+export type * from './create-acls'
+export { DeleteAcls }
+export type * from './delete-acls'
+export { DescribeClientQuotas }
+export type * from './describe-client-quotas'
+export { AlterClientQuotas }
+export type * from './alter-client-quotas'
+export { DescribeUserScramCredentials }
+export type * from './describe-user-scram-credentials'
+export { AlterUserScramCredentials }
+export type * from './alter-user-scram-credentials'
+export { DeleteRecords }
+export type * from './delete-records'
+export { ElectLeaders }
+export type * from './elect-leaders'
+export { AlterPartitionReassignments }
+export type * from './alter-partition-reassignments'
+export { ListPartitionReassignments }
+export type * from './list-partition-reassignments'
+export { OffsetDelete }
+export type * from './offset-delete'
+export { DescribeLogDirs }
+export type * from './describe-log-dirs'
+export { AlterReplicaLogDirs }
+export type * from './alter-replica-log-dirs'
+export { DescribeQuorum }
+export type * from './describe-quorum'
+export { UpdateFeatures }
+export type * from './update-features'
+export { DescribeTopicPartitions }
+export type * from './describe-topic-partitions'
+export { CreateDelegationToken }
+export type * from './create-delegation-token'
+export { RenewDelegationToken }
+export type * from './renew-delegation-token'
+export { ExpireDelegationToken }
+export type * from './expire-delegation-token'
+export { DescribeDelegationToken }
+export type * from './describe-delegation-token'
+export { ListConfigResources }
+export type * from './list-config-resources'
+export { ShareGroupDescribe }
+export type * from './share-group-describe'
+export { StreamsGroupDescribe }
+export type * from './streams-group-describe'
 
 export const allApis: ReadonlyArray<Api<any, any>> = [
   ApiVersions,
@@ -138,5 +213,30 @@ export const allApis: ReadonlyArray<Api<any, any>> = [
   TxnOffsetCommit,
   DescribeProducers,
   DescribeTransactions,
-  ListTransactions
+  ListTransactions,
+  DescribeCluster,
+  DescribeAcls,
+  CreateAcls,
+  DeleteAcls,
+  DescribeClientQuotas,
+  AlterClientQuotas,
+  DescribeUserScramCredentials,
+  AlterUserScramCredentials,
+  DeleteRecords,
+  ElectLeaders,
+  AlterPartitionReassignments,
+  ListPartitionReassignments,
+  OffsetDelete,
+  DescribeLogDirs,
+  AlterReplicaLogDirs,
+  DescribeQuorum,
+  UpdateFeatures,
+  DescribeTopicPartitions,
+  CreateDelegationToken,
+  RenewDelegationToken,
+  ExpireDelegationToken,
+  DescribeDelegationToken,
+  ListConfigResources,
+  ShareGroupDescribe,
+  StreamsGroupDescribe
 ]

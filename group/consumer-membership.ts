@@ -35,8 +35,18 @@ export class ConsumerMembership implements Membership {
   readonly #memberId = randomUUID()
   #memberEpoch = 0
   #intervalMs: number
-  /** A reconciliation (revoke or assign) is in progress: commits wait for it. */
+  /**
+   * The latest target assignment from the coordinator and a counter bumped with each new
+   * one; `#memberEpoch` may move on without a new target (another member joined). Both
+   * are changed only by heartbeat answers; the reconciliation loop reads them.
+   */
+  #target: TopicPartition[] | undefined
+  #targetVersion = 0
+  /** The reconciliation loop (revoke, assign, re-stamp) while it runs: commits wait for it. */
   #reconciling: Promise<void> | undefined
+  #reconcileAbort: AbortController | undefined
+  /** A reconciliation learnt that the member was fenced (OffsetFetch UNKNOWN_MEMBER_ID): the heartbeat loop rejoins. */
+  #fenceReason: string | undefined
   /** What the last heartbeat told the coordinator we own and subscribe to (null fields are "unchanged"). */
   #sentOwned: string | undefined
   #sentTopics: string | undefined
@@ -88,6 +98,7 @@ export class ConsumerMembership implements Membership {
   async stop (leave: boolean): Promise<void> {
     this.#stop.abort()
     await this.#running?.catch(() => {})
+    this.#reconcileAbort?.abort()
     await this.#reconciling?.catch(() => {})
     const wasMember = this.#memberEpoch > 0
     this.#stopped = true
@@ -108,6 +119,10 @@ export class ConsumerMembership implements Membership {
     let failures = 0
     while (!signal.aborted) {
       try {
+        if (this.#fenceReason !== undefined) {
+          await this.#fenced(this.#fenceReason)
+          continue
+        }
         await this.#heartbeat(signal)
         failures = 0
         this.#heartbeated.notify()
@@ -153,11 +168,12 @@ export class ConsumerMembership implements Membership {
     }
     const response = await this.#coordinator.send(ConsumerGroupHeartbeat, request, r => r.errorCode, { signal, timeoutMs: Math.max(5000, this.#host.sessionTimeoutMs) })
     if (response.errorCode !== 0) throw new BrokerError(response.errorCode, `Heartbeat in group "${this.#host.groupId}" (member epoch ${this.#memberEpoch})`, response.errorMessage)
+    // A reconciliation found the member fenced while this heartbeat was in flight: its answer is about the old membership.
+    if (this.#fenceReason !== undefined) return
     if (request.subscribedTopicNames !== null) this.#sentTopics = topicsKey
     if (request.topicPartitions !== null && ownedKey !== undefined) this.#sentOwned = ownedKey
     if (response.heartbeatIntervalMs > 0) this.#intervalMs = response.heartbeatIntervalMs
     const epochChanged = response.memberEpoch !== this.#memberEpoch
-    this.#memberEpoch = response.memberEpoch
     if (response.assignment !== null) {
       const target: TopicPartition[] = []
       for (const t of response.assignment.topicPartitions) {
@@ -169,34 +185,77 @@ export class ConsumerMembership implements Membership {
         if (name === undefined) continue // a topic deleted meanwhile
         for (const partition of t.partitions) target.push({ topic: name, partition })
       }
-      this.#startReconcile(target)
-    } else if (epochChanged && this.#reconciling === undefined) {
-      // Same partitions, new epoch: re-stamp them so commits carry the epoch the coordinator expects.
-      this.#startReconcile(this.#host.heldPartitions())
+      this.#target = target
+      this.#targetVersion++
     }
+    this.#memberEpoch = response.memberEpoch
+    // A new target, or the same one under a new epoch (the coordinator bumps every
+    // member's epoch when any member joins): what is kept must carry the new epoch, or
+    // every commit of it is refused. A running reconciliation picks both up when done.
+    if (response.assignment !== null || epochChanged) this.#reconcile()
     this.#stateChanged.notify()
   }
 
-  #startReconcile (target: TopicPartition[]): void {
-    const identity = { memberId: this.#memberId, generation: this.#memberEpoch }
-    const previous = this.#reconciling ?? Promise.resolve()
-    const run = previous.then(async () => {
-      const revoked = await this.#host.applyAssignment(target, identity)
-      if (revoked.length > 0) this.#wakeEarly = true // acknowledge the revocation soon
-    }).catch(error => this.#host.fatal(error as Error))
+  /** Starts the reconciliation loop unless it runs; it always ends on the latest target and epoch. */
+  #reconcile (): void {
+    if (this.#reconciling !== undefined) return
+    const abort = new AbortController()
+    this.#reconcileAbort = abort
+    const run = this.#reconcileUntilCurrent(abort.signal)
     this.#reconciling = run
     void run.finally(() => {
       if (this.#reconciling === run) this.#reconciling = undefined
       this.#stateChanged.notify()
-      this.#wakeEarly = true
+      this.#wakeEarly = true // report what we own now: it acknowledges the assignment
     })
+  }
+
+  /**
+   * Applies the latest target under the latest epoch, again and again until neither
+   * moved while it ran. A newer target makes the running pass stop before it adds
+   * partitions (`superseded`), so a stale target is never applied; an epoch bump alone
+   * lets it finish and then re-stamps what is held.
+   */
+  async #reconcileUntilCurrent (signal: AbortSignal): Promise<void> {
+    for (let failures = 0; !signal.aborted && this.#memberEpoch > 0;) {
+      const targetVersion = this.#targetVersion
+      const epoch = this.#memberEpoch
+      const target = this.#target ?? this.#host.heldPartitions()
+      try {
+        const revoked = await this.#host.applyAssignment(target, { memberId: this.#memberId, generation: epoch }, {
+          signal,
+          superseded: () => this.#targetVersion !== targetVersion,
+          current: () => ({ memberId: this.#memberId, generation: this.#memberEpoch })
+        })
+        if (revoked.length > 0) this.#wakeEarly = true // acknowledge the revocation soon
+        failures = 0
+      } catch (error) {
+        if (signal.aborted) return
+        if (error instanceof BrokerError && (error.code === FENCED_MEMBER_EPOCH || error.code === UNKNOWN_MEMBER_ID)) {
+          // Lose everything and rejoin at epoch 0, from the heartbeat loop (it owns the epoch).
+          this.#fenceReason = error.message
+          this.#wakeEarly = true
+          return
+        }
+        if (!(error instanceof KafkaTsError) || !error.retriable) {
+          this.#host.fatal(error as Error)
+          return
+        }
+        await sleep(Math.min(this.#intervalMs, 100 * 2 ** failures++), signal).catch(() => {})
+        continue
+      }
+      if (this.#targetVersion === targetVersion && this.#memberEpoch === epoch) return
+    }
   }
 
   async #fenced (reason: string): Promise<void> {
     this.#memberEpoch = 0
     this.#sentOwned = undefined
     this.#sentTopics = undefined
+    this.#target = undefined
+    this.#reconcileAbort?.abort()
     await this.#reconciling?.catch(() => {})
+    this.#fenceReason = undefined
     await this.#host.loseAll(reason)
     this.#stateChanged.notify()
   }

@@ -23,13 +23,14 @@ import { OffsetCommit, type OffsetCommitRequest } from '../protocol/apis/offset-
 import { OffsetFetch } from '../protocol/apis/offset-fetch'
 import { ApiVersions } from '../protocol/apis/api-versions'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
+import { sleep } from '../client/backoff'
 import { assignorByName, cooperativeStickyAssignor, type Assignor } from './assignors'
 import { ClassicMembership } from './classic-membership'
 import { ConsumerMembership } from './consumer-membership'
 import { GroupCoordinator, isCoordinatorError } from './coordinator'
 import {
   isFencingError, partitionKey, REBALANCE_IN_PROGRESS, STALE_MEMBER_EPOCH,
-  type MemberIdentity, type Membership, type MembershipHost, type TopicPartition
+  type MemberIdentity, type Membership, type MembershipHost, type Reconciliation, type TopicPartition
 } from './membership'
 
 export type DeliveryMode = 'at-least-once' | 'at-most-once'
@@ -266,7 +267,7 @@ export class GroupConsumer extends Consumer {
       heartbeatIntervalMs: options.heartbeatIntervalMs ?? Math.min(3000, Math.floor(sessionTimeoutMs / 3)),
       subscribedTopics: async signal => await this.#subscribedTopics(signal),
       heldPartitions: () => this.cursors.filter(c => !c.ownership.released).map(c => ({ topic: c.topic, partition: c.partition })),
-      applyAssignment: async (target, identity) => await this.#applyAssignment(target, identity),
+      applyAssignment: async (target, identity, reconciliation) => await this.#applyAssignment(target, identity, reconciliation),
       revokeAll: async identity => { await this.#revoke(this.#host.heldPartitions(), identity) },
       loseAll: async reason => await this.#loseAll(reason),
       fatal: error => this.fail(error)
@@ -283,7 +284,7 @@ export class GroupConsumer extends Consumer {
     return matched
   }
 
-  async #applyAssignment (target: TopicPartition[], identity: MemberIdentity): Promise<TopicPartition[]> {
+  async #applyAssignment (target: TopicPartition[], identity: MemberIdentity, reconciliation?: Reconciliation): Promise<TopicPartition[]> {
     const targetKeys = new Set(target.map(partitionKey))
     const held = this.cursors.filter(c => !c.ownership.released)
     const revoked: TopicPartition[] = []
@@ -298,13 +299,16 @@ export class GroupConsumer extends Consumer {
       if (!targetKeys.has(cursor.key)) revoked.push({ topic: cursor.topic, partition: cursor.partition })
     }
     if (revoked.length > 0) await this.#revoke(revoked, identity)
+    // Fenced, or a newer target came while we revoked or looked up offsets: add nothing from this one.
+    const outdated = (): boolean => reconciliation !== undefined && (reconciliation.signal.aborted || reconciliation.superseded())
     const heldKeys = new Set(this.cursors.filter(c => !c.ownership.released).map(c => c.key))
     const added = target.filter(p => !heldKeys.has(partitionKey(p)))
-    if (added.length > 0) {
+    if (added.length > 0 && !outdated()) {
       // OffsetFetch/OffsetCommit v10 address topics by id: this member's client may not know them yet.
       const unknownTopics = [...new Set(added.map(p => p.topic))].filter(t => this.client.metadata.topic(t) === undefined)
-      if (unknownTopics.length > 0) await Promise.all(unknownTopics.map(async t => await this.client.metadata.waitForTopic(t, this.client.requestTimeoutMs)))
-      const committed = await this.#fetchCommitted(added, identity)
+      if (unknownTopics.length > 0) await Promise.all(unknownTopics.map(async t => await this.client.metadata.waitForTopic(t, this.client.requestTimeoutMs, reconciliation?.signal)))
+      const committed = await this.#fetchCommitted(added, reconciliation?.current ?? (() => identity), reconciliation?.signal)
+      if (outdated()) return revoked
       const reset = this.#options.fromBeginning === true ? 'earliest' as const : 'latest' as const
       this.addPartitions(added.map(p => {
         const offset = committed.get(partitionKey(p))
@@ -360,7 +364,12 @@ export class GroupConsumer extends Consumer {
     }
   }
 
-  async #fetchCommitted (partitions: TopicPartition[], identity: MemberIdentity): Promise<Map<string, bigint>> {
+  /**
+   * The group's committed offsets of `partitions`. KIP-848 OffsetFetch carries the member's
+   * current epoch; STALE_MEMBER_EPOCH (the epoch moved on while we asked) is asked again
+   * after the next heartbeat, fencing errors are thrown (the membership rejoins).
+   */
+  async #fetchCommitted (partitions: TopicPartition[], currentIdentity: () => MemberIdentity, signal?: AbortSignal): Promise<Map<string, bigint>> {
     const byTopic = new Map<string, number[]>()
     for (const p of partitions) {
       const list = byTopic.get(p.topic)
@@ -369,6 +378,7 @@ export class GroupConsumer extends Consumer {
     }
     const kip848 = this.#membership?.protocol === 'consumer'
     for (let attempt = 0; ; attempt++) {
+      const identity = currentIdentity()
       const response = await this.#coordinator.send(OffsetFetch, version => version >= 8
         ? {
             groups: [{
@@ -380,7 +390,7 @@ export class GroupConsumer extends Consumer {
             requireStable: true
           }
         : { groupId: this.groupId, topics: [...byTopic].map(([name, partitionIndexes]) => ({ name, partitionIndexes })), requireStable: true },
-      r => r.groups.length > 0 ? r.groups[0].errorCode : r.errorCode)
+      r => r.groups.length > 0 ? r.groups[0].errorCode : r.errorCode, { signal })
       const offsets = new Map<string, bigint>()
       let code = response.groups.length > 0 ? response.groups[0].errorCode : response.errorCode
       const topics = response.groups.length > 0 ? response.groups[0].topics : response.topics
@@ -392,11 +402,16 @@ export class GroupConsumer extends Consumer {
         }
       }
       // UNSTABLE_OFFSET_COMMIT (88): a transactional commit is pending; ask again shortly.
-      if (code === 88 && attempt < 50) {
-        await new Promise(resolve => setTimeout(resolve, 100))
+      // A partition-level coordinator error: the answer is incomplete, ask again.
+      if ((code === 88 && attempt < 50) || isCoordinatorError(code)) {
+        await sleep(100, signal)
         continue
       }
-      if (code !== 0 && !isCoordinatorError(code)) throw new BrokerError(code, `Fetching committed offsets of group "${this.groupId}"`)
+      if (code === STALE_MEMBER_EPOCH && kip848) {
+        await this.#membership?.nextHeartbeat(signal)
+        continue
+      }
+      if (code !== 0) throw new BrokerError(code, `Fetching committed offsets of group "${this.groupId}" (member epoch ${identity.generation})`)
       return offsets
     }
   }

@@ -33,13 +33,26 @@ export interface MembershipHost {
    * `identity`; new ones start fetching from their committed offsets.
    * Returns the partitions revoked.
    */
-  applyAssignment: (target: TopicPartition[], identity: MemberIdentity) => Promise<TopicPartition[]>
+  applyAssignment: (target: TopicPartition[], identity: MemberIdentity, reconciliation?: Reconciliation) => Promise<TopicPartition[]>
   /** Eager rebalancing: revoke everything before rejoining. */
   revokeAll: (identity: MemberIdentity | undefined) => Promise<void>
   /** This member was fenced: every partition is lost, released without a commit. */
   loseAll: (reason: string) => Promise<void>
   /** The membership cannot go on (e.g. a fenced static member): the consumer ends with this error. */
   fatal: (error: Error) => void
+}
+
+/**
+ * What a KIP-848 reconciliation may ask while it runs: the coordinator can move the
+ * member's epoch, send a newer target or fence the member at any await inside it.
+ */
+export interface Reconciliation {
+  /** Aborted when the member is fenced or stops: apply nothing more. */
+  readonly signal: AbortSignal
+  /** A newer target arrived: stop before adding partitions (the reconciliation runs again with it). */
+  superseded: () => boolean
+  /** The member id and epoch the coordinator knows the member by now, which OffsetFetch must carry. */
+  current: () => MemberIdentity
 }
 
 export interface Membership {
@@ -65,6 +78,7 @@ export const REBALANCE_IN_PROGRESS = 27
 export const MEMBER_ID_REQUIRED = 79
 export const FENCED_INSTANCE_ID = 82
 export const FENCED_MEMBER_EPOCH = 110
+export const UNRELEASED_INSTANCE_ID = 111
 export const STALE_MEMBER_EPOCH = 113
 
 /** Error codes that mean this member is no longer in the group as it thinks. */

@@ -20,7 +20,7 @@ import { OffsetFetch } from '../../protocol/apis/offset-fetch'
 import { SyncGroup } from '../../protocol/apis/sync-group'
 import type { Api } from '../../protocol/api'
 import type { CommitLogEntry } from '../fake-broker/cluster'
-import { protocols, until, sleep, withHarness, type Harness, type Member, type Protocol } from './support'
+import { gate, joinBareConsumerMember, protocols, until, sleep, withHarness, type Harness, type Member, type Protocol } from './support'
 
 /** The rows of `partition` in these commit-log entries, each with its entry. */
 function commitsOf (entries: CommitLogEntry[], partition: number): Array<{ entry: CommitLogEntry, offset: bigint, accepted: boolean }> {
@@ -381,3 +381,99 @@ for (const protocol of protocols) {
     })
   })
 }
+
+// A KIP-848 reconciliation (revoke, OffsetFetch, add, onAssigned) awaits the application
+// and the coordinator, and the coordinator goes on meanwhile: a real 4.4 broker bumps every
+// member's epoch about a second after anyone joins, usually while the joiner's partners
+// still reconcile. Whatever arrives during a reconciliation must be in what it ends with.
+describe('GroupConsumer (consumer protocol): reconciliation while the coordinator moves on', { timeout: 60_000 }, () => {
+  for (const delivery of ['at-least-once', 'at-most-once'] as const) {
+    test(`${delivery}: an epoch bump with the same assignment during a slow onAssigned is stamped on the kept partitions, so their commits are accepted`, async () => {
+      await withHarness({ partitions: 2, records: 5, groups: { consumerSessionTimeoutMs: 30_000 } }, async h => {
+        h.cluster.createTopic({ name: 'other', partitions: 1 })
+        const onAssignedEntered = gate()
+        const slowOnAssigned = h.gate()
+        const a = await h.member('a', 'consumer', {
+          delivery,
+          onAssigned: async () => {
+            if (onAssignedEntered.released) return
+            onAssignedEntered.release()
+            await slowOnAssigned.promise
+          }
+        })
+        a.run(h)
+        await onAssignedEntered.promise
+        const epochBefore = h.cluster.groupMembers(h.groupId)[0].memberEpoch!
+        // Someone joins for another topic: A's epoch moves on, its partitions stay.
+        const stopBare = await joinBareConsumerMember(h, 'bare', ['other'])
+        try {
+          await until(() => (h.cluster.groupMembers(h.groupId).find(m => m.memberId !== 'bare')?.memberEpoch ?? 0) > epochBefore, 'A at a new epoch at the coordinator')
+          slowOnAssigned.release()
+          await until(() => a.processedUpTo(0) === 5n && a.processedUpTo(1) === 5n, 'A processing both partitions')
+          const epochNow = h.cluster.groupMembers(h.groupId).find(m => m.memberId !== 'bare')!.memberEpoch
+          await until(() => a.consumer.cursors.every(c => c.ownership.generation === epochNow), `both partitions stamped with epoch ${String(epochNow)}`)
+          if (delivery === 'at-least-once') {
+            const refused = await a.consumer.commit()
+            assert.deepEqual(refused.map(r => `p${r.partition}: ${r.reason}`), [])
+          }
+          assert.deepEqual(a.dropped, [], 'batches dropped (their at-most-once commits refused)')
+          assert.equal(h.committed(0), 5n)
+          assert.equal(h.committed(1), 5n)
+        } finally {
+          await stopBare()
+        }
+      })
+    })
+  }
+
+  test('OffsetFetch answered STALE_MEMBER_EPOCH (the epoch moved on while it was asked) is asked again with the current epoch', async () => {
+    await withHarness({ partitions: 2, records: 3, groups: { consumerSessionTimeoutMs: 30_000 } }, async h => {
+      h.cluster.intercept(OffsetFetch, r => r.clientId === 'a' ? { error: 113 } : undefined, { times: 2 })
+      const a = await h.member('a', 'consumer')
+      a.run(h)
+      await until(() => a.processedUpTo(0) === 3n && a.processedUpTo(1) === 3n, 'A processing both partitions')
+      assert.equal(a.error, undefined)
+      assert.ok(h.cluster.requests(OffsetFetch).filter(r => r.clientId === 'a').length >= 3)
+    })
+  })
+
+  for (const [code, name] of [[25, 'UNKNOWN_MEMBER_ID'], [110, 'FENCED_MEMBER_EPOCH']] as const) {
+    test(`OffsetFetch answered ${name}: the member loses what it held, rejoins at epoch 0 and consumes`, async () => {
+      await withHarness({ partitions: 1, records: 3 }, async h => {
+        h.cluster.intercept(OffsetFetch, r => r.clientId === 'a' ? { error: code } : undefined, { times: 1 })
+        const a = await h.member('a', 'consumer')
+        a.run(h)
+        await until(() => a.processedUpTo(0) === 3n, 'A processing after the rejoin')
+        assert.equal(a.error, undefined)
+        const joins = h.cluster.requests(ConsumerGroupHeartbeat).filter(r => r.clientId === 'a' && r.request.memberEpoch === 0)
+        assert.equal(joins.length, 2, 'A joined again at epoch 0')
+      })
+    })
+  }
+
+  test('a newer target that arrives during the OffsetFetch of an older one: the older one\'s partitions are never added', async () => {
+    await withHarness({ partitions: 2, records: 3, groups: { consumerSessionTimeoutMs: 30_000 } }, async h => {
+      const offsetFetchHeld = h.gate()
+      let held = false
+      h.cluster.intercept(OffsetFetch, r => r.clientId === 'a' && !held ? (held = true, { hold: offsetFetchHeld.promise }) : undefined)
+      const a = await h.member('a', 'consumer')
+      a.run(h)
+      // A's first target is both partitions; its OffsetFetch for them hangs.
+      await until(() => held, "A's OffsetFetch")
+      const stopBare = await joinBareConsumerMember(h, 'bare', [h.topic])
+      try {
+        // The bare member takes one partition: A's target shrinks to the other one.
+        await until(() => h.cluster.groupMembers(h.groupId).find(m => m.memberId !== 'bare')?.target.length === 1, "A's new target")
+        const kept = h.cluster.groupMembers(h.groupId).find(m => m.memberId !== 'bare')!.target[0].partition
+        await sleep(300) // the heartbeat that brings it
+        offsetFetchHeld.release()
+        await until(() => a.processedUpTo(kept) === 3n, 'A processing the partition it kept')
+        const added = a.assignedEvents.flatMap(e => e.added.map(p => p.partition))
+        assert.deepEqual(added, [kept], `A added ${added.join(', ')}`)
+        assert.deepEqual(a.offsets(1 - kept), [], 'A handed out records of the partition its newer target does not have')
+      } finally {
+        await stopBare()
+      }
+    })
+  })
+})

@@ -4,6 +4,7 @@
 // handed to the application, and gates that hold a chosen batch "in processing" until
 // the test lets it go.
 import { Client } from '../../client/client'
+import { ConsumerGroupHeartbeat } from '../../protocol/apis/consumer-group-heartbeat'
 import type { ConsumerBatch } from '../../consumer/cursor'
 import { GroupConsumer, type GroupConsumerOptions } from '../../group/group-consumer'
 import type { MemberIdentity, TopicPartition } from '../../group/membership'
@@ -268,5 +269,42 @@ export async function withHarness (options: HarnessOptions, body: (h: Harness) =
     throw error
   } finally {
     await harness.close()
+  }
+}
+
+/**
+ * A bare KIP-848 member of the harness's group, heartbeating every 100 ms with its own
+ * Client and owning nothing. Joining (even for another topic) bumps the group epoch, so
+ * every member's epoch moves on while its assignment stays: what a real broker does
+ * whenever anyone joins. Resolves once it joined; call the result to stop it.
+ */
+export async function joinBareConsumerMember (h: Harness, memberId: string, topics: string[]): Promise<() => Promise<void>> {
+  const client = new Client({ bootstrap: h.cluster.bootstrap, clientId: memberId, requestTimeoutMs: 5000 })
+  await client.metadata.refresh(topics)
+  let memberEpoch = 0
+  const beat = async (): Promise<void> => {
+    const answer = await client.request(ConsumerGroupHeartbeat, {
+      groupId: h.groupId,
+      memberId,
+      memberEpoch,
+      rebalanceTimeoutMs: memberEpoch === 0 ? 5000 : -1,
+      subscribedTopicNames: memberEpoch === 0 ? topics : null,
+      topicPartitions: memberEpoch === 0 ? [] : null
+    }, { nodeId: h.cluster.coordinatorOf(h.groupId) })
+    if (answer.errorCode !== 0) throw new Error(`bare member ${memberId}: heartbeat error ${answer.errorCode}`)
+    memberEpoch = answer.memberEpoch
+  }
+  await beat()
+  let stopped = false
+  const loop = (async () => {
+    while (!stopped) {
+      await sleep(100)
+      if (!stopped) await beat().catch(() => {})
+    }
+  })()
+  return async () => {
+    stopped = true
+    await loop
+    await client.close()
   }
 }

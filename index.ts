@@ -8,10 +8,11 @@ import { Client } from './client/client'
 import { Producer, type ProducerOptions } from './producer/producer'
 import { Consumer, type AssignOptions } from './consumer/consumer'
 import { GroupConsumer, type GroupConsumerOptions } from './group/group-consumer'
+import { Admin } from './admin/index'
 export { Client }
 export type { ClientOptions, RequestOptions, ProduceRawOptions, ProduceRawResult, FetchRawOptions, FetchRawResult, OffsetSpec, Isolation, Acks } from './client/client'
-export { Admin } from './client/admin'
-export type { NewTopic, ConfigEntry, ConfigResourceType, AlterConfigsResource } from './client/admin'
+export { Admin, authorizedOperationNames } from './admin/index'
+export type * from './admin/index'
 export type { TopicMetadata, PartitionMetadata } from './client/metadata'
 export type { SaslOptions } from './client/sasl'
 export { Connection } from './client/connection'
@@ -44,6 +45,8 @@ declare module './client/client' {
     producer: (options?: ProducerOptions) => Producer
     /** A consumer of assigned partitions (`assign`), or a member of a consumer group (`groupId`). */
     consumer: ((options: GroupConsumerOptions) => GroupConsumer) & ((options: AssignOptions) => Consumer)
+    /** The cluster's management calls (admin/), made on first use. */
+    readonly admin: Admin
   }
 }
 Client.prototype.producer = function (this: Client, options?: ProducerOptions): Producer {
@@ -54,3 +57,12 @@ Client.prototype.consumer = function (this: Client, options: GroupConsumerOption
   if ('assign' in options && options.assign !== undefined) return Consumer.assigned(this, options)
   throw new TypeError('client.consumer() needs either { groupId, topics } for a consumer group or { assign: [{ topic, partition, offset }] } for direct consumption')
 }
+const admins = new WeakMap<Client, Admin>()
+Object.defineProperty(Client.prototype, 'admin', {
+  configurable: true,
+  get (this: Client): Admin {
+    let admin = admins.get(this)
+    if (admin === undefined) admins.set(this, admin = new Admin(this))
+    return admin
+  }
+})

@@ -1,7 +1,8 @@
 /**
  * Client: the entry point. It owns the broker connections and the metadata cache, and
  * offers the low-level API — `request` for any implemented API, `produceRaw`,
- * `fetchRaw` and `listOffsets` for one partition, and basic admin (see admin.ts).
+ * `fetchRaw` and `listOffsets` for one partition. Admin (../admin/) and the producers and
+ * consumers are built on top of it.
  * Producers and consumers are built on top of it.
  */
 import type { Api } from '../protocol/api'
@@ -13,7 +14,6 @@ import type { CompressionCodec } from '../protocol/compression'
 import { errorCodeInfo } from '../protocol/error-codes'
 import { BrokerError } from '../protocol/errors'
 import { decodeRecordBatches, encodeRecordBatch, type KafkaRecord, type RecordBatch, type RecordInput } from '../protocol/record-batch'
-import { Admin } from './admin'
 import { backoffDelay, defaultBackoff, sleep, type BackoffOptions } from './backoff'
 import { BrokerPool, type ConnectionPurpose } from './brokers'
 import type { Connection } from './connection'
@@ -105,7 +105,6 @@ export class Client {
   readonly backoff: BackoffOptions
   readonly brokers: BrokerPool
   readonly metadata: MetadataCache
-  readonly admin: Admin
   #closed = false
 
   constructor (options: ClientOptions) {
@@ -126,7 +125,6 @@ export class Client {
       requestTimeoutMs: this.requestTimeoutMs,
       backoff: this.backoff
     }, async (nodeId, body, deadline, signal) => await this.#sendTo<any, MetadataResponse>(nodeId, 'admin', MetadataApi, body, { signal, deadline }))
-    this.admin = new Admin(this)
   }
 
   /**

@@ -6,7 +6,7 @@
  *   KAFKA_BOOTSTRAP=host:9092 npm run demo
  *   npm run demo -- --records 500000 --value-bytes 1024 --compression lz4
  */
-import { Client } from '../client/client'
+import { Client } from '../index'
 import type { CompressionCodec } from '../protocol/compression'
 import type { RecordInput } from '../protocol/record-batch'
 import { sharedBootstrap, startCluster, type KafkaCluster } from '../tests/broker/kafka'

@@ -278,8 +278,9 @@ export class GroupConsumer extends Consumer {
     const topics = this.#options.topics
     if (Array.isArray(topics)) return topics
     if (this.#topicsCache !== undefined && Date.now() - this.#topicsCache.at < 30_000) return this.#topicsCache.topics
-    const all = await this.client.admin.listTopics({ signal })
-    const matched = all.filter(t => topics.test(t))
+    // Every topic of the cluster (group/ does not use admin/, which sits beside it).
+    const all = await this.client.metadata.refreshAll(signal)
+    const matched = all.filter(t => this.client.metadata.topic(t)?.isInternal !== true && topics.test(t)).sort()
     this.#topicsCache = { at: Date.now(), topics: matched }
     return matched
   }

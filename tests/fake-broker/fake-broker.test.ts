@@ -4,7 +4,7 @@
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import * as net from 'node:net'
-import { Client } from '../../client/client'
+import { Client } from '../../index'
 import { Connection } from '../../client/connection'
 import { ConnectionError } from '../../client/errors'
 import { ApiVersions } from '../../protocol/apis/api-versions'

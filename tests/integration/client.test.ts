@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import * as net from 'node:net'
 import { randomUUID } from 'node:crypto'
-import { Client } from '../../client/client'
+import { Client } from '../../index'
 import { Connection } from '../../client/connection'
 import { ConnectionError, RequestTimeoutError } from '../../client/errors'
 import type { Api } from '../../protocol/api'
@@ -174,6 +174,109 @@ describe('low-level API against a real broker', { skip }, () => {
     DeleteGroups: {
       body: () => ({ groupsNames: [unique('sample')] }),
       check: r => assert.equal(r.results[0].errorCode, 69)
+    },
+    // The admin APIs: a request each that the broker can answer on a plain listener
+    // without changing the cluster (or changing only a unique, throwaway name).
+    DescribeCluster: {
+      body: () => ({ includeClusterAuthorizedOperations: false, endpointType: 1 }),
+      check: r => { assert.equal(r.errorCode, 0); assert.ok(r.brokers.length >= 1) }
+    },
+    DescribeAcls: {
+      body: () => ({ resourceTypeFilter: 1, resourceNameFilter: null, patternTypeFilter: 1, principalFilter: null, hostFilter: null, operation: 1, permissionType: 1 }),
+      check: r => assert.equal(r.errorCode, 54) // SECURITY_DISABLED: this listener's broker has no authorizer
+    },
+    CreateAcls: {
+      body: () => ({ creations: [{ resourceType: 2, resourceName: topic, resourcePatternType: 3, principal: 'User:sample', host: '*', operation: 3, permissionType: 3 }] }),
+      check: r => assert.equal(r.results[0].errorCode, 54)
+    },
+    DeleteAcls: {
+      body: () => ({ filters: [{ resourceTypeFilter: 2, resourceNameFilter: topic, patternTypeFilter: 3, principalFilter: null, hostFilter: null, operation: 1, permissionType: 1 }] }),
+      check: r => assert.equal(r.filterResults[0].errorCode, 54)
+    },
+    DescribeClientQuotas: {
+      body: () => ({ components: [{ entityType: 'client-id', matchType: 2, match: null }], strict: false }),
+      check: r => assert.equal(r.errorCode, 0)
+    },
+    AlterClientQuotas: {
+      body: () => ({ entries: [{ entity: [{ entityType: 'client-id', entityName: unique('sample') }], ops: [{ key: 'producer_byte_rate', value: 1048576, remove: false }] }], validateOnly: true }),
+      check: r => assert.equal(r.entries[0].errorCode, 0)
+    },
+    DescribeUserScramCredentials: {
+      body: () => ({ users: [{ name: unique('nobody') }] }),
+      check: r => { assert.equal(r.errorCode, 0); assert.equal(r.results[0].errorCode, 91) } // RESOURCE_NOT_FOUND
+    },
+    AlterUserScramCredentials: {
+      body: () => ({ deletions: [], upsertions: [{ name: unique('sample'), mechanism: 1, iterations: 4096, salt: Buffer.alloc(16, 1), saltedPassword: Buffer.alloc(32, 2) }] }),
+      check: r => assert.equal(r.results[0].errorCode, 0)
+    },
+    DeleteRecords: {
+      body: () => ({ topics: [{ name: topic, partitions: [{ partitionIndex: 2, offset: 0n }] }], timeoutMs: 10_000 }),
+      check: r => { assert.equal(r.topics[0].partitions[0].errorCode, 0); assert.equal(r.topics[0].partitions[0].lowWatermark, 0n) }
+    },
+    ElectLeaders: {
+      body: () => ({ electionType: 0, topicPartitions: [{ topic, partitions: [0] }], timeoutMs: 10_000 }),
+      check: r => assert.equal(r.replicaElectionResults[0].partitionResult[0].errorCode, 84) // ELECTION_NOT_NEEDED
+    },
+    AlterPartitionReassignments: {
+      body: () => ({ timeoutMs: 10_000, topics: [{ name: topic, partitions: [{ partitionIndex: 0, replicas: null }] }] }),
+      check: r => { assert.equal(r.errorCode, 0); assert.equal(r.responses[0].partitions[0].errorCode, 85) } // NO_REASSIGNMENT_IN_PROGRESS
+    },
+    ListPartitionReassignments: {
+      body: () => ({ timeoutMs: 10_000, topics: null }),
+      check: r => assert.equal(r.errorCode, 0)
+    },
+    OffsetDelete: {
+      body: () => ({ groupId: unique('sample'), topics: [{ name: topic, partitions: [{ partitionIndex: 0 }] }] }),
+      check: r => assert.equal(r.errorCode, 69) // GROUP_ID_NOT_FOUND
+    },
+    DescribeLogDirs: {
+      body: () => ({ topics: [{ topic, partitions: [0, 1, 2] }] }),
+      check: r => { assert.equal(r.errorCode, 0); assert.equal(r.results[0].errorCode, 0); assert.equal(r.results[0].topics[0].partitions.length, 3) }
+    },
+    AlterReplicaLogDirs: {
+      body: () => ({ dirs: [{ path: '/no/such/kafkats/dir', topics: [{ name: topic, partitions: [0] }] }] }),
+      check: r => assert.equal(r.results[0].partitions[0].errorCode, 57) // LOG_DIR_NOT_FOUND
+    },
+    DescribeQuorum: {
+      body: () => ({ topics: [{ topicName: '__cluster_metadata', partitions: [{ partitionIndex: 0 }] }] }),
+      check: r => { assert.equal(r.errorCode, 0); assert.ok(r.topics[0].partitions[0].leaderId >= 0) }
+    },
+    UpdateFeatures: {
+      body: () => ({ timeoutMs: 10_000, featureUpdates: [], validateOnly: true }),
+      check: r => assert.equal(r.errorCode, 0)
+    },
+    DescribeTopicPartitions: {
+      body: () => ({ topics: [{ name: topic }], responsePartitionLimit: 2000, cursor: null }),
+      check: r => { assert.equal(r.topics[0].errorCode, 0); assert.equal(r.topics[0].partitions.length, 3) }
+    },
+    // Delegation tokens need an authenticated (SASL) connection and a secret key on the broker.
+    CreateDelegationToken: {
+      body: () => ({ ownerPrincipalType: null, ownerPrincipalName: null, renewers: [], maxLifetimeMs: -1n }),
+      check: r => assert.ok([61, 64].includes(r.errorCode), `error ${r.errorCode as number}`)
+    },
+    RenewDelegationToken: {
+      body: () => ({ hmac: Buffer.from('nothing'), renewPeriodMs: -1n }),
+      check: r => assert.ok([61, 64].includes(r.errorCode), `error ${r.errorCode as number}`)
+    },
+    ExpireDelegationToken: {
+      body: () => ({ hmac: Buffer.from('nothing'), expiryTimePeriodMs: -1n }),
+      check: r => assert.ok([61, 64].includes(r.errorCode), `error ${r.errorCode as number}`)
+    },
+    DescribeDelegationToken: {
+      body: () => ({ owners: null }),
+      check: r => assert.ok([0, 61, 64].includes(r.errorCode), `error ${r.errorCode as number}`)
+    },
+    ListConfigResources: {
+      body: () => ({ resourceTypes: [2] }),
+      check: (r, version) => { assert.equal(r.errorCode, 0); if (version >= 1) assert.ok(r.configResources.some((c: { resourceName: string }) => c.resourceName === topic)) }
+    },
+    ShareGroupDescribe: {
+      body: () => ({ groupIds: [unique('sample')], includeAuthorizedOperations: false }),
+      check: r => assert.equal(r.groups[0].errorCode, 69)
+    },
+    StreamsGroupDescribe: {
+      body: () => ({ groupIds: [unique('sample')], includeAuthorizedOperations: false }),
+      check: r => assert.equal(r.groups[0].errorCode, 69)
     },
     SaslHandshake: {
       body: () => ({ mechanism: 'PLAIN' }),

@@ -4,7 +4,7 @@
 // (KIP-320) after an unclean leader change in a three-node cluster.
 import { after, afterEach, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { Client } from '../../client/client'
+import { Client } from '../../index'
 import { Consumer, type TruncationEvent } from '../../consumer/consumer'
 import type { KafkaRecord } from '../../protocol/record-batch'
 import { sharedBootstrap, startCluster, type KafkaCluster } from '../broker/kafka'

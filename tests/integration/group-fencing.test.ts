@@ -8,7 +8,7 @@
 // back (redpanda-data/connect #4010).
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { Client } from '../../client/client'
+import { Client } from '../../index'
 import { GroupConsumer, type GroupConsumerOptions } from '../../group/group-consumer'
 import { OffsetFetch } from '../../protocol/apis/offset-fetch'
 import type { ConsumerBatch } from '../../consumer/cursor'

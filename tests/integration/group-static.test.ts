@@ -3,7 +3,7 @@
 // and stops with an error that says so, instead of consuming or committing alongside.
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { Client } from '../../client/client'
+import { Client } from '../../index'
 import { GroupConsumer } from '../../group/group-consumer'
 import { KafkaTsError } from '../../protocol/errors'
 import { sharedBootstrap } from '../broker/kafka'

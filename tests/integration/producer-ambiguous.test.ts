@@ -15,7 +15,7 @@
 // every acknowledgement is checked against the log.
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { Client } from '../../client/client'
+import { Client } from '../../index'
 import { Producer } from '../../producer/producer'
 import { OutcomeUnknownError } from '../../producer/errors'
 import type { RecordMetadata } from '../../producer/batch'

@@ -1,0 +1,179 @@
+/**
+ * The cluster: brokers and controller (DescribeCluster), feature levels (ApiVersions and
+ * UpdateFeatures), the KRaft quorum (DescribeQuorum), and log directories per broker
+ * (DescribeLogDirs, AlterReplicaLogDirs).
+ */
+import { AlterReplicaLogDirs } from '../protocol/apis/alter-replica-log-dirs'
+import { ApiVersions } from '../protocol/apis/api-versions'
+import { DescribeCluster } from '../protocol/apis/describe-cluster'
+import { DescribeLogDirs } from '../protocol/apis/describe-log-dirs'
+import { DescribeQuorum } from '../protocol/apis/describe-quorum'
+import { UpdateFeatures } from '../protocol/apis/update-features'
+import { BrokerError } from '../protocol/errors'
+import { checkInteger, checkOneOf, checkString } from '../client/validate'
+import { byTopic, checkPartitions } from './common'
+import { itemError, throwIf, type AdminCallOptions, type Router, type TopicPartitionKey } from './route'
+
+const OPERATIONS_NOT_ASKED = -2147483648
+
+/** ACL operations by bit (the bit field authorized operations come in). */
+const OPERATION_BITS: Array<[number, string]> = [
+  [3, 'read'], [4, 'write'], [5, 'create'], [6, 'delete'], [7, 'alter'], [8, 'describe'], [9, 'cluster-action'],
+  [10, 'describe-configs'], [11, 'alter-configs'], [12, 'idempotent-write'], [13, 'create-tokens'], [14, 'describe-tokens'], [15, 'two-phase-commit']
+]
+
+/** The operation names of an authorized-operations bit field. */
+export function authorizedOperationNames (bits: number): string[] {
+  return OPERATION_BITS.filter(([bit]) => (bits & (1 << bit)) !== 0).map(([, name]) => name)
+}
+
+export interface ClusterDescription {
+  clusterId: string
+  controllerId: number
+  brokers: Array<{ nodeId: number, host: string, port: number, rack: string | null, isFenced: boolean }>
+  /** With includeAuthorizedOperations: what the caller may do on the cluster resource. */
+  authorizedOperations?: string[]
+}
+
+export async function describeCluster (router: Router, options: AdminCallOptions & { includeAuthorizedOperations?: boolean, includeFencedBrokers?: boolean } = {}): Promise<ClusterDescription> {
+  const deadline = router.deadline('describeCluster', options, ['includeAuthorizedOperations', 'includeFencedBrokers'])
+  const response = await router.any(DescribeCluster, {
+    includeClusterAuthorizedOperations: options.includeAuthorizedOperations ?? false,
+    endpointType: 1,
+    includeFencedBrokers: options.includeFencedBrokers ?? false
+  }, deadline, options.signal)
+  throwIf(response.errorCode, 'Describing the cluster', response.errorMessage)
+  const result: ClusterDescription = {
+    clusterId: response.clusterId,
+    controllerId: response.controllerId,
+    brokers: response.brokers.map(b => ({ nodeId: b.brokerId, host: b.host, port: b.port, rack: b.rack, isFenced: b.isFenced })).sort((a, b) => a.nodeId - b.nodeId)
+  }
+  if (response.clusterAuthorizedOperations !== OPERATIONS_NOT_ASKED) result.authorizedOperations = authorizedOperationNames(response.clusterAuthorizedOperations)
+  return result
+}
+
+export interface FeatureDescription {
+  /** Feature → finalized [min, max] level (what the cluster runs at). */
+  finalized: Record<string, { minVersionLevel: number, maxVersionLevel: number }>
+  finalizedEpoch: bigint
+  /** Feature → [min, max] levels the answering broker supports. */
+  supported: Record<string, { minVersion: number, maxVersion: number }>
+}
+
+/** Finalized and supported feature levels (from ApiVersions, as the Java admin does). */
+export async function describeFeatures (router: Router, options: AdminCallOptions = {}): Promise<FeatureDescription> {
+  const deadline = router.deadline('describeFeatures', options)
+  const response = await router.any(ApiVersions, { clientSoftwareName: 'kafkats', clientSoftwareVersion: '0.1.0' }, deadline, options.signal)
+  throwIf(response.errorCode, 'Describing features')
+  return {
+    finalized: Object.fromEntries(response.finalizedFeatures.map(f => [f.name, { minVersionLevel: f.minVersionLevel, maxVersionLevel: f.maxVersionLevel }])),
+    finalizedEpoch: response.finalizedFeaturesEpoch,
+    supported: Object.fromEntries(response.supportedFeatures.map(f => [f.name, { minVersion: f.minVersion, maxVersion: f.maxVersion }]))
+  }
+}
+
+export interface FeatureUpdate {
+  feature: string
+  /** The new maximum level; 0 disables the feature. */
+  maxVersionLevel: number
+  /** Default 'upgrade'; lowering a level needs 'safe-downgrade' or 'unsafe-downgrade'. */
+  upgradeType?: 'upgrade' | 'safe-downgrade' | 'unsafe-downgrade'
+}
+
+const UPGRADE_TYPES = { upgrade: 1, 'safe-downgrade': 2, 'unsafe-downgrade': 3 }
+
+/** Changes finalized feature levels; the whole update succeeds or fails together (v2+). */
+export async function updateFeatures (router: Router, updates: FeatureUpdate[], options: AdminCallOptions & { validateOnly?: boolean } = {}): Promise<void> {
+  const deadline = router.deadline('updateFeatures', options, ['validateOnly'])
+  for (const u of updates) {
+    checkString('updateFeatures', 'feature', u.feature)
+    checkInteger('updateFeatures', 'maxVersionLevel', u.maxVersionLevel, { min: 0, max: 32767 })
+    if (u.upgradeType !== undefined) checkOneOf('updateFeatures', 'upgradeType', u.upgradeType, Object.keys(UPGRADE_TYPES))
+  }
+  const response = await router.any(UpdateFeatures, {
+    timeoutMs: Math.max(1, deadline - Date.now()),
+    featureUpdates: updates.map(u => ({ feature: u.feature, maxVersionLevel: u.maxVersionLevel, upgradeType: UPGRADE_TYPES[u.upgradeType ?? 'upgrade'], allowDowngrade: u.upgradeType !== undefined && u.upgradeType !== 'upgrade' })),
+    validateOnly: options.validateOnly ?? false
+  }, deadline, options.signal)
+  throwIf(response.errorCode, `Updating features ${updates.map(u => `${u.feature}=${u.maxVersionLevel}`).join(', ')}`, response.errorMessage)
+  for (const r of response.results) throwIf(r.errorCode, `Updating feature ${r.feature}`, r.errorMessage)
+}
+
+export interface QuorumReplica {
+  replicaId: number
+  replicaDirectoryId: string
+  logEndOffset: bigint
+  lastFetchTimestamp: bigint
+  lastCaughtUpTimestamp: bigint
+}
+
+export interface QuorumDescription {
+  leaderId: number
+  leaderEpoch: number
+  highWatermark: bigint
+  voters: QuorumReplica[]
+  observers: QuorumReplica[]
+  /** v2+: the voters' controller listeners. */
+  nodes: Array<{ nodeId: number, listeners: Array<{ name: string, host: string, port: number }> }>
+}
+
+/** The KRaft metadata quorum (the __cluster_metadata partition): leader, voters, observers. */
+export async function describeQuorum (router: Router, options: AdminCallOptions = {}): Promise<QuorumDescription> {
+  const deadline = router.deadline('describeQuorum', options)
+  const response = await router.any(DescribeQuorum, { topics: [{ topicName: '__cluster_metadata', partitions: [{ partitionIndex: 0 }] }] }, deadline, options.signal)
+  throwIf(response.errorCode, 'Describing the quorum', response.errorMessage)
+  const p = response.topics[0]?.partitions[0]
+  if (p === undefined) throw new BrokerError(-1, 'Describing the quorum: the answer has no __cluster_metadata partition')
+  throwIf(p.errorCode, 'Describing the quorum', p.errorMessage)
+  return { leaderId: p.leaderId, leaderEpoch: p.leaderEpoch, highWatermark: p.highWatermark, voters: p.currentVoters, observers: p.observers, nodes: response.nodes }
+}
+
+export interface LogDirDescription {
+  broker: number
+  path: string
+  /** v4+: -1 when unknown. */
+  totalBytes: bigint
+  usableBytes: bigint
+  replicas: Array<TopicPartitionKey & { size: bigint, offsetLag: bigint, isFuture: boolean }>
+  error?: BrokerError
+}
+
+/** Each broker's log directories with the size of every replica (of `topics`, or all). */
+export async function describeLogDirs (router: Router, options: AdminCallOptions & { brokers?: number[], partitions?: TopicPartitionKey[] } = {}): Promise<LogDirDescription[]> {
+  const deadline = router.deadline('describeLogDirs', options, ['brokers', 'partitions'])
+  if (options.partitions !== undefined) checkPartitions('describeLogDirs', options.partitions)
+  if (options.brokers === undefined) await router.client.metadata.refresh([], options.signal)
+  const brokers = options.brokers ?? router.client.metadata.brokers.filter(b => b.nodeId >= 0).map(b => b.nodeId)
+  const perBroker = await Promise.all(brokers.map(async broker => {
+    const response = await router.any(DescribeLogDirs, {
+      topics: options.partitions === undefined ? null : [...byTopic(options.partitions)].map(([topic, ps]) => ({ topic, partitions: ps.map(p => p.partition) }))
+    }, deadline, options.signal, broker)
+    throwIf(response.errorCode, `Describing the log dirs of broker ${broker}`)
+    return response.results.map(dir => ({
+      broker,
+      path: dir.logDir,
+      totalBytes: dir.totalBytes,
+      usableBytes: dir.usableBytes,
+      replicas: dir.topics.flatMap(t => t.partitions.map(p => ({ topic: t.name, partition: p.partitionIndex, size: p.partitionSize, offsetLag: p.offsetLag, isFuture: p.isFutureKey }))),
+      error: itemError(dir.errorCode, `Log dir ${dir.logDir} of broker ${broker}`)
+    }))
+  }))
+  return perBroker.flat()
+}
+
+/** Moves replicas to another log directory of the broker that holds them; one result per replica. */
+export async function alterReplicaLogDirs (router: Router, moves: Array<TopicPartitionKey & { broker: number, path: string }>, options: AdminCallOptions = {}): Promise<Array<TopicPartitionKey & { broker: number, error?: BrokerError }>> {
+  const deadline = router.deadline('alterReplicaLogDirs', options)
+  checkPartitions('alterReplicaLogDirs', moves)
+  const byBroker = new Map<number, typeof moves>()
+  for (const m of moves) byBroker.set(m.broker, [...(byBroker.get(m.broker) ?? []), m])
+  const results = await Promise.all([...byBroker].map(async ([broker, ms]) => {
+    const byPath = new Map<string, typeof moves>()
+    for (const m of ms) byPath.set(m.path, [...(byPath.get(m.path) ?? []), m])
+    const response = await router.any(AlterReplicaLogDirs, {
+      dirs: [...byPath].map(([path, items]) => ({ path, topics: [...byTopic(items)].map(([name, ps]) => ({ name, partitions: ps.map(p => p.partition) })) }))
+    }, deadline, options.signal, broker)
+    return response.results.flatMap(t => t.partitions.map(p => ({ topic: t.topicName, partition: p.partitionIndex, broker, error: itemError(p.errorCode, `Moving ${t.topicName}-${p.partitionIndex} on broker ${broker}`) })))
+  }))
+  return results.flat()
+}

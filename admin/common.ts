@@ -1,0 +1,34 @@
+/** Small pieces the admin areas share: grouping by topic and input checks of partitions. */
+import { checkInteger, checkObject, checkString } from '../client/validate'
+import type { TopicPartitionKey } from './route'
+
+/** Items grouped by topic, in first-seen order. */
+export function byTopic<P extends TopicPartitionKey> (items: Iterable<P>): Map<string, P[]> {
+  const topics = new Map<string, P[]>()
+  for (const item of items) {
+    const list = topics.get(item.topic)
+    if (list === undefined) topics.set(item.topic, [item])
+    else list.push(item)
+  }
+  return topics
+}
+
+export function checkPartitions (where: string, items: unknown): asserts items is TopicPartitionKey[] {
+  if (!Array.isArray(items)) throw new TypeError(`${where}: expected an array of { topic, partition }, got ${typeof items}`)
+  for (const [i, item] of items.entries()) {
+    checkObject(where, `[${i}]`, item)
+    checkString(where, `[${i}].topic`, item.topic)
+    checkInteger(where, `[${i}].partition`, item.partition, { min: 0 })
+  }
+}
+
+/** A two-way map between Kafka's numeric codes and kafkats's names for them. */
+export function codeMap<Name extends string> (entries: Record<Name, number>): { code: (name: Name) => number, name: (code: number) => Name | 'unknown', names: Name[] } {
+  const byCode = new Map<number, Name>()
+  for (const [name, code] of Object.entries(entries) as Array<[Name, number]>) byCode.set(code, name)
+  return {
+    code: name => entries[name],
+    name: code => byCode.get(code) ?? 'unknown',
+    names: Object.keys(entries) as Name[]
+  }
+}

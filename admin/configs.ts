@@ -1,0 +1,125 @@
+/**
+ * Configs of topics, brokers, broker loggers, groups and client-metrics subscriptions:
+ * describe (with synonyms and documentation), incremental alter, and the list of
+ * resources that have configs (KIP-1142).
+ */
+import { DescribeConfigs } from '../protocol/apis/describe-configs'
+import { IncrementalAlterConfigs } from '../protocol/apis/incremental-alter-configs'
+import { ListConfigResources } from '../protocol/apis/list-config-resources'
+import { BrokerError } from '../protocol/errors'
+import { checkOneOf } from '../client/validate'
+import { codeMap } from './common'
+import { throwIf, type AdminCallOptions, type Router } from './route'
+
+export const configResourceTypes = codeMap({ topic: 2, broker: 4, 'broker-logger': 8, 'client-metrics': 16, group: 32 })
+export type ConfigResourceType = typeof configResourceTypes.names[number]
+
+/** Where a value comes from (KIP-226), by DescribeConfigs' configSource. */
+export const configSources = codeMap({
+  unknown: 0, 'dynamic-topic': 1, 'dynamic-broker': 2, 'dynamic-default-broker': 3, 'static-broker': 4, default: 5,
+  'dynamic-broker-logger': 6, 'client-metrics': 7, group: 8
+})
+export type ConfigSource = typeof configSources.names[number]
+
+const CONFIG_TYPES = ['unknown', 'boolean', 'string', 'int', 'short', 'long', 'double', 'list', 'class', 'password'] as const
+
+export interface ConfigEntry {
+  name: string
+  value: string | null
+  readOnly: boolean
+  isDefault: boolean
+  isSensitive: boolean
+  /** DescribeConfigs' numeric configSource (5 = default); `sourceName` names it. */
+  source: number
+  sourceName: ConfigSource | 'unknown'
+  /** With includeSynonyms: every value that applies, highest precedence first. */
+  synonyms?: Array<{ name: string, value: string | null, source: ConfigSource | 'unknown' }>
+  /** With includeDocumentation. */
+  documentation?: string | null
+  type?: typeof CONFIG_TYPES[number]
+}
+
+export interface AlterConfigsResource {
+  type: ConfigResourceType
+  name: string
+  /** Configs to set. */
+  set?: Record<string, string>
+  /** Configs to remove (back to their default). */
+  delete?: string[]
+  /** List configs: values to add to or remove from the list. */
+  append?: Record<string, string>
+  subtract?: Record<string, string>
+}
+
+/** Current configs of a resource (all of them, or only `keys`). */
+export async function describeConfigs (router: Router, resource: { type: ConfigResourceType, name: string, keys?: string[] }, options: AdminCallOptions & { includeSynonyms?: boolean, includeDocumentation?: boolean } = {}): Promise<Map<string, ConfigEntry>> {
+  const deadline = router.deadline('describeConfigs', options, ['includeSynonyms', 'includeDocumentation'])
+  checkOneOf('describeConfigs', 'type', resource.type, configResourceTypes.names)
+  // A broker's and a broker logger's configs are answered by that broker only.
+  const nodeId = resource.type === 'broker' || resource.type === 'broker-logger' ? (resource.name === '' ? undefined : Number(resource.name)) : undefined
+  const response = await router.any(DescribeConfigs, {
+    resources: [{ resourceType: configResourceTypes.code(resource.type), resourceName: resource.name, configurationKeys: resource.keys ?? null }],
+    includeSynonyms: options.includeSynonyms ?? false,
+    includeDocumentation: options.includeDocumentation ?? false
+  }, deadline, options.signal, nodeId)
+  const result = response.results[0]
+  if (result === undefined) throw new BrokerError(-1, `Describing configs of ${resource.type} "${resource.name}": empty response`)
+  throwIf(result.errorCode, `Describing configs of ${resource.type} "${resource.name}"`, result.errorMessage)
+  const configs = new Map<string, ConfigEntry>()
+  for (const c of result.configs) {
+    const entry: ConfigEntry = {
+      name: c.name,
+      value: c.value,
+      readOnly: c.readOnly,
+      isDefault: c.configSource === 5,
+      isSensitive: c.isSensitive,
+      source: c.configSource,
+      sourceName: configSources.name(c.configSource)
+    }
+    if (options.includeSynonyms === true) entry.synonyms = c.synonyms.map(s => ({ name: s.name, value: s.value, source: configSources.name(s.source) }))
+    if (options.includeDocumentation === true) {
+      entry.documentation = c.documentation
+      entry.type = CONFIG_TYPES[c.configType] ?? 'unknown'
+    }
+    configs.set(c.name, entry)
+  }
+  return configs
+}
+
+/** Sets, removes, appends to and subtracts from configs, leaving the others as they are (IncrementalAlterConfigs). */
+export async function alterConfigs (router: Router, resources: AlterConfigsResource[], options: AdminCallOptions & { validateOnly?: boolean } = {}): Promise<void> {
+  const deadline = router.deadline('alterConfigs', options, ['validateOnly'])
+  for (const r of resources) checkOneOf('alterConfigs', 'type', r.type, configResourceTypes.names)
+  const send = async (group: AlterConfigsResource[], nodeId?: number): Promise<void> => {
+    const response = await router.any(IncrementalAlterConfigs, {
+      resources: group.map(r => ({
+        resourceType: configResourceTypes.code(r.type),
+        resourceName: r.name,
+        configs: [
+          ...Object.entries(r.set ?? {}).map(([name, value]) => ({ name, configOperation: 0, value })),
+          ...(r.delete ?? []).map(name => ({ name, configOperation: 1, value: null })),
+          ...Object.entries(r.append ?? {}).map(([name, value]) => ({ name, configOperation: 2, value })),
+          ...Object.entries(r.subtract ?? {}).map(([name, value]) => ({ name, configOperation: 3, value }))
+        ]
+      })),
+      validateOnly: options.validateOnly ?? false
+    }, deadline, options.signal, nodeId)
+    for (const result of response.responses) throwIf(result.errorCode, `Altering configs of resource "${result.resourceName}"`, result.errorMessage)
+  }
+  // Broker logger configs are that broker's own; the rest any broker forwards to the controller.
+  const loggers = resources.filter(r => r.type === 'broker-logger')
+  const rest = resources.filter(r => r.type !== 'broker-logger')
+  await Promise.all([
+    ...(rest.length > 0 ? [send(rest)] : []),
+    ...loggers.map(async r => await send([r], Number(r.name)))
+  ])
+}
+
+/** Resources that have configs (KIP-1142), of the given types (default: every type the broker lists). */
+export async function listConfigResources (router: Router, options: AdminCallOptions & { types?: ConfigResourceType[] } = {}): Promise<Array<{ type: ConfigResourceType | 'unknown', name: string }>> {
+  const deadline = router.deadline('listConfigResources', options, ['types'])
+  for (const t of options.types ?? []) checkOneOf('listConfigResources', 'types[]', t, configResourceTypes.names)
+  const response = await router.any(ListConfigResources, { resourceTypes: (options.types ?? []).map(t => configResourceTypes.code(t)) }, deadline, options.signal)
+  throwIf(response.errorCode, 'Listing config resources')
+  return response.configResources.map(r => ({ type: configResourceTypes.name(r.resourceType), name: r.resourceName }))
+}

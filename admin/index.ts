@@ -1,0 +1,134 @@
+/**
+ * Admin: the cluster's management calls, `client.admin`. Each area has its file (topics,
+ * records, offsets, groups, configs, acls, quotas, scram, tokens, cluster, transactions);
+ * this class composes them over one Router (route.ts), which sends each request to the
+ * right broker and retries what provably did nothing.
+ *
+ * Conventions: every call takes `{ timeoutMs, signal }` (timeoutMs bounds the whole call,
+ * retries included). Where Kafka answers per item (per topic, partition, group, ACL, user…)
+ * the result lists every item with an `error` (a BrokerError) when that item failed; the
+ * call itself throws only for what fails as a whole (no connection, a request-level error).
+ * topic creation, deletion, partitions and configs keep throwing on the first failed item,
+ * as before.
+ */
+import type { Client } from '../client/client'
+import type { Isolation } from '../client/client'
+import type { TopicMetadata } from '../client/metadata'
+import type { BrokerError } from '../protocol/errors'
+import * as acls from './acls'
+import * as cluster from './cluster'
+import * as configs from './configs'
+import * as groups from './groups'
+import * as offsets from './offsets'
+import * as quotas from './quotas'
+import * as records from './records'
+import { Router, type AdminCallOptions, type TopicPartitionKey } from './route'
+import * as scram from './scram'
+import * as tokens from './tokens'
+import * as topics from './topics'
+import * as transactions from './transactions'
+
+export type { AdminCallOptions, TopicPartitionKey } from './route'
+export type { NewTopic, TopicPartitionsDescription, PartitionDescription, ElectionType, ElectionResult, Reassignment, OngoingReassignment } from './topics'
+export type { RecordsToDelete, DeletedRecords } from './records'
+export type { LogOffsetSpec, ListedOffset, CommittedOffset, GroupOffsets, GroupOffsetsQuery, OffsetToCommit, ResetSpec, PlannedOffset, PartitionLag } from './offsets'
+export type { GroupType, ListedGroup, GroupDescription, GroupMemberDescription } from './groups'
+export type { ConfigEntry, ConfigResourceType, ConfigSource, AlterConfigsResource } from './configs'
+export type { AclBinding, AclFilter, AclResourceType, AclPatternType, AclOperation, AclPermission } from './acls'
+export type { QuotaEntity, QuotaEntityType, QuotaFilterComponent, QuotaEntry, QuotaAlteration } from './quotas'
+export type { ScramMechanism, ScramUserDescription, ScramAlteration } from './scram'
+export type { DelegationToken } from './tokens'
+export type { ClusterDescription, FeatureDescription, FeatureUpdate, QuorumDescription, QuorumReplica, LogDirDescription } from './cluster'
+export type { ListedTransaction, TransactionDescription, PartitionProducers } from './transactions'
+export { authorizedOperationNames } from './cluster'
+
+type ItemResult<T = TopicPartitionKey> = Array<T & { error?: BrokerError }>
+
+export class Admin {
+  readonly #router: Router
+
+  constructor (client: Client) {
+    this.#router = new Router(client)
+  }
+
+  // Topics and partitions (topics.ts)
+  /** Creates topics and waits until each has leaders; returns the names created. */
+  async createTopics (newTopics: topics.NewTopic[], options?: AdminCallOptions & { validateOnly?: boolean, ignoreExisting?: boolean }): Promise<string[]> { return await topics.createTopics(this.#router, newTopics, options) }
+  /** Deletes topics by name; unknown topics are an error unless `ignoreMissing`. */
+  async deleteTopics (names: string[], options?: AdminCallOptions & { ignoreMissing?: boolean }): Promise<void> { await topics.deleteTopics(this.#router, names, options) }
+  /** Raises topics' partition counts to `count` (the new total). */
+  async createPartitions (counts: Array<{ topic: string, count: number }>, options?: AdminCallOptions & { validateOnly?: boolean }): Promise<void> { await topics.createPartitions(this.#router, counts, options) }
+  /** Names of all topics (internal ones only if asked). */
+  async listTopics (options?: AdminCallOptions & { includeInternal?: boolean }): Promise<string[]> { return await topics.listTopics(this.#router, options) }
+  /** Partitions, leaders, replicas and ISR of topics (Metadata). */
+  async describeTopics (names: string[], options?: AdminCallOptions): Promise<TopicMetadata[]> { return await topics.describeTopics(this.#router, names, options) }
+  /** Partitions with their eligible leader replicas (KIP-966), following the broker's pages to the end. */
+  async describeTopicPartitions (names: string[], options?: AdminCallOptions & { pageSize?: number }): Promise<topics.TopicPartitionsDescription[]> { return await topics.describeTopicPartitions(this.#router, names, options) }
+  /** Preferred (default) or unclean leader elections, of `partitions` or every partition. */
+  async electLeaders (options?: AdminCallOptions & { type?: topics.ElectionType, partitions?: TopicPartitionKey[] }): Promise<topics.ElectionResult[]> { return await topics.electLeaders(this.#router, options) }
+  /** Moves partitions to new replica sets (`replicas: null` cancels a move). */
+  async alterPartitionReassignments (reassignments: topics.Reassignment[], options?: AdminCallOptions & { allowReplicationFactorChange?: boolean }): Promise<ItemResult> { return await topics.alterPartitionReassignments(this.#router, reassignments, options) }
+  /** Reassignments in progress. */
+  async listPartitionReassignments (options?: AdminCallOptions & { partitions?: TopicPartitionKey[] }): Promise<topics.OngoingReassignment[]> { return await topics.listPartitionReassignments(this.#router, options) }
+
+  // Records and log offsets (records.ts, offsets.ts)
+  /** Deletes records before an offset or a time, per partition; returns the new log start offsets. */
+  async deleteRecords (partitions: records.RecordsToDelete[], options?: AdminCallOptions): Promise<records.DeletedRecords[]> { return await records.deleteRecords(this.#router, partitions, options) }
+  /** Offsets of many partitions at once (earliest, latest, max-timestamp, or by time). */
+  async listOffsets (partitions: Array<TopicPartitionKey & { spec: offsets.LogOffsetSpec }>, options?: AdminCallOptions & { isolation?: Isolation }): Promise<offsets.ListedOffset[]> { return await offsets.listOffsets(this.#router, partitions, options) }
+
+  // Groups and their offsets (groups.ts, offsets.ts)
+  /** Every group in the cluster, optionally of some types and states. */
+  async listGroups (options?: AdminCallOptions & { types?: groups.GroupType[], states?: string[] }): Promise<groups.ListedGroup[]> { return await groups.listGroups(this.#router, options) }
+  /** Groups described by their coordinators (KIP-848 and classic). */
+  async describeGroups (groupIds: string[], options?: AdminCallOptions & { includeAuthorizedOperations?: boolean }): Promise<groups.GroupDescription[]> { return await groups.describeGroups(this.#router, groupIds, options) }
+  /** Deletes empty groups with their offsets. */
+  async deleteGroups (groupIds: string[], options?: AdminCallOptions): Promise<Array<{ groupId: string, error?: BrokerError }>> { return await groups.deleteGroups(this.#router, groupIds, options) }
+  /** Removes members (static ones by instance id) from a classic group; all of them without `members`. */
+  async removeMembers (groupId: string, options?: AdminCallOptions & { members?: Array<{ instanceId: string } | { memberId: string }>, reason?: string }): Promise<Array<{ memberId: string, instanceId: string | null, error?: BrokerError }>> { return await groups.removeMembers(this.#router, groupId, options) }
+  /** Committed offsets of groups, one OffsetFetch per coordinator. */
+  async fetchOffsets (groupIds: offsets.GroupOffsetsQuery[], options?: AdminCallOptions & { requireStable?: boolean }): Promise<offsets.GroupOffsets[]> { return await offsets.fetchOffsets(this.#router, groupIds, options) }
+  /** Commits offsets for an empty group. */
+  async alterGroupOffsets (groupId: string, toCommit: offsets.OffsetToCommit[], options?: AdminCallOptions): Promise<ItemResult> { return await offsets.alterGroupOffsets(this.#router, groupId, toCommit, options) }
+  /** Moves an empty group's offsets to earliest, latest, a time, an offset, or by a shift; `dryRun` only plans. */
+  async resetGroupOffsets (groupId: string, to: offsets.ResetSpec, options?: AdminCallOptions & { topics?: string[], partitions?: TopicPartitionKey[], dryRun?: boolean }): Promise<offsets.PlannedOffset[]> { return await offsets.resetGroupOffsets(this.#router, groupId, to, options) }
+  /** Deletes a group's offsets of partitions it does not subscribe to. */
+  async deleteGroupOffsets (groupId: string, partitions: TopicPartitionKey[], options?: AdminCallOptions): Promise<ItemResult> { return await offsets.deleteGroupOffsets(this.#router, groupId, partitions, options) }
+  /** Per partition the group committed: committed, end, lag. */
+  async lag (groupId: string, options?: AdminCallOptions & { isolation?: Isolation }): Promise<offsets.PartitionLag[]> { return await offsets.lag(this.#router, groupId, options) }
+
+  // Configs (configs.ts)
+  /** Current configs of a resource, with synonyms and documentation when asked. */
+  async describeConfigs (resource: { type: configs.ConfigResourceType, name: string, keys?: string[] }, options?: AdminCallOptions & { includeSynonyms?: boolean, includeDocumentation?: boolean }): Promise<Map<string, configs.ConfigEntry>> { return await configs.describeConfigs(this.#router, resource, options) }
+  /** Incremental config changes (set, delete, append, subtract). */
+  async alterConfigs (resources: configs.AlterConfigsResource[], options?: AdminCallOptions & { validateOnly?: boolean }): Promise<void> { await configs.alterConfigs(this.#router, resources, options) }
+  /** Resources that have configs (KIP-1142). */
+  async listConfigResources (options?: AdminCallOptions & { types?: configs.ConfigResourceType[] }): Promise<Array<{ type: configs.ConfigResourceType | 'unknown', name: string }>> { return await configs.listConfigResources(this.#router, options) }
+
+  // ACLs, quotas, SCRAM users, delegation tokens (acls.ts, quotas.ts, scram.ts, tokens.ts)
+  async describeAcls (filter?: acls.AclFilter, options?: AdminCallOptions): Promise<acls.AclBinding[]> { return await acls.describeAcls(this.#router, filter, options) }
+  async createAcls (bindings: acls.AclBinding[], options?: AdminCallOptions): Promise<Array<{ binding: acls.AclBinding, error?: BrokerError }>> { return await acls.createAcls(this.#router, bindings, options) }
+  async deleteAcls (filters: acls.AclFilter[], options?: AdminCallOptions): Promise<Array<{ filter: acls.AclFilter, deleted: acls.AclBinding[], error?: BrokerError }>> { return await acls.deleteAcls(this.#router, filters, options) }
+  async describeClientQuotas (components?: quotas.QuotaFilterComponent[], options?: AdminCallOptions & { strict?: boolean }): Promise<quotas.QuotaEntry[]> { return await quotas.describeClientQuotas(this.#router, components, options) }
+  async alterClientQuotas (alterations: quotas.QuotaAlteration[], options?: AdminCallOptions & { validateOnly?: boolean }): Promise<Array<{ entity: quotas.QuotaEntity, error?: BrokerError }>> { return await quotas.alterClientQuotas(this.#router, alterations, options) }
+  async describeUserScramCredentials (users?: string[], options?: AdminCallOptions): Promise<scram.ScramUserDescription[]> { return await scram.describeUserScramCredentials(this.#router, users, options) }
+  /** Sets (the client salts and hashes the password) or deletes SCRAM credentials. */
+  async alterUserScramCredentials (alterations: scram.ScramAlteration[], options?: AdminCallOptions): Promise<Array<{ user: string, error?: BrokerError }>> { return await scram.alterUserScramCredentials(this.#router, alterations, options) }
+  async createDelegationToken (options?: AdminCallOptions & { renewers?: string[], maxLifetimeMs?: number, owner?: string }): Promise<tokens.DelegationToken> { return await tokens.createDelegationToken(this.#router, options) }
+  async renewDelegationToken (hmac: Buffer, options?: AdminCallOptions & { renewPeriodMs?: number }): Promise<bigint> { return await tokens.renewDelegationToken(this.#router, hmac, options) }
+  async expireDelegationToken (hmac: Buffer, options?: AdminCallOptions & { expiryPeriodMs?: number }): Promise<bigint> { return await tokens.expireDelegationToken(this.#router, hmac, options) }
+  async describeDelegationTokens (options?: AdminCallOptions & { owners?: string[] }): Promise<tokens.DelegationToken[]> { return await tokens.describeDelegationTokens(this.#router, options) }
+
+  // The cluster (cluster.ts)
+  async describeCluster (options?: AdminCallOptions & { includeAuthorizedOperations?: boolean, includeFencedBrokers?: boolean }): Promise<cluster.ClusterDescription> { return await cluster.describeCluster(this.#router, options) }
+  async describeFeatures (options?: AdminCallOptions): Promise<cluster.FeatureDescription> { return await cluster.describeFeatures(this.#router, options) }
+  async updateFeatures (updates: cluster.FeatureUpdate[], options?: AdminCallOptions & { validateOnly?: boolean }): Promise<void> { await cluster.updateFeatures(this.#router, updates, options) }
+  async describeQuorum (options?: AdminCallOptions): Promise<cluster.QuorumDescription> { return await cluster.describeQuorum(this.#router, options) }
+  async describeLogDirs (options?: AdminCallOptions & { brokers?: number[], partitions?: TopicPartitionKey[] }): Promise<cluster.LogDirDescription[]> { return await cluster.describeLogDirs(this.#router, options) }
+  async alterReplicaLogDirs (moves: Array<TopicPartitionKey & { broker: number, path: string }>, options?: AdminCallOptions): Promise<ItemResult<TopicPartitionKey & { broker: number }>> { return await cluster.alterReplicaLogDirs(this.#router, moves, options) }
+
+  // Transactions (transactions.ts)
+  async listTransactions (options?: AdminCallOptions & { states?: string[], producerIds?: bigint[], durationMs?: number, transactionalIdPattern?: string }): Promise<transactions.ListedTransaction[]> { return await transactions.listTransactions(this.#router, options) }
+  async describeTransactions (transactionalIds: string[], options?: AdminCallOptions): Promise<transactions.TransactionDescription[]> { return await transactions.describeTransactions(this.#router, transactionalIds, options) }
+  async describeProducers (partitions: TopicPartitionKey[], options?: AdminCallOptions): Promise<transactions.PartitionProducers[]> { return await transactions.describeProducers(this.#router, partitions, options) }
+}

@@ -1,0 +1,316 @@
+/**
+ * Offsets: the log's (ListOffsets for many partitions at once, one request per leader)
+ * and groups' committed ones (OffsetFetch v8+ for several groups per coordinator,
+ * OffsetCommit as an admin, OffsetDelete), with kafka-consumer-groups.sh's resets and the
+ * lag of a group.
+ */
+import { ListOffsets } from '../protocol/apis/list-offsets'
+import { OffsetCommit } from '../protocol/apis/offset-commit'
+import { OffsetDelete } from '../protocol/apis/offset-delete'
+import { OffsetFetch, type OffsetFetchResponsePartition } from '../protocol/apis/offset-fetch'
+import { BrokerError } from '../protocol/errors'
+import type { Isolation } from '../client/client'
+import { checkOneOf, checkString } from '../client/validate'
+import { byTopic, checkPartitions } from './common'
+import { isCoordinatorMoved, itemError, Misrouted, throwIf, tpKey, type AdminCallOptions, type Router, type TopicPartitionKey } from './route'
+
+const ZERO_UUID = '00000000-0000-0000-0000-000000000000'
+
+/** 'earliest' (log start), 'latest' (log end), 'max-timestamp' (the record with the largest timestamp, KIP-734), or the first offset at or after a time. */
+export type LogOffsetSpec = 'earliest' | 'latest' | 'max-timestamp' | { timestamp: bigint | number | Date }
+
+export interface ListedOffset extends TopicPartitionKey {
+  /** -1 when no record matches (a timestamp after the last record). */
+  offset: bigint
+  timestamp: bigint
+  leaderEpoch: number
+  error?: BrokerError
+}
+
+function specTimestamp (spec: LogOffsetSpec): bigint {
+  if (spec === 'earliest') return -2n
+  if (spec === 'latest') return -1n
+  if (spec === 'max-timestamp') return -3n
+  if (typeof spec !== 'object' || spec === null || !('timestamp' in spec)) {
+    throw new TypeError(`listOffsets: spec must be 'earliest', 'latest', 'max-timestamp' or { timestamp }, got ${String(spec)}`)
+  }
+  return BigInt(spec.timestamp instanceof Date ? spec.timestamp.getTime() : spec.timestamp)
+}
+
+/** Offsets of many partitions at once: one ListOffsets per leader, leader moves retried. */
+export async function listOffsets (router: Router, partitions: Array<TopicPartitionKey & { spec: LogOffsetSpec }>, options: AdminCallOptions & { isolation?: Isolation } = {}): Promise<ListedOffset[]> {
+  const deadline = router.deadline('listOffsets', options, ['isolation'])
+  checkPartitions('listOffsets', partitions)
+  if (options.isolation !== undefined) checkOneOf('listOffsets', 'isolation', options.isolation, ['read_uncommitted', 'read_committed'])
+  const timestamps = partitions.map(p => specTimestamp(p.spec))
+  const results = new Map<string, ListedOffset>()
+  const items = partitions.map((p, i) => ({ topic: p.topic, partition: p.partition, timestamp: timestamps[i] }))
+  const codes = await router.leaders(items, deadline, options.signal, async (leader, group) => {
+    const metadata = router.client.metadata
+    const response = await router.client.request(ListOffsets, {
+      replicaId: -1,
+      isolationLevel: options.isolation === 'read_committed' ? 1 : 0,
+      topics: [...byTopic(group)].map(([name, ps]) => ({ name, partitions: ps.map(p => ({ partitionIndex: p.partition, currentLeaderEpoch: metadata.partition(name, p.partition)?.leaderEpoch ?? -1, timestamp: p.timestamp })) })),
+      timeoutMs: Math.max(1, deadline - Date.now())
+    }, { nodeId: leader, signal: options.signal, timeoutMs: Math.max(1, deadline - Date.now()) })
+    const answered = new Map<string, number>()
+    for (const t of response.topics) {
+      for (const p of t.partitions) {
+        answered.set(tpKey(t.name, p.partitionIndex), p.errorCode)
+        results.set(tpKey(t.name, p.partitionIndex), { topic: t.name, partition: p.partitionIndex, offset: p.offset, timestamp: p.timestamp, leaderEpoch: p.leaderEpoch })
+      }
+    }
+    return answered
+  })
+  return partitions.map(p => {
+    const key = tpKey(p.topic, p.partition)
+    const code = codes.get(key) ?? -1
+    const found = results.get(key) ?? { topic: p.topic, partition: p.partition, offset: -1n, timestamp: -1n, leaderEpoch: -1 }
+    return { ...found, error: itemError(code, `Listing offsets of ${p.topic}-${p.partition}`) }
+  })
+}
+
+export interface CommittedOffset extends TopicPartitionKey {
+  /** -1 when nothing is committed. */
+  offset: bigint
+  leaderEpoch: number
+  metadata: string | null
+  error?: BrokerError
+}
+
+export interface GroupOffsets {
+  groupId: string
+  offsets: CommittedOffset[]
+  error?: BrokerError
+}
+
+export type GroupOffsetsQuery = string | { groupId: string, partitions?: TopicPartitionKey[] }
+
+/**
+ * Committed offsets of groups (all the partitions each has offsets for, or those given),
+ * asking each coordinator once for all its groups (OffsetFetch v8+).
+ */
+export async function fetchOffsets (router: Router, groups: GroupOffsetsQuery[], options: AdminCallOptions & { requireStable?: boolean } = {}): Promise<GroupOffsets[]> {
+  const deadline = router.deadline('fetchOffsets', options, ['requireStable'])
+  const queries = groups.map(g => typeof g === 'string' ? { groupId: g, partitions: undefined } : g)
+  for (const q of queries) {
+    checkString('fetchOffsets', 'groupId', q.groupId)
+    if (q.partitions !== undefined) checkPartitions('fetchOffsets', q.partitions)
+  }
+  const metadata = router.client.metadata
+  const topicsWanted = [...new Set(queries.flatMap(q => q.partitions?.map(p => p.topic) ?? []))]
+  if (topicsWanted.length > 0) await metadata.refresh(topicsWanted, options.signal).catch(() => {})
+  const answers = new Map<string, GroupOffsets>()
+  let pending = queries
+  await router.retry(deadline, options.signal, async () => {
+    const coordinators = await router.coordinators('group', pending.map(q => q.groupId), deadline, options.signal)
+    const byCoordinator = new Map<number, typeof queries>()
+    for (const q of pending) {
+      const node = coordinators.get(q.groupId)!
+      byCoordinator.set(node, [...(byCoordinator.get(node) ?? []), q])
+    }
+    const moved: typeof queries = []
+    let movedError: BrokerError | undefined
+    await Promise.all([...byCoordinator].map(async ([nodeId, qs]) => {
+      const response = await router.client.request(OffsetFetch, version => {
+        if (version < 8) {
+          const q = qs[0]
+          return { groupId: q.groupId, topics: q.partitions === undefined ? null : [...byTopic(q.partitions)].map(([name, ps]) => ({ name, partitionIndexes: ps.map(p => p.partition) })), requireStable: options.requireStable ?? false }
+        }
+        return {
+          groups: qs.map(q => ({
+            groupId: q.groupId,
+            topics: q.partitions === undefined ? null : [...byTopic(q.partitions)].map(([name, ps]) => ({ name, topicId: metadata.topic(name)?.topicId ?? ZERO_UUID, partitionIndexes: ps.map(p => p.partition) }))
+          })),
+          requireStable: options.requireStable ?? false
+        }
+      }, { nodeId, signal: options.signal, timeoutMs: Math.max(1, deadline - Date.now()) })
+      const groupsAnswered = response.groups.length > 0
+        ? response.groups
+        : [{ groupId: qs[0].groupId, errorCode: response.errorCode, topics: response.topics.map(t => ({ name: t.name, topicId: ZERO_UUID, partitions: t.partitions })) }]
+      for (const g of groupsAnswered) {
+        if (isCoordinatorMoved(g.errorCode)) {
+          router.forgetCoordinator('group', g.groupId)
+          moved.push(qs.find(q => q.groupId === g.groupId)!)
+          movedError = new BrokerError(g.errorCode, `Fetching offsets of group "${g.groupId}" from broker ${nodeId}`)
+          continue
+        }
+        const offsets: CommittedOffset[] = []
+        for (const t of g.topics) {
+          const name = t.name !== '' ? t.name : await topicName(router, t.topicId, options.signal)
+          for (const p of t.partitions) offsets.push(committed(name, p))
+        }
+        answers.set(g.groupId, { groupId: g.groupId, offsets, error: itemError(g.errorCode, `Fetching offsets of group "${g.groupId}"`) })
+      }
+    }))
+    // Below v8 a request asks about one group: the rest go in the next round.
+    pending = [...moved, ...pending.filter(q => !answers.has(q.groupId) && !moved.includes(q))]
+    if (pending.length > 0) throw new Misrouted(movedError ?? new BrokerError(16, 'Fetching offsets'))
+  })
+  return queries.map(q => answers.get(q.groupId)!)
+}
+
+function committed (topic: string, p: OffsetFetchResponsePartition): CommittedOffset {
+  return { topic, partition: p.partitionIndex, offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.metadata, error: itemError(p.errorCode, `Committed offset of ${topic}-${p.partitionIndex}`) }
+}
+
+/** A topic's name from its id (OffsetFetch/OffsetCommit v10 answer with ids only). */
+async function topicName (router: Router, topicId: string, signal?: AbortSignal): Promise<string> {
+  const metadata = router.client.metadata
+  if (metadata.topicById(topicId) === undefined) await metadata.refreshAll(signal)
+  return metadata.topicById(topicId)?.name ?? topicId
+}
+
+export interface OffsetToCommit extends TopicPartitionKey {
+  offset: bigint
+  leaderEpoch?: number
+  metadata?: string | null
+}
+
+/**
+ * Commits offsets for a group as an admin (no member id, generation -1). Kafka accepts
+ * this only while the group has no active members (else UNKNOWN_MEMBER_ID).
+ */
+export async function alterGroupOffsets (router: Router, groupId: string, offsets: OffsetToCommit[], options: AdminCallOptions = {}): Promise<Array<TopicPartitionKey & { error?: BrokerError }>> {
+  const deadline = router.deadline('alterGroupOffsets', options)
+  checkString('alterGroupOffsets', 'groupId', groupId)
+  checkPartitions('alterGroupOffsets', offsets)
+  for (const o of offsets) {
+    if (typeof o.offset !== 'bigint' || o.offset < 0n) throw new TypeError(`alterGroupOffsets: offset of ${o.topic}-${o.partition} must be a bigint >= 0n, got ${String(o.offset)}`)
+  }
+  const metadata = router.client.metadata
+  await metadata.refresh([...new Set(offsets.map(o => o.topic))], options.signal).catch(() => {})
+  const response = await router.coordinator('group', groupId, OffsetCommit, {
+    groupId,
+    generationIdOrMemberEpoch: -1,
+    memberId: '',
+    groupInstanceId: null,
+    topics: [...byTopic(offsets)].map(([name, ps]) => ({
+      name,
+      topicId: metadata.topic(name)?.topicId ?? ZERO_UUID,
+      partitions: ps.map(p => ({ partitionIndex: p.partition, committedOffset: p.offset, committedLeaderEpoch: p.leaderEpoch ?? -1, committedMetadata: p.metadata ?? null }))
+    }))
+  }, deadline, options.signal, r => r.topics.flatMap(t => t.partitions.map(p => p.errorCode)))
+  const results: Array<TopicPartitionKey & { error?: BrokerError }> = []
+  for (const t of response.topics) {
+    const name = t.name !== '' ? t.name : await topicName(router, t.topicId, options.signal)
+    for (const p of t.partitions) results.push({ topic: name, partition: p.partitionIndex, error: itemError(p.errorCode, `Committing the offset of group "${groupId}" for ${name}-${p.partitionIndex}`) })
+  }
+  return results
+}
+
+/** Where resetGroupOffsets moves each partition, as kafka-consumer-groups.sh's --to-… / --shift-by. */
+export type ResetSpec =
+  | 'earliest' | 'latest'
+  | { timestamp: bigint | number | Date }
+  | { offset: bigint }
+  | { shiftBy: bigint | number }
+
+export interface PlannedOffset extends TopicPartitionKey {
+  /** The committed offset before the reset (-1 if none). */
+  previous: bigint
+  offset: bigint
+  error?: BrokerError
+}
+
+/**
+ * Moves a group's committed offsets: of `partitions`, or of every partition of `topics`,
+ * or (neither given) of every partition the group has offsets for. Targets are clamped to
+ * the log's range, as kafka-consumer-groups.sh does. With `dryRun` nothing is committed.
+ * The group must have no active members.
+ */
+export async function resetGroupOffsets (router: Router, groupId: string, to: ResetSpec, options: AdminCallOptions & { topics?: string[], partitions?: TopicPartitionKey[], dryRun?: boolean } = {}): Promise<PlannedOffset[]> {
+  const deadline = router.deadline('resetGroupOffsets', options, ['topics', 'partitions', 'dryRun'])
+  checkString('resetGroupOffsets', 'groupId', groupId)
+  const call = { signal: options.signal, timeoutMs: Math.max(1, deadline - Date.now()) }
+  let partitions: TopicPartitionKey[]
+  if (options.partitions !== undefined) {
+    checkPartitions('resetGroupOffsets', options.partitions)
+    partitions = options.partitions
+  } else if (options.topics !== undefined) {
+    await router.client.metadata.refresh(options.topics, options.signal)
+    partitions = options.topics.flatMap(topic => {
+      const meta = router.client.metadata.topic(topic)
+      if (meta === undefined) throw new BrokerError(3, `Resetting offsets of group "${groupId}" on topic "${topic}"`)
+      return meta.partitions.map(p => ({ topic, partition: p.partition }))
+    })
+  } else {
+    const [current] = await fetchOffsets(router, [groupId], call)
+    if (current.error !== undefined) throw current.error
+    partitions = current.offsets.map(o => ({ topic: o.topic, partition: o.partition }))
+  }
+  const [committed] = await fetchOffsets(router, [{ groupId, partitions }], call)
+  if (committed.error !== undefined) throw committed.error
+  const previous = new Map(committed.offsets.map(o => [tpKey(o.topic, o.partition), o.offset]))
+  const bound = async (spec: LogOffsetSpec): Promise<Map<string, ListedOffset>> =>
+    new Map((await listOffsets(router, partitions.map(p => ({ ...p, spec })), call)).map(o => [tpKey(o.topic, o.partition), o]))
+  const [earliest, latest] = await Promise.all([bound('earliest'), bound('latest')])
+  const byTime = typeof to === 'object' && 'timestamp' in to ? await bound({ timestamp: to.timestamp }) : undefined
+  const plan: PlannedOffset[] = partitions.map(p => {
+    const key = tpKey(p.topic, p.partition)
+    const low = earliest.get(key)!
+    const high = latest.get(key)!
+    const before = previous.get(key) ?? -1n
+    const error = low.error ?? high.error
+    if (error !== undefined) return { ...p, previous: before, offset: -1n, error }
+    let target: bigint
+    if (to === 'earliest') target = low.offset
+    else if (to === 'latest') target = high.offset
+    else if ('timestamp' in to) {
+      const found = byTime!.get(key)!
+      if (found.error !== undefined) return { ...p, previous: before, offset: -1n, error: found.error }
+      // No record at or after the time: the end of the log, as the Java tool does.
+      target = found.offset < 0n ? high.offset : found.offset
+    } else if ('offset' in to) target = BigInt(to.offset)
+    else if ('shiftBy' in to) target = (before < 0n ? low.offset : before) + BigInt(to.shiftBy)
+    else throw new TypeError(`resetGroupOffsets: to must be 'earliest', 'latest', { timestamp }, { offset } or { shiftBy }, got ${JSON.stringify(to)}`)
+    if (target < low.offset) target = low.offset
+    if (target > high.offset) target = high.offset
+    return { ...p, previous: before, offset: target }
+  })
+  if (options.dryRun === true) return plan
+  const toCommit = plan.filter(p => p.error === undefined)
+  if (toCommit.length === 0) return plan
+  const results = await alterGroupOffsets(router, groupId, toCommit.map(p => ({ topic: p.topic, partition: p.partition, offset: p.offset })), { signal: options.signal, timeoutMs: Math.max(1, deadline - Date.now()) })
+  const errors = new Map(results.map(r => [tpKey(r.topic, r.partition), r.error]))
+  return plan.map(p => p.error !== undefined ? p : { ...p, error: errors.get(tpKey(p.topic, p.partition)) })
+}
+
+/** Deletes a group's committed offsets of partitions (of topics the group does not subscribe to). */
+export async function deleteGroupOffsets (router: Router, groupId: string, partitions: TopicPartitionKey[], options: AdminCallOptions = {}): Promise<Array<TopicPartitionKey & { error?: BrokerError }>> {
+  const deadline = router.deadline('deleteGroupOffsets', options)
+  checkString('deleteGroupOffsets', 'groupId', groupId)
+  checkPartitions('deleteGroupOffsets', partitions)
+  const response = await router.coordinator('group', groupId, OffsetDelete, {
+    groupId,
+    topics: [...byTopic(partitions)].map(([name, ps]) => ({ name, partitions: ps.map(p => ({ partitionIndex: p.partition })) }))
+  }, deadline, options.signal, r => [r.errorCode])
+  throwIf(response.errorCode, `Deleting offsets of group "${groupId}"`)
+  return response.topics.flatMap(t => t.partitions.map(p => ({ topic: t.name, partition: p.partitionIndex, error: itemError(p.errorCode, `Deleting the offset of group "${groupId}" for ${t.name}-${p.partitionIndex}`) })))
+}
+
+export interface PartitionLag extends TopicPartitionKey {
+  /** The group's committed offset. */
+  committed: bigint
+  /** The log end offset (the last stable offset with `isolation: 'read_committed'`). */
+  end: bigint
+  /** end − committed (0 when the commit is at or past the end). */
+  lag: bigint
+  error?: BrokerError
+}
+
+/** Per partition the group has offsets for: committed, end, lag. */
+export async function lag (router: Router, groupId: string, options: AdminCallOptions & { isolation?: Isolation } = {}): Promise<PartitionLag[]> {
+  const deadline = router.deadline('lag', options, ['isolation'])
+  const call = { signal: options.signal, timeoutMs: Math.max(1, deadline - Date.now()) }
+  const [group] = await fetchOffsets(router, [groupId], call)
+  if (group.error !== undefined) throw group.error
+  const committed = group.offsets.filter(o => o.offset >= 0n)
+  const ends = await listOffsets(router, committed.map(o => ({ topic: o.topic, partition: o.partition, spec: 'latest' as const })), { ...call, isolation: options.isolation })
+  return committed.map((o, i) => {
+    const end = ends[i]
+    const error = o.error ?? end.error
+    const behind = end.offset - o.offset
+    return { topic: o.topic, partition: o.partition, committed: o.offset, end: end.offset, lag: error !== undefined ? -1n : behind > 0n ? behind : 0n, error }
+  })
+}

@@ -1,0 +1,226 @@
+/**
+ * Where each admin request goes, and what is retried.
+ *
+ * - any broker: cluster-wide reads and the requests a broker forwards to the KRaft
+ *   controller itself (ACLs, quotas, SCRAM users, features);
+ * - the controller (Metadata's controllerId; a KRaft broker forwards to the real one):
+ *   topic creation, deletion, partitions, elections, reassignments; NOT_CONTROLLER
+ *   refreshes the metadata and tries again;
+ * - a group's or transactional id's coordinator (FindCoordinator, cached): NOT_COORDINATOR,
+ *   COORDINATOR_NOT_AVAILABLE and COORDINATOR_LOAD_IN_PROGRESS find it again;
+ * - each partition's leader (listOffsets, deleteRecords, describeProducers): partitions
+ *   whose leader moved are sent again to the new one.
+ *
+ * Retries stop at the call's deadline (`timeoutMs`, default the client's request timeout).
+ * Only what provably did nothing is retried: a refusal by the wrong broker, or a
+ * connection that failed before the request was written.
+ */
+import type { Api } from '../protocol/api'
+import { FindCoordinator, CoordinatorKeyType } from '../protocol/apis/find-coordinator'
+import { BrokerError } from '../protocol/errors'
+import { backoffDelay, sleep } from '../client/backoff'
+import type { Client } from '../client/client'
+import { wasNotWritten } from '../client/errors'
+import { invalidatesMetadata } from '../client/metadata'
+import { checkDuration, checkKnownKeys, checkObject, checkSignal } from '../client/validate'
+
+export interface AdminCallOptions {
+  /** How long the call may take, retries included (default: the client's requestTimeoutMs). */
+  timeoutMs?: number
+  signal?: AbortSignal
+}
+
+export const NOT_CONTROLLER = 41
+export const NOT_COORDINATOR = 16
+export const COORDINATOR_NOT_AVAILABLE = 15
+export const COORDINATOR_LOAD_IN_PROGRESS = 14
+const COORDINATOR_MOVED = new Set([NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, COORDINATOR_LOAD_IN_PROGRESS])
+
+/** An answer that says "ask again elsewhere": retried by `Router.retry` until the deadline. */
+export class Misrouted extends Error {
+  readonly error: BrokerError
+  constructor (error: BrokerError) {
+    super(error.message)
+    this.error = error
+  }
+}
+
+export function isCoordinatorMoved (code: number): boolean {
+  return COORDINATOR_MOVED.has(code)
+}
+
+/** A BrokerError for a non-zero code, else undefined: the per-item error of typed results. */
+export function itemError (code: number, context: string, message?: string | null): BrokerError | undefined {
+  return code === 0 ? undefined : new BrokerError(code, context, message)
+}
+
+export function throwIf (code: number, context: string, message?: string | null): void {
+  if (code !== 0) throw new BrokerError(code, context, message)
+}
+
+export interface TopicPartitionKey {
+  topic: string
+  partition: number
+}
+
+export const tpKey = (topic: string, partition: number): string => `${topic}\u0000${partition}`
+
+export type CoordinatorType = 'group' | 'transaction'
+
+export class Router {
+  readonly client: Client
+  /** `${type}:${key}` → the coordinator's node id, until a request says it moved. */
+  readonly #coordinators = new Map<string, number>()
+
+  constructor (client: Client) {
+    this.client = client
+  }
+
+  /** Validates the options every call takes and returns its deadline (epoch ms). */
+  deadline (where: string, options: AdminCallOptions, extraKeys: readonly string[] = []): number {
+    checkObject(where, 'options', options as unknown)
+    checkKnownKeys(where, options, ['timeoutMs', 'signal', ...extraKeys])
+    if (options.timeoutMs !== undefined) checkDuration(where, 'timeoutMs', options.timeoutMs, 1)
+    if (options.signal !== undefined) checkSignal(where, 'signal', options.signal)
+    return Date.now() + (options.timeoutMs ?? this.client.requestTimeoutMs)
+  }
+
+  /**
+   * Runs `attempt` until it succeeds, retrying `Misrouted` answers and connections that
+   * failed before the write, with backoff, until `deadline`; `onMisrouted` runs before the
+   * retry (to refresh metadata or forget a coordinator).
+   */
+  async retry<T> (deadline: number, signal: AbortSignal | undefined, attempt: () => Promise<T>, onMisrouted?: (error: BrokerError) => Promise<void> | void): Promise<T> {
+    for (let tries = 0; ; tries++) {
+      try {
+        return await attempt()
+      } catch (error) {
+        const misrouted = error instanceof Misrouted
+        const retriable = misrouted || (wasNotWritten(error) && signal?.aborted !== true)
+        if (!retriable || Date.now() >= deadline) throw misrouted ? error.error : error
+        if (misrouted) await onMisrouted?.(error.error)
+        await sleep(Math.min(backoffDelay(tries, this.client.backoff), Math.max(0, deadline - Date.now())), signal)
+      }
+    }
+  }
+
+  /** Sends to any broker. */
+  async any<Req, Res> (api: Api<Req, Res>, body: Req | ((version: number) => Req), deadline: number, signal?: AbortSignal, nodeId?: number): Promise<Res> {
+    return await this.retry(deadline, signal, async () => await this.client.request(api, body, { nodeId, signal, timeoutMs: Math.max(1, deadline - Date.now()) }))
+  }
+
+  /**
+   * Sends to the controller. `codes` lists the error codes of the answer (top-level and
+   * per item): a NOT_CONTROLLER among them refreshes the metadata and sends again.
+   */
+  async controller<Req, Res> (api: Api<Req, Res>, body: Req | ((version: number) => Req), deadline: number, signal: AbortSignal | undefined, codes: (response: Res) => number[]): Promise<Res> {
+    return await this.retry(deadline, signal, async () => {
+      if (this.client.metadata.controllerId < 0) await this.client.metadata.refresh([], signal)
+      const controller = this.client.metadata.controllerId
+      const response = await this.client.request(api, body, { nodeId: controller >= 0 ? controller : undefined, signal, timeoutMs: Math.max(1, deadline - Date.now()) })
+      if (codes(response).includes(NOT_CONTROLLER)) throw new Misrouted(new BrokerError(NOT_CONTROLLER, `${api.name} to broker ${controller}`))
+      return response
+    }, async () => { await this.client.metadata.refresh([], signal).catch(() => {}) })
+  }
+
+  /** The coordinators of several keys at once (FindCoordinator v4+ batches them). */
+  async coordinators (type: CoordinatorType, keys: string[], deadline: number, signal?: AbortSignal): Promise<Map<string, number>> {
+    const found = new Map<string, number>()
+    const missing = keys.filter(key => {
+      const known = this.#coordinators.get(`${type}:${key}`)
+      if (known !== undefined) found.set(key, known)
+      return known === undefined
+    })
+    if (missing.length === 0) return found
+    const keyType = type === 'group' ? CoordinatorKeyType.GROUP : CoordinatorKeyType.TRANSACTION
+    await this.retry(deadline, signal, async () => {
+      const todo = missing.filter(key => !found.has(key))
+      const response = await this.client.request(FindCoordinator, version => version >= 4
+        ? { keyType, coordinatorKeys: todo }
+        : { key: todo[0], keyType }, { signal, timeoutMs: Math.max(1, deadline - Date.now()) })
+      const answers = response.coordinators.length > 0
+        ? response.coordinators
+        : [{ key: todo[0], nodeId: response.nodeId, host: response.host, port: response.port, errorCode: response.errorCode, errorMessage: response.errorMessage }]
+      let moved: BrokerError | undefined
+      for (const answer of answers) {
+        if (answer.errorCode === 0) {
+          found.set(answer.key, answer.nodeId)
+          this.#coordinators.set(`${type}:${answer.key}`, answer.nodeId)
+        } else if (isCoordinatorMoved(answer.errorCode)) {
+          moved = new BrokerError(answer.errorCode, `Finding the ${type} coordinator of "${answer.key}"`, answer.errorMessage)
+        } else {
+          throw new BrokerError(answer.errorCode, `Finding the ${type} coordinator of "${answer.key}"`, answer.errorMessage)
+        }
+      }
+      // FindCoordinator below v4 answers one key per request.
+      if (moved !== undefined || missing.some(key => !found.has(key))) throw new Misrouted(moved ?? new BrokerError(COORDINATOR_NOT_AVAILABLE, `Finding ${type} coordinators`))
+    })
+    return found
+  }
+
+  /**
+   * Sends a request about `key` to its coordinator. `codes` lists the answer's error
+   * codes: NOT_COORDINATOR and friends forget the coordinator and try again.
+   */
+  async coordinator<Req, Res> (type: CoordinatorType, key: string, api: Api<Req, Res>, body: Req | ((version: number) => Req), deadline: number, signal: AbortSignal | undefined, codes: (response: Res) => number[]): Promise<Res> {
+    return await this.retry(deadline, signal, async () => {
+      const nodeId = (await this.coordinators(type, [key], deadline, signal)).get(key)!
+      const response = await this.client.request(api, body, { nodeId, signal, timeoutMs: Math.max(1, deadline - Date.now()) })
+      const moved = codes(response).find(isCoordinatorMoved)
+      if (moved !== undefined) throw new Misrouted(new BrokerError(moved, `${api.name} for ${type} "${key}" on broker ${nodeId}`))
+      return response
+    }, () => { this.forgetCoordinator(type, key) })
+  }
+
+  forgetCoordinator (type: CoordinatorType, key: string): void {
+    this.#coordinators.delete(`${type}:${key}`)
+  }
+
+  /**
+   * Sends per-partition requests to each partition's leader. `send` gets one leader and
+   * its partitions and returns an error code per partition (0 for done); partitions whose
+   * code means the leader moved are sent again, after a metadata refresh, until the
+   * deadline. Returns the last code of every partition; `send` keeps the results.
+   */
+  async leaders<P extends TopicPartitionKey> (items: P[], deadline: number, signal: AbortSignal | undefined, send: (leader: number, items: P[]) => Promise<Map<string, number>>): Promise<Map<string, number>> {
+    const codes = new Map<string, number>()
+    let pending = items
+    let lastError: unknown
+    for (let tries = 0; pending.length > 0; tries++) {
+      const topics = [...new Set(pending.map(p => p.topic))]
+      await this.client.metadata.refresh(topics, signal).catch(() => {})
+      const byLeader = new Map<number, P[]>()
+      const retry: P[] = []
+      for (const item of pending) {
+        const leader = this.client.metadata.partition(item.topic, item.partition)?.leaderId ?? -1
+        if (leader < 0) {
+          codes.set(tpKey(item.topic, item.partition), this.client.metadata.topic(item.topic) === undefined ? 3 : 5)
+          retry.push(item)
+          continue
+        }
+        byLeader.set(leader, [...(byLeader.get(leader) ?? []), item])
+      }
+      await Promise.all([...byLeader].map(async ([leader, group]) => {
+        try {
+          const answered = await send(leader, group)
+          for (const item of group) {
+            const code = answered.get(tpKey(item.topic, item.partition)) ?? -1
+            codes.set(tpKey(item.topic, item.partition), code)
+            if (invalidatesMetadata(code)) retry.push(item)
+          }
+        } catch (error) {
+          if (!wasNotWritten(error) || signal?.aborted === true) throw error
+          lastError = error
+          for (const item of group) codes.delete(tpKey(item.topic, item.partition))
+          retry.push(...group)
+        }
+      }))
+      if (retry.length === 0 || Date.now() >= deadline) break
+      pending = retry
+      await sleep(Math.min(backoffDelay(tries, this.client.backoff), Math.max(0, deadline - Date.now())), signal)
+    }
+    // A leader we never reached within the deadline: its connection error is the answer.
+    if (items.some(item => !codes.has(tpKey(item.topic, item.partition)))) throw lastError
+    return codes
+  }
+}

@@ -1,0 +1,247 @@
+/**
+ * Topics and partitions: create, delete, grow, list, describe (Metadata, and
+ * DescribeTopicPartitions with the KIP-966 eligible leader replicas), leader elections and
+ * reassignments. Calls that create things wait until the metadata shows them, so a
+ * produce right after `createTopics` finds its leader.
+ */
+import { AlterPartitionReassignments } from '../protocol/apis/alter-partition-reassignments'
+import { CreatePartitions } from '../protocol/apis/create-partitions'
+import { CreateTopics } from '../protocol/apis/create-topics'
+import { DeleteTopics } from '../protocol/apis/delete-topics'
+import { DescribeTopicPartitions, type DescribeTopicPartitionsCursor, type DescribeTopicPartitionsResponse } from '../protocol/apis/describe-topic-partitions'
+import { ElectLeaders } from '../protocol/apis/elect-leaders'
+import { ListPartitionReassignments } from '../protocol/apis/list-partition-reassignments'
+import { BrokerError } from '../protocol/errors'
+import type { TopicMetadata } from '../client/metadata'
+import { checkInteger, checkOneOf, checkString } from '../client/validate'
+import { itemError, throwIf, type AdminCallOptions, type Router, type TopicPartitionKey } from './route'
+import { byTopic, checkPartitions } from './common'
+
+const TOPIC_ALREADY_EXISTS = 36
+const UNKNOWN_TOPIC_OR_PARTITION = 3
+const ELECTION_NOT_NEEDED = 84
+/** DescribeTopicPartitions and Metadata answer this when authorized operations were not asked for. */
+const OPERATIONS_NOT_ASKED = -2147483648
+
+export interface NewTopic {
+  topic: string
+  /** Default: the broker's num.partitions. */
+  numPartitions?: number
+  /** Default: the broker's default.replication.factor. */
+  replicationFactor?: number
+  /** Topic configs, e.g. { 'min.insync.replicas': '2' }. */
+  configs?: Record<string, string>
+  /** Explicit placement: partition → broker ids (instead of numPartitions/replicationFactor). */
+  assignments?: Record<number, number[]>
+}
+
+export async function createTopics (router: Router, topics: NewTopic[], options: AdminCallOptions & { validateOnly?: boolean, ignoreExisting?: boolean } = {}): Promise<string[]> {
+  const deadline = router.deadline('createTopics', options, ['validateOnly', 'ignoreExisting'])
+  const timeoutMs = Math.max(1, deadline - Date.now())
+  const response = await router.controller(CreateTopics, {
+    topics: topics.map(t => ({
+      name: t.topic,
+      numPartitions: t.assignments !== undefined ? -1 : t.numPartitions ?? -1,
+      replicationFactor: t.assignments !== undefined ? -1 : t.replicationFactor ?? -1,
+      assignments: Object.entries(t.assignments ?? {}).map(([partition, brokerIds]) => ({ partitionIndex: Number(partition), brokerIds })),
+      configs: Object.entries(t.configs ?? {}).map(([name, value]) => ({ name, value }))
+    })),
+    timeoutMs,
+    validateOnly: options.validateOnly ?? false
+  }, deadline, options.signal, r => r.topics.map(t => t.errorCode))
+  const created: string[] = []
+  for (const result of response.topics) {
+    if (result.errorCode === TOPIC_ALREADY_EXISTS && options.ignoreExisting === true) continue
+    throwIf(result.errorCode, `Creating topic "${result.name}"`, result.errorMessage)
+    created.push(result.name)
+  }
+  if (options.validateOnly !== true) {
+    await Promise.all(topics.map(async t => await router.client.metadata.waitForTopic(t.topic, Math.max(0, deadline - Date.now()), options.signal)))
+  }
+  return created
+}
+
+export async function deleteTopics (router: Router, names: string[], options: AdminCallOptions & { ignoreMissing?: boolean } = {}): Promise<void> {
+  const deadline = router.deadline('deleteTopics', options, ['ignoreMissing'])
+  const timeoutMs = Math.max(1, deadline - Date.now())
+  const response = await router.controller(DeleteTopics, version => version >= 6
+    ? { topics: names.map(name => ({ name, topicId: '00000000-0000-0000-0000-000000000000' })), timeoutMs }
+    : { topicNames: names, timeoutMs }, deadline, options.signal, r => r.responses.map(t => t.errorCode))
+  for (const result of response.responses) {
+    if (result.errorCode === UNKNOWN_TOPIC_OR_PARTITION && options.ignoreMissing === true) continue
+    throwIf(result.errorCode, `Deleting topic "${result.name ?? result.topicId}"`, result.errorMessage)
+  }
+  router.client.metadata.untrack(names)
+}
+
+export async function createPartitions (router: Router, topics: Array<{ topic: string, count: number }>, options: AdminCallOptions & { validateOnly?: boolean } = {}): Promise<void> {
+  const deadline = router.deadline('createPartitions', options, ['validateOnly'])
+  const response = await router.controller(CreatePartitions, {
+    topics: topics.map(t => ({ name: t.topic, count: t.count, assignments: null })),
+    timeoutMs: Math.max(1, deadline - Date.now()),
+    validateOnly: options.validateOnly ?? false
+  }, deadline, options.signal, r => r.results.map(t => t.errorCode))
+  for (const result of response.results) throwIf(result.errorCode, `Adding partitions to topic "${result.name}"`, result.errorMessage)
+  if (options.validateOnly === true) return
+  const metadata = router.client.metadata
+  for (const t of topics) {
+    for (;;) {
+      const meta = await metadata.waitForTopic(t.topic, Math.max(0, deadline - Date.now()), options.signal)
+      if (meta.partitions.length >= t.count || Date.now() >= deadline) break
+      await metadata.refresh([t.topic], options.signal)
+    }
+  }
+}
+
+export async function listTopics (router: Router, options: AdminCallOptions & { includeInternal?: boolean } = {}): Promise<string[]> {
+  router.deadline('listTopics', options, ['includeInternal'])
+  const metadata = router.client.metadata
+  const names = await metadata.refreshAll(options.signal)
+  return names.filter(name => options.includeInternal === true || metadata.topic(name)?.isInternal !== true).sort()
+}
+
+export async function describeTopics (router: Router, names: string[], options: AdminCallOptions = {}): Promise<TopicMetadata[]> {
+  router.deadline('describeTopics', options)
+  await router.client.metadata.refresh(names, options.signal)
+  return names.map(name => {
+    const topic = router.client.metadata.topic(name)
+    if (topic === undefined) throw new BrokerError(UNKNOWN_TOPIC_OR_PARTITION, `Describing topic "${name}"`)
+    return topic
+  })
+}
+
+export interface TopicPartitionsDescription {
+  topic: string
+  topicId: string
+  isInternal: boolean
+  partitions: PartitionDescription[]
+  /** Operations the caller may perform on the topic (when asked with includeAuthorizedOperations). */
+  authorizedOperations?: number
+  error?: BrokerError
+}
+
+export interface PartitionDescription {
+  partition: number
+  leaderId: number
+  leaderEpoch: number
+  replicas: number[]
+  isr: number[]
+  /** KIP-966: replicas that may become leader though not in the ISR (null when ELR is off). */
+  eligibleLeaderReplicas: number[] | null
+  lastKnownElr: number[] | null
+  offlineReplicas: number[]
+  error?: BrokerError
+}
+
+/**
+ * Partitions of topics with their KIP-966 fields, through DescribeTopicPartitions. The
+ * broker answers at most `pageSize` partitions per request (default 2000) and a cursor;
+ * this follows the cursor to the end.
+ */
+export async function describeTopicPartitions (router: Router, topics: string[], options: AdminCallOptions & { pageSize?: number } = {}): Promise<TopicPartitionsDescription[]> {
+  const deadline = router.deadline('describeTopicPartitions', options, ['pageSize'])
+  if (options.pageSize !== undefined) checkInteger('describeTopicPartitions', 'pageSize', options.pageSize, { min: 1 })
+  for (const t of topics) checkString('describeTopicPartitions', 'topics[]', t)
+  const result = new Map<string, TopicPartitionsDescription>()
+  let cursor: DescribeTopicPartitionsCursor | null = null
+  do {
+    const response: DescribeTopicPartitionsResponse = await router.any(DescribeTopicPartitions, {
+      topics: topics.map(name => ({ name })),
+      responsePartitionLimit: options.pageSize ?? 2000,
+      cursor
+    }, deadline, options.signal)
+    for (const t of response.topics) {
+      const name = t.name ?? ''
+      let entry = result.get(name)
+      if (entry === undefined) {
+        entry = { topic: name, topicId: t.topicId, isInternal: t.isInternal, partitions: [], error: itemError(t.errorCode, `Describing topic "${name}"`) }
+        if (t.topicAuthorizedOperations !== OPERATIONS_NOT_ASKED) entry.authorizedOperations = t.topicAuthorizedOperations
+        result.set(name, entry)
+      }
+      for (const p of t.partitions) {
+        entry.partitions.push({
+          partition: p.partitionIndex,
+          leaderId: p.leaderId,
+          leaderEpoch: p.leaderEpoch,
+          replicas: p.replicaNodes,
+          isr: p.isrNodes,
+          eligibleLeaderReplicas: p.eligibleLeaderReplicas,
+          lastKnownElr: p.lastKnownElr,
+          offlineReplicas: p.offlineReplicas,
+          error: itemError(p.errorCode, `Describing ${name}-${p.partitionIndex}`)
+        })
+      }
+    }
+    cursor = response.nextCursor
+  } while (cursor !== null)
+  return topics.map(name => result.get(name) ?? { topic: name, topicId: '', isInternal: false, partitions: [], error: new BrokerError(UNKNOWN_TOPIC_OR_PARTITION, `Describing topic "${name}"`) })
+}
+
+export type ElectionType = 'preferred' | 'unclean'
+
+export interface ElectionResult extends TopicPartitionKey {
+  /** Undefined when the election happened, or was not needed (`notNeeded`). */
+  error?: BrokerError
+  /** The partition's preferred replica already leads it (ELECTION_NOT_NEEDED). */
+  notNeeded: boolean
+}
+
+/**
+ * Elects leaders: the preferred replica (the first in the replica list), or with
+ * 'unclean' any live replica, for the partitions given (default: every partition).
+ */
+export async function electLeaders (router: Router, options: AdminCallOptions & { type?: ElectionType, partitions?: TopicPartitionKey[] } = {}): Promise<ElectionResult[]> {
+  const deadline = router.deadline('electLeaders', options, ['type', 'partitions'])
+  if (options.type !== undefined) checkOneOf('electLeaders', 'type', options.type, ['preferred', 'unclean'])
+  if (options.partitions !== undefined) checkPartitions('electLeaders', options.partitions)
+  const response = await router.controller(ElectLeaders, {
+    electionType: options.type === 'unclean' ? 1 : 0,
+    topicPartitions: options.partitions === undefined ? null : [...byTopic(options.partitions)].map(([topic, ps]) => ({ topic, partitions: ps.map(p => p.partition) })),
+    timeoutMs: Math.max(1, deadline - Date.now())
+  }, deadline, options.signal, r => [r.errorCode])
+  throwIf(response.errorCode, 'Electing leaders')
+  const results: ElectionResult[] = []
+  for (const t of response.replicaElectionResults) {
+    for (const p of t.partitionResult) {
+      const notNeeded = p.errorCode === ELECTION_NOT_NEEDED
+      results.push({ topic: t.topic, partition: p.partitionId, notNeeded, error: notNeeded ? undefined : itemError(p.errorCode, `Electing a leader of ${t.topic}-${p.partitionId}`, p.errorMessage) })
+    }
+  }
+  return results
+}
+
+export interface Reassignment extends TopicPartitionKey {
+  /** The new replica set, first the preferred leader; null cancels a reassignment in progress. */
+  replicas: number[] | null
+}
+
+/** Starts (or with `replicas: null` cancels) partition reassignments; one result per partition. */
+export async function alterPartitionReassignments (router: Router, reassignments: Reassignment[], options: AdminCallOptions & { allowReplicationFactorChange?: boolean } = {}): Promise<Array<TopicPartitionKey & { error?: BrokerError }>> {
+  const deadline = router.deadline('alterPartitionReassignments', options, ['allowReplicationFactorChange'])
+  checkPartitions('alterPartitionReassignments', reassignments)
+  const response = await router.controller(AlterPartitionReassignments, {
+    timeoutMs: Math.max(1, deadline - Date.now()),
+    allowReplicationFactorChange: options.allowReplicationFactorChange ?? true,
+    topics: [...byTopic(reassignments)].map(([name, ps]) => ({ name, partitions: ps.map(p => ({ partitionIndex: p.partition, replicas: p.replicas })) }))
+  }, deadline, options.signal, r => [r.errorCode])
+  throwIf(response.errorCode, 'Reassigning partitions', response.errorMessage)
+  return response.responses.flatMap(t => t.partitions.map(p => ({ topic: t.name, partition: p.partitionIndex, error: itemError(p.errorCode, `Reassigning ${t.name}-${p.partitionIndex}`, p.errorMessage) })))
+}
+
+export interface OngoingReassignment extends TopicPartitionKey {
+  replicas: number[]
+  addingReplicas: number[]
+  removingReplicas: number[]
+}
+
+/** Reassignments in progress (of the given partitions, or all). */
+export async function listPartitionReassignments (router: Router, options: AdminCallOptions & { partitions?: TopicPartitionKey[] } = {}): Promise<OngoingReassignment[]> {
+  const deadline = router.deadline('listPartitionReassignments', options, ['partitions'])
+  if (options.partitions !== undefined) checkPartitions('listPartitionReassignments', options.partitions)
+  const response = await router.controller(ListPartitionReassignments, {
+    timeoutMs: Math.max(1, deadline - Date.now()),
+    topics: options.partitions === undefined ? null : [...byTopic(options.partitions)].map(([name, ps]) => ({ name, partitionIndexes: ps.map(p => p.partition) }))
+  }, deadline, options.signal, r => [r.errorCode])
+  throwIf(response.errorCode, 'Listing partition reassignments', response.errorMessage)
+  return response.topics.flatMap(t => t.partitions.map(p => ({ topic: t.name, partition: p.partitionIndex, replicas: p.replicas, addingReplicas: p.addingReplicas, removingReplicas: p.removingReplicas })))
+}

@@ -1,0 +1,113 @@
+/**
+ * Transactions as an operator sees them: ListTransactions on every broker (each lists the
+ * transactional ids it coordinates), DescribeTransactions at each id's coordinator, and
+ * DescribeProducers at each partition's leader (who writes to it, and whether a
+ * transaction is open there). Aborting a hanging transaction needs WriteTxnMarkers,
+ * which a 4.4 broker accepts only from other brokers, so it is not offered here.
+ */
+import { DescribeProducers } from '../protocol/apis/describe-producers'
+import { DescribeTransactions } from '../protocol/apis/describe-transactions'
+import { ListTransactions } from '../protocol/apis/list-transactions'
+import { BrokerError } from '../protocol/errors'
+import { byTopic, checkPartitions } from './common'
+import { isCoordinatorMoved, itemError, Misrouted, throwIf, tpKey, type AdminCallOptions, type Router, type TopicPartitionKey } from './route'
+
+export interface ListedTransaction {
+  transactionalId: string
+  producerId: bigint
+  /** E.g. 'Ongoing', 'PrepareCommit', 'CompleteCommit', 'Empty'. */
+  state: string
+  coordinator: number
+}
+
+export async function listTransactions (router: Router, options: AdminCallOptions & { states?: string[], producerIds?: bigint[], durationMs?: number, transactionalIdPattern?: string } = {}): Promise<ListedTransaction[]> {
+  const deadline = router.deadline('listTransactions', options, ['states', 'producerIds', 'durationMs', 'transactionalIdPattern'])
+  await router.client.metadata.refresh([], options.signal)
+  const brokers = router.client.metadata.brokers.filter(b => b.nodeId >= 0)
+  const lists = await Promise.all(brokers.map(async broker => {
+    const response = await router.any(ListTransactions, {
+      stateFilters: options.states ?? [],
+      producerIdFilters: options.producerIds ?? [],
+      durationFilter: BigInt(options.durationMs ?? -1),
+      transactionalIdPattern: options.transactionalIdPattern ?? null
+    }, deadline, options.signal, broker.nodeId)
+    throwIf(response.errorCode, `Listing transactions on broker ${broker.nodeId}`)
+    return response.transactionStates.map(t => ({ transactionalId: t.transactionalId, producerId: t.producerId, state: t.transactionState, coordinator: broker.nodeId }))
+  }))
+  return lists.flat()
+}
+
+export interface TransactionDescription {
+  transactionalId: string
+  state: string
+  timeoutMs: number
+  /** -1 when no transaction is open. */
+  startTimeMs: bigint
+  producerId: bigint
+  producerEpoch: number
+  partitions: TopicPartitionKey[]
+  coordinator: number
+  error?: BrokerError
+}
+
+export async function describeTransactions (router: Router, transactionalIds: string[], options: AdminCallOptions = {}): Promise<TransactionDescription[]> {
+  const deadline = router.deadline('describeTransactions', options)
+  const results = new Map<string, TransactionDescription>()
+  let pending = transactionalIds
+  await router.retry(deadline, options.signal, async () => {
+    const coordinators = await router.coordinators('transaction', pending, deadline, options.signal)
+    const byNode = new Map<number, string[]>()
+    for (const id of pending) byNode.set(coordinators.get(id)!, [...(byNode.get(coordinators.get(id)!) ?? []), id])
+    const moved: string[] = []
+    await Promise.all([...byNode].map(async ([nodeId, ids]) => {
+      const response = await router.client.request(DescribeTransactions, { transactionalIds: ids }, { nodeId, signal: options.signal, timeoutMs: Math.max(1, deadline - Date.now()) })
+      for (const t of response.transactionStates) {
+        if (isCoordinatorMoved(t.errorCode)) { moved.push(t.transactionalId); continue }
+        results.set(t.transactionalId, {
+          transactionalId: t.transactionalId,
+          state: t.transactionState,
+          timeoutMs: t.transactionTimeoutMs,
+          startTimeMs: t.transactionStartTimeMs,
+          producerId: t.producerId,
+          producerEpoch: t.producerEpoch,
+          partitions: t.topics.flatMap(tp => tp.partitions.map(partition => ({ topic: tp.topic, partition }))),
+          coordinator: nodeId,
+          error: itemError(t.errorCode, `Describing transaction "${t.transactionalId}"`)
+        })
+      }
+    }))
+    for (const id of moved) router.forgetCoordinator('transaction', id)
+    pending = moved
+    if (moved.length > 0) throw new Misrouted(new BrokerError(16, `Describing transactions ${moved.join(', ')}`))
+  })
+  return transactionalIds.map(id => results.get(id)!)
+}
+
+export interface PartitionProducers extends TopicPartitionKey {
+  producers: Array<{ producerId: bigint, producerEpoch: number, lastSequence: number, lastTimestamp: bigint, coordinatorEpoch: number, currentTxnStartOffset: bigint }>
+  error?: BrokerError
+}
+
+/** The producers each partition's leader keeps state for, with their open transactions. */
+export async function describeProducers (router: Router, partitions: TopicPartitionKey[], options: AdminCallOptions = {}): Promise<PartitionProducers[]> {
+  const deadline = router.deadline('describeProducers', options)
+  checkPartitions('describeProducers', partitions)
+  const found = new Map<string, PartitionProducers['producers']>()
+  const codes = await router.leaders(partitions, deadline, options.signal, async (leader, group) => {
+    const response = await router.client.request(DescribeProducers, {
+      topics: [...byTopic(group)].map(([name, ps]) => ({ name, partitionIndexes: ps.map(p => p.partition) }))
+    }, { nodeId: leader, signal: options.signal, timeoutMs: Math.max(1, deadline - Date.now()) })
+    const answered = new Map<string, number>()
+    for (const t of response.topics) {
+      for (const p of t.partitions) {
+        answered.set(tpKey(t.name, p.partitionIndex), p.errorCode)
+        found.set(tpKey(t.name, p.partitionIndex), p.activeProducers)
+      }
+    }
+    return answered
+  })
+  return partitions.map(p => {
+    const key = tpKey(p.topic, p.partition)
+    return { topic: p.topic, partition: p.partition, producers: found.get(key) ?? [], error: itemError(codes.get(key) ?? -1, `Describing producers of ${p.topic}-${p.partition}`) }
+  })
+}

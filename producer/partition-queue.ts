@@ -14,6 +14,7 @@
  *   producer on the partition (`confirmed`); before that, one batch at a time as well.
  */
 import type { ProducerBatch } from './batch'
+import { NO_IDENTITY, type Identity } from './identity'
 
 export class PartitionQueue {
   readonly topic: string
@@ -34,6 +35,17 @@ export class PartitionQueue {
    * and is retried. So one batch at a time until the first success.
    */
   confirmed = false
+  /**
+   * The producer identity this partition's sequences belong to (NO_IDENTITY before its
+   * first batch). It moves to the producer's current identity only when nothing of the old
+   * one is in flight or ambiguous, so ambiguous batches are retried under their own id.
+   */
+  identity: Identity = NO_IDENTITY
+  /**
+   * The partition must leave `identity` before it issues another sequence: a sent batch
+   * was dropped, so its sequences have a gap (or the broker lost them).
+   */
+  leaving = false
   lingerTimer: NodeJS.Timeout | undefined
 
   constructor (topic: string, partition: number) {
@@ -63,6 +75,31 @@ export class PartitionQueue {
       if (b.sent) return true
     }
     return false
+  }
+
+  /** Whether a batch is in flight or its outcome is unknown: the identity cannot change yet. */
+  get holdsIdentity (): boolean {
+    return this.inFlight > 0 || this.batches.some(b => b.ambiguous)
+  }
+
+  /**
+   * Moves the partition to `identity`: sequences restart at 0, and batches sent under the
+   * old identity (all definitely not written: none is in flight or ambiguous) lose theirs.
+   */
+  adopt (identity: Identity): void {
+    this.identity = identity
+    this.leaving = false
+    this.nextSequence = 0
+    this.confirmed = false
+    this.serial = false
+    this.retryAt = 0
+    for (const batch of this.batches) {
+      if (!batch.sent) continue
+      batch.baseSequence = -1
+      batch.producerId = -1n
+      batch.producerEpoch = -1
+      batch.encoded = undefined
+    }
   }
 
   /** Assigns the sequence of a batch at its first send. */

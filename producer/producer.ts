@@ -14,11 +14,13 @@
  *    retried with the same producer id, epoch and sequence until the outcome is known;
  *    no abort, delivery timeout or retry limit fails it, and the partition's later
  *    batches wait behind it.
- * 2. A sent batch's sequence is never given to another batch under the same epoch. When
- *    a sent batch must be dropped (a definite failure, a timeout, an abort), the producer
- *    first moves to a new epoch (KIP-360) and resets every partition's sequences, once
- *    nothing is in flight; ambiguous batches still unresolved then are reported as
- *    OutcomeUnknownError, never as failures.
+ * 2. A sent batch's sequence is never given to another batch under the same identity.
+ *    When a sent batch must be dropped (a definite failure, a timeout, an abort), its
+ *    partition leaves its producer id/epoch: it gets a new one (KIP-360, identity.ts) and
+ *    restarts its sequences at 0 once none of its batches is in flight or ambiguous. Each
+ *    partition keeps its own identity, so other partitions' ambiguous batches go on being
+ *    retried under theirs until their outcome is known; they adopt the new identity when
+ *    they are idle.
  * 3. Sequences are assigned at a batch's first send in queue order, and requests reach
  *    the socket in that order (sink.ts).
  */
@@ -26,13 +28,13 @@ import { EventEmitter } from 'node:events'
 import type { Client } from '../client/client'
 import { ConnectionError, RequestTimeoutError } from '../client/errors'
 import { invalidatesMetadata } from '../client/metadata'
-import { backoffDelay, sleep } from '../client/backoff'
-import { InitProducerId } from '../protocol/apis/init-producer-id'
+import { backoffDelay } from '../client/backoff'
 import type { CompressionCodec } from '../protocol/compression'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
 import { recordSizeUpperBound, type RecordHeader, type RecordInput } from '../protocol/record-batch'
 import { ProducerBatch, type RecordCallback, type RecordMetadata, type SendTracker, type Waiter } from './batch'
 import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError } from './errors'
+import { ProducerIdentity, sameIdentity } from './identity'
 import { PartitionQueue } from './partition-queue'
 import { createPartitioner, type Partitioner, type PartitionerOption } from './partitioners'
 import { Sink, type ItemOutcome, type SendItem } from './sink'
@@ -97,8 +99,6 @@ export interface DataLossEvent {
   message: string
 }
 
-type IdempotenceState = 'none' | 'initializing' | 'ready'
-
 const AMBIGUOUS_CODES = new Set([
   -1, // UNKNOWN_SERVER_ERROR: may have failed after the append
   7, // REQUEST_TIMED_OUT
@@ -144,20 +144,12 @@ export class Producer extends EventEmitter {
   #bufferedRecords = 0
   readonly #spaceWaiters: Array<() => void> = []
 
-  // Idempotence: the producer id and epoch every new batch is stamped with.
-  #idState: IdempotenceState = 'none'
-  #producerId = -1n
-  #producerEpoch = -1
-  #initializing: Promise<void> | undefined
-  /** An epoch bump is pending: nothing new is sent until it is done. */
-  #bumpPending = false
-  #bumping: Promise<void> | undefined
+  // Idempotence: the identity new sequences are issued under (each partition keeps its own, see identity.ts).
+  readonly #identity: ProducerIdentity
   #inFlightBatches = 0
-  #idleWaiters: Array<() => void> = []
 
   #flushing = 0
   #closed = false
-  #fatalError: Error | undefined
   readonly #deliveryTimer: NodeJS.Timeout
 
   constructor (client: Client, options: ProducerOptions = {}) {
@@ -187,6 +179,11 @@ export class Producer extends EventEmitter {
       maxInFlightRequests: 5,
       transactionalId: null
     }
+    this.#identity = new ProducerIdentity(client, {
+      transactionalId: null,
+      transactionTimeoutMs: 60_000,
+      keepTrying: () => !this.#closed && this.#hasBatchesWaitingForIdentity()
+    })
     this.#deliveryTimer = setInterval(() => this.#expireBatches(), Math.max(50, Math.min(1000, this.#deliveryTimeoutMs / 10)))
     this.#deliveryTimer.unref()
   }
@@ -194,11 +191,10 @@ export class Producer extends EventEmitter {
   /** Internal state for debugging a stall: queues, batches, in-flight counts. */
   debugState (): object {
     return {
-      bumpPending: this.#bumpPending,
       inFlightBatches: this.#inFlightBatches,
-      idState: this.#idState,
-      producerId: String(this.#producerId),
-      producerEpoch: this.#producerEpoch,
+      acquiringIdentity: this.#identity.acquiring,
+      producerId: String(this.#identity.current.producerId),
+      producerEpoch: this.#identity.current.producerEpoch,
       sinks: [...this.#sinks.values()].map(s => ({ nodeId: s.nodeId, inFlightRequests: s.inFlightRequests })),
       queues: [...this.#active].map(q => ({
         key: q.key,
@@ -207,6 +203,7 @@ export class Producer extends EventEmitter {
         serial: q.serial,
         retryInMs: q.retryAt - Date.now(),
         nextSequence: q.nextSequence,
+        identity: `${q.identity.producerId}/${q.identity.producerEpoch}${q.leaving ? ' (leaving)' : ''}`,
         leader: this.#client.metadata.partition(q.topic, q.partition)?.leaderId,
         batches: q.batches.slice(0, 5).map(b => ({ records: b.recordCount, seq: b.baseSequence, epoch: b.producerEpoch, inFlight: b.inFlight, ambiguous: b.ambiguous, sealed: b.sealed, attempts: b.attempts, lastError: b.lastError?.message.slice(0, 160) }))
       }))
@@ -215,7 +212,8 @@ export class Producer extends EventEmitter {
 
   /** The producer id and epoch in use (-1 before the first send, or without idempotence). */
   get producerIdentity (): { producerId: bigint, producerEpoch: number } {
-    return { producerId: this.#producerId, producerEpoch: this.#producerEpoch }
+    const { producerId, producerEpoch } = this.#identity.current
+    return { producerId, producerEpoch }
   }
 
   /**
@@ -266,8 +264,8 @@ export class Producer extends EventEmitter {
    * refused with BufferFullError): wait for `await producer.waitForSpace()`.
    */
   produce (record: ProducerRecord, callback: RecordCallback): boolean {
-    if (this.#closed || this.#fatalError !== undefined) {
-      callback(this.#fatalError ?? new ProducerClosedError(), null)
+    if (this.#closed) {
+      callback(new ProducerClosedError(), null)
       return false
     }
     if (this.#isFull()) {
@@ -450,14 +448,10 @@ export class Producer extends EventEmitter {
   }
 
   async #drain (): Promise<void> {
-    if (this.#active.size === 0 || this.#bumpPending) return
-    if (this.#idempotent && this.#idState !== 'ready') {
-      try {
-        await this.#initProducerId()
-      } catch (error) {
-        this.#fail(error as Error)
-        return
-      }
+    if (this.#active.size === 0) return
+    if (this.#idempotent && !this.#identity.ready) {
+      this.#acquireIdentity()
+      return
     }
     const leaders = new Set<number>()
     let needMetadata = false
@@ -476,7 +470,6 @@ export class Producer extends EventEmitter {
 
   /** Sink callback: one sendable batch per partition led by `nodeId`. */
   takeSendable (nodeId: number, maxBytes: number): SendItem[] {
-    if (this.#bumpPending || (this.#idempotent && this.#idState !== 'ready')) return []
     const items: SendItem[] = []
     let bytes = 0
     const now = Date.now()
@@ -489,8 +482,8 @@ export class Producer extends EventEmitter {
       batch.sealed = true
       if (batch.baseSequence < 0 && this.#idempotent) {
         batch.baseSequence = queue.takeSequence(batch.recordCount)
-        batch.producerId = this.#producerId
-        batch.producerEpoch = this.#producerEpoch
+        batch.producerId = queue.identity.producerId
+        batch.producerEpoch = queue.identity.producerEpoch
       }
       batch.inFlight = true
       queue.inFlight++
@@ -511,6 +504,7 @@ export class Producer extends EventEmitter {
     for (const batch of queue.batches) {
       if (batch.inFlight) continue
       if (batch.recordCount === 0) return undefined
+      if (this.#idempotent && !this.#identityAllows(queue, batch)) return undefined
       if (!batch.sealed && this.#flushing === 0 && !this.#closed) {
         const lingerEnds = batch.createdAt + this.#lingerMs
         if (now < lingerEnds) {
@@ -552,7 +546,6 @@ export class Producer extends EventEmitter {
       batch.inFlight = false
       queue.inFlight--
       this.#inFlightBatches--
-      if (this.#inFlightBatches === 0) for (const wake of this.#idleWaiters.splice(0)) wake()
     }
     if (outcome.kind === 'no-response') {
       this.#succeed(queue, batch, -1n, -1n)
@@ -604,7 +597,7 @@ export class Producer extends EventEmitter {
       timestamp: logAppendTime >= 0n ? logAppendTime : batch.records[i].timestamp!
     }))
     if (!queue.batches.some(b => b.sent && !b.inFlight)) queue.serial = false
-    if (batch.producerEpoch === this.#producerEpoch && batch.producerId === this.#producerId) queue.confirmed = true
+    if (batch.producerEpoch === queue.identity.producerEpoch && batch.producerId === queue.identity.producerId) queue.confirmed = true
   }
 
   /** No definite answer: retry with the same id, epoch and sequence, whatever the limits say. */
@@ -612,7 +605,7 @@ export class Producer extends EventEmitter {
     if (batch.abandoned) {
       // Every waiter was answered already (outcome unknown); drop it and move to a new epoch.
       this.#finishBatch(queue, batch, null, null)
-      this.#requestBump('a batch whose outcome is unknown was abandoned after an abort')
+      this.#leaveIdentity(queue, 'a batch whose outcome is unknown was abandoned after an abort')
       return
     }
     batch.ambiguous = true
@@ -637,7 +630,7 @@ export class Producer extends EventEmitter {
 
   #onSequenceError (queue: PartitionQueue, batch: ProducerBatch, error: BrokerError): void {
     batch.lastError = error
-    if (this.#bumpPending || queue.hasUnresolvedBefore(batch)) {
+    if (queue.hasUnresolvedBefore(batch)) {
       // An earlier batch failed and will be retried first; this one follows it.
       this.#backOff(queue, 0)
       return
@@ -650,14 +643,14 @@ export class Producer extends EventEmitter {
     // The broker refused this attempt; whatever an earlier attempt did is now resolved as "not in the log".
     batch.ambiguous = false
     queue.serial = true
-    this.#requestBump(error.message)
+    this.#leaveIdentity(queue, error.message)
   }
 
   #failDefinitely (queue: PartitionQueue, batch: ProducerBatch, error: Error): void {
     const hadSequence = batch.baseSequence >= 0
     this.#finishBatch(queue, batch, error, null)
     // Its sequence was never used by the broker; later batches of this epoch would be out of order.
-    if (hadSequence) this.#requestBump(`a batch of ${queue.key} failed: ${error.message}`)
+    if (hadSequence) this.#leaveIdentity(queue, `a batch of ${queue.key} failed: ${error.message}`)
   }
 
   #backOff (queue: PartitionQueue, attempt: number): void {
@@ -737,7 +730,8 @@ export class Producer extends EventEmitter {
     for (const queue of [...this.#active]) {
       for (const batch of [...queue.batches]) {
         if (now - batch.createdAt < this.#deliveryTimeoutMs || batch.inFlight || batch.ambiguous) continue
-        const error = new DeliveryTimeoutError(`Record for ${queue.key} was not delivered within deliveryTimeoutMs (${this.#deliveryTimeoutMs} ms)${batch.lastError !== undefined ? `; last error: ${batch.lastError.message}` : ''}. It is not in the log.`, { cause: batch.lastError })
+        const lastError = batch.lastError ?? (this.#waitsForIdentity(queue) ? this.#identity.lastError : undefined)
+        const error = new DeliveryTimeoutError(`Record for ${queue.key} was not delivered within deliveryTimeoutMs (${this.#deliveryTimeoutMs} ms)${lastError !== undefined ? `; last error: ${lastError.message}` : ''}. It is not in the log.`, { cause: lastError })
         if (batch.sent) this.#failDefinitely(queue, batch, error)
         else this.#finishBatch(queue, batch, error, null)
       }
@@ -746,99 +740,83 @@ export class Producer extends EventEmitter {
 
   // ---------------------------------------------------------------- idempotence
 
-  async #initProducerId (): Promise<void> {
-    if (this.#idState === 'ready') return
-    this.#initializing ??= (async () => {
-      this.#idState = 'initializing'
-      const response = await this.#initProducerIdRequest(-1n, -1)
-      this.#producerId = response.producerId
-      this.#producerEpoch = response.producerEpoch
-      this.#idState = 'ready'
-    })().finally(() => { this.#initializing = undefined })
-    await this.#initializing
-  }
-
-  async #initProducerIdRequest (producerId: bigint, producerEpoch: number): Promise<{ producerId: bigint, producerEpoch: number }> {
-    const deadline = Date.now() + this.#deliveryTimeoutMs
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const response = await this.#client.request(InitProducerId, version => ({
-          transactionalId: null,
-          transactionTimeoutMs: 60_000,
-          producerId: version >= 3 ? producerId : -1n,
-          producerEpoch: version >= 3 ? producerEpoch : -1
-        }))
-        if (response.errorCode === 0) return { producerId: response.producerId, producerEpoch: response.producerEpoch }
-        const error = new BrokerError(response.errorCode, 'InitProducerId')
-        // The broker no longer knows the old id (or its epoch): start over with a new id.
-        if (response.errorCode === INVALID_PRODUCER_EPOCH || response.errorCode === UNKNOWN_PRODUCER_ID || response.errorCode === 90) {
-          producerId = -1n
-          producerEpoch = -1
-        } else if (!error.retriable || Date.now() >= deadline) {
-          throw error
-        }
-      } catch (error) {
-        if (error instanceof BrokerError && !error.retriable) throw error
-        if (Date.now() >= deadline) throw error
-      }
-      await sleep(backoffDelay(attempt, this.#client.backoff))
-    }
-  }
-
   /**
-   * Moves to a new epoch (KIP-360) once nothing is in flight, then restarts every
-   * partition's sequences at 0. Batches sent under the old epoch are resent under the
-   * new one if they were definitely not written; ambiguous ones can no longer be
-   * resolved and are answered with OutcomeUnknownError.
+   * Whether `batch` may be sent now as far as the partition's identity goes:
+   * - an ambiguous batch is always retried under the identity it was first sent with;
+   * - a partition whose identity is not the current one (a bump happened, or it has none
+   *   yet) adopts the current one once nothing of the old is in flight or ambiguous;
+   * - until then it keeps sending under its old identity, unless it is `leaving` it.
    */
-  #requestBump (reason: string): void {
-    if (!this.#idempotent || this.#bumpPending) return
-    this.#bumpPending = true
-    this.#bumping = (async () => {
-      while (this.#inFlightBatches > 0) await new Promise<void>(resolve => this.#idleWaiters.push(resolve))
-      try {
-        const next = await this.#initProducerIdRequest(this.#producerId, this.#producerEpoch)
-        this.#producerId = next.producerId
-        this.#producerEpoch = next.producerEpoch
-      } catch (error) {
-        this.#fail(new KafkaTsError('PRODUCER_FATAL', `Could not move to a new producer epoch after: ${reason}. ${(error as Error).message}`, { cause: error }))
-        return
-      }
-      for (const queue of this.#queues.values()) queue.confirmed = false
-      for (const queue of [...this.#active]) {
-        queue.nextSequence = 0
-        queue.serial = false
-        queue.retryAt = 0
-        for (const batch of [...queue.batches]) {
-          if (!batch.sent) continue
-          if (batch.ambiguous) {
-            this.#finishBatch(queue, batch, new OutcomeUnknownError(`The outcome of ${queue.key}'s batch (sequence ${batch.baseSequence}, epoch ${batch.producerEpoch}) was unknown when the producer had to move to a new epoch (${reason}): the records may or may not be in the log`, { cause: batch.lastError }), null)
-            continue
-          }
-          batch.baseSequence = -1
-          batch.producerId = -1n
-          batch.producerEpoch = -1
-          batch.encoded = undefined
-        }
-      }
-      this.emit('epochBump', { producerId: this.#producerId, producerEpoch: this.#producerEpoch, reason })
-    })().finally(() => {
-      this.#bumpPending = false
-      this.#bumping = undefined
+  #identityAllows (queue: PartitionQueue, batch: ProducerBatch): boolean {
+    if (batch.ambiguous) return true
+    if (!this.#identity.ready) {
+      this.#acquireIdentity()
+      return false
+    }
+    const current = this.#identity.current
+    if (sameIdentity(queue.identity, current)) {
+      if (!queue.leaving) return true
+      this.#acquireIdentity(queue)
+      return false
+    }
+    if (!queue.holdsIdentity) {
+      queue.adopt(current)
+      return true
+    }
+    return !queue.leaving
+  }
+
+  /** Gets the first identity, or (with `queue`) one to replace the queue's; drains once it is there. */
+  #acquireIdentity (queue?: PartitionQueue): void {
+    if (this.#identity.acquiring) return
+    const replacing = queue?.identity
+    const bumping = replacing !== undefined
+    this.#identity.acquire(replacing).then(identity => {
+      if (bumping) this.emit('epochBump', { producerId: identity.producerId, producerEpoch: identity.producerEpoch, reason: this.#bumpReason })
+      this.#scheduleDrain()
+    }, (error: Error) => {
+      // Retriable failures were retried while records waited; what waits now cannot be sent.
+      this.#failWaitingForIdentity(error)
       this.#scheduleDrain()
     })
   }
 
-  /** A fatal error: every buffered record fails with it, and the producer refuses new ones. */
-  #fail (error: Error): void {
-    this.#fatalError = error
+  #bumpReason = ''
+
+  /**
+   * A sent batch of `queue` was dropped (or the broker lost its sequences): the partition
+   * must not issue another sequence under its identity. It gets a new one (KIP-360) once
+   * nothing of the old is in flight or ambiguous; other partitions are not affected.
+   */
+  #leaveIdentity (queue: PartitionQueue, reason: string): void {
+    if (!this.#idempotent) return
+    queue.leaving = true
+    this.#bumpReason = reason
+    if (sameIdentity(queue.identity, this.#identity.current)) this.#acquireIdentity(queue)
+    this.#scheduleDrain()
+  }
+
+  /** Batches that cannot be sent until the producer gets an identity. */
+  #hasBatchesWaitingForIdentity (): boolean {
+    for (const queue of this.#active) if (this.#waitsForIdentity(queue)) return true
+    return false
+  }
+
+  #waitsForIdentity (queue: PartitionQueue): boolean {
+    if (!this.#identity.ready) return queue.batches.length > 0
+    return queue.leaving && sameIdentity(queue.identity, this.#identity.current) && queue.batches.some(b => !b.ambiguous && !b.inFlight)
+  }
+
+  /** InitProducerId failed for good: records that needed an identity fail (none of them is in the log). */
+  #failWaitingForIdentity (error: Error): void {
+    const failure = new KafkaTsError('PRODUCER_IDENTITY', `Could not get a producer id and epoch (InitProducerId): ${error.message}. The record was not written; later sends try again.`, { cause: error })
     for (const queue of [...this.#active]) {
+      if (!this.#waitsForIdentity(queue)) continue
       for (const batch of [...queue.batches]) {
-        this.#finishBatch(queue, batch, batch.sent ? new OutcomeUnknownError(`Producer failed: ${error.message}`, { cause: error }) : error, null)
+        if (batch.ambiguous || batch.inFlight) continue
+        this.#finishBatch(queue, batch, failure, null)
       }
     }
-    // An 'error' event without a listener would throw: every record already got the error.
-    if (this.listenerCount('error') > 0) this.emit('error', error)
   }
 
   // ---------------------------------------------------------------- helpers
@@ -892,7 +870,6 @@ export class Producer extends EventEmitter {
   }
 
   #checkOpen (): void {
-    if (this.#fatalError !== undefined) throw this.#fatalError
     if (this.#closed) throw new ProducerClosedError()
   }
 }

@@ -41,6 +41,9 @@ function producer (options: ProducerOptions = {}): Producer {
   return p
 }
 
+/** The partition of the first batch in a Produce request. */
+const partitionIn = (request: any): number => request.topicData[0].partitionData[0].index
+
 function values (partition = 0): string[] {
   return cluster.log(TOPIC, partition).map(r => r.value?.toString() ?? '')
 }
@@ -170,6 +173,59 @@ describe('epoch bumps (KIP-360)', () => {
     assertLanded(await good, 'good')
     assert.deepEqual(values(), ['first', 'good'])
   })
+
+  test("a bump caused by one partition leaves another partition's ambiguous batch to be resolved under its own identity", async () => {
+    // abortUnknownOutcome 'wait' (the default): A's outcome can still be learnt by retrying it.
+    const p = producer()
+    await p.send({ topic: TOPIC, partition: 0, value: 'warm-up0' })
+    await p.send({ topic: TOPIC, partition: 1, value: 'warm-up1' })
+    const before = p.producerIdentity
+    let releaseRetry!: () => void
+    const retryHeld = new Promise<void>(resolve => { releaseRetry = resolve })
+    let attemptsOfA = 0
+    cluster.intercept(Produce, async ({ request }) => {
+      if (partitionIn(request) !== 0) return undefined
+      attemptsOfA++
+      if (attemptsOfA === 1) return { error: 7, apply: true } // A is appended, the answer says timed out
+      if (attemptsOfA === 2) { await retryHeld; return { error: 7 } } // the retry times out too
+      return undefined // then the broker answers: a duplicate of A, at A's offset
+    })
+    cluster.intercept(Produce, ({ request }) => partitionIn(request) === 1 ? { error: 87 } : undefined, { times: 1 })
+    const a = p.send({ topic: TOPIC, partition: 0, value: 'A' })
+    await until(() => attemptsOfA >= 2, "A's retry")
+    // B fails for good on partition 1: partition 1 needs a new epoch, partition 0 does not.
+    await assert.rejects(p.send({ topic: TOPIC, partition: 1, value: 'B' }), (error: any) => error.code === 87)
+    const c = p.send({ topic: TOPIC, partition: 1, value: 'C' })
+    releaseRetry()
+    assertLanded(await a, 'A')
+    assertLanded(await c, 'C')
+    assert.deepEqual(values(0), ['warm-up0', 'A'])
+    assert.deepEqual(values(1), ['warm-up1', 'C'])
+    // Every attempt of A carried the identity A was first sent with.
+    for (const attempt of cluster.produceAttempts(TOPIC, 0).slice(1)) {
+      assert.deepEqual([attempt.producerId, attempt.producerEpoch, attempt.baseSequence], [before.producerId, before.producerEpoch, 1])
+    }
+    const after = p.producerIdentity
+    assert.notDeepEqual(after, before, 'no new identity')
+    const attemptOfC = cluster.produceAttempts(TOPIC, 1).at(-1)!
+    assert.deepEqual([attemptOfC.producerId, attemptOfC.producerEpoch, attemptOfC.baseSequence], [after.producerId, after.producerEpoch, 0])
+  })
+
+  test('after a bump, a partition with nothing buffered starts its sequences at 0 under the new identity', async () => {
+    const p = producer()
+    const losses: unknown[] = []
+    p.on('dataLoss', event => losses.push(event))
+    await p.send({ topic: TOPIC, partition: 1, value: 'p1-first' }) // partition 1's next sequence is 1
+    cluster.intercept(Produce, ({ request }) => partitionIn(request) === 0 ? { error: 87 } : undefined, { times: 1 })
+    await assert.rejects(p.send({ topic: TOPIC, partition: 0, value: 'refused' }), (error: any) => error.code === 87)
+    await until(() => p.producerIdentity.producerEpoch > 0 || p.producerIdentity.producerId !== cluster.produceAttempts(TOPIC, 1)[0].producerId, 'the bump')
+    assertLanded(await p.send({ topic: TOPIC, partition: 1, value: 'p1-second' }), 'p1-second')
+    assert.deepEqual(losses, [])
+    const attempts = cluster.produceAttempts(TOPIC, 1)
+    assert.equal(attempts.length, 2, `partition 1 attempts: ${attempts.map(x => `epoch ${x.producerEpoch} seq ${x.baseSequence}`).join(' | ')}`)
+    assert.equal(attempts[1].baseSequence, 0)
+    assert.equal(attempts[1].producerEpoch, p.producerIdentity.producerEpoch)
+  })
 })
 
 describe('ordering and retries', () => {
@@ -242,6 +298,34 @@ describe('limits and lifecycle', () => {
     await assert.rejects(p.send({ topic: TOPIC, partition: 0, value: 'lost' }), DeliveryTimeoutError)
     removeFault()
     assertLanded(await p.send({ topic: TOPIC, partition: 0, value: 'after' }), 'after')
+    assert.deepEqual(values(), ['first', 'after'])
+  })
+
+  test('InitProducerId down for longer than deliveryTimeoutMs: the records wait, then fail; the producer works again once it is back', async () => {
+    const p = producer({ deliveryTimeoutMs: 300 })
+    const removeOutage = cluster.intercept(InitProducerId, () => ({ error: 15 })) // COORDINATOR_NOT_AVAILABLE
+    await assert.rejects(p.send({ topic: TOPIC, partition: 0, value: 'during' }), (error: unknown) =>
+      error instanceof DeliveryTimeoutError && /COORDINATOR_NOT_AVAILABLE/.test(error.message))
+    await new Promise(resolve => setTimeout(resolve, 400))
+    removeOutage()
+    assertLanded(await p.send({ topic: TOPIC, partition: 0, value: 'after' }), 'after')
+    assert.deepEqual(values(), ['after'])
+  })
+
+  test('InitProducerId down during an epoch bump: the partition\'s records fail by the delivery timeout, then it bumps and sends again', async () => {
+    const p = producer({ deliveryTimeoutMs: 300 })
+    await p.send({ topic: TOPIC, partition: 0, value: 'first' })
+    const before = p.producerIdentity
+    const removeOutage = cluster.intercept(InitProducerId, () => ({ error: 15 }))
+    cluster.intercept(Produce, () => ({ error: 87 }), { times: 1 }) // INVALID_RECORD: partition 0 must bump
+    await assert.rejects(p.send({ topic: TOPIC, partition: 0, value: 'refused' }), (error: any) => error.code === 87)
+    await assert.rejects(p.send({ topic: TOPIC, partition: 0, value: 'during' }), DeliveryTimeoutError)
+    // Partition 1 never needed the bump: it goes on under the old identity meanwhile.
+    assertLanded(await p.send({ topic: TOPIC, partition: 1, value: 'other partition' }), 'other partition')
+    await new Promise(resolve => setTimeout(resolve, 200))
+    removeOutage()
+    assertLanded(await p.send({ topic: TOPIC, partition: 0, value: 'after' }), 'after')
+    assert.notDeepEqual(p.producerIdentity, before)
     assert.deepEqual(values(), ['first', 'after'])
   })
 

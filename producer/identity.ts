@@ -1,0 +1,126 @@
+/**
+ * ProducerIdentity: the producer id and epoch that new sequences are issued under, and the
+ * one place that sends InitProducerId for the producer.
+ *
+ * Each partition keeps the identity its own sequences belong to (PartitionQueue.producerId
+ * and producerEpoch, as the Java client's per-partition entries): a bump replaces `current`,
+ * and a partition moves to it only when nothing of its old identity is in flight or
+ * ambiguous (producer.ts `#identityAllows`). So a bump caused by one partition never cuts
+ * short another partition's batches whose outcome can still be learnt.
+ *
+ * `acquire()` is single-flight and keeps retrying retriable failures (a coordinator outage)
+ * while `keepTrying()` says records wait for an identity; it never leaves the producer in a
+ * dead state: the next call tries again.
+ */
+import type { Client } from '../client/client'
+import { backoffDelay, sleep } from '../client/backoff'
+import { InitProducerId, type InitProducerIdRequest, type InitProducerIdResponse } from '../protocol/apis/init-producer-id'
+import { BrokerError, KafkaTsError } from '../protocol/errors'
+
+export interface Identity {
+  readonly producerId: bigint
+  readonly producerEpoch: number
+}
+
+export const NO_IDENTITY: Identity = Object.freeze({ producerId: -1n, producerEpoch: -1 })
+
+export function sameIdentity (a: Identity, b: Identity): boolean {
+  return a.producerId === b.producerId && a.producerEpoch === b.producerEpoch
+}
+
+export interface ProducerIdentityOptions {
+  /** Null for an idempotent producer; the transaction layer passes its transactional id. */
+  transactionalId: string | null
+  transactionTimeoutMs: number
+  /** Whether to go on retrying a retriable failure (false: give up with the last error). */
+  keepTrying: () => boolean
+  /** Sends one InitProducerId (default: any broker; a transaction coordinator for transactions). */
+  send?: (request: InitProducerIdRequest) => Promise<InitProducerIdResponse>
+}
+
+// The broker no longer knows the id or its epoch: start over with a new id.
+const START_OVER_CODES = new Set([
+  47, // INVALID_PRODUCER_EPOCH
+  59, // UNKNOWN_PRODUCER_ID
+  90 // PRODUCER_FENCED
+])
+
+export class ProducerIdentity {
+  readonly #client: Client
+  readonly #options: ProducerIdentityOptions
+  /** The identity new sequences are issued under; NO_IDENTITY before the first InitProducerId. */
+  #current: Identity = NO_IDENTITY
+  #pending: Promise<Identity> | undefined
+  /** The last failure of InitProducerId, for the messages of records that waited for it. */
+  lastError: Error | undefined
+
+  constructor (client: Client, options: ProducerIdentityOptions) {
+    this.#client = client
+    this.#options = options
+  }
+
+  get current (): Identity {
+    return this.#current
+  }
+
+  get ready (): boolean {
+    return this.#current.producerId >= 0n
+  }
+
+  get acquiring (): boolean {
+    return this.#pending !== undefined
+  }
+
+  /**
+   * The current identity, getting one first if there is none; with `replacing`, a new one
+   * unless the current one already differs from it (KIP-360: InitProducerId with the
+   * current id and epoch). Concurrent calls share one request.
+   */
+  async acquire (replacing?: Identity): Promise<Identity> {
+    if (this.#pending !== undefined) return await this.#pending
+    if (this.ready && (replacing === undefined || !sameIdentity(replacing, this.#current))) return this.#current
+    const from = this.#current
+    this.#pending = this.#request(from).then(next => {
+      this.#current = next
+      this.lastError = undefined
+      return next
+    }, error => {
+      this.lastError = error as Error
+      throw error
+    }).finally(() => { this.#pending = undefined })
+    return await this.#pending
+  }
+
+  async #request (from: Identity): Promise<Identity> {
+    let producerId = from.producerId
+    let producerEpoch = from.producerEpoch
+    for (let attempt = 0; ; attempt++) {
+      let failure: Error
+      try {
+        const request = (version: number): InitProducerIdRequest => ({
+          transactionalId: this.#options.transactionalId,
+          transactionTimeoutMs: this.#options.transactionTimeoutMs,
+          producerId: version >= 3 ? producerId : -1n,
+          producerEpoch: version >= 3 ? producerEpoch : -1
+        })
+        const response = this.#options.send !== undefined
+          ? await this.#options.send(request(Number.MAX_SAFE_INTEGER))
+          : await this.#client.request(InitProducerId, request)
+        if (response.errorCode === 0) return { producerId: response.producerId, producerEpoch: response.producerEpoch }
+        failure = new BrokerError(response.errorCode, 'InitProducerId')
+        if (START_OVER_CODES.has(response.errorCode)) {
+          producerId = -1n
+          producerEpoch = -1
+        } else if (!(failure as BrokerError).retriable) {
+          throw failure
+        }
+      } catch (error) {
+        if (error instanceof KafkaTsError && !error.retriable) throw error
+        failure = error as Error
+      }
+      this.lastError = failure
+      if (!this.#options.keepTrying()) throw failure
+      await sleep(backoffDelay(attempt, this.#client.backoff))
+    }
+  }
+}

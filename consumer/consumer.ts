@@ -23,12 +23,13 @@
 import { EventEmitter } from 'node:events'
 import type { Client } from '../client/client'
 import { invalidatesMetadata } from '../client/metadata'
+import { checkBoolean, checkDuration, checkFunction, checkInteger, checkKnownKeys, checkObject, checkString, describeValue } from '../client/validate'
 import { AbortedError } from '../client/errors'
 import type { FetchPartitionResponse } from '../protocol/apis/fetch'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
 import { decodeRecordBatches, type KafkaRecord, type RecordBatch } from '../protocol/record-batch'
 import { dropAbortedAndControl, dropControl } from '../client/read-committed'
-import { Cursor, directOwnership, type ConsumerBatch, type OffsetSpec, type Ownership } from './cursor'
+import { Cursor, directOwnership, type ConsumerBatch, type OffsetSpec, type Ownership, type Processing } from './cursor'
 import { Source, type FetchSettings, type SourceOwner } from './source'
 
 export type { ConsumerBatch, OffsetSpec, Ownership } from './cursor'
@@ -48,6 +49,66 @@ export interface FetchOptions {
   rack?: string
   /** Where to go when an offset is out of range: 'earliest', 'latest' (default) or 'none' (an error). */
   offsetReset?: 'earliest' | 'latest' | 'none'
+  /**
+   * While the application is behind, fetch answers of a partition waiting in the buffer are
+   * merged into one batch of up to this many records (default 500, as the Java client's
+   * max.poll.records). One fetch answer is never split.
+   */
+  maxBatchRecords?: number
+  /** The same bound in fetched bytes (default 1 MiB). */
+  maxBatchBytes?: number
+  /**
+   * How long one batch may be out with the application (default 300000, as the Java
+   * client's max.poll.interval.ms). Past it a 'processingTimeout' event is emitted, and a
+   * group member leaves the group, so its partitions go to other members, and rejoins once
+   * the slow handler returned.
+   */
+  maxProcessingMs?: number
+}
+
+/** A handler that took longer than `maxProcessingMs` ('processingTimeout' event). */
+export interface ProcessingTimeoutEvent {
+  topic: string
+  partition: number
+  firstOffset: bigint | undefined
+  nextOffset: bigint
+  elapsedMs: number
+}
+
+/** A handler threw and `run({ retry })` hands the same records again ('handlerError' event). */
+export interface HandlerErrorEvent {
+  error: unknown
+  topic: string
+  partition: number
+  /** The first record that will be handed again. */
+  offset: bigint
+  /** 1 for the first retry. */
+  attempt: number
+  retryInMs: number
+}
+
+export interface RunRetryOptions {
+  /** Retries of one batch before run() rejects (default: no limit). */
+  maxRetries?: number
+  /** First wait before handing the records again (default 100 ms); doubles each time. */
+  initialMs?: number
+  /** Longest wait between retries (default 30000 ms). */
+  maxMs?: number
+}
+
+export interface RunOptions {
+  eachBatch?: (batch: ConsumerBatch) => Promise<void> | void
+  /** Called per record; each record that returns counts as processed (a revoke or a commit sees it). */
+  eachRecord?: (record: KafkaRecord, batch: ConsumerBatch) => Promise<void> | void
+  /** Partitions handled at the same time (default 1); each partition stays in order. */
+  partitionsConcurrently?: number
+  /**
+   * What a throwing handler does. Without it (the default), run() rejects with the error,
+   * the consumer closes and a group member leaves the group. With it, the records that
+   * were not processed are handed again after a backoff ('handlerError' event each time),
+   * while the partition is still held.
+   */
+  retry?: boolean | RunRetryOptions
 }
 
 export interface AssignOptions extends FetchOptions {
@@ -75,9 +136,42 @@ export interface ConsumerHooks {
   beforeHandOut?: (cursor: Cursor, batch: ConsumerBatch) => Promise<boolean>
   /** After the application finished a batch of a partition still held. */
   onFinished?: (cursor: Cursor, batch: ConsumerBatch) => void
+  /** A batch has been out with the application longer than maxProcessingMs (reported once per batch). */
+  onProcessingTimeout?: (cursor: Cursor, processing: Processing) => void
 }
 
 let consumerConnections = 0
+
+/**
+ * A batch as the application sees it. One object per fetch answer (or merged answers);
+ * `isStale` compares the cursor's version with the one it was fetched under, so it costs
+ * no closure per batch.
+ */
+class HandOutBatch implements ConsumerBatch {
+  readonly topic: string
+  readonly partition: number
+  readonly records: KafkaRecord[]
+  highWatermark: bigint
+  nextOffset: bigint
+  readonly #cursor: Cursor
+  readonly #version: number
+
+  constructor (cursor: Cursor, version: number, records: KafkaRecord[], highWatermark: bigint, nextOffset: bigint) {
+    this.topic = cursor.topic
+    this.partition = cursor.partition
+    this.records = records
+    this.highWatermark = highWatermark
+    this.nextOffset = nextOffset
+    this.#cursor = cursor
+    this.#version = version
+  }
+
+  isStale (): boolean {
+    return this.#cursor.version !== this.#version || this.#cursor.ownership.released
+  }
+}
+
+const sleep = async (ms: number): Promise<void> => await new Promise(resolve => setTimeout(resolve, ms))
 
 export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatch> {
   protected readonly client: Client
@@ -97,6 +191,20 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
   #resolving = new Set<Cursor>()
   #refreshTimer: NodeJS.Timeout | undefined
   #handOutStart = 0
+  readonly #maxBatchRecords: number
+  readonly #maxBatchBytes: number
+  readonly #maxProcessingMs: number
+  #overdueTimer: NodeJS.Timeout | undefined
+  /** No more hand-outs: close() started. */
+  #stopping = false
+  /**
+   * Cursors removed (revoked, lost, replaced) while their batch was still processed, by
+   * partition key: a partition that comes back hands out nothing until that batch returned,
+   * so a partition never has two handlers at once.
+   */
+  readonly #predecessors = new Map<string, Cursor>()
+  /** Cursors whose seek to an offset spec is being resolved: the resolved offset counts as processed. */
+  readonly #seekedToSpec = new WeakSet<Cursor>()
 
   constructor (client: Client, options: FetchOptions = {}) {
     super()
@@ -111,10 +219,25 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
     }
     this.#maxBufferedBytes = options.maxBufferedBytes ?? 64 * 1024 * 1024
     this.#offsetReset = options.offsetReset ?? 'latest'
+    checkInteger('consumer option', 'maxBatchRecords', options.maxBatchRecords, { min: 1 })
+    checkInteger('consumer option', 'maxBatchBytes', options.maxBatchBytes, { min: 1 })
+    checkDuration('consumer option', 'maxProcessingMs', options.maxProcessingMs, 1)
+    this.#maxBatchRecords = options.maxBatchRecords ?? 500
+    this.#maxBatchBytes = options.maxBatchBytes ?? 1024 * 1024
+    this.#maxProcessingMs = options.maxProcessingMs ?? 300_000
   }
 
   /** Direct consumption: start fetching these partitions. */
   static assigned (client: Client, options: AssignOptions): Consumer {
+    if (!Array.isArray(options.assign)) throw new TypeError(`consumer option assign: expected an array of { topic, partition, offset }, got ${describeValue(options.assign)}`)
+    options.assign.forEach((a, i) => {
+      checkObject('consumer option', `assign[${i}]`, a)
+      checkString('consumer option', `assign[${i}].topic`, a.topic)
+      if (a.topic === undefined) throw new TypeError(`consumer option assign[${i}].topic: expected a non-empty string, got undefined`)
+      checkInteger('consumer option', `assign[${i}].partition`, a.partition, { min: 0 })
+      if (a.partition === undefined) throw new TypeError(`consumer option assign[${i}].partition: expected an integer ≥ 0, got undefined`)
+      checkOffset(`consumer option assign[${i}].offset`, a.offset)
+    })
     const consumer = new Consumer(client, options)
     consumer.addPartitions(options.assign.map(a => ({ ...a, ownership: directOwnership() })))
     return consumer
@@ -128,7 +251,11 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
     for (const p of partitions) {
       const cursor = new Cursor(p.topic, p.partition, p.ownership, p.offset)
       const old = this.#cursors.get(cursor.key)
-      if (old !== undefined) this.#dropBuffered(old)
+      if (old !== undefined) {
+        this.#dropBuffered(old)
+        old.version++
+        if (old.processing !== undefined) this.#predecessors.set(old.key, old)
+      }
       this.#cursors.set(cursor.key, cursor)
       if (cursor.fetchOffset === undefined) void this.#resolve(cursor)
     }
@@ -149,6 +276,7 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
       this.#cursors.delete(cursor.key)
       this.#dropBuffered(cursor)
       cursor.version++
+      if (cursor.processing !== undefined) this.#predecessors.set(cursor.key, cursor)
       removed.push(cursor)
     }
     const processing = removed.map(c => c.processing?.finished).filter((p): p is Promise<void> => p !== undefined)
@@ -175,11 +303,25 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
 
   // ---------------------------------------------------------------- application controls
 
-  /** Moves a partition to an offset (or 'earliest', 'latest', { timestamp }). */
+  /**
+   * Moves a partition to an offset (or 'earliest', 'latest', { timestamp }). The target is
+   * what counts as processed from now on (what at-least-once commits, as the Java client
+   * commits its position): a batch being processed no longer moves it when it returns, and
+   * the re-read moves it on from there.
+   */
   seek (target: { topic: string, partition: number, offset: bigint | OffsetSpec }): void {
+    checkObject('seek()', 'target', target)
+    checkOffset('seek() offset', target.offset)
     const cursor = this.#cursors.get(`${target.topic}-${target.partition}`)
     if (cursor === undefined) throw new KafkaTsError('NOT_ASSIGNED', `Cannot seek ${target.topic}-${target.partition}: it is not assigned to this consumer`)
     this.#bufferedBytes -= cursor.seek(target.offset)
+    if (cursor.processing !== undefined) cursor.processing.seeked = true
+    if (typeof target.offset === 'bigint') {
+      this.#seekedToSpec.delete(cursor)
+      cursor.processedOffset = target.offset
+    } else {
+      this.#seekedToSpec.add(cursor)
+    }
     if (cursor.fetchOffset === undefined) void this.#resolve(cursor)
     this.#wakeWork()
   }
@@ -204,7 +346,7 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
   async nextBatch (signal?: AbortSignal): Promise<HandedBatch | undefined> {
     for (;;) {
       if (this.#failure !== undefined) throw this.#failure
-      if (this.#closed) return undefined
+      if (this.#closed || this.#stopping) return undefined
       const handed = this.#takeBatch()
       if (handed !== undefined) {
         const { cursor, batch } = handed
@@ -227,7 +369,8 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
         cursor.handingOut = false
         let finish!: () => void
         const finished = new Promise<void>(resolve => { finish = resolve })
-        cursor.processing = { batch, finished, finish }
+        cursor.processing = { batch, finished, finish, startedAt: Date.now(), seeked: false, overdue: false }
+        this.#watchOverdue()
         return { batch, cursor, finish: () => this.#finish(cursor, batch, true) }
       }
       if (signal?.aborted === true) throw new AbortedError('Aborted while waiting for records', { written: false, cause: signal.reason })
@@ -265,34 +408,85 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
   /**
    * Callback style: `eachBatch` (or `eachRecord`) is called for up to
    * `partitionsConcurrently` partitions at a time, each partition in order. Resolves when
-   * the consumer is closed; rejects if a callback throws (the batch is not marked done).
+   * the consumer is closed. A throwing callback rejects run() and closes the consumer (a
+   * group member leaves its group), unless `retry` is set; the records it did not finish
+   * are not marked processed.
    */
-  async run (options: { eachBatch?: (batch: ConsumerBatch) => Promise<void> | void, eachRecord?: (record: KafkaRecord, batch: ConsumerBatch) => Promise<void> | void, partitionsConcurrently?: number }): Promise<void> {
-    const workers = Math.max(1, options.partitionsConcurrently ?? 1)
-    const { eachBatch, eachRecord } = options
-    if (eachBatch === undefined && eachRecord === undefined) throw new TypeError('run() needs eachBatch or eachRecord')
+  async run (options: RunOptions): Promise<void> {
+    checkRunOptions(options)
+    const workers = options.partitionsConcurrently ?? 1
+    const retry = options.retry === true ? {} : options.retry === false ? undefined : options.retry
     const worker = async (): Promise<void> => {
       for (;;) {
         const handed = await this.nextBatch()
         if (handed === undefined) return
-        try {
-          if (eachBatch !== undefined) await eachBatch(handed.batch)
-          else for (const record of handed.batch.records) await eachRecord!(record, handed.batch)
-        } catch (error) {
+        await this.#process(handed, options, retry)
+      }
+    }
+    const results = await Promise.allSettled(Array.from({ length: workers }, worker))
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')
+    if (failed !== undefined) {
+      // Rejects once the consumer has left (its partitions are other members' now).
+      await this.close().catch(() => {})
+      throw failed.reason
+    }
+  }
+
+  /** One batch through the application's callback: per-record progress, retries, stale stops. */
+  async #process ({ batch, cursor }: HandedBatch, options: RunOptions, retry: RunRetryOptions | undefined): Promise<void> {
+    const { eachBatch, eachRecord } = options
+    const records = batch.records
+    let next = 0
+    for (let attempt = 0; ; attempt++) {
+      try {
+        if (eachBatch !== undefined) {
+          await eachBatch(batch)
+        } else {
+          for (; next < records.length; next++) {
+            // A revoked, lost or seeked batch stops at the next record.
+            if (batch.isStale() || this.#stopping) {
+              this.#finish(cursor, batch, false)
+              return
+            }
+            await eachRecord!(records[next], batch)
+            this.#recordDone(cursor, batch, records[next])
+          }
+        }
+        this.#finish(cursor, batch, true)
+        return
+      } catch (error) {
+        const retries = retry?.maxRetries ?? Infinity
+        if (retry === undefined || attempt >= retries || batch.isStale() || this.#stopping || this.#failure !== undefined) {
+          this.#finish(cursor, batch, false)
           this.#fail(error as Error)
           throw error
         }
-        handed.finish()
+        const retryInMs = Math.min(retry.maxMs ?? 30_000, (retry.initialMs ?? 100) * 2 ** attempt)
+        const event: HandlerErrorEvent = { error, topic: batch.topic, partition: batch.partition, offset: records[next]?.offset ?? batch.nextOffset, attempt: attempt + 1, retryInMs }
+        this.emit('handlerError', event)
+        await sleep(retryInMs)
+        if (batch.isStale() || this.#stopping) {
+          this.#finish(cursor, batch, false)
+          return
+        }
       }
     }
-    await Promise.all(Array.from({ length: workers }, worker))
+  }
+
+  /** eachRecord: one record finished; it counts as processed unless the partition moved on. */
+  #recordDone (cursor: Cursor, batch: ConsumerBatch, record: KafkaRecord): void {
+    const processing = cursor.processing
+    if (processing === undefined || processing.batch !== batch || processing.seeked || cursor.ownership.released) return
+    cursor.processedOffset = record.offset + 1n
   }
 
   /** Stops fetching and ends the iterator. */
   async close (): Promise<void> {
     if (this.#closed) return
     this.#closed = true
+    this.#stopping = true
     clearTimeout(this.#refreshTimer)
+    clearTimeout(this.#overdueTimer)
     this.#wakeWork()
     this.#wakeData()
     await Promise.all([...this.#sources.values()].map(async s => await s.stop()))
@@ -301,6 +495,21 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
 
   get closed (): boolean {
     return this.#closed
+  }
+
+  /**
+   * No more batches are handed out (close() starts here). Batches out with the application
+   * are not waited for: a handler may be the one calling close(), and waiting for it would
+   * never end. What they finish after this is not processed (at-least-once: handed again to
+   * the next owner).
+   */
+  protected stopHandingOut (): void {
+    this.#stopping = true
+    this.#wakeData()
+  }
+
+  protected get stopping (): boolean {
+    return this.#stopping
   }
 
   /** Ends the consumer with an error: the iterator and run() reject with it. */
@@ -317,6 +526,8 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
     for (let i = 0; i < n; i++) {
       const cursor = cursors[(this.#handOutStart + i) % n]
       if (cursor.processing !== undefined || cursor.handingOut || cursor.paused || cursor.buffered.length === 0) continue
+      // The partition's previous ownership still has a batch out: one handler per partition.
+      if (this.#predecessors.size > 0 && this.#predecessors.has(cursor.key)) continue
       const entry = cursor.buffered.shift()!
       cursor.bufferedBytes -= entry.bytes
       this.#bufferedBytes -= entry.bytes
@@ -334,12 +545,38 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
     if (processing === undefined || processing.batch !== batch) return
     cursor.processing = undefined
     processing.finish()
-    // A late finish for a partition that left this member is dropped, never re-inserted (invariant 3).
-    if (processed && !cursor.ownership.released) {
+    if (this.#predecessors.get(cursor.key) === cursor) this.#predecessors.delete(cursor.key)
+    // A late finish for a partition that left this member is dropped, never re-inserted
+    // (invariant 3); after a seek the seek target counts, not this batch's end.
+    if (processed && !cursor.ownership.released && !processing.seeked) {
       cursor.processedOffset = batch.nextOffset
       this.hooks.onFinished?.(cursor, batch)
     }
     this.#wakeData()
+  }
+
+  /** Checks batches out with the application against maxProcessingMs while any is out. */
+  #watchOverdue (): void {
+    if (this.#overdueTimer !== undefined || this.#closed) return
+    const every = Math.max(10, Math.min(1000, Math.floor(this.#maxProcessingMs / 4)))
+    this.#overdueTimer = setTimeout(() => {
+      this.#overdueTimer = undefined
+      const now = Date.now()
+      let out = false
+      for (const cursor of [...this.#cursors.values(), ...this.#predecessors.values()]) {
+        const processing = cursor.processing
+        if (processing === undefined) continue
+        out = true
+        if (processing.overdue || now - processing.startedAt < this.#maxProcessingMs) continue
+        processing.overdue = true
+        const batch = processing.batch
+        const event: ProcessingTimeoutEvent = { topic: batch.topic, partition: batch.partition, firstOffset: batch.records[0]?.offset, nextOffset: batch.nextOffset, elapsedMs: now - processing.startedAt }
+        this.emit('processingTimeout', event)
+        this.hooks.onProcessingTimeout?.(cursor, processing)
+      }
+      if (out) this.#watchOverdue()
+    }, every)
+    this.#overdueTimer.unref()
   }
 
   // ---------------------------------------------------------------- fetching (SourceOwner)
@@ -431,6 +668,7 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
         return
       }
       this.#bufferedBytes -= cursor.seek(resumeOffset)
+      if (cursor.processing !== undefined) cursor.processing.seeked = true
       cursor.lastFetchedEpoch = response.divergingEpoch.epoch
       this.emit('truncation', event)
       this.#wakeWork()
@@ -450,8 +688,18 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
     if (cursor.version !== version || this.#cursors.get(cursor.key) !== cursor || batches.length === 0) return
     const last = batches[batches.length - 1]
     const nextOffset = last.baseOffset + BigInt(last.lastOffsetDelta) + 1n
+    if (nextOffset <= fetchOffset) return
     const kept = this.#settings.isolationLevel === 1 ? dropAbortedAndControl(batches, response.abortedTransactions) : dropControl(batches)
-    const out: KafkaRecord[] = []
+    const bytes = records.length
+    // The application is behind (the last answer still waits): append to it, up to the
+    // batch limits, rather than handing out one small batch per fetch answer.
+    let count = 0
+    for (const b of kept) count += b.records.length
+    const waiting = cursor.buffered[cursor.buffered.length - 1]
+    const merge = waiting !== undefined && waiting.version === version &&
+      waiting.batch.records.length + count <= this.#maxBatchRecords && waiting.bytes + bytes <= this.#maxBatchBytes
+    const out: KafkaRecord[] = merge ? waiting.batch.records : []
+    const before = out.length
     for (const b of kept) {
       const rs = b.records
       if (b.baseOffset >= fetchOffset) {
@@ -460,16 +708,20 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
         for (let i = 0; i < rs.length; i++) if (rs[i].offset >= fetchOffset) out.push(rs[i])
       }
     }
-    if (nextOffset <= fetchOffset) return
     cursor.fetchOffset = nextOffset
     cursor.lastFetchedEpoch = last.partitionLeaderEpoch
-    if (out.length === 0) {
+    if (out.length === before) {
       // Only control records or aborted data: the position moves on and nothing is handed out.
       if (cursor.processing === undefined && cursor.buffered.length === 0) cursor.processedOffset = nextOffset
       return
     }
-    const bytes = records.length
-    cursor.buffered.push({ batch: { topic: cursor.topic, partition: cursor.partition, records: out, highWatermark: response.highWatermark, nextOffset }, bytes, version })
+    if (merge) {
+      waiting.batch.nextOffset = nextOffset
+      waiting.batch.highWatermark = response.highWatermark
+      waiting.bytes += bytes
+    } else {
+      cursor.buffered.push({ batch: new HandOutBatch(cursor, version, out, response.highWatermark, nextOffset), bytes, version })
+    }
     cursor.bufferedBytes += bytes
     this.#bufferedBytes += bytes
     this.#wakeData()
@@ -489,6 +741,7 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
         return
       }
       this.#bufferedBytes -= cursor.seek(this.#offsetReset)
+      if (cursor.processing !== undefined) cursor.processing.seeked = true
       void this.#resolve(cursor)
       return
     }
@@ -523,6 +776,7 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
           // A timestamp after the last record gives -1: start at the end then.
           cursor.fetchOffset = offset >= 0n ? offset : (await this.client.listOffsets({ topic: cursor.topic, partition: cursor.partition, spec: 'latest' })).offset
           cursor.resetTo = undefined
+          if (this.#seekedToSpec.delete(cursor)) cursor.processedOffset = cursor.fetchOffset
           this.#startSources()
           this.#wakeWork()
           return
@@ -586,4 +840,41 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
     this.#wakeData()
     void this.close()
   }
+}
+
+/** Where a partition starts or moves to: a bigint offset, 'earliest', 'latest' or { timestamp }. */
+function checkOffset (what: string, offset: unknown): void {
+  if (typeof offset === 'bigint') {
+    if (offset < 0n) throw new RangeError(`${what}: expected an offset ≥ 0n, got ${describeValue(offset)}; use 'earliest' or 'latest' for the ends of the log`)
+    return
+  }
+  if (offset === 'earliest' || offset === 'latest') return
+  if (typeof offset === 'object' && offset !== null && 'timestamp' in offset) {
+    const ts = (offset as { timestamp: unknown }).timestamp
+    if (typeof ts === 'bigint' || (typeof ts === 'number' && Number.isSafeInteger(ts)) || (ts instanceof Date && !isNaN(ts.getTime()))) return
+    throw new TypeError(`${what}: expected { timestamp } with a number, bigint or Date, got { timestamp: ${describeValue(ts)} }`)
+  }
+  const hint = typeof offset === 'number' && Number.isSafeInteger(offset) ? ` (write ${offset}n for offset ${offset})` : ''
+  throw new TypeError(`${what}: expected a bigint offset${hint}, 'earliest', 'latest' or { timestamp }, got ${describeValue(offset)}`)
+}
+
+const runOptionKeys = ['eachBatch', 'eachRecord', 'partitionsConcurrently', 'retry'] as const
+
+function checkRunOptions (options: RunOptions): void {
+  checkObject('run() option', 'options', options)
+  checkKnownKeys('run() option', options, runOptionKeys, { eachMessage: 'eachRecord', concurrency: 'partitionsConcurrently', partitionsConsumedConcurrently: 'partitionsConcurrently' })
+  checkFunction('run() option', 'eachBatch', options.eachBatch)
+  checkFunction('run() option', 'eachRecord', options.eachRecord)
+  if ((options.eachBatch === undefined) === (options.eachRecord === undefined)) throw new TypeError('run() needs exactly one of eachBatch and eachRecord')
+  checkInteger('run() option', 'partitionsConcurrently', options.partitionsConcurrently, { min: 1, max: 10_000 })
+  const retry = options.retry
+  if (retry === undefined || typeof retry === 'boolean') {
+    checkBoolean('run() option', 'retry', retry)
+    return
+  }
+  checkObject('run() option', 'retry', retry)
+  checkKnownKeys('run() option retry', retry, ['maxRetries', 'initialMs', 'maxMs'])
+  checkInteger('run() option', 'retry.maxRetries', retry.maxRetries, { min: 0 })
+  checkDuration('run() option', 'retry.initialMs', retry.initialMs)
+  checkDuration('run() option', 'retry.maxMs', retry.maxMs)
 }

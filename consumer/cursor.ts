@@ -33,6 +33,24 @@ export interface ConsumerBatch {
   highWatermark: bigint
   /** The offset after this batch: where a commit of it points, and where reading resumes. */
   nextOffset: bigint
+  /**
+   * True once the partition moved on since this batch was fetched: revoked, lost, seeked
+   * or closed. What a handler does with a stale batch no longer counts; stop early.
+   */
+  isStale: () => boolean
+}
+
+/** The batch out with the application, and how far into it the application got. */
+export interface Processing {
+  batch: ConsumerBatch
+  finished: Promise<void>
+  finish: () => void
+  /** When it was handed out (Date.now()), for maxProcessingMs. */
+  startedAt: number
+  /** A seek moved the partition while it was processed: its end no longer counts as processed. */
+  seeked: boolean
+  /** maxProcessingMs passed (reported once). */
+  overdue: boolean
 }
 
 export type OffsetSpec = 'earliest' | 'latest' | { timestamp: bigint | number | Date }
@@ -63,7 +81,7 @@ export class Cursor {
   /** A batch was taken from `buffered` and waits for `beforeHandOut` (e.g. an at-most-once commit). */
   handingOut = false
   /** The batch handed to the application and not finished yet. */
-  processing: { batch: ConsumerBatch, finished: Promise<void>, finish: () => void } | undefined
+  processing: Processing | undefined
   /** The offset after the last record the application finished: what at-least-once commits. */
   processedOffset: bigint | undefined
   /** The last offset this member committed for the partition. */

@@ -18,7 +18,7 @@
  */
 import type { Client } from '../client/client'
 import { Consumer, type ConsumerBatch, type FetchOptions } from '../consumer/consumer'
-import type { Cursor, Ownership } from '../consumer/cursor'
+import type { Cursor, Ownership, Processing } from '../consumer/cursor'
 import { OffsetCommit, type OffsetCommitRequest } from '../protocol/apis/offset-commit'
 import { OffsetFetch } from '../protocol/apis/offset-fetch'
 import { ApiVersions } from '../protocol/apis/api-versions'
@@ -84,6 +84,7 @@ export class GroupConsumer extends Consumer {
     this.#coordinator = new GroupCoordinator(client, options.groupId)
     this.#host = this.#makeHost(options)
     if (this.delivery === 'at-most-once') this.hooks.beforeHandOut = async (cursor, batch) => await this.#commitBeforeHandOut(cursor, batch)
+    this.hooks.onProcessingTimeout = (_cursor, processing) => this.#leaveForSlowHandler(processing)
     this.#started = this.#start().catch(error => this.fail(error as Error))
   }
 
@@ -100,21 +101,53 @@ export class GroupConsumer extends Consumer {
       protocol = versions.apiKeys.some(k => k.apiKey === 68) ? 'consumer' : 'classic'
     }
     if (this.closed) return
-    if (protocol === 'classic') {
-      const option = this.#options.assignor ?? 'cooperative-sticky'
-      const assignor = typeof option === 'string' ? assignorByName(option) : option
-      if (assignor === undefined) throw new KafkaTsError('INVALID_CONFIG', `Unknown assignor "${String(option)}": use 'cooperative-sticky', 'range', 'roundrobin' or an Assignor object`)
-      this.#membership = new ClassicMembership(this.client, this.#coordinator, this.#host, assignor ?? cooperativeStickyAssignor)
-    } else {
-      const option = this.#options.assignor
-      if (option !== undefined && typeof option !== 'string') throw new KafkaTsError('INVALID_CONFIG', 'The KIP-848 protocol uses server-side assignors: give the assignor by name (e.g. \'uniform\' or \'range\'), or use groupProtocol: \'classic\' for client-side assignors')
-      this.#membership = new ConsumerMembership(this.client, this.#coordinator, this.#host, option ?? null)
-    }
+    this.#protocol = protocol
+    this.#membership = this.#newMembership(protocol)
     this.#membership.start()
     if (this.delivery === 'at-least-once') {
       this.#commitTimer = setInterval(() => { void this.commit().catch(error => this.emit('warning', error)) }, this.#options.autoCommitIntervalMs ?? 5000)
       this.#commitTimer.unref()
     }
+  }
+
+  #protocol: 'classic' | 'consumer' = 'consumer'
+
+  #newMembership (protocol: 'classic' | 'consumer'): Membership {
+    if (protocol === 'classic') {
+      const option = this.#options.assignor ?? 'cooperative-sticky'
+      const assignor = typeof option === 'string' ? assignorByName(option) : option
+      if (assignor === undefined) throw new KafkaTsError('INVALID_CONFIG', `Unknown assignor "${String(option)}": use 'cooperative-sticky', 'range', 'roundrobin' or an Assignor object`)
+      return new ClassicMembership(this.client, this.#coordinator, this.#host, assignor ?? cooperativeStickyAssignor)
+    }
+    const option = this.#options.assignor
+    if (option !== undefined && typeof option !== 'string') throw new KafkaTsError('INVALID_CONFIG', 'The KIP-848 protocol uses server-side assignors: give the assignor by name (e.g. \'uniform\' or \'range\'), or use groupProtocol: \'classic\' for client-side assignors')
+    return new ConsumerMembership(this.client, this.#coordinator, this.#host, option ?? null)
+  }
+
+  // ---------------------------------------------------------------- slow handlers
+
+  /** Set while this member is out of the group because a handler passed maxProcessingMs. */
+  #outForSlowHandler: Promise<void> | undefined
+
+  /**
+   * A handler passed maxProcessingMs (the Java client's max.poll.interval.ms): commit what
+   * was processed, release every partition and leave the group, so the coordinator gives
+   * them to other members now rather than after the rebalance timeout; join again once the
+   * slow handler returned (Java rejoins at the next poll). Its late result is dropped.
+   */
+  #leaveForSlowHandler (processing: Processing): void {
+    if (this.#outForSlowHandler !== undefined || this.stopping) return
+    const membership = this.#membership
+    if (membership === undefined) return
+    this.#outForSlowHandler = (async () => {
+      const identity = membership.identity()
+      await this.#revoke(this.#host.heldPartitions(), this.delivery === 'at-least-once' ? identity : undefined, 0)
+      await membership.stop(true)
+      await processing.finished
+      if (this.stopping) return
+      this.#membership = this.#newMembership(this.#protocol)
+      this.#membership.start()
+    })().catch(error => this.fail(error as Error)).finally(() => { this.#outForSlowHandler = undefined })
   }
 
   // ---------------------------------------------------------------- commits
@@ -127,7 +160,8 @@ export class GroupConsumer extends Consumer {
   async commit (): Promise<RefusedCommit[]> {
     await this.#started
     const membership = this.#membership
-    if (membership === undefined) return []
+    // Out of the group (a slow handler): nothing is held, nothing to commit.
+    if (membership === undefined || this.#outForSlowHandler !== undefined) return []
     // One commit at a time: a later call waits and then commits what is new.
     while (this.#committing !== undefined) await this.#committing.catch(() => {})
     let refused: RefusedCommit[] = []
@@ -328,9 +362,9 @@ export class GroupConsumer extends Consumer {
   }
 
   /** Stops fetching, waits for processing (bounded by the rebalance timeout), commits what was processed, releases. */
-  async #revoke (partitions: TopicPartition[], identity: MemberIdentity | undefined): Promise<void> {
+  async #revoke (partitions: TopicPartition[], identity: MemberIdentity | undefined, waitMs = this.#revokeWaitMs()): Promise<void> {
     if (partitions.length === 0) return
-    const cursors = await this.removePartitions(partitions, this.#revokeWaitMs())
+    const cursors = await this.removePartitions(partitions, waitMs)
     try {
       if (identity !== undefined && this.delivery === 'at-least-once') {
         const pending = cursors.filter(c => c.processedOffset !== undefined && c.processedOffset !== c.committedOffset)
@@ -428,7 +462,18 @@ export class GroupConsumer extends Consumer {
 
   /** Commits what was processed (at-least-once), leaves the group and stops. */
   override async close (): Promise<void> {
+    // One close at a time: run() closes after a failing handler while the failure itself closes.
+    this.#closing ??= this.#close()
+    await this.#closing
+  }
+
+  #closing: Promise<void> | undefined
+
+  async #close (): Promise<void> {
     if (this.closed) return
+    // First: nothing more is handed out. Handlers still running are not waited for (one may be
+    // the caller: close() from inside a handler); what they finish later is not committed.
+    this.stopHandingOut()
     clearInterval(this.#commitTimer)
     await this.#started
     const membership = this.#membership
@@ -444,7 +489,7 @@ export class GroupConsumer extends Consumer {
       }
       // Revoke (wait for processing, commit) before leaving, so the next owner starts after what we did.
       const identity = membership.identity()
-      await this.#revoke(this.#host.heldPartitions(), this.delivery === 'at-least-once' ? identity : undefined).catch(() => {})
+      await this.#revoke(this.#host.heldPartitions(), this.delivery === 'at-least-once' ? identity : undefined, 0).catch(() => {})
       await membership.stop(true)
     }
     await super.close()

@@ -1,0 +1,233 @@
+// How a group member hands batches to the application, against the fake cluster, for both
+// group protocols: what counts as processed after a seek and per record, one handler per
+// partition across ownerships, a stuck handler (maxProcessingMs), and a throwing one.
+//
+// The failure stories: a batch that seeked back was still marked processed to its end and
+// committed while the re-read ran (a crash then skipped records); a partition that came
+// back to the member got a second handler while the first still ran (100..149 processed
+// before 61..99); a stuck handler held its partitions for ever; a throwing handler, or
+// close() called from inside one, kept the member in the group for ~55 s.
+import { describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import type { KafkaRecord } from '../../protocol/record-batch'
+import type { ConsumerBatch } from '../../consumer/cursor'
+import type { HandlerErrorEvent, ProcessingTimeoutEvent } from '../../consumer/consumer'
+import { protocols, until, sleep, withHarness, type Harness, type Member } from './support'
+
+/** Runs `member` with eachRecord (the harness's Member.run uses eachBatch), logging every record handed out. */
+function runEachRecord (h: Harness, member: Member, onRecord: (record: KafkaRecord, batch: ConsumerBatch) => Promise<void> | void): Array<{ partition: number, offset: bigint, identity: string }> {
+  const seen: Array<{ partition: number, offset: bigint, identity: string }> = []
+  member.running = member.consumer.run({
+    partitionsConcurrently: 4,
+    eachRecord: async (record, batch) => {
+      seen.push({ partition: batch.partition, offset: record.offset, identity: `${member.identity?.memberId ?? ''}/${member.identity?.generation ?? ''}` })
+      await onRecord(record, batch)
+    }
+  }).catch(error => { member.error = error })
+  return seen
+}
+
+for (const protocol of protocols) {
+  describe(`hand-out to the application (${protocol} protocol)`, { timeout: 60_000 }, () => {
+    test('a seek inside the handler moves what is committed to the seek target until the re-read progresses', async () => {
+      await withHarness({ partitions: 1, records: 20 }, async h => {
+        const a = await h.member('a', protocol)
+        const reread = h.gate()
+        a.handler = async (_batch, d, m) => {
+          const times = m.offsets(0).filter(o => o === d.offset).length
+          if (d.offset === 19n && times === 1) m.consumer.seek({ topic: h.topic, partition: 0, offset: 0n })
+          if (d.offset === 0n && times === 2) await reread.promise
+        }
+        a.run(h)
+        await until(() => a.offsets(0).filter(o => o === 0n).length === 2, 'A re-reading offset 0 after its seek')
+        // The batch that seeked (19) returned, the re-read has processed nothing yet: a crash now must resume at 0.
+        assert.deepEqual(await a.consumer.commit(), [])
+        assert.equal(h.committed(0), 0n, 'the seeking batch was committed as processed although the re-read from 0 had not run')
+        reread.release()
+        await until(() => a.processedUpTo(0) === 20n && a.offsets(0).length === 40, 'the re-read reaching the end')
+        await a.consumer.commit()
+        assert.equal(h.committed(0), 20n)
+      })
+    })
+
+    test('a partition lost while its handler runs and assigned again hands out nothing until that handler returned', async () => {
+      await withHarness({ partitions: 1, records: 10 }, async h => {
+        const a = await h.member('a', protocol)
+        const stuck = h.gate()
+        let oldReturnedAt = Infinity
+        a.handler = async (_batch, d, m) => {
+          if (d.offset === 5n && m.offsets(0).filter(o => o === 5n).length === 1) {
+            await stuck.promise
+            oldReturnedAt = Date.now()
+          }
+        }
+        a.run(h)
+        await until(() => a.offsets(0).includes(5n), 'A processing offset 5')
+        const old = a.identity!
+        h.cluster.fenceMember(h.groupId, old.memberId)
+        await until(() => a.identities.length >= 2 && a.held().includes(0) && a.identity !== old, 'A holding the partition again under a new membership')
+        const handedBefore = a.deliveries.length
+        await sleep(400)
+        assert.equal(a.deliveries.length, handedBefore, `a second handler of partition 0 started while the first still ran: ${a.offsets(0).join(',')}`)
+        stuck.release()
+        await until(() => a.processedUpTo(0, a.identity) === 10n, 'A processing the partition under its new membership')
+        const second = a.deliveries.slice(handedBefore)
+        assert.ok(second.length > 0 && second.every(d => d.at >= oldReturnedAt), 'a batch of the new ownership was handed out before the old handler returned')
+      })
+    })
+
+    test('a partition revoked past its stuck handler and coming back to the same member waits for that handler; offsets stay in order', async () => {
+      await withHarness({ partitions: 2, records: 10 }, async h => {
+        const a = await h.member('a', protocol, { rebalanceTimeoutMs: 600 })
+        const held = [h.gate(), h.gate()]
+        const returnedAt = [Infinity, Infinity]
+        a.handler = async (_batch, d, m) => {
+          if (d.offset === 3n && m.offsets(d.partition).filter(o => o === 3n).length === 1) {
+            await held[d.partition].promise
+            returnedAt[d.partition] = Date.now()
+          }
+        }
+        a.run(h)
+        await until(() => a.offsets(0).includes(3n) && a.offsets(1).includes(3n), 'A processing offset 3 of both partitions')
+        const b = await h.member('b', protocol)
+        b.run(h)
+        await until(() => b.held().length === 1, 'B taking a partition (A\'s revoke gave up waiting)', 10_000)
+        const [moved] = b.held()
+        await b.consumer.close()
+        await until(() => a.held().length === 2, 'the partition coming back to A', 10_000)
+        const handedBefore = a.deliveries.filter(d => d.partition === moved).length
+        await sleep(400)
+        assert.equal(a.deliveries.filter(d => d.partition === moved).length, handedBefore, `partition ${moved} got a second handler on A while the first still ran`)
+        held[0].release()
+        held[1].release()
+        await until(() => a.processedUpTo(moved, a.identity) === 10n, 'A processing the partition that came back')
+        const again = a.deliveries.filter(d => d.partition === moved).slice(handedBefore)
+        assert.ok(again.every(d => d.at >= returnedAt[moved]), 'the new ownership handed out before the old handler returned')
+      })
+    })
+
+    test('a handler stuck past maxProcessingMs: the member leaves, its partitions go to the other member, and it rejoins once the handler returned', async () => {
+      await withHarness({ partitions: 2, records: 10 }, async h => {
+        const a = await h.member('a', protocol, { maxProcessingMs: 300 })
+        const timeouts: ProcessingTimeoutEvent[] = []
+        a.consumer.on('processingTimeout', (event: ProcessingTimeoutEvent) => timeouts.push(event))
+        const held = [h.gate(), h.gate()]
+        a.handler = async (_batch, d, m) => { if (d.offset === 3n && m.offsets(d.partition).filter(o => o === 3n).length === 1) await held[d.partition].promise }
+        a.run(h)
+        await until(() => timeouts.length === 2, 'a processingTimeout event per stuck partition')
+        assert.deepEqual(timeouts.map(t => [t.partition, t.firstOffset]).sort(), [[0, 3n], [1, 3n]])
+        assert.ok(timeouts.every(t => t.elapsedMs >= 300))
+        await until(() => a.held().length === 0, 'A giving its partitions up')
+        const b = await h.member('b', protocol)
+        b.run(h)
+        await until(() => b.processedUpTo(0) === 10n && b.processedUpTo(1) === 10n, 'B processing both partitions', 10_000)
+        assert.deepEqual([b.offsets(0)[0], b.offsets(1)[0]], [3n, 3n], 'B did not start after what A processed before leaving')
+        held[0].release()
+        held[1].release()
+        await until(() => a.held().length === 1 && b.held().length === 1, 'A back in the group with one partition', 10_000)
+        const moved = a.held()[0]
+        await h.produce(2, [moved])
+        await until(() => a.processedUpTo(moved, a.identity) === 12n, 'A processing under its new membership')
+      })
+    })
+
+    test('eachRecord: a revoke in the middle of a batch commits up to the last record finished, and the revoked batch stops at the next record', async () => {
+      // Default maxPartitionBytes: one batch holds the partition's 20 records.
+      await withHarness({ partitions: 2, records: 20 }, async h => {
+        const a = await h.member('a', protocol, { maxPartitionBytes: 1024 * 1024 })
+        const held = [h.gate(), h.gate()]
+        const seen = runEachRecord(h, a, async record => {
+          if (record.offset === 7n) await held[Number(record.value!.toString().split(':')[0])].promise
+        })
+        await until(() => seen.filter(s => s.offset === 7n).length === 2, 'A at record 7 of both partitions')
+        const b = await h.member('b', protocol)
+        b.run(h)
+        // The revoke removes the partition from A's assignment first, then waits for its batch.
+        await until(() => a.held().length === 1, 'A revoking one partition')
+        const moved = 1 - a.held()[0]
+        held[moved].release()
+        await until(() => b.processedUpTo(moved) === 20n, 'B processing the partition it took', 10_000)
+        assert.equal(b.offsets(moved)[0], 8n, 'B did not start after the last record A finished')
+        assert.deepEqual(seen.filter(s => s.partition === moved).map(s => s.offset), [0n, 1n, 2n, 3n, 4n, 5n, 6n, 7n], 'A went on with the revoked batch')
+        held[1 - moved].release()
+      })
+    })
+
+    test('eachRecord: a revoke that gives up waiting for a stuck record commits the records before it', async () => {
+      await withHarness({ partitions: 2, records: 20 }, async h => {
+        const a = await h.member('a', protocol, { maxPartitionBytes: 1024 * 1024, rebalanceTimeoutMs: 600 })
+        const held = h.gate()
+        const seen = runEachRecord(h, a, async record => { if (record.offset === 7n) await held.promise })
+        await until(() => seen.filter(s => s.offset === 7n).length === 2, 'A at record 7 of both partitions')
+        const b = await h.member('b', protocol)
+        b.run(h)
+        await until(() => b.held().length === 1 && b.processedUpTo(b.held()[0]) === 20n, 'B processing the partition it took', 10_000)
+        assert.equal(b.offsets(b.held()[0])[0], 7n, 'B did not start at the record A was stuck on')
+      })
+    })
+
+    test('a throwing handler rejects run(), and the member leaves the group at once (not after its session timeout)', async () => {
+      await withHarness({ partitions: 2, records: 10 }, async h => {
+        // Long timeouts: without leaving, B would get nothing for 20 s.
+        const a = await h.member('a', protocol, { sessionTimeoutMs: 20_000, rebalanceTimeoutMs: 20_000 })
+        const failure = new Error('handler failed')
+        a.handler = (_batch, d) => { if (d.partition === 0 && d.offset === 3n) throw failure }
+        a.run(h)
+        await until(() => a.error !== undefined, 'run() rejecting')
+        assert.equal(a.error, failure)
+        const b = await h.member('b', protocol)
+        b.run(h)
+        await until(() => b.held().length === 2 && b.processedUpTo(0) === 10n, 'B processing both partitions', 5000)
+        assert.equal(b.offsets(0)[0], 3n, 'the records before the failing one were not committed, or the failing one was')
+      })
+    })
+
+    test('run({ retry }): a throwing handler gets the same records again after a backoff, and consumption goes on in order', async () => {
+      await withHarness({ partitions: 1, records: 10 }, async h => {
+        const a = await h.member('a', protocol, { maxPartitionBytes: 1024 * 1024 })
+        const errors: HandlerErrorEvent[] = []
+        a.consumer.on('handlerError', (event: HandlerErrorEvent) => errors.push(event))
+        const seen: bigint[] = []
+        let failures = 0
+        a.running = a.consumer.run({
+          retry: { initialMs: 10 },
+          eachRecord: record => {
+            seen.push(record.offset)
+            if (record.offset === 4n && failures < 2) {
+              failures++
+              throw new Error('not yet')
+            }
+          }
+        }).catch(error => { a.error = error })
+        await until(() => seen.includes(9n), 'A reaching the end')
+        assert.equal(a.error, undefined)
+        assert.deepEqual(seen, [0n, 1n, 2n, 3n, 4n, 4n, 4n, 5n, 6n, 7n, 8n, 9n])
+        assert.deepEqual(errors.map(e => [e.offset, e.attempt]), [[4n, 1], [4n, 2]])
+        await a.consumer.commit()
+        assert.equal(h.committed(0), 10n)
+      })
+    })
+
+    test('close() called from inside a handler returns promptly, commits what was processed and leaves', async () => {
+      await withHarness({ partitions: 1, records: 10 }, async h => {
+        const a = await h.member('a', protocol, { sessionTimeoutMs: 20_000, rebalanceTimeoutMs: 20_000 })
+        let closed = false
+        a.handler = async (_batch, d, m) => {
+          if (d.offset === 3n) {
+            await m.consumer.close()
+            closed = true
+          }
+        }
+        a.run(h)
+        await until(() => closed, 'close() inside the handler returning', 5000)
+        await a.running
+        assert.equal(a.error, undefined)
+        assert.equal(h.committed(0), 3n)
+        const b = await h.member('b', protocol)
+        b.run(h)
+        await until(() => b.processedUpTo(0) === 10n, 'B taking over at once', 5000)
+        assert.equal(b.offsets(0)[0], 3n)
+      })
+    })
+  })
+}

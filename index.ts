@@ -29,7 +29,7 @@ export { Producer }
 export type { ProducerOptions, ProducerRecord, SendOptions, DataLossEvent } from './producer/producer'
 export type { RecordMetadata, RecordCallback } from './producer/batch'
 export { Consumer, GroupConsumer }
-export type { AssignOptions, FetchOptions, TruncationEvent, ConsumerBatch, OffsetSpec as ConsumerOffsetSpec } from './consumer/consumer'
+export type { AssignOptions, FetchOptions, FetchErrorEvent, TruncationEvent, ConsumerBatch, OffsetSpec as ConsumerOffsetSpec } from './consumer/consumer'
 export type { GroupConsumerOptions, DeliveryMode, RefusedCommit } from './group/group-consumer'
 export type { TopicPartition } from './group/membership'
 export type { Assignor, MemberSubscription } from './group/assignors'

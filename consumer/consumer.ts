@@ -22,16 +22,14 @@
  */
 import { EventEmitter } from 'node:events'
 import type { Client } from '../client/client'
-import { invalidatesMetadata } from '../client/metadata'
 import { checkBoolean, checkDuration, checkFunction, checkInteger, checkKnownKeys, checkObject, checkString, describeValue } from '../client/validate'
 import { AbortedError } from '../client/errors'
-import type { FetchPartitionResponse } from '../protocol/apis/fetch'
-import { BrokerError, KafkaTsError } from '../protocol/errors'
-import { decodeRecordBatches, type KafkaRecord, type RecordBatch } from '../protocol/record-batch'
-import { dropAbortedAndControl, dropControl } from '../client/read-committed'
-import { Cursor, directOwnership, type ConsumerBatch, type OffsetSpec, type Ownership, type Processing } from './cursor'
+import { KafkaTsError } from '../protocol/errors'
+import type { KafkaRecord } from '../protocol/record-batch'
+import { Cursor, directOwnership, PrefetchAccount, type ConsumerBatch, type OffsetSpec, type Ownership, type Processing } from './cursor'
 import { Source, type FetchSettings, type SourceOwner } from './source'
 
+export type { FetchErrorEvent, TruncationEvent } from './source'
 export type { ConsumerBatch, OffsetSpec, Ownership } from './cursor'
 
 export interface FetchOptions {
@@ -115,15 +113,6 @@ export interface AssignOptions extends FetchOptions {
   assign: Array<{ topic: string, partition: number, offset: bigint | OffsetSpec }>
 }
 
-export interface TruncationEvent {
-  topic: string
-  partition: number
-  /** Where we were about to fetch. */
-  fetchOffset: bigint
-  /** The end of the leader's log for our last fetched epoch: fetching resumes here. */
-  resumeOffset: bigint
-}
-
 /** A batch handed out, with the call that tells the consumer the application is done with it. */
 export interface HandedBatch {
   batch: ConsumerBatch
@@ -176,11 +165,9 @@ const sleep = async (ms: number): Promise<void> => await new Promise(resolve => 
 export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatch> {
   protected readonly client: Client
   readonly #settings: FetchSettings
-  readonly #maxBufferedBytes: number
-  readonly #offsetReset: 'earliest' | 'latest' | 'none'
+  readonly #account: PrefetchAccount
   readonly #cursors = new Map<string, Cursor>()
   readonly #sources = new Map<number, Source>()
-  #bufferedBytes = 0
   #closed = false
   #failure: Error | undefined
   hooks: ConsumerHooks = {}
@@ -215,10 +202,10 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
       maxBytes: options.maxBytes ?? 50 * 1024 * 1024,
       maxPartitionBytes: options.maxPartitionBytes ?? 1024 * 1024,
       isolationLevel: options.isolation === 'read_committed' ? 1 : 0,
-      rack: options.rack ?? ''
+      rack: options.rack ?? '',
+      offsetReset: options.offsetReset ?? 'latest'
     }
-    this.#maxBufferedBytes = options.maxBufferedBytes ?? 64 * 1024 * 1024
-    this.#offsetReset = options.offsetReset ?? 'latest'
+    this.#account = new PrefetchAccount(options.maxBufferedBytes ?? 64 * 1024 * 1024)
     checkInteger('consumer option', 'maxBatchRecords', options.maxBatchRecords, { min: 1 })
     checkInteger('consumer option', 'maxBatchBytes', options.maxBatchBytes, { min: 1 })
     checkDuration('consumer option', 'maxProcessingMs', options.maxProcessingMs, 1)
@@ -249,10 +236,10 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
   addPartitions (partitions: Array<{ topic: string, partition: number, offset: bigint | OffsetSpec, ownership: Ownership }>): void {
     this.client.metadata.track(partitions.map(p => p.topic))
     for (const p of partitions) {
-      const cursor = new Cursor(p.topic, p.partition, p.ownership, p.offset)
+      const cursor = new Cursor(p.topic, p.partition, p.ownership, p.offset, this.#account)
       const old = this.#cursors.get(cursor.key)
       if (old !== undefined) {
-        this.#dropBuffered(old)
+        old.dropBuffered()
         old.version++
         if (old.processing !== undefined) this.#predecessors.set(old.key, old)
       }
@@ -274,7 +261,7 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
       const cursor = this.#cursors.get(`${topic}-${partition}`)
       if (cursor === undefined) continue
       this.#cursors.delete(cursor.key)
-      this.#dropBuffered(cursor)
+      cursor.dropBuffered()
       cursor.version++
       if (cursor.processing !== undefined) this.#predecessors.set(cursor.key, cursor)
       removed.push(cursor)
@@ -314,7 +301,7 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
     checkOffset('seek() offset', target.offset)
     const cursor = this.#cursors.get(`${target.topic}-${target.partition}`)
     if (cursor === undefined) throw new KafkaTsError('NOT_ASSIGNED', `Cannot seek ${target.topic}-${target.partition}: it is not assigned to this consumer`)
-    this.#bufferedBytes -= cursor.seek(target.offset)
+    cursor.seek(target.offset)
     if (cursor.processing !== undefined) cursor.processing.seeked = true
     if (typeof target.offset === 'bigint') {
       this.#seekedToSpec.delete(cursor)
@@ -528,9 +515,7 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
       if (cursor.processing !== undefined || cursor.handingOut || cursor.paused || cursor.buffered.length === 0) continue
       // The partition's previous ownership still has a batch out: one handler per partition.
       if (this.#predecessors.size > 0 && this.#predecessors.has(cursor.key)) continue
-      const entry = cursor.buffered.shift()!
-      cursor.bufferedBytes -= entry.bytes
-      this.#bufferedBytes -= entry.bytes
+      const entry = cursor.takeBuffered()!
       this.#wakeWork()
       if (entry.version !== cursor.version || cursor.ownership.released) continue
       this.#handOutStart = (this.#handOutStart + i + 1) % Math.max(1, n)
@@ -596,8 +581,17 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
     const consumer = this
     return {
       fetchable: nodeId => this.#fetchable(nodeId),
-      onPartition: async (cursor, version, response) => await this.#onPartition(cursor, version, response),
-      onSourceError: (nodeId, cursors, error) => this.#onSourceError(nodeId, cursors, error),
+      isCurrent: (cursor, version) => cursor.version === version && this.#cursors.get(cursor.key) === cursor,
+      newBatch: (cursor, version, records, highWatermark, nextOffset) => new HandOutBatch(cursor, version, records, highWatermark, nextOffset),
+      get maxBatchRecords (): number { return consumer.#maxBatchRecords },
+      get maxBatchBytes (): number { return consumer.#maxBatchBytes },
+      buffered: () => this.#wakeData(),
+      truncated: event => this.emit('truncation', event),
+      fetchError: event => this.emit('fetchError', event),
+      fail: error => this.#fail(error),
+      refreshMetadata: () => this.#refreshMetadataSoon(),
+      startSources: () => this.#startSources(),
+      resolve: cursor => { void this.#resolve(cursor) },
       released: () => this.#wakeWork(),
       get workVersion (): number { return consumer.#workVersion },
       waitForWork: async (signal, since) => await new Promise<void>(resolve => {
@@ -613,10 +607,11 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
   }
 
   #fetchable (nodeId: number): Cursor[] {
-    if (this.#closed || this.#bufferedBytes >= this.#maxBufferedBytes) return []
+    if (this.#closed || this.#account.full) return []
     const cursors: Cursor[] = []
+    const now = Date.now()
     for (const cursor of this.#cursors.values()) {
-      if (cursor.paused || cursor.inFetch || cursor.fetchOffset === undefined || cursor.ownership.released) continue
+      if (cursor.paused || cursor.inFetch || cursor.fetchOffset === undefined || cursor.ownership.released || cursor.retryAt > now) continue
       if (cursor.bufferedBytes >= this.#settings.maxPartitionBytes) continue
       if (this.#fetchNode(cursor) !== nodeId) continue
       cursors.push(cursor)
@@ -646,120 +641,6 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
       }
     }
     if (missingLeader) this.#refreshMetadataSoon()
-  }
-
-  async #onPartition (cursor: Cursor, version: number, response: FetchPartitionResponse): Promise<void> {
-    if (cursor.version !== version || this.#cursors.get(cursor.key) !== cursor) return
-    if (response.errorCode !== 0) {
-      this.#onPartitionError(cursor, response)
-      return
-    }
-    cursor.highWatermark = response.highWatermark
-    if (response.preferredReadReplica >= 0 && response.preferredReadReplica !== cursor.preferredReplica) {
-      cursor.preferredReplica = response.preferredReadReplica
-      this.#startSources()
-    }
-    // KIP-320: the leader's log diverged from what we fetched (an unclean leader change).
-    if (response.divergingEpoch.epoch >= 0 && response.divergingEpoch.endOffset >= 0n && cursor.fetchOffset !== undefined) {
-      const resumeOffset = response.divergingEpoch.endOffset < cursor.fetchOffset ? response.divergingEpoch.endOffset : cursor.fetchOffset
-      const event: TruncationEvent = { topic: cursor.topic, partition: cursor.partition, fetchOffset: cursor.fetchOffset, resumeOffset }
-      if (this.#offsetReset === 'none') {
-        this.#fail(new KafkaTsError('LOG_TRUNCATION', `The log of ${cursor.key} was truncated below offset ${cursor.fetchOffset} (to ${resumeOffset}) by a leader change: records this consumer read may be gone`))
-        return
-      }
-      this.#bufferedBytes -= cursor.seek(resumeOffset)
-      if (cursor.processing !== undefined) cursor.processing.seeked = true
-      cursor.lastFetchedEpoch = response.divergingEpoch.epoch
-      this.emit('truncation', event)
-      this.#wakeWork()
-      return
-    }
-    const records = response.records
-    if (records === null || records.length === 0 || cursor.fetchOffset === undefined) return
-    const fetchOffset = cursor.fetchOffset
-    let batches: RecordBatch[]
-    try {
-      batches = await decodeRecordBatches(records, { topic: cursor.topic, partition: cursor.partition })
-    } catch (error) {
-      // Bad bytes fail this consumer with a typed error rather than looping on them.
-      this.#fail(error as Error)
-      return
-    }
-    if (cursor.version !== version || this.#cursors.get(cursor.key) !== cursor || batches.length === 0) return
-    const last = batches[batches.length - 1]
-    const nextOffset = last.baseOffset + BigInt(last.lastOffsetDelta) + 1n
-    if (nextOffset <= fetchOffset) return
-    const kept = this.#settings.isolationLevel === 1 ? dropAbortedAndControl(batches, response.abortedTransactions) : dropControl(batches)
-    const bytes = records.length
-    // The application is behind (the last answer still waits): append to it, up to the
-    // batch limits, rather than handing out one small batch per fetch answer.
-    let count = 0
-    for (const b of kept) count += b.records.length
-    const waiting = cursor.buffered[cursor.buffered.length - 1]
-    const merge = waiting !== undefined && waiting.version === version &&
-      waiting.batch.records.length + count <= this.#maxBatchRecords && waiting.bytes + bytes <= this.#maxBatchBytes
-    const out: KafkaRecord[] = merge ? waiting.batch.records : []
-    const before = out.length
-    for (const b of kept) {
-      const rs = b.records
-      if (b.baseOffset >= fetchOffset) {
-        for (let i = 0; i < rs.length; i++) out.push(rs[i])
-      } else {
-        for (let i = 0; i < rs.length; i++) if (rs[i].offset >= fetchOffset) out.push(rs[i])
-      }
-    }
-    cursor.fetchOffset = nextOffset
-    cursor.lastFetchedEpoch = last.partitionLeaderEpoch
-    if (out.length === before) {
-      // Only control records or aborted data: the position moves on and nothing is handed out.
-      if (cursor.processing === undefined && cursor.buffered.length === 0) cursor.processedOffset = nextOffset
-      return
-    }
-    if (merge) {
-      waiting.batch.nextOffset = nextOffset
-      waiting.batch.highWatermark = response.highWatermark
-      waiting.bytes += bytes
-    } else {
-      cursor.buffered.push({ batch: new HandOutBatch(cursor, version, out, response.highWatermark, nextOffset), bytes, version })
-    }
-    cursor.bufferedBytes += bytes
-    this.#bufferedBytes += bytes
-    this.#wakeData()
-  }
-
-  #onPartitionError (cursor: Cursor, response: FetchPartitionResponse): void {
-    const code = response.errorCode
-    if (cursor.preferredReplica >= 0) {
-      // A follower could not serve us: go back to the leader.
-      cursor.preferredReplica = -1
-      this.#startSources()
-      return
-    }
-    if (code === 1) { // OFFSET_OUT_OF_RANGE
-      if (this.#offsetReset === 'none') {
-        this.#fail(new BrokerError(code, `Fetch of ${cursor.key} at offset ${String(cursor.fetchOffset)} (offsetReset is 'none')`))
-        return
-      }
-      this.#bufferedBytes -= cursor.seek(this.#offsetReset)
-      if (cursor.processing !== undefined) cursor.processing.seeked = true
-      void this.#resolve(cursor)
-      return
-    }
-    if (invalidatesMetadata(code) || code === 56 || code === 9 || code === 78 || code === 13) {
-      this.#refreshMetadataSoon()
-      return
-    }
-    this.#fail(new BrokerError(code, `Fetch of ${cursor.key}`))
-  }
-
-  #onSourceError (nodeId: number, cursors: Cursor[], error: Error): void {
-    for (const c of cursors) c.preferredReplica = -1
-    this.#wakeWork()
-    if (!(error instanceof KafkaTsError) || error.retriable || error.kind === 'CONNECTION' || error.kind === 'TIMEOUT') {
-      this.#refreshMetadataSoon()
-      return
-    }
-    this.#fail(error)
   }
 
   async #resolve (cursor: Cursor): Promise<void> {
@@ -815,12 +696,6 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
         this.#wakeWork()
       }, () => this.#refreshMetadataSoon())
     }, this.client.backoff.initialMs)
-  }
-
-  #dropBuffered (cursor: Cursor): void {
-    this.#bufferedBytes -= cursor.bufferedBytes
-    cursor.buffered.length = 0
-    cursor.bufferedBytes = 0
   }
 
   #wakeWork (): void {

@@ -62,6 +62,24 @@ export interface BufferedBatch {
   version: number
 }
 
+/**
+ * What a consumer's cursors buffer (fetched, not handed out), against its
+ * `maxBufferedBytes`. Every cursor of a consumer shares one; cursors keep it right
+ * themselves (push, take, drop, seek).
+ */
+export class PrefetchAccount {
+  bytes = 0
+  readonly maxBytes: number
+
+  constructor (maxBytes: number) {
+    this.maxBytes = maxBytes
+  }
+
+  get full (): boolean {
+    return this.bytes >= this.maxBytes
+  }
+}
+
 export class Cursor {
   readonly topic: string
   readonly partition: number
@@ -78,6 +96,11 @@ export class Cursor {
   preferredReplica = -1
   readonly buffered: BufferedBatch[] = []
   bufferedBytes = 0
+  readonly account: PrefetchAccount
+  /** Not fetched before this time (ms since the epoch): a retriable error backs it off. */
+  retryAt = 0
+  /** Fetch answers in a row for this partition that could not be used. */
+  fetchFailures = 0
   /** A batch was taken from `buffered` and waits for `beforeHandOut` (e.g. an at-most-once commit). */
   handingOut = false
   /** The batch handed to the application and not finished yet. */
@@ -88,10 +111,11 @@ export class Cursor {
   committedOffset: bigint | undefined
   highWatermark = -1n
 
-  constructor (topic: string, partition: number, ownership: Ownership, start: bigint | OffsetSpec) {
+  constructor (topic: string, partition: number, ownership: Ownership, start: bigint | OffsetSpec, account = new PrefetchAccount(Infinity)) {
     this.topic = topic
     this.partition = partition
     this.ownership = ownership
+    this.account = account
     if (typeof start === 'bigint') this.fetchOffset = start
     else this.resetTo = start
   }
@@ -100,14 +124,46 @@ export class Cursor {
     return `${this.topic}-${this.partition}`
   }
 
-  /** Moves to `offset` (or a spec to resolve), dropping what was fetched for the old position. */
-  seek (to: bigint | OffsetSpec): number {
-    this.version++
-    const dropped = this.bufferedBytes
+  /** Buffers a fetched batch. */
+  push (entry: BufferedBatch): void {
+    this.buffered.push(entry)
+    this.bufferedBytes += entry.bytes
+    this.account.bytes += entry.bytes
+  }
+
+  /** `entry` (buffered) took `bytes` more: records merged into it. */
+  grow (entry: BufferedBatch, bytes: number): void {
+    entry.bytes += bytes
+    this.bufferedBytes += bytes
+    this.account.bytes += bytes
+  }
+
+  /** The oldest buffered batch, out of the buffer (and its accounting). */
+  takeBuffered (): BufferedBatch | undefined {
+    const entry = this.buffered.shift()
+    if (entry === undefined) return undefined
+    this.bufferedBytes -= entry.bytes
+    this.account.bytes -= entry.bytes
+    return entry
+  }
+
+  /** Drops everything buffered. */
+  dropBuffered (): void {
+    this.account.bytes -= this.bufferedBytes
     this.buffered.length = 0
     this.bufferedBytes = 0
+  }
+
+  /** Moves to `offset` (or a spec to resolve), dropping what was fetched for the old position. */
+  seek (to: bigint | OffsetSpec): void {
+    this.version++
+    this.dropBuffered()
     this.lastFetchedEpoch = -1
     this.preferredReplica = -1
+    this.retryAt = 0
+    this.fetchFailures = 0
+    // A batch out with the application no longer moves what counts as processed.
+    if (this.processing !== undefined) this.processing.seeked = true
     if (typeof to === 'bigint') {
       this.fetchOffset = to
       this.resetTo = undefined
@@ -115,6 +171,5 @@ export class Cursor {
       this.fetchOffset = undefined
       this.resetTo = to
     }
-    return dropped
   }
 }

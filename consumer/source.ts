@@ -1,19 +1,29 @@
 /**
  * Source: the fetch inbox of one broker (franz-go's name). It loops: take the cursors
  * this broker serves that are ready to fetch, send one Fetch (within a fetch session),
- * hand each partition's answer to the consumer, and go again. One Fetch is in flight
- * per broker at a time, as in the Java client.
+ * use each partition's answer (decode, read_committed filter, truncation, errors), and
+ * go again. One Fetch is in flight per broker at a time, as in the Java client.
  *
  * A cursor is marked `inFetch` while a request carrying it is out, so no other source
- * fetches it at the same time when its leader moves; the consumer drops an answer whose
- * cursor `version` changed meanwhile (a seek, reset or truncation).
+ * fetches it at the same time when its leader moves; an answer whose cursor `version`
+ * changed meanwhile (a seek, reset or truncation) is dropped.
+ *
+ * Errors never make a loop spin: an answer that cannot be used (undecodable bytes, a
+ * partition or topic that was not asked for) and a retriable per-partition error back off
+ * (the whole source, or that partition: `Cursor.retryAt`) and are reported as a
+ * `fetchError` event; only errors no retry can fix (authorization, an unsupported
+ * version) fail the consumer.
  */
 import type { Client } from '../client/client'
 import { backoffDelay, sleep } from '../client/backoff'
 import type { ConnectionPurpose } from '../client/brokers'
+import { invalidatesMetadata } from '../client/metadata'
+import { dropAbortedAndControl, dropControl } from '../client/read-committed'
 import { Fetch, type FetchPartitionResponse, type FetchRequest, type FetchResponse } from '../protocol/apis/fetch'
-import { BrokerError } from '../protocol/errors'
-import type { Cursor } from './cursor'
+import { errorCodeInfo } from '../protocol/error-codes'
+import { BrokerError, KafkaTsError, ProtocolError } from '../protocol/errors'
+import { decodeRecordBatches, type KafkaRecord, type RecordBatch } from '../protocol/record-batch'
+import type { ConsumerBatch, Cursor } from './cursor'
 import { FetchSession, type SessionPartition } from './fetch-session'
 
 const ZERO_UUID = '00000000-0000-0000-0000-000000000000'
@@ -25,22 +35,63 @@ export interface FetchSettings {
   maxPartitionBytes: number
   isolationLevel: 0 | 1
   rack: string
+  /** Where to go when an offset is out of range or the log was truncated; 'none' fails the consumer. */
+  offsetReset: 'earliest' | 'latest' | 'none'
+}
+
+export interface TruncationEvent {
+  topic: string
+  partition: number
+  /** Where we were about to fetch. */
+  fetchOffset: bigint
+  /** The end of the leader's log for our last fetched epoch: fetching resumes here. */
+  resumeOffset: bigint
+}
+
+/** A Fetch answer (or one partition of it) that could not be used; fetching goes on after `retryInMs`. */
+export interface FetchErrorEvent {
+  /** The broker asked. */
+  nodeId: number
+  /** The partition concerned; undefined when the whole answer could not be used. */
+  topic: string | undefined
+  partition: number | undefined
+  error: Error
+  /** When that partition (or this broker's source) is fetched again. */
+  retryInMs: number
 }
 
 export interface SourceOwner {
-  /** Cursors this broker should fetch now (leader or preferred replica, not paused, with room in the buffer). */
+  /** Cursors this broker should fetch now (leader or preferred replica, not paused, not backing off, with room in the buffer). */
   fetchable: (nodeId: number) => Cursor[]
-  /** One partition's answer; `version` is the cursor version the request was built under. */
-  onPartition: (cursor: Cursor, version: number, response: FetchPartitionResponse) => Promise<void>
-  /** The request failed as a whole; the cursors may move to another broker. */
-  onSourceError: (nodeId: number, cursors: Cursor[], error: Error) => void
-  /** A fetch let go of its cursors (they may be another source's now). */
+  /** The cursor is still the consumer's, at `version` (no seek, reset or removal since). */
+  isCurrent: (cursor: Cursor, version: number) => boolean
+  /** The batch object the application will see. */
+  newBatch: (cursor: Cursor, version: number, records: KafkaRecord[], highWatermark: bigint, nextOffset: bigint) => ConsumerBatch
+  /** While the application is behind, answers are appended to the last buffered batch up to these. */
+  readonly maxBatchRecords: number
+  readonly maxBatchBytes: number
+  /** A batch was buffered: wake the readers. */
+  buffered: () => void
+  truncated: (event: TruncationEvent) => void
+  fetchError: (event: FetchErrorEvent) => void
+  /** Ends the consumer with an error no retry can fix. */
+  fail: (error: Error) => void
+  /** Leaders may have moved: refresh metadata soon (and start sources for new leaders). */
+  refreshMetadata: () => void
+  /** A cursor's fetch broker changed (preferred replica): start its source. */
+  startSources: () => void
+  /** Resolve the cursor's `resetTo` (ListOffsets). */
+  resolve: (cursor: Cursor) => void
+  /** A fetch let go of its cursors, or a backoff ended: sources may have work. */
   released: () => void
   /** Goes up whenever there may be new work (a hand-out freed room, a seek, a resume...). */
   readonly workVersion: number
   /** Resolves when there may be something to fetch: at once if `workVersion` moved past `since`. */
   waitForWork: (signal: AbortSignal, since: number) => Promise<void>
 }
+
+/** Answers in a row without one complete batch before a partition's stall is reported. */
+const REPORT_NO_PROGRESS_AFTER = 3
 
 export class Source {
   readonly nodeId: number
@@ -51,6 +102,9 @@ export class Source {
   readonly #stop = new AbortController()
   #running: Promise<void> | undefined
   #failures = 0
+  /** Wakes the sources when the earliest partition backoff of this source ends. */
+  #retryTimer: NodeJS.Timeout | undefined
+  #retryTimerAt = Infinity
 
   readonly #purpose: ConnectionPurpose
 
@@ -68,6 +122,7 @@ export class Source {
 
   async stop (): Promise<void> {
     this.#stop.abort()
+    clearTimeout(this.#retryTimer)
     await this.#running
   }
 
@@ -85,19 +140,8 @@ export class Source {
       const versions = cursors.map(c => c.version)
       try {
         const response = await this.#fetch(cursors, signal)
+        if (response !== undefined) await this.#onResponse(cursors, versions, response)
         this.#failures = 0
-        if (response !== undefined) {
-          const byKey = new Map(cursors.map((c, i) => [c.key, i]))
-          for (const topic of response.responses) {
-            const name = topic.topic !== '' ? topic.topic : this.#client.metadata.topicById(topic.topicId)?.name
-            if (name === undefined) continue
-            for (const p of topic.partitions) {
-              const i = byKey.get(`${name}-${p.partitionIndex}`)
-              if (i === undefined) continue
-              await this.#owner.onPartition(cursors[i], versions[i], p)
-            }
-          }
-        }
         // An empty session (everything paused or buffered): wait for work instead of spinning.
         if (cursors.length === 0) await this.#owner.waitForWork(signal, since).catch(() => {})
       } catch (error) {
@@ -106,14 +150,200 @@ export class Source {
         // Let go of the cursors before backing off: their leader may have moved, and the
         // new leader's source must be able to take them now, not after our sleep.
         for (const c of cursors) c.inFetch = false
-        this.#owner.onSourceError(this.nodeId, cursors, error as Error)
-        await sleep(backoffDelay(this.#failures++, this.#client.backoff), signal).catch(() => {})
+        const delay = backoffDelay(this.#failures++, this.#client.backoff)
+        this.#onSourceError(cursors, error as Error, delay)
+        await sleep(delay, signal).catch(() => {})
       } finally {
         for (const c of cursors) c.inFetch = false
         // Another source may have skipped these cursors while we held them.
         if (cursors.length > 0) this.#owner.released()
       }
     }
+  }
+
+  /**
+   * Checks that the answer names only partitions that were asked for (a wrong one is a
+   * ProtocolError: the whole answer is suspect), then uses each partition's part.
+   */
+  async #onResponse (cursors: Cursor[], versions: number[], response: FetchResponse): Promise<void> {
+    const index = new Map(cursors.map((c, i) => [c.key, i]))
+    const namesById = new Map<string, string>()
+    for (const c of cursors) {
+      const id = this.#client.metadata.topic(c.topic)?.topicId
+      if (id !== undefined) namesById.set(id, c.topic)
+    }
+    const parts: Array<{ i: number, p: FetchPartitionResponse }> = []
+    for (const topic of response.responses) {
+      const name = topic.topic !== '' ? topic.topic : namesById.get(topic.topicId)
+      if (name === undefined) throw new ProtocolError(`Fetch answer from broker ${this.nodeId} carries topic id ${topic.topicId}, which was not asked for`)
+      for (const p of topic.partitions) {
+        const i = index.get(`${name}-${p.partitionIndex}`)
+        if (i === undefined) throw new ProtocolError(`Fetch answer from broker ${this.nodeId} carries ${name}-${p.partitionIndex}, which was not asked for`)
+        parts.push({ i, p })
+      }
+    }
+    for (const { i, p } of parts) await this.#onPartition(cursors[i], versions[i], p)
+  }
+
+  async #onPartition (cursor: Cursor, version: number, response: FetchPartitionResponse): Promise<void> {
+    const owner = this.#owner
+    if (!owner.isCurrent(cursor, version)) return
+    if (response.errorCode !== 0) {
+      this.#onPartitionError(cursor, response)
+      return
+    }
+    cursor.highWatermark = response.highWatermark
+    if (response.preferredReadReplica >= 0 && response.preferredReadReplica !== cursor.preferredReplica) {
+      cursor.preferredReplica = response.preferredReadReplica
+      owner.startSources()
+    }
+    // KIP-320: the leader's log diverged from what we fetched (an unclean leader change).
+    if (response.divergingEpoch.epoch >= 0 && response.divergingEpoch.endOffset >= 0n && cursor.fetchOffset !== undefined) {
+      const resumeOffset = response.divergingEpoch.endOffset < cursor.fetchOffset ? response.divergingEpoch.endOffset : cursor.fetchOffset
+      this.#truncate(cursor, resumeOffset, response.divergingEpoch.epoch)
+      return
+    }
+    const records = response.records
+    if (records === null || records.length === 0 || cursor.fetchOffset === undefined) {
+      cursor.fetchFailures = 0
+      return
+    }
+    const fetchOffset = cursor.fetchOffset
+    let batches: RecordBatch[]
+    try {
+      batches = await decodeRecordBatches(records, { topic: cursor.topic, partition: cursor.partition })
+    } catch (error) {
+      // Bad bytes: report and back off this partition rather than loop on them or end the consumer.
+      this.#backOff(cursor, error as Error, true)
+      return
+    }
+    if (!owner.isCurrent(cursor, version)) return
+    if (batches.length === 0) {
+      // Bytes but no complete batch: the broker cut the first batch at a size limit (it
+      // does for any partition but the first with data), or the answer lies about a
+      // batch length. Either way: not at once again.
+      this.#backOff(cursor, new ProtocolError(`Fetch answers of ${cursor.key} at offset ${fetchOffset} held ${records.length} bytes but no complete record batch ${REPORT_NO_PROGRESS_AFTER} times in a row: a batch larger than maxPartitionBytes/maxBytes (${this.#settings.maxPartitionBytes}/${this.#settings.maxBytes}) or a batch length beyond the answer`), cursor.fetchFailures + 1 >= REPORT_NO_PROGRESS_AFTER)
+      return
+    }
+    cursor.fetchFailures = 0
+    const last = batches[batches.length - 1]
+    const nextOffset = last.baseOffset + BigInt(last.lastOffsetDelta) + 1n
+    if (nextOffset <= fetchOffset) return
+    const kept = this.#settings.isolationLevel === 1 ? dropAbortedAndControl(batches, response.abortedTransactions) : dropControl(batches)
+    const bytes = records.length
+    // The application is behind (the last answer still waits): append to it, up to the
+    // batch limits, rather than handing out one small batch per fetch answer.
+    let count = 0
+    for (const b of kept) count += b.records.length
+    const waiting = cursor.buffered[cursor.buffered.length - 1]
+    const merge = waiting !== undefined && waiting.version === version &&
+      waiting.batch.records.length + count <= owner.maxBatchRecords && waiting.bytes + bytes <= owner.maxBatchBytes
+    const out: KafkaRecord[] = merge ? waiting.batch.records : []
+    const before = out.length
+    for (const b of kept) {
+      const rs = b.records
+      if (b.baseOffset >= fetchOffset) {
+        for (let i = 0; i < rs.length; i++) out.push(rs[i])
+      } else {
+        for (let i = 0; i < rs.length; i++) if (rs[i].offset >= fetchOffset) out.push(rs[i])
+      }
+    }
+    cursor.fetchOffset = nextOffset
+    cursor.lastFetchedEpoch = last.partitionLeaderEpoch
+    if (out.length === before) {
+      // Only control records or aborted data: the position moves on and nothing is handed out.
+      if (cursor.processing === undefined && cursor.buffered.length === 0) cursor.processedOffset = nextOffset
+      return
+    }
+    if (merge) {
+      waiting.batch.nextOffset = nextOffset
+      waiting.batch.highWatermark = response.highWatermark
+      cursor.grow(waiting, bytes)
+    } else {
+      cursor.push({ batch: owner.newBatch(cursor, version, out, response.highWatermark, nextOffset), bytes, version })
+    }
+    owner.buffered()
+  }
+
+  #truncate (cursor: Cursor, resumeOffset: bigint, epoch: number): void {
+    const event: TruncationEvent = { topic: cursor.topic, partition: cursor.partition, fetchOffset: cursor.fetchOffset!, resumeOffset }
+    if (this.#settings.offsetReset === 'none') {
+      this.#owner.fail(new KafkaTsError('LOG_TRUNCATION', `The log of ${cursor.key} was truncated below offset ${cursor.fetchOffset} (to ${resumeOffset}) by a leader change: records this consumer read may be gone`))
+      return
+    }
+    cursor.seek(resumeOffset)
+    cursor.lastFetchedEpoch = epoch
+    this.#owner.truncated(event)
+    this.#owner.released()
+  }
+
+  #onPartitionError (cursor: Cursor, response: FetchPartitionResponse): void {
+    const code = response.errorCode
+    if (cursor.preferredReplica >= 0) {
+      // A follower could not serve us: go back to the leader.
+      cursor.preferredReplica = -1
+      this.#owner.startSources()
+      return
+    }
+    const error = new BrokerError(code, `Fetch of ${cursor.key} at offset ${String(cursor.fetchOffset)} from broker ${this.nodeId}`)
+    if (code === 1) { // OFFSET_OUT_OF_RANGE
+      if (this.#settings.offsetReset === 'none') {
+        this.#owner.fail(new BrokerError(code, `Fetch of ${cursor.key} at offset ${String(cursor.fetchOffset)} (offsetReset is 'none')`))
+        return
+      }
+      cursor.seek(this.#settings.offsetReset)
+      this.#owner.resolve(cursor)
+      return
+    }
+    if (invalidatesMetadata(code) || LEADER_MOVED_CODES.has(code)) {
+      // Routine during leader changes: no event, a short backoff until metadata says more.
+      this.#owner.refreshMetadata()
+      this.#backOff(cursor, error, false)
+      return
+    }
+    if (isRetriableFetchError(code)) {
+      this.#backOff(cursor, error, true)
+      return
+    }
+    this.#owner.fail(error)
+  }
+
+  /** Keeps the partition out of fetches for a growing while; optionally reports why. */
+  #backOff (cursor: Cursor, error: Error, report: boolean): void {
+    const delay = backoffDelay(cursor.fetchFailures++, this.#client.backoff)
+    cursor.retryAt = Date.now() + Math.ceil(delay)
+    if (report) this.#owner.fetchError({ nodeId: this.nodeId, topic: cursor.topic, partition: cursor.partition, error, retryInMs: Math.round(delay) })
+    this.#wakeAt(cursor.retryAt)
+  }
+
+  #wakeAt (at: number): void {
+    if (this.#stop.signal.aborted || at >= this.#retryTimerAt) return
+    clearTimeout(this.#retryTimer)
+    this.#retryTimerAt = at
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimerAt = Infinity
+      this.#retryTimer = undefined
+      this.#owner.released()
+      // Timers may fire a millisecond before Date.now() reaches `at`.
+    }, Math.max(0, at - Date.now()) + 2)
+  }
+
+  /** The request failed as a whole: its cursors may move to another broker; report what no one would see otherwise. */
+  #onSourceError (cursors: Cursor[], error: Error, retryInMs: number): void {
+    for (const c of cursors) c.preferredReplica = -1
+    if (error instanceof BrokerError && !isRetriableFetchError(error.code)) {
+      this.#owner.fail(error)
+      return
+    }
+    if (error instanceof KafkaTsError && !error.retriable && error.kind !== 'CONNECTION' && error.kind !== 'TIMEOUT' && !(error instanceof ProtocolError)) {
+      this.#owner.fail(error)
+      return
+    }
+    // A lost connection is routine (a broker restarts, a leader moves) until it keeps happening.
+    if (!(error instanceof KafkaTsError) || error.kind !== 'CONNECTION' || this.#failures >= REPORT_NO_PROGRESS_AFTER) {
+      this.#owner.fetchError({ nodeId: this.nodeId, topic: undefined, partition: undefined, error, retryInMs: Math.round(retryInMs) })
+    }
+    this.#owner.refreshMetadata()
   }
 
   async #fetch (cursors: Cursor[], signal: AbortSignal): Promise<FetchResponse | undefined> {
@@ -170,4 +400,21 @@ export class Source {
     if (response.errorCode !== 0) throw new BrokerError(response.errorCode, `Fetch from broker ${this.nodeId}`)
     return response
   }
+}
+
+/** Per-partition codes that a metadata refresh (or just time) resolves, beside invalidatesMetadata's. */
+const LEADER_MOVED_CODES = new Set([
+  9, // REPLICA_NOT_AVAILABLE
+  13, // NETWORK_EXCEPTION
+  56, // KAFKA_STORAGE_ERROR
+  78 // OFFSET_NOT_AVAILABLE
+])
+
+/**
+ * Fetch errors worth retrying: Kafka's retriable ones, and UNKNOWN_SERVER_ERROR (a broker
+ * bug or a transient failure; the Java consumer logs it and fetches again). What no retry
+ * fixes (authorization, an unsupported version or compression) is not.
+ */
+function isRetriableFetchError (code: number): boolean {
+  return code === -1 || errorCodeInfo(code).retriable
 }

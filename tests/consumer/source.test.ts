@@ -1,0 +1,149 @@
+// The fetch path against the fake cluster: what a Source does with answers it cannot use
+// (per-partition errors, undecodable bytes, partitions or topics that were not asked for),
+// fetch sessions, and the prefetch accounting. Each answer that cannot be used must back
+// off (no Fetch loop at full speed), be reported (a `fetchError` event), and never cost
+// the other partitions their progress; only what no retry can fix fails the consumer.
+import { afterEach, describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { Client } from '../../client/client'
+import { Consumer, type FetchErrorEvent } from '../../consumer/consumer'
+import { Fetch, type FetchResponse } from '../../protocol/apis/fetch'
+import { BrokerError, ProtocolError } from '../../protocol/errors'
+import { FakeCluster } from '../fake-broker/cluster'
+
+const sleep = async (ms: number): Promise<void> => await new Promise(resolve => setTimeout(resolve, ms))
+const cleanups: Array<() => Promise<void>> = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c().catch(() => {})
+})
+
+async function setup (partitions = 1): Promise<{ cluster: FakeCluster, client: Client }> {
+  const cluster = await FakeCluster.start({ brokers: 1, log: false, topics: [{ name: 't', partitions }] })
+  cleanups.push(async () => await cluster.close())
+  const client = new Client({ bootstrap: cluster.bootstrap, retryBackoff: { initialMs: 20, maxMs: 200 } })
+  cleanups.push(async () => await client.close())
+  return { cluster, client }
+}
+
+function consumerOf (client: Client, partitions: number[]): { consumer: Consumer, events: FetchErrorEvent[] } {
+  const consumer = Consumer.assigned(client, { assign: partitions.map(partition => ({ topic: 't', partition, offset: 0n })), maxWaitMs: 50 })
+  cleanups.push(async () => await consumer.close())
+  const events: FetchErrorEvent[] = []
+  consumer.on('fetchError', (event: FetchErrorEvent) => events.push(event))
+  return { consumer, events }
+}
+
+/** The next batch's record values, or a description of what happened instead within `ms`. */
+async function nextValues (consumer: Consumer, ms = 2000): Promise<string> {
+  return await Promise.race([
+    consumer.nextBatch().then(handed => {
+      handed?.finish()
+      return handed === undefined ? 'closed' : handed.batch.records.map(r => r.value?.toString()).join(',')
+    }, (error: Error) => `failed: ${error.message}`),
+    sleep(ms).then(() => `nothing after ${ms} ms`)
+  ])
+}
+
+/** Fetch requests the cluster saw during `ms`. */
+async function fetchesDuring (cluster: FakeCluster, ms: number): Promise<number> {
+  const before = cluster.requests(Fetch).length
+  await sleep(ms)
+  return cluster.requests(Fetch).length - before
+}
+
+/** Rewrites partition `partition`'s records in every Fetch answer. */
+function rewriteRecords (cluster: FakeCluster, partition: number, rewrite: (records: Buffer) => Buffer): () => void {
+  return cluster.intercept(Fetch, () => ({
+    modify: (r: FetchResponse) => ({
+      ...r,
+      responses: r.responses.map(t => ({ ...t, partitions: t.partitions.map(p => p.partitionIndex !== partition || p.records === null || p.records.length === 0 ? p : { ...p, records: rewrite(p.records) }) }))
+    })
+  }))
+}
+
+describe('fetch answers that cannot be used', { timeout: 30_000 }, () => {
+  test('a partition answered UNKNOWN_SERVER_ERROR once is fetched again after a backoff, reported, and its records arrive', async () => {
+    const { cluster, client } = await setup()
+    await client.produceRaw({ topic: 't', partition: 0, records: [{ value: Buffer.from('a') }] })
+    cluster.intercept(Fetch, () => ({ error: -1 }), { times: 1 })
+    const { consumer, events } = consumerOf(client, [0])
+    assert.equal(await nextValues(consumer), 'a')
+    assert.equal(events.length, 1)
+    assert.equal(events[0].topic, 't')
+    assert.equal(events[0].partition, 0)
+    assert.ok(events[0].error instanceof BrokerError && events[0].error.code === -1, String(events[0].error))
+  })
+
+  test('a partition that keeps failing (CORRUPT_MESSAGE) backs off with a growing delay, and the other partition keeps flowing', async () => {
+    const { cluster, client } = await setup(2)
+    cluster.intercept(Fetch, () => ({
+      modify: (r: FetchResponse) => ({ ...r, responses: r.responses.map(t => ({ ...t, partitions: t.partitions.map(p => p.partitionIndex === 0 ? { ...p, errorCode: 2, records: null } : p) })) })
+    }))
+    const { consumer, events } = consumerOf(client, [0, 1])
+    for (let i = 0; i < 3; i++) {
+      await client.produceRaw({ topic: 't', partition: 1, records: [{ value: Buffer.from(`p1-${i}`) }] })
+      assert.equal(await nextValues(consumer), `p1-${i}`)
+    }
+    await sleep(1000)
+    // Backoff 20 ms doubling up to 200 ms: a handful of retries a second, not thousands.
+    const p0Fetches = cluster.requests(Fetch).filter(f => (f.request.topics as any[]).some(t => t.partitions.some((p: any) => p.partition === 0))).length
+    assert.ok(p0Fetches < 40, `partition 0 was fetched ${p0Fetches} times`)
+    assert.ok(events.length >= 3 && events.every(e => e.partition === 0 && e.retryInMs > 0), JSON.stringify(events.map(e => [e.partition, e.retryInMs])))
+  })
+
+  test('TOPIC_AUTHORIZATION_FAILED on a partition fails the consumer with the broker\'s error', async () => {
+    const { cluster, client } = await setup()
+    cluster.intercept(Fetch, () => ({ error: 29 }))
+    const { consumer } = consumerOf(client, [0])
+    assert.match(await nextValues(consumer), /^failed: .*TOPIC_AUTHORIZATION_FAILED/)
+  })
+
+  for (const [name, rewrite] of [
+    ['a batch length beyond the answer', (records: Buffer): Buffer => {
+      const copy = Buffer.from(records)
+      copy.writeInt32BE(0x7fff0000, 8)
+      return copy
+    }],
+    ['a corrupt batch (CRC mismatch)', (records: Buffer): Buffer => {
+      const copy = Buffer.from(records)
+      copy[copy.length - 1] ^= 0xff
+      return copy
+    }]
+  ] as const) {
+    test(`${name}: the partition backs off and the consumer reports it, then reads on once the answers are good`, async () => {
+      const { cluster, client } = await setup()
+      await client.produceRaw({ topic: 't', partition: 0, records: [{ value: Buffer.from('a') }] })
+      const stop = rewriteRecords(cluster, 0, rewrite)
+      const { consumer, events } = consumerOf(client, [0])
+      const got = consumer.nextBatch()
+      const fetches = await fetchesDuring(cluster, 1000)
+      assert.ok(fetches < 40, `${fetches} Fetch requests in 1 s`)
+      assert.ok(events.length >= 1, 'no fetchError event')
+      assert.ok(events.every(e => e.partition === 0 && e.error instanceof ProtocolError), events.map(e => e.error.message).join('; '))
+      stop()
+      const handed = await got
+      assert.equal(handed?.batch.records[0].value?.toString(), 'a')
+    })
+  }
+
+  for (const [name, modify] of [
+    ['a partition that was not asked for', (r: FetchResponse): FetchResponse => ({ ...r, responses: r.responses.map(t => ({ ...t, partitions: t.partitions.map(p => ({ ...p, partitionIndex: 1 })) })) })],
+    ['a topic that was not asked for', (r: FetchResponse): FetchResponse => ({ ...r, responses: r.responses.map(t => ({ ...t, topic: t.topic === '' ? '' : 'other', topicId: '0b0e0b0e-0000-4000-8000-000000000000' })) })]
+  ] as const) {
+    test(`an answer carrying ${name} is refused: backoff and a fetchError event, no records from it`, async () => {
+      const { cluster, client } = await setup(2)
+      await client.produceRaw({ topic: 't', partition: 0, records: [{ value: Buffer.from('a') }] })
+      const stop = cluster.intercept(Fetch, () => ({ modify }))
+      const { consumer, events } = consumerOf(client, [0])
+      const got = consumer.nextBatch()
+      const fetches = await fetchesDuring(cluster, 1000)
+      assert.ok(fetches < 40, `${fetches} Fetch requests in 1 s`)
+      assert.ok(events.length >= 1 && events.every(e => e.topic === undefined && e.error instanceof ProtocolError), events.map(e => e.error.message).join('; '))
+      assert.match(events[0].error.message, /not asked for/)
+      stop()
+      const handed = await got
+      assert.equal(handed?.batch.partition, 0)
+      assert.equal(handed?.batch.records[0].value?.toString(), 'a')
+    })
+  }
+})

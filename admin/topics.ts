@@ -56,7 +56,7 @@ export async function createTopics (router: Router, topics: NewTopic[], options:
     created.push(result.name)
   }
   if (options.validateOnly !== true) {
-    await Promise.all(topics.map(async t => await router.client.metadata.waitForTopic(t.topic, Math.max(0, deadline - Date.now()), options.signal)))
+    await Promise.all(topics.map(async t => await router.client.metadata.waitForTopic(t.topic, Math.max(0, deadline - Date.now()), options.signal, { allLeaders: true })))
   }
   return created
 }
@@ -86,7 +86,7 @@ export async function createPartitions (router: Router, topics: Array<{ topic: s
   const metadata = router.client.metadata
   for (const t of topics) {
     for (;;) {
-      const meta = await metadata.waitForTopic(t.topic, Math.max(0, deadline - Date.now()), options.signal)
+      const meta = await metadata.waitForTopic(t.topic, Math.max(0, deadline - Date.now()), options.signal, { allLeaders: true })
       if (meta.partitions.length >= t.count || Date.now() >= deadline) break
       await metadata.refresh([t.topic], options.signal)
     }

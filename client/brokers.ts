@@ -6,10 +6,25 @@
  * A connection that fails to open is retried with capped exponential backoff and
  * jitter, per broker, until the caller's deadline; a dead connection is dropped from the
  * pool and re-made on the next request.
+ *
+ * Requests any broker can answer (Metadata, most admin calls) go to `leastLoadedNode`, as
+ * in the Java client: a broker we are connected to with the fewest requests waiting,
+ * else one we can connect to now, else the one whose backoff ends first; ties rotate, so
+ * a hung broker (accepts TCP, never answers) is left behind after its first failure
+ * instead of being asked first every time.
+ *
+ * A broker that breaks the protocol (an impossible frame size, an unknown correlation id)
+ * on PROTOCOL_VIOLATION_LIMIT connections in a row, none of which got a single good answer,
+ * is not reconnected to silently forever: requests for it fail with ProtocolViolationError
+ * for one maximum backoff, and `onProtocolViolation` reports it.
  */
+import { ProtocolError } from '../protocol/errors'
 import { abortError, backoffDelay, sleep, type BackoffOptions } from './backoff'
 import { Connection, type ConnectionOptions } from './connection'
-import { ClientClosedError, ConnectionError } from './errors'
+import { ClientClosedError, ConnectionError, ProtocolViolationError } from './errors'
+
+/** Connections in a row that may end in a protocol violation before requests for the broker fail instead of reconnecting. */
+export const PROTOCOL_VIOLATION_LIMIT = 3
 
 /**
  * What a connection carries. Each group member gets its own (`group-<n>`), and so does
@@ -34,6 +49,23 @@ interface ConnectFailures {
   lastError: Error
 }
 
+export interface ProtocolViolationEvent {
+  nodeId: number
+  /** e.g. "broker 2 (127.0.0.1:9093)". */
+  broker: string
+  /** Connections in a row that ended in a protocol violation. */
+  violations: number
+  error: ProtocolViolationError
+}
+
+interface Violations {
+  /** Connections in a row that closed on a ProtocolError without a single good answer before it. */
+  inARow: number
+  /** While set and in the future, requests for the broker fail with `error`. */
+  refuseUntil: number
+  error: ProtocolViolationError | undefined
+}
+
 export class BrokerPool {
   readonly #options: PoolConnectionOptions
   readonly #backoff: BackoffOptions
@@ -42,13 +74,26 @@ export class BrokerPool {
   #brokers = new Map<number, BrokerAddress>()
   // Key `${nodeId}:${purpose}`; the promise is shared by everyone waiting for that connection.
   readonly #connections = new Map<string, Promise<Connection>>()
+  // The same keys, for connections that are open (set when the promise resolves, removed on close).
+  readonly #open = new Map<string, Connection>()
   readonly #failures = new Map<number, ConnectFailures>()
+  readonly #violations = new Map<number, Violations>()
+  /** Rotates the starting point of leastLoadedNode, so ties do not always pick the first broker. */
+  #rotation = 0
   #closed = false
+  /** Aborted by close(): connection attempts and everyone waiting for one end at once. */
+  readonly #closing = new AbortController()
+  /** Called when a broker reached PROTOCOL_VIOLATION_LIMIT. */
+  onProtocolViolation: ((event: ProtocolViolationEvent) => void) | undefined
 
   constructor (bootstrap: Array<{ host: string, port: number }>, options: PoolConnectionOptions, backoff: BackoffOptions) {
     this.#options = options
     this.#backoff = backoff
     this.#bootstrap = bootstrap.map((b, i) => ({ nodeId: -1 - i, host: b.host, port: b.port, rack: null }))
+  }
+
+  get closed (): boolean {
+    return this.#closed
   }
 
   /** Brokers from the latest metadata (bootstrap addresses until there is some). */
@@ -74,11 +119,27 @@ export class BrokerPool {
    * A ready connection to `nodeId` for `purpose`, connecting (and retrying with backoff)
    * until `deadline` (epoch ms).
    */
-  async get (nodeId: number, purpose: ConnectionPurpose, deadline: number, signal?: AbortSignal): Promise<Connection> {
+  async get (nodeId: number, purpose: ConnectionPurpose, deadline: number, signal?: AbortSignal, options: { once?: boolean } = {}): Promise<Connection> {
+    try {
+      return await this.#get(nodeId, purpose, deadline, signal, options.once === true)
+    } catch (error) {
+      // close() ends every wait at once, whatever it was waiting for.
+      if (this.#closed) throw new ClientClosedError()
+      throw error
+    }
+  }
+
+  async #get (nodeId: number, purpose: ConnectionPurpose, deadline: number, callerSignal: AbortSignal | undefined, once: boolean): Promise<Connection> {
     const key = `${nodeId}:${purpose}`
+    // Fast path (every produce and fetch comes here): an open connection, nothing to wait for.
+    const open = this.#open.get(key)
+    if (open !== undefined && open.isReady && callerSignal?.aborted !== true) return open
+    const signal = callerSignal === undefined ? this.#closing.signal : AbortSignal.any([callerSignal, this.#closing.signal])
     for (;;) {
       if (this.#closed) throw new ClientClosedError()
-      if (signal?.aborted === true) throw abortError(signal, `waiting for a connection to broker ${nodeId}`)
+      if (signal.aborted) throw abortError(signal, `waiting for a connection to broker ${nodeId}`)
+      const violations = this.#violations.get(nodeId)
+      if (violations?.error !== undefined && violations.refuseUntil > Date.now()) throw violations.error
       const pending = this.#connections.get(key)
       if (pending !== undefined) {
         let connection: Connection | undefined
@@ -86,7 +147,7 @@ export class BrokerPool {
           connection = await raceSignal(pending, signal, `connecting to broker ${nodeId}`)
         } catch (error) {
           // Our caller gave up: the shared connection stays in the pool for everyone else.
-          if (isAborted(signal)) throw error
+          if (isAborted(signal) || once) throw error
         }
         if (connection?.isReady === true) return connection
         // It failed to open or has closed since: forget it, then connect again below.
@@ -117,37 +178,114 @@ export class BrokerPool {
       } catch (error) {
         if (error instanceof ClientClosedError || isAborted(signal)) throw error
         // The failure is recorded by #connect; loop to back off and retry within the deadline.
-        if (Date.now() >= deadline) throw error
+        if (once || Date.now() >= deadline) throw error
       }
     }
   }
 
   async #connect (address: BrokerAddress, purpose: ConnectionPurpose): Promise<Connection> {
     const label = `${describe(address)} (${purpose})`
+    const key = `${address.nodeId}:${purpose}`
     try {
-      const connection = await Connection.connect({ ...this.#options, host: address.host, port: address.port, label })
+      const connection = await Connection.connect({ ...this.#options, host: address.host, port: address.port, label }, this.#closing.signal)
       if (this.#closed) {
         connection.close()
         throw new ClientClosedError()
       }
       this.#failures.delete(address.nodeId)
+      this.#open.set(key, connection)
+      connection.onClose(error => {
+        if (this.#open.get(key) === connection) this.#open.delete(key)
+        this.#countViolation(address, error, connection.answeredCount)
+      })
       return connection
     } catch (error) {
-      const previous = this.#failures.get(address.nodeId)
-      const attempts = (previous?.attempts ?? 0) + 1
-      this.#failures.set(address.nodeId, { attempts, nextAttemptAt: Date.now() + backoffDelay(attempts - 1, this.#backoff), lastError: error as Error })
+      this.noteFailure(address.nodeId, error as Error)
+      this.#countViolation(address, error, 0)
       throw error
     }
   }
 
-  /** Existing connections, for callers that prefer a broker they already talk to. */
-  readyNodes (purpose: ConnectionPurpose): number[] {
-    const nodes: number[] = []
-    for (const key of this.#connections.keys()) {
-      const [nodeId, keyPurpose] = key.split(':')
-      if (keyPurpose === purpose) nodes.push(Number(nodeId))
+  /**
+   * Records that a broker failed us (a connection that could not be made, a request that
+   * timed out): it is reconnected to only after a backoff, and leastLoadedNode avoids it
+   * while others are available.
+   */
+  noteFailure (nodeId: number, error: Error): void {
+    if (this.#closed) return
+    const previous = this.#failures.get(nodeId)
+    const attempts = (previous?.attempts ?? 0) + 1
+    this.#failures.set(nodeId, { attempts, nextAttemptAt: Date.now() + backoffDelay(attempts - 1, this.#backoff), lastError: error })
+  }
+
+  #countViolation (address: BrokerAddress, error: unknown, answered: number): void {
+    if (this.#closed) return
+    const violation = protocolViolationOf(error)
+    const state = this.#violations.get(address.nodeId) ?? { inARow: 0, refuseUntil: 0, error: undefined }
+    if (violation === undefined) {
+      // A connection that got good answers proves the broker speaks Kafka: the streak ends.
+      if (answered > 0) this.#violations.delete(address.nodeId)
+      return
     }
-    return nodes
+    state.inARow = (answered > 0 ? 0 : state.inARow) + 1
+    this.#violations.set(address.nodeId, state)
+    if (state.inARow < PROTOCOL_VIOLATION_LIMIT) return
+    state.error = new ProtocolViolationError(describe(address), state.inARow, violation)
+    state.refuseUntil = Date.now() + this.#backoff.maxMs
+    this.onProtocolViolation?.({ nodeId: address.nodeId, broker: describe(address), violations: state.inARow, error: state.error })
+  }
+
+  /**
+   * The broker for a request any broker can answer, as the Java client's least-loaded
+   * node: first one with an open connection for `purpose` (fewest requests waiting on
+   * it), then one with another open connection (reachable), then one not in a reconnect
+   * backoff, then the one whose backoff ends first. Brokers in `exclude` (tried already)
+   * come last. Ties rotate from call to call.
+   */
+  leastLoadedNode (purpose: ConnectionPurpose, exclude: ReadonlySet<number> = new Set()): number {
+    const brokers = this.brokers
+    const now = Date.now()
+    const start = this.#rotation++
+    let best = brokers[start % brokers.length].nodeId
+    let bestScore = Infinity
+    for (let i = 0; i < brokers.length; i++) {
+      const nodeId = brokers[(start + i) % brokers.length].nodeId
+      const score = this.#loadScore(nodeId, purpose, now) + (exclude.has(nodeId) ? 1e15 : 0)
+      if (score < bestScore) {
+        best = nodeId
+        bestScore = score
+      }
+    }
+    return best
+  }
+
+  /** Lower is better: a tier (×1e12) plus the requests waiting, or the time left in backoff. */
+  #loadScore (nodeId: number, purpose: ConnectionPurpose, now: number): number {
+    const failures = this.#failures.get(nodeId)
+    const violations = this.#violations.get(nodeId)
+    const refusedUntil = Math.max(failures?.nextAttemptAt ?? 0, violations?.error !== undefined ? violations.refuseUntil : 0)
+    if (refusedUntil > now) return 3e12 + (refusedUntil - now)
+    const own = this.#open.get(`${nodeId}:${purpose}`)
+    if (own !== undefined && own.isReady) return own.inFlightCount
+    for (const [key, connection] of this.#open) {
+      if (connection.isReady && key.startsWith(`${nodeId}:`)) return 1e12
+    }
+    return 2e12
+  }
+
+  /** Closes the connections of one purpose (a consumer or group member that closed), on every broker. */
+  closePurpose (purpose: ConnectionPurpose): void {
+    for (const [key, pending] of this.#connections) {
+      if (key.endsWith(`:${purpose}`)) {
+        this.#connections.delete(key)
+        pending.then(c => c.close(), () => {})
+      }
+    }
+  }
+
+  /** Open connections (every purpose), for tests and diagnostics. */
+  get openConnectionCount (): number {
+    return this.#open.size
   }
 
   #closeNode (nodeId: number): void {
@@ -159,13 +297,23 @@ export class BrokerPool {
     }
   }
 
-  /** Closes every connection; later calls fail with ClientClosedError. */
+  /** Closes every connection; connection attempts and waits end at once, later calls fail with ClientClosedError. */
   async close (): Promise<void> {
+    if (this.#closed) return
     this.#closed = true
+    this.#closing.abort(new ClientClosedError())
     const pending = [...this.#connections.values()]
     this.#connections.clear()
     await Promise.all(pending.map(p => p.then(c => c.close(), () => {})))
   }
+}
+
+/** The ProtocolError behind an error (itself, or the cause a closed connection gave its requests). */
+function protocolViolationOf (error: unknown): ProtocolError | undefined {
+  for (let e = error, depth = 0; e !== undefined && e !== null && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof ProtocolError) return e
+  }
+  return undefined
 }
 
 function describe (address: BrokerAddress): string {

@@ -3,8 +3,12 @@
  * offers the low-level API — `request` for any implemented API, `produceRaw`,
  * `fetchRaw` and `listOffsets` for one partition. Admin (../admin/) and the producers and
  * consumers are built on top of it.
- * Producers and consumers are built on top of it.
+ *
+ * What is made from a Client registers itself (`register`); `close()` closes it all:
+ * every registered resource is told (`closeWithClient`), every wait for metadata or a
+ * connection ends at once, and every later call fails with ClientClosedError.
  */
+import { EventEmitter } from 'node:events'
 import type { Api } from '../protocol/api'
 import { Fetch, type FetchResponse } from '../protocol/apis/fetch'
 import { ListOffsets } from '../protocol/apis/list-offsets'
@@ -15,12 +19,13 @@ import { errorCodeInfo } from '../protocol/error-codes'
 import { BrokerError } from '../protocol/errors'
 import { decodeRecordBatches, encodeRecordBatch, type KafkaRecord, type RecordBatch, type RecordInput } from '../protocol/record-batch'
 import { backoffDelay, defaultBackoff, sleep, type BackoffOptions } from './backoff'
-import { BrokerPool, type ConnectionPurpose } from './brokers'
+import { BrokerPool, type ConnectionPurpose, type ProtocolViolationEvent } from './brokers'
 import type { Connection } from './connection'
-import { ClientClosedError, wasNotWritten } from './errors'
+import { ClientClosedError, ConnectionError, MalformedResponseError, RequestTimeoutError, wasNotWritten } from './errors'
 import { invalidatesMetadata, MetadataCache, type PartitionMetadata } from './metadata'
 import { dropAbortedAndControl, dropControl } from './read-committed'
 import type { SaslOptions } from './sasl'
+import { checkDuration, checkFunction, checkInteger, checkKnownKeys, checkObject, checkOneOf, checkString, describeValue } from './validate'
 import type * as tls from 'node:tls'
 
 export interface ClientOptions {
@@ -36,6 +41,34 @@ export interface ClientOptions {
   metadataMaxAgeMs?: number
   tls?: boolean | tls.ConnectionOptions
   sasl?: SaslOptions
+  /**
+   * The largest response frame accepted (default 1 GiB); a bigger (or negative) size
+   * prefix is a protocol violation that closes the connection. Raise it above the
+   * consumers' fetch maxBytes if answers are legitimately that large.
+   */
+  maxResponseBytes?: number
+}
+
+const CLIENT_OPTIONS = ['bootstrap', 'clientId', 'requestTimeoutMs', 'connectTimeoutMs', 'retryBackoff', 'metadataMaxAgeMs', 'tls', 'sasl', 'maxResponseBytes'] as const
+const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024 * 1024
+const MAX_FRAME_BYTES = 0x7fffffff
+
+/** Something made from a Client (a producer, consumer, admin) that must end when the client closes. */
+export interface ClientResource {
+  /**
+   * Called once by `client.close()`: end at once, failing pending work with `error` (a
+   * ClientClosedError). The client closes its connections after every resource's promise settled.
+   */
+  closeWithClient: (error: ClientClosedError) => void | Promise<void>
+}
+
+/** The events of a Client, with their payloads. */
+export interface ClientEvents {
+  /**
+   * A broker broke the protocol on several connections in a row (see ProtocolViolationError);
+   * requests for it fail with `error` for a while instead of reconnecting silently.
+   */
+  protocolViolation: [event: ProtocolViolationEvent]
 }
 
 export interface RequestOptions {
@@ -99,32 +132,54 @@ export interface FetchRawResult {
 
 export type OffsetSpec = 'earliest' | 'latest' | { timestamp: bigint | number | Date }
 
-export class Client {
+export class Client extends EventEmitter<ClientEvents> {
   readonly clientId: string
   readonly requestTimeoutMs: number
+  readonly connectTimeoutMs: number
   readonly backoff: BackoffOptions
   readonly brokers: BrokerPool
   readonly metadata: MetadataCache
   #closed = false
+  #closing: Promise<void> | undefined
+  readonly #resources = new Set<ClientResource>()
 
   constructor (options: ClientOptions) {
-    const bootstrap = (typeof options.bootstrap === 'string' ? options.bootstrap.split(',') : options.bootstrap).map(parseAddress)
-    if (bootstrap.length === 0) throw new TypeError('Client needs at least one bootstrap broker, e.g. { bootstrap: [\'localhost:9092\'] }')
+    super()
+    const bootstrap = checkClientOptions(options)
     this.clientId = options.clientId ?? 'kafkats'
     this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000
+    this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000
     this.backoff = options.retryBackoff ?? defaultBackoff
     this.brokers = new BrokerPool(bootstrap, {
       clientId: this.clientId,
-      connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+      connectTimeoutMs: this.connectTimeoutMs,
       requestTimeoutMs: this.requestTimeoutMs,
       tls: options.tls,
-      sasl: options.sasl
+      sasl: options.sasl,
+      maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
     }, this.backoff)
+    this.brokers.onProtocolViolation = event => this.emit('protocolViolation', event)
     this.metadata = new MetadataCache(this.brokers, {
       maxAgeMs: options.metadataMaxAgeMs ?? 300_000,
       requestTimeoutMs: this.requestTimeoutMs,
       backoff: this.backoff
-    }, async (nodeId, body, deadline, signal) => await this.#sendTo<any, MetadataResponse>(nodeId, 'admin', MetadataApi, body, { signal, deadline }))
+    }, async (nodeId, body, deadline, signal) => await this.#sendTo<any, MetadataResponse>(nodeId, 'admin', MetadataApi, body, { signal, deadline, anyBroker: true }))
+  }
+
+  /** Whether close() was called. */
+  get closed (): boolean {
+    return this.#closed
+  }
+
+  /**
+   * Registers something made from this client, to be closed by `close()`; returns the
+   * function that unregisters it (call it when the resource closes by itself). On a closed
+   * client it throws ClientClosedError.
+   */
+  register (resource: ClientResource): () => void {
+    this.#checkOpen()
+    this.#resources.add(resource)
+    return () => { this.#resources.delete(resource) }
   }
 
   /**
@@ -133,9 +188,22 @@ export class Client {
    * of the negotiated version, for requests whose shape depends on it.
    */
   async request<Request, Response> (api: Api<Request, Response>, body: Request | ((version: number) => Request), options: RequestOptions = {}): Promise<Response> {
-    const nodeId = options.nodeId ?? this.#anyBroker(options.purpose ?? 'admin')
+    this.#checkOpen()
+    const purpose = options.purpose ?? 'admin'
     const deadline = Date.now() + (options.timeoutMs ?? this.requestTimeoutMs)
-    return await this.#sendTo(nodeId, options.purpose ?? 'admin', api, body, { signal: options.signal, deadline, version: options.version, timeoutMs: options.timeoutMs })
+    if (options.nodeId !== undefined) return await this.#sendTo(options.nodeId, purpose, api, body, { signal: options.signal, deadline, version: options.version, timeoutMs: options.timeoutMs })
+    // Any broker will do: the least-loaded one; if it cannot be reached, the next (a request that was written is not repeated).
+    const tried = new Set<number>()
+    for (;;) {
+      const nodeId = this.brokers.leastLoadedNode(purpose, tried)
+      tried.add(nodeId)
+      try {
+        return await this.#sendTo(nodeId, purpose, api, body, { signal: options.signal, deadline, version: options.version, timeoutMs: options.timeoutMs, anyBroker: true })
+      } catch (error) {
+        const another = wasNotWritten(error) && !(options.signal?.aborted ?? false) && !this.#closed && Date.now() < deadline && this.brokers.brokers.some(b => !tried.has(b.nodeId))
+        if (!another) throw error
+      }
+    }
   }
 
   /** A ready connection to a broker (connecting with backoff until the request timeout). */
@@ -162,8 +230,11 @@ export class Client {
         return { baseOffset: -1n, logAppendTime: -1n, logStartOffset: -1n }
       }
       const response: ProduceResponse = await connection.send(Produce, body, { version, signal, timeoutMs: this.requestTimeoutMs + timeoutMs })
-      const p = response.responses[0]?.partitionResponses.find(r => r.index === partition)
-      if (p === undefined) throw new BrokerError(-1, `Produce to ${topic}-${partition} on broker ${leader}: the response has no entry for the partition`)
+      const answered = response.responses.find(t => version >= 13 ? t.topicId === topicData.topicId : t.name === topic)
+      const p = answered?.partitionResponses.find(r => r.index === partition)
+      if (p === undefined) {
+        throw new MalformedResponseError(`Produce to ${topic}-${partition} on broker ${leader}: the answer is for ${describeAnswered(response.responses.map(t => ({ topic: (t.name ?? '') !== '' ? t.name! : this.metadata.topicById(t.topicId ?? '')?.name ?? t.topicId ?? '', partitions: t.partitionResponses.map(r => r.index) })))}, not for ${topic}-${partition}; the broker may have written the batch`)
+      }
       if (p.errorCode !== 0) throw new BrokerError(p.errorCode, `Produce to ${topic}-${partition} on broker ${leader}`, p.errorMessage)
       return { baseOffset: p.baseOffset, logAppendTime: p.logAppendTimeMs, logStartOffset: p.logStartOffset }
     })
@@ -196,8 +267,13 @@ export class Client {
       }
       const fetched: FetchResponse = await connection.send(Fetch, body, { version, signal, timeoutMs: this.requestTimeoutMs + maxWaitMs })
       if (fetched.errorCode !== 0) throw new BrokerError(fetched.errorCode, `Fetch from broker ${leader}`)
-      const p = fetched.responses[0]?.partitions.find(r => r.partitionIndex === partition)
-      if (p === undefined) throw new BrokerError(-1, `Fetch of ${topic}-${partition} from broker ${leader}: the response has no entry for the partition`)
+      // Exactly what was asked: one topic, one partition. Anything else is another partition's data.
+      const asked = (t: FetchResponse['responses'][number]): boolean => version >= 13 ? t.topicId === topicId : t.topic === topic
+      const answered = fetched.responses.map(t => ({ topic: version >= 13 ? t.topicId : t.topic, partitions: t.partitions.map(r => r.partitionIndex), asked: asked(t) }))
+      const p = fetched.responses.length === 1 && asked(fetched.responses[0]) && fetched.responses[0].partitions.length === 1 && fetched.responses[0].partitions[0].partitionIndex === partition
+        ? fetched.responses[0].partitions[0]
+        : undefined
+      if (p === undefined) throw new MalformedResponseError(`Fetch of ${topic}-${partition} from broker ${leader}: the answer is for ${describeAnswered(answered)}, not for ${topic}-${partition} alone; refusing it`)
       if (p.errorCode !== 0) throw new BrokerError(p.errorCode, `Fetch of ${topic}-${partition} at offset ${offset} from broker ${leader}`)
       return p
     })
@@ -234,12 +310,24 @@ export class Client {
     })
   }
 
-  /** Closes every connection and timer. */
+  /**
+   * Closes what was made from this client (each registered resource's `closeWithClient`,
+   * their pending work failing with ClientClosedError), ends every wait for metadata or a
+   * connection at once, then closes every connection and timer. Calls made after it
+   * fail with ClientClosedError at once.
+   */
   async close (): Promise<void> {
-    if (this.#closed) return
+    if (this.#closing !== undefined) return await this.#closing
     this.#closed = true
-    this.metadata.close()
-    await this.brokers.close()
+    this.#closing = (async () => {
+      const error = new ClientClosedError()
+      this.metadata.close()
+      const resources = [...this.#resources]
+      this.#resources.clear()
+      await Promise.allSettled(resources.map(async resource => await resource.closeWithClient(error)))
+      await this.brokers.close()
+    })()
+    return await this.#closing
   }
 
   /**
@@ -252,9 +340,7 @@ export class Client {
     this.#checkOpen()
     const deadline = Date.now() + this.requestTimeoutMs
     for (let tries = 0; ; tries++) {
-      const topicMeta = await this.metadata.waitForTopic(topic, Math.max(0, deadline - Date.now()), signal)
-      const meta = topicMeta.partitions[partition]
-      if (meta === undefined) throw new BrokerError(3, `Topic "${topic}" has ${topicMeta.partitions.length} partitions, there is no partition ${partition}`)
+      const meta = await this.metadata.waitForLeader(topic, partition, Math.max(0, deadline - Date.now()), signal)
       try {
         const connection = await this.brokers.get(meta.leaderId, purpose, deadline, signal)
         return await attempt(meta.leaderId, connection, meta)
@@ -270,19 +356,19 @@ export class Client {
   }
 
   async #sendTo<Request, Response> (nodeId: number, purpose: ConnectionPurpose, api: Api<Request, Response>, body: Request | ((version: number) => Request),
-    options: { signal?: AbortSignal, deadline: number, version?: number, timeoutMs?: number }): Promise<Response> {
+    options: { signal?: AbortSignal, deadline: number, version?: number, timeoutMs?: number, anyBroker?: boolean }): Promise<Response> {
     this.#checkOpen()
-    const connection = await this.brokers.get(nodeId, purpose, options.deadline, options.signal)
+    // For "any broker" requests one connection attempt is enough: the caller moves on to another broker.
+    const connection = await this.brokers.get(nodeId, purpose, options.deadline, options.signal, { once: options.anyBroker === true })
     const version = options.version ?? connection.versionFor(api)
     const resolved = typeof body === 'function' ? (body as (version: number) => Request)(version) : body
-    return await connection.send(api, resolved, { version, signal: options.signal, timeoutMs: options.timeoutMs ?? Math.max(1, options.deadline - Date.now()) })
-  }
-
-  #anyBroker (purpose: ConnectionPurpose): number {
-    const ready = this.brokers.readyNodes(purpose)
-    if (ready.length > 0) return ready[Math.floor(Math.random() * ready.length)]
-    const all = this.brokers.brokers
-    return all[Math.floor(Math.random() * all.length)].nodeId
+    try {
+      return await connection.send(api, resolved, { version, signal: options.signal, timeoutMs: options.timeoutMs ?? Math.max(1, options.deadline - Date.now()) })
+    } catch (error) {
+      // A broker that let a request time out is avoided by leastLoadedNode for a backoff.
+      if (error instanceof RequestTimeoutError) this.brokers.noteFailure(nodeId, error)
+      throw error
+    }
   }
 
   #checkOpen (): void {
@@ -290,12 +376,70 @@ export class Client {
   }
 }
 
-function parseAddress (address: string): { host: string, port: number } {
+function describeAnswered (answered: Array<{ topic: string, partitions: number[] }>): string {
+  if (answered.every(t => t.partitions.length === 0)) return 'no partition'
+  return answered.flatMap(t => t.partitions.map(p => `${t.topic}-${p}`)).join(', ')
+}
+
+/** Checks every option (TypeError/RangeError naming it) and returns the parsed bootstrap addresses. */
+function checkClientOptions (options: ClientOptions): Array<{ host: string, port: number }> {
+  const where = 'client option'
+  checkObject('new Client', 'options', options)
+  checkKnownKeys(where, options, CLIENT_OPTIONS, { brokers: 'bootstrap', bootstrapServers: 'bootstrap', timeout: 'requestTimeoutMs', connectionTimeout: 'connectTimeoutMs', ssl: 'tls' })
+  const bootstrap = parseBootstrap(options.bootstrap)
+  checkString(where, 'clientId', options.clientId)
+  checkDuration(where, 'requestTimeoutMs', options.requestTimeoutMs, 1)
+  checkDuration(where, 'connectTimeoutMs', options.connectTimeoutMs, 1)
+  checkDuration(where, 'metadataMaxAgeMs', options.metadataMaxAgeMs, 1)
+  checkInteger(where, 'maxResponseBytes', options.maxResponseBytes, { min: 1024, max: MAX_FRAME_BYTES })
+  if (options.retryBackoff !== undefined) {
+    checkObject(where, 'retryBackoff', options.retryBackoff)
+    checkKnownKeys(`${where} retryBackoff.`, options.retryBackoff, ['initialMs', 'maxMs'])
+    checkDuration(where, 'retryBackoff.initialMs', options.retryBackoff.initialMs, 1)
+    checkDuration(where, 'retryBackoff.maxMs', options.retryBackoff.maxMs, 1)
+    if (options.retryBackoff.initialMs === undefined || options.retryBackoff.maxMs === undefined) {
+      throw new TypeError(`${where} retryBackoff: expected { initialMs, maxMs } (both integers, initialMs ≤ maxMs), got ${JSON.stringify(options.retryBackoff)}`)
+    }
+    if (options.retryBackoff.initialMs > options.retryBackoff.maxMs) {
+      throw new RangeError(`${where} retryBackoff: initialMs (${options.retryBackoff.initialMs}) must not exceed maxMs (${options.retryBackoff.maxMs})`)
+    }
+  }
+  if (options.tls !== undefined && typeof options.tls !== 'boolean') checkObject(where, 'tls', options.tls)
+  if (options.sasl !== undefined) {
+    const sasl = options.sasl as Record<string, unknown>
+    checkObject(where, 'sasl', sasl)
+    if (typeof sasl.mechanism !== 'string' || sasl.mechanism === '') throw new TypeError(`${where} sasl.mechanism: expected 'PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512' or the name of a custom mechanism, got ${describeValue(sasl.mechanism)}`)
+    if (sasl.authenticate !== undefined) {
+      checkFunction(where, 'sasl.authenticate', sasl.authenticate)
+    } else {
+      checkOneOf(where, 'sasl.mechanism', sasl.mechanism, ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'])
+      if (typeof sasl.username !== 'string') throw new TypeError(`${where} sasl.username: expected a string, got ${describeValue(sasl.username)}`)
+      if (typeof sasl.password !== 'string') throw new TypeError(`${where} sasl.password: expected a string, got ${describeValue(sasl.password)}`)
+    }
+  }
+  return bootstrap
+}
+
+function parseBootstrap (value: unknown): Array<{ host: string, port: number }> {
+  const expected = "'host:port', a comma-separated string of them or a non-empty array of them, e.g. ['localhost:9092']"
+  const list = typeof value === 'string' ? value.split(',') : value
+  if (!Array.isArray(list)) throw new TypeError(`client option bootstrap: expected ${expected}, got ${describeValue(value)}`)
+  if (list.length === 0) throw new RangeError(`client option bootstrap: expected ${expected}, got an empty array`)
+  return list.map((address: unknown, index) => {
+    if (typeof address !== 'string') throw new TypeError(`client option bootstrap[${index}]: expected 'host:port', got ${describeValue(address)}`)
+    return parseAddress(address, index)
+  })
+}
+
+function parseAddress (address: string, index: number): { host: string, port: number } {
   const trimmed = address.trim()
   const colon = trimmed.lastIndexOf(':')
   const host = colon === -1 ? trimmed : trimmed.slice(0, colon).replace(/^\[(.*)\]$/, '$1')
-  const port = colon === -1 ? 9092 : Number(trimmed.slice(colon + 1))
-  if (host === '' || !Number.isInteger(port) || port <= 0 || port > 65535) throw new TypeError(`Bad broker address "${address}": expected host:port`)
+  const portText = colon === -1 ? '9092' : trimmed.slice(colon + 1)
+  const port = /^[0-9]+$/.test(portText) ? Number(portText) : NaN
+  if (host === '' || /\s/.test(host) || !Number.isInteger(port) || port <= 0 || port > 65535) {
+    throw new RangeError(`client option bootstrap[${index}]: expected 'host:port' with a port from 1 to 65535, got ${describeValue(address)}`)
+  }
   return { host, port }
 }
 

@@ -12,18 +12,19 @@
  * - A request that times out closes the connection: its response may still come and the
  *   broker may have applied it, so the connection's state is unknown (the Java client
  *   does the same). Every other in-flight request fails with `written: true`.
- * - A malformed response fails its request with a ProtocolError, then closes the
+ * - A malformed response fails its request with a MalformedResponseError (a ProtocolError
+ *   with `written: true`: the broker may have applied the request), then closes the
  *   connection; the pool makes a new one on the next request.
  */
 import * as net from 'node:net'
 import * as tls from 'node:tls'
 import type { Api } from '../protocol/api'
 import { ApiVersions, type ApiVersionsResponse } from '../protocol/apis/api-versions'
-import { KafkaTsError, ProtocolError } from '../protocol/errors'
+import { ProtocolError } from '../protocol/errors'
 import { decodeResponseFrame, encodeRequestFrame } from '../protocol/header'
 import { Reader } from '../protocol/reader'
 import { abortError } from './backoff'
-import { ConnectionError, RequestTimeoutError, UnsupportedVersionError } from './errors'
+import { ConnectionError, MalformedResponseError, RequestTimeoutError, UnsupportedVersionError } from './errors'
 import { authenticate, type SaslOptions } from './sasl'
 
 export interface ConnectionOptions {
@@ -80,6 +81,7 @@ export class Connection {
   // Written requests awaiting a response, oldest first (Map keeps insertion order).
   readonly #inFlight = new Map<number, InFlight>()
   #nextCorrelationId = 0
+  #answered = 0
 
   // Frame reassembly: the 4-byte size prefix, then the frame body.
   readonly #sizeBytes = Buffer.alloc(4)
@@ -110,6 +112,11 @@ export class Connection {
     }
     connection.#state = 'ready'
     return connection
+  }
+
+  /** Responses decoded since the connection became ready (a connection that never got one may be talking to something that is not a Kafka listener). */
+  get answeredCount (): number {
+    return this.#answered
   }
 
   get isReady (): boolean {
@@ -244,16 +251,32 @@ export class Connection {
     })
   }
 
+  /**
+   * ApiVersions is bounded by what is left of the connect timeout, not the request timeout:
+   * a broker that accepts TCP but never answers (SIGSTOPped, hung) must fail the connection
+   * as fast as one that refuses it, so callers move on to another broker.
+   */
   async #negotiateVersions (signal?: AbortSignal): Promise<void> {
+    const timeoutMs = this.#options.connectTimeoutMs ?? 10_000
+    const deadline = Date.now() + timeoutMs
+    try {
+      await this.#negotiateVersionsUntil(deadline, signal)
+    } catch (error) {
+      if (!(error instanceof RequestTimeoutError)) throw error
+      throw new ConnectionError(this.label, `the broker accepted the connection but did not answer ApiVersions within the connect timeout (${timeoutMs} ms); it may be hung or overloaded`, { written: false, cause: error })
+    }
+  }
+
+  async #negotiateVersionsUntil (deadline: number, signal?: AbortSignal): Promise<void> {
     // Until we know better, assume the broker speaks our highest ApiVersions.
     this.#brokerVersions.set(ApiVersions.key, { minVersion: 0, maxVersion: ApiVersions.maxVersion })
     const request = { clientSoftwareName: CLIENT_SOFTWARE_NAME, clientSoftwareVersion: CLIENT_SOFTWARE_VERSION }
-    let response = await this.#sendApiVersions(ApiVersions.maxVersion, request, signal)
+    let response = await this.#sendApiVersions(ApiVersions.maxVersion, request, deadline, signal)
     if (response.errorCode === 35) {
       // UNSUPPORTED_VERSION: the broker answered with v0 of the body, listing its own ApiVersions range (KIP-511).
       const range = response.apiKeys.find(k => k.apiKey === ApiVersions.key)
       const version = Math.min(range?.maxVersion ?? 0, ApiVersions.maxVersion)
-      response = await this.#sendApiVersions(version, request, signal)
+      response = await this.#sendApiVersions(version, request, deadline, signal)
     }
     if (response.errorCode !== 0) {
       throw new ConnectionError(this.label, `ApiVersions failed with error code ${response.errorCode}`, { written: true })
@@ -261,10 +284,10 @@ export class Connection {
     this.#brokerVersions = new Map(response.apiKeys.map(k => [k.apiKey, { minVersion: k.minVersion, maxVersion: k.maxVersion }]))
   }
 
-  async #sendApiVersions (version: number, request: object, signal?: AbortSignal): Promise<ApiVersionsResponse> {
+  async #sendApiVersions (version: number, request: object, deadline: number, signal?: AbortSignal): Promise<ApiVersionsResponse> {
     // A broker that does not know `version` answers in v0 format, which the flexible decoder cannot read:
     // decode through a pass-through API and fall back to v0.
-    const raw = await this.send(rawApiVersions, request, { version, signal, timeoutMs: this.#options.requestTimeoutMs })
+    const raw = await this.send(rawApiVersions, request, { version, signal, timeoutMs: Math.max(1, deadline - Date.now()) })
     try {
       return ApiVersions.decodeResponse(new Reader(raw), version)
     } catch (error) {
@@ -337,13 +360,12 @@ export class Connection {
     try {
       response = decodeResponseFrame(oldest.api, oldest.version, frame)
     } catch (error) {
-      const protocolError = error instanceof KafkaTsError
-        ? error
-        : new ProtocolError(`Could not decode ${oldest.api.name} v${oldest.version} from ${this.label}: ${(error as Error).message}`, { cause: error })
-      oldest.reject(protocolError)
+      // The request was written, so the broker may have applied it: an ambiguous outcome (written: true), not a definite failure.
+      oldest.reject(new MalformedResponseError(`Could not decode the ${oldest.api.name} v${oldest.version} response from ${this.label}: ${(error as Error).message}; the broker may have applied the request`, { cause: error }))
       this.close(new ProtocolError(`${this.label} sent a malformed ${oldest.api.name} v${oldest.version} response; closing the connection`, { cause: error }))
       return
     }
+    if (this.#state === 'ready') this.#answered++
     oldest.resolve(response)
   }
 

@@ -4,7 +4,7 @@
  * broker, one that was written may have been applied — the producer treats the
  * two differently (see producer/DESIGN notes on poisoned batches).
  */
-import { KafkaTsError } from '../protocol/errors'
+import { KafkaTsError, ProtocolError } from '../protocol/errors'
 
 export interface RequestFailureDetails {
   /** The request's bytes were handed to the socket before it failed. */
@@ -79,6 +79,41 @@ export class UnknownTopicError extends KafkaTsError {
     super('UNKNOWN_TOPIC', message, { retriable: true })
     this.name = 'UnknownTopicError'
     this.topic = topic
+  }
+}
+
+/**
+ * The answer to a written request could not be decoded, or does not answer what was asked
+ * (another topic or partition). The request reached the broker, so it may have been
+ * applied: `written` is true, and the producer treats its batches as ambiguous.
+ */
+export class MalformedResponseError extends ProtocolError {
+  readonly written = true
+
+  constructor (message: string, options: { cause?: unknown } = {}) {
+    super(message, options)
+    this.name = 'MalformedResponseError'
+  }
+}
+
+/**
+ * A broker broke the protocol (an impossible frame size, an unknown correlation id, an
+ * answer that cannot be decoded) on several connections in a row: instead of reconnecting
+ * forever, the requests for it fail with this error for a while. Check what listens on
+ * that address (a proxy, a non-Kafka service, a TLS listener spoken to in plaintext), or
+ * raise the client's maxResponseBytes if its answers are legitimately larger.
+ */
+export class ProtocolViolationError extends ProtocolError {
+  readonly written = false
+  readonly broker: string
+  /** Connections in a row that ended in a protocol violation. */
+  readonly violations: number
+
+  constructor (broker: string, violations: number, cause: Error) {
+    super(`${broker} broke the Kafka protocol on ${violations} connections in a row (last: ${cause.message}); not retrying it for now. Check that it is a Kafka listener of the right security protocol, or raise the client option maxResponseBytes if its answers are that large.`, { cause })
+    this.name = 'ProtocolViolationError'
+    this.broker = broker
+    this.violations = violations
   }
 }
 

@@ -5,13 +5,26 @@
  * one that covers their topics. Besides explicit refreshes, the cache refreshes on a
  * timer (`metadataMaxAgeMs`) and when a request fails with an error that means our
  * view is stale (see `invalidatesMetadata`).
+ *
+ * Rules:
+ * - A topic is its topic id: a topic deleted and re-created under the same name is a new
+ *   topic, whose leaders and epochs replace the old ones (the KIP-320 "never go back to an
+ *   older epoch" rule applies only within one topic id).
+ * - Partitions are stored densely (index = partition number); an answer whose partition
+ *   numbers are not exactly 0..n-1 is refused with a ProtocolError.
+ * - A topic's non-retriable error (TOPIC_AUTHORIZATION_FAILED, INVALID_TOPIC_EXCEPTION, …)
+ *   belongs to that topic alone: the refresh succeeds for the others, the topic stops
+ *   being tracked, and only waitForTopic of that topic fails with it.
+ * - A topic is usable once its partition count is known; partitions without a leader
+ *   (leaderId -1) wait on their own (waitForLeader), they do not hold up the others.
+ * - close() ends every wait at once with ClientClosedError.
  */
 import { Metadata as MetadataApi, type MetadataResponse } from '../protocol/apis/metadata'
 import { errorCodeInfo } from '../protocol/error-codes'
-import { BrokerError } from '../protocol/errors'
+import { BrokerError, ProtocolError } from '../protocol/errors'
 import { backoffDelay, sleep, type BackoffOptions } from './backoff'
 import type { BrokerAddress, BrokerPool } from './brokers'
-import { UnknownTopicError } from './errors'
+import { ClientClosedError, RequestTimeoutError, UnknownTopicError } from './errors'
 
 export interface PartitionMetadata {
   partition: number
@@ -56,6 +69,8 @@ export interface MetadataOptions {
 
 type Send = (nodeId: number, body: object, deadline: number, signal?: AbortSignal) => Promise<MetadataResponse>
 
+const ZERO_UUID = '00000000-0000-0000-0000-000000000000'
+
 export class MetadataCache {
   clusterId: string | null = null
   controllerId = -1
@@ -63,6 +78,9 @@ export class MetadataCache {
   readonly #topicsById = new Map<string, TopicMetadata>()
   /** Topics the client uses; each refresh asks for all of them. */
   readonly #tracked = new Set<string>()
+  /** The non-retriable error of the latest answer about a topic (cleared when it is asked about again). */
+  readonly #topicErrors = new Map<string, BrokerError>()
+  readonly #closing = new AbortController()
   readonly #pool: BrokerPool
   readonly #options: MetadataOptions
   readonly #send: Send
@@ -99,7 +117,16 @@ export class MetadataCache {
 
   /** Adds topics to those every refresh asks about. */
   track (topics: Iterable<string>): void {
-    for (const t of topics) this.#tracked.add(t)
+    for (const t of topics) {
+      this.#tracked.add(t)
+      // Asked about again: a fresh answer decides (an ACL may have been granted since).
+      this.#topicErrors.delete(t)
+    }
+  }
+
+  /** The non-retriable error the latest answer gave for `topic` (it is no longer tracked), if any. */
+  topicError (topic: string): BrokerError | undefined {
+    return this.#topicErrors.get(topic)
   }
 
   untrack (topics: Iterable<string>): void {
@@ -114,9 +141,10 @@ export class MetadataCache {
    * than the call.
    */
   refresh (topics: Iterable<string> = [], signal?: AbortSignal): Promise<void> {
+    if (this.#closed) return Promise.reject(new ClientClosedError())
     this.track(topics)
     if (this.#refreshing === undefined) {
-      this.#refreshing = this.#doRefresh(signal).finally(() => { this.#refreshing = undefined })
+      this.#refreshing = this.#closedAware(this.#doRefresh(this.#withClosing(signal))).finally(() => { this.#refreshing = undefined })
       return this.#refreshing
     }
     if (this.#refreshQueued === undefined) {
@@ -130,61 +158,103 @@ export class MetadataCache {
 
   /** Fetches metadata for every topic in the cluster (not only tracked ones). */
   async refreshAll (signal?: AbortSignal): Promise<string[]> {
+    if (this.#closed) throw new ClientClosedError()
     const deadline = Date.now() + this.#options.requestTimeoutMs
-    const response = await this.#request(null, deadline, signal)
+    const response = await this.#closedAware(this.#request(null, deadline, this.#withClosing(signal)))
     this.#apply(response, true)
     return response.topics.filter(t => t.errorCode === 0).map(t => t.name ?? '')
   }
 
   /**
-   * The metadata of `name`, refreshing until the topic exists and each partition has a
-   * leader, for at most `waitMs`; then an UnknownTopicError naming the topic.
+   * The metadata of `name` once the topic exists (its partition count is known),
+   * refreshing for at most `waitMs`; then an UnknownTopicError naming the topic. A
+   * non-retriable error of the topic's own (e.g. TOPIC_AUTHORIZATION_FAILED) is thrown
+   * at once. Partitions may still lack a leader (leaderId -1): wait for one with
+   * `waitForLeader`, or pass `allLeaders` to wait until every partition has one.
    */
-  async waitForTopic (name: string, waitMs: number, signal?: AbortSignal): Promise<TopicMetadata> {
+  async waitForTopic (name: string, waitMs: number, signal?: AbortSignal, options: { allLeaders?: boolean } = {}): Promise<TopicMetadata> {
+    const ready = (topic: TopicMetadata): boolean => topic.partitions.length > 0 && (options.allLeaders !== true || topic.partitions.every(p => p.leaderId >= 0))
+    return await this.#waitFor(name, waitMs, signal, ready, 'some of its partitions have no leader')
+  }
+
+  /** The metadata of one partition once it has a leader, refreshing for at most `waitMs` (see waitForTopic). */
+  async waitForLeader (topic: string, partition: number, waitMs: number, signal?: AbortSignal): Promise<PartitionMetadata> {
+    const meta = await this.#waitFor(topic, waitMs, signal, t => partition >= t.partitions.length || t.partitions[partition].leaderId >= 0, `partition ${partition} has no leader`)
+    const p = meta.partitions[partition]
+    if (p === undefined) throw new UnknownTopicError(topic, `Topic "${topic}" has ${meta.partitions.length} partitions, there is no partition ${partition}`)
+    return p
+  }
+
+  async #waitFor (name: string, waitMs: number, callerSignal: AbortSignal | undefined, ready: (topic: TopicMetadata) => boolean, notReady: string): Promise<TopicMetadata> {
+    if (this.#closed) throw new ClientClosedError()
+    const signal = this.#withClosing(callerSignal)
     const deadline = Date.now() + waitMs
     let attempt = 0
     for (;;) {
       const known = this.#topics.get(name)
-      if (known !== undefined && known.partitions.length > 0 && known.partitions.every(p => p !== undefined && p.leaderId >= 0)) return known
+      const failed = attempt > 0 ? this.#topicErrors.get(name) : undefined
+      if (failed !== undefined) throw failed
+      if (known !== undefined && ready(known)) return known
       if (attempt > 0 && Date.now() >= deadline) {
-        const why = known === undefined ? 'it does not exist in the cluster (create it, or enable auto-creation on the broker)' : 'some of its partitions have no leader'
+        const why = known === undefined ? 'it does not exist in the cluster (create it, or enable auto-creation on the broker)' : notReady
         throw new UnknownTopicError(name, `Topic "${name}" is not available after waiting ${waitMs} ms: ${why}`)
       }
-      if (attempt > 0) await sleep(Math.min(backoffDelay(attempt - 1, this.#options.backoff), Math.max(0, deadline - Date.now())), signal)
-      attempt++
-      await this.refresh([name], signal).catch(error => {
-        if (Date.now() >= deadline) throw error
-      })
+      try {
+        if (attempt > 0) await sleep(Math.min(backoffDelay(attempt - 1, this.#options.backoff), Math.max(0, deadline - Date.now())), signal)
+        attempt++
+        await this.refresh([name], signal).catch(error => {
+          if (error instanceof ClientClosedError || Date.now() >= deadline) throw error
+        })
+      } catch (error) {
+        if (this.#closed) throw new ClientClosedError()
+        throw error
+      }
     }
   }
 
   async #doRefresh (signal?: AbortSignal): Promise<void> {
     const deadline = Date.now() + this.#options.requestTimeoutMs
     const names = [...this.#tracked]
-    const response = await this.#request(names.map(name => ({ name, topicId: '00000000-0000-0000-0000-000000000000' })), deadline, signal)
+    const response = await this.#request(names.map(name => ({ name, topicId: ZERO_UUID })), deadline, signal)
     this.#apply(response, false)
   }
 
+  /**
+   * One Metadata request to the least-loaded broker; on failure the next one (each broker
+   * once, then a backoff), until the deadline. A broker that hangs is left behind: it
+   * fails its connection within the connect timeout, and leastLoadedNode avoids it then.
+   */
   async #request (topics: Array<{ name: string, topicId: string }> | null, deadline: number, signal?: AbortSignal): Promise<MetadataResponse> {
     let lastError: unknown
-    let attempt = 0
-    // Try the known brokers in turn: any broker can answer Metadata.
-    while (Date.now() < deadline || attempt === 0) {
-      const brokers = this.#pool.brokers
-      const broker = brokers[attempt % brokers.length]
+    let rounds = 0
+    let overtime = false
+    const tried = new Set<number>()
+    for (;;) {
+      if (Date.now() >= deadline && tried.size > 0) {
+        // A broker that let the request time out used up the deadline: one more broker gets a full timeout of its own.
+        if (overtime || !(lastError instanceof RequestTimeoutError) || this.#pool.brokers.every(b => tried.has(b.nodeId))) break
+        overtime = true
+        deadline = Date.now() + this.#options.requestTimeoutMs
+      }
+      const nodeId = this.#pool.leastLoadedNode('admin', tried)
+      tried.add(nodeId)
       try {
-        return await this.#send(broker.nodeId, { topics, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }, deadline, signal)
+        return await this.#send(nodeId, { topics, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }, deadline, signal)
       } catch (error) {
         lastError = error
-        if (signal?.aborted === true) throw error
+        if (signal?.aborted === true || error instanceof ClientClosedError) throw error
       }
-      attempt++
-      if (attempt % brokers.length === 0) await sleep(Math.min(backoffDelay(attempt / brokers.length - 1, this.#options.backoff), Math.max(0, deadline - Date.now())), signal)
+      if (this.#pool.brokers.every(b => tried.has(b.nodeId))) {
+        tried.clear()
+        await sleep(Math.min(backoffDelay(rounds++, this.#options.backoff), Math.max(0, deadline - Date.now())), signal)
+      }
     }
     throw lastError
   }
 
   #apply (response: MetadataResponse, all: boolean): void {
+    // Check the whole answer before changing anything: a refused answer leaves the cache as it was.
+    const parsed = response.topics.map(t => ({ t, partitions: t.errorCode === 0 || t.errorCode === 5 ? densePartitions(t) : [] }))
     this.#lastRefreshAt = Date.now()
     this.clusterId = response.clusterId
     this.controllerId = response.controllerId
@@ -192,60 +262,102 @@ export class MetadataCache {
       this.#pool.setBrokers(response.brokers.map(b => ({ nodeId: b.nodeId, host: b.host, port: b.port, rack: b.rack })))
     }
     const seen = new Set<string>()
-    for (const t of response.topics) {
+    for (const { t, partitions } of parsed) {
       const name = t.name ?? ''
       if (t.errorCode === 3 || t.errorCode === 100) {
         // The topic does not exist (any more).
-        const old = this.#topics.get(name)
-        this.#topics.delete(name)
-        if (old !== undefined) this.#topicsById.delete(old.topicId)
+        this.#forget(name)
         continue
       }
       if (t.errorCode !== 0 && t.errorCode !== 5) {
         if (errorCodeInfo(t.errorCode).retriable) continue
-        throw new BrokerError(t.errorCode, `Metadata for topic "${name}"`)
+        // This topic's own failure: its waiters get it, nobody else's refresh fails.
+        this.#topicErrors.set(name, new BrokerError(t.errorCode, `Metadata for topic "${name}"`))
+        this.#tracked.delete(name)
+        this.#forget(name)
+        continue
       }
       seen.add(name)
-      const partitions: PartitionMetadata[] = []
-      for (const p of t.partitions) {
-        partitions[p.partitionIndex] = {
-          partition: p.partitionIndex,
-          leaderId: p.errorCode === 5 ? -1 : p.leaderId,
-          leaderEpoch: p.leaderEpoch,
-          replicas: p.replicaNodes,
-          isr: p.isrNodes,
-          offlineReplicas: p.offlineReplicas,
-          errorCode: p.errorCode
-        }
-      }
+      this.#topicErrors.delete(name)
       const previous = this.#topics.get(name)
-      const topic: TopicMetadata = { name, topicId: t.topicId, isInternal: t.isInternal, partitions: mergeEpochs(previous, partitions) }
+      // Same name, new topic id: the topic was deleted and re-created; nothing of the old one applies.
+      const sameTopic = previous !== undefined && previous.topicId === t.topicId
+      const topic: TopicMetadata = { name, topicId: t.topicId, isInternal: t.isInternal, partitions: sameTopic ? mergeEpochs(previous, partitions) : partitions }
       if (previous !== undefined) this.#topicsById.delete(previous.topicId)
       this.#topics.set(name, topic)
       this.#topicsById.set(topic.topicId, topic)
     }
     if (all) {
-      for (const [name, topic] of this.#topics) {
-        if (!seen.has(name)) {
-          this.#topics.delete(name)
-          this.#topicsById.delete(topic.topicId)
-        }
+      for (const name of this.#topics.keys()) {
+        if (!seen.has(name)) this.#forget(name)
       }
     }
   }
 
+  #forget (name: string): void {
+    const old = this.#topics.get(name)
+    this.#topics.delete(name)
+    if (old !== undefined && this.#topicsById.get(old.topicId) === old) this.#topicsById.delete(old.topicId)
+  }
+
+  get #closed (): boolean {
+    return this.#closing.signal.aborted
+  }
+
+  #withClosing (signal: AbortSignal | undefined): AbortSignal {
+    return signal === undefined ? this.#closing.signal : AbortSignal.any([signal, this.#closing.signal])
+  }
+
+  /** Turns whatever a wait ended with into ClientClosedError once the cache is closed. */
+  async #closedAware<T> (promise: Promise<T>): Promise<T> {
+    try {
+      return await promise
+    } catch (error) {
+      if (this.#closed) throw new ClientClosedError()
+      throw error
+    }
+  }
+
+  /** Stops the refresh timer and ends every wait with ClientClosedError. */
   close (): void {
     if (this.#timer !== undefined) clearInterval(this.#timer)
     this.#timer = undefined
+    this.#closing.abort(new ClientClosedError())
   }
 }
 
 /**
- * KIP-320: never move a partition back to an older leader epoch. A broker that lags
- * behind the controller may answer with stale metadata; keep the newer view.
+ * A topic's partitions indexed by partition number, refusing an answer whose numbers are
+ * not exactly 0..n-1 (a hostile or buggy index such as 2147483647 would otherwise make a
+ * sparse array that every walk over the partitions crawls through).
  */
-function mergeEpochs (previous: TopicMetadata | undefined, next: PartitionMetadata[]): PartitionMetadata[] {
-  if (previous === undefined) return next
+function densePartitions (t: MetadataResponse['topics'][number]): PartitionMetadata[] {
+  const count = t.partitions.length
+  const partitions = new Array<PartitionMetadata | undefined>(count).fill(undefined)
+  for (const p of t.partitions) {
+    const index = p.partitionIndex
+    if (!Number.isInteger(index) || index < 0 || index >= count || partitions[index] !== undefined) {
+      throw new ProtocolError(`Metadata for topic "${t.name ?? t.topicId}" lists ${count} partitions but has partition number ${index}${index >= 0 && index < count ? ' twice' : ''}: partitions must be numbered 0 to ${count - 1}; refusing the answer`)
+    }
+    partitions[index] = {
+      partition: index,
+      leaderId: p.errorCode === 5 ? -1 : p.leaderId,
+      leaderEpoch: p.leaderEpoch,
+      replicas: p.replicaNodes,
+      isr: p.isrNodes,
+      offlineReplicas: p.offlineReplicas,
+      errorCode: p.errorCode
+    }
+  }
+  return partitions as PartitionMetadata[]
+}
+
+/**
+ * KIP-320: never move a partition back to an older leader epoch. A broker that lags
+ * behind the controller may answer with stale metadata; keep the newer view. Only within
+ * one topic id: a re-created topic starts its epochs again.
+ */
+function mergeEpochs (previous: TopicMetadata, next: PartitionMetadata[]): PartitionMetadata[] {
   for (let i = 0; i < next.length; i++) {
     const old = previous.partitions[i]
     const now = next[i]

@@ -1,0 +1,227 @@
+// The Client against the fake cluster: options checked at construction, close() ending
+// everything made from it, answers matched to what was asked, and brokers that hang or
+// break the protocol left behind instead of stalling every caller.
+import { afterEach, describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import * as net from 'node:net'
+import '../../index' // client.admin
+import { Client, type ClientOptions } from '../../client/client'
+import { ClientClosedError, MalformedResponseError } from '../../client/errors'
+import { ApiVersions } from '../../protocol/apis/api-versions'
+import { Fetch } from '../../protocol/apis/fetch'
+import { Metadata } from '../../protocol/apis/metadata'
+import { Produce } from '../../protocol/apis/produce'
+import { FakeCluster } from '../fake-broker/cluster'
+
+const cleanups: Array<() => Promise<unknown>> = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c().catch(() => {})
+})
+const never = new Promise<never>(() => {})
+const fast = { retryBackoff: { initialMs: 10, maxMs: 50 } }
+
+async function cluster (options: Parameters<typeof FakeCluster.start>[0] = {}): Promise<FakeCluster> {
+  const c = await FakeCluster.start({ log: false, ...options })
+  cleanups.push(async () => await c.close())
+  return c
+}
+
+function client (options: ClientOptions): Client {
+  const c = new Client(options)
+  cleanups.push(async () => await c.close())
+  return c
+}
+
+async function elapsed<T> (promise: Promise<T>): Promise<{ ms: number, value?: T, error?: unknown }> {
+  const started = Date.now()
+  try {
+    const value = await promise
+    return { ms: Date.now() - started, value }
+  } catch (error) {
+    return { ms: Date.now() - started, error }
+  }
+}
+
+describe('client options are checked at construction', () => {
+  const refuses = (options: unknown, kind: typeof TypeError | typeof RangeError, message: RegExp): void => {
+    assert.throws(() => new Client(options as ClientOptions), (error: unknown) => {
+      assert.ok(error instanceof kind, `${String(error)} is not a ${kind.name}`)
+      assert.match((error as Error).message, message)
+      return true
+    })
+  }
+
+  test('a missing or malformed bootstrap names the option, the value and the expected shape', () => {
+    refuses({}, TypeError, /client option bootstrap: expected 'host:port'.*got undefined/)
+    refuses(undefined, TypeError, /new Client options: expected an object, got undefined/)
+    refuses({ bootstrap: [] }, RangeError, /bootstrap: .*got an empty array/)
+    refuses({ bootstrap: ['localhost:abc'] }, RangeError, /bootstrap\[0\]: expected 'host:port' with a port from 1 to 65535, got "localhost:abc"/)
+    refuses({ bootstrap: ['a:1', 'b:99999'] }, RangeError, /bootstrap\[1\].*"b:99999"/)
+    refuses({ bootstrap: [9092] }, TypeError, /bootstrap\[0\]: expected 'host:port', got 9092 \(a number\)/)
+    refuses({ bootstrap: 'a:1,:2' }, RangeError, /bootstrap\[1\]/)
+  })
+
+  test('bad timeouts, sizes and backoffs are refused with what is allowed', () => {
+    const bootstrap = ['localhost:9092']
+    refuses({ bootstrap, requestTimeoutMs: '5000' }, TypeError, /client option requestTimeoutMs: expected an integer from 1 to 2147483647, got "5000" \(a string\)/)
+    refuses({ bootstrap, requestTimeoutMs: 0 }, RangeError, /requestTimeoutMs/)
+    refuses({ bootstrap, connectTimeoutMs: -1 }, RangeError, /connectTimeoutMs/)
+    refuses({ bootstrap, metadataMaxAgeMs: 2 ** 31 }, RangeError, /metadataMaxAgeMs/)
+    refuses({ bootstrap, maxResponseBytes: 10 }, RangeError, /maxResponseBytes: expected an integer from 1024 to 2147483647, got 10/)
+    refuses({ bootstrap, retryBackoff: { initialMs: 500, maxMs: 100 } }, RangeError, /initialMs \(500\) must not exceed maxMs \(100\)/)
+    refuses({ bootstrap, retryBackoff: { initial: 5, maxMs: 100 } }, TypeError, /initial is not an option; did you mean initialMs/)
+    refuses({ bootstrap, clientId: 7 }, TypeError, /clientId/)
+    refuses({ bootstrap, tls: 'yes' }, TypeError, /client option tls: expected an object/)
+    refuses({ bootstrap, sasl: { mechanism: 'PLAIN', username: 'u' } }, TypeError, /sasl.password: expected a string, got undefined/)
+    refuses({ bootstrap, sasl: { mechanism: 'GSSAPI', username: 'u', password: 'p' } }, RangeError, /sasl.mechanism/)
+  })
+
+  test('an unknown option is refused, with the likely intended name', () => {
+    refuses({ bootstrap: ['localhost:9092'], brokers: ['localhost:9092'] }, TypeError, /client option brokers is not an option; did you mean bootstrap\?/)
+    refuses({ bootstrap: ['localhost:9092'], requestTimeout: 5 }, TypeError, /requestTimeout is not an option; did you mean requestTimeoutMs\?/)
+  })
+
+  test('valid options construct without touching the network', async () => {
+    const c = new Client({ bootstrap: 'localhost:1, [::1]:2', clientId: 'x', requestTimeoutMs: 100, connectTimeoutMs: 100, retryBackoff: { initialMs: 1, maxMs: 2 }, metadataMaxAgeMs: 1000, maxResponseBytes: 1 << 20, tls: false })
+    await c.close()
+  })
+})
+
+describe('close() ends what was made from the client', () => {
+  test('registered resources are closed with a ClientClosedError, and waits for metadata end at once', async () => {
+    const c = await cluster({ topics: [{ name: 't', partitions: 1 }] })
+    const k = client({ bootstrap: c.bootstrap, ...fast })
+    const closedWith: unknown[] = []
+    k.register({ closeWithClient: error => { closedWith.push(error) } })
+    const unregister = k.register({ closeWithClient: () => { closedWith.push('unregistered one') } })
+    unregister()
+    // A wait for a topic that does not exist (yet): it would take the full 60 s.
+    const waiting = elapsed(k.metadata.waitForTopic('unseen', 60_000))
+    const leader = elapsed(k.metadata.waitForLeader('unseen', 0, 60_000))
+    await new Promise(resolve => setTimeout(resolve, 100))
+    await k.close()
+    for (const wait of [await waiting, await leader]) {
+      assert.ok(wait.error instanceof ClientClosedError, `ended with ${String(wait.error)}`)
+      assert.ok(wait.ms < 1000, `the wait ended ${wait.ms} ms after it started`)
+    }
+    assert.equal(closedWith.length, 1)
+    assert.ok(closedWith[0] instanceof ClientClosedError)
+  })
+
+  test('a connection attempt to a silent broker ends at once when the client closes', async () => {
+    const silent = await silentServer()
+    const k = client({ bootstrap: [`127.0.0.1:${silent.port}`], connectTimeoutMs: 30_000, requestTimeoutMs: 60_000 })
+    const pending = elapsed(k.request(Metadata, { topics: null }))
+    await new Promise(resolve => setTimeout(resolve, 100))
+    const closed = elapsed(k.close())
+    const outcome = await pending
+    assert.ok(outcome.error instanceof ClientClosedError, String(outcome.error))
+    assert.ok((await closed).ms < 1000)
+  })
+
+  test('every call on a closed client fails at once with ClientClosedError', async () => {
+    const c = await cluster({ topics: [{ name: 't', partitions: 1 }] })
+    const k = new Client({ bootstrap: c.bootstrap, ...fast })
+    await k.metadata.refresh(['t'])
+    await k.close()
+    assert.equal(k.closed, true)
+    const calls: Array<[string, () => Promise<unknown>]> = [
+      ['request', async () => await k.request(Metadata, { topics: null })],
+      ['produceRaw', async () => await k.produceRaw({ topic: 't', partition: 0, records: [{ value: Buffer.from('x') }] })],
+      ['fetchRaw', async () => await k.fetchRaw({ topic: 't', partition: 0, offset: 0n })],
+      ['listOffsets', async () => await k.listOffsets({ topic: 't', partition: 0, spec: 'latest' })],
+      ['metadata.refresh', async () => await k.metadata.refresh(['t'])],
+      ['metadata.refreshAll', async () => await k.metadata.refreshAll()],
+      ['metadata.waitForTopic', async () => await k.metadata.waitForTopic('t', 30_000)],
+      ['admin.listTopics', async () => await k.admin.listTopics()],
+      ['admin.createTopics', async () => await k.admin.createTopics([{ topic: 'n', numPartitions: 1 }])],
+      ['connection', async () => await k.connection(1, 'admin')],
+      ['register', async () => k.register({ closeWithClient: () => {} })]
+    ]
+    for (const [name, call] of calls) {
+      const outcome = await elapsed(call())
+      assert.ok(outcome.error instanceof ClientClosedError, `${name}: ${String(outcome.error)}`)
+      assert.ok(outcome.ms < 200, `${name} took ${outcome.ms} ms`)
+    }
+  })
+})
+
+describe('answers are matched to what was asked', () => {
+  test('a Produce answer for another partition is refused, as an ambiguous outcome (written)', async () => {
+    const c = await cluster({ topics: [{ name: 't', partitions: 2 }, { name: 'u', partitions: 1 }] })
+    const k = client({ bootstrap: c.bootstrap, ...fast })
+    await k.produceRaw({ topic: 'u', partition: 0, records: [{ value: Buffer.from('u0') }, { value: Buffer.from('u1') }] })
+    // The broker answers as if the request had been for u-0 (baseOffset 2 there).
+    c.intercept(Produce, () => ({ modify: (r: any) => ({ ...r, responses: r.responses.map((t: any) => ({ ...t, name: 'u', topicId: c.topicId('u') })) }) }), { times: 1 })
+    const outcome = await elapsed(k.produceRaw({ topic: 't', partition: 1, records: [{ value: Buffer.from('t1') }] }))
+    assert.ok(outcome.error instanceof MalformedResponseError, `produceRaw resolved ${JSON.stringify(outcome.value, (_, v) => typeof v === 'bigint' ? String(v) : v)} / ${String(outcome.error)}`)
+    assert.equal(outcome.error.written, true)
+    assert.match(outcome.error.message, /Produce to t-1 .*the answer is for u-1, not for t-1/)
+  })
+
+  test('a Fetch answer carrying a partition that was not requested is refused', async () => {
+    const c = await cluster({ topics: [{ name: 't', partitions: 2 }] })
+    const k = client({ bootstrap: c.bootstrap, ...fast })
+    await k.produceRaw({ topic: 't', partition: 1, records: [{ value: Buffer.from('other') }] })
+    // Partition 0 is empty; an answer that also carries partition 1 must not be taken for it.
+    c.intercept(Fetch, () => ({
+      modify: (r: any) => ({ ...r, responses: r.responses.map((t: any) => ({ ...t, partitions: [...t.partitions, { ...t.partitions[0], partitionIndex: 1 }] })) })
+    }))
+    const extra = await elapsed(k.fetchRaw({ topic: 't', partition: 0, offset: 0n, maxWaitMs: 10 }))
+    assert.ok(extra.error instanceof MalformedResponseError, `fetchRaw: ${String(extra.error ?? JSON.stringify(extra.value?.records.map(r => r.value?.toString())))}`)
+    assert.match(extra.error.message, /Fetch of t-0 .*the answer is for .*-0, .*-1, not for t-0 alone/)
+    c.clearInterceptors()
+    c.intercept(Fetch, () => ({ modify: (r: any) => ({ ...r, responses: r.responses.map((t: any) => ({ ...t, partitions: t.partitions.map((p: any) => ({ ...p, partitionIndex: 1 })) })) }) }))
+    const relabelled = await elapsed(k.fetchRaw({ topic: 't', partition: 0, offset: 0n, maxWaitMs: 10 }))
+    assert.ok(relabelled.error instanceof MalformedResponseError, String(relabelled.error))
+  })
+})
+
+describe('a broker that accepts TCP but never answers', () => {
+  test('a fresh client whose first bootstrap address is silent gets metadata from the next one within the connect timeout', async () => {
+    const c = await cluster({ brokers: 2, topics: [{ name: 't', partitions: 2, replicationFactor: 2 }] })
+    const silent = await silentServer()
+    const k = client({ bootstrap: [`127.0.0.1:${silent.port}`, ...c.bootstrap], connectTimeoutMs: 500, requestTimeoutMs: 5000, ...fast })
+    const outcome = await elapsed(k.metadata.waitForTopic('t', 10_000))
+    assert.equal(outcome.error, undefined, String(outcome.error))
+    assert.ok(outcome.ms < 2500, `metadata took ${outcome.ms} ms (connect timeout 500 ms, request timeout 5000 ms)`)
+  })
+
+  test('metadata refreshes and admin calls leave a hung broker behind after it failed once', async () => {
+    const c = await cluster({ brokers: 3, topics: [{ name: 't', partitions: 3, replicationFactor: 3 }] })
+    const k = client({ bootstrap: c.bootstrap, connectTimeoutMs: 500, requestTimeoutMs: 1500, ...fast })
+    await k.metadata.refresh(['t'])
+    // Connections to every broker, as a busy client has; then broker 1 hangs (answers nothing, also to new connections).
+    for (const nodeId of [1, 2, 3]) await k.request(Metadata, { topics: null }, { nodeId })
+    c.intercept(Metadata, r => r.brokerId === 1 ? { hold: never } : undefined)
+    c.intercept(ApiVersions, r => r.brokerId === 1 ? { hold: never } : undefined)
+    const started = Date.now()
+    const refreshes: number[] = []
+    for (let i = 0; i < 6; i++) {
+      const one = await elapsed(k.metadata.refresh(['t']))
+      assert.equal(one.error, undefined, String(one.error))
+      refreshes.push(one.ms)
+    }
+    const calls: number[] = []
+    for (let i = 0; i < 6; i++) {
+      const one = await elapsed(k.admin.listTopics())
+      assert.equal(one.error, undefined, String(one.error))
+      calls.push(one.ms)
+    }
+    const total = Date.now() - started
+    const slow = [...refreshes, ...calls].filter(ms => ms >= 1000).length
+    assert.ok(slow <= 1 && total < 4000, `12 metadata/admin calls took ${total} ms; refreshes ${refreshes.join(', ')} ms; admin calls ${calls.join(', ')} ms (request timeout 1500 ms)`)
+  })
+})
+
+/** A TCP server that accepts connections and never writes a byte (a hung or SIGSTOPped broker). */
+async function silentServer (): Promise<{ port: number }> {
+  const sockets: net.Socket[] = []
+  const server = net.createServer(socket => { sockets.push(socket); socket.on('error', () => {}) })
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  cleanups.push(async () => {
+    for (const s of sockets) s.destroy()
+    await new Promise<void>(resolve => server.close(() => resolve()))
+  })
+  return { port: (server.address() as net.AddressInfo).port }
+}

@@ -192,16 +192,20 @@ export class Client extends EventEmitter<ClientEvents> {
     const purpose = options.purpose ?? 'admin'
     const deadline = Date.now() + (options.timeoutMs ?? this.requestTimeoutMs)
     if (options.nodeId !== undefined) return await this.#sendTo(options.nodeId, purpose, api, body, { signal: options.signal, deadline, version: options.version, timeoutMs: options.timeoutMs })
-    // Any broker will do: the least-loaded one; if it cannot be reached, the next (a request that was written is not repeated).
+    // Any broker will do: the least-loaded one; if it cannot be reached, the next, each once
+    // per round, with a backoff between rounds (a request that was written is not repeated).
     const tried = new Set<number>()
-    for (;;) {
+    for (let round = 0; ;) {
       const nodeId = this.brokers.leastLoadedNode(purpose, tried)
       tried.add(nodeId)
       try {
         return await this.#sendTo(nodeId, purpose, api, body, { signal: options.signal, deadline, version: options.version, timeoutMs: options.timeoutMs, anyBroker: true })
       } catch (error) {
-        const another = wasNotWritten(error) && !(options.signal?.aborted ?? false) && !this.#closed && Date.now() < deadline && this.brokers.brokers.some(b => !tried.has(b.nodeId))
-        if (!another) throw error
+        if (!wasNotWritten(error) || (options.signal?.aborted ?? false) || this.#closed || Date.now() >= deadline) throw error
+      }
+      if (this.brokers.brokers.every(b => tried.has(b.nodeId))) {
+        tried.clear()
+        await sleep(Math.min(backoffDelay(round++, this.backoff), Math.max(0, deadline - Date.now())), options.signal)
       }
     }
   }

@@ -110,7 +110,12 @@ export interface RunOptions {
 }
 
 export interface AssignOptions extends FetchOptions {
-  assign: Array<{ topic: string, partition: number, offset: bigint | OffsetSpec }>
+  /**
+   * `leaderEpoch`: the leader epoch the offset was read under (a record's, or a committed
+   * offset's): the first fetch then checks it against the leader's log (KIP-320), so a
+   * truncation while the consumer was away resumes where the log diverged.
+   */
+  assign: Array<{ topic: string, partition: number, offset: bigint | OffsetSpec, leaderEpoch?: number }>
 }
 
 /** A batch handed out, with the call that tells the consumer the application is done with it. */
@@ -224,6 +229,7 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
       checkInteger('consumer option', `assign[${i}].partition`, a.partition, { min: 0 })
       if (a.partition === undefined) throw new TypeError(`consumer option assign[${i}].partition: expected an integer ≥ 0, got undefined`)
       checkOffset(`consumer option assign[${i}].offset`, a.offset)
+      checkInteger('consumer option', `assign[${i}].leaderEpoch`, a.leaderEpoch, { min: 0 })
     })
     const consumer = new Consumer(client, options)
     consumer.addPartitions(options.assign.map(a => ({ ...a, ownership: directOwnership() })))
@@ -233,10 +239,10 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
   // ---------------------------------------------------------------- assignment (also used by group/)
 
   /** Starts fetching partitions from the given positions. */
-  addPartitions (partitions: Array<{ topic: string, partition: number, offset: bigint | OffsetSpec, ownership: Ownership }>): void {
+  addPartitions (partitions: Array<{ topic: string, partition: number, offset: bigint | OffsetSpec, leaderEpoch?: number, ownership: Ownership }>): void {
     this.client.metadata.track(partitions.map(p => p.topic))
     for (const p of partitions) {
-      const cursor = new Cursor(p.topic, p.partition, p.ownership, p.offset, this.#account)
+      const cursor = new Cursor(p.topic, p.partition, p.ownership, p.offset, this.#account, p.leaderEpoch)
       const old = this.#cursors.get(cursor.key)
       if (old !== undefined) {
         old.dropBuffered()
@@ -296,12 +302,13 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
    * commits its position): a batch being processed no longer moves it when it returns, and
    * the re-read moves it on from there.
    */
-  seek (target: { topic: string, partition: number, offset: bigint | OffsetSpec }): void {
+  seek (target: { topic: string, partition: number, offset: bigint | OffsetSpec, leaderEpoch?: number }): void {
     checkObject('seek()', 'target', target)
     checkOffset('seek() offset', target.offset)
+    checkInteger('seek()', 'leaderEpoch', target.leaderEpoch, { min: 0 })
     const cursor = this.#cursors.get(`${target.topic}-${target.partition}`)
     if (cursor === undefined) throw new KafkaTsError('NOT_ASSIGNED', `Cannot seek ${target.topic}-${target.partition}: it is not assigned to this consumer`)
-    cursor.seek(target.offset)
+    cursor.seek(target.offset, target.leaderEpoch)
     if (cursor.processing !== undefined) cursor.processing.seeked = true
     if (typeof target.offset === 'bigint') {
       this.#seekedToSpec.delete(cursor)

@@ -87,7 +87,13 @@ export class Cursor {
   /** Undefined while the start offset is being resolved (`resetTo`). */
   fetchOffset: bigint | undefined
   resetTo: OffsetSpec | undefined
-  /** Leader epoch of the last fetched batch, sent so the broker can report divergence (KIP-320). */
+  /**
+   * Leader epoch of the last fetched batch, sent so the broker can report divergence
+   * (KIP-320). A position given with an epoch (a committed offset, a seek) starts with it,
+   * so the first fetch validates the position against the leader's log: the broker runs
+   * the OffsetForLeaderEpoch lookup on the fetch itself and answers a diverging epoch
+   * when the log was truncated below the position.
+   */
   lastFetchedEpoch = -1
   version = 0
   paused = false
@@ -111,13 +117,17 @@ export class Cursor {
   committedOffset: bigint | undefined
   highWatermark = -1n
 
-  constructor (topic: string, partition: number, ownership: Ownership, start: bigint | OffsetSpec, account = new PrefetchAccount(Infinity)) {
+  constructor (topic: string, partition: number, ownership: Ownership, start: bigint | OffsetSpec, account = new PrefetchAccount(Infinity), leaderEpoch = -1) {
     this.topic = topic
     this.partition = partition
     this.ownership = ownership
     this.account = account
-    if (typeof start === 'bigint') this.fetchOffset = start
-    else this.resetTo = start
+    if (typeof start === 'bigint') {
+      this.fetchOffset = start
+      this.lastFetchedEpoch = leaderEpoch
+    } else {
+      this.resetTo = start
+    }
   }
 
   get key (): string {
@@ -154,11 +164,15 @@ export class Cursor {
     this.bufferedBytes = 0
   }
 
-  /** Moves to `offset` (or a spec to resolve), dropping what was fetched for the old position. */
-  seek (to: bigint | OffsetSpec): void {
+  /**
+   * Moves to `offset` (or a spec to resolve), dropping what was fetched for the old
+   * position; `leaderEpoch` is the epoch the offset was read under, if known (validated
+   * by the next fetch).
+   */
+  seek (to: bigint | OffsetSpec, leaderEpoch = -1): void {
     this.version++
     this.dropBuffered()
-    this.lastFetchedEpoch = -1
+    this.lastFetchedEpoch = typeof to === 'bigint' ? leaderEpoch : -1
     this.preferredReplica = -1
     this.retryAt = 0
     this.fetchFailures = 0

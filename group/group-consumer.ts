@@ -346,13 +346,14 @@ export class GroupConsumer extends Consumer {
       if (outdated()) return revoked
       const reset = this.#options.fromBeginning === true ? 'earliest' as const : 'latest' as const
       this.addPartitions(added.map(p => {
-        const offset = committed.get(partitionKey(p))
+        const { offset, leaderEpoch } = committed.get(partitionKey(p)) ?? {}
         const ownership: Ownership = { released: false, memberId: identity.memberId, generation: identity.generation }
-        return { ...p, offset: offset !== undefined && offset >= 0n ? offset : reset, ownership }
+        // The committed leader epoch lets the first fetch detect a truncation meanwhile (KIP-320).
+        return offset !== undefined && offset >= 0n ? { ...p, offset, leaderEpoch, ownership } : { ...p, offset: reset, ownership }
       }))
       for (const p of added) {
         const cursor = this.cursor(p.topic, p.partition)
-        const offset = committed.get(partitionKey(p))
+        const offset = committed.get(partitionKey(p))?.offset
         if (cursor !== undefined && offset !== undefined && offset >= 0n) cursor.committedOffset = offset
       }
       await this.#callback(this.#options.onAssigned, added)
@@ -404,7 +405,7 @@ export class GroupConsumer extends Consumer {
    * current epoch; STALE_MEMBER_EPOCH (the epoch moved on while we asked) is asked again
    * after the next heartbeat, fencing errors are thrown (the membership rejoins).
    */
-  async #fetchCommitted (partitions: TopicPartition[], currentIdentity: () => MemberIdentity, signal?: AbortSignal): Promise<Map<string, bigint>> {
+  async #fetchCommitted (partitions: TopicPartition[], currentIdentity: () => MemberIdentity, signal?: AbortSignal): Promise<Map<string, { offset: bigint, leaderEpoch: number | undefined }>> {
     const byTopic = new Map<string, number[]>()
     for (const p of partitions) {
       const list = byTopic.get(p.topic)
@@ -426,14 +427,14 @@ export class GroupConsumer extends Consumer {
           }
         : { groupId: this.groupId, topics: [...byTopic].map(([name, partitionIndexes]) => ({ name, partitionIndexes })), requireStable: true },
       r => r.groups.length > 0 ? r.groups[0].errorCode : r.errorCode, { signal })
-      const offsets = new Map<string, bigint>()
+      const offsets = new Map<string, { offset: bigint, leaderEpoch: number | undefined }>()
       let code = response.groups.length > 0 ? response.groups[0].errorCode : response.errorCode
       const topics = response.groups.length > 0 ? response.groups[0].topics : response.topics
       for (const t of topics) {
         const name = t.name !== '' ? t.name : this.client.metadata.topicById((t as { topicId?: string }).topicId ?? '')?.name ?? ''
         for (const p of t.partitions) {
           if (p.errorCode !== 0) code = p.errorCode
-          else offsets.set(`${name}-${p.partitionIndex}`, p.committedOffset)
+          else offsets.set(`${name}-${p.partitionIndex}`, { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch >= 0 ? p.committedLeaderEpoch : undefined })
         }
       }
       // UNSTABLE_OFFSET_COMMIT (88): a transactional commit is pending; ask again shortly.

@@ -7,7 +7,9 @@ import { afterEach, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Client } from '../../client/client'
 import { Consumer, type FetchErrorEvent } from '../../consumer/consumer'
-import { Fetch, type FetchResponse } from '../../protocol/apis/fetch'
+import { Fetch, type FetchRequest, type FetchResponse } from '../../protocol/apis/fetch'
+import { OffsetFetch } from '../../protocol/apis/offset-fetch'
+import { GroupConsumer } from '../../group/group-consumer'
 import { BrokerError, ProtocolError } from '../../protocol/errors'
 import { FakeCluster } from '../fake-broker/cluster'
 
@@ -146,4 +148,49 @@ describe('fetch answers that cannot be used', { timeout: 30_000 }, () => {
       assert.equal(handed?.batch.records[0].value?.toString(), 'a')
     })
   }
+})
+
+/** The (fetchOffset, lastFetchedEpoch) of partition `partition` of topic 't' in each Fetch so far. */
+function fetchPositions (cluster: FakeCluster, partition = 0): Array<[bigint, number]> {
+  const out: Array<[bigint, number]> = []
+  for (const entry of cluster.requests(Fetch)) {
+    for (const t of (entry.request as FetchRequest).topics) {
+      for (const p of t.partitions) if (p.partition === partition) out.push([p.fetchOffset, p.lastFetchedEpoch ?? -1])
+    }
+  }
+  return out
+}
+
+describe('positions with a leader epoch (KIP-320): the first fetch from them carries the epoch, so the broker checks the log did not diverge below them', { timeout: 30_000 }, () => {
+  test('assign with { offset, leaderEpoch } and seek({ offset, leaderEpoch })', async () => {
+    const { cluster, client } = await setup()
+    for (let i = 0; i < 4; i++) await client.produceRaw({ topic: 't', partition: 0, records: [{ value: Buffer.from(`v${i}`) }] })
+    const consumer = Consumer.assigned(client, { assign: [{ topic: 't', partition: 0, offset: 1n, leaderEpoch: 7 }], maxWaitMs: 50 })
+    cleanups.push(async () => await consumer.close())
+    const first = await consumer.nextBatch()
+    first?.finish()
+    assert.deepEqual(fetchPositions(cluster)[0], [1n, 7])
+    consumer.seek({ topic: 't', partition: 0, offset: 2n, leaderEpoch: 5 })
+    await consumer.nextBatch()
+    assert.ok(fetchPositions(cluster).some(([offset, epoch]) => offset === 2n && epoch === 5), JSON.stringify(fetchPositions(cluster).map(([o, e]) => [String(o), e])))
+    assert.throws(() => consumer.seek({ topic: 't', partition: 0, offset: 2n, leaderEpoch: -3 }), RangeError)
+  })
+
+  test('a group member starting from a committed offset sends its committed leader epoch', async () => {
+    const { cluster, client } = await setup()
+    for (let i = 0; i < 4; i++) await client.produceRaw({ topic: 't', partition: 0, records: [{ value: Buffer.from(`v${i}`) }] })
+    // The group committed offset 2 under leader epoch 9.
+    cluster.intercept(OffsetFetch, () => ({
+      modify: (r: any) => {
+        const fix = (topics: any[]): any[] => topics.map(t => ({ ...t, partitions: t.partitions.map((p: any) => ({ ...p, committedOffset: 2n, committedLeaderEpoch: 9, errorCode: 0 })) }))
+        return r.groups?.length > 0 ? { ...r, groups: r.groups.map((g: any) => ({ ...g, topics: fix(g.topics) })) } : { ...r, topics: fix(r.topics) }
+      }
+    }))
+    await client.metadata.refresh(['t'])
+    const consumer = new GroupConsumer(client, { groupId: 'g', topics: ['t'], maxWaitMs: 50, heartbeatIntervalMs: 50 })
+    cleanups.push(async () => await consumer.close())
+    const handed = await consumer.nextBatch()
+    assert.equal(handed?.batch.records[0].offset, 2n)
+    assert.deepEqual(fetchPositions(cluster)[0], [2n, 9])
+  })
 })

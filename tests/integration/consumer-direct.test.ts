@@ -519,4 +519,68 @@ describe('truncation detection (KIP-320) after an unclean leader change on a thr
     assert.notEqual(stalledAfterFailover, undefined, 'the truncation test did not get that far')
     assert.equal(stalledAfterFailover, false, 'the consumer fetched nothing from the new leader for 15 s, until resume() woke its sources')
   })
+
+  test('a consumer that was away during an unclean election starts (or seeks) at its offset and leader epoch: it resumes at the truncation point, not at the log end', async () => {
+    // After the test above node 1 is down. Bring it back; replicas [3, 1] this time.
+    await cluster.node(1).restart()
+    const topic = uniqueName('truncation-away')
+    await until(async () => await client.admin.createTopics([{ topic, assignments: { 0: [3, 1] }, configs: { 'unclean.leader.election.enable': 'true', 'min.insync.replicas': '1' } }]).then(() => true, () => false), 'node 1 to take replicas again', 60_000, 500)
+    await until(async () => (await partitionState(topic))?.isr.length === 2, 'both replicas in sync', 60_000, 200)
+    for (let i = 0; i < 10; i++) await client.produceRaw({ topic, partition: 0, records: [{ value: Buffer.from(`both-${i}`) }], acks: 'all' })
+    await cluster.node(1).kill()
+    await until(async () => (await partitionState(topic))?.isr.join() === '3', 'the ISR to shrink to [3]', 60_000, 200)
+    for (let i = 0; i < 5; i++) await client.produceRaw({ topic, partition: 0, records: [{ value: Buffer.from(`lost-${i}`) }], acks: 1 })
+
+    // The consumer reads all 15 and goes away, remembering its position and that batch's epoch.
+    const reader = Consumer.assigned(client, { maxWaitMs: 200, assign: [{ topic, partition: 0, offset: 0n }] })
+    const read: KafkaRecord[] = []
+    const deadline = Date.now() + 30_000
+    while (read.length < 15 && Date.now() < deadline) {
+      const handed = await takeBatch(reader, 1000)
+      if (handed === undefined) continue
+      read.push(...handed.batch.records)
+      handed.finish()
+    }
+    const leaderEpoch = reader.cursor(topic, 0)!.lastFetchedEpoch
+    await reader.close()
+    assert.equal(read.length, 15)
+    assert.ok(leaderEpoch >= 0, `epoch ${leaderEpoch}`)
+
+    // Node 3 dies, node 1 comes back alone and is elected (unclean): its log ends at 10.
+    await cluster.node(3).kill()
+    await cluster.node(1).restart()
+    await until(async () => (await partitionState(topic))?.leader === 1, 'node 1 to be elected (unclean) leader', 120_000, 250)
+    await until(async () => await client.produceRaw({ topic, partition: 0, records: [{ value: Buffer.from('new-0') }], acks: 1 }).then(r => { assert.equal(r.baseOffset, 10n); return true }, () => false), 'the new leader to take writes', 30_000, 200)
+    for (let i = 1; i < 3; i++) await client.produceRaw({ topic, partition: 0, records: [{ value: Buffer.from(`new-${i}`) }], acks: 1 })
+    // Offset 15 is past the new log end (13): without the epoch check the consumer would
+    // reset to the end and never see new-0..2.
+
+    const resumeFrom = async (start: (consumer: Consumer) => void, initial: bigint): Promise<{ truncations: TruncationEvent[], values: string[] }> => {
+      const consumer = Consumer.assigned(client, { maxWaitMs: 200, assign: [{ topic, partition: 0, offset: initial, ...(initial === 15n ? { leaderEpoch } : {}) }] })
+      const truncations: TruncationEvent[] = []
+      consumer.on('truncation', (event: TruncationEvent) => truncations.push(event))
+      const values: string[] = []
+      try {
+        start(consumer)
+        const until = Date.now() + 20_000
+        while (values.length < 3 && Date.now() < until) {
+          const handed = await takeBatch(consumer, 1000)
+          if (handed === undefined) continue
+          values.push(...valuesOf(handed.batch.records))
+          handed.finish()
+        }
+      } finally {
+        await consumer.close()
+      }
+      return { truncations, values }
+    }
+    // Started from the remembered offset and epoch (as a committed offset with its leader epoch).
+    const started = await resumeFrom(() => {}, 15n)
+    assert.deepEqual(started.truncations, [{ topic, partition: 0, fetchOffset: 15n, resumeOffset: 10n }])
+    assert.deepEqual(started.values, ['new-0', 'new-1', 'new-2'])
+    // Seeked to it (the consumer started at the log end, 13).
+    const seeked = await resumeFrom(consumer => consumer.seek({ topic, partition: 0, offset: 15n, leaderEpoch }), 13n)
+    assert.deepEqual(seeked.truncations, [{ topic, partition: 0, fetchOffset: 15n, resumeOffset: 10n }])
+    assert.deepEqual(seeked.values, ['new-0', 'new-1', 'new-2'])
+  })
 })

@@ -1,0 +1,142 @@
+// How a consumer hands fetched data to the application, against the fake cluster (direct
+// assignment): merged batches while the application is behind, a seek that makes the
+// batch in progress stale, and the checks of what users pass to assign, seek and run().
+//
+// The failure story: a slow handler got 2 records per batch while 500 waited in the
+// buffer (one batch per fetch answer), so per-batch costs (a commit, a transaction) were
+// paid per 2 records exactly when the application was already behind.
+import { after, before, describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { Client } from '../../client/client'
+import { Consumer } from '../../consumer/consumer'
+import type { ConsumerBatch } from '../../consumer/cursor'
+import { FakeCluster } from '../fake-broker/cluster'
+
+const sleep = async (ms: number): Promise<void> => await new Promise(resolve => setTimeout(resolve, ms))
+
+async function until (condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
+    await sleep(5)
+  }
+}
+
+describe('consumer hand-out', { timeout: 60_000 }, () => {
+  let cluster: FakeCluster
+  let client: Client
+  let topicNo = 0
+
+  before(async () => {
+    cluster = await FakeCluster.start({ log: false, topics: Array.from({ length: 8 }, (_, i) => ({ name: `hand-out-${i + 1}`, partitions: 1 })) })
+    client = new Client({ bootstrap: cluster.bootstrap, clientId: 'hand-out', retryBackoff: { initialMs: 5, maxMs: 50 }, requestTimeoutMs: 5000 })
+  })
+
+  after(async () => {
+    await client.close()
+    await cluster.close()
+  })
+
+  /** A fresh one-partition topic with `count` records, one per record batch. */
+  async function topicWith (count: number): Promise<string> {
+    const topic = `hand-out-${++topicNo}`
+    await client.metadata.refresh([topic])
+    await produce(topic, count)
+    return topic
+  }
+
+  async function produce (topic: string, count: number): Promise<void> {
+    for (let i = 0; i < count; i++) await client.produceRaw({ topic, partition: 0, records: [{ value: Buffer.from(String(i)) }] })
+  }
+
+  /** While the handler holds the first batch, `later` records arrive one fetch answer at a time; returns the batch sizes. */
+  async function sizesWhileBehind (later: number, options: { maxBatchRecords?: number, maxBatchBytes?: number } = {}): Promise<{ sizes: number[], offsets: bigint[] }> {
+    const topic = await topicWith(1)
+    const consumer = Consumer.assigned(client, { assign: [{ topic, partition: 0, offset: 0n }], maxWaitMs: 10, ...options })
+    const sizes: number[] = []
+    const offsets: bigint[] = []
+    let release!: () => void
+    const held = new Promise<void>(resolve => { release = resolve })
+    const running = consumer.run({
+      eachBatch: async batch => {
+        sizes.push(batch.records.length)
+        for (const r of batch.records) offsets.push(r.offset)
+        if (sizes.length === 1) await held
+      }
+    })
+    try {
+      await until(() => sizes.length === 1, 'the first batch')
+      await produce(topic, later)
+      await until(() => consumer.cursor(topic, 0)?.fetchOffset === BigInt(1 + later), 'everything fetched into the buffer')
+      release()
+      await until(() => offsets.length === 1 + later, 'every record handed out')
+    } finally {
+      release()
+      await consumer.close()
+      await running
+    }
+    return { sizes, offsets }
+  }
+
+  test('while the handler is behind, buffered fetch answers of a partition are handed out as one batch', async () => {
+    const { sizes, offsets } = await sizesWhileBehind(300)
+    assert.deepEqual(offsets, Array.from({ length: 301 }, (_, i) => BigInt(i)))
+    assert.deepEqual(sizes, [1, 300], 'the 300 waiting records were not merged')
+  })
+
+  test('merged batches stop at maxBatchRecords, in order and without gaps', async () => {
+    const { sizes, offsets } = await sizesWhileBehind(250, { maxBatchRecords: 100 })
+    assert.deepEqual(offsets, Array.from({ length: 251 }, (_, i) => BigInt(i)))
+    assert.ok(sizes.every(s => s <= 100), `a batch above maxBatchRecords: ${sizes.join(',')}`)
+    assert.ok(sizes.length <= 5, `not merged: ${sizes.length} batches`)
+  })
+
+  test('eachRecord: a seek inside the handler stops the batch at the next record, and reading goes on from the target', async () => {
+    const topic = await topicWith(10)
+    const consumer = Consumer.assigned(client, { assign: [{ topic, partition: 0, offset: 0n }], maxWaitMs: 10 })
+    await until(() => (consumer.cursor(topic, 0)?.buffered.length ?? 0) > 0 && consumer.cursor(topic, 0)?.fetchOffset === 10n, 'all ten records in one buffered batch')
+    const seen: bigint[] = []
+    const stale: boolean[] = []
+    let seeked = false
+    const running = consumer.run({
+      eachRecord: (record, batch: ConsumerBatch) => {
+        seen.push(record.offset)
+        if (record.offset === 3n && !seeked) {
+          seeked = true
+          consumer.seek({ topic, partition: 0, offset: 1n })
+          stale.push(batch.isStale())
+        }
+      }
+    })
+    await until(() => seen.includes(9n), 'the end of the partition')
+    await consumer.close()
+    await running
+    assert.deepEqual(stale, [true], 'the seeked batch did not say it was stale')
+    assert.deepEqual(seen, [0n, 1n, 2n, 3n, 1n, 2n, 3n, 4n, 5n, 6n, 7n, 8n, 9n])
+  })
+
+  test('what users pass to assign, seek and run() is checked where they pass it', async () => {
+    assert.throws(() => Consumer.assigned(client, { assign: [{ topic: 't', partition: 0, offset: 0 as unknown as bigint }] }),
+      (e: Error) => e instanceof TypeError && /0n/.test(e.message) && /'earliest'/.test(e.message) && /'latest'/.test(e.message) && /timestamp/.test(e.message) && /assign\[0\]\.offset/.test(e.message))
+    assert.throws(() => Consumer.assigned(client, { assign: [{ topic: 't', partition: -1, offset: 0n }] }), RangeError)
+    assert.throws(() => Consumer.assigned(client, { assign: [{ topic: 't', partition: 0, offset: -2n }] }), RangeError)
+    assert.throws(() => Consumer.assigned(client, { assign: [{ topic: 't', partition: 0, offset: { timestamp: 'yesterday' } as unknown as { timestamp: number } }] }), TypeError)
+    assert.throws(() => Consumer.assigned(client, { assign: [], maxProcessingMs: -1 }), (e: Error) => e instanceof RangeError && /maxProcessingMs/.test(e.message))
+    assert.throws(() => Consumer.assigned(client, { assign: [], maxBatchRecords: 0 }), (e: Error) => e instanceof RangeError && /maxBatchRecords/.test(e.message))
+    assert.throws(() => Consumer.assigned(client, { assign: [], maxBatchBytes: 1.5 }), (e: Error) => e instanceof TypeError && /maxBatchBytes/.test(e.message))
+
+    const topic = await topicWith(1)
+    const consumer = Consumer.assigned(client, { assign: [{ topic, partition: 0, offset: 'earliest' }] })
+    try {
+      assert.throws(() => consumer.seek({ topic, partition: 0, offset: 5 as unknown as bigint }), (e: Error) => e instanceof TypeError && /5n/.test(e.message))
+      await assert.rejects(consumer.run({ eachMessage: () => {} } as never), (e: Error) => e instanceof TypeError && /did you mean eachRecord/.test(e.message))
+      await assert.rejects(consumer.run({}), TypeError)
+      await assert.rejects(consumer.run({ eachBatch: () => {}, eachRecord: () => {} }), TypeError)
+      await assert.rejects(consumer.run({ eachBatch: () => {}, partitionsConcurrently: 0 }), RangeError)
+      await assert.rejects(consumer.run({ eachBatch: () => {}, retry: { initialMs: -5 } }), RangeError)
+      await assert.rejects(consumer.run({ eachBatch: () => {}, retry: { backoff: 5 } as never }), TypeError)
+    } finally {
+      await consumer.close()
+    }
+  })
+})

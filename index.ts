@@ -26,7 +26,11 @@ export type { KafkaRecord, RecordBatch, RecordHeader, RecordInput } from './prot
 export type { CompressionCodec } from './protocol/compression'
 export { murmur2 } from './protocol/murmur2'
 export { Producer }
-export type { ProducerOptions, ProducerRecord, SendOptions, DataLossEvent } from './producer/producer'
+export type { ProducerOptions, ProducerRecord, SendOptions, DataLossEvent, TransactionScope } from './producer/producer'
+export {
+  TransactionAbortableError, TransactionFatalError, ProducerFencedError, TransactionOutcomeUnknownError, TransactionAbortedError, TransactionStateError
+} from './producer/transaction'
+export type { TransactionState, ConsumerGroupMetadata, TransactionOffset, SendOffsetsOptions, TransactionCallOptions } from './producer/transaction'
 export type { RecordMetadata, RecordCallback } from './producer/batch'
 export { Consumer, GroupConsumer }
 export type { AssignOptions, FetchOptions, FetchErrorEvent, TruncationEvent, ConsumerBatch, OffsetSpec as ConsumerOffsetSpec } from './consumer/consumer'

@@ -150,6 +150,17 @@ export class GroupConsumer extends Consumer {
     })().catch(error => this.fail(error as Error)).finally(() => { this.#outForSlowHandler = undefined })
   }
 
+  /**
+   * The membership this member commits under now (KIP-447), for a transactional producer's
+   * sendOffsets: its TxnOffsetCommit is refused if the member was fenced since. Undefined
+   * while not a member.
+   */
+  groupMetadata (): { groupId: string, memberId: string, generationId: number, groupInstanceId: string | null } | undefined {
+    const identity = this.#membership?.identity()
+    if (identity === undefined) return undefined
+    return { groupId: this.groupId, memberId: identity.memberId, generationId: identity.generation, groupInstanceId: this.#options.instanceId ?? null }
+  }
+
   // ---------------------------------------------------------------- commits
 
   /**

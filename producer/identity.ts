@@ -91,6 +91,12 @@ export class ProducerIdentity {
     return await this.#pending
   }
 
+  /** The transaction layer's new identity (EndTxn v5 returns one, KIP-890); partitions move to it as to a bump's. */
+  adopt (identity: Identity): void {
+    this.#current = { producerId: identity.producerId, producerEpoch: identity.producerEpoch }
+    this.lastError = undefined
+  }
+
   async #request (from: Identity): Promise<Identity> {
     let producerId = from.producerId
     let producerEpoch = from.producerEpoch

@@ -39,6 +39,9 @@ import { PartitionQueue } from './partition-queue'
 import { createPartitioner, type Partitioner, type PartitionerOption } from './partitioners'
 import { Sink, type ItemOutcome, type SendItem } from './sink'
 import { AbortedError } from '../client/errors'
+import {
+  TransactionManager, TransactionAbortableError, type ConsumerGroupMetadata, type SendOffsetsOptions, type TransactionCallOptions, type TransactionHost, type TransactionState
+} from './transaction'
 
 export interface ProducerRecord {
   topic: string
@@ -85,7 +88,20 @@ export interface ProducerOptions {
    * anything else is sent, so no later record can be deduplicated against it.
    */
   abortUnknownOutcome?: 'wait' | 'settle'
+  /** Makes the producer transactional (see producer/transaction.ts): records are sent only inside transactions. */
+  transactionalId?: string
+  /** How long the coordinator lets a transaction stay open before aborting it (default 60 s). */
+  transactionTimeoutMs?: number
 }
+
+/** What a `producer.transaction(async tx => …)` callback may call. */
+export interface TransactionScope {
+  send: Producer['send']
+  produce: Producer['produce']
+  sendOffsets: (options: SendOffsetsOptions) => Promise<void>
+}
+
+export type { ConsumerGroupMetadata }
 
 export interface SendOptions {
   signal?: AbortSignal
@@ -109,6 +125,7 @@ const AMBIGUOUS_CODES = new Set([
 const DEFINITE_RETRIABLE_CODES = new Set([3, 5, 6, 19, 74, 75, 100, 103, 15, 14])
 const OUT_OF_ORDER_SEQUENCE_NUMBER = 45
 const INVALID_PRODUCER_EPOCH = 47
+const PRODUCER_FENCED = 90
 const UNKNOWN_PRODUCER_ID = 59
 const DUPLICATE_SEQUENCE_NUMBER = 46
 
@@ -146,6 +163,8 @@ export class Producer extends EventEmitter {
 
   // Idempotence: the identity new sequences are issued under (each partition keeps its own, see identity.ts).
   readonly #identity: ProducerIdentity
+  /** Set for a transactional producer: the transaction's state and its coordinator requests. */
+  readonly #txn: TransactionManager | undefined
   #inFlightBatches = 0
 
   #flushing = 0
@@ -177,15 +196,115 @@ export class Producer extends EventEmitter {
       requestTimeoutMs: this.#requestTimeoutMs,
       maxRequestBytes: options.maxRequestBytes ?? 32 * 1024 * 1024,
       maxInFlightRequests: 5,
-      transactionalId: null
+      transactionalId: options.transactionalId ?? null,
+      maxProduceVersion: Number.POSITIVE_INFINITY
     }
+    if (options.transactionalId !== undefined && !this.#idempotent) {
+      throw new TypeError('A transactional producer is idempotent: leave idempotent unset (or true) and acks \'all\' with transactionalId')
+    }
+    this.#txn = options.transactionalId === undefined ? undefined : new TransactionManager(this.#transactionHost(), { transactionalId: options.transactionalId, transactionTimeoutMs: options.transactionTimeoutMs })
     this.#identity = new ProducerIdentity(client, {
-      transactionalId: null,
-      transactionTimeoutMs: 60_000,
-      keepTrying: () => !this.#closed && this.#hasBatchesWaitingForIdentity()
+      transactionalId: this.#txn?.transactionalId ?? null,
+      transactionTimeoutMs: this.#txn?.transactionTimeoutMs ?? 60_000,
+      // A transaction's InitProducerId goes to its coordinator, and is retried there (transaction.ts).
+      send: this.#txn === undefined ? undefined : async request => await this.#txn!.sendInitProducerId(request),
+      keepTrying: () => !this.#closed && (this.#txn !== undefined || this.#hasBatchesWaitingForIdentity())
     })
     this.#deliveryTimer = setInterval(() => this.#expireBatches(), Math.max(50, Math.min(1000, this.#deliveryTimeoutMs / 10)))
     this.#deliveryTimer.unref()
+  }
+
+  // ---------------------------------------------------------------- transactions (transactionalId set)
+
+  /** The transaction's state, undefined for a producer without transactionalId. */
+  get transactionState (): TransactionState | undefined {
+    return this.#txn?.state
+  }
+
+  /** Opens a transaction; the first call gets the producer id for the transactional id, fencing older producers with it. */
+  async beginTransaction (options?: TransactionCallOptions): Promise<void> {
+    await this.#transactional('beginTransaction').beginTransaction(options)
+  }
+
+  /** Adds consumed offsets to the open transaction: they become the group's committed offsets when it commits. */
+  async sendOffsets (options: SendOffsetsOptions): Promise<void> {
+    await this.#transactional('sendOffsets').sendOffsets(options)
+  }
+
+  /** Flushes, then commits: refuses (TransactionAbortableError) if a record of the transaction failed. */
+  async commitTransaction (options?: TransactionCallOptions): Promise<void> {
+    await this.#transactional('commitTransaction').commitTransaction(options)
+  }
+
+  /** Fails what was not sent yet, waits for what is in flight, then aborts: nothing of the transaction becomes visible. */
+  async abortTransaction (options?: TransactionCallOptions): Promise<void> {
+    await this.#transactional('abortTransaction').abortTransaction(options)
+  }
+
+  /**
+   * Runs `work` in a transaction: commits when it resolves, aborts when it throws (or when
+   * the commit refuses), and rethrows. Resolves with what `work` returned.
+   */
+  async transaction<T> (work: (tx: TransactionScope) => Promise<T>, options: TransactionCallOptions = {}): Promise<T> {
+    if (typeof work !== 'function') throw new TypeError(`producer.transaction(work): expected a function, got ${typeof work}`)
+    const txn = this.#transactional('transaction')
+    await txn.beginTransaction(options)
+    const scope: TransactionScope = {
+      send: this.send.bind(this) as Producer['send'],
+      produce: this.produce.bind(this),
+      sendOffsets: async offsets => await txn.sendOffsets(offsets)
+    }
+    let result: T
+    try {
+      result = await work(scope)
+      await txn.commitTransaction(options)
+    } catch (error) {
+      if (txn.state === 'inTransaction' || txn.state === 'abortableError') {
+        await txn.abortTransaction(options).catch(abortError => {
+          throw new TransactionAbortableError(`The transaction failed (${(error as Error).message}) and then its abort failed too: ${(abortError as Error).message}`, { cause: error })
+        })
+      }
+      throw error
+    }
+    return result
+  }
+
+  #transactional (call: string): TransactionManager {
+    if (this.#txn === undefined) throw new TypeError(`producer.${call}() needs a transactional producer: create it with client.producer({ transactionalId })`)
+    return this.#txn
+  }
+
+  #transactionHost (): TransactionHost {
+    return {
+      client: this.#client,
+      flush: async () => await this.flush(),
+      failUnsent: error => {
+        // Everything not in flight and not ambiguous is definitely not written; a sent one leaves a sequence gap.
+        let gap = false
+        for (const queue of [...this.#active]) {
+          for (const batch of [...queue.batches]) {
+            if (batch.inFlight || batch.ambiguous) continue
+            if (batch.sent) {
+              gap = true
+              queue.leaving = true
+            }
+            this.#finishBatch(queue, batch, error, null)
+          }
+        }
+        for (const pending of this.#awaitingMetadata.values()) pending.fail(error)
+        return gap
+      },
+      acquireIdentity: async replacing => await this.#identity.acquire(replacing ? this.#identity.current : undefined),
+      adoptIdentity: identity => this.#identity.adopt(identity),
+      identity: () => this.#identity.current,
+      fail: error => {
+        // A failed transaction is never committed: its records are not visible, whatever reached the log.
+        for (const queue of [...this.#active]) for (const batch of [...queue.batches]) this.#finishBatch(queue, batch, error, null)
+        for (const pending of this.#awaitingMetadata.values()) pending.fail(error)
+      },
+      wake: () => this.#scheduleDrain(),
+      capProduceVersion: max => { this.#sinkOptions.maxProduceVersion = max }
+    }
   }
 
   /** Internal state for debugging a stall: queues, batches, in-flight counts. */
@@ -227,13 +346,16 @@ export class Producer extends EventEmitter {
     const signal = options.signal
     if (signal?.aborted === true) throw new AbortedError('Aborted before the records were buffered', { written: false, cause: signal.reason })
     this.#checkOpen()
+    this.#txn?.checkSend()
     // Only wait when full: otherwise the records are buffered before send() returns, so
     // an abort or close right after the call finds them.
     if (this.#isFull()) {
       await this.#waitForSpace(signal)
       this.#checkOpen()
       if ((signal as AbortSignal | undefined)?.aborted === true) throw new AbortedError('Aborted while waiting for room in the producer buffer', { written: false, cause: signal!.reason })
+      this.#txn?.checkSend()
     }
+    this.#txn?.onAppend()
     const results = await new Promise<RecordMetadata[]>((resolve, reject) => {
       const out = new Array<RecordMetadata>(list.length)
       let remaining = list.length
@@ -267,6 +389,15 @@ export class Producer extends EventEmitter {
     if (this.#closed) {
       callback(new ProducerClosedError(), null)
       return false
+    }
+    if (this.#txn !== undefined) {
+      try {
+        this.#txn.checkSend()
+      } catch (error) {
+        callback(error as Error, null)
+        return false
+      }
+      this.#txn.onAppend()
     }
     if (this.#isFull()) {
       callback(new BufferFullError(`The producer buffer is full (${this.#bufferedRecords} records, ${this.#bufferedBytes} bytes): wait for producer.waitForSpace() or use await producer.send()`), null)
@@ -477,6 +608,8 @@ export class Producer extends EventEmitter {
       if (this.#client.metadata.partition(queue.topic, queue.partition)?.leaderId !== nodeId) continue
       const batch = this.#nextSendable(queue, nodeId, now)
       if (batch === undefined) continue
+      // Transaction version 1: the partition joins the transaction before its first batch is sent.
+      if (this.#txn !== undefined && !this.#txn.isPartitionReady(queue.topic, queue.partition)) continue
       if (items.length > 0 && bytes + batch.bytes > maxBytes) break
       bytes += batch.bytes
       batch.sealed = true
@@ -580,6 +713,10 @@ export class Producer extends EventEmitter {
     } else if (DEFINITE_RETRIABLE_CODES.has(code)) {
       if (invalidatesMetadata(code)) this.#refreshMetadataSoon()
       this.#retryDefinite(queue, batch, error, true)
+    } else if (this.#txn !== undefined && (code === INVALID_PRODUCER_EPOCH || code === PRODUCER_FENCED)) {
+      // A newer producer with this transactional id took over: fenced, not a sequence problem.
+      const fenced = this.#txn.fencedBy(error)
+      if (this.#isPending(batch)) this.#finishBatch(queue, batch, fenced, null)
     } else if (code === OUT_OF_ORDER_SEQUENCE_NUMBER || code === UNKNOWN_PRODUCER_ID || code === INVALID_PRODUCER_EPOCH) {
       this.#onSequenceError(queue, batch, error)
     } else {
@@ -665,6 +802,7 @@ export class Producer extends EventEmitter {
     this.#releaseBuffer(batch)
     batch.settleAll(error, resultOf)
     this.#resolveDone(batch)
+    if (error !== null) this.#txn?.onRecordFailed(error)
   }
 
   #releaseBuffer (batch: ProducerBatch): void {
@@ -768,7 +906,8 @@ export class Producer extends EventEmitter {
 
   /** Gets the first identity, or (with `queue`) one to replace the queue's; drains once it is there. */
   #acquireIdentity (queue?: PartitionQueue): void {
-    if (this.#identity.acquiring) return
+    // A transactional producer's identity comes from its transaction manager only (begin, EndTxn, abort).
+    if (this.#identity.acquiring || this.#txn !== undefined) return
     const replacing = queue?.identity
     const bumping = replacing !== undefined
     this.#identity.acquire(replacing).then(identity => {
@@ -791,6 +930,11 @@ export class Producer extends EventEmitter {
   #leaveIdentity (queue: PartitionQueue, reason: string): void {
     if (!this.#idempotent) return
     queue.leaving = true
+    if (this.#txn !== undefined) {
+      // In a transaction the new epoch comes with the abort (EndTxn v5, or InitProducerId on version 1).
+      this.#txn.onEpochBumpNeeded(reason)
+      return
+    }
     this.#bumpReason = reason
     if (sameIdentity(queue.identity, this.#identity.current)) this.#acquireIdentity(queue)
     this.#scheduleDrain()

@@ -45,6 +45,8 @@ export interface SinkOptions {
   maxRequestBytes: number
   maxInFlightRequests: number
   transactionalId: string | null
+  /** The highest Produce version to use (a transaction on transaction.version 1 stays at v11). */
+  maxProduceVersion: number
 }
 
 export class Sink {
@@ -88,7 +90,7 @@ export class Sink {
       const deadline = Date.now() + this.#options.requestTimeoutMs
       const connection = await this.#client.brokers.get(this.nodeId, 'produce', deadline)
       await previousWrite
-      const version = connection.versionFor(Produce)
+      const version = Math.min(connection.versionFor(Produce), this.#options.maxProduceVersion)
       const request = this.#buildRequest(sendable, version)
       const expectResponse = this.#options.acks !== 0
       // The broker waits up to requestTimeoutMs for replication; give its answer time to arrive.

@@ -22,6 +22,7 @@ import { BrokerServer, type RequestLogEntry } from './broker-server'
 import type { GroupConfig } from './group-common'
 import { GroupCoordinator, type GroupEvent, type GroupInfo, type GroupMemberInfo } from './groups'
 import { buildHandlers } from './handlers/index'
+import { TransactionCoordinator, type TransactionEntry, type TransactionEvent } from './transactions'
 import type { ProduceBatchSummary } from './handlers/produce'
 import { InterceptorRegistry, type ApiSelector, type InterceptOptions, type Interceptor } from './intercept'
 import type { CommitLogEntry, CommittedOffset } from './offsets'
@@ -58,6 +59,8 @@ export interface FakeClusterOptions {
    * offsetMetadataMaxBytes (4096).
    */
   groups?: Partial<GroupConfig>
+  /** The cluster's finalized transaction.version: 2 (default, KIP-890) or 1 (transactions.ts). */
+  transactionVersion?: 1 | 2
 }
 
 /** A Produce attempt as the broker saw it: one partition's batch of one request. */
@@ -80,6 +83,7 @@ export interface PartitionInfo {
 export class FakeCluster {
   readonly #state: ClusterState
   readonly #groups: GroupCoordinator
+  readonly #txns: TransactionCoordinator
   readonly #servers: BrokerServer[] = []
   readonly #interceptors = new InterceptorRegistry()
   readonly #requests: RequestLogEntry[] = []
@@ -100,7 +104,8 @@ export class FakeCluster {
     for (const topic of options.topics ?? []) this.createTopic(topic)
     const defaultPartitions = options.defaultPartitions ?? 1
     this.#groups = new GroupCoordinator(this.#state, options.groups)
-    const handlers = buildHandlers({ autoCreateTopics: options.autoCreateTopics ?? false, defaultPartitions, groups: this.#groups })
+    this.#txns = new TransactionCoordinator(this.#state, this.#groups, options.transactionVersion ?? 2)
+    const handlers = buildHandlers({ autoCreateTopics: options.autoCreateTopics ?? false, defaultPartitions, groups: this.#groups, txns: this.#txns })
     const apis = new Map(allApis.map(api => [api.key, api]))
     for (const broker of this.#state.brokers) {
       this.#servers.push(new BrokerServer(broker.nodeId, {
@@ -262,6 +267,41 @@ export class FakeCluster {
   // Groups and offsets
 
   /** The broker that coordinates a group (by hash of the group id unless set). */
+  // ---------------------------------------------------------------- transactions (transactions.ts)
+
+  /** What a read_committed consumer sees of the partition: records not in a transaction, and those of committed ones. */
+  committedLog (topic: string, partition: number): LogRecord[] {
+    return this.log(topic, partition).filter(r => this.#txns.statusOf(topic, partition, r.offset) === 'visible')
+  }
+
+  /** read_committed's view of one offset. */
+  transactionalStatus (topic: string, partition: number, offset: bigint): 'visible' | 'ongoing' | 'aborted' {
+    return this.#txns.statusOf(topic, partition, offset)
+  }
+
+  /** The coordinator's entry of a transactional id: producer id, epoch, state, partitions, groups. */
+  transaction (transactionalId: string): Readonly<TransactionEntry> | undefined {
+    return this.#txns.entry(transactionalId)
+  }
+
+  transactionEvents (transactionalId?: string): TransactionEvent[] {
+    return this.#txns.events.filter(e => transactionalId === undefined || e.transactionalId === transactionalId)
+  }
+
+  transactionCoordinatorOf (transactionalId: string): number {
+    return this.#txns.coordinatorFor(transactionalId)
+  }
+
+  /** Moves a transactional id's coordinator; requests about it at other brokers get NOT_COORDINATOR. */
+  setTransactionCoordinator (transactionalId: string, nodeId: number): void {
+    this.#txns.setCoordinator(transactionalId, nodeId)
+  }
+
+  /** Aborts every transaction open longer than its timeout now (the coordinator also checks on each request). */
+  expireTransactions (): void {
+    this.#txns.expireTransactions()
+  }
+
   coordinatorOf (groupId: string): number {
     return this.#groups.coordinatorFor(groupId)
   }

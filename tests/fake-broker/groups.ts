@@ -298,6 +298,14 @@ export class GroupCoordinator {
     return GroupError.NONE
   }
 
+  /** The membership check of a TxnOffsetCommit (KIP-447): OffsetCommit v9's, without storing anything. */
+  validateMembership (brokerId: number, groupId: string, memberId: string, epoch: number, groupInstanceId: string | null): number {
+    if (this.#notCoordinator(brokerId, groupId)) return GroupError.NOT_COORDINATOR
+    const group = this.#groups.get(groupId)
+    if (group === undefined) return epoch < 0 ? GroupError.NONE : GroupError.ILLEGAL_GENERATION
+    return this.#validateCommit(group, groupId, 9, { generationIdOrMemberEpoch: epoch, memberId, groupInstanceId }, () => {})
+  }
+
   /**
    * OffsetFetch of one group: a group-level error (NOT_COORDINATOR; for KIP-848 members
    * v9+, UNKNOWN_MEMBER_ID / STALE_MEMBER_EPOCH) or the committed offsets (-1 where none).

@@ -8,6 +8,11 @@
  * `allApis` lists. The group APIs share the GroupCoordinator (groups.ts) passed in.
  */
 import type { GroupCoordinator } from '../groups'
+import type { TransactionCoordinator } from '../transactions'
+import { addOffsetsToTxnHandler } from './add-offsets-to-txn'
+import { addPartitionsToTxnHandler } from './add-partitions-to-txn'
+import { endTxnHandler } from './end-txn'
+import { txnOffsetCommitHandler } from './txn-offset-commit'
 import { apiVersionsHandler } from './api-versions'
 import { consumerGroupDescribeHandler } from './consumer-group-describe'
 import { consumerGroupHeartbeatHandler } from './consumer-group-heartbeat'
@@ -34,18 +39,24 @@ export interface HandlerOptions {
   defaultPartitions: number
   /** The group coordinator behind FindCoordinator and the group APIs (groups.ts). */
   groups: GroupCoordinator
+  /** The transaction coordinator behind the transaction APIs (transactions.ts). */
+  txns: TransactionCoordinator
 }
 
 export function buildHandlers (options: HandlerOptions): Map<number, ApiHandler> {
   const handlers: ApiHandler[] = [
-    produceHandler,
+    produceHandler(options.txns),
     fetchHandler,
     listOffsetsHandler,
     metadataHandler(options),
-    apiVersionsHandler,
+    apiVersionsHandler(options.txns),
     createTopicsHandler(options.defaultPartitions),
-    initProducerIdHandler,
-    findCoordinatorHandler(options.groups),
+    initProducerIdHandler(options.txns),
+    findCoordinatorHandler(options.groups, options.txns),
+    addPartitionsToTxnHandler(options.txns),
+    addOffsetsToTxnHandler(options.txns),
+    endTxnHandler(options.txns),
+    txnOffsetCommitHandler(options.txns),
     joinGroupHandler(options.groups),
     syncGroupHandler(options.groups),
     heartbeatHandler(options.groups),

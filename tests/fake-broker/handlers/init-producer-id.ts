@@ -1,5 +1,6 @@
 /**
- * InitProducerId: v0–v6, idempotent producers only (no transaction coordinator).
+ * InitProducerId: v0–v6. With a transactional id: the transaction coordinator's
+ * (transactions.ts: fencing, aborting the previous instance's transaction). Without:
  *
  * Without a current producer id: a new id at epoch 0. With one (v3+, KIP-360): the same
  * id at epoch + 1, or a new id at epoch 0 once the epoch is exhausted (32766, as
@@ -11,15 +12,20 @@
  * - v3: producerId/producerEpoch in the request (KIP-360)
  * - v4: PRODUCER_FENCED
  * - v6: two-phase commit fields (KIP-939), ignored; ongoingTxn* are -1
- * - transactionalId: not implemented — treated like an idempotent producer's request
  */
 import { InitProducerId, type InitProducerIdRequest, type InitProducerIdResponse } from '../../../protocol/apis/init-producer-id'
 import { ErrorCode } from '../error-codes'
-import { defineHandler } from './handler'
+import type { TransactionCoordinator } from '../transactions'
+import { defineHandler, type ApiHandler } from './handler'
 
-export const initProducerIdHandler = defineHandler<InitProducerIdRequest, InitProducerIdResponse>({
+export function initProducerIdHandler (txns: TransactionCoordinator): ApiHandler<InitProducerIdRequest, InitProducerIdResponse> {
+  return defineHandler<InitProducerIdRequest, InitProducerIdResponse>({
   api: InitProducerId,
   handle: (ctx, request) => {
+    if (request.transactionalId !== null && request.transactionalId !== undefined) {
+      const answer = txns.initProducerId(ctx.brokerId, ctx.version, { transactionalId: request.transactionalId, transactionTimeoutMs: request.transactionTimeoutMs, producerId: request.producerId ?? -1n, producerEpoch: request.producerEpoch ?? -1 })
+      return { throttleTimeMs: 0, ...answer, ongoingTxnProducerId: -1n, ongoingTxnProducerEpoch: -1 }
+    }
     const current = request.producerId !== undefined && request.producerId >= 0n
       ? { producerId: request.producerId, producerEpoch: request.producerEpoch ?? -1 }
       : undefined
@@ -29,4 +35,5 @@ export const initProducerIdHandler = defineHandler<InitProducerIdRequest, InitPr
     return { throttleTimeMs: 0, errorCode, producerId: result.producerId, producerEpoch: result.producerEpoch, ongoingTxnProducerId: -1n, ongoingTxnProducerEpoch: -1 }
   },
   errorResponse: (_ctx, _request, errorCode) => ({ throttleTimeMs: 0, errorCode, producerId: -1n, producerEpoch: -1, ongoingTxnProducerId: -1n, ongoingTxnProducerEpoch: -1 })
-})
+  })
+}

@@ -16,7 +16,9 @@
  * - v8: recordErrors/errorMessage (errorMessage set on refusals here; recordErrors empty)
  * - v10: currentLeader and nodeEndpoints on NOT_LEADER_OR_FOLLOWER (KIP-951)
  * - v13: topics by topicId; an unknown id is UNKNOWN_TOPIC_ID
- * - transactions: not implemented (transactional batches are appended like others)
+ * - transactions: a transactional batch is checked by the transaction coordinator first
+ *   (transactions.ts: epoch, partition in the transaction or added implicitly at v12+ on
+ *   transaction version 2) and its offsets recorded for `committedLog`; no markers
  * - log-append time: not implemented (logAppendTimeMs is always -1)
  */
 import { Produce, type ProducePartitionData, type ProducePartitionResponse, type ProduceRequest, type ProduceResponse, type ProduceTopicResponse } from '../../../protocol/apis/produce'
@@ -25,7 +27,8 @@ import { decodeRecordBatches, RECORD_BATCH_OVERHEAD, type RecordBatch } from '..
 import { ErrorCode } from '../error-codes'
 import { addSequence } from '../partition-log'
 import { ZERO_UUID, type ClusterState, type TopicState } from '../state'
-import { defineHandler, leaderError, nodeEndpoint, type HandlerContext } from './handler'
+import type { TransactionCoordinator } from '../transactions'
+import { defineHandler, leaderError, nodeEndpoint, type ApiHandler, type HandlerContext } from './handler'
 
 /** The producer identity of one batch in a Produce request (for the request log). */
 export interface ProduceBatchSummary {
@@ -43,7 +46,8 @@ export interface ProduceBatchSummary {
   bytes: number
 }
 
-export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
+export function produceHandler (txns: TransactionCoordinator): ApiHandler<ProduceRequest, ProduceResponse> {
+  return defineHandler<ProduceRequest, ProduceResponse>({
   api: Produce,
   expectsResponse: request => request.acks !== 0,
   handle: async (ctx, request) => {
@@ -56,7 +60,7 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
       for (const data of topicData.partitionData) {
         const result = !acksValid
           ? failed(data.index, ErrorCode.INVALID_REQUIRED_ACKS, `acks must be -1, 0 or 1, not ${request.acks}`)
-          : await producePartition(ctx, topic, missingCode, data)
+          : await producePartition(ctx, txns, topic, missingCode, data)
         if (result.currentLeader.leaderId >= 0) leaders.add(result.currentLeader.leaderId)
         partitionResponses.push(result)
       }
@@ -73,14 +77,15 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
     throttleTimeMs: 0,
     nodeEndpoints: []
   })
-})
+  })
+}
 
 function resolveTopic (ctx: HandlerContext, topicData: ProduceRequest['topicData'][number]): { topic: TopicState | undefined, missingCode: number } {
   if (ctx.version >= 13) return { topic: ctx.state.topicById(topicData.topicId ?? ZERO_UUID), missingCode: ErrorCode.UNKNOWN_TOPIC_ID }
   return { topic: ctx.state.topic(topicData.name ?? ''), missingCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION }
 }
 
-async function producePartition (ctx: HandlerContext, topic: TopicState | undefined, missingCode: number, data: ProducePartitionData): Promise<ProducePartitionResponse> {
+async function producePartition (ctx: HandlerContext, txns: TransactionCoordinator, topic: TopicState | undefined, missingCode: number, data: ProducePartitionData): Promise<ProducePartitionResponse> {
   const partition = topic?.partitions[data.index]
   if (topic === undefined) return failed(data.index, missingCode, 'This server does not host this topic')
   if (partition === undefined) return failed(data.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic ${topic.name} has no partition ${data.index}`)
@@ -113,7 +118,12 @@ async function producePartition (ctx: HandlerContext, topic: TopicState | undefi
   const verdict = partition.producers.check(batch.producerId, batch.producerEpoch, firstSeq, lastSeq)
   if (verdict.kind === 'error') return failed(data.index, verdict.errorCode, verdict.message)
   if (verdict.kind === 'duplicate') return written(data.index, verdict.baseOffset, log.logStartOffset)
+  if (batch.isTransactional) {
+    const refused = txns.checkTransactionalProduce(topic.name, data.index, batch.producerId, batch.producerEpoch, ctx.version)
+    if (refused !== ErrorCode.NONE) return failed(data.index, refused, 'The transaction coordinator refused this transactional batch')
+  }
   const baseOffset = log.append(bytes, batch, partition.leaderEpoch)
+  if (batch.isTransactional) txns.onTransactionalAppend(topic.name, data.index, batch.producerId, baseOffset, baseOffset + BigInt(batch.lastOffsetDelta))
   partition.producers.recordAppend(batch.producerId, batch.producerEpoch, firstSeq, lastSeq, baseOffset)
   return written(data.index, baseOffset, log.logStartOffset)
 }

@@ -1,0 +1,336 @@
+// The transactional producer against the fake cluster's transaction coordinator
+// (tests/fake-broker/transactions.ts): the state machine, the three error classes Java
+// defines (abortable, fatal/fenced, retried inside the call), both transaction versions,
+// and the ambiguous EndTxn — the transactional twin of the poisoned batch: a commit whose
+// answer was lost must be retried until the coordinator says what happened, and never be
+// reported as committed or aborted without knowing.
+import { afterEach, beforeEach, describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { Client } from '../../client/client'
+import { AddOffsetsToTxn } from '../../protocol/apis/add-offsets-to-txn'
+import { AddPartitionsToTxn } from '../../protocol/apis/add-partitions-to-txn'
+import { EndTxn } from '../../protocol/apis/end-txn'
+import { FindCoordinator } from '../../protocol/apis/find-coordinator'
+import { InitProducerId } from '../../protocol/apis/init-producer-id'
+import { Produce } from '../../protocol/apis/produce'
+import { TxnOffsetCommit } from '../../protocol/apis/txn-offset-commit'
+import { BrokerError } from '../../protocol/errors'
+import { Producer, type ProducerOptions } from '../../producer/producer'
+import {
+  ProducerFencedError, TransactionAbortableError, TransactionAbortedError, TransactionOutcomeUnknownError, TransactionStateError
+} from '../../producer/transaction'
+import { FakeCluster } from '../fake-broker/cluster'
+
+const TOPIC = 't'
+const GROUP = { groupId: 'g', memberId: '', generationId: -1, groupInstanceId: null }
+
+let cluster: FakeCluster
+let clients: Client[] = []
+let producers: Producer[] = []
+
+async function start (transactionVersion: 1 | 2 = 2): Promise<void> {
+  cluster = await FakeCluster.start({ brokers: 3, topics: [{ name: TOPIC, partitions: 3, replicationFactor: 1 }], log: false, transactionVersion })
+}
+
+beforeEach(async () => { await start() })
+
+afterEach(async () => {
+  for (const p of producers) await p.close({ force: true })
+  for (const c of clients) await c.close()
+  producers = []
+  clients = []
+  await cluster.close()
+})
+
+function producer (options: ProducerOptions = {}): Producer {
+  // A client per producer: two instances of one transactional id must not share connections.
+  const client = new Client({ bootstrap: cluster.bootstrap, retryBackoff: { initialMs: 5, maxMs: 20 }, requestTimeoutMs: 2000 })
+  clients.push(client)
+  const p = new Producer(client, { lingerMs: 0, transactionalId: 'tx', ...options })
+  producers.push(p)
+  return p
+}
+
+function visible (partition: number): string[] {
+  return cluster.committedLog(TOPIC, partition).map(r => r.value?.toString() ?? '')
+}
+
+function allLogged (): string[] {
+  return [0, 1, 2].flatMap(p => cluster.log(TOPIC, p).map(r => r.value?.toString() ?? ''))
+}
+
+describe('transaction version 2 (KIP-890)', () => {
+  test('commit makes the records and the offsets visible; the epoch moves at every EndTxn and sequences restart', async () => {
+    const p = producer()
+    await p.beginTransaction()
+    await p.send([{ topic: TOPIC, partition: 0, value: 'a' }, { topic: TOPIC, partition: 1, value: 'b' }])
+    await p.sendOffsets({ groupMetadata: GROUP, offsets: [{ topic: TOPIC, partition: 2, offset: 7n }] })
+    assert.deepEqual(visible(0), [], 'nothing is visible before the commit')
+    assert.equal(cluster.committedOffset('g', TOPIC, 2), undefined, 'offsets wait for the commit')
+    await p.commitTransaction()
+    assert.deepEqual(visible(0), ['a'])
+    assert.deepEqual(visible(1), ['b'])
+    assert.equal(cluster.committedOffset('g', TOPIC, 2)?.offset, 7n)
+    assert.equal(p.transactionState, 'ready')
+    // Implicit: no AddPartitionsToTxn / AddOffsetsToTxn on version 2.
+    assert.equal(cluster.requests(AddPartitionsToTxn).length, 0)
+    assert.equal(cluster.requests(AddOffsetsToTxn).length, 0)
+    assert.ok(cluster.requests(Produce).every(r => r.version >= 12))
+    assert.ok(cluster.requests(TxnOffsetCommit).every(r => r.version >= 5))
+
+    const firstEpoch = cluster.produceAttempts(TOPIC, 0)[0].producerEpoch
+    await p.beginTransaction()
+    await p.send({ topic: TOPIC, partition: 0, value: 'c' })
+    await p.commitTransaction()
+    const second = cluster.produceAttempts(TOPIC, 0)[1]
+    assert.equal(second.producerEpoch, firstEpoch + 1, 'EndTxn v5 bumped the epoch')
+    assert.equal(second.baseSequence, 0, 'a new epoch starts its sequences at 0')
+    assert.equal(second.transactional, true)
+    assert.deepEqual(visible(0), ['a', 'c'])
+  })
+
+  test('abort: nothing of the transaction becomes visible, its offsets are not committed, and the producer goes on', async () => {
+    const p = producer()
+    await p.beginTransaction()
+    await p.send({ topic: TOPIC, partition: 0, value: 'aborted' })
+    await p.sendOffsets({ groupMetadata: GROUP, offsets: [{ topic: TOPIC, partition: 0, offset: 3n }] })
+    await p.abortTransaction()
+    assert.deepEqual(visible(0), [])
+    assert.deepEqual(allLogged(), ['aborted'], 'the record is in the log, marked aborted')
+    assert.equal(cluster.committedOffset('g', TOPIC, 0), undefined)
+    await p.beginTransaction()
+    await p.send({ topic: TOPIC, partition: 0, value: 'kept' })
+    await p.commitTransaction()
+    assert.deepEqual(visible(0), ['kept'])
+  })
+
+  test('transaction(work) commits when work resolves and aborts when it throws', async () => {
+    const p = producer()
+    const result = await p.transaction(async tx => {
+      await tx.send({ topic: TOPIC, partition: 0, value: 'in' })
+      return 42
+    })
+    assert.equal(result, 42)
+    const failure = new Error('application failure')
+    await assert.rejects(p.transaction(async tx => {
+      await tx.send({ topic: TOPIC, partition: 1, value: 'out' })
+      throw failure
+    }), error => error === failure)
+    assert.deepEqual(visible(0), ['in'])
+    assert.deepEqual(visible(1), [])
+    assert.equal(p.transactionState, 'ready')
+  })
+
+  test('sends outside a transaction and calls in the wrong state are refused with TransactionStateError', async () => {
+    const p = producer()
+    await assert.rejects(p.send({ topic: TOPIC, value: 'x' }), TransactionStateError)
+    const refused: Error[] = []
+    p.produce({ topic: TOPIC, value: 'x' }, error => { if (error !== null) refused.push(error) })
+    assert.ok(refused[0] instanceof TransactionStateError)
+    await assert.rejects(p.commitTransaction(), TransactionStateError)
+    await assert.rejects(p.abortTransaction(), TransactionStateError)
+    await p.beginTransaction()
+    await assert.rejects(p.beginTransaction(), TransactionStateError)
+    await p.abortTransaction()
+    assert.deepEqual(allLogged(), [])
+    const plain = new Producer(clients[0], {})
+    await assert.rejects(plain.beginTransaction(), /transactionalId/)
+    await plain.close()
+  })
+
+  test('a send that failed makes commit refuse with the first error as cause; abort clears it', async () => {
+    const p = producer()
+    await p.beginTransaction()
+    cluster.intercept(Produce, () => ({ error: 87 }), { times: 1 }) // INVALID_RECORD: definite, not retriable
+    await assert.rejects(p.send({ topic: TOPIC, partition: 0, value: 'bad' }), BrokerError)
+    // Later sends fail fast: the transaction can only abort now.
+    await assert.rejects(p.send({ topic: TOPIC, partition: 1, value: 'late' }), TransactionAbortableError)
+    const refusal = await p.commitTransaction().then(() => undefined, (error: unknown) => error)
+    assert.ok(refusal instanceof TransactionAbortableError, `commit refused with ${String(refusal)}`)
+    assert.ok((refusal as Error).cause instanceof BrokerError)
+    assert.equal(((refusal as Error).cause as BrokerError).code, 87)
+    assert.equal(cluster.requests(EndTxn).length, 0, 'no commit was asked for')
+    await p.abortTransaction()
+    await p.transaction(async tx => { await tx.send({ topic: TOPIC, partition: 0, value: 'good' }) })
+    assert.deepEqual(visible(0), ['good'])
+  })
+
+  test('records still buffered when the transaction aborts fail with TransactionAbortedError and are never written', async () => {
+    const p = producer({ lingerMs: 60_000 })
+    await p.beginTransaction()
+    const pending = p.send({ topic: TOPIC, partition: 0, value: 'buffered' }).then(() => undefined, (error: unknown) => error)
+    await p.abortTransaction()
+    assert.ok(await pending instanceof TransactionAbortedError)
+    assert.deepEqual(allLogged(), [])
+  })
+
+  test('retriable answers are retried inside the call: CONCURRENT_TRANSACTIONS, COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR', async () => {
+    const p = producer()
+    cluster.intercept(InitProducerId, () => ({ error: 14 }), { times: 2 })
+    await p.beginTransaction()
+    await p.send({ topic: TOPIC, partition: 0, value: 'a' })
+    cluster.intercept(EndTxn, () => ({ error: 51 }), { times: 2 })
+    cluster.intercept(EndTxn, () => ({ error: 16 }), { times: 1 })
+    const lookups = cluster.requests(FindCoordinator).length
+    await p.commitTransaction()
+    assert.deepEqual(visible(0), ['a'])
+    assert.equal(cluster.requests(EndTxn).length, 4)
+    assert.ok(cluster.requests(FindCoordinator).length > lookups, 'NOT_COORDINATOR made it look the coordinator up again')
+  })
+
+  test('the coordinator moved: NOT_COORDINATOR at the old broker, found again', async () => {
+    const p = producer()
+    await p.beginTransaction()
+    await p.send({ topic: TOPIC, partition: 0, value: 'a' })
+    const old = cluster.transactionCoordinatorOf('tx')
+    cluster.setTransactionCoordinator('tx', cluster.brokerIds.find(id => id !== old)!)
+    await p.commitTransaction()
+    assert.deepEqual(visible(0), ['a'])
+    const endTxns = cluster.requests(EndTxn)
+    assert.equal(endTxns[0].brokerId, old)
+    assert.equal(endTxns.at(-1)!.brokerId, cluster.transactionCoordinatorOf('tx'))
+  })
+
+  test('an EndTxn whose connection dies after the write is retried until answered: the commit is reported once it is known', async () => {
+    const p = producer()
+    await p.beginTransaction()
+    await p.send({ topic: TOPIC, partition: 0, value: 'a' })
+    cluster.intercept(EndTxn, () => ({ drop: 'after-apply' }), { times: 1 })
+    await p.commitTransaction()
+    assert.deepEqual(visible(0), ['a'])
+    assert.equal(cluster.requests(EndTxn).length, 2, 'the EndTxn was retried')
+    assert.ok(cluster.transactionEvents('tx').some(e => e.line.includes('retry')), 'the retry found the transaction already committed')
+    // The producer moved to the epoch the retry returned and goes on.
+    await p.transaction(async tx => { await tx.send({ topic: TOPIC, partition: 0, value: 'b' }) })
+    assert.deepEqual(visible(0), ['a', 'b'])
+  })
+
+  test('an unanswered EndTxn whose retry is fenced is TransactionOutcomeUnknownError, never "aborted"', async () => {
+    const p = producer()
+    await p.beginTransaction()
+    await p.send({ topic: TOPIC, partition: 0, value: 'a' })
+    const successor = producer()
+    cluster.intercept(EndTxn, () => ({ drop: 'after-apply' }), { times: 1 })
+    // Before the retry is handled, another instance starts with the same transactional id.
+    cluster.intercept(EndTxn, () => ({ hold: successor.beginTransaction() }), { times: 1 })
+    const outcome = await p.commitTransaction().then(() => undefined, (error: unknown) => error)
+    assert.ok(outcome instanceof TransactionOutcomeUnknownError, `got ${String(outcome)}`)
+    assert.equal(p.transactionState, 'fatalError')
+    // Here the first EndTxn had committed: the error did not claim otherwise.
+    assert.deepEqual(visible(0), ['a'])
+    await assert.rejects(p.send({ topic: TOPIC, partition: 0, value: 'x' }), TransactionOutcomeUnknownError)
+  })
+
+  test('zombie fencing: a second instance fences the first, whose open transaction never becomes visible', async () => {
+    const zombie = producer()
+    await zombie.beginTransaction()
+    await zombie.send({ topic: TOPIC, partition: 0, value: 'zombie' })
+    const successor = producer()
+    await successor.beginTransaction()
+    const refusal = await zombie.commitTransaction().then(() => undefined, (error: unknown) => error)
+    assert.ok(refusal instanceof ProducerFencedError, `got ${String(refusal)}`)
+    assert.equal((refusal as ProducerFencedError).code, 90)
+    assert.equal((refusal as ProducerFencedError).type, 'PRODUCER_FENCED')
+    assert.equal(zombie.transactionState, 'fatalError')
+    await assert.rejects(zombie.send({ topic: TOPIC, partition: 0, value: 'more' }), ProducerFencedError)
+    await assert.rejects(zombie.beginTransaction(), ProducerFencedError)
+    await successor.send({ topic: TOPIC, partition: 1, value: 'successor' })
+    await successor.commitTransaction()
+    assert.deepEqual(visible(0), [])
+    assert.deepEqual(visible(1), ['successor'])
+  })
+
+  test('a zombie\'s produce is refused with the old epoch (INVALID_PRODUCER_EPOCH): fenced', async () => {
+    const zombie = producer()
+    await zombie.beginTransaction()
+    await zombie.send({ topic: TOPIC, partition: 0, value: 'first' })
+    const successor = producer()
+    await successor.beginTransaction()
+    await assert.rejects(zombie.send({ topic: TOPIC, partition: 0, value: 'late' }), ProducerFencedError)
+    assert.equal(zombie.transactionState, 'fatalError')
+    await successor.abortTransaction()
+    assert.deepEqual(visible(0), [])
+  })
+
+  test('a transaction open past transactionTimeoutMs is aborted by the coordinator; the late commit fails as fenced', async () => {
+    const p = producer({ transactionTimeoutMs: 100 })
+    await p.beginTransaction()
+    await p.send({ topic: TOPIC, partition: 0, value: 'stalled' })
+    await new Promise(resolve => setTimeout(resolve, 250))
+    cluster.expireTransactions()
+    await assert.rejects(p.commitTransaction(), ProducerFencedError)
+    assert.deepEqual(visible(0), [])
+  })
+
+  test('a fenced group member makes sendOffsets abortable (KIP-447); abort and go on', async () => {
+    const p = producer()
+    await p.beginTransaction()
+    await p.send({ topic: TOPIC, partition: 0, value: 'a' })
+    cluster.intercept(TxnOffsetCommit, () => ({ error: 22 }), { times: 1 }) // ILLEGAL_GENERATION
+    await assert.rejects(p.sendOffsets({ groupMetadata: { groupId: 'g', memberId: 'm', generationId: 3, groupInstanceId: null }, offsets: [{ topic: TOPIC, partition: 0, offset: 1n }] }), TransactionAbortableError)
+    assert.equal(p.transactionState, 'abortableError')
+    await assert.rejects(p.commitTransaction(), TransactionAbortableError)
+    await p.abortTransaction()
+    assert.deepEqual(visible(0), [])
+    assert.equal(cluster.committedOffset('g', TOPIC, 0), undefined)
+  })
+
+  test('an AbortSignal ends a wait for a coordinator that is not available', async () => {
+    const p = producer()
+    cluster.intercept(FindCoordinator, () => ({ error: 15 }))
+    await assert.rejects(p.beginTransaction({ signal: AbortSignal.timeout(200) }), (error: Error) => error.name === 'AbortedError')
+  })
+
+  test('bad options fail fast', () => {
+    assert.throws(() => producer({ transactionalId: '' }), /transactionalId/)
+    assert.throws(() => producer({ transactionTimeoutMs: 0 }), /transactionTimeoutMs/)
+    assert.throws(() => producer({ idempotent: false, acks: 1 }), /idempotent/)
+  })
+})
+
+describe('transaction version 1', () => {
+  beforeEach(async () => {
+    await cluster.close()
+    await start(1)
+  })
+
+  test('partitions are added before their first batch, the group before its offsets, and Produce stays at v11', async () => {
+    const p = producer()
+    await p.beginTransaction()
+    cluster.intercept(AddPartitionsToTxn, () => ({ error: 51 }), { times: 2 }) // CONCURRENT_TRANSACTIONS: retried
+    await p.send([{ topic: TOPIC, partition: 0, value: 'a' }, { topic: TOPIC, partition: 2, value: 'b' }])
+    await p.sendOffsets({ groupMetadata: GROUP, offsets: [{ topic: TOPIC, partition: 1, offset: 5n }] })
+    await p.commitTransaction()
+    assert.deepEqual(visible(0), ['a'])
+    assert.deepEqual(visible(2), ['b'])
+    assert.equal(cluster.committedOffset('g', TOPIC, 1)?.offset, 5n)
+    assert.ok(cluster.requests(Produce).every(r => r.version <= 11), `Produce versions: ${cluster.requests(Produce).map(r => r.version).join(',')}`)
+    const added = cluster.requests(AddPartitionsToTxn)
+    assert.ok(added.length >= 3, 'retried after CONCURRENT_TRANSACTIONS')
+    const firstProduce = cluster.requests(Produce)[0]
+    assert.ok(added.at(-1)!.receivedAt <= firstProduce.receivedAt, 'AddPartitionsToTxn came before the first Produce')
+    const addOffsets = cluster.requests(AddOffsetsToTxn)
+    assert.equal(addOffsets.length, 1)
+    assert.ok(addOffsets[0].receivedAt <= cluster.requests(TxnOffsetCommit)[0].receivedAt)
+    // The epoch stays on version 1.
+    await p.transaction(async tx => { await tx.send({ topic: TOPIC, partition: 0, value: 'c' }) })
+    const attempts = cluster.produceAttempts(TOPIC, 0)
+    assert.equal(attempts[1].producerEpoch, attempts[0].producerEpoch)
+    assert.equal(attempts[1].baseSequence, 1)
+  })
+
+  test('abort after a failed send moves to a new epoch (InitProducerId with the current one) and sequences restart', async () => {
+    const p = producer()
+    await p.beginTransaction()
+    await p.send({ topic: TOPIC, partition: 0, value: 'a' })
+    cluster.intercept(Produce, () => ({ error: 87 }), { times: 1 })
+    await assert.rejects(p.send({ topic: TOPIC, partition: 0, value: 'bad' }), BrokerError)
+    await p.abortTransaction()
+    await p.transaction(async tx => { await tx.send({ topic: TOPIC, partition: 0, value: 'b' }) })
+    const attempts = cluster.produceAttempts(TOPIC, 0)
+    const last = attempts.at(-1)!
+    assert.equal(last.producerEpoch, attempts[0].producerEpoch + 1)
+    assert.equal(last.baseSequence, 0)
+    assert.deepEqual(visible(0), ['b'])
+  })
+})

@@ -547,6 +547,18 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
     this.#wakeData()
   }
 
+  /** Resolves once no batch that passed maxProcessingMs is out with the application any more. */
+  protected async overdueReturned (): Promise<void> {
+    for (;;) {
+      const overdue: Array<Promise<void>> = []
+      for (const cursor of [...this.#cursors.values(), ...this.#predecessors.values()]) {
+        if (cursor.processing?.overdue === true) overdue.push(cursor.processing.finished)
+      }
+      if (overdue.length === 0) return
+      await Promise.all(overdue)
+    }
+  }
+
   /** Checks batches out with the application against maxProcessingMs while any is out. */
   #watchOverdue (): void {
     if (this.#overdueTimer !== undefined || this.#closed) return

@@ -143,7 +143,10 @@ export class GroupConsumer extends Consumer {
       const identity = membership.identity()
       await this.#revoke(this.#host.heldPartitions(), this.delivery === 'at-least-once' ? identity : undefined, 0)
       await membership.stop(true)
+      // Every overdue handler, not only the first: a partition that came back while one still
+      // ran would wait for it (one handler per partition) and be held for ever again.
       await processing.finished
+      await this.overdueReturned()
       if (this.stopping) return
       this.#membership = this.#newMembership(this.#protocol)
       this.#membership.start()

@@ -310,6 +310,8 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
     if (cursor === undefined) throw new KafkaTsError('NOT_ASSIGNED', `Cannot seek ${target.topic}-${target.partition}: it is not assigned to this consumer`)
     cursor.seek(target.offset, target.leaderEpoch)
     if (cursor.processing !== undefined) cursor.processing.seeked = true
+    // What this member committed says nothing about the new position: the next commit sends it.
+    cursor.committedOffset = undefined
     if (typeof target.offset === 'bigint') {
       this.#seekedToSpec.delete(cursor)
       cursor.processedOffset = target.offset

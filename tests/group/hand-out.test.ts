@@ -50,6 +50,22 @@ for (const protocol of protocols) {
       })
     })
 
+    test('a seek back after everything was committed: the re-read is committed again up to the end', async () => {
+      await withHarness({ partitions: 1, records: 10 }, async h => {
+        const a = await h.member('a', protocol)
+        a.run(h)
+        await until(() => a.processedUpTo(0) === 10n, 'A reading the partition')
+        await a.consumer.commit()
+        assert.equal(h.committed(0), 10n)
+        a.consumer.seek({ topic: h.topic, partition: 0, offset: 0n })
+        await a.consumer.commit()
+        assert.equal(h.committed(0), 0n, 'the seek target was not committed')
+        await until(() => a.offsets(0).length === 20 && a.processedUpTo(0) === 10n && a.deliveries.every(d => d.finished), 'the re-read reaching the end')
+        await a.consumer.commit()
+        assert.equal(h.committed(0), 10n, 'the end of the re-read was not committed (the member thought it had committed it already)')
+      })
+    })
+
     test('a partition lost while its handler runs and assigned again hands out nothing until that handler returned', async () => {
       await withHarness({ partitions: 1, records: 10 }, async h => {
         const a = await h.member('a', protocol)

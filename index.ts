@@ -31,6 +31,8 @@ export {
   TransactionAbortableError, TransactionFatalError, ProducerFencedError, TransactionOutcomeUnknownError, TransactionAbortedError, TransactionStateError
 } from './producer/transaction'
 export type { TransactionState, ConsumerGroupMetadata, TransactionOffset, SendOffsetsOptions, TransactionCallOptions } from './producer/transaction'
+export { runTransactional } from './group/transactional'
+export type { TransactionalRunOptions, TransactionalStats, TransactionAbortedEvent } from './group/transactional'
 export type { RecordMetadata, RecordCallback } from './producer/batch'
 export { Consumer, GroupConsumer }
 export type { AssignOptions, FetchOptions, FetchErrorEvent, TruncationEvent, ConsumerBatch, OffsetSpec as ConsumerOffsetSpec } from './consumer/consumer'

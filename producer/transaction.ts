@@ -248,6 +248,9 @@ export class TransactionManager {
   #bumpAfterAbort = false
   #coordinatorId: number | undefined
   #addPartitionsVersion = 3
+  /** Transaction version 1: the highest EndTxn and TxnOffsetCommit versions (below the ones that mean version 2). */
+  #endTxnVersion: number | undefined
+  #txnOffsetCommitVersion: number | undefined
   readonly #groupCoordinators = new Map<string, number>()
 
   constructor (host: TransactionHost, options: TransactionOptions) {
@@ -460,7 +463,14 @@ export class TransactionManager {
     // v4+ is the brokers' batched form (KIP-890); a client speaks v3 at most.
     this.#addPartitionsVersion = Math.min(3, addPartitions?.maxVersion ?? 3)
     this.#version = level >= 2 && endTxn !== undefined && endTxn.maxVersion >= 5 ? 2 : 1
-    if (this.#version === 1) this.#host.capProduceVersion(11)
+    if (this.#version === 1) {
+      // The version of these requests is what tells the broker a client speaks transaction
+      // version 2 (EndTxn v5 bumps the epoch, TxnOffsetCommit v5 and Produce v12 add implicitly).
+      this.#host.capProduceVersion(11)
+      const txnOffsetCommit = response.apiKeys.find(k => k.apiKey === TxnOffsetCommit.key)
+      this.#endTxnVersion = Math.min(4, endTxn?.maxVersion ?? 4)
+      this.#txnOffsetCommitVersion = Math.min(4, txnOffsetCommit?.maxVersion ?? 4)
+    }
   }
 
   /** The signal of the call that is getting an identity now (begin, or a version 1 abort). */
@@ -560,7 +570,7 @@ export class TransactionManager {
             groupInstanceId: group.groupInstanceId,
             topics: [...byTopic].map(([topic, partitions]) => version >= 6 ? { topicId: this.#client.metadata.topic(topic)?.topicId, partitions } : { name: topic, partitions })
           }
-        }, { nodeId, signal })
+        }, { nodeId, signal, version: this.#txnOffsetCommitVersion })
       } catch (error) {
         if (isAbort(error, signal) || !isRetriableFailure(error)) throw error
         this.#groupCoordinators.delete(group.groupId)
@@ -605,7 +615,7 @@ export class TransactionManager {
       try {
         const nodeId = await this.#findCoordinator(signal)
         // Not bound by the signal once written: its answer is what we wait for.
-        response = await this.#client.request(EndTxn, { transactionalId: this.transactionalId, producerId, producerEpoch, committed: commit }, { nodeId })
+        response = await this.#client.request(EndTxn, { transactionalId: this.transactionalId, producerId, producerEpoch, committed: commit }, { nodeId, version: this.#endTxnVersion })
       } catch (error) {
         if ((error as { written?: boolean }).written === true) ambiguous = error as Error
         if (!isRetriableFailure(error) && !isAbort(error, signal)) {
@@ -633,6 +643,9 @@ export class TransactionManager {
         this.#state = 'abortableError'
         this.#firstError ??= new BrokerError(code, 'EndTxn')
         throw new TransactionAbortableError(`The coordinator refused to commit "${this.transactionalId}" (TRANSACTION_ABORTABLE): abort it`, { code, cause: this.#firstError })
+      }
+      if (code === 48 /* INVALID_TXN_STATE */ && commit) {
+        throw this.#goFatal(new TransactionFatalError(`The commit of "${this.transactionalId}" was refused (INVALID_TXN_STATE): the coordinator had already aborted the transaction (it was open longer than transactionTimeoutMs, ${this.transactionTimeoutMs} ms). Nothing of it is visible. Close this producer.`, { code, cause: new BrokerError(code, 'EndTxn') }))
       }
       throw this.#goFatal(fatalFor(code, `EndTxn (${what}) of "${this.transactionalId}"`))
     }

@@ -13,7 +13,8 @@
  *   ApiVersions' finalizedFeatures): on 1, a transactional batch is refused
  *   (INVALID_TXN_STATE) unless AddPartitionsToTxn added its partition, and TxnOffsetCommit
  *   unless AddOffsetsToTxn added its group. On 2, Produce v12+ and TxnOffsetCommit v5+ add
- *   them implicitly, and EndTxn bumps the epoch (the response carries the new one).
+ *   them implicitly. EndTxn v5 bumps the epoch (the response carries the new one) whatever
+ *   the cluster's version, as Kafka's does: a client sends v5 only on version 2.
  * - EndTxn: commit makes the transaction's batches visible (`committedLog`) and its
  *   offsets the group's committed offsets; abort drops both. A retry of the EndTxn that
  *   completed the transaction (same decision; on version 2 with the previous epoch) is
@@ -250,7 +251,8 @@ export class TransactionCoordinator {
     this.expireTransactions()
     const entry = this.#entries.get(request.transactionalId)
     if (entry === undefined || entry.producerId !== request.producerId) return { errorCode: ERROR.INVALID_PRODUCER_ID_MAPPING, ...none }
-    const v2 = this.transactionVersion === 2 && version >= 5
+    // As Kafka: the request's version says the client speaks transaction version 2 (it sends v5 only when it is finalized).
+    const v2 = version >= 5
     const completed = request.committed ? 'CompleteCommit' : 'CompleteAbort'
     // A retry of the EndTxn that completed the transaction: the same answer again.
     if (entry.state === completed && request.producerEpoch === entry.lastEndEpoch) {

@@ -305,6 +305,9 @@ describe('transaction version 1', () => {
     assert.deepEqual(visible(2), ['b'])
     assert.equal(cluster.committedOffset('g', TOPIC, 1)?.offset, 5n)
     assert.ok(cluster.requests(Produce).every(r => r.version <= 11), `Produce versions: ${cluster.requests(Produce).map(r => r.version).join(',')}`)
+    // EndTxn v5 and TxnOffsetCommit v5 mean transaction version 2 to a broker.
+    assert.ok(cluster.requests(EndTxn).every(r => r.version <= 4))
+    assert.ok(cluster.requests(TxnOffsetCommit).every(r => r.version <= 4))
     const added = cluster.requests(AddPartitionsToTxn)
     assert.ok(added.length >= 3, 'retried after CONCURRENT_TRANSACTIONS')
     const firstProduce = cluster.requests(Produce)[0]

@@ -1,0 +1,161 @@
+// The exactly-once loop (group/transactional.ts) against the fake cluster: each batch's
+// output and its offsets commit in one transaction; an abort (a fenced member's offsets, a
+// partition lost while the transaction ran, a failing transform) leaves nothing visible and
+// the batch is read again, so every input record is in the committed output exactly once.
+import { afterEach, beforeEach, describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { Client } from '../../client/client'
+import { GroupConsumer } from '../../group/group-consumer'
+import { runTransactional, type TransactionAbortedEvent } from '../../group/transactional'
+import { TxnOffsetCommit } from '../../protocol/apis/txn-offset-commit'
+import { Producer } from '../../producer/producer'
+import { FakeCluster } from '../fake-broker/cluster'
+import { gate, protocols, sleep, until } from './support'
+
+const IN = 'in'
+const OUT = 'out'
+const PARTITIONS = 3
+const PER_PARTITION = 20
+
+let cluster: FakeCluster
+const clients: Client[] = []
+const closers: Array<() => Promise<void>> = []
+
+beforeEach(async () => {
+  cluster = await FakeCluster.start({ brokers: 2, topics: [{ name: IN, partitions: PARTITIONS }, { name: OUT, partitions: PARTITIONS }], log: false, groups: { consumerHeartbeatIntervalMs: 50 } })
+  const seeder = newClient('seeder')
+  for (let p = 0; p < PARTITIONS; p++) {
+    for (let i = 0; i < PER_PARTITION; i++) await seeder.produceRaw({ topic: IN, partition: p, records: [{ key: Buffer.from(`k${p}`), value: Buffer.from(`${p}:${i}`) }] })
+  }
+})
+
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close().catch(() => {})
+  for (const c of clients.splice(0)) await c.close()
+  await cluster.close()
+})
+
+function newClient (name: string): Client {
+  const client = new Client({ bootstrap: cluster.bootstrap, clientId: name, retryBackoff: { initialMs: 5, maxMs: 50 }, requestTimeoutMs: 5000 })
+  clients.push(client)
+  return client
+}
+
+async function pipeline (name: string, protocol: 'classic' | 'consumer'): Promise<{ consumer: GroupConsumer, producer: Producer }> {
+  const client = newClient(name)
+  await client.metadata.refresh([IN, OUT])
+  const consumer = new GroupConsumer(client, {
+    groupId: 'eos', topics: [IN], groupProtocol: protocol, fromBeginning: true, isolation: 'read_committed',
+    maxPartitionBytes: 200, maxWaitMs: 50, sessionTimeoutMs: 1500, rebalanceTimeoutMs: 1500, heartbeatIntervalMs: 50, autoCommitIntervalMs: 60_000
+  })
+  const producer = new Producer(client, { transactionalId: `eos-${name}`, lingerMs: 0 })
+  closers.push(async () => { await consumer.close(); await producer.close({ force: true }) })
+  return { consumer, producer }
+}
+
+const transform = async (batch: { topic: string, partition: number, records: Array<{ key: Buffer | null, value: Buffer | null }> }, tx: { send: Producer['send'] }): Promise<void> => {
+  await tx.send(batch.records.map(r => ({ topic: OUT, partition: batch.partition, key: r.key, value: `out-${r.value?.toString() ?? ''}` })))
+}
+
+function committedOutput (): string[] {
+  return Array.from({ length: PARTITIONS }, (_, p) => cluster.committedLog(OUT, p).map(r => r.value?.toString() ?? '')).flat()
+}
+
+function assertExactlyOnce (): void {
+  const output = committedOutput()
+  const expected = Array.from({ length: PARTITIONS }, (_, p) => Array.from({ length: PER_PARTITION }, (_, i) => `out-${p}:${i}`)).flat()
+  assert.deepEqual([...output].sort(), [...expected].sort(), 'every input record once in the committed output')
+  for (let p = 0; p < PARTITIONS; p++) {
+    const values = cluster.committedLog(OUT, p).map(r => Number(r.value!.toString().split(':')[1]))
+    assert.deepEqual(values, [...values].sort((a, b) => a - b), `partition ${p} in input order`)
+  }
+}
+
+const done = (): boolean => committedOutput().length >= PARTITIONS * PER_PARTITION &&
+  Array.from({ length: PARTITIONS }, (_, p) => cluster.committedOffset('eos', IN, p)?.offset === BigInt(PER_PARTITION)).every(Boolean)
+
+for (const protocol of protocols) {
+  describe(`runTransactional (${protocol} protocol)`, () => {
+    test('each batch\'s output and offsets commit together: the committed output has every input once, the group\'s offsets the input\'s end', async () => {
+      const { consumer, producer } = await pipeline('a', protocol)
+      const stop = new AbortController()
+      const running = runTransactional(consumer, producer, { eachBatch: transform, signal: stop.signal })
+      await until(done, 'all input transformed and committed', 15_000)
+      stop.abort()
+      const stats = await running
+      assert.ok(stats.committed >= PARTITIONS, `${stats.committed} transactions committed`)
+      assert.equal(stats.aborted, 0)
+      assertExactlyOnce()
+      // The offsets came with the transactions (TxnOffsetCommit), under the member's identity (KIP-447).
+      const offsetCommits = cluster.requests(TxnOffsetCommit)
+      assert.ok(offsetCommits.length >= PARTITIONS)
+      assert.ok(offsetCommits.every(r => r.request.memberId !== '' && r.request.generationIdOrMemberEpoch >= 0))
+    })
+
+    test('a fenced member\'s offsets (ILLEGAL_GENERATION / FENCED_MEMBER_EPOCH) abort the transaction; the batch is read again, nothing twice', async () => {
+      const { consumer, producer } = await pipeline('a', protocol)
+      cluster.intercept(TxnOffsetCommit, () => ({ error: protocol === 'classic' ? 22 : 110 }), { times: 2 })
+      const aborted: TransactionAbortedEvent[] = []
+      consumer.on('transactionAborted', (event: TransactionAbortedEvent) => aborted.push(event))
+      const stop = new AbortController()
+      const running = runTransactional(consumer, producer, { eachBatch: transform, signal: stop.signal })
+      await until(done, 'all input transformed and committed', 15_000)
+      stop.abort()
+      const stats = await running
+      assert.equal(stats.aborted, 2)
+      assert.equal(aborted.length, 2)
+      assertExactlyOnce()
+      assert.ok(Array.from({ length: PARTITIONS }, (_, p) => cluster.log(OUT, p).length).reduce((a, b) => a + b) > PARTITIONS * PER_PARTITION, 'the aborted output is in the log, not in the committed view')
+    })
+
+    test('a partition lost while its transaction runs (member fenced): the transaction aborts, nothing of it is visible', async () => {
+      const { consumer, producer } = await pipeline('a', protocol)
+      const held = gate()
+      let heldOnce = false
+      let heldOwnership: { released: boolean } | undefined
+      const stop = new AbortController()
+      const running = runTransactional(consumer, producer, {
+        signal: stop.signal,
+        eachBatch: async (batch, tx) => {
+          await transform(batch, tx)
+          if (!heldOnce) {
+            heldOnce = true
+            heldOwnership = consumer.cursor(batch.topic, batch.partition)!.ownership
+            await held.promise
+          }
+        }
+      })
+      await until(() => heldOnce, 'a batch in its transaction')
+      const member = cluster.groupMembers('eos')[0]
+      cluster.fenceMember('eos', member.memberId)
+      await until(() => heldOwnership?.released === true, 'the member to lose the held partition', 10_000)
+      const aborted: TransactionAbortedEvent[] = []
+      consumer.on('transactionAborted', (event: TransactionAbortedEvent) => aborted.push(event))
+      held.release()
+      await until(() => aborted.length > 0, 'the held transaction to abort')
+      assert.match(aborted[0].reason, /revoked or lost|fenced|ILLEGAL_GENERATION|UNKNOWN_MEMBER_ID|FENCED/)
+      await until(done, 'all input transformed and committed after the rejoin', 15_000)
+      stop.abort()
+      await running
+      assertExactlyOnce()
+    })
+
+    test('a throwing transform aborts its transaction and ends the loop with the error; nothing of that batch is visible', async () => {
+      const { consumer, producer } = await pipeline('a', protocol)
+      const failure = new Error('transform failed')
+      let calls = 0
+      await assert.rejects(runTransactional(consumer, producer, {
+        eachBatch: async (batch, tx) => {
+          await transform(batch, tx)
+          if (++calls === 2) throw failure
+        }
+      }), error => error === failure)
+      await sleep(50)
+      assert.equal(producer.transactionState, 'ready')
+      // Only the first batch committed.
+      const committedValues = committedOutput()
+      assert.ok(committedValues.length > 0)
+      assert.equal(cluster.requests(TxnOffsetCommit).length, 1)
+    })
+  })
+}

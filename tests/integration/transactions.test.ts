@@ -1,0 +1,231 @@
+// Transactions against real Kafka 4.4 brokers: what a read_committed reader sees (kafkats's
+// consumer and the Java ConsoleConsumer) after commits and aborts with every codec,
+// offsets committed in a transaction, zombie fencing, the coordinator's timeout abort of a
+// SIGSTOPped producer process, transaction.version 1 and 2, and the transaction
+// coordinator's broker SIGKILLed mid-transaction on three nodes.
+//
+// Each cluster is this file's own (the timeout test needs a fast timed-out transaction
+// cleanup, the version 1 test a cluster formatted with transaction.version=1).
+import { after, before, describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { execFile, spawn } from 'node:child_process'
+import * as path from 'node:path'
+import { Client, Consumer, ProducerFencedError, type Producer, type KafkaRecord } from '../../index'
+import type { CompressionCodec } from '../../protocol/compression'
+import { ApiVersions } from '../../protocol/apis/api-versions'
+import { kafkaClasspath, startCluster, type KafkaCluster } from '../broker/kafka'
+import { requireJavaOrSkip, uniqueName } from './support'
+import { sleep, takeBatch, until } from './consumer-support'
+
+const skip = requireJavaOrSkip()
+const CODECS: CompressionCodec[] = ['none', 'gzip', 'snappy', 'lz4', 'zstd']
+
+/** Everything a kafkats read_committed consumer returns from offset 0 up to the partition's end now. */
+async function readCommitted (client: Client, topic: string, partition: number): Promise<string[]> {
+  const end = (await client.listOffsets({ topic, partition, spec: 'latest' })).offset
+  const consumer = Consumer.assigned(client, { assign: [{ topic, partition, offset: 0n }], isolation: 'read_committed', maxWaitMs: 100 })
+  const records: KafkaRecord[] = []
+  try {
+    const cursor = consumer.cursor(topic, partition)!
+    await until(async () => {
+      const handed = await takeBatch(consumer, 200)
+      if (handed !== undefined) {
+        records.push(...handed.batch.records)
+        handed.finish()
+      }
+      return handed === undefined && cursor.fetchOffset !== undefined && cursor.fetchOffset >= end
+    }, `read_committed to reach offset ${end} of ${topic}-${partition}`, 30_000, 0)
+  } finally {
+    await consumer.close()
+  }
+  return records.map(r => r.value?.toString() ?? '')
+}
+
+/** The Java ConsoleConsumer in read_committed: every value of the topic, in the order it printed them. */
+async function javaReadCommitted (bootstrap: string[], topic: string, expected: number): Promise<string[]> {
+  const output = await new Promise<string>((resolve, reject) => {
+    execFile('java', ['-Xmx256M', '-cp', kafkaClasspath(), 'org.apache.kafka.tools.consumer.ConsoleConsumer',
+      '--bootstrap-server', bootstrap.join(','), '--topic', topic, '--from-beginning', '--isolation-level', 'read_committed',
+      // Exactly the expected count: an aborted record shown would take a committed one's place.
+      '--max-messages', String(expected), '--timeout-ms', '20000'], { maxBuffer: 16 * 1024 * 1024, timeout: 120_000 }, (error, stdout, stderr) => {
+      // It exits non-zero on its timeout, which is how it ends when fewer messages come.
+      if (error !== null && !/Processed a total of/.test(stderr)) reject(new Error(`ConsoleConsumer failed: ${error.message}\n${stderr}`))
+      else resolve(stdout)
+    })
+  })
+  // Its log lines (timestamped) go to stdout too.
+  return output.split('\n').filter(line => line !== '' && !/^\d\d:\d\d:\d\d\.\d+ \[/.test(line))
+}
+
+describe('transactions against a real broker (transaction.version 2)', { skip, timeout: 600_000 }, () => {
+  let cluster: KafkaCluster
+  let client: Client
+  const producers: Producer[] = []
+
+  before(async () => {
+    cluster = await startCluster({ portBase: 'free', brokerOverrides: { 'transaction.abort.timed.out.transaction.cleanup.interval.ms': 500 } })
+    client = new Client({ bootstrap: cluster.bootstrap, clientId: 'transactions' })
+  })
+
+  after(async () => {
+    for (const p of producers) await p.close({ force: true }).catch(() => {})
+    await client?.close()
+    await cluster?.stop()
+  })
+
+  function producer (transactionalId: string, options: Parameters<Client['producer']>[0] = {}): Producer {
+    const p = client.producer({ transactionalId, lingerMs: 1, ...options })
+    producers.push(p)
+    return p
+  }
+
+  async function newTopic (name: string, partitions = 1): Promise<string> {
+    const topic = uniqueName(name)
+    await client.admin.createTopics([{ topic, numPartitions: partitions, replicationFactor: 1 }])
+    await client.metadata.waitForTopic(topic, 30_000)
+    return topic
+  }
+
+  test('the cluster finalizes transaction.version 2 and kafkats uses it', async () => {
+    const versions = await client.request(ApiVersions, { clientSoftwareName: 'kafkats', clientSoftwareVersion: '0' })
+    assert.equal(versions.finalizedFeatures.find(f => f.name === 'transaction.version')?.maxVersionLevel, 2)
+  })
+
+  test('commit and abort with every codec: read_committed (kafkats and Java) sees exactly the committed records', async () => {
+    const topic = await newTopic('txn-codecs', CODECS.length)
+    const expected: string[][] = []
+    for (const [partition, codec] of CODECS.entries()) {
+      const p = producer(uniqueName(`txn-${codec}`), { compression: codec })
+      const committed = Array.from({ length: 50 }, (_, i) => `${codec}-committed-${i}`)
+      await p.transaction(async tx => {
+        await tx.send(committed.slice(0, 25).map(value => ({ topic, partition, value })))
+        await tx.send(committed.slice(25).map(value => ({ topic, partition, value })))
+      })
+      await p.beginTransaction()
+      await p.send(Array.from({ length: 30 }, (_, i) => ({ topic, partition, value: `${codec}-aborted-${i}` })))
+      await p.abortTransaction()
+      const after = [`${codec}-after-abort`]
+      await p.transaction(async tx => { await tx.send({ topic, partition, value: after[0] }) })
+      expected.push([...committed, ...after])
+      await p.close()
+    }
+    for (const [partition, codec] of CODECS.entries()) {
+      assert.deepEqual(await readCommitted(client, topic, partition), expected[partition], `kafkats read_committed of the ${codec} partition`)
+    }
+    const total = expected.flat()
+    const java = await javaReadCommitted(cluster.bootstrap, topic, total.length)
+    assert.deepEqual([...java].sort(), [...total].sort(), 'Java ConsoleConsumer read_committed: every committed record once, nothing aborted')
+  })
+
+  test('offsets sent in a transaction become the group\'s committed offsets only when it commits', async () => {
+    const topic = await newTopic('txn-offsets')
+    const groupId = uniqueName('txn-group')
+    const group = { groupId, memberId: '', generationId: -1, groupInstanceId: null }
+    const committedOffset = async (): Promise<bigint | undefined> => {
+      const [answer] = await client.admin.fetchOffsets([{ groupId, partitions: [{ topic, partition: 0 }] }])
+      const offset = answer.offsets.find(o => o.topic === topic && o.partition === 0)?.offset
+      return offset === undefined || offset < 0n ? undefined : offset
+    }
+    const p = producer(uniqueName('txn-offsets'))
+    await p.beginTransaction()
+    await p.send({ topic, partition: 0, value: 'x' })
+    await p.sendOffsets({ groupMetadata: group, offsets: [{ topic, partition: 0, offset: 11n }] })
+    assert.equal(await committedOffset(), undefined, 'not visible while the transaction is open')
+    await p.abortTransaction()
+    assert.equal(await committedOffset(), undefined, 'an aborted transaction commits no offsets')
+    await p.beginTransaction()
+    await p.sendOffsets({ groupMetadata: group, offsets: [{ topic, partition: 0, offset: 22n }] })
+    await p.commitTransaction()
+    await until(async () => await committedOffset() === 22n, 'the committed offset 22', 15_000, 100)
+  })
+
+  test('zombie fencing: a second instance fences the first; nothing of the zombie\'s open transaction is visible', async () => {
+    const topic = await newTopic('txn-zombie')
+    const transactionalId = uniqueName('txn-zombie')
+    const zombie = producer(transactionalId)
+    await zombie.beginTransaction()
+    await zombie.send(Array.from({ length: 10 }, (_, i) => ({ topic, partition: 0, value: `zombie-${i}` })))
+    const successorClient = new Client({ bootstrap: cluster.bootstrap, clientId: 'successor' })
+    try {
+      const successor = successorClient.producer({ transactionalId, lingerMs: 1 })
+      await successor.beginTransaction()
+      const refusal = await zombie.commitTransaction().then(() => undefined, (error: unknown) => error)
+      assert.ok(refusal instanceof ProducerFencedError, `the zombie's commit: ${String(refusal)}`)
+      await assert.rejects(zombie.send({ topic, partition: 0, value: 'zombie-late' }), ProducerFencedError)
+      await successor.send({ topic, partition: 0, value: 'successor' })
+      await successor.commitTransaction()
+      await successor.close()
+    } finally {
+      await successorClient.close()
+    }
+    assert.deepEqual(await readCommitted(client, topic, 0), ['successor'])
+  })
+
+  test('a producer process SIGSTOPped past transactionTimeoutMs: the coordinator aborts it, its commit fails as fenced, nothing is visible', async () => {
+    const topic = await newTopic('txn-timeout')
+    const member = spawn(process.execPath, [path.join(__dirname, 'transactions-member.js')], {
+      env: { ...process.env, BOOTSTRAP: cluster.bootstrap.join(','), TOPIC: topic, TXN_ID: uniqueName('txn-timeout'), TIMEOUT_MS: '2000', RECORDS: '20' },
+      stdio: ['pipe', 'pipe', 'inherit']
+    })
+    let output = ''
+    member.stdout.on('data', (chunk: Buffer) => { output += chunk.toString() })
+    try {
+      await until(() => output.includes('SENT') || output.includes('FAILED'), 'the member to send its records', 60_000, 50)
+      assert.ok(!output.includes('FAILED'), output)
+      member.kill('SIGSTOP')
+      await sleep(5000) // past the 2 s timeout and the 0.5 s cleanup interval
+      member.kill('SIGCONT')
+      member.stdin.write('commit\n')
+      await until(() => output.includes('RESULT'), 'the member\'s commit result', 60_000, 50)
+      // Kafka answers PRODUCER_FENCED or (transaction version 2) INVALID_TXN_STATE: both fatal, never "committed".
+      const result = /RESULT (\S+)/.exec(output)![1]
+      assert.ok(result === 'ProducerFencedError' || result === 'TransactionFatalError', `the stalled producer's commit: ${output}`)
+    } finally {
+      member.kill('SIGKILL')
+    }
+    assert.deepEqual(await readCommitted(client, topic, 0), [])
+  })
+})
+
+describe('transactions on a cluster formatted with transaction.version 1', { skip, timeout: 300_000 }, () => {
+  let cluster: KafkaCluster
+  let client: Client
+
+  before(async () => {
+    cluster = await startCluster({ portBase: 'free', features: { 'transaction.version': 1 } })
+    client = new Client({ bootstrap: cluster.bootstrap, clientId: 'transactions-v1' })
+  })
+
+  after(async () => {
+    await client?.close()
+    await cluster?.stop()
+  })
+
+  // Implicit adds (Produce v12, TxnOffsetCommit v5) do not add anything on version 1: had kafkats
+  // not sent AddPartitionsToTxn/AddOffsetsToTxn, the broker would refuse the records and offsets.
+  test('commit and abort are seen right by read_committed; offsets commit with the transaction', async () => {
+    const versions = await client.request(ApiVersions, { clientSoftwareName: 'kafkats', clientSoftwareVersion: '0' })
+    assert.equal(versions.finalizedFeatures.find(f => f.name === 'transaction.version')?.maxVersionLevel ?? 0, 1)
+    const topic = uniqueName('txn-v1')
+    await client.admin.createTopics([{ topic, numPartitions: 2, replicationFactor: 1 }])
+    await client.metadata.waitForTopic(topic, 30_000)
+    const groupId = uniqueName('txn-v1-group')
+    const p = client.producer({ transactionalId: uniqueName('txn-v1'), lingerMs: 1 })
+    try {
+      await p.transaction(async tx => {
+        await tx.send([{ topic, partition: 0, value: 'a' }, { topic, partition: 1, value: 'b' }])
+        await tx.sendOffsets({ groupMetadata: { groupId, memberId: '', generationId: -1, groupInstanceId: null }, offsets: [{ topic, partition: 0, offset: 5n }] })
+      })
+      await p.beginTransaction()
+      await p.send({ topic, partition: 0, value: 'aborted' })
+      await p.abortTransaction()
+      await p.transaction(async tx => { await tx.send({ topic, partition: 0, value: 'c' }) })
+    } finally {
+      await p.close()
+    }
+    assert.deepEqual(await readCommitted(client, topic, 0), ['a', 'c'])
+    assert.deepEqual(await readCommitted(client, topic, 1), ['b'])
+    const [answer] = await client.admin.fetchOffsets([{ groupId, partitions: [{ topic, partition: 0 }] }])
+    assert.equal(answer.offsets.find(o => o.partition === 0)?.offset, 5n)
+  })
+})

@@ -40,7 +40,7 @@ export type { GroupConsumerOptions, DeliveryMode, RefusedCommit } from './group/
 export type { TopicPartition } from './group/membership'
 export type { Assignor, MemberSubscription } from './group/assignors'
 export { rangeAssignor, roundRobinAssignor, cooperativeStickyAssignor } from './group/assignors'
-export { OutcomeUnknownError, DeliveryTimeoutError, BufferFullError, ProducerClosedError } from './producer/errors'
+export { OutcomeUnknownError, DeliveryTimeoutError, BufferFullError, ProducerClosedError, TopicDeletedError } from './producer/errors'
 export type { PartitionerOption, Partitioner, PartitionerInput, PartitionerFunction } from './producer/partitioners'
 
 // `client.producer(options)`: the client layer does not import producer/ (data flows one

@@ -58,6 +58,12 @@ export class ProducerBatch {
   /** Every waiter was answered early: the batch is dropped once it is not in flight. */
   abandoned = false
   lastError: Error | undefined
+  /** Every record was answered and the batch left its queue; a late outcome changes nothing. */
+  finished = false
+  /** The topic's id when the batch was first sent: a different id later means the topic was deleted. */
+  topicId: string | undefined
+  /** Sends aborted while the batch was in flight and not yet ambiguous ('settle' mode settles them once it is). */
+  pendingAborts: SendTracker[] | undefined
 
   constructor (topic: string, partition: number, now: number) {
     this.topic = topic

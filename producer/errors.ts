@@ -1,6 +1,7 @@
 /**
  * Errors a producer reports for records.
  */
+import { errorCodeInfo } from '../protocol/error-codes'
 import { KafkaTsError } from '../protocol/errors'
 
 /**
@@ -37,5 +38,26 @@ export class ProducerClosedError extends KafkaTsError {
   constructor (message = 'The producer is closed: records can no longer be sent through it.') {
     super('PRODUCER_CLOSED', message, { retriable: false })
     this.name = 'ProducerClosedError'
+  }
+}
+
+/**
+ * The record's topic was deleted (or deleted and re-created under a new topic id) while the
+ * record waited to be written: it is not in the topic's log. If an earlier attempt was
+ * written, it went to the deleted log.
+ */
+export class TopicDeletedError extends KafkaTsError {
+  readonly topic: string
+  /** Kafka's error code that revealed it (UNKNOWN_TOPIC_OR_PARTITION or UNKNOWN_TOPIC_ID). */
+  readonly code: number
+  /** Kafka's name for `code`. */
+  readonly type: string
+
+  constructor (topic: string, code: number, message: string) {
+    super('TOPIC_DELETED', message, { retriable: false })
+    this.name = 'TopicDeletedError'
+    this.topic = topic
+    this.code = code
+    this.type = errorCodeInfo(code).name
   }
 }

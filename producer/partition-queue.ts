@@ -46,6 +46,8 @@ export class PartitionQueue {
    * was dropped, so its sequences have a gap (or the broker lost them).
    */
   leaving = false
+  /** The broker answered UNKNOWN_TOPIC_OR_PARTITION / UNKNOWN_TOPIC_ID (that code): the next metadata refresh tells whether the topic is gone. */
+  topicMissingCode = 0
   lingerTimer: NodeJS.Timeout | undefined
 
   constructor (topic: string, partition: number) {

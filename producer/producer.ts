@@ -33,8 +33,8 @@ import type { CompressionCodec } from '../protocol/compression'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
 import { recordSizeUpperBound, type RecordHeader, type RecordInput } from '../protocol/record-batch'
 import { ProducerBatch, type RecordCallback, type RecordMetadata, type SendTracker, type Waiter } from './batch'
-import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError } from './errors'
-import { ProducerIdentity, sameIdentity } from './identity'
+import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError, TopicDeletedError } from './errors'
+import { NO_IDENTITY, ProducerIdentity, sameIdentity } from './identity'
 import { PartitionQueue } from './partition-queue'
 import { createPartitioner, type Partitioner, type PartitionerOption } from './partitioners'
 import { Sink, type ItemOutcome, type SendItem } from './sink'
@@ -128,6 +128,8 @@ const INVALID_PRODUCER_EPOCH = 47
 const PRODUCER_FENCED = 90
 const UNKNOWN_PRODUCER_ID = 59
 const DUPLICATE_SEQUENCE_NUMBER = 46
+const UNKNOWN_TOPIC_OR_PARTITION = 3
+const UNKNOWN_TOPIC_ID = 100
 
 export class Producer extends EventEmitter {
   readonly #client: Client
@@ -327,6 +329,11 @@ export class Producer extends EventEmitter {
         batches: q.batches.slice(0, 5).map(b => ({ records: b.recordCount, seq: b.baseSequence, epoch: b.producerEpoch, inFlight: b.inFlight, ambiguous: b.ambiguous, sealed: b.sealed, attempts: b.attempts, lastError: b.lastError?.message.slice(0, 160) }))
       }))
     }
+  }
+
+  /** Records and bytes buffered and not yet answered (what maxBufferedRecords/maxBufferedBytes limit). */
+  get buffered (): { records: number, bytes: number } {
+    return { records: this.#bufferedRecords, bytes: this.#bufferedBytes }
   }
 
   /** The producer id and epoch in use (-1 before the first send, or without idempotence). */
@@ -618,6 +625,7 @@ export class Producer extends EventEmitter {
         batch.producerId = queue.identity.producerId
         batch.producerEpoch = queue.identity.producerEpoch
       }
+      batch.topicId ??= this.#client.metadata.topic(queue.topic)?.topicId
       batch.inFlight = true
       queue.inFlight++
       queue.inFlightNode = nodeId
@@ -680,6 +688,8 @@ export class Producer extends EventEmitter {
       queue.inFlight--
       this.#inFlightBatches--
     }
+    // Answered already (a forced close): only the in-flight accounting above was left to do.
+    if (batch.finished) return
     if (outcome.kind === 'no-response') {
       this.#succeed(queue, batch, -1n, -1n)
       return
@@ -711,6 +721,7 @@ export class Producer extends EventEmitter {
     if (AMBIGUOUS_CODES.has(code)) {
       this.#retryAmbiguous(queue, batch, error)
     } else if (DEFINITE_RETRIABLE_CODES.has(code)) {
+      if (code === UNKNOWN_TOPIC_OR_PARTITION || code === UNKNOWN_TOPIC_ID) queue.topicMissingCode = code
       if (invalidatesMetadata(code)) this.#refreshMetadataSoon()
       this.#retryDefinite(queue, batch, error, true)
     } else if (this.#txn !== undefined && (code === INVALID_PRODUCER_EPOCH || code === PRODUCER_FENCED)) {
@@ -747,6 +758,12 @@ export class Producer extends EventEmitter {
     }
     batch.ambiguous = true
     batch.lastError = error
+    const aborts = batch.pendingAborts
+    if (aborts !== undefined) {
+      batch.pendingAborts = undefined
+      for (const tracker of aborts) this.#settleAbortedUnknown(queue, batch, tracker)
+      if (batch.finished) return
+    }
     this.#backOff(queue, batch.attempts++)
     this.emit('ambiguous', { topic: batch.topic, partition: batch.partition, baseSequence: batch.baseSequence, error })
   }
@@ -797,6 +814,9 @@ export class Producer extends EventEmitter {
   }
 
   #finishBatch (queue: PartitionQueue, batch: ProducerBatch, error: Error | null, resultOf: ((i: number) => RecordMetadata) | null): void {
+    // Once: a forced close answers in-flight batches, and their outcome arrives later.
+    if (batch.finished) return
+    batch.finished = true
     queue.remove(batch)
     if (queue.batches.length === 0) this.#active.delete(queue)
     this.#releaseBuffer(batch)
@@ -847,27 +867,40 @@ export class Producer extends EventEmitter {
         for (const index of removed) tracker.settle(index, new AbortedError('Aborted before the record was sent: it is not in the log', { written: false, cause: signal.reason }), null)
         continue
       }
-      if (batch.ambiguous && this.#abortUnknownOutcome === 'settle') {
-        let allSettled = false
-        for (let i = 0; i < batch.records.length; i++) {
-          if (batch.waiters[i] !== tracker) continue
-          allSettled = batch.settleEarly(i, new OutcomeUnknownError(`Aborted while the outcome of ${queue.key}'s batch (sequence ${batch.baseSequence}) was unknown: the record may or may not be in the log`, { cause: batch.lastError }))
-        }
-        if (allSettled) {
-          batch.abandoned = true
-          if (!batch.inFlight) this.#retryAmbiguous(queue, batch, batch.lastError ?? new Error('abandoned'))
-        }
+      if (this.#abortUnknownOutcome === 'settle') {
+        if (batch.ambiguous) this.#settleAbortedUnknown(queue, batch, tracker)
+        // Sent, outcome not unknown yet: honoured if it becomes unknown (#retryAmbiguous).
+        else (batch.pendingAborts ??= []).push(tracker)
       }
       // Otherwise the batch was (or is being) sent: the send settles with its outcome.
     }
     this.#scheduleDrain()
   }
 
+  /** 'settle' mode: the aborted send's records of an ambiguous batch settle as unknown; a batch nobody waits for is dropped. */
+  #settleAbortedUnknown (queue: PartitionQueue, batch: ProducerBatch, tracker: SendTracker): void {
+    let allSettled = false
+    for (let i = 0; i < batch.records.length; i++) {
+      if (batch.waiters[i] !== tracker) continue
+      allSettled = batch.settleEarly(i, new OutcomeUnknownError(`Aborted while the outcome of ${queue.key}'s batch (sequence ${batch.baseSequence}) was unknown: the record may or may not be in the log`, { cause: batch.lastError }))
+    }
+    if (allSettled) {
+      batch.abandoned = true
+      if (!batch.inFlight) this.#retryAmbiguous(queue, batch, batch.lastError ?? new Error('abandoned'))
+    }
+  }
+
   #expireBatches (): void {
     const now = Date.now()
     for (const queue of [...this.#active]) {
       for (const batch of [...queue.batches]) {
-        if (now - batch.createdAt < this.#deliveryTimeoutMs || batch.inFlight || batch.ambiguous) continue
+        if (now - batch.createdAt < this.#deliveryTimeoutMs || batch.inFlight) continue
+        if (batch.ambiguous) {
+          // Poisoned only where sequences could deduplicate a later batch against it.
+          if (this.#idempotent) continue
+          this.#finishBatch(queue, batch, new OutcomeUnknownError(`Record for ${queue.key} was not acknowledged within deliveryTimeoutMs (${this.#deliveryTimeoutMs} ms); an attempt was written without a definite answer (${batch.lastError?.message ?? 'no answer'}), so it may or may not be in the log.`, { cause: batch.lastError }), null)
+          continue
+        }
         const lastError = batch.lastError ?? (this.#waitsForIdentity(queue) ? this.#identity.lastError : undefined)
         const error = new DeliveryTimeoutError(`Record for ${queue.key} was not delivered within deliveryTimeoutMs (${this.#deliveryTimeoutMs} ms)${lastError !== undefined ? `; last error: ${lastError.message}` : ''}. It is not in the log.`, { cause: lastError })
         if (batch.sent) this.#failDefinitely(queue, batch, error)
@@ -972,8 +1005,36 @@ export class Producer extends EventEmitter {
     this.#refreshTimer = setTimeout(() => {
       this.#refreshTimer = undefined
       const topics = new Set([...this.#active].map(q => q.topic))
-      this.#client.metadata.refresh(topics).then(() => this.#scheduleDrain(), () => this.#scheduleDrain())
+      this.#client.metadata.refresh(topics).then(() => {
+        this.#failDeletedTopics()
+        this.#scheduleDrain()
+      }, () => this.#scheduleDrain())
     }, this.#client.backoff.initialMs)
+  }
+
+  /**
+   * Partitions whose broker said the topic is unknown, and whose topic the refreshed metadata
+   * no longer lists (or lists under another topic id): their records can never be written
+   * to the log they were meant for, ambiguous ones included (that log is gone), so they fail.
+   */
+  #failDeletedTopics (): void {
+    for (const queue of [...this.#active]) {
+      const topic = this.#client.metadata.topic(queue.topic)
+      // A topic missing from refreshed metadata was deleted, whether or not a broker said so yet.
+      const code = queue.topicMissingCode !== 0 ? queue.topicMissingCode : topic === undefined ? UNKNOWN_TOPIC_OR_PARTITION : 0
+      if (code === 0) continue
+      queue.topicMissingCode = 0
+      const sentUnder = queue.batches.find(b => b.topicId !== undefined)?.topicId
+      if (topic !== undefined && (sentUnder === undefined || topic.topicId === sentUnder)) continue
+      const why = topic === undefined ? 'is no longer in the cluster\'s metadata' : `was re-created (topic id ${sentUnder} became ${topic.topicId})`
+      for (const batch of [...queue.batches]) {
+        if (batch.inFlight) continue
+        const state = batch.ambiguous ? 'an earlier attempt may have been written to the deleted topic\'s log' : 'it was not written'
+        this.#finishBatch(queue, batch, new TopicDeletedError(queue.topic, code, `Topic "${queue.topic}" was deleted while records for partition ${queue.partition} waited to be written: it ${why}. The record is not in the topic's log (${state}); create the topic again and resend if it is still needed.`), null)
+      }
+      // The broker has no producer state for a new topic: start over on it.
+      if (queue.inFlight === 0) queue.adopt(NO_IDENTITY)
+    }
   }
 
   #isFull (): boolean {

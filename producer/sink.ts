@@ -103,7 +103,9 @@ export class Sink {
         return
       }
       for (const item of sendable) {
-        const topicResponse = response.responses.find(t => t.name === item.batch.topic || (t.topicId === this.#topicId(item.batch.topic) && t.name === ''))
+        // Matched by what the request named (the topic id it carried), not by today's metadata.
+        const topicId = this.#requestTopicId(item.batch)
+        const topicResponse = response.responses.find(t => version >= 13 ? t.topicId === topicId : t.name === item.batch.topic)
         const partition = topicResponse?.partitionResponses.find(p => p.index === item.batch.partition)
         this.#owner.onOutcome(this.nodeId, item, { kind: 'response', partition })
       }
@@ -151,12 +153,13 @@ export class Sink {
       partitions.push({ index: batch.partition, records: batch.encoded! })
     }
     const topicData = [...byTopic].map(([topic, partitionData]) => version >= 13
-      ? { name: '', topicId: this.#topicId(topic), partitionData }
+      ? { name: '', topicId: this.#requestTopicId(items.find(item => item.batch.topic === topic)!.batch), partitionData }
       : { name: topic, partitionData })
     return { transactionalId: this.#options.transactionalId, acks: this.#options.acks, timeoutMs: this.#options.requestTimeoutMs, topicData }
   }
 
-  #topicId (topic: string): string {
-    return this.#client.metadata.topic(topic)?.topicId ?? '00000000-0000-0000-0000-000000000000'
+  /** The topic id a batch is sent to: the one of its first send, so a retry never lands in a re-created topic. */
+  #requestTopicId (batch: ProducerBatch): string {
+    return batch.topicId ?? this.#client.metadata.topic(batch.topic)?.topicId ?? '00000000-0000-0000-0000-000000000000'
   }
 }

@@ -12,8 +12,9 @@ import { Client } from '../../client/client'
 import { AbortedError } from '../../client/errors'
 import { Produce } from '../../protocol/apis/produce'
 import { InitProducerId } from '../../protocol/apis/init-producer-id'
+import { Metadata } from '../../protocol/apis/metadata'
 import { Producer, type ProducerOptions } from '../../producer/producer'
-import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError } from '../../producer/errors'
+import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError, TopicDeletedError } from '../../producer/errors'
 import type { RecordMetadata } from '../../producer/batch'
 import { FakeCluster } from '../fake-broker/cluster'
 
@@ -53,6 +54,18 @@ const until = async (condition: () => boolean, what: string, timeoutMs = 5000): 
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
     await new Promise(resolve => setTimeout(resolve, 5))
+  }
+}
+
+/** How `promise` settled within `ms`: 'resolved', 'rejected <ErrorName>: <message>' or 'pending'. */
+async function outcomeWithin (promise: Promise<unknown>, ms: number): Promise<string> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<string>(resolve => { timer = setTimeout(() => resolve('pending'), ms) })
+  const settled = promise.then(() => 'resolved', (error: Error) => `rejected ${error.name}: ${error.message}`)
+  try {
+    return await Promise.race([settled, timeout])
+  } finally {
+    clearTimeout(timer)
   }
 }
 
@@ -122,6 +135,25 @@ describe('the cancelled send: an aborted record whose outcome is unknown', () =>
     const init = cluster.requests(InitProducerId).at(-1)!
     assert.ok(init.receivedAt <= attemptOfB.receivedAt)
     assert.deepEqual(values().filter(v => v !== 'A'), ['warm-up', 'B'])
+  })
+
+  test("abortUnknownOutcome 'settle': an abort while the first attempt is in flight settles as unknown once the answer makes it unknown", async () => {
+    const p = producer({ abortUnknownOutcome: 'settle' })
+    await p.send({ topic: TOPIC, partition: 0, value: 'warm-up' })
+    let release!: () => void
+    const held = new Promise<void>(resolve => { release = resolve })
+    cluster.intercept(Produce, async () => { await held; return { error: 7, apply: true } }, { times: 1 })
+    const removeFault = cluster.intercept(Produce, () => ({ error: 7 })) // every retry times out too
+    const controller = new AbortController()
+    const a = p.send({ topic: TOPIC, partition: 0, value: 'A' }, { signal: controller.signal })
+    await until(() => cluster.produceAttempts(TOPIC, 0).length >= 2, 'A in flight')
+    controller.abort(new Error('caller gave up'))
+    release()
+    assert.match(await outcomeWithin(a, 3000), /^rejected OutcomeUnknownError/)
+    removeFault()
+    // The dropped batch's sequence is not reused: B goes out under a new identity.
+    assertLanded(await p.send({ topic: TOPIC, partition: 0, value: 'B' }), 'B')
+    assert.equal(cluster.produceAttempts(TOPIC, 0).at(-1)!.baseSequence, 0)
   })
 
   test('an ambiguous batch is not failed by the delivery timeout or the retry limit', async () => {
@@ -382,6 +414,67 @@ describe('limits and lifecycle', () => {
     await q.close({ force: true })
     await assert.rejects(dropped, ProducerClosedError)
     assert.deepEqual(values(1), [])
+  })
+
+  test('close({ force: true }) with a batch in flight answers its record once and releases the buffer once', async () => {
+    const p = producer()
+    await p.send({ topic: TOPIC, partition: 0, value: 'warm-up' })
+    let release!: () => void
+    cluster.intercept(Produce, () => ({ hold: new Promise<void>(resolve => { release = resolve }) }), { times: 1 })
+    const calls: string[] = []
+    p.produce({ topic: TOPIC, partition: 0, value: 'x' }, (error, result) => calls.push(error !== null ? error.name : `offset ${String(result?.offset)}`))
+    await until(() => cluster.produceAttempts(TOPIC, 0).length >= 2, 'x in flight')
+    await p.close({ force: true })
+    assert.deepEqual(calls, ['OutcomeUnknownError'])
+    release()
+    await until(() => cluster.log(TOPIC, 0).length === 2, 'the held write')
+    await new Promise(resolve => setTimeout(resolve, 100))
+    assert.deepEqual(calls, ['OutcomeUnknownError'])
+    assert.deepEqual(p.buffered, { records: 0, bytes: 0 })
+  })
+
+  test('a non-idempotent producer (acks=1) fails an ambiguous record by the delivery timeout: nothing can be deduplicated', async () => {
+    const p = producer({ acks: 1, deliveryTimeoutMs: 300 })
+    await p.send({ topic: TOPIC, partition: 0, value: 'warm-up' })
+    // Every attempt's connection dies after the write, without an answer.
+    const removeFault = cluster.intercept(Produce, () => ({ drop: 'before-apply' }))
+    assert.match(await outcomeWithin(p.send({ topic: TOPIC, partition: 0, value: 'x' }), 2500), /^rejected OutcomeUnknownError: .*deliveryTimeoutMs \(300 ms\)/)
+    removeFault()
+    assertLanded(await p.send({ topic: TOPIC, partition: 0, value: 'after' }), 'after')
+  })
+
+  test('a batch whose topic was deleted while its outcome was unknown fails with TopicDeletedError, and flush() ends', async () => {
+    const p = producer({ deliveryTimeoutMs: 300 })
+    await p.send({ topic: TOPIC, partition: 0, value: 'warm-up' })
+    cluster.intercept(Produce, () => ({ error: 7 }), { times: 1 }) // ambiguous
+    const pending = p.send({ topic: TOPIC, partition: 0, value: 'x' })
+    await until(() => cluster.produceAttempts(TOPIC, 0).length >= 2, 'x written')
+    // The topic is gone: Metadata no longer lists it, its partitions answer UNKNOWN_TOPIC_OR_PARTITION.
+    cluster.intercept(Metadata, () => ({ modify: (r: any) => ({ ...r, topics: r.topics.map((t: any) => t.name === TOPIC ? { ...t, errorCode: 3, partitions: [] } : t) }) }))
+    cluster.intercept(Produce, () => ({ error: 3 }))
+    assert.match(await outcomeWithin(pending, 3000), /^rejected TopicDeletedError: Topic "t" was deleted/)
+    const error = await pending.catch((e: unknown) => e)
+    assert.ok(error instanceof TopicDeletedError && error.topic === TOPIC && error.type === 'UNKNOWN_TOPIC_OR_PARTITION')
+    assert.equal(await outcomeWithin(p.flush(), 2000), 'resolved')
+    assert.deepEqual(p.buffered, { records: 0, bytes: 0 })
+  })
+
+  test('an answer is matched to the topic id its request carried, even when metadata dropped the topic meanwhile', async () => {
+    const p = producer()
+    await p.send({ topic: TOPIC, partition: 0, value: 'warm-up' })
+    let release!: () => void
+    const held = new Promise<void>(resolve => { release = resolve })
+    cluster.intercept(Produce, async () => { await held; return { error: 3 } }, { times: 1 })
+    const pending = p.send({ topic: TOPIC, partition: 0, value: 'x' })
+    await until(() => cluster.produceAttempts(TOPIC, 0).length >= 2, 'x in flight')
+    // While x's request is out, the topic is deleted and the client's metadata learns it.
+    cluster.intercept(Metadata, () => ({ modify: (r: any) => ({ ...r, topics: r.topics.map((t: any) => t.name === TOPIC ? { ...t, errorCode: 3, partitions: [] } : t) }) }))
+    await client.metadata.refresh([TOPIC])
+    assert.equal(client.metadata.topic(TOPIC), undefined)
+    release()
+    // The answer (UNKNOWN_TOPIC_OR_PARTITION for the id x was sent to) is x's: a definite "not written".
+    assert.match(await outcomeWithin(pending, 3000), /^rejected TopicDeletedError: .*it was not written/)
+    assert.deepEqual(values(), ['warm-up'])
   })
 
   test('acks=0 and non-idempotent producers', async () => {

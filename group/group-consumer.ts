@@ -502,7 +502,7 @@ export class GroupConsumer extends Consumer {
         ])
         clearTimeout(timer)
       }
-      // Revoke (wait for processing, commit) before leaving, so the next owner starts after what we did.
+      // Revoke (commit what was processed, release) before leaving, so the next owner starts after what we did.
       const identity = membership.identity()
       await this.#revoke(this.#host.heldPartitions(), this.delivery === 'at-least-once' ? identity : undefined, 0).catch(() => {})
       await membership.stop(true)

@@ -34,7 +34,8 @@ describe('hand-out: one handler per partition, seek and per-record progress on a
       const stuckReturnedAt: number[] = [Infinity, Infinity]
       const a = member(client, protocol, groupId, topic)
       const aRun = a.run({
-        partitionsConcurrently: 2,
+        // More workers than stuck handlers: a free worker is what could run a second handler.
+        partitionsConcurrently: 4,
         eachBatch: async batch => {
           const p = batch.partition
           active[p]++

@@ -57,27 +57,127 @@ export type OffsetSpec = 'earliest' | 'latest' | { timestamp: bigint | number | 
 
 export interface BufferedBatch {
   batch: ConsumerBatch
+  /**
+   * What the batch holds in memory: decompressed bytes, RECORD_MEMORY_OVERHEAD per record,
+   * and `viewBytes`. Counts against maxPartitionBytes and the merge limit.
+   */
   bytes: number
+  /** Of `bytes`, the record bytes that are views into Fetch answers (`pins`), counted there instead. */
+  viewBytes: number
+  /** The answers' buffers the records are views into; counted whole while any buffered batch views them. */
+  pins: ArrayBufferLike[]
   /** The cursor version the batch was fetched under. */
   version: number
+}
+
+interface Pin {
+  /** The whole buffer: what stays in memory while any view into it does. */
+  bytes: number
+  /** The buffered batches viewing it, with the bytes each views. */
+  users: Map<BufferedBatch, number>
+  /** Sum of the users' bytes. */
+  used: number
 }
 
 /**
  * What a consumer's cursors buffer (fetched, not handed out), against its
  * `maxBufferedBytes`. Every cursor of a consumer shares one; cursors keep it right
  * themselves (push, take, drop, seek).
+ *
+ * It counts what memory holds, not what the wire carried: decompressed bytes, an
+ * overhead per record, and — because uncompressed records are views into the Fetch
+ * answer (no copy on the normal path) — each answer's whole buffer while any buffered
+ * batch views it. When the account is full and an answer is held mostly by a few waiting
+ * batches (a stalled partition's; the rest was handed out), those batches are copied out
+ * and the answer is let go: copies happen only for what outlives its answer.
  */
 export class PrefetchAccount {
   bytes = 0
   readonly maxBytes: number
+  readonly #pins = new Map<ArrayBufferLike, Pin>()
 
   constructor (maxBytes: number) {
     this.maxBytes = maxBytes
   }
 
+  /** Whether fetching must pause; first copies out batches that pin answers mostly let go of. */
   get full (): boolean {
+    if (this.bytes < this.maxBytes) return false
+    this.#compact()
     return this.bytes >= this.maxBytes
   }
+
+  /** Counts a buffered batch (its own bytes, and the answers it views). */
+  add (entry: BufferedBatch, ownBytes: number, pin: ArrayBufferLike | undefined, viewBytes: number): void {
+    this.bytes += ownBytes
+    if (pin === undefined || viewBytes === 0) return
+    let held = this.#pins.get(pin)
+    if (held === undefined) {
+      held = { bytes: pin.byteLength, users: new Map(), used: 0 }
+      this.#pins.set(pin, held)
+      this.bytes += held.bytes
+    }
+    if (!entry.pins.includes(pin)) entry.pins.push(pin)
+    held.users.set(entry, (held.users.get(entry) ?? 0) + viewBytes)
+    held.used += viewBytes
+  }
+
+  /** A buffered batch left the buffer (handed out or dropped). */
+  remove (entry: BufferedBatch): void {
+    this.bytes -= entry.bytes - entry.viewBytes
+    this.#unpin(entry)
+  }
+
+  #unpin (entry: BufferedBatch): void {
+    for (const pin of entry.pins) {
+      const held = this.#pins.get(pin)
+      if (held === undefined) continue
+      held.used -= held.users.get(entry) ?? 0
+      held.users.delete(entry)
+      if (held.users.size === 0) {
+        this.#pins.delete(pin)
+        this.bytes -= held.bytes
+      }
+    }
+    entry.pins.length = 0
+  }
+
+  /** Copies out the batches holding answers that are mostly unused, so the answers can go. */
+  #compact (): void {
+    for (const held of [...this.#pins.values()]) {
+      if (held.used * 2 > held.bytes) continue
+      for (const entry of [...held.users.keys()]) {
+        const copied = copyOut(entry.batch.records)
+        this.#unpin(entry)
+        // The copy is the batch's own now.
+        this.bytes += copied - entry.viewBytes
+        entry.bytes += copied - entry.viewBytes
+        entry.viewBytes = 0
+      }
+    }
+  }
+}
+
+/** Moves the records' keys, values and header values into one new buffer; returns its size. */
+function copyOut (records: KafkaRecord[]): number {
+  let total = 0
+  for (const r of records) {
+    total += (r.key?.length ?? 0) + (r.value?.length ?? 0)
+    for (const h of r.headers) total += h.value?.length ?? 0
+  }
+  const out = Buffer.allocUnsafeSlow(total)
+  let at = 0
+  const move = (view: Buffer): Buffer => {
+    view.copy(out, at)
+    at += view.length
+    return out.subarray(at - view.length, at)
+  }
+  for (const r of records) {
+    if (r.key !== null) r.key = move(r.key)
+    if (r.value !== null) r.value = move(r.value)
+    for (const h of r.headers) if (h.value !== null) h.value = move(h.value)
+  }
+  return total
 }
 
 export class Cursor {
@@ -134,18 +234,17 @@ export class Cursor {
     return `${this.topic}-${this.partition}`
   }
 
-  /** Buffers a fetched batch. */
-  push (entry: BufferedBatch): void {
-    this.buffered.push(entry)
-    this.bufferedBytes += entry.bytes
-    this.account.bytes += entry.bytes
-  }
-
-  /** `entry` (buffered) took `bytes` more: records merged into it. */
-  grow (entry: BufferedBatch, bytes: number): void {
-    entry.bytes += bytes
-    this.bufferedBytes += bytes
-    this.account.bytes += bytes
+  /**
+   * Buffers fetched records: a new batch, or (`into`) more records merged into a buffered
+   * one. `ownBytes`: decompressed bytes and the per-record overhead; `viewBytes`: record
+   * bytes that are views into `pin`, the Fetch answer's buffer.
+   */
+  push (entry: BufferedBatch, ownBytes: number, pin: ArrayBufferLike | undefined, viewBytes: number): void {
+    if (this.buffered[this.buffered.length - 1] !== entry) this.buffered.push(entry)
+    entry.bytes += ownBytes + viewBytes
+    entry.viewBytes += viewBytes
+    this.bufferedBytes += ownBytes + viewBytes
+    this.account.add(entry, ownBytes, pin, viewBytes)
   }
 
   /** The oldest buffered batch, out of the buffer (and its accounting). */
@@ -153,13 +252,13 @@ export class Cursor {
     const entry = this.buffered.shift()
     if (entry === undefined) return undefined
     this.bufferedBytes -= entry.bytes
-    this.account.bytes -= entry.bytes
+    this.account.remove(entry)
     return entry
   }
 
   /** Drops everything buffered. */
   dropBuffered (): void {
-    this.account.bytes -= this.bufferedBytes
+    for (const entry of this.buffered) this.account.remove(entry)
     this.buffered.length = 0
     this.bufferedBytes = 0
   }

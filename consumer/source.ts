@@ -22,8 +22,8 @@ import { dropAbortedAndControl, dropControl } from '../client/read-committed'
 import { Fetch, type FetchPartitionResponse, type FetchRequest, type FetchResponse } from '../protocol/apis/fetch'
 import { errorCodeInfo } from '../protocol/error-codes'
 import { BrokerError, KafkaTsError, ProtocolError } from '../protocol/errors'
-import { decodeRecordBatches, type KafkaRecord, type RecordBatch } from '../protocol/record-batch'
-import type { ConsumerBatch, Cursor } from './cursor'
+import { decodeRecordBatches, RECORD_MEMORY_OVERHEAD, type KafkaRecord, type RecordBatch } from '../protocol/record-batch'
+import type { BufferedBatch, ConsumerBatch, Cursor } from './cursor'
 import { FetchSession, type SessionPartition } from './fetch-session'
 
 const ZERO_UUID = '00000000-0000-0000-0000-000000000000'
@@ -211,7 +211,11 @@ export class Source {
     const fetchOffset = cursor.fetchOffset
     let batches: RecordBatch[]
     try {
-      batches = await decodeRecordBatches(records, { topic: cursor.topic, partition: cursor.partition })
+      // What this answer may add to memory: the room left in the consumer's buffer (the
+      // first batch always decodes, so a partition larger than the room still moves on).
+      const account = cursor.account
+      const memoryBudget = Math.max(0, account.maxBytes - account.bytes)
+      batches = await decodeRecordBatches(records, { topic: cursor.topic, partition: cursor.partition, memoryBudget })
     } catch (error) {
       // Bad bytes: report and back off this partition rather than loop on them or end the consumer.
       this.#backOff(cursor, error as Error, true)
@@ -230,11 +234,20 @@ export class Source {
     const nextOffset = last.baseOffset + BigInt(last.lastOffsetDelta) + 1n
     if (nextOffset <= fetchOffset) return
     const kept = this.#settings.isolationLevel === 1 ? dropAbortedAndControl(batches, response.abortedTransactions) : dropControl(batches)
-    const bytes = records.length
+    // What the records hold in memory: decompressed bytes are theirs; uncompressed ones are
+    // views into the answer's buffer (counted whole by the account while viewed).
+    let count = 0
+    let decompressed = 0
+    let viewBytes = 0
+    for (const b of kept) {
+      count += b.records.length
+      if (b.compression === 'none') viewBytes += b.batchLength + 12
+      else decompressed += b.decompressedBytes
+    }
+    const ownBytes = decompressed + count * RECORD_MEMORY_OVERHEAD
+    const bytes = ownBytes + viewBytes
     // The application is behind (the last answer still waits): append to it, up to the
     // batch limits, rather than handing out one small batch per fetch answer.
-    let count = 0
-    for (const b of kept) count += b.records.length
     const waiting = cursor.buffered[cursor.buffered.length - 1]
     const merge = waiting !== undefined && waiting.version === version &&
       waiting.batch.records.length + count <= owner.maxBatchRecords && waiting.bytes + bytes <= owner.maxBatchBytes
@@ -255,13 +268,15 @@ export class Source {
       if (cursor.processing === undefined && cursor.buffered.length === 0) cursor.processedOffset = nextOffset
       return
     }
+    let entry: BufferedBatch
     if (merge) {
-      waiting.batch.nextOffset = nextOffset
-      waiting.batch.highWatermark = response.highWatermark
-      cursor.grow(waiting, bytes)
+      entry = waiting
+      entry.batch.nextOffset = nextOffset
+      entry.batch.highWatermark = response.highWatermark
     } else {
-      cursor.push({ batch: owner.newBatch(cursor, version, out, response.highWatermark, nextOffset), bytes, version })
+      entry = { batch: owner.newBatch(cursor, version, out, response.highWatermark, nextOffset), bytes: 0, viewBytes: 0, pins: [], version }
     }
+    cursor.push(entry, ownBytes, records.buffer, viewBytes)
     owner.buffered()
   }
 

@@ -160,6 +160,29 @@ export async function decompress (codec: CompressionCodec, data: Buffer, options
   }
 }
 
+/**
+ * What `data` will decompress to, before decompressing it: an upper bound for zstd and
+ * lz4 (from frame headers and block sizes), the exact sum of the declared block lengths
+ * for snappy, and for gzip the size its trailer declares (ISIZE: exact for the one-member
+ * gzip every Kafka client writes; `decompress` with `maxBytes` set to it refuses a
+ * trailer that lies). Data that would pass `maxBytes` is a ProtocolError, as in decompress.
+ */
+export function decompressedSizeHint (codec: CompressionCodec, data: Buffer, maxBytes = DEFAULT_MAX_DECOMPRESSED_BYTES): number {
+  switch (codec) {
+    case 'none': return data.length
+    case 'gzip': {
+      if (data.length < 18) throw new ProtocolError(`Malformed gzip data in a record batch: ${data.length} bytes cannot hold a gzip header and trailer`)
+      const size = data.readUInt32LE(data.length - 4)
+      if (size > maxBytes) throw tooLarge('gzip', size, maxBytes)
+      return size
+    }
+    case 'snappy': return snappyOutputSize(data, maxBytes)
+    case 'lz4': return lz4OutputBound(data, maxBytes)
+    case 'zstd': return zstdOutputBound(data, maxBytes)
+    default: throw new TypeError(`Unknown compression codec ${String(codec)}`)
+  }
+}
+
 async function nativeCall (codec: CompressionCodec, call: () => Promise<Buffer>): Promise<Buffer> {
   try {
     return await call()
@@ -252,6 +275,22 @@ function snappyDecompress (snappy: SnappyModule, data: Buffer, maxBytes: number)
     at += plain.length
   }
   return at === total ? out : out.subarray(0, at)
+}
+
+/** The bytes snappy data (xerial-framed or raw) declares it decompresses to. */
+function snappyOutputSize (data: Buffer, maxBytes: number): number {
+  if (!isXerialFramed(data)) return snappyRawLength(data)
+  let total = 0
+  for (let pos = XERIAL_HEADER_SIZE; pos < data.length;) {
+    if (data.length - pos < 4) throw new ProtocolError(`Truncated xerial snappy block length at offset ${pos} of ${data.length}`)
+    const length = data.readInt32BE(pos)
+    pos += 4
+    if (length < 0 || length > data.length - pos) throw new ProtocolError(`Bad xerial snappy block length ${length} at offset ${pos - 4}: ${data.length - pos} bytes remain`)
+    total += snappyRawLength(data.subarray(pos, pos + length))
+    if (total > maxBytes) throw tooLarge('snappy', `at least ${total}`, maxBytes)
+    pos += length
+  }
+  return total
 }
 
 /** The uncompressed length a raw snappy block declares (its varint preamble). */

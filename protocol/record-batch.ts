@@ -31,7 +31,7 @@
 import { Writer } from './writer'
 import { KafkaTsError, ProtocolError } from './errors'
 import { crc32c } from './crc32c'
-import { COMPRESSION_CODEC_IDS, codecFromId, compress, decompress, type CompressionCodec } from './compression'
+import { COMPRESSION_CODEC_IDS, DEFAULT_MAX_DECOMPRESSED_BYTES, codecFromId, compress, decompress, decompressedSizeHint, type CompressionCodec } from './compression'
 
 export interface RecordHeader {
   key: string
@@ -85,6 +85,8 @@ export interface RecordBatch {
   baseSequence: number
   recordCount: number
   records: KafkaRecord[]
+  /** Bytes of the records section once decompressed; 0 when uncompressed (the records are views into the input). */
+  decompressedBytes: number
   /** Set on control batches: their (single) record decoded. The record is in `records` too. */
   controlRecord: ControlRecord | undefined
 }
@@ -116,7 +118,21 @@ export interface DecodeContext {
    * uncompressed batches the checksum is most of the decoding time.
    */
   checkCrc?: boolean
+  /**
+   * Bounds what one call adds to memory: decoding stops before a batch (never the first)
+   * whose decompressed bytes (an upper bound until decompressed) plus
+   * RECORD_MEMORY_OVERHEAD per record would take the call's total past this. Batches left
+   * out are like a partial batch at the end: the caller fetches them again later.
+   */
+  memoryBudget?: number
 }
+
+/**
+ * Heap bytes a decoded record costs besides the bytes of its key, value and headers (the
+ * record object, two bigints, Buffer views, the headers array), rounded up from a
+ * measurement on Node 20/22 (~220 bytes for a record with a value only).
+ */
+export const RECORD_MEMORY_OVERHEAD = 300
 
 /** Bytes of a batch header (up to and including recordCount): what a batch costs besides its records. */
 export const RECORD_BATCH_OVERHEAD = 61
@@ -379,22 +395,46 @@ export class CompressedBatchError extends KafkaTsError {
 export async function decodeRecordBatches (buffer: Buffer, context: DecodeContext = {}): Promise<RecordBatch[]> {
   const batches: RecordBatch[] = []
   let pending: Array<Promise<void>> | undefined
+  const budget = context.memoryBudget ?? Infinity
+  const maxDecompressed = context.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES
+  let reserved = 0
+  /** Index of the first batch that turned out larger than its size hint: it and those after are left out. */
+  let overBudgetAt = Infinity
   let pos = 0
   try {
     for (;;) {
       const end = completeBatchEnd(buffer, pos, context)
       if (end < 0) break
       const batch = decodeBatchHeader(buffer, pos, end, context)
-      batches.push(batch)
       // Like the Java client, a batch with no records (compaction can leave one) is not read further.
       if (batch.recordCount === 0) {
+        batches.push(batch)
         pos = end
         continue
       }
-      if (batch.compression === 'none') {
+      const first = batches.length === 0
+      const compressed = batch.compression !== 'none'
+      const data = buffer.subarray(pos + RECORD_BATCH_OVERHEAD, end)
+      let limit = maxDecompressed
+      if (budget !== Infinity) {
+        const hint = compressed ? sizeHintInContext(batch, data, context, maxDecompressed) : 0
+        const cost = hint + batch.recordCount * RECORD_MEMORY_OVERHEAD
+        if (!first && reserved + cost > budget) break
+        reserved += cost
+        // A gzip trailer is only a claim: past the first batch, hold it to what it claimed.
+        if (!first && batch.compression === 'gzip') limit = hint
+      }
+      batches.push(batch)
+      if (!compressed) {
         decodeRecordsInContext(batch, buffer, pos + RECORD_BATCH_OVERHEAD, end, context)
+      } else if (limit === maxDecompressed) {
+        (pending ??= []).push(decodeCompressedRecords(batch, data, context, limit))
       } else {
-        (pending ??= []).push(decodeCompressedRecords(batch, buffer.subarray(pos + RECORD_BATCH_OVERHEAD, end), context))
+        const index = batches.length - 1
+        ;(pending ??= []).push(decodeCompressedRecords(batch, data, context, limit).catch((error: unknown) => {
+          if (!(error instanceof DecompressedTooLargeError)) throw error
+          overBudgetAt = Math.min(overBudgetAt, index)
+        }))
       }
       pos = end
     }
@@ -405,7 +445,20 @@ export async function decodeRecordBatches (buffer: Buffer, context: DecodeContex
     throw error
   }
   if (pending !== undefined) await Promise.all(pending)
+  if (overBudgetAt < batches.length) batches.length = overBudgetAt
   return batches
+}
+
+/** A batch decompressed past the limit it was given (its own size hint). */
+class DecompressedTooLargeError extends ProtocolError {}
+
+function sizeHintInContext (batch: RecordBatch, data: Buffer, context: DecodeContext, maxBytes: number): number {
+  try {
+    return decompressedSizeHint(batch.compression, data, maxBytes)
+  } catch (error) {
+    if (error instanceof ProtocolError) throw inBatch(batch, context, error)
+    throw error
+  }
 }
 
 /** Synchronous decodeRecordBatches for uncompressed data; a compressed batch is a CompressedBatchError. */
@@ -489,18 +542,21 @@ function decodeBatchHeader (buffer: Buffer, start: number, end: number, context:
     baseSequence: buffer.readInt32BE(start + OFFSET_BASE_SEQUENCE),
     recordCount,
     records: [],
+    decompressedBytes: 0,
     controlRecord: undefined
   }
 }
 
-async function decodeCompressedRecords (batch: RecordBatch, compressed: Buffer, context: DecodeContext): Promise<void> {
+async function decodeCompressedRecords (batch: RecordBatch, compressed: Buffer, context: DecodeContext, maxBytes: number): Promise<void> {
   let records: Buffer
   try {
-    records = await decompress(batch.compression, compressed, { maxBytes: context.maxDecompressedBytes })
+    records = await decompress(batch.compression, compressed, { maxBytes })
   } catch (error) {
+    if (maxBytes !== (context.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES) && error instanceof ProtocolError) throw new DecompressedTooLargeError(error.message)
     if (error instanceof ProtocolError) throw inBatch(batch, context, error)
     throw error
   }
+  batch.decompressedBytes = records.length
   decodeRecordsInContext(batch, records, 0, records.length, context)
 }
 

@@ -194,3 +194,120 @@ describe('positions with a leader epoch (KIP-320): the first fetch from them car
     assert.deepEqual(fetchPositions(cluster)[0], [2n, 9])
   })
 })
+
+/** Bytes the buffered batches of a consumer keep in memory: values, and every distinct buffer they are views into. */
+function retained (consumer: Consumer): { values: number, records: number, buffers: number } {
+  let values = 0
+  let records = 0
+  const buffers = new Set<ArrayBufferLike>()
+  for (const cursor of consumer.cursors) {
+    for (const entry of cursor.buffered) {
+      for (const r of entry.batch.records) {
+        records++
+        values += r.value?.length ?? 0
+        if (r.value !== null) buffers.add(r.value.buffer)
+      }
+    }
+  }
+  let bytes = 0
+  for (const b of buffers) bytes += b.byteLength
+  return { values, records, buffers: bytes }
+}
+
+async function settle (consumer: Consumer, cluster: FakeCluster): Promise<void> {
+  // Until fetching stopped (no Fetch for 300 ms; a consumer that never stops is judged after 3 s).
+  const deadline = Date.now() + 3000
+  for (let last = -1; Date.now() < deadline;) {
+    const now = cluster.requests(Fetch).length
+    if (now === last) return
+    last = now
+    await sleep(300)
+  }
+}
+
+describe('prefetch memory is bounded by what memory holds, not by what the wire carried', { timeout: 60_000 }, () => {
+  const MiB = 1024 * 1024
+
+  test('zstd data: a consumer that hands nothing out buffers about maxBufferedBytes of decompressed records, not maxBufferedBytes of compressed ones', async () => {
+    const { cluster, client } = await setup()
+    // 64 batches of 100 records of 10 KiB that compress ~100×: 64 MiB decompressed, well under 1 MiB on the wire.
+    const value = Buffer.alloc(10 * 1024, 'abcdefgh')
+    for (let b = 0; b < 64; b++) await client.produceRaw({ topic: 't', partition: 0, compression: 'zstd', records: Array.from({ length: 100 }, () => ({ value })) })
+    const consumer = Consumer.assigned(client, { assign: [{ topic: 't', partition: 0, offset: 0n }], maxWaitMs: 50, maxBufferedBytes: 4 * MiB, maxPartitionBytes: 64 * MiB })
+    cleanups.push(async () => await consumer.close())
+    await settle(consumer, cluster)
+    const held = retained(consumer)
+    // One batch (1 MiB) may pass the bound: the first batch of an answer always decodes.
+    assert.ok(held.values > 0 && held.values <= 4 * MiB + 1.1 * MiB, `buffered ${(held.values / MiB).toFixed(1)} MiB of decompressed values with maxBufferedBytes 4 MiB`)
+  })
+
+  test('one answer of four zstd batches that decompress to 16 MiB each: only what fits the room is decompressed; the rest is fetched later', async () => {
+    const { cluster, client } = await setup()
+    const value = Buffer.alloc(16 * MiB)
+    for (let b = 0; b < 4; b++) await client.produceRaw({ topic: 't', partition: 0, compression: 'zstd', records: [{ value }] })
+    const consumer = Consumer.assigned(client, { assign: [{ topic: 't', partition: 0, offset: 0n }], maxWaitMs: 50, maxBufferedBytes: 8 * MiB, maxPartitionBytes: 64 * MiB, maxBatchRecords: 1 })
+    cleanups.push(async () => await consumer.close())
+    await settle(consumer, cluster)
+    assert.equal(retained(consumer).records, 1, 'records buffered from the one answer')
+    // Handing out moves on, batch by batch.
+    const offsets: bigint[] = []
+    for (let i = 0; i < 4; i++) {
+      const handed = await consumer.nextBatch()
+      offsets.push(...handed!.batch.records.map(r => r.offset))
+      handed!.finish()
+    }
+    assert.deepEqual(offsets, [0n, 1n, 2n, 3n])
+  })
+
+  test('small records: the per-record overhead is counted, so 100-byte records buffer far fewer than maxBufferedBytes / 100', async () => {
+    const { cluster, client } = await setup()
+    const value = Buffer.alloc(100, 'x')
+    for (let b = 0; b < 40; b++) await client.produceRaw({ topic: 't', partition: 0, records: Array.from({ length: 1000 }, () => ({ value })) })
+    const consumer = Consumer.assigned(client, { assign: [{ topic: 't', partition: 0, offset: 0n }], maxWaitMs: 50, maxBufferedBytes: 2 * MiB, maxPartitionBytes: 64 * MiB, maxBytes: 256 * 1024 })
+    cleanups.push(async () => await consumer.close())
+    await settle(consumer, cluster)
+    const held = retained(consumer)
+    // Each record: ~110 bytes on the wire, ~300 more as objects. 2 MiB holds ~5,000, not ~19,000.
+    assert.ok(held.records > 0 && held.records <= 8000, `${held.records} records buffered with maxBufferedBytes 2 MiB`)
+  })
+
+  test('a stalled partition does not pin the answers its records came with: they are copied out once the rest of the answer is handed out', async () => {
+    const { cluster, client } = await setup(2)
+    const small = Buffer.alloc(100, 's')
+    const big = Buffer.alloc(1000, 'b')
+    const consumer = Consumer.assigned(client, {
+      assign: [{ topic: 't', partition: 0, offset: 0n }, { topic: 't', partition: 1, offset: 0n }],
+      maxWaitMs: 50, maxBufferedBytes: 2 * MiB, maxPartitionBytes: 1 * MiB, maxBatchRecords: 1_000_000, maxBatchBytes: 64 * MiB
+    })
+    cleanups.push(async () => await consumer.close())
+    // Partition 0 gets a trickle and its batch is never finished; partition 1 gets bulk and is read.
+    await client.produceRaw({ topic: 't', partition: 0, records: [{ value: small }] })
+    const stuck = await consumer.nextBatch()
+    assert.equal(stuck?.batch.partition, 0)
+    // Each round's records of both partitions come in one answer: Fetch requests wait at a gate while they are written.
+    let gate: Promise<void> | undefined
+    cluster.intercept(Fetch, () => gate === undefined ? undefined : { hold: gate })
+    let read = 0
+    for (let round = 0; round < 30; round++) {
+      let open!: () => void
+      gate = new Promise(resolve => { open = resolve })
+      await sleep(120) // the long poll in flight ends; the next Fetch waits at the gate
+      await client.produceRaw({ topic: 't', partition: 0, records: [{ value: small }] })
+      await client.produceRaw({ topic: 't', partition: 1, records: Array.from({ length: 500 }, () => ({ value: big })) })
+      gate = undefined
+      open()
+      for (;;) {
+        const handed = await consumer.nextBatch(AbortSignal.timeout(300)).catch(() => undefined)
+        if (handed === undefined) break
+        assert.equal(handed.batch.partition, 1)
+        read += handed.batch.records.length
+        handed.finish()
+      }
+    }
+    assert.equal(read, 30 * 500, 'partition 1 records read')
+    const held = retained(consumer)
+    assert.ok(held.records >= 20, `partition 0 buffered ${held.records} records`)
+    // Its ~30 records of 100 bytes must not keep ~30 answers of ~500 KB alive.
+    assert.ok(held.buffers <= 2 * MiB, `partition 0's ${held.records} buffered records (${held.values} bytes) keep ${(held.buffers / MiB).toFixed(1)} MiB of answers alive`)
+  })
+})

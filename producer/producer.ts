@@ -122,7 +122,8 @@ const AMBIGUOUS_CODES = new Set([
   20, // NOT_ENOUGH_REPLICAS_AFTER_APPEND
   56 // KAFKA_STORAGE_ERROR
 ])
-const DEFINITE_RETRIABLE_CODES = new Set([3, 5, 6, 19, 74, 75, 100, 103, 15, 14])
+const DEFINITE_RETRIABLE_CODES = new Set([3, 5, 6, 19, 74, 75, 100, 103, 15, 14, 51])
+// 51 CONCURRENT_TRANSACTIONS: a transactional Produce right after EndTxn, while the previous transaction's markers are written (KIP-890).
 const OUT_OF_ORDER_SEQUENCE_NUMBER = 45
 const INVALID_PRODUCER_EPOCH = 47
 const PRODUCER_FENCED = 90

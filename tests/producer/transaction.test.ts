@@ -178,6 +178,16 @@ describe('transaction version 2 (KIP-890)', () => {
     assert.ok(cluster.requests(FindCoordinator).length > lookups, 'NOT_COORDINATOR made it look the coordinator up again')
   })
 
+  test('a Produce answered CONCURRENT_TRANSACTIONS (the previous transaction still completing) is retried', async () => {
+    const p = producer()
+    await p.transaction(async tx => { await tx.send({ topic: TOPIC, partition: 0, value: 'a' }) })
+    await p.beginTransaction()
+    cluster.intercept(Produce, () => ({ error: 51 }), { times: 2 })
+    await p.send({ topic: TOPIC, partition: 0, value: 'b' })
+    await p.commitTransaction()
+    assert.deepEqual(visible(0), ['a', 'b'])
+  })
+
   test('the coordinator moved: NOT_COORDINATOR at the old broker, found again', async () => {
     const p = producer()
     await p.beginTransaction()

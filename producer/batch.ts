@@ -31,6 +31,22 @@ export interface SendTracker {
 
 export type Waiter = RecordCallback | SendTracker
 
+/**
+ * Answers one record. A callback that throws must not stop the callbacks of the records
+ * after it (nor leave the batch half-settled): its error goes to `onThrow`.
+ */
+export function notifyWaiter (waiter: Waiter, index: number, error: Error | null, result: RecordMetadata | null, onThrow: (error: unknown) => void): void {
+  if (typeof waiter !== 'function') {
+    waiter.settle(index, error, result)
+    return
+  }
+  try {
+    waiter(error, result)
+  } catch (thrown) {
+    onThrow(thrown)
+  }
+}
+
 export class ProducerBatch {
   readonly topic: string
   readonly partition: number
@@ -65,10 +81,14 @@ export class ProducerBatch {
   /** Sends aborted while the batch was in flight and not yet ambiguous ('settle' mode settles them once it is). */
   pendingAborts: SendTracker[] | undefined
 
-  constructor (topic: string, partition: number, now: number) {
+  /** Where an error thrown by a record's callback goes (the producer's 'callbackError'). */
+  readonly onCallbackThrow: (error: unknown) => void
+
+  constructor (topic: string, partition: number, now: number, onCallbackThrow: (error: unknown) => void) {
     this.topic = topic
     this.partition = partition
     this.createdAt = now
+    this.onCallbackThrow = onCallbackThrow
   }
 
   get sent (): boolean {
@@ -92,9 +112,7 @@ export class ProducerBatch {
     for (let i = 0; i < this.records.length; i++) {
       if (early?.[i] === true) continue
       const waiter = this.waiters[i]
-      const result = resultOf === null ? null : resultOf(i)
-      if (typeof waiter === 'function') waiter(error, result)
-      else waiter.settle(this.waiterIndexes[i], error, result)
+      notifyWaiter(waiter, this.waiterIndexes[i], error, resultOf === null ? null : resultOf(i), this.onCallbackThrow)
     }
   }
 
@@ -103,9 +121,7 @@ export class ProducerBatch {
     this.settledEarly ??= new Array(this.records.length).fill(false)
     if (this.settledEarly[i]) return this.settledEarly.every(Boolean)
     this.settledEarly[i] = true
-    const waiter = this.waiters[i]
-    if (typeof waiter === 'function') waiter(error, null)
-    else waiter.settle(this.waiterIndexes[i], error, null)
+    notifyWaiter(this.waiters[i], this.waiterIndexes[i], error, null, this.onCallbackThrow)
     return this.settledEarly.every(Boolean)
   }
 

@@ -32,7 +32,7 @@ import { backoffDelay } from '../client/backoff'
 import type { CompressionCodec } from '../protocol/compression'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
 import { recordSizeUpperBound, type RecordHeader, type RecordInput } from '../protocol/record-batch'
-import { ProducerBatch, type RecordCallback, type RecordMetadata, type SendTracker, type Waiter } from './batch'
+import { notifyWaiter, ProducerBatch, type RecordCallback, type RecordMetadata, type SendTracker, type Waiter } from './batch'
 import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError, TopicDeletedError } from './errors'
 import { NO_IDENTITY, ProducerIdentity, sameIdentity } from './identity'
 import { PartitionQueue } from './partition-queue'
@@ -172,7 +172,11 @@ export class Producer extends EventEmitter {
 
   #flushing = 0
   #closed = false
-  readonly #deliveryTimer: NodeJS.Timeout
+  /** Runs only while records are buffered, so an idle or forgotten producer holds no timer. */
+  #deliveryTimer: NodeJS.Timeout | undefined
+  /** Why the producer is closed: ProducerClosedError, or the client's ClientClosedError. */
+  #closedError: Error | undefined
+  readonly #unregister: () => void
 
   constructor (client: Client, options: ProducerOptions = {}) {
     super()
@@ -213,8 +217,35 @@ export class Producer extends EventEmitter {
       send: this.#txn === undefined ? undefined : async request => await this.#txn!.sendInitProducerId(request),
       keepTrying: () => !this.#closed && (this.#txn !== undefined || this.#hasBatchesWaitingForIdentity())
     })
-    this.#deliveryTimer = setInterval(() => this.#expireBatches(), Math.max(50, Math.min(1000, this.#deliveryTimeoutMs / 10)))
+    // Closed with its client: pending work fails with the client's ClientClosedError at once.
+    this.#unregister = client.register({ closeWithClient: error => this.#abandonAll(error, error) })
+  }
+
+  /**
+   * A produce() callback threw: the records after it still get theirs; the error is
+   * emitted as 'callbackError' (or a process warning when nobody listens).
+   */
+  readonly #onCallbackThrow = (error: unknown): void => {
+    if (this.listenerCount('callbackError') > 0) {
+      this.emit('callbackError', error)
+      return
+    }
+    const message = `A produce() callback threw (the other records' callbacks still ran): ${error instanceof Error ? error.stack ?? error.message : String(error)}`
+    process.emitWarning(message, { code: 'KAFKATS_CALLBACK_ERROR' })
+  }
+
+  #startDeliveryTimer (): void {
+    if (this.#deliveryTimer !== undefined) return
+    this.#deliveryTimer = setInterval(() => {
+      this.#expireBatches()
+      if (this.#active.size === 0 && this.#awaitingMetadata.size === 0) this.#stopTimers()
+    }, Math.max(50, Math.min(1000, this.#deliveryTimeoutMs / 10)))
     this.#deliveryTimer.unref()
+  }
+
+  #stopTimers (): void {
+    clearInterval(this.#deliveryTimer)
+    this.#deliveryTimer = undefined
   }
 
   // ---------------------------------------------------------------- transactions (transactionalId set)
@@ -390,12 +421,14 @@ export class Producer extends EventEmitter {
 
   /**
    * Buffers one record and calls `callback` when it is acknowledged or failed, without
-   * a promise per record. Returns false when the buffer is full (the record is then
-   * refused with BufferFullError): wait for `await producer.waitForSpace()`.
+   * a promise per record. Returns whether the record was accepted: false means it was
+   * refused and `callback` was already called with the reason (BufferFullError when the
+   * buffer is full: `await producer.waitForSpace()`, then produce again). To pause before
+   * a refusal, check `producer.full`.
    */
   produce (record: ProducerRecord, callback: RecordCallback): boolean {
     if (this.#closed) {
-      callback(new ProducerClosedError(), null)
+      callback(this.#closedError ?? new ProducerClosedError(), null)
       return false
     }
     if (this.#txn !== undefined) {
@@ -412,7 +445,12 @@ export class Producer extends EventEmitter {
       return false
     }
     this.#append(record, callback, 0, undefined)
-    return !this.#isFull()
+    return true
+  }
+
+  /** Whether the buffer is at maxBufferedBytes/maxBufferedRecords: produce() would refuse, send() would wait. */
+  get full (): boolean {
+    return this.#isFull()
   }
 
   /** Resolves when the buffer has room again. */
@@ -446,21 +484,39 @@ export class Producer extends EventEmitter {
    */
   async close (options: { force?: boolean } = {}): Promise<void> {
     if (options.force === true) {
-      this.#closed = true
-      for (const queue of this.#active) {
-        for (const batch of [...queue.batches]) {
-          this.#finishBatch(queue, batch, batch.sent
-            ? new OutcomeUnknownError(`Producer closed with force while ${queue.key}'s batch was in flight: it may or may not be in the log`)
-            : new ProducerClosedError('The producer was closed with force before this record was sent'), null)
-        }
-      }
-      for (const pending of this.#awaitingMetadata.values()) pending.fail(new ProducerClosedError('The producer was closed with force before this record was sent'))
+      this.#abandonAll(new ProducerClosedError('The producer was closed with force before this record was sent'), new ProducerClosedError())
     } else {
       await this.flush()
       this.#closed = true
+      this.#closedError ??= new ProducerClosedError()
+      this.#releaseResources()
     }
-    clearInterval(this.#deliveryTimer)
+  }
+
+  /** Closes at once: unsent records fail with `unsent`, sent ones with OutcomeUnknownError. */
+  #abandonAll (unsent: Error, closedError: Error): void {
+    this.#closed = true
+    this.#closedError ??= closedError
+    for (const queue of [...this.#active]) {
+      for (const batch of [...queue.batches]) {
+        this.#finishBatch(queue, batch, batch.sent
+          ? new OutcomeUnknownError(`The producer was closed (${unsent.message}) while ${queue.key}'s batch was in flight: it may or may not be in the log`, { cause: unsent })
+          : unsent, null)
+      }
+    }
+    for (const pending of [...this.#awaitingMetadata.values()]) pending.fail(unsent)
+    for (const wake of this.#spaceWaiters.splice(0)) wake()
+    this.#releaseResources()
+  }
+
+  #releaseResources (): void {
+    this.#stopTimers()
     for (const queue of this.#queues.values()) if (queue.lingerTimer !== undefined) clearTimeout(queue.lingerTimer)
+    if (this.#wakeTimer !== undefined) clearTimeout(this.#wakeTimer)
+    this.#wakeTimer = undefined
+    if (this.#refreshTimer !== undefined) clearTimeout(this.#refreshTimer)
+    this.#refreshTimer = undefined
+    this.#unregister()
   }
 
   // ---------------------------------------------------------------- appending
@@ -488,8 +544,7 @@ export class Producer extends EventEmitter {
     }
     if (!Number.isInteger(partition) || partition < 0 || partition >= topic.partitions.length) {
       const error = new BrokerError(3, `Record for ${record.topic}: partition ${partition} does not exist (the topic has ${topic.partitions.length}${record.partition === undefined ? '; the partitioner chose it' : ''})`)
-      if (typeof waiter === 'function') waiter(error, null)
-      else waiter.settle(index, error, null)
+      notifyWaiter(waiter, index, error, null, this.#onCallbackThrow)
       return
     }
     const queue = this.#queue(record.topic, partition)
@@ -499,7 +554,8 @@ export class Producer extends EventEmitter {
       batch = undefined
     }
     if (batch === undefined) {
-      batch = new ProducerBatch(record.topic, partition, Date.now())
+      batch = new ProducerBatch(record.topic, partition, Date.now(), this.#onCallbackThrow)
+      this.#startDeliveryTimer()
       queue.batches.push(batch)
       this.#active.add(queue)
       this.#startLinger(queue)
@@ -525,8 +581,7 @@ export class Producer extends EventEmitter {
         if (this.#awaitingMetadata.get(record.topic) === entry) this.#awaitingMetadata.delete(record.topic)
         for (const r of records.splice(0)) {
           this.#unbufferWaiting(r.record)
-          if (typeof r.waiter === 'function') r.waiter(error, null)
-          else r.waiter.settle(r.index, error, null)
+          notifyWaiter(r.waiter, r.index, error, null, this.#onCallbackThrow)
         }
       }
       const ready = this.#client.metadata.waitForTopic(record.topic, this.#metadataWaitMs).then(() => {
@@ -540,6 +595,7 @@ export class Producer extends EventEmitter {
       pending = entry
       this.#awaitingMetadata.set(record.topic, entry)
     }
+    this.#startDeliveryTimer()
     pending.records.push({ record, waiter, index, batches })
     // Waiting records count against the buffer limits like buffered ones.
     this.#bufferedBytes += waitingSize(record)
@@ -1076,7 +1132,7 @@ export class Producer extends EventEmitter {
   }
 
   #checkOpen (): void {
-    if (this.#closed) throw new ProducerClosedError()
+    if (this.#closed) throw this.#closedError ?? new ProducerClosedError()
   }
 }
 

@@ -9,7 +9,7 @@
 import { afterEach, beforeEach, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Client } from '../../client/client'
-import { AbortedError } from '../../client/errors'
+import { AbortedError, ClientClosedError } from '../../client/errors'
 import { Produce } from '../../protocol/apis/produce'
 import { InitProducerId } from '../../protocol/apis/init-producer-id'
 import { Metadata } from '../../protocol/apis/metadata'
@@ -48,6 +48,8 @@ const partitionIn = (request: any): number => request.topicData[0].partitionData
 function values (partition = 0): string[] {
   return cluster.log(TOPIC, partition).map(r => r.value?.toString() ?? '')
 }
+
+const never = new Promise<never>(() => {})
 
 const until = async (condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> => {
   const deadline = Date.now() + timeoutMs
@@ -375,12 +377,16 @@ describe('limits and lifecycle', () => {
   test('backpressure: produce() refuses when the buffer is full and send() waits for room', async () => {
     const p = producer({ maxBufferedRecords: 5, lingerMs: 50 })
     const outcomes: Array<Error | null> = []
-    let accepted = 0
+    const returned: boolean[] = []
     for (let i = 0; i < 8; i++) {
-      if (p.produce({ topic: TOPIC, partition: 1, value: `r${i}` }, error => outcomes.push(error))) accepted++
+      returned.push(p.produce({ topic: TOPIC, partition: 1, value: `r${i}` }, error => outcomes.push(error)))
+      if (i === 3) assert.equal(p.full, false)
     }
-    assert.equal(accepted, 4)
-    assert.equal(outcomes.filter(e => e instanceof BufferFullError).length, 3)
+    // true: accepted; false: refused, its callback already called with BufferFullError.
+    assert.deepEqual(returned, [true, true, true, true, true, false, false, false])
+    assert.equal(p.full, true)
+    assert.equal(outcomes.length, 3)
+    assert.ok(outcomes.every(e => e instanceof BufferFullError))
     const waiting = p.send({ topic: TOPIC, partition: 1, value: 'waited' })
     assertLanded(await waiting, 'waited')
     await p.flush()
@@ -400,6 +406,23 @@ describe('limits and lifecycle', () => {
     const result = await pending
     assert.equal(cluster.log('late-topic', 0)[0].value?.toString(), 'early')
     assert.equal(result.offset, 0n)
+  })
+
+  test('a produce() callback that throws does not stop the callbacks of the records after it; the error is emitted', async () => {
+    const p = producer({ lingerMs: 50 })
+    const thrown: unknown[] = []
+    p.on('callbackError', error => thrown.push(error))
+    const answered: number[] = []
+    for (let i = 0; i < 10; i++) {
+      p.produce({ topic: TOPIC, partition: 0, value: `r${i}` }, () => {
+        answered.push(i)
+        if (i === 3) throw new Error('the application failed on r3')
+      })
+    }
+    assert.equal(await outcomeWithin(p.flush(), 2000), 'resolved')
+    assert.deepEqual(answered, [0, 1, 2, 3, 4, 5, 6, 7, 8, 9])
+    assert.equal(thrown.length, 1)
+    assert.match((thrown[0] as Error).message, /failed on r3/)
   })
 
   test('close() flushes; close({ force }) fails what was never sent', async () => {
@@ -475,6 +498,53 @@ describe('limits and lifecycle', () => {
     // The answer (UNKNOWN_TOPIC_OR_PARTITION for the id x was sent to) is x's: a definite "not written".
     assert.match(await outcomeWithin(pending, 3000), /^rejected TopicDeletedError: .*it was not written/)
     assert.deepEqual(values(), ['warm-up'])
+  })
+
+  test('client.close() ends its producers: pending records fail at once with ClientClosedError, later calls too', async () => {
+    const own = new Client({ bootstrap: cluster.bootstrap, retryBackoff: { initialMs: 10, maxMs: 50 }, requestTimeoutMs: 2000 })
+    const p = new Producer(own, { lingerMs: 0, metadataWaitMs: 60_000 })
+    await p.send({ topic: TOPIC, partition: 0, value: 'warm-up' })
+    cluster.intercept(Produce, () => ({ hold: never }), { times: 1 })
+    const inFlight = p.send({ topic: TOPIC, partition: 0, value: 'in flight' })
+    await until(() => cluster.produceAttempts(TOPIC, 0).length >= 2, 'the held request')
+    const unseenTopic = p.send({ topic: 'not-created-yet', value: 'waits for metadata' })
+    const started = Date.now()
+    await own.close()
+    assert.match(await outcomeWithin(unseenTopic, 1000), /^rejected ClientClosedError/)
+    assert.match(await outcomeWithin(inFlight, 1000), /^rejected OutcomeUnknownError/)
+    assert.ok(Date.now() - started < 1500, `took ${Date.now() - started} ms`)
+    assert.match(await outcomeWithin(p.send({ topic: TOPIC, value: 'after' }), 100), /^rejected ClientClosedError/)
+    const calls: Array<Error | null> = []
+    assert.equal(p.produce({ topic: TOPIC, value: 'after' }, error => calls.push(error)), false)
+    assert.ok(calls[0] instanceof ClientClosedError)
+  })
+
+  test('a producer holds no timer when idle, and none survives its client', async () => {
+    const live = new Set<unknown>()
+    const { setInterval: realSetInterval, clearInterval: realClearInterval } = globalThis
+    globalThis.setInterval = ((...args: Parameters<typeof setInterval>) => {
+      const timer = realSetInterval(...args)
+      live.add(timer)
+      return timer
+    }) as typeof setInterval
+    globalThis.clearInterval = ((timer: Parameters<typeof clearInterval>[0]) => {
+      live.delete(timer)
+      realClearInterval(timer)
+    }) as typeof clearInterval
+    try {
+      const clients: Client[] = []
+      for (let i = 0; i < 20; i++) {
+        const own = new Client({ bootstrap: cluster.bootstrap, retryBackoff: { initialMs: 10, maxMs: 50 } })
+        clients.push(own)
+        const p = new Producer(own, { lingerMs: 0 })
+        if (i % 2 === 0) await p.send({ topic: TOPIC, partition: 1, value: `r${i}` })
+      }
+      for (const own of clients) await own.close()
+      assert.equal(live.size, 0, `${live.size} intervals still live after closing 20 clients with a producer each`)
+    } finally {
+      globalThis.setInterval = realSetInterval
+      globalThis.clearInterval = realClearInterval
+    }
   })
 
   test('acks=0 and non-idempotent producers', async () => {

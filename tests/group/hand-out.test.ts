@@ -229,6 +229,28 @@ for (const protocol of protocols) {
       })
     })
 
+    test('close() called from inside a for await loop body returns promptly, commits what was processed and leaves', async () => {
+      await withHarness({ partitions: 1, records: 10 }, async h => {
+        const a = await h.member('a', protocol, { sessionTimeoutMs: 20_000, rebalanceTimeoutMs: 20_000 })
+        let closed = false
+        const loop = (async () => {
+          for await (const batch of a.consumer) {
+            if (batch.records[0].offset === 3n) {
+              await a.consumer.close()
+              closed = true
+            }
+          }
+        })()
+        await until(() => closed, 'close() inside the loop body returning', 5000)
+        await loop
+        assert.equal(h.committed(0), 3n)
+        const b = await h.member('b', protocol)
+        b.run(h)
+        await until(() => b.processedUpTo(0) === 10n, 'B taking over at once', 5000)
+        assert.equal(b.offsets(0)[0], 3n)
+      })
+    })
+
     test('close() called from inside a handler returns promptly, commits what was processed and leaves', async () => {
       await withHarness({ partitions: 1, records: 10 }, async h => {
         const a = await h.member('a', protocol, { sessionTimeoutMs: 20_000, rebalanceTimeoutMs: 20_000 })

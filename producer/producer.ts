@@ -35,6 +35,8 @@ import { recordSizeUpperBound, type RecordHeader, type RecordInput } from '../pr
 import { notifyWaiter, ProducerBatch, type RecordCallback, type RecordMetadata, type SendTracker, type Waiter } from './batch'
 import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError, TopicDeletedError } from './errors'
 import { NO_IDENTITY, ProducerIdentity, sameIdentity } from './identity'
+import { checkProducerOptions, checkRecord, refuseKafkajsShape } from './input'
+import { checkSignal, describeValue } from '../client/validate'
 import { PartitionQueue } from './partition-queue'
 import { createPartitioner, type Partitioner, type PartitionerOption } from './partitioners'
 import { Sink, type ItemOutcome, type SendItem } from './sink'
@@ -43,11 +45,23 @@ import {
   TransactionManager, TransactionAbortableError, type ConsumerGroupMetadata, type SendOffsetsOptions, type TransactionCallOptions, type TransactionHost, type TransactionState
 } from './transaction'
 
+/** Bytes of a key, value or header value: strings are written as UTF-8. */
+export type ProducerBytes = Buffer | Uint8Array | string
+
+/**
+ * Record headers, in either shape: an array of `{ key, value }` (order and repeated keys
+ * kept), or a kafkajs-style object `{ name: value }` where an array value repeats the header.
+ */
+export type ProducerHeaders =
+  | Array<{ key: string, value: ProducerBytes | null }>
+  | Record<string, ProducerBytes | null | ProducerBytes[]>
+
 export interface ProducerRecord {
   topic: string
-  key?: Buffer | string | null
-  value: Buffer | string | null
-  headers?: Record<string, Buffer | string | null> | RecordHeader[]
+  key?: ProducerBytes | null
+  /** Required: null writes a tombstone. */
+  value: ProducerBytes | null
+  headers?: ProducerHeaders
   /** Chosen by the partitioner when omitted. */
   partition?: number
   /** Milliseconds since the epoch; now when omitted. */
@@ -180,6 +194,7 @@ export class Producer extends EventEmitter {
 
   constructor (client: Client, options: ProducerOptions = {}) {
     super()
+    checkProducerOptions(options)
     this.#client = client
     this.#acks = options.acks === 'all' || options.acks === undefined ? -1 : options.acks
     this.#idempotent = options.idempotent ?? this.#acks === -1
@@ -382,6 +397,10 @@ export class Producer extends EventEmitter {
   async send (records: ProducerRecord[], options?: SendOptions): Promise<RecordMetadata[]>
   async send (records: ProducerRecord | ProducerRecord[], options: SendOptions = {}): Promise<RecordMetadata | RecordMetadata[]> {
     const list = Array.isArray(records) ? records : [records]
+    // Every record is checked before any is buffered: a bad one refuses the whole call.
+    if (!Array.isArray(records)) refuseKafkajsShape(records)
+    for (let i = 0; i < list.length; i++) checkRecord(Array.isArray(records) ? `send() record ${i}` : 'send() record', list[i])
+    checkSignal('send() option', 'signal', options.signal)
     const signal = options.signal
     if (signal?.aborted === true) throw new AbortedError('Aborted before the records were buffered', { written: false, cause: signal.reason })
     this.#checkOpen()
@@ -427,6 +446,8 @@ export class Producer extends EventEmitter {
    * a refusal, check `producer.full`.
    */
   produce (record: ProducerRecord, callback: RecordCallback): boolean {
+    checkRecord('produce() record', record)
+    if (typeof callback !== 'function') throw new TypeError(`produce() callback: expected a function (error, result) => void, got ${describeValue(callback)}`)
     if (this.#closed) {
       callback(this.#closedError ?? new ProducerClosedError(), null)
       return false
@@ -1148,17 +1169,23 @@ function nowAsBigInt (): bigint {
   return lastNowBig
 }
 
-function toBuffer (value: Buffer | string | null | undefined): Buffer | null {
+function toBuffer (value: ProducerBytes | null | undefined): Buffer | null {
   if (value === null || value === undefined) return null
-  return typeof value === 'string' ? Buffer.from(value, 'utf8') : value
+  if (typeof value === 'string') return Buffer.from(value, 'utf8')
+  // A view of the same memory, not a copy.
+  return Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength)
 }
 
 function toRecordInput (record: ProducerRecord): RecordInput {
   let headers: RecordHeader[] | undefined
   if (Array.isArray(record.headers)) {
-    headers = record.headers
-  } else if (record.headers !== undefined) {
-    headers = Object.entries(record.headers).map(([key, value]) => ({ key, value: toBuffer(value) }))
+    headers = record.headers.map(h => ({ key: h.key, value: toBuffer(h.value) }))
+  } else if (record.headers !== undefined && record.headers !== null) {
+    headers = []
+    for (const [key, value] of Object.entries(record.headers)) {
+      if (Array.isArray(value)) for (const v of value) headers.push({ key, value: toBuffer(v) })
+      else headers.push({ key, value: toBuffer(value) })
+    }
   }
   const ts = record.timestamp
   const timestamp = ts === undefined ? nowAsBigInt() : typeof ts === 'bigint' ? ts : BigInt(ts instanceof Date ? ts.getTime() : Math.trunc(ts))
@@ -1167,7 +1194,7 @@ function toRecordInput (record: ProducerRecord): RecordInput {
 
 /** A rough size of a record that is not encoded yet. */
 function waitingSize (record: ProducerRecord): number {
-  const size = (value: Buffer | string | null | undefined): number => value === null || value === undefined ? 0 : value.length
+  const size = (value: ProducerBytes | null | undefined): number => value === null || value === undefined ? 0 : value.length
   return 36 + size(record.key) + size(record.value)
 }
 

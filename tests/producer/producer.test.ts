@@ -13,7 +13,7 @@ import { AbortedError, ClientClosedError } from '../../client/errors'
 import { Produce } from '../../protocol/apis/produce'
 import { InitProducerId } from '../../protocol/apis/init-producer-id'
 import { Metadata } from '../../protocol/apis/metadata'
-import { Producer, type ProducerOptions } from '../../producer/producer'
+import { Producer, type ProducerOptions, type ProducerRecord } from '../../producer/producer'
 import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError, TopicDeletedError } from '../../producer/errors'
 import type { RecordMetadata } from '../../producer/batch'
 import { FakeCluster } from '../fake-broker/cluster'
@@ -567,5 +567,89 @@ describe('limits and lifecycle', () => {
     assert.equal(record.key?.toString(), 'k')
     assert.deepEqual(record.headers.map(h => [h.key, h.value?.toString() ?? null]), [['h', 'x'], ['n', null]])
     assert.equal(record.timestamp, 1234n)
+  })
+})
+
+describe('input is checked where it is passed', () => {
+  const refuses = (make: () => unknown, kind: typeof TypeError | typeof RangeError, message: RegExp): void => {
+    assert.throws(make, (error: unknown) => {
+      assert.ok(error instanceof kind, `${String(error)} is not a ${kind.name}`)
+      assert.match((error as Error).message, message)
+      return true
+    })
+  }
+
+  test('every producer option: type, range, allowed values, unknown keys', () => {
+    const make = (options: unknown) => () => new Producer(client, options as ProducerOptions)
+    refuses(make({ lingerMs: '5' }), TypeError, /producer option lingerMs: expected an integer from 0 to 2147483647, got "5" \(a string\)/)
+    refuses(make({ compression: 'brotli' }), RangeError, /producer option compression: expected one of 'none', 'gzip', 'snappy', 'lz4', 'zstd', got "brotli"/)
+    refuses(make({ acks: 2 }), RangeError, /producer option acks: expected one of 'all', -1, 0, 1, got 2 \(a number\)/)
+    refuses(make({ batchMaxBytes: 0 }), RangeError, /producer option batchMaxBytes: expected an integer ≥ 1, got 0/)
+    refuses(make({ maxBufferedBytes: -1 }), RangeError, /maxBufferedBytes: .*got -1/)
+    refuses(make({ maxBufferedRecords: 1.5 }), TypeError, /maxBufferedRecords: .*got 1.5/)
+    refuses(make({ deliveryTimeoutMs: 0 }), RangeError, /deliveryTimeoutMs: expected an integer from 1 to 2147483647, got 0/)
+    refuses(make({ requestTimeoutMs: 5000, deliveryTimeoutMs: 1000 }), RangeError, /deliveryTimeoutMs: expected at least requestTimeoutMs/)
+    refuses(make({ retries: -1 }), RangeError, /retries: expected an integer ≥ 0, got -1/)
+    refuses(make({ idempotent: 'yes' }), TypeError, /idempotent: expected true or false/)
+    refuses(make({ partitioner: 'murmur' }), RangeError, /partitioner: expected one of 'default', 'round-robin'/)
+    refuses(make({ partitioner: 42 }), TypeError, /partitioner: .*a function or an object with partition\(\), got 42/)
+    refuses(make({ compressionByTopic: { logs: 'brotli' } }), RangeError, /compressionByTopic\["logs"\]/)
+    refuses(make({ abortUnknownOutcome: 'drop' }), RangeError, /abortUnknownOutcome: expected one of 'wait', 'settle'/)
+    refuses(make({ linger: 5 }), TypeError, /producer option linger is not an option; did you mean lingerMs\?/)
+    refuses(make('fast'), TypeError, /new Producer options: expected an object, got "fast"/)
+    // Valid edge values pass.
+    producer({ lingerMs: 0, retries: 0, acks: 0, idempotent: false, partitioner: () => 0 })
+  })
+
+  test('records: value, key, headers, topic, partition and timestamp are checked before anything is buffered', async () => {
+    const p = producer({ lingerMs: 20 })
+    const bad: Array<[unknown, RegExp]> = [
+      [{ topic: TOPIC, value: 42 }, /send\(\) record 1 value: expected a Buffer, Uint8Array, string or null \(null for a tombstone\), got 42 \(a number\)/],
+      [{ topic: TOPIC, value: { a: 1 } }, /record 1 value: .*got an object/],
+      [{ topic: TOPIC }, /record 1 value: .*got undefined/],
+      [{ topic: TOPIC, value: 'v', key: 7 }, /record 1 key: expected a Buffer, Uint8Array, string or null, got 7/],
+      [{ value: 'v' }, /record 1 topic: expected a non-empty string, got undefined/],
+      [{ topic: TOPIC, value: 'v', headers: { h: 5 } }, /record 1 headers\["h"\]: expected a Buffer, Uint8Array, string or null.*got 5/],
+      [{ topic: TOPIC, value: 'v', headers: [{ key: 'h', value: {} }] }, /record 1 headers\[0\]\.value: .*got an object/],
+      [{ topic: TOPIC, value: 'v', timestamp: '2024-01-01' }, /record 1 timestamp: expected milliseconds since the epoch as a number or bigint, or a Date, got "2024-01-01"/],
+      [{ topic: TOPIC, value: 'v', partition: -1 }, /record 1 partition: expected an integer from 0 to 2147483647, got -1/]
+    ]
+    for (const [record, message] of bad) {
+      await assert.rejects(p.send([{ topic: TOPIC, partition: 0, value: 'good' }, record as ProducerRecord]), (error: unknown) => {
+        // TypeError for the wrong kind of value, RangeError for a number out of range (partition -1).
+        assert.ok(error instanceof TypeError || error instanceof RangeError, String(error))
+        assert.match((error as Error).message, message)
+        return true
+      })
+    }
+    refuses(() => p.produce({ topic: TOPIC, value: 1 } as unknown as ProducerRecord, () => {}), TypeError, /produce\(\) record value: .*got 1/)
+    await p.flush()
+    assert.deepEqual(values(), [], 'a record of a refused call was written')
+    assert.deepEqual(p.buffered, { records: 0, bytes: 0 })
+  })
+
+  test('accepted shapes: Uint8Array and string bytes, headers as an array or a kafkajs-style object with repeated values', async () => {
+    const p = producer()
+    const result = await p.send({ topic: TOPIC, partition: 0, key: new Uint8Array([107]), value: new TextEncoder().encode('v'), headers: { a: 'x', b: ['1', Buffer.from('2')], c: null } })
+    assertLanded(result, 'v')
+    await p.send({ topic: TOPIC, partition: 0, value: null, headers: [{ key: 'z', value: new Uint8Array([65]) }] })
+    const [first, second] = cluster.log(TOPIC, 0)
+    assert.equal(first.key?.toString(), 'k')
+    assert.deepEqual(first.headers.map(h => [h.key, h.value?.toString() ?? null]), [['a', 'x'], ['b', '1'], ['b', '2'], ['c', null]])
+    assert.equal(second.value, null)
+    assert.deepEqual(second.headers.map(h => [h.key, h.value?.toString()]), [['z', 'A']])
+  })
+
+  test("the kafkajs call shape send({ topic, messages }) is refused with the shape to use", async () => {
+    const p = producer()
+    await assert.rejects(p.send({ topic: TOPIC, messages: [{ value: 'x' }] } as unknown as ProducerRecord), (error: unknown) =>
+      error instanceof TypeError && /not the kafkajs shape \{ topic, messages \}/.test(error.message) && /kafkats\/kafkajs/.test(error.message))
+  })
+
+  test('calls on a closed producer fail at once', async () => {
+    const p = producer()
+    await p.close()
+    assert.match(await outcomeWithin(p.send({ topic: TOPIC, value: 'x' }), 100), /^rejected ProducerClosedError/)
+    assert.match(await outcomeWithin(p.send({ topic: 'never-seen', value: 'x' }), 100), /^rejected ProducerClosedError/)
   })
 })

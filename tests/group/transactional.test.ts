@@ -140,6 +140,29 @@ for (const protocol of protocols) {
       assertExactlyOnce()
     })
 
+    test('a partition lost while its offsets are sent aborts the transaction even if the offsets were accepted', async () => {
+      const { consumer, producer } = await pipeline('a', protocol)
+      let lostOwnership: { released: boolean } | undefined
+      // The first TxnOffsetCommit: the member is fenced (it loses its partitions) meanwhile,
+      // and the answer says the offsets were taken — only the client's own check stops the commit.
+      cluster.intercept(TxnOffsetCommit, async ({ request }) => {
+        const t = request.topics[0]
+        lostOwnership = consumer.cursor(IN, t.partitions[0].partitionIndex)?.ownership
+        cluster.fenceMember('eos', request.memberId ?? '')
+        await until(() => lostOwnership?.released === true, 'the member to lose the partition', 10_000)
+        return { respond: { throttleTimeMs: 0, topics: request.topics.map(x => ({ name: x.name ?? '', topicId: x.topicId ?? '00000000-0000-0000-0000-000000000000', partitions: x.partitions.map(p => ({ partitionIndex: p.partitionIndex, errorCode: 0 })) })) } }
+      }, { times: 1 })
+      const aborted: TransactionAbortedEvent[] = []
+      consumer.on('transactionAborted', (event: TransactionAbortedEvent) => aborted.push(event))
+      const stop = new AbortController()
+      const running = runTransactional(consumer, producer, { eachBatch: transform, signal: stop.signal })
+      await until(done, 'all input transformed and committed after the rejoin', 20_000)
+      stop.abort()
+      await running
+      assert.ok(aborted.some(e => /revoked or lost/.test(e.reason)), `aborts: ${aborted.map(e => e.reason).join('; ')}`)
+      assertExactlyOnce()
+    })
+
     test('a throwing transform aborts its transaction and ends the loop with the error; nothing of that batch is visible', async () => {
       const { consumer, producer } = await pipeline('a', protocol)
       const failure = new Error('transform failed')

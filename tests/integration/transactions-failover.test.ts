@@ -6,11 +6,12 @@
 // commit says TransactionOutcomeUnknownError; it never reports a wrong outcome.
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { Client, Consumer, TransactionOutcomeUnknownError, type KafkaRecord } from '../../index'
+import { Client, TransactionOutcomeUnknownError } from '../../index'
 import { FindCoordinator } from '../../protocol/apis/find-coordinator'
 import { startCluster, type KafkaCluster } from '../broker/kafka'
 import { requireJavaOrSkip, uniqueName } from './support'
-import { sleep, takeBatch, until } from './consumer-support'
+import { sleep } from './consumer-support'
+import { readCommitted } from './transactions-support'
 
 const skip = requireJavaOrSkip()
 
@@ -41,27 +42,9 @@ describe('transactions while the coordinator\'s broker is SIGKILLed (three nodes
     }
   }
 
-  async function readCommitted (topic: string, partitions: number): Promise<string[]> {
+  async function readAll (topic: string, partitions: number): Promise<string[]> {
     const values: string[] = []
-    for (let partition = 0; partition < partitions; partition++) {
-      const end = (await client.listOffsets({ topic, partition, spec: 'latest' })).offset
-      const consumer = Consumer.assigned(client, { assign: [{ topic, partition, offset: 0n }], isolation: 'read_committed', maxWaitMs: 100 })
-      const records: KafkaRecord[] = []
-      try {
-        const cursor = consumer.cursor(topic, partition)!
-        await until(async () => {
-          const handed = await takeBatch(consumer, 300)
-          if (handed !== undefined) {
-            records.push(...handed.batch.records)
-            handed.finish()
-          }
-          return handed === undefined && cursor.fetchOffset !== undefined && cursor.fetchOffset >= end
-        }, `read_committed to reach ${end} of ${topic}-${partition}`, 60_000, 0)
-      } finally {
-        await consumer.close()
-      }
-      values.push(...records.map(r => r.value?.toString() ?? ''))
-    }
+    for (let partition = 0; partition < partitions; partition++) values.push(...await readCommitted(client, topic, partition))
     return values
   }
 
@@ -99,7 +82,7 @@ describe('transactions while the coordinator\'s broker is SIGKILLed (three nodes
         }
         // Back to three nodes before reading (a reader is not what this test is about).
         await victim.restart()
-        const visible = await readCommitted(topic, 3)
+        const visible = await readAll(topic, 3)
         if (outcome instanceof TransactionOutcomeUnknownError) {
           // Allowed only when kafkats could not know: then the log decides, all or nothing.
           const inTransaction = expected.filter(v => !v.startsWith('before-'))

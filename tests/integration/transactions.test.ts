@@ -10,36 +10,16 @@ import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile, spawn } from 'node:child_process'
 import * as path from 'node:path'
-import { Client, Consumer, ProducerFencedError, type Producer, type KafkaRecord } from '../../index'
+import { Client, ProducerFencedError, type Producer } from '../../index'
 import type { CompressionCodec } from '../../protocol/compression'
 import { ApiVersions } from '../../protocol/apis/api-versions'
 import { kafkaClasspath, startCluster, type KafkaCluster } from '../broker/kafka'
 import { requireJavaOrSkip, uniqueName } from './support'
-import { sleep, takeBatch, until } from './consumer-support'
+import { sleep, until } from './consumer-support'
+import { readCommitted } from './transactions-support'
 
 const skip = requireJavaOrSkip()
 const CODECS: CompressionCodec[] = ['none', 'gzip', 'snappy', 'lz4', 'zstd']
-
-/** Everything a kafkats read_committed consumer returns from offset 0 up to the partition's end now. */
-async function readCommitted (client: Client, topic: string, partition: number): Promise<string[]> {
-  const end = (await client.listOffsets({ topic, partition, spec: 'latest' })).offset
-  const consumer = Consumer.assigned(client, { assign: [{ topic, partition, offset: 0n }], isolation: 'read_committed', maxWaitMs: 100 })
-  const records: KafkaRecord[] = []
-  try {
-    const cursor = consumer.cursor(topic, partition)!
-    await until(async () => {
-      const handed = await takeBatch(consumer, 200)
-      if (handed !== undefined) {
-        records.push(...handed.batch.records)
-        handed.finish()
-      }
-      return handed === undefined && cursor.fetchOffset !== undefined && cursor.fetchOffset >= end
-    }, `read_committed to reach offset ${end} of ${topic}-${partition}`, 30_000, 0)
-  } finally {
-    await consumer.close()
-  }
-  return records.map(r => r.value?.toString() ?? '')
-}
 
 /** The Java ConsoleConsumer in read_committed: every value of the topic, in the order it printed them. */
 async function javaReadCommitted (bootstrap: string[], topic: string, expected: number): Promise<string[]> {

@@ -1,0 +1,145 @@
+// Exactly-once under chaos, against three real brokers: an input topic of keyed records
+// (12 partitions) goes through 3 member processes (eos-chaos-member.ts: runTransactional,
+// read_committed in, transactional out) while members are SIGKILLed (and restarted),
+// SIGSTOPped past their session and transaction timeouts, and the leader of an output
+// partition is SIGKILLed. Then the output is read with read_committed: every input record
+// must be there exactly once, each key's records in input order. Counts are printed.
+//
+// KAFKATS_EOS_RECORDS sets the size (default 20,000; the issue's full run is 100,000).
+import { after, before, describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import * as fs from 'node:fs'
+import * as os from 'node:os'
+import * as path from 'node:path'
+import { Client } from '../../index'
+import { startCluster, type KafkaCluster } from '../broker/kafka'
+import { envInt, partitionsByLeader, seededRandom, sleep, Timeline, withTimeout } from './chaos-support'
+import { MemberSlot, type Incarnation, type MemberConfig } from './group-chaos-support'
+import { requireJavaOrSkip, uniqueName } from './support'
+
+const RECORDS = envInt('KAFKATS_EOS_RECORDS', 20_000)
+const PARTITIONS = 12
+const KEYS = 500
+const skip = requireJavaOrSkip()
+
+describe('exactly-once consume-transform-produce under chaos (three nodes)', { skip, timeout: 900_000 }, () => {
+  let cluster: KafkaCluster
+  let client: Client
+
+  before(async () => {
+    cluster = await startCluster({ nodes: 3, portBase: 'free', brokerOverrides: { 'broker.session.timeout.ms': 6000, 'broker.heartbeat.interval.ms': 1000, 'transaction.abort.timed.out.transaction.cleanup.interval.ms': 1000 } })
+    client = new Client({ bootstrap: cluster.bootstrap, clientId: 'eos-chaos', retryBackoff: { initialMs: 100, maxMs: 1000 } })
+  })
+
+  after(async () => {
+    await client?.close()
+    await cluster?.stop()
+  })
+
+  for (const groupProtocol of ['consumer', 'classic'] as const) {
+    test(`${groupProtocol} protocol: ${RECORDS} records, every one exactly once in the read_committed output, in key order`, async () => {
+      const input = uniqueName('eos-in')
+      const output = uniqueName('eos-out')
+      const groupId = uniqueName('eos-group')
+      await client.admin.createTopics([
+        { topic: input, numPartitions: PARTITIONS, replicationFactor: 3, configs: { 'min.insync.replicas': '2' } },
+        { topic: output, numPartitions: PARTITIONS, replicationFactor: 3, configs: { 'min.insync.replicas': '2' } }
+      ])
+      await client.metadata.waitForTopic(input, 30_000)
+      await client.metadata.waitForTopic(output, 30_000)
+      // Input: value = sequence number; key = k<i mod KEYS>, so each key's values rise.
+      const seeder = client.producer({ lingerMs: 5 })
+      for (let from = 0; from < RECORDS; from += 5000) {
+        await seeder.send(Array.from({ length: Math.min(5000, RECORDS - from) }, (_, j) => ({ topic: input, key: `k${(from + j) % KEYS}`, value: String(from + j) })))
+      }
+      await seeder.close()
+
+      const timeline = new Timeline()
+      const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kafkats-eos-chaos-'))
+      const registry: Incarnation[] = []
+      const unexpected: string[] = []
+      const slots = ['A', 'B', 'C'].map(name => new MemberSlot({
+        name,
+        program: path.join(__dirname, 'eos-chaos-member.js'),
+        runDir,
+        registry,
+        timeline,
+        onUnexpectedExit: incarnation => unexpected.push(`${incarnation.label} exited: ${JSON.stringify(incarnation.exit)}; ${incarnation.events.slice(-3).map(e => JSON.stringify(e)).join(' ')}`),
+        config: (label, out) => ({
+          label, bootstrap: cluster.bootstrap, topic: input, outputTopic: output, groupId, groupProtocol, delivery: 'at-least-once', output: out,
+          sessionTimeoutMs: 6000, heartbeatIntervalMs: 500, rebalanceTimeoutMs: 10_000, transactionTimeoutMs: 5000,
+          maxProcessingDelayMs: 0, seed: 1, closeTimeoutMs: 20_000
+        } as MemberConfig)
+      }))
+      const random = seededRandom(groupProtocol === 'consumer' ? 7 : 11)
+      const committedTotal = async (): Promise<bigint> => {
+        const [answer] = await client.admin.fetchOffsets([groupId])
+        return answer.offsets.filter(o => o.topic === input && o.offset > 0n).reduce((sum, o) => sum + o.offset, 0n)
+      }
+      try {
+        for (const slot of slots) slot.start()
+        // The chaos, while the members work: a kill and restart, a stop past both timeouts, an output leader killed.
+        const chaos = async (): Promise<void> => {
+          await sleep(4000)
+          await slots[Math.floor(random() * 3)].kill()
+          for (const slot of slots) if (slot.state === 'down') slot.start()
+          await sleep(3000)
+          const stalled = slots.find(s => s.state === 'running')!
+          stalled.stall()
+          await sleep(9000) // past the 6 s session timeout and the 5 s transaction timeout
+          stalled.resume()
+          const leaders = await partitionsByLeader(client, output)
+          const victimId = [...leaders.keys()][Math.floor(random() * leaders.size)]
+          timeline.note(`SIGKILL broker ${victimId} (leads ${String(leaders.get(victimId))} of the output)`)
+          const victim = cluster.node(victimId)
+          await victim.kill()
+          await sleep(8000)
+          timeline.note(`restart broker ${victimId}`)
+          await victim.restart()
+        }
+        await withTimeout((async () => {
+          await chaos()
+          while (await committedTotal().catch(() => 0n) < BigInt(RECORDS)) await sleep(500)
+        })(), 600_000, () => `the group to commit all ${RECORDS} inputs\n${timeline.toString()}`)
+      } finally {
+        for (const slot of slots) slot.killNow()
+        await Promise.all(registry.map(async i => await i.exited))
+      }
+
+      // The read_committed output.
+      const seen = new Map<number, number>()
+      const lastByKey = new Map<string, number>()
+      let outOfOrder = 0
+      let outputCount = 0
+      for (let partition = 0; partition < PARTITIONS; partition++) {
+        const end = (await client.listOffsets({ topic: output, partition, spec: 'latest' })).offset
+        let offset = 0n
+        while (offset < end) {
+          const fetched = await client.fetchRaw({ topic: output, partition, offset, isolation: 'read_committed', maxBytes: 8 << 20 })
+          if (fetched.nextOffset <= offset) break
+          for (const record of fetched.records) {
+            const value = Number(record.value!.toString())
+            const key = record.key!.toString()
+            outputCount++
+            seen.set(value, (seen.get(value) ?? 0) + 1)
+            if ((lastByKey.get(key) ?? -1) > value) outOfOrder++
+            lastByKey.set(key, value)
+          }
+          offset = fetched.nextOffset
+        }
+      }
+      const duplicates = [...seen.values()].filter(n => n > 1).length
+      let missing = 0
+      for (let i = 0; i < RECORDS; i++) if (!seen.has(i)) missing++
+      const aborted = registry.reduce((sum, i) => sum + Number([...i.events].reverse().find(e => e.event === 'status')?.aborted ?? 0), 0)
+      const report = `eos chaos (${groupProtocol}): input ${RECORDS}, output ${outputCount}, duplicates ${duplicates}, missing ${missing}, out of key order ${outOfOrder}, aborted transactions ${aborted}, member processes ${registry.length}`
+      console.log(report)
+      assert.deepEqual(unexpected, [], `members exited on their own:\n${timeline.toString()}`)
+      assert.equal(duplicates, 0, report)
+      assert.equal(missing, 0, report)
+      assert.equal(outOfOrder, 0, report)
+      assert.equal(outputCount, RECORDS, report)
+      fs.rmSync(runDir, { recursive: true, force: true })
+    })
+  }
+})

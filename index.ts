@@ -26,7 +26,8 @@ export type { KafkaRecord, RecordBatch, RecordHeader, RecordInput } from './prot
 export type { CompressionCodec } from './protocol/compression'
 export { murmur2 } from './protocol/murmur2'
 export { Producer }
-export type { ProducerOptions, ProducerRecord, SendOptions, DataLossEvent, TransactionScope } from './producer/producer'
+export type { ProducerOptions, ProducerRecord, ProducerBytes, ProducerHeaders, SendOptions, DataLossEvent, TransactionScope } from './producer/producer'
+export type { RecordOutcome } from './producer/errors'
 export {
   TransactionAbortableError, TransactionFatalError, ProducerFencedError, TransactionOutcomeUnknownError, TransactionAbortedError, TransactionStateError
 } from './producer/transaction'
@@ -40,7 +41,7 @@ export type { GroupConsumerOptions, DeliveryMode, RefusedCommit } from './group/
 export type { TopicPartition } from './group/membership'
 export type { Assignor, MemberSubscription } from './group/assignors'
 export { rangeAssignor, roundRobinAssignor, cooperativeStickyAssignor } from './group/assignors'
-export { OutcomeUnknownError, DeliveryTimeoutError, BufferFullError, ProducerClosedError, TopicDeletedError } from './producer/errors'
+export { OutcomeUnknownError, DeliveryTimeoutError, BufferFullError, ProducerClosedError, TopicDeletedError, SendError } from './producer/errors'
 export type { PartitionerOption, Partitioner, PartitionerInput, PartitionerFunction } from './producer/partitioners'
 
 // `client.producer(options)`: the client layer does not import producer/ (data flows one

@@ -3,6 +3,7 @@
  */
 import { errorCodeInfo } from '../protocol/error-codes'
 import { KafkaTsError } from '../protocol/errors'
+import type { RecordMetadata } from './batch'
 
 /**
  * The record may or may not be in the log: its batch's request was written and no
@@ -59,5 +60,47 @@ export class TopicDeletedError extends KafkaTsError {
     this.topic = topic
     this.code = code
     this.type = errorCodeInfo(code).name
+  }
+}
+
+/** One record's outcome in a SendError: where it landed, or why it did not. */
+export type RecordOutcome =
+  | { ok: true, metadata: RecordMetadata }
+  | { ok: false, error: Error }
+
+/**
+ * `send([r0, r1, ...])` where at least one record failed: every record's outcome, by its
+ * index in the call (`outcomes[i]`), so the acknowledged ones are not lost with the failure.
+ * `errors` lists the failures, `cause` is the first of them.
+ */
+export class SendError extends KafkaTsError {
+  readonly outcomes: RecordOutcome[]
+
+  constructor (metadata: Array<RecordMetadata | undefined>, errors: Array<Error | undefined>) {
+    const outcomes: RecordOutcome[] = []
+    const failed: Array<[number, Error]> = []
+    for (let i = 0; i < metadata.length; i++) {
+      const error = errors[i]
+      if (error !== undefined) {
+        outcomes.push({ ok: false, error })
+        failed.push([i, error])
+      } else {
+        outcomes.push({ ok: true, metadata: metadata[i]! })
+      }
+    }
+    const shown = failed.slice(0, 3).map(([i, e]) => `record ${i}: ${e.message}`).join('; ')
+    super('SEND_FAILED', `${failed.length} of ${metadata.length} records of the send failed (${shown}${failed.length > 3 ? '; ...' : ''}); the others were acknowledged: see outcomes[i]`, {
+      retriable: failed.every(([, e]) => (e as { retriable?: boolean }).retriable === true),
+      cause: failed[0][1]
+    })
+    this.name = 'SendError'
+    this.outcomes = outcomes
+  }
+
+  /** The failed records' errors, by index in the send call. */
+  get errors (): Array<{ index: number, error: Error }> {
+    const list: Array<{ index: number, error: Error }> = []
+    this.outcomes.forEach((o, index) => { if (!o.ok) list.push({ index, error: o.error }) })
+    return list
   }
 }

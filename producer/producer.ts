@@ -33,7 +33,7 @@ import type { CompressionCodec } from '../protocol/compression'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
 import { recordSizeUpperBound, type RecordHeader, type RecordInput } from '../protocol/record-batch'
 import { notifyWaiter, ProducerBatch, type RecordCallback, type RecordMetadata, type SendTracker, type Waiter } from './batch'
-import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError, TopicDeletedError } from './errors'
+import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError, SendError, TopicDeletedError } from './errors'
 import { NO_IDENTITY, ProducerIdentity, sameIdentity } from './identity'
 import { checkProducerOptions, checkRecord, refuseKafkajsShape } from './input'
 import { checkSignal, describeValue } from '../client/validate'
@@ -417,16 +417,17 @@ export class Producer extends EventEmitter {
     const results = await new Promise<RecordMetadata[]>((resolve, reject) => {
       const out = new Array<RecordMetadata>(list.length)
       let remaining = list.length
-      let firstError: Error | undefined
+      let errors: Array<Error | undefined> | undefined
       const tracker: SendTracker & { batches: Set<ProducerBatch> } = {
         batches: new Set(),
         settle: (index, error, result) => {
-          if (error !== null) firstError ??= error
+          if (error !== null) (errors ??= new Array(list.length))[index] = error
           else out[index] = result!
           if (--remaining === 0) {
             signal?.removeEventListener('abort', onAbort)
-            if (firstError !== undefined) reject(firstError)
-            else resolve(out)
+            if (errors === undefined) resolve(out)
+            // One record: its own error. Several: one error with every record's outcome.
+            else reject(Array.isArray(records) ? new SendError(out, errors) : errors[0])
           }
         }
       }

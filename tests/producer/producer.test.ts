@@ -14,7 +14,7 @@ import { Produce } from '../../protocol/apis/produce'
 import { InitProducerId } from '../../protocol/apis/init-producer-id'
 import { Metadata } from '../../protocol/apis/metadata'
 import { Producer, type ProducerOptions, type ProducerRecord } from '../../producer/producer'
-import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError, TopicDeletedError } from '../../producer/errors'
+import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError, SendError, TopicDeletedError } from '../../producer/errors'
 import type { RecordMetadata } from '../../producer/batch'
 import { FakeCluster } from '../fake-broker/cluster'
 
@@ -310,6 +310,25 @@ describe('ordering and retries', () => {
     results.forEach((r, i) => assertLanded(r, `m${i}`))
     assert.deepEqual(values(), Array.from({ length: 300 }, (_, i) => `m${i}`))
     assert.equal(new Set(cluster.produceAttempts(TOPIC, 0).map(a => a.brokerId)).size, 2)
+  })
+
+  test('send([r0, r1, r2]) where r1 fails rejects with one SendError carrying every record\'s outcome by index', async () => {
+    const p = producer()
+    cluster.intercept(Produce, ({ request }) => partitionIn(request) === 1 ? { error: 87 } : undefined) // INVALID_RECORD on partition 1
+    const error = await p.send([
+      { topic: TOPIC, partition: 0, value: 'r0' },
+      { topic: TOPIC, partition: 1, value: 'r1' },
+      { topic: TOPIC, partition: 0, value: 'r2' }
+    ]).then(() => undefined, (e: unknown) => e)
+    assert.ok(error instanceof SendError, String(error))
+    assert.match(error.message, /1 of 3 records of the send failed \(record 1: .*INVALID_RECORD/)
+    const [o0, o1, o2] = error.outcomes
+    assert.ok(o0.ok && o2.ok && !o1.ok)
+    assertLanded(o0.metadata, 'r0')
+    assertLanded(o2.metadata, 'r2')
+    assert.equal((o1.error as any).code, 87)
+    assert.deepEqual(error.errors.map(e => e.index), [1])
+    assert.deepEqual(values(0), ['r0', 'r2'])
   })
 
   test('keyed records go to the Java murmur2 partition and keep their order per key', async () => {

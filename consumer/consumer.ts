@@ -198,9 +198,18 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
   /** Cursors whose seek to an offset spec is being resolved: the resolved offset counts as processed. */
   readonly #seekedToSpec = new WeakSet<Cursor>()
 
+  readonly #unregister: () => void
+
   constructor (client: Client, options: FetchOptions = {}) {
     super()
     this.client = client
+    // Closed with the client: the iterator and run() end with its ClientClosedError.
+    this.#unregister = client.register({
+      closeWithClient: async error => {
+        this.#fail(error)
+        await this.close()
+      }
+    })
     this.#settings = {
       maxWaitMs: options.maxWaitMs ?? 500,
       minBytes: options.minBytes ?? 1,
@@ -487,6 +496,9 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
     this.#wakeData()
     await Promise.all([...this.#sources.values()].map(async s => await s.stop()))
     this.#sources.clear()
+    // This consumer's own fetch connections go with it (a long-lived Client would collect them otherwise).
+    this.client.brokers.closePurpose(this.#fetchPurpose)
+    this.#unregister()
   }
 
   get closed (): boolean {

@@ -33,6 +33,11 @@ export class GroupCoordinator {
     this.groupId = groupId
   }
 
+  /** Closes this member's own coordinator connections (when the member closes). */
+  closeConnections (): void {
+    this.#client.brokers.closePurpose(this.#purpose)
+  }
+
   /** Forgets the coordinator: the next request looks it up again. */
   invalidate (): void {
     this.#nodeId = undefined

@@ -507,6 +507,7 @@ export class GroupConsumer extends Consumer {
       await this.#revoke(this.#host.heldPartitions(), this.delivery === 'at-least-once' ? identity : undefined, 0).catch(() => {})
       await membership.stop(true)
     }
+    this.#coordinator.closeConnections()
     await super.close()
   }
 }

@@ -12,6 +12,8 @@ import { Fetch } from '../../protocol/apis/fetch'
 import { Metadata } from '../../protocol/apis/metadata'
 import { Produce } from '../../protocol/apis/produce'
 import { FakeCluster } from '../fake-broker/cluster'
+import { Consumer } from '../../consumer/consumer'
+import { GroupConsumer } from '../../group/group-consumer'
 
 const cleanups: Array<() => Promise<unknown>> = []
 afterEach(async () => {
@@ -143,6 +145,45 @@ describe('close() ends what was made from the client', () => {
       assert.ok(outcome.error instanceof ClientClosedError, `${name}: ${String(outcome.error)}`)
       assert.ok(outcome.ms < 200, `${name} took ${outcome.ms} ms`)
     }
+  })
+})
+
+describe('what is made from one long-lived client', () => {
+  test('100 rounds of a group consumer and a direct consumer created and closed leave no connections behind', async () => {
+    const rounds = Number(process.env.KAFKATS_RESOURCE_ROUNDS ?? 100)
+    const c = await cluster({ topics: [{ name: 't', partitions: 1 }] })
+    const k = client({ bootstrap: c.bootstrap, ...fast })
+    await k.produceRaw({ topic: 't', partition: 0, records: [{ value: Buffer.from('a') }] })
+    const base = c.connectionCount()
+    const counts: number[] = []
+    for (let i = 0; i < rounds; i++) {
+      const group = new GroupConsumer(k, { groupId: `g${i}`, topics: ['t'], groupProtocol: 'classic', fromBeginning: true, sessionTimeoutMs: 1500, rebalanceTimeoutMs: 1500, heartbeatIntervalMs: 50, maxWaitMs: 20 })
+      ;(await group.nextBatch())?.finish()
+      await group.close()
+      const direct = Consumer.assigned(k, { assign: [{ topic: 't', partition: 0, offset: 0n }], maxWaitMs: 20 })
+      ;(await direct.nextBatch())?.finish()
+      await direct.close()
+      if (i % 10 === 9) {
+        await new Promise(resolve => setTimeout(resolve, 20))
+        counts.push(c.connectionCount() - base)
+      }
+    }
+    // The client's shared connections (FindCoordinator's 'group', ListOffsets' 'fetch', admin to node 1) stay; nothing per consumer.
+    assert.ok(counts.every(n => n <= 3), `connections opened by the rounds and still open, every 10 rounds: ${counts.join(', ')}`)
+    assert.ok(k.brokers.openConnectionCount <= base + 3, `the client holds ${k.brokers.openConnectionCount} connections`)
+  })
+
+  test('a consumer waiting for records ends with ClientClosedError when its client closes', async () => {
+    const c = await cluster({ topics: [{ name: 't', partitions: 1 }] })
+    const k = client({ bootstrap: c.bootstrap, ...fast })
+    const consumer = Consumer.assigned(k, { assign: [{ topic: 't', partition: 0, offset: 0n }], maxWaitMs: 20 })
+    const waiting = elapsed(consumer.nextBatch())
+    await new Promise(resolve => setTimeout(resolve, 100))
+    await k.close()
+    const outcome = await waiting
+    assert.ok(outcome.error instanceof ClientClosedError, `nextBatch: ${String(outcome.error ?? outcome.value)}`)
+    assert.equal(consumer.closed, true)
+    assert.throws(() => Consumer.assigned(k, { assign: [{ topic: 't', partition: 0, offset: 0n }] }), ClientClosedError)
   })
 })
 

@@ -6,7 +6,11 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import * as net from 'node:net'
 import { Connection } from '../../client/connection'
-import { AbortedError, ConnectionError, RequestTimeoutError, UnsupportedVersionError } from '../../client/errors'
+import { AbortedError, ConnectionError, MalformedResponseError, ProtocolViolationError, RequestTimeoutError, UnsupportedVersionError } from '../../client/errors'
+import { Client } from '../../client/client'
+import { PROTOCOL_VIOLATION_LIMIT, type ProtocolViolationEvent } from '../../client/brokers'
+import { Consumer } from '../../consumer/consumer'
+import { Fetch } from '../../protocol/apis/fetch'
 import { ApiVersions } from '../../protocol/apis/api-versions'
 import { Metadata } from '../../protocol/apis/metadata'
 import { ProtocolError } from '../../protocol/errors'
@@ -125,7 +129,8 @@ test('a malformed response body fails with ProtocolError and the connection is c
   })
   const connection = await Connection.connect({ host: '127.0.0.1', port: broker.port, clientId: 't' })
   try {
-    await assert.rejects(connection.send(Metadata, { topics: null }), ProtocolError)
+    // The request was written: the broker may have applied it, so the outcome is ambiguous, not a definite failure.
+    await assert.rejects(connection.send(Metadata, { topics: null }), (error: unknown) => error instanceof MalformedResponseError && error instanceof ProtocolError && error.written)
     assert.equal(connection.isClosed, true)
   } finally {
     await broker.close()
@@ -230,4 +235,82 @@ test('connecting to a closed port fails with a ConnectionError that says so', as
     assert.equal(error.written, false)
     return true
   })
+})
+
+test('a broker that accepts TCP but never answers ApiVersions fails the connection within the connect timeout, as not written', async () => {
+  const sockets: net.Socket[] = []
+  const server = net.createServer(socket => { sockets.push(socket) })
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  const port = (server.address() as net.AddressInfo).port
+  const started = Date.now()
+  try {
+    await assert.rejects(Connection.connect({ host: '127.0.0.1', port, clientId: 't', connectTimeoutMs: 300, requestTimeoutMs: 30_000 }), (error: unknown) => {
+      assert.ok(error instanceof ConnectionError, String(error))
+      assert.equal(error.written, false)
+      assert.match(error.message, /did not answer ApiVersions within the connect timeout \(300 ms\)/)
+      return true
+    })
+    assert.ok(Date.now() - started < 2000, `failed after ${Date.now() - started} ms (connect timeout 300 ms, request timeout 30 s)`)
+  } finally {
+    for (const s of sockets) s.destroy()
+    await new Promise<void>(resolve => server.close(() => resolve()))
+  }
+})
+
+/** Metadata naming the scripted broker itself as node 1, leader of t-0. */
+function answerMetadataAsLeader (request: Received, port: number): void {
+  request.socket.write(encodeResponseFrame(Metadata, request.apiVersion, request.correlationId, {
+    ...metadataResponse,
+    brokers: [{ nodeId: 1, host: '127.0.0.1', port, rack: null }],
+    topics: [{ errorCode: 0, name: 't', topicId: '7f3c2f4e-4f7b-4b0e-9a51-0c1d2e3f4a5b', isInternal: false, topicAuthorizedOperations: -2147483648, partitions: [{ errorCode: 0, partitionIndex: 0, leaderId: 1, leaderEpoch: 0, replicaNodes: [1], isrNodes: [1], offlineReplicas: [] }] }]
+  }))
+}
+
+/** A frame whose size prefix claims 2 GiB - 1. */
+function hostileFrame (request: Received): void {
+  request.socket.write(new Writer(8).int32(0x7fffffff).int32(request.correlationId).finish())
+}
+
+test('a broker that keeps breaking the protocol is reported and refused, not reconnected to silently forever', async () => {
+  const broker = await scriptedBroker(request => request.apiKey === Metadata.key ? answerMetadataAsLeader(request, broker.port) : hostileFrame(request))
+  const client = new Client({ bootstrap: [`127.0.0.1:${broker.port}`], retryBackoff: { initialMs: 10, maxMs: 2000 }, maxResponseBytes: 1024 * 1024 })
+  const events: ProtocolViolationEvent[] = []
+  client.on('protocolViolation', event => events.push(event))
+  try {
+    await client.metadata.refresh(['t'])
+    const outcomes: string[] = []
+    for (let i = 0; i < PROTOCOL_VIOLATION_LIMIT + 2; i++) {
+      outcomes.push(await client.request(Fetch, { replicaId: -1, maxWaitMs: 10, minBytes: 1, maxBytes: 1024, isolationLevel: 0, sessionId: 0, sessionEpoch: -1, topics: [], forgottenTopicsData: [], rackId: '' } as any, { nodeId: 1, purpose: 'fetch' })
+        .then(() => 'answered', (error: Error) => `${error.name}${(error as { written?: boolean }).written === true ? ' (written)' : ''}`))
+    }
+    assert.deepEqual(outcomes, ['ConnectionError (written)', 'ConnectionError (written)', 'ConnectionError (written)', 'ProtocolViolationError', 'ProtocolViolationError'])
+    assert.equal(events.length, 1)
+    assert.equal(events[0].nodeId, 1)
+    assert.equal(events[0].violations, PROTOCOL_VIOLATION_LIMIT)
+    assert.match(events[0].error.message, /broker 1 \(127\.0\.0\.1:\d+\) broke the Kafka protocol on 3 connections in a row \(last: .*response frame of 2147483647 bytes \(allowed: 4 to 1048576\).*raise the client option maxResponseBytes/)
+    // Other purposes' connections to the broker that answer properly are not affected by the streak's count, but by its refusal.
+    await assert.rejects(client.request(Metadata, { topics: null }, { nodeId: 1 }), ProtocolViolationError)
+  } finally {
+    await client.close()
+    await broker.close()
+  }
+})
+
+test('a consumer whose broker keeps breaking the protocol reports a ProtocolViolationError and stops reconnecting at full speed', async () => {
+  const broker = await scriptedBroker(request => request.apiKey === Metadata.key ? answerMetadataAsLeader(request, broker.port) : hostileFrame(request))
+  const client = new Client({ bootstrap: [`127.0.0.1:${broker.port}`], retryBackoff: { initialMs: 10, maxMs: 5000 } })
+  const consumer = Consumer.assigned(client, { assign: [{ topic: 't', partition: 0, offset: 0n }], maxWaitMs: 10 })
+  const errors: Error[] = []
+  consumer.on('fetchError', event => errors.push(event.error))
+  try {
+    await new Promise(resolve => setTimeout(resolve, 2000))
+    const violations = errors.filter(e => e instanceof ProtocolViolationError)
+    assert.ok(violations.length >= 1, `fetch errors reported: ${errors.map(e => e.name).join(', ') || 'none'}`)
+    // Two for metadata (the bootstrap address, then node 1), at most PROTOCOL_VIOLATION_LIMIT for fetching in 2 s (backoff 10 ms: without the limit, dozens).
+    assert.ok(broker.sockets.length <= 2 + PROTOCOL_VIOLATION_LIMIT, `${broker.sockets.length} connections in 2 s`)
+  } finally {
+    await consumer.close()
+    await client.close()
+    await broker.close()
+  }
 })

@@ -17,7 +17,9 @@ import { Metadata } from '../../protocol/apis/metadata'
 import { ApiVersions } from '../../protocol/apis/api-versions'
 import { encodeRecordBatch, type RecordInput } from '../../protocol/record-batch'
 import type { CompressionCodec } from '../../protocol/compression'
-import { sharedBootstrap } from '../broker/kafka'
+import * as fs from 'node:fs'
+import { sharedBootstrap, startCluster, type KafkaCluster, type KafkaNode } from '../broker/kafka'
+import { requireJavaOrSkip } from './support'
 
 const bootstrap = sharedBootstrap()
 const skip = bootstrap === undefined ? 'no broker: set KAFKA_BOOTSTRAP or run through `npm test`' : false
@@ -469,6 +471,76 @@ describe('a broker that is down or silent', () => {
       for (const s of sockets) s.destroy()
       await new Promise<void>(resolve => server.close(() => resolve()))
     }
+  })
+})
+
+/** SIGSTOPs the node and waits until every thread of its JVM is stopped (state T), so nothing it started still answers. */
+async function pauseFully (node: KafkaNode): Promise<void> {
+  node.pause()
+  const taskDir = `/proc/${node.pid}/task`
+  for (let i = 0; i < 200; i++) {
+    const states = fs.readdirSync(taskDir).map(task => {
+      try {
+        const stat = fs.readFileSync(`${taskDir}/${task}/stat`, 'utf8')
+        return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3)
+      } catch {
+        return 'T' // the thread ended
+      }
+    })
+    if (states.every(state => state === 'T' || state === 't')) return
+    await new Promise(resolve => setTimeout(resolve, 50))
+  }
+  throw new Error(`node ${node.nodeId} (pid ${node.pid}) did not stop all its threads within 10 s`)
+}
+
+describe('one broker of three hung (SIGSTOP): metadata and admin move on to the others', { skip: requireJavaOrSkip(), timeout: 300_000 }, () => {
+  let cluster: KafkaCluster
+  let client: Client
+  const connectTimeoutMs = 2000
+  const requestTimeoutMs = 6000
+
+  before(async () => {
+    cluster = await startCluster({ nodes: 3, portBase: 'free' })
+    client = new Client({ bootstrap: cluster.bootstrap, clientId: 'hung-broker', connectTimeoutMs, requestTimeoutMs, retryBackoff: { initialMs: 100, maxMs: 1000 } })
+    await client.metadata.refresh()
+    // A busy client: connections to every broker.
+    for (const node of cluster.nodes) await client.request(Metadata, { topics: null }, { nodeId: node.nodeId })
+    await pauseFully(cluster.node(1))
+  })
+
+  after(async () => {
+    await client?.close()
+    await cluster?.stop()
+  })
+
+  test('a fresh client whose first bootstrap address is the hung broker gets metadata within the connect timeout', async () => {
+    const hungFirst = [cluster.node(1), cluster.node(2), cluster.node(3)].map(n => `${n.host}:${n.port}`)
+    const fresh = new Client({ bootstrap: hungFirst, connectTimeoutMs, requestTimeoutMs })
+    const started = Date.now()
+    try {
+      await fresh.metadata.refresh()
+      const ms = Date.now() - started
+      assert.ok(ms < connectTimeoutMs + 3000, `the first metadata took ${ms} ms (connect timeout ${connectTimeoutMs} ms, request timeout ${requestTimeoutMs} ms)`)
+      assert.deepEqual(fresh.metadata.brokers.map(b => b.nodeId).sort(), [1, 2, 3])
+    } finally {
+      await fresh.close()
+    }
+  })
+
+  test('metadata refreshes and admin calls of a connected client avoid the hung broker after its first failure', async () => {
+    const started = Date.now()
+    const took: number[] = []
+    for (let i = 0; i < 6; i++) {
+      const t0 = Date.now()
+      await client.metadata.refresh()
+      took.push(Date.now() - t0)
+      const t1 = Date.now()
+      await client.admin.listTopics()
+      took.push(Date.now() - t1)
+    }
+    const total = Date.now() - started
+    const slow = took.filter(ms => ms >= connectTimeoutMs).length
+    assert.ok(slow <= 1 && total < requestTimeoutMs + 6000, `12 calls took ${total} ms: ${took.join(', ')} ms (request timeout ${requestTimeoutMs} ms)`)
   })
 })
 

@@ -24,8 +24,17 @@ import { ProtocolError } from '../protocol/errors'
 import { decodeResponseFrame, encodeRequestFrame } from '../protocol/header'
 import { Reader } from '../protocol/reader'
 import { abortError } from './backoff'
-import { ConnectionError, MalformedResponseError, RequestTimeoutError, UnsupportedVersionError } from './errors'
+import { ConnectionError, MalformedResponseError, RequestTimeoutError, TlsError, UnsupportedVersionError } from './errors'
 import { authenticate, type SaslOptions } from './sasl'
+import { SaslAuthenticate } from '../protocol/apis/sasl-authenticate'
+import { SaslHandshake } from '../protocol/apis/sasl-handshake'
+
+/**
+ * node:tls options, except that `servername` (SNI and the name the certificate must
+ * match) may be a function of the broker's address, for clusters whose brokers have
+ * names of their own behind one address scheme. Default: the host, when it is a name.
+ */
+export type TlsOptions = Omit<tls.ConnectionOptions, 'servername'> & { servername?: string | ((host: string, port: number) => string | undefined) }
 
 export interface ConnectionOptions {
   host: string
@@ -35,8 +44,8 @@ export interface ConnectionOptions {
   label?: string
   connectTimeoutMs?: number
   requestTimeoutMs?: number
-  /** TLS: `true` for defaults, or node:tls options. */
-  tls?: boolean | tls.ConnectionOptions
+  /** TLS: `true` for defaults, or node:tls options (ca, cert, key, rejectUnauthorized, servername, …). */
+  tls?: boolean | TlsOptions
   sasl?: SaslOptions
   /** A response larger than this is refused as malformed (guards against a hostile size prefix). */
   maxResponseBytes?: number
@@ -89,6 +98,14 @@ export class Connection {
   #frame: Buffer | undefined
   #frameFilled = 0
 
+  // KIP-368 re-authentication (#reauthenticate): while `#reauthGate` is set, sends other
+  // than SASL wait for it; it starts once nothing is in flight, because the broker reads
+  // what follows SaslHandshake as part of the SASL exchange. `#onDrained` is called when
+  // the last in-flight request is answered (or the connection closes).
+  #reauthTimer: NodeJS.Timeout | undefined
+  #reauthGate: Promise<void> | undefined
+  #onDrained: (() => void) | undefined
+
   /** API key → the broker's [min, max] version; set by ApiVersions at connect. */
   #brokerVersions = new Map<number, { minVersion: number, maxVersion: number }>()
 
@@ -105,10 +122,12 @@ export class Connection {
     try {
       await connection.#open(signal)
       await connection.#negotiateVersions(signal)
-      if (options.sasl !== undefined) await authenticate(connection, options.sasl, signal)
+      if (options.sasl !== undefined) connection.#scheduleReauthentication(await authenticate(connection, options.sasl, signal))
     } catch (error) {
       connection.close(error as Error)
-      throw error
+      // A TLS failure found after the handshake (the broker refusing our certificate) surfaces as a closed connection.
+      const closedBy = connection.#closeError
+      throw closedBy instanceof TlsError ? closedBy : error
     }
     connection.#state = 'ready'
     return connection
@@ -165,6 +184,10 @@ export class Connection {
       return Promise.reject(new ConnectionError(this.label, 'the connection is closed', { written: false, cause: this.#closeError }))
     }
     if (options.signal?.aborted === true) return Promise.reject(abortError(options.signal, `${api.name} to ${this.label}`))
+    if (this.#reauthGate !== undefined && api.key !== SaslHandshake.key && api.key !== SaslAuthenticate.key) {
+      // Queued in call order behind the re-authentication (then() callbacks run in order).
+      return this.#reauthGate.then(() => this.send(api, body, options))
+    }
     let version: number
     let frame: Buffer
     const correlationId = this.#nextCorrelationId
@@ -203,6 +226,7 @@ export class Connection {
     if (this.#state === 'closed') return
     this.#state = 'closed'
     this.#closeError = error
+    if (this.#reauthTimer !== undefined) clearTimeout(this.#reauthTimer)
     this.#socket?.destroy()
     const failure = (entry: InFlight): Error => new ConnectionError(this.label, `the connection closed before ${entry.api.name} was answered${error !== undefined ? `: ${error.message}` : ''}`, { written: true, cause: error })
     for (const entry of this.#inFlight.values()) {
@@ -210,7 +234,37 @@ export class Connection {
       if (!entry.abandoned) entry.reject(failure(entry))
     }
     this.#inFlight.clear()
+    this.#onDrained?.()
     for (const listener of this.#closeListeners.splice(0)) listener(error)
+  }
+
+  /**
+   * KIP-368: the broker ends a SASL session after `sessionLifetimeMs` (its
+   * connections.max.reauth.ms, or a token's expiry). Authenticate again at 85–95 % of it
+   * (the Java client's spread, so connections do not all do it at once).
+   */
+  #scheduleReauthentication (sessionLifetimeMs: number): void {
+    if (sessionLifetimeMs <= 0 || this.#state === 'closed') return
+    const delay = sessionLifetimeMs * (0.85 + Math.random() * 0.1)
+    this.#reauthTimer = setTimeout(() => { this.#reauthenticate().catch(error => this.close(error as Error)) }, delay)
+    this.#reauthTimer.unref()
+  }
+
+  /** Holds new requests, lets the in-flight ones finish, authenticates again, then releases the held requests in order. */
+  async #reauthenticate (): Promise<void> {
+    let release!: () => void
+    this.#reauthGate = new Promise(resolve => { release = resolve })
+    try {
+      while (this.#inFlight.size > 0 && this.#state !== 'closed') {
+        await new Promise<void>(resolve => { this.#onDrained = resolve })
+      }
+      this.#onDrained = undefined
+      if (this.#state === 'closed') return
+      this.#scheduleReauthentication(await authenticate(this, this.#options.sasl!))
+    } finally {
+      this.#reauthGate = undefined
+      release()
+    }
   }
 
   #open (signal?: AbortSignal): Promise<void> {
@@ -219,7 +273,7 @@ export class Connection {
     return new Promise((resolve, reject) => {
       const tlsOptions = this.#options.tls
       const socket = tlsOptions !== undefined && tlsOptions !== false
-        ? tls.connect({ host, port, servername: net.isIP(host) === 0 ? host : undefined, ...(tlsOptions === true ? {} : tlsOptions) })
+        ? tls.connect(tlsConnectOptions(host, port, tlsOptions))
         : net.connect({ host, port })
       this.#socket = socket
       socket.setNoDelay(true)
@@ -243,7 +297,9 @@ export class Connection {
       })
       socket.on('data', chunk => this.#onData(chunk))
       socket.on('error', error => {
-        const wrapped = new ConnectionError(this.label, describeSocketError(error), { written: false, cause: error })
+        const wrapped = isTlsFailure(error)
+          ? new TlsError(this.label, `the TLS handshake failed: ${error.message.trim()}. Check the CA (tls.ca), the name the certificate is for (tls.servername) and, for mTLS, the client certificate (tls.cert, tls.key).`, { cause: error, tlsCode: error.code })
+          : new ConnectionError(this.label, describeSocketError(error), { written: false, cause: error })
         fail(wrapped)
         this.close(wrapped)
       })
@@ -355,6 +411,7 @@ export class Connection {
     }
     this.#inFlight.delete(correlationId)
     this.#settle(oldest)
+    if (this.#inFlight.size === 0) this.#onDrained?.()
     if (oldest.abandoned) return
     let response: unknown
     try {
@@ -397,6 +454,17 @@ export class Connection {
 const rawApiVersions: Api<object, Buffer> = {
   ...(ApiVersions as unknown as Api<object, Buffer>),
   decodeResponse: (r: Reader) => r.raw(r.remaining)
+}
+
+function tlsConnectOptions (host: string, port: number, options: true | TlsOptions): tls.ConnectionOptions {
+  const { servername, ...rest } = options === true ? {} : options
+  const name = typeof servername === 'function' ? servername(host, port) : servername ?? (net.isIP(host) === 0 ? host : undefined)
+  return { ...rest, host, port, servername: name }
+}
+
+function isTlsFailure (error: NodeJS.ErrnoException): boolean {
+  const code = error.code ?? ''
+  return /^ERR_SSL_|^ERR_TLS_CERT|CERT|^UNABLE_TO_|SELF_SIGNED|^DEPTH_ZERO/.test(code) || /SSL routines|alert (bad|unknown|handshake)|certificate required/i.test(error.message)
 }
 
 function describeSocketError (error: NodeJS.ErrnoException): string {

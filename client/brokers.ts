@@ -21,7 +21,7 @@
 import { ProtocolError } from '../protocol/errors'
 import { abortError, backoffDelay, sleep, type BackoffOptions } from './backoff'
 import { Connection, type ConnectionOptions } from './connection'
-import { ClientClosedError, ConnectionError, ProtocolViolationError } from './errors'
+import { ClientClosedError, ConnectionError, isRefusedIdentity, ProtocolViolationError } from './errors'
 
 /** Connections in a row that may end in a protocol violation before requests for the broker fail instead of reconnecting. */
 export const PROTOCOL_VIOLATION_LIMIT = 3
@@ -147,7 +147,7 @@ export class BrokerPool {
           connection = await raceSignal(pending, signal, `connecting to broker ${nodeId}`)
         } catch (error) {
           // Our caller gave up: the shared connection stays in the pool for everyone else.
-          if (isAborted(signal) || once) throw error
+          if (isAborted(signal) || once || isRefusedIdentity(error)) throw error
         }
         if (connection?.isReady === true) return connection
         // It failed to open or has closed since: forget it, then connect again below.
@@ -176,7 +176,8 @@ export class BrokerPool {
       try {
         return await raceSignal(attempt, signal, `connecting to broker ${nodeId}`)
       } catch (error) {
-        if (error instanceof ClientClosedError || isAborted(signal)) throw error
+        // Refused credentials or certificates fail the same way on every attempt: no retry storm.
+        if (error instanceof ClientClosedError || isRefusedIdentity(error) || isAborted(signal)) throw error
         // The failure is recorded by #connect; loop to back off and retry within the deadline.
         if (once || Date.now() >= deadline) throw error
       }

@@ -4,6 +4,7 @@
  * broker, one that was written may have been applied — the producer treats the
  * two differently (see producer/DESIGN notes on poisoned batches).
  */
+import { errorCodeInfo } from '../protocol/error-codes'
 import { KafkaTsError, ProtocolError } from '../protocol/errors'
 
 export interface RequestFailureDetails {
@@ -63,12 +64,45 @@ export class ClientClosedError extends KafkaTsError {
   }
 }
 
-/** SASL authentication failed: the credentials or the mechanism were refused. */
+/**
+ * SASL authentication failed: the credentials or the mechanism were refused. Carries
+ * Kafka's code and name (58 SASL_AUTHENTICATION_FAILED, 33 UNSUPPORTED_SASL_MECHANISM,
+ * 34 ILLEGAL_SASL_STATE). Never retried: the same credentials fail the same way.
+ */
 export class AuthenticationError extends KafkaTsError {
-  constructor (message: string, options: { cause?: unknown } = {}) {
+  readonly code: number
+  readonly type: string
+
+  constructor (message: string, options: { cause?: unknown, code?: number } = {}) {
+    const code = options.code ?? 58
+    const type = errorCodeInfo(code).name
     super('AUTHENTICATION', message, { retriable: false, cause: options.cause })
     this.name = 'AuthenticationError'
+    this.code = code
+    this.type = type
   }
+}
+
+/**
+ * The TLS handshake failed: the broker's certificate is not trusted or not for this name,
+ * or the broker refused ours (mTLS). Never retried: it fails the same way every time.
+ */
+export class TlsError extends KafkaTsError {
+  readonly broker: string
+  /** Node's or OpenSSL's code, e.g. UNABLE_TO_VERIFY_LEAF_SIGNATURE, ERR_TLS_CERT_ALTNAME_INVALID, ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE. */
+  readonly tlsCode: string | undefined
+
+  constructor (broker: string, message: string, options: { cause?: unknown, tlsCode?: string } = {}) {
+    super('TLS', `${broker}: ${message}`, { retriable: false, cause: options.cause })
+    this.name = 'TlsError'
+    this.broker = broker
+    this.tlsCode = options.tlsCode
+  }
+}
+
+/** Errors that retrying with the same settings cannot fix: refused credentials or certificates. */
+export function isRefusedIdentity (error: unknown): boolean {
+  return error instanceof AuthenticationError || error instanceof TlsError
 }
 
 /** The topic or partition is not in the cluster's metadata (after waiting for it). */

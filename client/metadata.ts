@@ -24,7 +24,7 @@ import { errorCodeInfo } from '../protocol/error-codes'
 import { BrokerError, ProtocolError } from '../protocol/errors'
 import { backoffDelay, sleep, type BackoffOptions } from './backoff'
 import type { BrokerAddress, BrokerPool } from './brokers'
-import { ClientClosedError, RequestTimeoutError, UnknownTopicError } from './errors'
+import { ClientClosedError, isRefusedIdentity, RequestTimeoutError, UnknownTopicError } from './errors'
 
 export interface PartitionMetadata {
   partition: number
@@ -203,7 +203,7 @@ export class MetadataCache {
         if (attempt > 0) await sleep(Math.min(backoffDelay(attempt - 1, this.#options.backoff), Math.max(0, deadline - Date.now())), signal)
         attempt++
         await this.refresh([name], signal).catch(error => {
-          if (error instanceof ClientClosedError || Date.now() >= deadline) throw error
+          if (error instanceof ClientClosedError || isRefusedIdentity(error) || Date.now() >= deadline) throw error
         })
       } catch (error) {
         if (this.#closed) throw new ClientClosedError()
@@ -242,7 +242,8 @@ export class MetadataCache {
         return await this.#send(nodeId, { topics, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }, deadline, signal)
       } catch (error) {
         lastError = error
-        if (signal?.aborted === true || error instanceof ClientClosedError) throw error
+        // Refused credentials or certificates are refused by every broker, every time.
+        if (signal?.aborted === true || error instanceof ClientClosedError || isRefusedIdentity(error)) throw error
       }
       if (this.#pool.brokers.every(b => tried.has(b.nodeId))) {
         tried.clear()

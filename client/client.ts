@@ -20,13 +20,12 @@ import { BrokerError } from '../protocol/errors'
 import { decodeRecordBatches, encodeRecordBatch, type KafkaRecord, type RecordBatch, type RecordInput } from '../protocol/record-batch'
 import { backoffDelay, defaultBackoff, sleep, type BackoffOptions } from './backoff'
 import { BrokerPool, type ConnectionPurpose, type ProtocolViolationEvent } from './brokers'
-import type { Connection } from './connection'
+import type { Connection, TlsOptions } from './connection'
 import { ClientClosedError, ConnectionError, MalformedResponseError, RequestTimeoutError, wasNotWritten } from './errors'
 import { invalidatesMetadata, MetadataCache, type PartitionMetadata } from './metadata'
 import { dropAbortedAndControl, dropControl } from './read-committed'
 import type { SaslOptions } from './sasl'
 import { checkDuration, checkFunction, checkInteger, checkKnownKeys, checkObject, checkOneOf, checkString, describeValue } from './validate'
-import type * as tls from 'node:tls'
 
 export interface ClientOptions {
   /** Bootstrap brokers, 'host:port' each (or one comma-separated string). */
@@ -39,7 +38,8 @@ export interface ClientOptions {
   retryBackoff?: BackoffOptions
   /** Refresh metadata of used topics at least this often (default 5 min, as the Java client). */
   metadataMaxAgeMs?: number
-  tls?: boolean | tls.ConnectionOptions
+  /** TLS: `true` for the system's CAs, or node:tls options (ca, cert, key, rejectUnauthorized, servername — a string or a function of the broker's host and port). */
+  tls?: boolean | TlsOptions
   sasl?: SaslOptions
   /**
    * The largest response frame accepted (default 1 GiB); a bigger (or negative) size

@@ -1,43 +1,100 @@
 /**
  * SASL authentication (KIP-43, KIP-152): SaslHandshake picks the mechanism, then
- * SaslAuthenticate carries each step's bytes. PLAIN and SCRAM-SHA-256/512 (RFC 5802)
- * are built in; any other mechanism can be given as an `authenticate` function.
+ * SaslAuthenticate carries each step's bytes. PLAIN, SCRAM-SHA-256/512 (RFC 5802) and
+ * OAUTHBEARER (RFC 7628, KIP-255) are built in; any other mechanism can be given as an
+ * `authenticate` function.
+ *
+ * The broker answers the last SaslAuthenticate with the session's lifetime when it has
+ * connections.max.reauth.ms (KIP-368); `authenticate` returns it, and the connection
+ * authenticates again on the same socket before it ends (connection.ts).
  */
 import { createHash, createHmac, pbkdf2Sync, randomBytes, timingSafeEqual } from 'node:crypto'
 import { SaslAuthenticate } from '../protocol/apis/sasl-authenticate'
 import { SaslHandshake } from '../protocol/apis/sasl-handshake'
+import { errorCodeInfo } from '../protocol/error-codes'
 import { AuthenticationError } from './errors'
 import type { Connection } from './connection'
 
+/** What an OAUTHBEARER token provider returns: the token (a JWT), or the token with extensions (KIP-342). */
+export type OAuthBearerToken = string | { token: string, extensions?: Record<string, string> }
+
 export type SaslOptions =
   | { mechanism: 'PLAIN', username: string, password: string }
-  | { mechanism: 'SCRAM-SHA-256' | 'SCRAM-SHA-512', username: string, password: string }
+  /** With a delegation token: `username` is the token id, `password` the HMAC in base64, and `tokenAuth: true`. */
+  | { mechanism: 'SCRAM-SHA-256' | 'SCRAM-SHA-512', username: string, password: string, tokenAuth?: boolean }
+  /**
+   * `token` is called for every authentication: each new connection and each
+   * re-authentication, so a provider that fetches a fresh token before the old one
+   * expires keeps long-lived connections working.
+   */
+  | { mechanism: 'OAUTHBEARER', token: () => OAuthBearerToken | Promise<OAuthBearerToken> }
   | { mechanism: string, authenticate: (step: (bytes: Buffer) => Promise<Buffer>) => Promise<void> }
 
-export async function authenticate (connection: Connection, options: SaslOptions, signal?: AbortSignal): Promise<void> {
+const SASL_AUTHENTICATION_FAILED = 58
+const UNSUPPORTED_SASL_MECHANISM = 33
+
+/** Authenticates `connection`; returns the session lifetime the broker granted (0: no limit). */
+export async function authenticate (connection: Connection, options: SaslOptions, signal?: AbortSignal): Promise<number> {
   const handshake = await connection.send(SaslHandshake, { mechanism: options.mechanism }, { signal })
   if (handshake.errorCode !== 0) {
-    throw new AuthenticationError(`${connection.label} refused SASL mechanism ${options.mechanism} (error code ${handshake.errorCode}); it offers ${handshake.mechanisms.join(', ') || 'none'}`)
+    throw new AuthenticationError(`${connection.label} refused SASL mechanism ${options.mechanism} (error code ${handshake.errorCode}); it offers ${handshake.mechanisms.join(', ') || 'none'}`, { code: handshake.errorCode === 0 ? UNSUPPORTED_SASL_MECHANISM : handshake.errorCode })
   }
+  let sessionLifetimeMs = 0
   const step = async (bytes: Buffer): Promise<Buffer> => {
     const response = await connection.send(SaslAuthenticate, { authBytes: bytes }, { signal })
     if (response.errorCode !== 0) {
-      throw new AuthenticationError(`${connection.label}: SASL ${options.mechanism} authentication failed (error code ${response.errorCode}): ${response.errorMessage ?? 'no message'}. Check the username and password.`)
+      const hint = options.mechanism === 'OAUTHBEARER' ? 'Check the token (its signature, expiry and scope).' : 'Check the username and password.'
+      const name = errorCodeInfo(response.errorCode).name
+      throw new AuthenticationError(`${connection.label}: SASL ${options.mechanism} authentication failed (${name}): ${response.errorMessage ?? 'no message'}. ${hint}`, { code: response.errorCode })
     }
+    sessionLifetimeMs = Number(response.sessionLifetimeMs)
     return response.authBytes
   }
-  if ('authenticate' in options) return await options.authenticate(step)
-  if (options.mechanism === 'PLAIN') {
+  if ('authenticate' in options) {
+    await options.authenticate(step)
+  } else if (options.mechanism === 'PLAIN') {
     await step(Buffer.from(`\u0000${options.username}\u0000${options.password}`, 'utf8'))
-    return
+  } else if (options.mechanism === 'OAUTHBEARER') {
+    await oauthBearer(connection.label, options.token, step)
+  } else {
+    await scram(options.mechanism === 'SCRAM-SHA-256' ? 'sha256' : 'sha512', options.username, options.password, step, options.tokenAuth === true)
   }
-  await scram(options.mechanism === 'SCRAM-SHA-256' ? 'sha256' : 'sha512', options.username, options.password, step)
+  return sessionLifetimeMs
 }
 
-async function scram (hash: 'sha256' | 'sha512', username: string, password: string, step: (bytes: Buffer) => Promise<Buffer>): Promise<void> {
+/**
+ * RFC 7628: the client's first message carries the token (and KIP-342 extensions). A
+ * broker that refuses it answers with a JSON error instead of an empty message; the
+ * client then sends a single 0x01 and the broker ends with SASL_AUTHENTICATION_FAILED.
+ */
+async function oauthBearer (label: string, provider: () => OAuthBearerToken | Promise<OAuthBearerToken>, step: (bytes: Buffer) => Promise<Buffer>): Promise<void> {
+  let given: OAuthBearerToken
+  try {
+    given = await provider()
+  } catch (error) {
+    throw new AuthenticationError(`${label}: the OAUTHBEARER token provider failed: ${(error as Error).message}`, { cause: error, code: SASL_AUTHENTICATION_FAILED })
+  }
+  const { token, extensions } = typeof given === 'string' ? { token: given, extensions: undefined } : given
+  if (typeof token !== 'string' || token === '') throw new AuthenticationError(`${label}: the OAUTHBEARER token provider returned no token`, { code: SASL_AUTHENTICATION_FAILED })
+  const ext = Object.entries(extensions ?? {}).map(([key, value]) => `${key}=${value}\u0001`).join('')
+  const reply = await step(Buffer.from(`n,,\u0001auth=Bearer ${token}\u0001${ext}\u0001`, 'utf8'))
+  if (reply.length === 0) return
+  // The broker's error JSON ({"status":"invalid_token",...}); acknowledge it to get the final failure.
+  const detail = reply.toString('utf8')
+  try {
+    await step(Buffer.from([1]))
+  } catch (error) {
+    if (error instanceof AuthenticationError) throw new AuthenticationError(`${error.message} (the broker said: ${detail})`, { code: error.code })
+    throw error
+  }
+  throw new AuthenticationError(`${label}: SASL OAUTHBEARER authentication failed: ${detail}`, { code: SASL_AUTHENTICATION_FAILED })
+}
+
+async function scram (hash: 'sha256' | 'sha512', username: string, password: string, step: (bytes: Buffer) => Promise<Buffer>, tokenAuth: boolean): Promise<void> {
   const clientNonce = randomBytes(24).toString('base64')
   const saslName = username.replace(/=/g, '=3D').replace(/,/g, '=2C')
-  const clientFirstBare = `n=${saslName},r=${clientNonce}`
+  // Kafka's SCRAM extension for delegation tokens (KIP-48) follows the nonce.
+  const clientFirstBare = `n=${saslName},r=${clientNonce}${tokenAuth ? ',tokenauth=true' : ''}`
   const serverFirst = (await step(Buffer.from(`n,,${clientFirstBare}`, 'utf8'))).toString('utf8')
   const attributes = parseScram(serverFirst)
   const nonce = attributes.get('r')

@@ -182,6 +182,8 @@ export interface ClusterOptions {
   startTimeoutMs?: number
   /** Called when a node's JVM ends without the harness asking (a crash, a bad config). */
   onUnexpectedExit?: (node: KafkaNode, code: number | null) => void
+  /** Secured listeners besides PLAINTEXT (one node only): see SecurityOptions. */
+  security?: SecurityOptions
 }
 
 export interface KafkaNode {
@@ -209,6 +211,8 @@ export type NodeState = 'running' | 'paused' | 'down'
 
 export interface KafkaCluster {
   readonly bootstrap: string[]
+  /** With `security`: the secured listeners' addresses and the TLS files made for them. */
+  readonly secured?: SecuredListeners
   readonly nodes: KafkaNode[]
   /** The temp dir with every node's config, data and log (removed by stop()). */
   readonly dir: string
@@ -258,17 +262,23 @@ export async function startCluster (options: ClusterOptions = {}): Promise<Kafka
   const voters = ids.map(id => `${id}@${HOST}:${base + (id - 1) * stride + 1}`).join(',')
 
   const cluster = new Cluster(dir, options.startTimeoutMs ?? 120_000)
+  let security: SecuritySetup | undefined
+  if (options.security !== undefined) {
+    if (count !== 1) throw new Error('Secured listeners are set up on one-node clusters only')
+    security = await setUpSecurity(dir, base, options.security)
+    cluster.secured = security.listeners
+  }
   for (const id of ids) {
     const port = base + (id - 1) * stride
     const nodeDir = path.join(dir, `node-${id}`)
     await fsp.mkdir(nodeDir)
-    const properties = serverProperties(id, port, voters, path.join(nodeDir, 'data'), count, options.brokerOverrides ?? {})
+    const properties = serverProperties(id, port, voters, path.join(nodeDir, 'data'), count, { ...security?.properties(port), ...options.brokerOverrides })
     const propertiesFile = path.join(nodeDir, 'server.properties')
     await fsp.writeFile(propertiesFile, properties)
     cluster.nodes.push(new BrokerNode(cluster, id, port, nodeDir, propertiesFile, log4j, count === 1 ? '1G' : '512M', options.onUnexpectedExit))
   }
   try {
-    await Promise.all(cluster.nodes.map(node => formatStorage(clusterId, node.propertiesFile, log4j, options.features ?? {})))
+    await Promise.all(cluster.nodes.map(node => formatStorage(clusterId, node.propertiesFile, log4j, options.features ?? {}, security?.formatArgs ?? [])))
     await Promise.all(cluster.nodes.map(node => node.launch()))
     await cluster.waitUntilReady(cluster.startTimeoutMs)
   } catch (error) {
@@ -321,9 +331,9 @@ function serverProperties (nodeId: number, port: number, voters: string, dataDir
   return Object.entries(settings).map(([key, value]) => `${key}=${String(value)}`).join('\n') + '\n'
 }
 
-async function formatStorage (clusterId: string, propertiesFile: string, log4j: string, features: Record<string, number>): Promise<void> {
+async function formatStorage (clusterId: string, propertiesFile: string, log4j: string, features: Record<string, number>, extraArgs: string[]): Promise<void> {
   const featureArgs = Object.entries(features).flatMap(([name, level]) => ['--feature', `${name}=${level}`])
-  const result = await run('java', ['-Xmx256M', `-Dlog4j2.configurationFile=${log4j}`, '-cp', kafkaClasspath(), 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', propertiesFile, ...featureArgs], { timeoutMs: 120_000 })
+  const result = await run('java', ['-Xmx256M', `-Dlog4j2.configurationFile=${log4j}`, '-cp', kafkaClasspath(), 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', propertiesFile, ...featureArgs, ...extraArgs], { timeoutMs: 120_000 })
   if (result.code !== 0) throw new Error(`Formatting KRaft storage failed (exit ${String(result.code)}) for ${propertiesFile}:\n${tail(result.stdout + result.stderr, 40)}`)
 }
 
@@ -370,6 +380,7 @@ function isPortFree (port: number): Promise<boolean> {
 
 class Cluster implements KafkaCluster {
   readonly nodes: BrokerNode[] = []
+  secured: SecuredListeners | undefined
   readonly dir: string
   readonly startTimeoutMs: number
   #stopped = false
@@ -573,6 +584,111 @@ class BrokerNode implements KafkaNode {
       return '(no log)'
     }
   }
+}
+
+// ---------------------------------------------------------------------------------------
+// Security: SASL and TLS listeners beside PLAINTEXT, certificates made at start
+
+export interface SecurityOptions {
+  /** Users for PLAIN (in the broker's JAAS config) and SCRAM-SHA-256/512 (added when formatting): name → password. */
+  users: Record<string, string>
+  /** Principals allowed everything, e.g. ['User:admin']. User:ANONYMOUS (the PLAINTEXT and controller listeners) always is. */
+  superUsers?: string[]
+  /** StandardAuthorizer with ACLs (default false: everything is allowed). */
+  authorizer?: boolean
+  /** connections.max.reauth.ms: SASL sessions end after this, unless re-authenticated (KIP-368). */
+  reauthMs?: number
+  /** A delegation.token.secret.key, so delegation tokens can be created. */
+  delegationTokens?: boolean
+}
+
+export interface SecuredListeners {
+  /** SASL (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512, OAUTHBEARER with the broker's unsecured JWS validator) without and with TLS. */
+  saslPlaintext: string
+  saslSsl: string
+  /** TLS without client certificates, and TLS that requires one (ssl.client.auth=required). */
+  ssl: string
+  mtls: string
+  /** PEM: the CA that signed the broker's certificate (for 127.0.0.1 and localhost), and a client certificate it signed. */
+  ca: string
+  clientCert: string
+  clientKey: string
+  /** The client certificate's principal on the mTLS listener. */
+  clientPrincipal: string
+}
+
+interface SecuritySetup {
+  listeners: SecuredListeners
+  properties: (plaintextPort: number) => Record<string, string | number | boolean>
+  formatArgs: string[]
+}
+
+const SECURED_LISTENERS = ['SASL_PLAINTEXT', 'SASL_SSL', 'SSL', 'MTLS'] as const
+
+async function setUpSecurity (dir: string, plaintextPort: number, options: SecurityOptions): Promise<SecuritySetup> {
+  const tls = await makeCertificates(path.join(dir, 'tls'))
+  const ports: number[] = []
+  for (let port = plaintextPort + 2; ports.length < SECURED_LISTENERS.length && port < 65535; port++) {
+    if (await isPortFree(port)) ports.push(port)
+  }
+  const address = (i: number): string => `${HOST}:${ports[i]}`
+  const jaasValue = (value: string): string => `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`
+  const plainUsers = Object.entries(options.users).map(([user, password]) => `user_${user}=${jaasValue(password)}`).join(' ')
+  const mechanisms = ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512', 'OAUTHBEARER']
+  const properties = (port: number): Record<string, string | number | boolean> => {
+    const settings: Record<string, string | number | boolean> = {
+      listeners: [`PLAINTEXT://${HOST}:${port}`, `CONTROLLER://${HOST}:${port + 1}`, ...SECURED_LISTENERS.map((name, i) => `${name}://${address(i)}`)].join(','),
+      'advertised.listeners': [`PLAINTEXT://${HOST}:${port}`, ...SECURED_LISTENERS.map((name, i) => `${name}://${address(i)}`)].join(','),
+      'listener.security.protocol.map': 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,SASL_SSL:SASL_SSL,SSL:SSL,MTLS:SSL',
+      'sasl.enabled.mechanisms': mechanisms.join(','),
+      'ssl.keystore.type': 'PEM',
+      'ssl.keystore.location': tls.serverPemFile,
+      'ssl.truststore.type': 'PEM',
+      'ssl.truststore.location': tls.caFile,
+      'listener.name.mtls.ssl.client.auth': 'required',
+      'super.users': ['User:ANONYMOUS', ...(options.superUsers ?? [])].join(';')
+    }
+    for (const listener of ['sasl_plaintext', 'sasl_ssl']) {
+      settings[`listener.name.${listener}.plain.sasl.jaas.config`] = `org.apache.kafka.common.security.plain.PlainLoginModule required ${plainUsers};`
+      settings[`listener.name.${listener}.scram-sha-256.sasl.jaas.config`] = 'org.apache.kafka.common.security.scram.ScramLoginModule required;'
+      settings[`listener.name.${listener}.scram-sha-512.sasl.jaas.config`] = 'org.apache.kafka.common.security.scram.ScramLoginModule required;'
+      // No server callback handler: the broker validates unsecured JWS tokens (alg "none"), which is what tests need.
+      settings[`listener.name.${listener}.oauthbearer.sasl.jaas.config`] = 'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required unsecuredLoginStringClaim_sub="broker";'
+    }
+    if (options.authorizer === true) settings['authorizer.class.name'] = 'org.apache.kafka.metadata.authorizer.StandardAuthorizer'
+    if (options.reauthMs !== undefined) settings['connections.max.reauth.ms'] = options.reauthMs
+    if (options.delegationTokens === true) settings['delegation.token.secret.key'] = randomBytes(24).toString('hex')
+    return settings
+  }
+  const formatArgs = Object.entries(options.users).flatMap(([user, password]) =>
+    ['SCRAM-SHA-256', 'SCRAM-SHA-512'].flatMap(mechanism => ['--add-scram', `${mechanism}=[name=${user},password=${password}]`]))
+  return {
+    listeners: { saslPlaintext: address(0), saslSsl: address(1), ssl: address(2), mtls: address(3), ca: tls.ca, clientCert: tls.clientCert, clientKey: tls.clientKey, clientPrincipal: 'User:CN=kafkats-client' },
+    properties,
+    formatArgs
+  }
+}
+
+/** A CA, a broker certificate it signed (SAN 127.0.0.1 and localhost) and a client certificate, with openssl. */
+async function makeCertificates (dir: string): Promise<{ caFile: string, serverPemFile: string, ca: string, clientCert: string, clientKey: string }> {
+  await fsp.mkdir(dir, { recursive: true })
+  const file = (name: string): string => path.join(dir, name)
+  const openssl = async (...args: string[]): Promise<void> => {
+    const result = await run('openssl', args, { cwd: dir, timeoutMs: 60_000 })
+    if (result.missing) throw new Error('The secured-listener tests need `openssl` to make certificates; install it (e.g. `apt-get install openssl`)')
+    if (result.code !== 0) throw new Error(`openssl ${args.slice(0, 2).join(' ')} failed:\n${tail(result.stdout + result.stderr, 20)}`)
+  }
+  await openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', file('ca.key'), '-out', file('ca.pem'), '-days', '2', '-subj', '/CN=kafkats-test-ca')
+  await fsp.writeFile(file('server.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n')
+  for (const [name, subject, ext] of [['server', '/CN=localhost', ['-extfile', file('server.ext')]], ['client', '/CN=kafkats-client', []]] as const) {
+    await openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', file(`${name}.rsa.key`), '-out', file(`${name}.csr`), '-subj', subject)
+    await openssl('x509', '-req', '-in', file(`${name}.csr`), '-CA', file('ca.pem'), '-CAkey', file('ca.key'), '-CAcreateserial', '-out', file(`${name}.pem`), '-days', '2', ...ext)
+    // Kafka's PEM key store reads PKCS#8 keys.
+    await openssl('pkcs8', '-topk8', '-nocrypt', '-in', file(`${name}.rsa.key`), '-out', file(`${name}.key`))
+  }
+  const read = async (name: string): Promise<string> => await fsp.readFile(file(name), 'utf8')
+  await fsp.writeFile(file('server-keystore.pem'), (await read('server.key')) + (await read('server.pem')))
+  return { caFile: file('ca.pem'), serverPemFile: file('server-keystore.pem'), ca: await read('ca.pem'), clientCert: await read('client.pem'), clientKey: await read('client.key') }
 }
 
 // ---------------------------------------------------------------------------------------

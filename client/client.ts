@@ -24,8 +24,8 @@ import type { Connection, TlsOptions } from './connection'
 import { ClientClosedError, ConnectionError, MalformedResponseError, RequestTimeoutError, wasNotWritten } from './errors'
 import { invalidatesMetadata, MetadataCache, type PartitionMetadata } from './metadata'
 import { dropAbortedAndControl, dropControl } from './read-committed'
-import type { SaslOptions } from './sasl'
-import { checkDuration, checkFunction, checkInteger, checkKnownKeys, checkObject, checkOneOf, checkString, describeValue } from './validate'
+import { checkSaslOptions, type SaslOptions } from './sasl'
+import { checkDuration, checkInteger, checkKnownKeys, checkObject, checkString, describeValue } from './validate'
 
 export interface ClientOptions {
   /** Bootstrap brokers, 'host:port' each (or one comma-separated string). */
@@ -409,18 +409,7 @@ function checkClientOptions (options: ClientOptions): Array<{ host: string, port
     }
   }
   if (options.tls !== undefined && typeof options.tls !== 'boolean') checkObject(where, 'tls', options.tls)
-  if (options.sasl !== undefined) {
-    const sasl = options.sasl as Record<string, unknown>
-    checkObject(where, 'sasl', sasl)
-    if (typeof sasl.mechanism !== 'string' || sasl.mechanism === '') throw new TypeError(`${where} sasl.mechanism: expected 'PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512' or the name of a custom mechanism, got ${describeValue(sasl.mechanism)}`)
-    if (sasl.authenticate !== undefined) {
-      checkFunction(where, 'sasl.authenticate', sasl.authenticate)
-    } else {
-      checkOneOf(where, 'sasl.mechanism', sasl.mechanism, ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512'])
-      if (typeof sasl.username !== 'string') throw new TypeError(`${where} sasl.username: expected a string, got ${describeValue(sasl.username)}`)
-      if (typeof sasl.password !== 'string') throw new TypeError(`${where} sasl.password: expected a string, got ${describeValue(sasl.password)}`)
-    }
-  }
+  if (options.sasl !== undefined) checkSaslOptions(where, options.sasl)
   return bootstrap
 }
 

@@ -13,6 +13,7 @@ import { SaslAuthenticate } from '../protocol/apis/sasl-authenticate'
 import { SaslHandshake } from '../protocol/apis/sasl-handshake'
 import { errorCodeInfo } from '../protocol/error-codes'
 import { AuthenticationError } from './errors'
+import { checkFunction, checkObject, checkOneOf, describeValue } from './validate'
 import type { Connection } from './connection'
 
 /** What an OAUTHBEARER token provider returns: the token (a JWT), or the token with extensions (KIP-342). */
@@ -29,6 +30,24 @@ export type SaslOptions =
    */
   | { mechanism: 'OAUTHBEARER', token: () => OAuthBearerToken | Promise<OAuthBearerToken> }
   | { mechanism: string, authenticate: (step: (bytes: Buffer) => Promise<Buffer>) => Promise<void> }
+
+/** Checks `sasl` client options where the user passes them (TypeError/RangeError naming the field). */
+export function checkSaslOptions (where: string, options: unknown): void {
+  checkObject(where, 'sasl', options)
+  const sasl = options
+  if (typeof sasl.mechanism !== 'string' || sasl.mechanism === '') throw new TypeError(`${where} sasl.mechanism: expected 'PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512', 'OAUTHBEARER' or the name of a custom mechanism, got ${describeValue(sasl.mechanism)}`)
+  if (sasl.authenticate !== undefined) {
+    checkFunction(where, 'sasl.authenticate', sasl.authenticate)
+    return
+  }
+  checkOneOf(where, 'sasl.mechanism', sasl.mechanism, ['PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512', 'OAUTHBEARER'])
+  if (sasl.mechanism === 'OAUTHBEARER') {
+    checkFunction(where, 'sasl.token', sasl.token)
+    return
+  }
+  if (typeof sasl.username !== 'string') throw new TypeError(`${where} sasl.username: expected a string, got ${describeValue(sasl.username)}`)
+  if (typeof sasl.password !== 'string') throw new TypeError(`${where} sasl.password: expected a string, got ${describeValue(sasl.password)}`)
+}
 
 const SASL_AUTHENTICATION_FAILED = 58
 const UNSUPPORTED_SASL_MECHANISM = 33

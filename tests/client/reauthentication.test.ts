@@ -1,0 +1,89 @@
+// KIP-368 re-authentication on one connection, against a scripted broker that grants
+// short SASL sessions: the connection authenticates again before each session ends,
+// never lets another request in between SaslHandshake and SaslAuthenticate (a real broker
+// reads it as part of the SASL exchange and closes the connection), and every request,
+// in flight or sent meanwhile, is answered.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import * as net from 'node:net'
+import { Connection } from '../../client/connection'
+import { ApiVersions } from '../../protocol/apis/api-versions'
+import { allApis } from '../../protocol/apis/index'
+import { Metadata } from '../../protocol/apis/metadata'
+import { SaslAuthenticate } from '../../protocol/apis/sasl-authenticate'
+import { SaslHandshake } from '../../protocol/apis/sasl-handshake'
+import { decodeRequestHeader, encodeResponseFrame } from '../../protocol/header'
+import { Reader } from '../../protocol/reader'
+
+const SESSION_MS = 300
+const isFlexible = (apiKey: number, version: number): boolean => allApis.find(a => a.key === apiKey)?.isFlexible(version) ?? false
+
+/** Answers ApiVersions, SASL (sessions of SESSION_MS) and Metadata (after a delay), and notes what it saw. */
+async function saslBroker (): Promise<{ port: number, events: string[], close: () => void }> {
+  const events: string[] = []
+  const sockets: net.Socket[] = []
+  const server = net.createServer(socket => {
+    sockets.push(socket)
+    let pending = Buffer.alloc(0)
+    let inSasl = false
+    // Kafka answers a connection's requests in order; so does this (a chain of writes).
+    let answered = Promise.resolve()
+    const answer = (delayMs: number, frame: () => Buffer): void => {
+      answered = answered.then(async () => { await new Promise(resolve => setTimeout(resolve, delayMs)); if (!socket.destroyed) socket.write(frame()) })
+    }
+    socket.on('error', () => {})
+    socket.on('data', chunk => {
+      pending = Buffer.concat([pending, chunk])
+      while (pending.length >= 4 && pending.length >= 4 + pending.readInt32BE(0)) {
+        const frame = pending.subarray(4, 4 + pending.readInt32BE(0))
+        pending = pending.subarray(4 + frame.length)
+        const { apiKey, apiVersion, correlationId } = decodeRequestHeader(new Reader(frame), isFlexible)
+        if (apiKey === ApiVersions.key) {
+          answer(0, () => encodeResponseFrame(ApiVersions, apiVersion, correlationId, { errorCode: 0, apiKeys: allApis.map(a => ({ apiKey: a.key, minVersion: a.minVersion, maxVersion: a.maxVersion })), throttleTimeMs: 0, supportedFeatures: [], finalizedFeaturesEpoch: -1n, finalizedFeatures: [], zkMigrationReady: false }))
+        } else if (apiKey === SaslHandshake.key) {
+          events.push('handshake')
+          inSasl = true
+          answer(0, () => encodeResponseFrame(SaslHandshake, apiVersion, correlationId, { errorCode: 0, mechanisms: ['PLAIN'] }))
+        } else if (apiKey === SaslAuthenticate.key) {
+          events.push('authenticate')
+          inSasl = false
+          answer(0, () => encodeResponseFrame(SaslAuthenticate, apiVersion, correlationId, { errorCode: 0, errorMessage: null, authBytes: Buffer.alloc(0), sessionLifetimeMs: BigInt(SESSION_MS) }))
+        } else {
+          if (inSasl) events.push('VIOLATION: a request inside the SASL exchange')
+          events.push('metadata')
+          answer(40, () => encodeResponseFrame(Metadata, apiVersion, correlationId, { throttleTimeMs: 0, brokers: [], clusterId: 'c', controllerId: 1, topics: [], clusterAuthorizedOperations: -2147483648, errorCode: 0 }))
+        }
+      }
+    })
+  })
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    events,
+    close: () => { for (const s of sockets) s.destroy(); server.close() }
+  }
+}
+
+test('a connection re-authenticates before each session ends, between requests, and every request is answered', async () => {
+  const broker = await saslBroker()
+  const connection = await Connection.connect({ host: '127.0.0.1', port: broker.port, clientId: 't', sasl: { mechanism: 'PLAIN', username: 'u', password: 'p' } })
+  try {
+    const answers: Array<Promise<unknown>> = []
+    const until = Date.now() + SESSION_MS * 4
+    // A steady stream of requests, several always in flight when a re-authentication is due.
+    while (Date.now() < until) {
+      answers.push(connection.send(Metadata, { topics: null }))
+      await new Promise(resolve => setTimeout(resolve, 15))
+    }
+    const results = await Promise.allSettled(answers)
+    assert.deepEqual(results.filter(r => r.status === 'rejected'), [], 'no request failed')
+    assert.equal(connection.isClosed, false)
+    assert.deepEqual(broker.events.filter(e => e.startsWith('VIOLATION')), [])
+    const handshakes = broker.events.filter(e => e === 'handshake').length
+    assert.ok(handshakes >= 3, `authenticated ${handshakes} time(s) in ${SESSION_MS * 4} ms of ${SESSION_MS} ms sessions`)
+    assert.equal(broker.events.filter(e => e === 'metadata').length, answers.length)
+  } finally {
+    connection.close()
+    broker.close()
+  }
+})

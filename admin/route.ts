@@ -97,9 +97,11 @@ export class Router {
       } catch (error) {
         const misrouted = error instanceof Misrouted
         const retriable = misrouted || (wasNotWritten(error) && signal?.aborted !== true)
-        if (!retriable || Date.now() >= deadline) throw misrouted ? error.error : error
+        const wait = backoffDelay(tries, this.client.backoff)
+        // No attempt that would start after the deadline: it could only time out (and close its connection).
+        if (!retriable || Date.now() + wait >= deadline) throw misrouted ? error.error : error
         if (misrouted) await onMisrouted?.(error.error)
-        await sleep(Math.min(backoffDelay(tries, this.client.backoff), Math.max(0, deadline - Date.now())), signal)
+        await sleep(wait, signal)
       }
     }
   }
@@ -144,6 +146,8 @@ export class Router {
       let moved: BrokerError | undefined
       for (const answer of answers) {
         if (answer.errorCode === 0) {
+          // A coordinator the metadata does not list yet (a fresh client): learn its address.
+          if (this.client.brokers.broker(answer.nodeId) === undefined) await this.client.metadata.refresh([], signal)
           found.set(answer.key, answer.nodeId)
           this.#coordinators.set(`${type}:${answer.key}`, answer.nodeId)
         } else if (isCoordinatorMoved(answer.errorCode)) {
@@ -188,7 +192,9 @@ export class Router {
     let lastError: unknown
     for (let tries = 0; pending.length > 0; tries++) {
       const topics = [...new Set(pending.map(p => p.topic))]
-      await this.client.metadata.refresh(topics, signal).catch(() => {})
+      // The cached leaders first; a refresh when some are unknown, and before every retry.
+      const metadata = this.client.metadata
+      if (tries > 0 || pending.some(p => (metadata.partition(p.topic, p.partition)?.leaderId ?? -1) < 0)) await metadata.refresh(topics, signal).catch(() => {})
       const byLeader = new Map<number, P[]>()
       const retry: P[] = []
       for (const item of pending) {

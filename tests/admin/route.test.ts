@@ -1,0 +1,85 @@
+// Where admin requests go and what is retried, against the fake broker (deterministic
+// NOT_CONTROLLER, NOT_COORDINATOR and leader moves): each refusal is retried at the
+// right broker within the call's timeout, and what keeps being refused fails with
+// Kafka's error once the timeout is spent.
+import { describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { Client } from '../../index'
+import { CreateTopics } from '../../protocol/apis/create-topics'
+import { FindCoordinator } from '../../protocol/apis/find-coordinator'
+import { ListOffsets } from '../../protocol/apis/list-offsets'
+import { OffsetCommit } from '../../protocol/apis/offset-commit'
+import { OffsetFetch } from '../../protocol/apis/offset-fetch'
+import { BrokerError } from '../../protocol/errors'
+import { FakeCluster } from '../fake-broker/cluster'
+
+async function withCluster (body: (cluster: FakeCluster, client: Client) => Promise<void>): Promise<void> {
+  const cluster = await FakeCluster.start({ brokers: 3, log: false })
+  const client = new Client({ bootstrap: cluster.bootstrap, clientId: 'admin-route-test', retryBackoff: { initialMs: 5, maxMs: 50 }, requestTimeoutMs: 5000 })
+  try {
+    await body(cluster, client)
+  } finally {
+    await client.close()
+    await cluster.close()
+  }
+}
+
+describe('admin routing and retries', () => {
+  test('NOT_CONTROLLER: createTopics refreshes the metadata and asks again', async () => {
+    await withCluster(async (cluster, client) => {
+      cluster.intercept(CreateTopics, () => ({ error: 41 }), { times: 1 })
+      assert.deepEqual(await client.admin.createTopics([{ topic: 'routed', numPartitions: 2 }]), ['routed'])
+      assert.equal(cluster.requests(CreateTopics).length, 2)
+      assert.equal(cluster.partitionInfo('routed', 1).leader >= 1, true)
+    })
+  })
+
+  test('NOT_COORDINATOR: fetchOffsets and alterGroupOffsets find the coordinator again and go to it', async () => {
+    await withCluster(async (cluster, client) => {
+      cluster.createTopic({ name: 't', partitions: 2 })
+      cluster.setCoordinator('g', 2)
+      const refused: number[] = []
+      cluster.intercept(OffsetCommit, request => { refused.push(request.brokerId); return { error: 16 } }, { times: 1 })
+      const committed = await client.admin.alterGroupOffsets('g', [{ topic: 't', partition: 0, offset: 5n }, { topic: 't', partition: 1, offset: 7n }])
+      assert.deepEqual(committed.map(c => c.error), [undefined, undefined])
+      assert.equal(cluster.committedOffset('g', 't', 0)?.offset, 5n)
+      // Every OffsetCommit went to broker 2, the second after a new FindCoordinator.
+      assert.deepEqual(cluster.requests(OffsetCommit).map(r => r.brokerId), [2, 2])
+      assert.equal(cluster.requests(FindCoordinator).length, 2)
+
+      cluster.setCoordinator('g', 3)
+      cluster.intercept(OffsetFetch, request => request.brokerId === 2 ? { error: 16 } : undefined)
+      const [fetched] = await client.admin.fetchOffsets(['g'])
+      assert.equal(fetched.error, undefined)
+      assert.deepEqual(fetched.offsets.map(o => [o.partition, o.offset]).sort(), [[0, 5n], [1, 7n]])
+      assert.equal(cluster.requests(OffsetFetch).at(-1)!.brokerId, 3)
+    })
+  })
+
+  test('a coordinator that keeps refusing: the call fails with NOT_COORDINATOR once its timeout is spent, not before', async () => {
+    await withCluster(async (cluster, client) => {
+      cluster.intercept(OffsetFetch, () => ({ error: 16 }))
+      const started = Date.now()
+      await assert.rejects(client.admin.fetchOffsets(['g'], { timeoutMs: 600 }), (error: unknown) => error instanceof BrokerError && error.type === 'NOT_COORDINATOR')
+      const elapsed = Date.now() - started
+      // Retried with backoff (5 ms doubling to 50 ms) until no attempt fits before the deadline.
+      assert.ok(elapsed >= 450, `gave up after ${elapsed} ms`)
+      assert.ok(cluster.requests(OffsetFetch).length >= 2)
+    })
+  })
+
+  test('a leader move: listOffsets refreshes the metadata and sends the refused partitions again, the rest once', async () => {
+    await withCluster(async (cluster, client) => {
+      cluster.createTopic({ name: 'moving', partitions: 3, assignments: [[1, 2], [2, 3], [3, 1]] })
+      await client.metadata.refresh(['moving'])
+      // The client's cached view says broker 1 leads partition 0; it moved to 2.
+      cluster.moveLeader('moving', 0, 2)
+      const offsets = await client.admin.listOffsets([0, 1, 2].map(partition => ({ topic: 'moving', partition, spec: 'latest' as const })))
+      assert.deepEqual(offsets.map(o => [o.partition, o.offset, o.error]), [[0, 0n, undefined], [1, 0n, undefined], [2, 0n, undefined]])
+      const asked = cluster.requests(ListOffsets).map(r => ({ broker: r.brokerId, partitions: (r.request as { topics: Array<{ partitions: Array<{ partitionIndex: number }> }> }).topics.flatMap(t => t.partitions.map(p => p.partitionIndex)) }))
+      assert.deepEqual(asked.filter(a => a.partitions.includes(0)).map(a => a.broker), [1, 2], 'partition 0: the old leader refused, the new one answered')
+      assert.equal(asked.filter(a => a.partitions.includes(1)).length, 1)
+      assert.equal(asked.filter(a => a.partitions.includes(2)).length, 1)
+    })
+  })
+})

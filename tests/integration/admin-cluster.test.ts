@@ -9,34 +9,53 @@ import * as os from 'node:os'
 import * as path from 'node:path'
 import { Client } from '../../index'
 import { startCluster, type KafkaCluster } from '../broker/kafka'
-import { requireJavaOrSkip, uniqueName } from './support'
+import { requireJavaOrSkip, uniqueName, waitFor } from './support'
 
 const skip = requireJavaOrSkip()
 
-async function waitFor<T> (what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 250))
-  }
-}
 
 describe('admin on three nodes', { skip }, () => {
   let cluster: KafkaCluster
   let client: Client
+  // A one-node cluster whose broker has two log dirs (JBOD), for moving a replica between them.
+  let jbod: KafkaCluster
+  let jbodClient: Client
   const extraDirs = fs.mkdtempSync(path.join(os.tmpdir(), 'kafkats-logdirs-'))
 
   before(async () => {
-    cluster = await startCluster({ nodes: 3, portBase: 'free' })
+    [cluster, jbod] = await Promise.all([
+      startCluster({ nodes: 3, portBase: 'free' }),
+      startCluster({ portBase: 'free', brokerOverrides: { 'log.dirs': `${path.join(extraDirs, 'a')},${path.join(extraDirs, 'b')}` } })
+    ])
     client = new Client({ bootstrap: cluster.bootstrap, clientId: 'kafkats-admin-cluster' })
+    jbodClient = new Client({ bootstrap: jbod.bootstrap, clientId: 'kafkats-admin-jbod' })
   })
 
   after(async () => {
     await client?.close()
+    await jbodClient?.close()
     await cluster?.stop()
+    await jbod?.stop()
     fs.rmSync(extraDirs, { recursive: true, force: true })
+  })
+
+  test('alterReplicaLogDirs moves a replica to the broker\'s other log dir; describeLogDirs then lists it there', async () => {
+    const topic = uniqueName('logdir')
+    await jbodClient.admin.createTopics([{ topic, numPartitions: 1 }])
+    await jbodClient.produceRaw({ topic, partition: 0, records: Array.from({ length: 100 }, () => ({ value: Buffer.alloc(100) })) })
+    const dirs = await jbodClient.admin.describeLogDirs({ partitions: [{ topic, partition: 0 }] })
+    assert.equal(dirs.length, 2)
+    const from = dirs.find(d => d.replicas.some(r => r.topic === topic))!
+    const to = dirs.find(d => d !== from)!
+    const [moved] = await jbodClient.admin.alterReplicaLogDirs([{ topic, partition: 0, broker: 1, path: to.path }])
+    assert.deepEqual([moved.topic, moved.partition, moved.broker, moved.error], [topic, 0, 1, undefined])
+    await waitFor('the replica in the other dir', async () => {
+      const now = await jbodClient.admin.describeLogDirs({ partitions: [{ topic, partition: 0 }] })
+      const at = now.filter(d => d.replicas.some(r => r.topic === topic && !r.isFuture)).map(d => d.path)
+      return at.length === 1 && at[0] === to.path ? true : undefined
+    }, 60_000)
+    const [unknownDir] = await jbodClient.admin.alterReplicaLogDirs([{ topic, partition: 0, broker: 1, path: path.join(extraDirs, 'nowhere') }])
+    assert.equal(unknownDir.error?.type, 'LOG_DIR_NOT_FOUND')
   })
 
   test('describeCluster and describeQuorum see three brokers and three voters', async () => {
@@ -62,11 +81,11 @@ describe('admin on three nodes', { skip }, () => {
       assert.deepEqual(listed[0].addingReplicas, [3])
       assert.deepEqual(listed[0].removingReplicas, [2])
     }
-    await waitFor('the reassignment to finish', async () => (await client.admin.listPartitionReassignments()).some(r => r.topic === topic) ? undefined : true)
+    await waitFor('the reassignment to finish', async () => (await client.admin.listPartitionReassignments()).some(r => r.topic === topic) ? undefined : true, 60_000)
     const [meta] = await waitFor('the new replicas in metadata', async () => {
       const d = await client.admin.describeTopics([topic])
       return d[0].partitions[0].replicas.join() === '3,1' ? d : undefined
-    })
+    }, 60_000)
     assert.deepEqual([...meta.partitions[0].isr].sort(), [1, 3])
     // Cancelling when nothing runs is a per-partition error.
     const [cancel] = await client.admin.alterPartitionReassignments([{ topic, partition: 0, replicas: null }])
@@ -77,7 +96,7 @@ describe('admin on three nodes', { skip }, () => {
     await waitFor('broker 3 to lead', async () => {
       await client.metadata.refresh([topic])
       return client.metadata.partition(topic, 0)?.leaderId === 3 ? true : undefined
-    })
+    }, 60_000)
     const dirs = await client.admin.describeLogDirs({ partitions: [{ topic, partition: 0 }] })
     assert.deepEqual([...new Set(dirs.filter(d => d.replicas.some(r => r.topic === topic)).map(d => d.broker))].sort(), [1, 3])
     await client.admin.deleteTopics([topic])

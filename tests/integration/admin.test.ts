@@ -5,20 +5,11 @@ import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Client, GroupConsumer, BrokerError } from '../../index'
 import { sharedBootstrap } from '../broker/kafka'
-import { uniqueName } from './support'
+import { uniqueName, waitFor } from './support'
 
 const bootstrap = sharedBootstrap()
 const skip = bootstrap === undefined ? 'no broker: set KAFKA_BOOTSTRAP or run through `npm test`' : false
 
-async function waitFor<T> (what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 200))
-  }
-}
 
 describe('admin against a real broker', { skip }, () => {
   let client: Client

@@ -7,7 +7,7 @@ import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { AuthenticationError, BrokerError, Client, GroupConsumer, TlsError, type ClientOptions, type SaslOptions } from '../../index'
 import { startCluster, type KafkaCluster, type SecuredListeners } from '../broker/kafka'
-import { requireJavaOrSkip, uniqueName } from './support'
+import { requireJavaOrSkip, uniqueName, waitFor } from './support'
 
 const skip = requireJavaOrSkip()
 const REAUTH_MS = 3000
@@ -20,15 +20,6 @@ function unsecuredJwt (subject: string, lifetimeMs: number): string {
   return `${b64({ alg: 'none' })}.${b64({ sub: subject, iat: now - 5, exp: now + lifetimeMs / 1000 })}.`
 }
 
-async function waitFor<T> (what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 200))
-  }
-}
 
 describe('security against a secured broker', { skip }, () => {
   let cluster: KafkaCluster

@@ -60,6 +60,7 @@ export function checkProducerOptions (options: unknown): void {
 }
 
 const BYTES = 'a Buffer, Uint8Array, string or null'
+const TOPIC_NAME = /^[a-zA-Z0-9._-]+$/
 
 function isBytes (value: unknown): boolean {
   return typeof value === 'string' || value instanceof Uint8Array
@@ -76,6 +77,10 @@ export function checkRecord (where: string, record: unknown): void {
   const r = record as Record<string, unknown>
   if (typeof r.topic !== 'string' || r.topic.length === 0) {
     throw new TypeError(`${where} topic: expected a non-empty string, got ${describeValue(r.topic)}`)
+  }
+  // Kafka's own rule (Topic.validate): a broker answers INVALID_TOPIC_EXCEPTION for anything else.
+  if (r.topic.length > 249 || r.topic === '.' || r.topic === '..' || !TOPIC_NAME.test(r.topic)) {
+    throw new RangeError(`${where} topic: expected a Kafka topic name (1 to 249 of a-z, A-Z, 0-9, '.', '_', '-'; not '.' or '..'), got ${describeValue(r.topic)}; the broker would refuse it with INVALID_TOPIC_EXCEPTION`)
   }
   if (!('value' in r) || (r.value !== null && !isBytes(r.value))) {
     throw new TypeError(`${where} value: expected ${BYTES} (null for a tombstone), got ${describeValue(r.value)}`)

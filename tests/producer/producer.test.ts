@@ -659,6 +659,19 @@ describe('input is checked where it is passed', () => {
     assert.deepEqual(second.headers.map(h => [h.key, h.value?.toString()]), [['z', 'A']])
   })
 
+  test('an invalid topic name fails at once, never retried, and does not hold up sends to other topics', async () => {
+    const p = producer({ metadataWaitMs: 30_000 })
+    const metadataBefore = cluster.requests(Metadata).length
+    const started = Date.now()
+    const invalid = p.send({ topic: 'no spaces allowed!', value: 'x' })
+    const valid = p.send({ topic: TOPIC, partition: 0, value: 'ok' })
+    assert.match(await outcomeWithin(invalid, 500), /^rejected RangeError: send\(\) record topic: expected a Kafka topic name .*INVALID_TOPIC_EXCEPTION/)
+    assertLanded(await valid, 'ok')
+    assert.ok(Date.now() - started < 1000, `took ${Date.now() - started} ms`)
+    assert.ok(!cluster.requests(Metadata).slice(metadataBefore).some(r => JSON.stringify(r.request).includes('no spaces allowed')), 'the invalid name reached the broker')
+    for (const name of ['.', '..', 'x'.repeat(250)]) await assert.rejects(p.send({ topic: name, value: 'x' }), RangeError)
+  })
+
   test("the kafkajs call shape send({ topic, messages }) is refused with the shape to use", async () => {
     const p = producer()
     await assert.rejects(p.send({ topic: TOPIC, messages: [{ value: 'x' }] } as unknown as ProducerRecord), (error: unknown) =>

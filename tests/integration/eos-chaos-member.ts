@@ -1,4 +1,4 @@
-// One member of the exactly-once chaos test (eos-chaos.test.ts), in a process of its own so
+// One member of the exactly-once chaos test (transactions-three-nodes.test.ts), in a process of its own so
 // the test can SIGKILL and SIGSTOP it: a group consumer (read_committed) and a transactional
 // producer in runTransactional, copying every input record to the output topic with its key.
 // A fatal producer error (its transaction timed out while it was stopped, a fence) replaces

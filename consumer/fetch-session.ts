@@ -3,9 +3,13 @@
  *
  * The first request (session id 0, epoch 0) is full and asks the broker for a session;
  * later ones carry only partitions whose fetch position changed or that joined, and name
- * those that left (`forgotten`). The broker answers only partitions with news. A session
- * error (FETCH_SESSION_ID_NOT_FOUND, INVALID_FETCH_SESSION_EPOCH) or a failed request
- * starts over with a full request.
+ * those that left (`forgotten`). The broker answers only partitions with news.
+ *
+ * Sessions are closed, never just dropped (a broker holds a few per client, evicting by
+ * age): after a failed request or INVALID_FETCH_SESSION_EPOCH the next request is full
+ * and carries the old id with epoch 0, which closes that session and makes a new one;
+ * after FETCH_SESSION_ID_NOT_FOUND there is nothing to close (id 0). When the source
+ * stops, a request with the final epoch (-1) closes the session (`close`).
  */
 export interface SessionPartition {
   topic: string
@@ -25,7 +29,7 @@ export class FetchSession {
 
   /** The partitions to put in the next request, and those to drop from the session. */
   build (wanted: Map<string, SessionPartition>): { include: SessionPartition[], forget: SessionPartition[], full: boolean } {
-    const full = this.id === 0
+    const full = this.epoch === 0
     const include: SessionPartition[] = []
     const forget: SessionPartition[] = []
     if (full) {
@@ -55,11 +59,15 @@ export class FetchSession {
 
   /** Applies the broker's answer: a new session id, the next epoch, or a reset after a session error. */
   onResponse (errorCode: number, sessionId: number): void {
-    if (errorCode === 70 || errorCode === 71) {
-      this.reset()
+    if (errorCode === 70) { // FETCH_SESSION_ID_NOT_FOUND: gone already
+      this.forget()
       return
     }
-    if (this.id === 0) {
+    if (errorCode === 71) { // INVALID_FETCH_SESSION_EPOCH
+      this.restart()
+      return
+    }
+    if (this.epoch === 0) {
       this.id = sessionId
       this.epoch = sessionId === 0 ? 0 : 1
       if (sessionId === 0) this.#inSession.clear()
@@ -68,9 +76,23 @@ export class FetchSession {
     this.epoch = this.epoch === 0x7fffffff ? 1 : this.epoch + 1
   }
 
-  reset (): void {
+  /** The next request is full and closes this session (if any) as it makes a new one. */
+  restart (): void {
+    this.epoch = 0
+    this.#inSession.clear()
+  }
+
+  /** Forgets the session without closing it (the broker has none, or it was just closed). */
+  forget (): void {
     this.id = 0
     this.epoch = 0
     this.#inSession.clear()
+  }
+
+  /** Hands back the id to close with a final-epoch request, and forgets the session; 0 if there is none. */
+  close (): number {
+    const id = this.id
+    this.forget()
+    return id
   }
 }

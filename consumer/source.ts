@@ -90,6 +90,9 @@ export interface SourceOwner {
   waitForWork: (signal: AbortSignal, since: number) => Promise<void>
 }
 
+/** A fetch session's epoch in the request that closes it (KIP-227). */
+const FINAL_EPOCH = -1
+
 /** Answers in a row without one complete batch before a partition's stall is reported. */
 const REPORT_NO_PROGRESS_AFTER = 3
 
@@ -120,10 +123,37 @@ export class Source {
     this.#running ??= this.#loop()
   }
 
+  /** Ends the loop, then closes the broker's fetch session (final epoch), so it does not wait for eviction. */
   async stop (): Promise<void> {
     this.#stop.abort()
     clearTimeout(this.#retryTimer)
     await this.#running
+    await this.#closeSession()
+  }
+
+  async #closeSession (): Promise<void> {
+    const sessionId = this.#session.close()
+    if (sessionId === 0) return
+    // The aborted long poll may still hold the connection for up to maxWaitMs.
+    const timeoutMs = Math.min(this.#client.requestTimeoutMs, this.#settings.maxWaitMs + 2000)
+    const signal = AbortSignal.timeout(timeoutMs)
+    try {
+      const connection = await this.#client.brokers.get(this.nodeId, this.#purpose, Date.now() + timeoutMs, signal)
+      await connection.send(Fetch, {
+        replicaId: -1,
+        maxWaitMs: 0,
+        minBytes: 0,
+        maxBytes: this.#settings.maxBytes,
+        isolationLevel: this.#settings.isolationLevel,
+        sessionId,
+        sessionEpoch: FINAL_EPOCH,
+        topics: [],
+        forgottenTopicsData: [],
+        rackId: this.#settings.rack
+      }, { version: connection.versionFor(Fetch), signal, timeoutMs })
+    } catch {
+      // Best effort: the broker evicts a session nobody uses.
+    }
   }
 
   async #loop (): Promise<void> {
@@ -132,7 +162,7 @@ export class Source {
       // Taken before looking for work, so a wake-up that comes while we fetch is not missed.
       const since = this.#owner.workVersion
       const cursors = this.#owner.fetchable(this.nodeId)
-      if (cursors.length === 0 && this.#session.id === 0) {
+      if (cursors.length === 0 && (this.#session.id === 0 || this.#session.epoch === 0)) {
         await this.#owner.waitForWork(signal, since).catch(() => {})
         continue
       }
@@ -146,7 +176,7 @@ export class Source {
         if (cursors.length === 0) await this.#owner.waitForWork(signal, since).catch(() => {})
       } catch (error) {
         if (signal.aborted) break
-        this.#session.reset()
+        this.#session.restart()
         // Let go of the cursors before backing off: their leader may have moved, and the
         // new leader's source must be able to take them now, not after our sleep.
         for (const c of cursors) c.inFetch = false
@@ -366,7 +396,7 @@ export class Source {
     const connection = await this.#client.brokers.get(this.nodeId, this.#purpose, deadline, signal)
     const version = connection.versionFor(Fetch)
     const useSessions = version >= 7
-    if (!useSessions) this.#session.reset()
+    if (!useSessions) this.#session.forget()
     const wanted = new Map<string, SessionPartition>()
     for (const c of cursors) {
       const meta = this.#client.metadata.partition(c.topic, c.partition)

@@ -311,3 +311,39 @@ describe('prefetch memory is bounded by what memory holds, not by what the wire 
     assert.ok(held.buffers <= 2 * MiB, `partition 0's ${held.records} buffered records (${held.values} bytes) keep ${(held.buffers / MiB).toFixed(1)} MiB of answers alive`)
   })
 })
+
+describe('fetch sessions (KIP-227) are closed, never left to the broker to evict', { timeout: 30_000 }, () => {
+  const sessionOf = (entry: { request: unknown }): [number, number] => [(entry.request as FetchRequest).sessionId ?? 0, (entry.request as FetchRequest).sessionEpoch ?? -1]
+
+  test('fetches after the first are incremental in one session; close() ends it with the final epoch', async () => {
+    const { cluster, client } = await setup()
+    await client.produceRaw({ topic: 't', partition: 0, records: [{ value: Buffer.from('a') }] })
+    const { consumer } = consumerOf(client, [0])
+    assert.equal(await nextValues(consumer), 'a')
+    await sleep(200)
+    const sessions = cluster.fetchSessions()
+    assert.equal(sessions.length, 1)
+    const seen = cluster.requests(Fetch).map(sessionOf)
+    assert.deepEqual(seen[0], [0, 0])
+    assert.deepEqual(seen.slice(1, 3), [[sessions[0].id, 1], [sessions[0].id, 2]])
+    await consumer.close()
+    assert.deepEqual(cluster.requests(Fetch).map(sessionOf).at(-1), [sessions[0].id, -1])
+    assert.deepEqual(cluster.fetchSessions(), [])
+  })
+
+  test('after a failed Fetch the next one closes the old session as it makes a new one (old id, epoch 0)', async () => {
+    const { cluster, client } = await setup()
+    await client.produceRaw({ topic: 't', partition: 0, records: [{ value: Buffer.from('a') }] })
+    const { consumer } = consumerOf(client, [0])
+    assert.equal(await nextValues(consumer), 'a')
+    const [first] = cluster.fetchSessions()
+    cluster.intercept(Fetch, () => ({ drop: 'before-apply' }), { times: 1 })
+    await client.produceRaw({ topic: 't', partition: 0, records: [{ value: Buffer.from('b') }] })
+    assert.equal(await nextValues(consumer), 'b')
+    const seen = cluster.requests(Fetch).map(sessionOf)
+    assert.ok(seen.some(([id, epoch]) => id === first.id && epoch === 0), JSON.stringify(seen))
+    const now = cluster.fetchSessions()
+    assert.equal(now.length, 1, JSON.stringify(now))
+    assert.notEqual(now[0].id, first.id)
+  })
+})

@@ -17,6 +17,7 @@
  * ordering), intercept.ts (interception), groups.ts (the group coordinator, with
  * groups-classic.ts, groups-consumer.ts and offsets.ts), handlers/ (one file per API).
  */
+import { openFetchSessions } from './handlers/fetch'
 import { allApis } from '../../protocol/apis/index'
 import { BrokerServer, type RequestLogEntry } from './broker-server'
 import type { GroupConfig } from './group-common'
@@ -233,6 +234,11 @@ export class FakeCluster {
       }
     }
     return attempts
+  }
+
+  /** The fetch sessions the brokers hold (KIP-227): broker, session id, partitions in it. */
+  fetchSessions (): Array<{ brokerId: number, id: number, partitions: number }> {
+    return openFetchSessions(this.#state)
   }
 
   clearRequests (): void {

@@ -16,8 +16,13 @@
  * Version notes:
  * - v4: lastStableOffset (= high watermark: no transactions here), abortedTransactions
  *   (null for read_uncommitted, [] for read_committed)
- * - v7: sessions — the response's sessionId is always 0 (no session made); a request
- *   naming a session id gets FETCH_SESSION_ID_NOT_FOUND; forgottenTopicsData is ignored
+ * - v7: fetch sessions (KIP-227), per broker: session id 0 with epoch 0 makes a session
+ *   (its id in the response); (id, 0) closes session id and makes a new one; (id, -1)
+ *   closes it and answers without one; (id, n > 0) must be the session's next epoch
+ *   (FETCH_SESSION_ID_NOT_FOUND / INVALID_FETCH_SESSION_EPOCH otherwise) and updates its
+ *   partitions (those named, minus forgottenTopicsData). Every session partition is
+ *   answered (Kafka answers only those with news: both are valid for a client).
+ *   `openFetchSessions(state)` lists the sessions, for tests.
  * - v9: currentLeaderEpoch checked
  * - v11: preferredReadReplica is always -1; rackId ignored
  * - v12: currentLeader tagged on NOT_LEADER_OR_FOLLOWER / FENCED_LEADER_EPOCH
@@ -32,18 +37,71 @@ import { defineHandler, leaderError, nodeEndpoint, type HandlerContext } from '.
 
 const READ_COMMITTED = 1
 
+interface FetchSessionState {
+  brokerId: number
+  id: number
+  /** The epoch the next request must carry. */
+  nextEpoch: number
+  /** By `${topic or topicId}\0${partition}`, in the order they joined. */
+  partitions: Map<string, { topic: FetchRequest['topics'][number], partition: FetchRequestPartition }>
+}
+
+const sessionsByState = new WeakMap<object, Map<number, FetchSessionState>>()
+let nextSessionId = 1
+
+/** The fetch sessions the fake brokers hold: broker, id and the partitions in each. */
+export function openFetchSessions (state: object): Array<{ brokerId: number, id: number, partitions: number }> {
+  return [...(sessionsByState.get(state)?.values() ?? [])].map(s => ({ brokerId: s.brokerId, id: s.id, partitions: s.partitions.size }))
+}
+
+const topicKey = (ctx: HandlerContext, t: { topic?: string, topicId?: string }): string => ctx.version >= 13 ? t.topicId ?? '' : t.topic ?? ''
+const sessionKey = (ctx: HandlerContext, t: { topic?: string, topicId?: string }, partition: number): string => `${topicKey(ctx, t)}\0${partition}`
+
+/** Applies the request to the broker's sessions: the request to read (a session's partitions) and the session id to answer with, or an error code. */
+function useSession (ctx: HandlerContext, request: FetchRequest): { request: FetchRequest, sessionId: number } | { errorCode: number } {
+  if (ctx.version < 7) return { request, sessionId: 0 }
+  let sessions = sessionsByState.get(ctx.state)
+  if (sessions === undefined) sessionsByState.set(ctx.state, sessions = new Map())
+  const id = request.sessionId ?? 0
+  const epoch = request.sessionEpoch ?? -1
+  const found = id !== 0 ? sessions.get(id) : undefined
+  const existing = found?.brokerId === ctx.brokerId ? found : undefined
+  if (epoch === -1 || epoch === 0) {
+    // A full request: the session it names (if this broker has it) is closed either way.
+    if (existing !== undefined) sessions.delete(existing.id)
+    if (epoch === -1) return { request, sessionId: 0 }
+    const session: FetchSessionState = { brokerId: ctx.brokerId, id: nextSessionId++, nextEpoch: 1, partitions: new Map() }
+    for (const t of request.topics) for (const p of t.partitions) session.partitions.set(sessionKey(ctx, t, p.partition), { topic: t, partition: p })
+    sessions.set(session.id, session)
+    return { request, sessionId: session.id }
+  }
+  if (existing === undefined) return { errorCode: ErrorCode.FETCH_SESSION_ID_NOT_FOUND }
+  if (epoch !== existing.nextEpoch) return { errorCode: ErrorCode.INVALID_FETCH_SESSION_EPOCH }
+  existing.nextEpoch = epoch === 0x7fffffff ? 1 : epoch + 1
+  for (const t of request.topics) for (const p of t.partitions) existing.partitions.set(sessionKey(ctx, t, p.partition), { topic: t, partition: p })
+  for (const t of request.forgottenTopicsData ?? []) for (const partition of t.partitions) existing.partitions.delete(sessionKey(ctx, t, partition))
+  const byTopic = new Map<string, FetchRequest['topics'][number]>()
+  for (const { topic, partition } of existing.partitions.values()) {
+    const key = topicKey(ctx, topic)
+    let entry = byTopic.get(key)
+    if (entry === undefined) byTopic.set(key, entry = { ...topic, partitions: [] })
+    entry.partitions.push(partition)
+  }
+  return { request: { ...request, topics: [...byTopic.values()] }, sessionId: existing.id }
+}
+
 export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
   api: Fetch,
-  handle: async (ctx, request) => {
-    if (ctx.version >= 7 && (request.sessionId ?? 0) !== 0) {
-      return { throttleTimeMs: 0, errorCode: ErrorCode.FETCH_SESSION_ID_NOT_FOUND, sessionId: 0, responses: [], nodeEndpoints: [] }
-    }
+  handle: async (ctx, asked) => {
+    const session = useSession(ctx, asked)
+    if ('errorCode' in session) return { throttleTimeMs: 0, errorCode: session.errorCode, sessionId: 0, responses: [], nodeEndpoints: [] }
+    const request = session.request
     let result = read(ctx, request)
     if (result.bytes === 0 && result.logs.length > 0 && request.maxWaitMs > 0 && request.minBytes > 0 && !result.anyError) {
       await waitForAnyAppend(result.logs, request.maxWaitMs, ctx.gone)
       result = read(ctx, request)
     }
-    return result.response
+    return { ...result.response, sessionId: session.sessionId }
   },
   errorResponse: (_ctx, request, errorCode) => ({
     throttleTimeMs: 0,

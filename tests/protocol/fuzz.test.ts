@@ -13,6 +13,8 @@
  * Reproduce a failure with the seed it prints:
  *   KAFKATS_FUZZ_SEED=<seed> KAFKATS_FUZZ_FRAMES=<n> node --test dist/tests/protocol/fuzz.test.js
  */
+import * as zlib from 'node:zlib'
+import { legacyMessage, legacyWrapper } from '../support/legacy-messages'
 import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
@@ -468,10 +470,17 @@ function randomRecords (rng: Random): RecordInput[] {
 /** Rewrites the CRC of every batch whose length fits, so mutations get past the CRC check. */
 function fixCrcs (buf: Buffer): void {
   let pos = 0
-  while (buf.length - pos >= BATCH_HEADER) {
+  while (buf.length - pos >= 17) {
     const length = buf.readInt32BE(pos + OFFSET_LENGTH)
     const end = pos + 12 + length
-    if (length < BATCH_HEADER - 12 || end > buf.length) return
+    if (buf[pos + 16] < 2) {
+      // A legacy message: CRC-32 (IEEE) of everything after it, at byte 12.
+      if (length < 5 || end > buf.length) return
+      buf.writeUInt32BE(zlib.crc32(buf.subarray(pos + 16, end)), pos + 12)
+      pos = end
+      continue
+    }
+    if (buf.length - pos < BATCH_HEADER || length < BATCH_HEADER - 12 || end > buf.length) return
     buf.writeUInt32BE(crc32c(buf, pos + OFFSET_ATTRIBUTES, end), pos + OFFSET_CRC)
     pos = end
   }
@@ -515,6 +524,16 @@ test(`record batch decoder survives ${BATCH_FRAMES} mutated batches`, { timeout:
     }
   }
   samples.push(Buffer.from(await encodeRecordBatch({ records: [controlRecordInput('commit', 3, 1n)], control: true, transactional: true, producerId: 7n })))
+  // Legacy message sets (magic 0 and 1), plain and in compressed wrappers.
+  const legacyInputs = (): Array<{ key: Buffer | null, value: Buffer | null, timestamp: bigint }> => [...randomRecords(rng), { value: Buffer.from('x') }].map((r, i) => ({ key: r.key ?? null, value: r.value, timestamp: BigInt(i) }))
+  for (const magic of [0, 1] as const) {
+    samples.push(Buffer.concat(legacyInputs().map((r, i) => legacyMessage(magic, { ...r, offset: BigInt(i) }))))
+    for (const codec of ['gzip', 'snappy', 'lz4'] as const) {
+      if (unavailable.includes(codec) || (codec === 'lz4' && magic === 0)) continue
+      const inner = legacyInputs()
+      samples.push(await legacyWrapper(magic, codec, BigInt(inner.length + rng.below(1000)), inner, { timestamp: 5n, flags: rng.chance(0.3) ? 0x08 : 0 }))
+    }
+  }
   // Several batches back to back, as in a Fetch response, some ending in a partial batch
   // (made only from single batches: a partial batch in the middle would be corrupt data).
   const singles = samples.slice()

@@ -9,7 +9,9 @@ import {
 import { crc32c } from '../../protocol/crc32c'
 import { Writer } from '../../protocol/writer'
 import { ProtocolError } from '../../protocol/errors'
-import type { CompressionCodec } from '../../protocol/compression'
+import { compress, type CompressionCodec } from '../../protocol/compression'
+import * as zlib from 'node:zlib'
+import { legacyMessage, legacyWrapper } from '../support/legacy-messages'
 
 /* eslint-disable @typescript-eslint/no-var-requires */
 const KafkaJsDecoder = require('kafkajs/src/protocol/decoder')
@@ -355,10 +357,12 @@ describe('record batch v2 decoding of bad and partial data', () => {
     assert.deepEqual(decodeRecordBatchesSync(buf)[0].records, [])
   })
 
-  test('magic other than 2 is a ProtocolError', async () => {
+  test('magic other than 0, 1 or 2 is a ProtocolError; a v2 batch read as a legacy message fails its CRC-32', async () => {
     const buf = Buffer.from(GOLDEN_HEX, 'hex')
+    buf[16] = 3
+    await assert.rejects(decodeRecordBatches(buf), (error: unknown) => error instanceof ProtocolError && /magic 3/.test(error.message))
     buf[16] = 1
-    await assert.rejects(decodeRecordBatches(buf), (error: unknown) => error instanceof ProtocolError && /magic 1/.test(error.message))
+    await assert.rejects(decodeRecordBatches(buf), (error: unknown) => error instanceof ProtocolError && /CRC-32 mismatch/.test(error.message))
   })
 
   test('a length shorter than the header, or negative, is a ProtocolError', async () => {
@@ -511,5 +515,88 @@ describe('record batch v2 properties', () => {
       const alone = encodeRecordBatchSync({ records: [r], baseTimestamp: 0n }).length - RECORD_BATCH_OVERHEAD
       assert.ok(recordSizeUpperBound(r) >= alone, `${recordSizeUpperBound(r)} < ${alone}`)
     }), { numRuns: 500 })
+  })
+})
+
+describe('legacy message sets (magic 0 and 1), as old segments still hold them', () => {
+  const b = (s: string): Buffer => Buffer.from(s)
+
+  test('uncompressed v0 and v1 messages, then a v2 batch: each message is a one-record batch with its offset, key, value and timestamp', async () => {
+    const v2 = encodeRecordBatchSync({ baseOffset: 3n, records: [{ value: b('v2'), timestamp: 7n }] })
+    const input = Buffer.concat([
+      legacyMessage(0, { offset: 0n, key: b('k0'), value: b('v0') }),
+      legacyMessage(1, { offset: 1n, value: null, timestamp: 1000n }),
+      legacyMessage(1, { offset: 2n, key: b(''), value: b('v1'), timestamp: 1001n, flags: 0x08 }),
+      v2
+    ])
+    for (const batches of [await decodeRecordBatches(input), decodeRecordBatchesSync(input)]) {
+      assert.deepEqual(batches.map(x => [x.magic, x.baseOffset, x.lastOffsetDelta, x.timestampType]), [[0, 0n, 0, 'create'], [1, 1n, 0, 'create'], [1, 2n, 0, 'log-append'], [2, 3n, 0, 'create']])
+      const records = batches.flatMap(x => x.records)
+      assert.deepEqual(records.map(r => [r.offset, r.timestamp, r.key?.toString() ?? null, r.value?.toString() ?? null]), [[0n, -1n, 'k0', 'v0'], [1n, 1000n, null, null], [2n, 1001n, '', 'v1'], [3n, 7n, null, 'v2']])
+    }
+  })
+
+  for (const codec of ['gzip', 'snappy', 'lz4'] as const) {
+    test(`a v1 ${codec} wrapper: inner relative offsets become absolute (the wrapper holds the last), create and log-append times`, async () => {
+      const inner = [{ key: b('a'), value: b('1'), timestamp: 10n }, { value: b('2'), timestamp: 12n }, { value: b('3'), timestamp: 11n }]
+      const create = await legacyWrapper(1, codec, 102n, inner, { timestamp: 12n })
+      const appended = await legacyWrapper(1, codec, 105n, inner, { timestamp: 99n, flags: 0x08 })
+      const batches = await decodeRecordBatches(Buffer.concat([create, appended]))
+      assert.deepEqual(batches.map(x => [x.baseOffset, x.lastOffsetDelta, x.recordCount, x.compression, x.maxTimestamp]), [[100n, 2, 3, codec, 12n], [103n, 2, 3, codec, 99n]])
+      assert.deepEqual(batches.flatMap(x => x.records).map(r => [r.offset, r.timestamp, r.value?.toString()]), [
+        [100n, 10n, '1'], [101n, 12n, '2'], [102n, 11n, '3'], [103n, 99n, '1'], [104n, 99n, '2'], [105n, 99n, '3']
+      ])
+      assert.throws(() => decodeRecordBatchesSync(create), /compressed/)
+    })
+  }
+
+  test('a v0 gzip wrapper: inner offsets are absolute; no timestamps (-1)', async () => {
+    const batches = await decodeRecordBatches(await legacyWrapper(0, 'gzip', 51n, [{ value: b('x') }, { value: b('y') }]))
+    assert.deepEqual(batches[0].records.map(r => [r.offset, r.timestamp, r.value?.toString()]), [[50n, -1n, 'x'], [51n, -1n, 'y']])
+  })
+
+  test('bad legacy bytes are ProtocolErrors: CRC-32, lengths, nested compression, offsets, an empty wrapper; a partial message at the end is left for the next fetch', async () => {
+    const good = legacyMessage(1, { offset: 5n, key: b('key'), value: b('value'), timestamp: 1n })
+    const flipped = Buffer.from(good)
+    flipped[good.length - 1] ^= 1
+    await assert.rejects(decodeRecordBatches(flipped), (e: unknown) => e instanceof ProtocolError && /CRC-32 mismatch/.test(e.message))
+    const longKey = Buffer.from(good)
+    longKey.writeInt32BE(1000, 26) // the key length of a v1 message
+    longKey.writeUInt32BE(zlib.crc32(longKey.subarray(16)), 12)
+    await assert.rejects(decodeRecordBatches(longKey), (e: unknown) => e instanceof ProtocolError && /key length 1000/.test(e.message))
+    const nested = legacyMessage(1, { offset: 0n, value: await compress('gzip', await legacyWrapper(1, 'gzip', 0n, [{ value: b('x') }])) }, 'gzip')
+    await assert.rejects(decodeRecordBatches(nested), (e: unknown) => e instanceof ProtocolError && /compressed again/.test(e.message))
+    const empty = legacyMessage(1, { offset: 0n, value: await compress('gzip', Buffer.alloc(0)) }, 'gzip')
+    await assert.rejects(decodeRecordBatches(empty), (e: unknown) => e instanceof ProtocolError && /no messages/.test(e.message))
+    const wrongLast = await legacyWrapper(1, 'gzip', 7n, [{ value: b('x') }])
+    wrongLast.writeBigInt64BE(7n, 0)
+    assert.equal((await decodeRecordBatches(wrongLast))[0].records[0].offset, 7n)
+    assert.deepEqual(await decodeRecordBatches(Buffer.concat([good, good.subarray(0, 20)])).then(x => x.length), 1)
+  })
+
+  test('a consumer reads a partition whose answers hold legacy messages (fetched through the fake broker)', async () => {
+    const { FakeCluster } = await import('../fake-broker/cluster')
+    const { Client } = await import('../../client/client')
+    const { Consumer } = await import('../../consumer/consumer')
+    const { Fetch } = await import('../../protocol/apis/fetch')
+    const cluster = await FakeCluster.start({ brokers: 1, log: false, topics: [{ name: 't', partitions: 1 }] })
+    const client = new Client({ bootstrap: cluster.bootstrap })
+    try {
+      await client.produceRaw({ topic: 't', partition: 0, records: [{ value: b('placeholder') }, { value: b('placeholder') }, { value: b('placeholder') }] })
+      const legacy = Buffer.concat([legacyMessage(0, { offset: 0n, value: b('old-0') }), await legacyWrapper(1, 'gzip', 2n, [{ value: b('old-1') }, { value: b('old-2') }], { timestamp: 5n })])
+      // The broker serves the old segment's bytes for offset 0.
+      cluster.intercept(Fetch, () => ({ modify: (r: any) => ({ ...r, responses: r.responses.map((t: any) => ({ ...t, partitions: t.partitions.map((p: any) => p.records?.length > 0 ? { ...p, records: legacy } : p) })) }) }), { times: 1 })
+      const consumer = Consumer.assigned(client, { assign: [{ topic: 't', partition: 0, offset: 0n }], maxWaitMs: 50 })
+      try {
+        const handed = await consumer.nextBatch()
+        assert.deepEqual(handed?.batch.records.map(r => [r.offset, r.value?.toString()]), [[0n, 'old-0'], [1n, 'old-1'], [2n, 'old-2']])
+        assert.equal(handed?.batch.nextOffset, 3n)
+      } finally {
+        await consumer.close()
+      }
+    } finally {
+      await client.close()
+      await cluster.close()
+    }
   })
 })

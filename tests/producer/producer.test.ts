@@ -298,6 +298,19 @@ describe('ordering and retries', () => {
     assert.deepEqual(values(), Array.from({ length: 6 }, (_, i) => `f${i}`))
   })
 
+  test('a topic with one leaderless partition: records for partitions with a leader are sent, only the leaderless one\'s wait', async () => {
+    const removeLeaderless = cluster.intercept(Metadata, () => ({ modify: (r: any) => ({ ...r, topics: r.topics.map((t: any) => t.name !== TOPIC ? t : { ...t, partitions: t.partitions.map((x: any) => x.partitionIndex === 1 ? { ...x, errorCode: 5, leaderId: -1 } : x) }) }) }))
+    const p = producer({ metadataWaitMs: 5000 })
+    const waiting = p.send({ topic: TOPIC, partition: 1, value: 'waits for a leader' })
+    assertLanded(await p.send({ topic: TOPIC, partition: 0, value: 'p0' }), 'p0')
+    // Keyless records go only to partitions that have a leader.
+    for (let i = 0; i < 5; i++) assert.equal((await p.send({ topic: TOPIC, value: `any${i}` })).partition, 0)
+    assert.equal(await outcomeWithin(waiting, 100), 'pending')
+    removeLeaderless()
+    await client.metadata.refresh([TOPIC])
+    assertLanded(await waiting, 'waits for a leader')
+  })
+
   test('a leader move sends the partition to the new leader without reordering or duplicates', async () => {
     const p = producer({ lingerMs: 1, batchMaxBytes: 300 })
     const sends: Array<Promise<RecordMetadata>> = []

@@ -1,0 +1,61 @@
+// The consumer's prefetch bound against a real broker, measured: a stalled application
+// (it takes no batch) with maxBufferedBytes 16 MiB, in a child process for a clean RSS.
+// zstd data (the bound counts decompressed bytes) and one answer of four large zstd
+// batches (only what fits is decompressed).
+import { after, before, describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { execFile } from 'node:child_process'
+import * as path from 'node:path'
+import { Client } from '../../index'
+import { sharedBootstrap } from '../broker/kafka'
+import { uniqueName } from './support'
+
+const bootstrap = sharedBootstrap()
+const skip = bootstrap === undefined ? 'no broker: set KAFKA_BOOTSTRAP or run through `npm test`' : false
+const MiB = 1024 * 1024
+const LIMIT = 16 * MiB
+
+interface Measure { rssMB: number, heapMB: number, arrayBuffersMB: number, records: number }
+
+async function measure (topic: string, partitions: number): Promise<Measure> {
+  const stdout = await new Promise<string>((resolve, reject) => {
+    execFile(process.execPath, ['--expose-gc', path.join(__dirname, 'consumer-memory-child.js'), bootstrap!.join(','), topic, String(LIMIT), String(partitions)], { timeout: 60_000 }, (error, out) => { if (error !== null) reject(error); else resolve(String(out)) })
+  })
+  const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as Measure
+  console.log(`${topic}: ${JSON.stringify(result)}`)
+  return result
+}
+
+describe('consumer memory with a stalled application, maxBufferedBytes 16 MiB', { skip, timeout: 300_000 }, () => {
+  let client: Client
+  const topics: string[] = []
+  before(async () => { client = new Client({ bootstrap: bootstrap!, clientId: 'consumer-memory' }) })
+  after(async () => {
+    if (topics.length > 0) await client.admin.deleteTopics(topics, { ignoreMissing: true }).catch(() => {})
+    await client?.close()
+  })
+  async function newTopic (name: string, partitions = 1): Promise<string> {
+    const topic = uniqueName(name)
+    await client.admin.createTopics([{ topic, numPartitions: partitions, replicationFactor: 1, configs: { 'max.message.bytes': String(8 * MiB) } }])
+    topics.push(topic)
+    return topic
+  }
+
+  test('zstd records (160 MiB decompressed, a few MiB on the wire): RSS grows by about the bound, not by what 16 MiB of compressed data holds', async () => {
+    const topic = await newTopic('memory-zstd', 2)
+    const value = Buffer.alloc(10 * 1024, 'kafkats memory test ')
+    for (let b = 0; b < 80; b++) await client.produceRaw({ topic, partition: b % 2, compression: 'zstd', records: Array.from({ length: 200 }, () => ({ value })) })
+    const m = await measure(topic, 2)
+    assert.ok(m.records > 0)
+    assert.ok(m.rssMB < 3 * 16 + 40, `RSS +${m.rssMB} MB (heap +${m.heapMB}, buffers +${m.arrayBuffersMB}) for ${m.records} buffered records`)
+  })
+
+  test('one answer of four 64 MiB zstd records: only the first is decompressed while the buffer is full', async () => {
+    const topic = await newTopic('memory-zstd-big')
+    const value = Buffer.alloc(64 * MiB)
+    for (let b = 0; b < 4; b++) await client.produceRaw({ topic, partition: 0, compression: 'zstd', records: [{ value }] })
+    const m = await measure(topic, 1)
+    assert.equal(m.records, 1)
+    assert.ok(m.rssMB < 64 + 90, `RSS +${m.rssMB} MB (heap +${m.heapMB}, buffers +${m.arrayBuffersMB})`)
+  })
+})

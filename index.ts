@@ -43,6 +43,7 @@ export type { GroupConsumerOptions, DeliveryMode, RefusedCommit } from './group/
 export type { TopicPartition } from './group/membership'
 export type { Assignor, MemberSubscription } from './group/assignors'
 export { rangeAssignor, roundRobinAssignor, cooperativeStickyAssignor } from './group/assignors'
+export { StaticMembershipError, GroupProtocolUnsupportedError } from './group/errors'
 export { OutcomeUnknownError, DeliveryTimeoutError, BufferFullError, ProducerClosedError, TopicDeletedError, SendError } from './producer/errors'
 export type { PartitionerOption, Partitioner, PartitionerInput, PartitionerFunction } from './producer/partitioners'
 

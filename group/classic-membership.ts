@@ -24,6 +24,7 @@ import { CONSUMER_PROTOCOL_TYPE, decodeAssignment, decodeSubscription, encodeAss
 import { BrokerError, KafkaTsError } from '../protocol/errors'
 import type { Assignor, MemberSubscription } from './assignors'
 import type { GroupCoordinator } from './coordinator'
+import { StaticMembershipError } from './errors'
 import {
   FENCED_INSTANCE_ID, ILLEGAL_GENERATION, isFencingError, MEMBER_ID_REQUIRED, REBALANCE_IN_PROGRESS, Signal, UNKNOWN_MEMBER_ID,
   type MemberIdentity, type Membership, type MembershipHost, type TopicPartition
@@ -92,7 +93,9 @@ export class ClassicMembership implements Membership {
     this.#stop.abort()
     await this.#running?.catch(() => {})
     this.#setState('stopped')
-    if (leave && wasMember) {
+    // KIP-345: a static member does not leave; its instance id keeps its partitions for a
+    // restart within the session timeout (the Java client leaves only when asked to).
+    if (leave && wasMember && this.#host.instanceId === null) {
       await this.#coordinator.send(LeaveGroup, version => version >= 3
         ? { groupId: this.#host.groupId, members: [{ memberId: this.#memberId, groupInstanceId: this.#host.instanceId, reason: 'the consumer is closing' }] }
         : { groupId: this.#host.groupId, memberId: this.#memberId }, r => r.errorCode, { timeoutMs: 5000 }).catch(() => {})
@@ -140,7 +143,7 @@ export class ClassicMembership implements Membership {
         if (signal.aborted) return
         if (error instanceof BrokerError && isFencingError(error.code)) {
           if (error.code === FENCED_INSTANCE_ID) {
-            this.#host.fatal(new KafkaTsError('FENCED_INSTANCE_ID', `Another consumer joined group "${this.#host.groupId}" with the same instanceId "${this.#host.instanceId ?? ''}": this one stops (static membership, KIP-345)`, { cause: error }))
+            this.#host.fatal(new StaticMembershipError(error.code, this.#host.groupId, this.#host.instanceId ?? ''))
             this.#setState('stopped')
             return
           }
@@ -243,6 +246,9 @@ export class ClassicMembership implements Membership {
   async #sync (joined: JoinGroupResponse, signal: AbortSignal): Promise<TopicPartition[] | undefined> {
     let assignments: Array<{ memberId: string, assignment: Buffer }> = []
     if (this.#isLeader && !joined.skipAssignment) assignments = await this.#assign(joined, signal)
+    // KIP-345: a restarted static leader keeps the group's assignment and does not assign,
+    // but it still watches the partition counts, from what the members subscribe to now.
+    if (this.#isLeader && joined.skipAssignment) this.#assignedCounts = await this.#partitionCounts(joined.members.map(m => decodeSubscription(m.metadata).topics), signal)
     const response = await this.#coordinator.send(SyncGroup, {
       groupId: this.#host.groupId,
       generationId: this.#generation,
@@ -274,16 +280,22 @@ export class ClassicMembership implements Membership {
         userData: s.userData
       }
     })
-    const topics = [...new Set(members.flatMap(m => m.topics))]
+    const counts = await this.#partitionCounts(members.map(m => m.topics), signal)
+    this.#assignedCounts = counts
+    const plan = this.#assignor.assign(members, counts)
+    return members.map(m => ({ memberId: m.memberId, assignment: encodeAssignment({ assignedPartitions: groupByTopic(plan.get(m.memberId) ?? []) }) }))
+  }
+
+  /** The partition count of every topic some member subscribes to, from fresh metadata. */
+  async #partitionCounts (subscriptions: string[][], signal: AbortSignal): Promise<Map<string, number>> {
+    const topics = [...new Set(subscriptions.flat())]
     await this.#client.metadata.refresh(topics, signal)
     const counts = new Map<string, number>()
     for (const topic of topics) {
       const meta = this.#client.metadata.topic(topic)
       if (meta !== undefined) counts.set(topic, meta.partitions.length)
     }
-    this.#assignedCounts = counts
-    const plan = this.#assignor.assign(members, counts)
-    return members.map(m => ({ memberId: m.memberId, assignment: encodeAssignment({ assignedPartitions: groupByTopic(plan.get(m.memberId) ?? []) }) }))
+    return counts
   }
 
   async #heartbeatUntilRejoin (signal: AbortSignal): Promise<HeartbeatOutcome> {

@@ -17,8 +17,9 @@ import { sleep } from '../client/backoff'
 import { ConsumerGroupHeartbeat, type ConsumerGroupHeartbeatRequest } from '../protocol/apis/consumer-group-heartbeat'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
 import type { GroupCoordinator } from './coordinator'
+import { StaticMembershipError } from './errors'
 import {
-  FENCED_MEMBER_EPOCH, partitionKey, Signal, UNKNOWN_MEMBER_ID,
+  FENCED_INSTANCE_ID, FENCED_MEMBER_EPOCH, partitionKey, Signal, UNKNOWN_MEMBER_ID, UNRELEASED_INSTANCE_ID, UNSUPPORTED_VERSION,
   type MemberIdentity, type Membership, type MembershipHost, type TopicPartition
 } from './membership'
 
@@ -56,6 +57,10 @@ export class ConsumerMembership implements Membership {
   #running: Promise<void> | undefined
   #stopped = false
   #wakeEarly = false
+  /** Whether the coordinator matches our RegExp subscription itself (ConsumerGroupHeartbeat v1+). */
+  #brokerMatchesPattern: boolean | undefined
+  /** A heartbeat was answered without error once: the broker runs the protocol. */
+  #joinedOnce = false
 
   constructor (client: Client, coordinator: GroupCoordinator, host: MembershipHost, serverAssignor: string | null) {
     this.#client = client
@@ -132,6 +137,19 @@ export class ConsumerMembership implements Membership {
           await this.#fenced(error.message)
           continue
         }
+        if (error instanceof BrokerError && this.#memberEpoch === 0 && !this.#joinedOnce && error.code === UNSUPPORTED_VERSION) {
+          // Kafka 3.7–3.9 list ConsumerGroupHeartbeat without running the protocol.
+          this.#stopped = true
+          this.#stateChanged.notify()
+          this.#host.protocolUnsupported(error)
+          return
+        }
+        if (error instanceof BrokerError && (error.code === FENCED_INSTANCE_ID || error.code === UNRELEASED_INSTANCE_ID)) {
+          this.#host.fatal(new StaticMembershipError(error.code, this.#host.groupId, this.#host.instanceId ?? '', error.message))
+          this.#stopped = true
+          this.#stateChanged.notify()
+          return
+        }
         if (error instanceof KafkaTsError && !error.retriable) {
           this.#host.fatal(error)
           this.#stopped = true
@@ -149,24 +167,34 @@ export class ConsumerMembership implements Membership {
 
   async #heartbeat (signal: AbortSignal): Promise<void> {
     const joining = this.#memberEpoch === 0
-    const topics = (await this.#host.subscribedTopics(signal)).sort()
+    const pattern = this.#host.subscriptionPattern
+    // A RegExp subscription is matched by the broker when it speaks v1 (KIP-848's
+    // SubscribedTopicRegex); before we know, and on v0, we match it and send names.
+    const topics = pattern !== null && this.#brokerMatchesPattern === true ? [] : (await this.#host.subscribedTopics(signal)).sort()
     const topicsKey = topics.join('\u0000')
     // While a reconciliation runs, report ownership as it was: the coordinator learns the
     // new set only when revocations are done.
     const owned = this.#reconciling === undefined ? this.#ownedByTopicId() : undefined
     const ownedKey = owned === undefined ? undefined : JSON.stringify(owned)
-    const request: ConsumerGroupHeartbeatRequest = {
-      groupId: this.#host.groupId,
-      memberId: this.#memberId,
-      memberEpoch: this.#memberEpoch,
-      instanceId: this.#host.instanceId,
-      rackId: joining ? this.#host.rack : null,
-      rebalanceTimeoutMs: joining ? this.#host.rebalanceTimeoutMs : -1,
-      subscribedTopicNames: joining || topicsKey !== this.#sentTopics ? topics : null,
-      serverAssignor: joining ? this.#serverAssignor : null,
-      topicPartitions: owned !== undefined && (joining || ownedKey !== this.#sentOwned) ? owned : null
-    }
-    const response = await this.#coordinator.send(ConsumerGroupHeartbeat, request, r => r.errorCode, { signal, timeoutMs: Math.max(5000, this.#host.sessionTimeoutMs) })
+    let sent: ConsumerGroupHeartbeatRequest | undefined
+    const response = await this.#coordinator.send(ConsumerGroupHeartbeat, version => {
+      const regex = pattern !== null && version >= 1
+      sent = {
+        groupId: this.#host.groupId,
+        memberId: this.#memberId,
+        memberEpoch: this.#memberEpoch,
+        instanceId: this.#host.instanceId,
+        rackId: joining ? this.#host.rack : null,
+        rebalanceTimeoutMs: joining ? this.#host.rebalanceTimeoutMs : -1,
+        subscribedTopicNames: regex ? null : joining || topicsKey !== this.#sentTopics ? topics : null,
+        ...(regex ? { subscribedTopicRegex: joining ? pattern : null } : {}),
+        serverAssignor: joining ? this.#serverAssignor : null,
+        topicPartitions: owned !== undefined && (joining || ownedKey !== this.#sentOwned) ? owned : null
+      }
+      this.#brokerMatchesPattern = regex
+      return sent
+    }, r => r.errorCode, { signal, timeoutMs: Math.max(5000, this.#host.sessionTimeoutMs) })
+    const request = sent!
     if (response.errorCode !== 0) throw new BrokerError(response.errorCode, `Heartbeat in group "${this.#host.groupId}" (member epoch ${this.#memberEpoch})`, response.errorMessage)
     // A reconciliation found the member fenced while this heartbeat was in flight: its answer is about the old membership.
     if (this.#fenceReason !== undefined) return
@@ -174,6 +202,7 @@ export class ConsumerMembership implements Membership {
     if (request.topicPartitions !== null && ownedKey !== undefined) this.#sentOwned = ownedKey
     if (response.heartbeatIntervalMs > 0) this.#intervalMs = response.heartbeatIntervalMs
     const epochChanged = response.memberEpoch !== this.#memberEpoch
+    this.#joinedOnce = true
     if (response.assignment !== null) {
       const target: TopicPartition[] = []
       for (const t of response.assignment.topicPartitions) {

@@ -24,6 +24,8 @@ import { OffsetFetch } from '../protocol/apis/offset-fetch'
 import { ApiVersions } from '../protocol/apis/api-versions'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
 import { sleep } from '../client/backoff'
+import { checkBoolean, checkDuration, checkFunction, checkObject, checkOneOf, checkString, describeValue } from '../client/validate'
+import { GroupProtocolUnsupportedError } from './errors'
 import { assignorByName, cooperativeStickyAssignor, type Assignor } from './assignors'
 import { ClassicMembership } from './classic-membership'
 import { ConsumerMembership } from './consumer-membership'
@@ -37,25 +39,103 @@ export type DeliveryMode = 'at-least-once' | 'at-most-once'
 
 export interface GroupConsumerOptions extends FetchOptions {
   groupId: string
-  /** Topic names, or a RegExp matched against the cluster's topics. */
-  topics: string[] | RegExp
+  /**
+   * Topic names (a single string is one topic), or a RegExp that must match a whole topic
+   * name (as Kafka matches subscription patterns). KIP-848 on Kafka 4.x matches it on the
+   * broker (RE2/J syntax); the classic protocol matches it here every `topicsRefreshMs`.
+   */
+  topics: string[] | string | RegExp
   /** Default 'at-least-once'. */
   delivery?: DeliveryMode
-  /** 'consumer' (KIP-848, the default when the broker speaks it) or 'classic'. */
+  /**
+   * 'consumer' (KIP-848) or 'classic'. Left out: KIP-848 when the broker runs it, else
+   * classic (a 'warning' says so when the broker lists but has not enabled KIP-848), and
+   * classic when a classic-only option (sessionTimeoutMs, heartbeatIntervalMs, an
+   * Assignor object) is given.
+   */
   groupProtocol?: 'consumer' | 'classic'
   /** Classic: 'cooperative-sticky' (default), 'range', 'roundrobin' or an Assignor. KIP-848: a server assignor name ('uniform', 'range'). */
   assignor?: string | Assignor
   /** Static membership (KIP-345 / KIP-848). */
   instanceId?: string
+  /** Classic only (KIP-848: the broker's group.consumer.session.timeout.ms). */
   sessionTimeoutMs?: number
   rebalanceTimeoutMs?: number
+  /** Classic only (KIP-848: the broker's group.consumer.heartbeat.interval.ms). */
   heartbeatIntervalMs?: number
   autoCommitIntervalMs?: number
-  /** Start from the earliest offset when the group has no committed offset (default: latest). */
+  /** Classic with a RegExp `topics`: how often the cluster's topics are matched again (default 30 s). */
+  topicsRefreshMs?: number
+  /**
+   * Where a partition without a committed offset (and an out-of-range one) starts:
+   * 'latest' (default), 'earliest', or 'none' (the consumer fails), as Java's auto.offset.reset.
+   */
+  offsetReset?: 'earliest' | 'latest' | 'none'
+  /** Shorthand for offsetReset: 'earliest'. */
   fromBeginning?: boolean
   onAssigned?: (partitions: TopicPartition[]) => void | Promise<void>
   onRevoked?: (partitions: TopicPartition[]) => void | Promise<void>
   onLost?: (partitions: TopicPartition[]) => void | Promise<void>
+}
+
+const WHERE = 'group consumer option'
+
+/** Fails fast on group options a user got wrong (TypeError / RangeError naming the option). */
+function checkGroupOptions (options: GroupConsumerOptions): void {
+  checkObject('group consumer', 'options', options)
+  if (options.groupId === undefined) throw new TypeError(`${WHERE} groupId: a group consumer needs a groupId (or pass \`assign\` for a consumer without a group)`)
+  checkString(WHERE, 'groupId', options.groupId)
+  const topics = options.topics
+  if (topics === undefined) throw new TypeError(`${WHERE} topics: a group consumer needs topics: names, one name, or a RegExp`)
+  if (Array.isArray(topics)) {
+    if (topics.length === 0) throw new RangeError(`${WHERE} topics: expected at least one topic name, got an empty array`)
+    topics.forEach((t, i) => { checkString(WHERE, `topics[${i}]`, t) })
+  } else if (!(topics instanceof RegExp)) {
+    checkString(WHERE, 'topics', topics)
+  }
+  checkOneOf(WHERE, 'delivery', options.delivery, ['at-least-once', 'at-most-once'])
+  checkOneOf(WHERE, 'groupProtocol', options.groupProtocol, ['consumer', 'classic'])
+  if (options.assignor !== undefined && typeof options.assignor !== 'string' && typeof (options.assignor as Partial<Assignor>)?.assign !== 'function') {
+    throw new TypeError(`${WHERE} assignor: expected an assignor name or an Assignor (with assign()), got ${describeValue(options.assignor)}`)
+  }
+  checkString(WHERE, 'instanceId', options.instanceId)
+  checkDuration(WHERE, 'sessionTimeoutMs', options.sessionTimeoutMs, 1)
+  checkDuration(WHERE, 'rebalanceTimeoutMs', options.rebalanceTimeoutMs, 1)
+  checkDuration(WHERE, 'heartbeatIntervalMs', options.heartbeatIntervalMs, 1)
+  checkDuration(WHERE, 'autoCommitIntervalMs', options.autoCommitIntervalMs, 1)
+  checkDuration(WHERE, 'topicsRefreshMs', options.topicsRefreshMs, 1)
+  checkOneOf(WHERE, 'offsetReset', options.offsetReset, ['earliest', 'latest', 'none'])
+  checkBoolean(WHERE, 'fromBeginning', options.fromBeginning)
+  if (options.fromBeginning === true && options.offsetReset !== undefined && options.offsetReset !== 'earliest') {
+    throw new RangeError(`${WHERE} fromBeginning: true is offsetReset: 'earliest', which contradicts offsetReset: '${options.offsetReset}'; give one of them`)
+  }
+  for (const name of ['onAssigned', 'onRevoked', 'onLost'] as const) checkFunction(WHERE, name, options[name])
+  if (options.groupProtocol === 'consumer') {
+    const classicOnly = classicOnlyOptions(options)
+    if (classicOnly.length > 0) {
+      throw new RangeError(`${WHERE} ${classicOnly.join(', ')}: classic-protocol only; with groupProtocol: 'consumer' (KIP-848) the broker sets session timeout and heartbeat interval (group.consumer.*) and assigns on the server (give the assignor by name, e.g. 'uniform' or 'range'). Leave ${classicOnly.length > 1 ? 'them' : 'it'} out, or use groupProtocol: 'classic'`)
+    }
+  }
+}
+
+/** The classic-only options given (the Java client refuses them with group.protocol=consumer). */
+function classicOnlyOptions (options: GroupConsumerOptions): string[] {
+  const given: string[] = []
+  if (options.sessionTimeoutMs !== undefined) given.push('sessionTimeoutMs')
+  if (options.heartbeatIntervalMs !== undefined) given.push('heartbeatIntervalMs')
+  if (options.assignor !== undefined && typeof options.assignor !== 'string') given.push('assignor (an Assignor object)')
+  return given
+}
+
+/** A JS RegExp as a pattern Kafka matches against whole topic names (RE2/J on the broker). */
+function wholeNamePattern (regex: RegExp): { broker: string, local: RegExp } {
+  const unsupported = [...regex.flags].filter(f => !'imsguyd'.includes(f))
+  if (unsupported.length > 0) throw new RangeError(`${WHERE} topics: the RegExp flag(s) ${unsupported.join('')} cannot be matched by Kafka; use i, m or s`)
+  const inline = [...regex.flags].filter(f => 'ims'.includes(f)).join('')
+  return {
+    broker: `${inline !== '' ? `(?${inline})` : ''}${regex.source}`,
+    local: new RegExp(`^(?:${regex.source})$`, regex.flags.replace(/[gy]/g, ''))
+  }
 }
 
 export interface RefusedCommit {
@@ -63,6 +143,34 @@ export interface RefusedCommit {
   partition: number
   offset: bigint
   reason: string
+}
+
+/** Thrown inside an OffsetCommit's body builder: every partition of the commit left it while it was retried. */
+class NothingLeftToCommit extends Error {}
+
+/** Why `cursor` may not be committed under `identity`, or undefined when it may. */
+function notHeldUnder (cursor: Cursor, identity: MemberIdentity): string | undefined {
+  const ownership = cursor.ownership
+  if (ownership.released) return 'the partition was revoked or lost'
+  if (ownership.memberId !== identity.memberId || ownership.generation !== identity.generation) {
+    return `held under member ${ownership.memberId} generation/epoch ${ownership.generation}, not ${identity.memberId} ${identity.generation}`
+  }
+  return undefined
+}
+
+async function untilSettledOrAborted (promise: Promise<unknown>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) throw signal.reason
+  let onAbort: () => void = () => {}
+  try {
+    await Promise.race([promise, new Promise((resolve, reject) => { onAbort = () => reject(signal.reason); signal.addEventListener('abort', onAbort, { once: true }) })])
+  } finally {
+    signal.removeEventListener('abort', onAbort)
+  }
+}
+
+function describeAbort (signal: AbortSignal): string {
+  const reason = signal.reason as { name?: string, message?: string } | undefined
+  return reason?.name === 'TimeoutError' ? 'the rebalance timeout passed' : String(reason?.message ?? 'aborted')
 }
 
 export class GroupConsumer extends Consumer {
@@ -75,12 +183,19 @@ export class GroupConsumer extends Consumer {
   #committing: Promise<void> | undefined
   #started: Promise<void>
   #topicsCache: { at: number, topics: string[] } | undefined
+  readonly #offsetReset: 'earliest' | 'latest' | 'none'
+  /** A RegExp subscription: its broker-side (KIP-848) and local (classic) forms. */
+  readonly #pattern: { broker: string, local: RegExp } | undefined
 
   constructor (client: Client, options: GroupConsumerOptions) {
-    super(client, { ...options, offsetReset: options.offsetReset ?? (options.fromBeginning === true ? 'earliest' : 'latest') })
+    checkGroupOptions(options)
+    const offsetReset = options.offsetReset ?? (options.fromBeginning === true ? 'earliest' : 'latest')
+    super(client, { ...options, offsetReset })
     this.groupId = options.groupId
     this.delivery = options.delivery ?? 'at-least-once'
-    this.#options = options
+    this.#offsetReset = offsetReset
+    this.#pattern = options.topics instanceof RegExp ? wholeNamePattern(options.topics) : undefined
+    this.#options = { ...options, topics: typeof options.topics === 'string' ? [options.topics] : options.topics }
     this.#coordinator = new GroupCoordinator(client, options.groupId)
     this.#host = this.#makeHost(options)
     if (this.delivery === 'at-most-once') this.hooks.beforeHandOut = async (cursor, batch) => await this.#commitBeforeHandOut(cursor, batch)
@@ -96,9 +211,10 @@ export class GroupConsumer extends Consumer {
   async #start (): Promise<void> {
     let protocol = this.#options.groupProtocol
     if (protocol === undefined) {
-      // KIP-848 when the broker speaks ConsumerGroupHeartbeat, classic otherwise.
-      const versions = await this.client.request(ApiVersions, { clientSoftwareName: 'kafkats', clientSoftwareVersion: '0' })
-      protocol = versions.apiKeys.some(k => k.apiKey === 68) ? 'consumer' : 'classic'
+      // Classic-only options mean classic. Else KIP-848 when the broker lists
+      // ConsumerGroupHeartbeat (the first heartbeat still may say it is not enabled).
+      const versions = classicOnlyOptions(this.#options).length > 0 ? undefined : await this.client.request(ApiVersions, { clientSoftwareName: 'kafkats', clientSoftwareVersion: '0' })
+      protocol = versions?.apiKeys.some(k => k.apiKey === 68) === true ? 'consumer' : 'classic'
     }
     if (this.closed) return
     this.#protocol = protocol
@@ -116,12 +232,25 @@ export class GroupConsumer extends Consumer {
     if (protocol === 'classic') {
       const option = this.#options.assignor ?? 'cooperative-sticky'
       const assignor = typeof option === 'string' ? assignorByName(option) : option
-      if (assignor === undefined) throw new KafkaTsError('INVALID_CONFIG', `Unknown assignor "${String(option)}": use 'cooperative-sticky', 'range', 'roundrobin' or an Assignor object`)
-      return new ClassicMembership(this.client, this.#coordinator, this.#host, assignor ?? cooperativeStickyAssignor)
+      if (assignor === undefined) throw new RangeError(`${WHERE} assignor: unknown assignor ${JSON.stringify(option)}; use 'cooperative-sticky', 'range', 'roundrobin' or an Assignor object`)
+      return new ClassicMembership(this.client, this.#coordinator, this.#host, assignor)
     }
     const option = this.#options.assignor
-    if (option !== undefined && typeof option !== 'string') throw new KafkaTsError('INVALID_CONFIG', 'The KIP-848 protocol uses server-side assignors: give the assignor by name (e.g. \'uniform\' or \'range\'), or use groupProtocol: \'classic\' for client-side assignors')
+    if (option !== undefined && typeof option !== 'string') throw new RangeError(`${WHERE} assignor: the KIP-848 protocol uses server-side assignors: give the assignor by name (e.g. 'uniform' or 'range'), or use groupProtocol: 'classic' for client-side assignors`)
     return new ConsumerMembership(this.client, this.#coordinator, this.#host, option ?? null)
+  }
+
+  /** The broker lists KIP-848 but has not enabled it: classic when the protocol was left to us, else an error. */
+  #onProtocolUnsupported (error: BrokerError): void {
+    if (this.closed) return
+    if (this.#options.groupProtocol === 'consumer') {
+      this.fail(new GroupProtocolUnsupportedError(error.code, this.groupId))
+      return
+    }
+    this.emit('warning', new KafkaTsError('GROUP_PROTOCOL_FALLBACK', `Group "${this.groupId}": the broker lists the KIP-848 consumer group protocol but has not enabled it (first heartbeat: ${error.type}); using the classic protocol. Set groupProtocol: 'classic' to skip the attempt, or enable KIP-848 on the broker`))
+    this.#protocol = 'classic'
+    this.#membership = this.#newMembership('classic')
+    this.#membership.start()
   }
 
   // ---------------------------------------------------------------- slow handlers
@@ -141,7 +270,7 @@ export class GroupConsumer extends Consumer {
     if (membership === undefined) return
     this.#outForSlowHandler = (async () => {
       const identity = membership.identity()
-      await this.#revoke(this.#host.heldPartitions(), this.delivery === 'at-least-once' ? identity : undefined, 0)
+      await this.#revoke(this.#host.heldPartitions(), this.delivery === 'at-least-once' ? identity : undefined, { waitMs: 0 })
       await membership.stop(true)
       // Every overdue handler, not only the first: a partition that came back while one still
       // ran would wait for it (one handler per partition) and be held for ever again.
@@ -169,21 +298,23 @@ export class GroupConsumer extends Consumer {
   /**
    * Commits what the application finished (at-least-once). Waits for any rebalance in
    * progress first; partitions not held under the identity the request carries are left
-   * out. Resolves with the offsets left out and why.
+   * out. Bounded by `signal`, by default the rebalance timeout. Resolves with the offsets
+   * left out and why.
    */
-  async commit (): Promise<RefusedCommit[]> {
+  async commit (options: { signal?: AbortSignal } = {}): Promise<RefusedCommit[]> {
     await this.#started
     const membership = this.#membership
     // Out of the group (a slow handler): nothing is held, nothing to commit.
     if (membership === undefined || this.#outForSlowHandler !== undefined) return []
-    // One commit at a time: a later call waits and then commits what is new.
+    const signal = options.signal ?? AbortSignal.timeout(this.#host.rebalanceTimeoutMs)
+    // One commit() at a time: a later call waits and then commits what is new.
     while (this.#committing !== undefined) await this.#committing.catch(() => {})
     let refused: RefusedCommit[] = []
     const run = (async () => {
-      await membership.whenStable()
+      await membership.whenStable(signal)
       const identity = membership.identity()
       if (identity === undefined) return
-      refused = await this.#commitCursors(this.cursors.filter(c => c.processedOffset !== undefined && c.processedOffset !== c.committedOffset), identity, c => c.processedOffset!)
+      refused = await this.#commitCursors(this.cursors.filter(c => c.processedOffset !== undefined && c.processedOffset !== c.committedOffset), identity, c => c.processedOffset!, signal)
     })()
     this.#committing = run
     try {
@@ -195,30 +326,58 @@ export class GroupConsumer extends Consumer {
   }
 
   /**
-   * The OffsetCommit itself, built now: each cursor goes in only if its ownership is not
-   * released and carries exactly `identity`. Everything left out, or refused by the
-   * coordinator, is returned (and emitted as 'commitRefused').
+   * Per partition, the commit being sent: a partition's commits go one after the other,
+   * so a retried commit can never land after a later one (e.g. the revoke's) and move the
+   * committed offset back (invariant 3).
    */
-  async #commitCursors (cursors: Cursor[], identity: MemberIdentity, offsetOf: (c: Cursor) => bigint): Promise<RefusedCommit[]> {
+  readonly #commitsInFlight = new Map<string, Promise<void>>()
+
+  /**
+   * The OffsetCommit itself, built when sent: after earlier commits of the same partitions
+   * finished, each cursor goes in only if its ownership is not released and carries
+   * exactly `identity`, and every retry checks that again (a partition revoked or
+   * re-stamped meanwhile drops out). Everything left out, refused by the coordinator or not
+   * committed before `signal` is returned (and emitted as 'commitRefused').
+   */
+  async #commitCursors (cursors: Cursor[], identity: MemberIdentity, offsetOf: (c: Cursor) => bigint, signal: AbortSignal): Promise<RefusedCommit[]> {
     const refused: RefusedCommit[] = []
-    const included: Array<{ cursor: Cursor, offset: bigint }> = []
-    for (const cursor of cursors) {
-      const offset = offsetOf(cursor)
-      const ownership = cursor.ownership
-      if (ownership.released) {
-        refused.push({ topic: cursor.topic, partition: cursor.partition, offset, reason: 'the partition was revoked or lost' })
-      } else if (ownership.memberId !== identity.memberId || ownership.generation !== identity.generation) {
-        refused.push({ topic: cursor.topic, partition: cursor.partition, offset, reason: `held under member ${ownership.memberId} generation/epoch ${ownership.generation}, not ${identity.memberId} ${identity.generation}` })
-      } else {
-        included.push({ cursor, offset })
+    const refuse = (cursor: Cursor, offset: bigint, reason: string): void => { refused.push({ topic: cursor.topic, partition: cursor.partition, offset, reason }) }
+    let release: () => void = () => {}
+    const mine = new Promise<void>(resolve => { release = resolve })
+    try {
+      for (;;) {
+        const earlier = [...new Set(cursors.map(c => this.#commitsInFlight.get(c.key)).filter(p => p !== undefined))]
+        if (earlier.length === 0) break
+        await untilSettledOrAborted(Promise.allSettled(earlier), signal)
       }
+    } catch {
+      for (const cursor of cursors) refuse(cursor, offsetOf(cursor), `an earlier commit of the partition was still being retried when the time ran out (${describeAbort(signal)})`)
+      this.emit('commitRefused', refused)
+      return refused
     }
-    if (included.length > 0) {
+    for (const cursor of cursors) this.#commitsInFlight.set(cursor.key, mine)
+    try {
+      let included: Array<{ cursor: Cursor, offset: bigint }> = []
+      for (const cursor of cursors) {
+        const offset = offsetOf(cursor)
+        const reason = notHeldUnder(cursor, identity)
+        if (reason !== undefined) refuse(cursor, offset, reason)
+        else included.push({ cursor, offset })
+      }
       for (let attempt = 0; included.length > 0; attempt++) {
-        const { codes } = await this.#sendCommit(included, identity)
+        let outcome: { codes: Map<string, number>, sent: Array<{ cursor: Cursor, offset: bigint }> }
+        try {
+          outcome = await this.#sendCommit(included, identity, signal)
+        } catch (error) {
+          if (!signal.aborted) throw error
+          for (const item of included) refuse(item.cursor, item.offset, `not committed in time (${describeAbort(signal)}): ${(error as Error).message}`)
+          break
+        }
+        const sent = new Set(outcome.sent)
+        for (const item of included) if (!sent.has(item)) refuse(item.cursor, item.offset, notHeldUnder(item.cursor, identity) ?? 'left the commit while it was retried')
         const retry: Array<{ cursor: Cursor, offset: bigint }> = []
-        for (const item of included) {
-          const code = codes.get(partitionKey(item.cursor)) ?? -1
+        for (const item of outcome.sent) {
+          const code = outcome.codes.get(partitionKey(item.cursor)) ?? -1
           if (code === 0) {
             if (item.cursor.committedOffset === undefined || item.offset > item.cursor.committedOffset) item.cursor.committedOffset = item.offset
             continue
@@ -233,62 +392,81 @@ export class GroupConsumer extends Consumer {
           const stillCurrent = current === undefined || (current.memberId === identity.memberId && current.generation === identity.generation)
           if (isFencingError(code) && stillCurrent) this.#membership?.onFencedResponse(code)
           if (code === REBALANCE_IN_PROGRESS && stillCurrent) this.#membership?.requestRejoin()
-          refused.push({ topic: item.cursor.topic, partition: item.cursor.partition, offset: item.offset, reason: new BrokerError(code, 'OffsetCommit').message })
+          refuse(item.cursor, item.offset, new BrokerError(code, 'OffsetCommit').message)
         }
         if (retry.length === 0) break
         // KIP-848: our epoch moved on; after the next heartbeat, commit again what is still held under the new epoch.
-        await this.#membership?.nextHeartbeat()
-        const now = this.#membership?.identity()
-        included.length = 0
+        try {
+          await this.#membership?.nextHeartbeat(signal)
+        } catch {
+          for (const item of retry) refuse(item.cursor, item.offset, `STALE_MEMBER_EPOCH, and no heartbeat in time (${describeAbort(signal)})`)
+          break
+        }
+        identity = this.#membership?.identity() ?? identity
+        included = []
         for (const item of retry) {
-          if (now !== undefined && !item.cursor.ownership.released && item.cursor.ownership.memberId === now.memberId && item.cursor.ownership.generation === now.generation) {
-            included.push(item)
-            identity = now
-          } else {
-            refused.push({ topic: item.cursor.topic, partition: item.cursor.partition, offset: item.offset, reason: 'STALE_MEMBER_EPOCH and the partition is no longer held under the current epoch' })
-          }
+          if (notHeldUnder(item.cursor, identity) === undefined) included.push(item)
+          else refuse(item.cursor, item.offset, 'STALE_MEMBER_EPOCH and the partition is no longer held under the current epoch')
         }
       }
+    } finally {
+      for (const cursor of cursors) if (this.#commitsInFlight.get(cursor.key) === mine) this.#commitsInFlight.delete(cursor.key)
+      release()
     }
     if (refused.length > 0) this.emit('commitRefused', refused)
     return refused
   }
 
-  async #sendCommit (items: Array<{ cursor: Cursor, offset: bigint }>, identity: MemberIdentity): Promise<{ codes: Map<string, number> }> {
-    const response = await this.#coordinator.send(OffsetCommit, version => {
-      const byTopic = new Map<string, Array<{ partitionIndex: number, committedOffset: bigint, committedLeaderEpoch: number, committedMetadata: string | null }>>()
-      for (const { cursor, offset } of items) {
-        let list = byTopic.get(cursor.topic)
-        if (list === undefined) byTopic.set(cursor.topic, list = [])
-        list.push({ partitionIndex: cursor.partition, committedOffset: offset, committedLeaderEpoch: cursor.lastFetchedEpoch, committedMetadata: null })
-      }
-      const body: OffsetCommitRequest = {
-        groupId: this.groupId,
-        generationIdOrMemberEpoch: identity.generation,
-        memberId: identity.memberId,
-        groupInstanceId: this.#options.instanceId ?? null,
-        topics: [...byTopic].map(([topic, partitions]) => version >= 10
-          ? { topicId: this.client.metadata.topic(topic)?.topicId, partitions }
-          : { name: topic, partitions })
-      }
-      return body
-    }, r => r.topics[0]?.partitions[0]?.errorCode ?? 0)
+  /**
+   * Sends one OffsetCommit (retried by the coordinator on coordinator and connection
+   * errors). Every attempt is rebuilt from the items still held under `identity`; when
+   * none is left, nothing is sent. Returns the codes and the items the last attempt carried.
+   */
+  async #sendCommit (items: Array<{ cursor: Cursor, offset: bigint }>, identity: MemberIdentity, signal: AbortSignal): Promise<{ codes: Map<string, number>, sent: Array<{ cursor: Cursor, offset: bigint }> }> {
+    let sent: Array<{ cursor: Cursor, offset: bigint }> = []
+    let response
+    try {
+      response = await this.#coordinator.send(OffsetCommit, version => {
+        sent = items.filter(item => notHeldUnder(item.cursor, identity) === undefined)
+        if (sent.length === 0) throw new NothingLeftToCommit()
+        const byTopic = new Map<string, Array<{ partitionIndex: number, committedOffset: bigint, committedLeaderEpoch: number, committedMetadata: string | null }>>()
+        for (const { cursor, offset } of sent) {
+          let list = byTopic.get(cursor.topic)
+          if (list === undefined) byTopic.set(cursor.topic, list = [])
+          list.push({ partitionIndex: cursor.partition, committedOffset: offset, committedLeaderEpoch: cursor.lastFetchedEpoch, committedMetadata: null })
+        }
+        const body: OffsetCommitRequest = {
+          groupId: this.groupId,
+          generationIdOrMemberEpoch: identity.generation,
+          memberId: identity.memberId,
+          groupInstanceId: this.#options.instanceId ?? null,
+          topics: [...byTopic].map(([topic, partitions]) => version >= 10
+            ? { topicId: this.client.metadata.topic(topic)?.topicId, partitions }
+            : { name: topic, partitions })
+        }
+        return body
+      }, r => r.topics[0]?.partitions[0]?.errorCode ?? 0, { signal })
+    } catch (error) {
+      if (error instanceof NothingLeftToCommit) return { codes: new Map(), sent: [] }
+      throw error
+    }
     const codes = new Map<string, number>()
     for (const t of response.topics) {
       const name = t.name !== '' ? t.name : this.client.metadata.topicById(t.topicId)?.name ?? ''
       for (const p of t.partitions) codes.set(`${name}-${p.partitionIndex}`, p.errorCode)
     }
-    return { codes }
+    return { codes, sent }
   }
 
   /** At-most-once: the batch's end is committed, and accepted, before the batch is handed over. */
   async #commitBeforeHandOut (cursor: Cursor, batch: ConsumerBatch): Promise<boolean> {
     const membership = this.#membership
     if (membership === undefined) return false
-    await membership.whenStable()
+    const signal = AbortSignal.timeout(this.#host.rebalanceTimeoutMs)
+    await membership.whenStable(signal)
     const identity = membership.identity()
     if (identity === undefined) return false
-    const refused = await this.#commitCursors([cursor], identity, () => batch.nextOffset)
+    const refused = await this.#commitCursors([cursor], identity, () => batch.nextOffset, signal)
     if (refused.length > 0) {
       const dropped = { topic: batch.topic, partition: batch.partition, firstOffset: batch.records[0]?.offset, nextOffset: batch.nextOffset, reason: refused[0].reason }
       // At-most-once: a batch whose commit was refused is not processed. Say so even with no listener.
@@ -318,17 +496,21 @@ export class GroupConsumer extends Consumer {
       applyAssignment: async (target, identity, reconciliation) => await this.#applyAssignment(target, identity, reconciliation),
       revokeAll: async identity => { await this.#revoke(this.#host.heldPartitions(), identity) },
       loseAll: async reason => await this.#loseAll(reason),
-      fatal: error => this.fail(error)
+      fatal: error => this.fail(error),
+      protocolUnsupported: error => { this.#onProtocolUnsupported(error) },
+      subscriptionPattern: this.#pattern?.broker ?? null
     }
   }
 
   async #subscribedTopics (signal?: AbortSignal): Promise<string[]> {
     const topics = this.#options.topics
     if (Array.isArray(topics)) return topics
-    if (this.#topicsCache !== undefined && Date.now() - this.#topicsCache.at < 30_000) return this.#topicsCache.topics
+    if (typeof topics === 'string') return [topics]
+    if (this.#topicsCache !== undefined && Date.now() - this.#topicsCache.at < (this.#options.topicsRefreshMs ?? 30_000)) return this.#topicsCache.topics
+    const pattern = this.#pattern!.local
     // Every topic of the cluster (group/ does not use admin/, which sits beside it).
     const all = await this.client.metadata.refreshAll(signal)
-    const matched = all.filter(t => this.client.metadata.topic(t)?.isInternal !== true && topics.test(t)).sort()
+    const matched = all.filter(t => this.client.metadata.topic(t)?.isInternal !== true && pattern.test(t)).sort()
     this.#topicsCache = { at: Date.now(), topics: matched }
     return matched
   }
@@ -358,12 +540,16 @@ export class GroupConsumer extends Consumer {
       if (unknownTopics.length > 0) await Promise.all(unknownTopics.map(async t => await this.client.metadata.waitForTopic(t, this.client.requestTimeoutMs, reconciliation?.signal)))
       const committed = await this.#fetchCommitted(added, reconciliation?.current ?? (() => identity), reconciliation?.signal)
       if (outdated()) return revoked
-      const reset = this.#options.fromBeginning === true ? 'earliest' as const : 'latest' as const
+      const reset = this.#offsetReset
+      const uncommitted = added.filter(p => (committed.get(partitionKey(p))?.offset ?? -1n) < 0n)
+      if (reset === 'none' && uncommitted.length > 0) {
+        throw new KafkaTsError('NO_COMMITTED_OFFSET', `Group "${this.groupId}" has no committed offset for ${uncommitted.map(partitionKey).join(', ')}, and offsetReset is 'none': commit a start offset for the group (or use offsetReset 'earliest' / 'latest')`)
+      }
       this.addPartitions(added.map(p => {
         const { offset, leaderEpoch } = committed.get(partitionKey(p)) ?? {}
         const ownership: Ownership = { released: false, memberId: identity.memberId, generation: identity.generation }
         // The committed leader epoch lets the first fetch detect a truncation meanwhile (KIP-320).
-        return offset !== undefined && offset >= 0n ? { ...p, offset, leaderEpoch, ownership } : { ...p, offset: reset, ownership }
+        return offset !== undefined && offset >= 0n ? { ...p, offset, leaderEpoch, ownership } : { ...p, offset: reset as 'earliest' | 'latest', ownership }
       }))
       for (const p of added) {
         const cursor = this.cursor(p.topic, p.partition)
@@ -376,19 +562,28 @@ export class GroupConsumer extends Consumer {
     return revoked
   }
 
-  /** Stops fetching, waits for processing (bounded by the rebalance timeout), commits what was processed, releases. */
-  async #revoke (partitions: TopicPartition[], identity: MemberIdentity | undefined, waitMs = this.#revokeWaitMs()): Promise<void> {
-    if (partitions.length === 0) return
-    const cursors = await this.removePartitions(partitions, waitMs)
+  /**
+   * Stops fetching, waits for processing (`waitMs`, by default what the deadline leaves
+   * before the commit's margin), commits what was processed, releases; all within the
+   * rebalance timeout (or `deadlineAt`). Returns what it could not commit.
+   */
+  async #revoke (partitions: TopicPartition[], identity: MemberIdentity | undefined, { waitMs, deadlineAt = Date.now() + this.#host.rebalanceTimeoutMs }: { waitMs?: number, deadlineAt?: number } = {}): Promise<RefusedCommit[]> {
+    if (partitions.length === 0) return []
+    const deadline = AbortSignal.timeout(Math.max(0, Math.ceil(deadlineAt - Date.now())))
+    // The processing wait leaves the commit the same margin before the deadline as in a rebalance.
+    const commitMargin = this.#host.rebalanceTimeoutMs - this.#revokeWaitMs()
+    const cursors = await this.removePartitions(partitions, waitMs ?? Math.max(0, deadlineAt - Date.now() - commitMargin))
+    let refused: RefusedCommit[] = []
     try {
       if (identity !== undefined && this.delivery === 'at-least-once') {
         const pending = cursors.filter(c => c.processedOffset !== undefined && c.processedOffset !== c.committedOffset)
-        if (pending.length > 0) await this.#commitCursors(pending, identity, c => c.processedOffset!).catch(error => this.emit('warning', error))
+        if (pending.length > 0) refused = await this.#commitCursors(pending, identity, c => c.processedOffset!, deadline).catch(error => { this.emit('warning', error); return [] })
       }
     } finally {
       for (const cursor of cursors) cursor.ownership.released = true
     }
     await this.#callback(this.#options.onRevoked, partitions)
+    return refused
   }
 
   /**
@@ -399,7 +594,7 @@ export class GroupConsumer extends Consumer {
   #revokeWaitMs (): number {
     const timeout = this.#host.rebalanceTimeoutMs
     const margin = Math.min(timeout / 3, Math.max(2 * this.#host.heartbeatIntervalMs, 1000))
-    return Math.max(0, timeout - margin)
+    return Math.max(0, Math.floor(timeout - margin))
   }
 
   async #loseAll (reason: string): Promise<void> {
@@ -475,9 +670,14 @@ export class GroupConsumer extends Consumer {
     }
   }
 
-  /** Commits what was processed (at-least-once), leaves the group and stops. */
+  /**
+   * Commits what was processed (at-least-once), leaves the group and stops, within the
+   * rebalance timeout even when the coordinator refuses or does not answer. What it could
+   * not commit is emitted as 'commitRefused' (as every refusal is) and summed up in a
+   * 'warning'.
+   */
   override async close (): Promise<void> {
-    // One close at a time: run() closes after a failing handler while the failure itself closes.
+    // One close for every caller (the application, a failure, the iterator's end).
     this.#closing ??= this.#close()
     await this.#closing
   }
@@ -492,22 +692,27 @@ export class GroupConsumer extends Consumer {
     clearInterval(this.#commitTimer)
     await this.#started
     const membership = this.#membership
-    if (membership !== undefined) {
-      // Bounded: a group stuck in a rebalance must not keep close() from finishing.
-      if (this.delivery === 'at-least-once') {
-        let timer: NodeJS.Timeout | undefined
-        await Promise.race([
-          this.commit().catch(error => { this.emit('warning', error) }),
-          new Promise<void>(resolve => { timer = setTimeout(resolve, this.#host.rebalanceTimeoutMs) })
-        ])
-        clearTimeout(timer)
-      }
-      // Revoke (commit what was processed, release) before leaving, so the next owner starts after what we did.
-      const identity = membership.identity()
-      await this.#revoke(this.#host.heldPartitions(), this.delivery === 'at-least-once' ? identity : undefined, 0).catch(() => {})
-      await membership.stop(true)
+    try {
+      if (membership !== undefined) await this.#leave(membership)
+    } finally {
+      // Whatever happened while leaving, the fetching stops.
+      this.#coordinator.closeConnections()
+      await super.close()
     }
-    this.#coordinator.closeConnections()
-    await super.close()
+  }
+
+  /** close()'s part: revoke (what was processed committed) and leave, within one rebalance timeout. */
+  async #leave (membership: Membership): Promise<void> {
+    const deadlineAt = Date.now() + this.#host.rebalanceTimeoutMs
+    // A rebalance in progress ends first (within the deadline), so what we hold has a current identity to be committed under.
+    await membership.whenStable(AbortSignal.timeout(this.#host.rebalanceTimeoutMs - this.#revokeWaitMs())).catch(() => {})
+    // Revoke (commit what was processed, release) before leaving, so the next owner starts
+    // after what we did. Handlers still running are not waited for (see #close).
+    const identity = membership.identity()
+    const refused = await this.#revoke(this.#host.heldPartitions(), this.delivery === 'at-least-once' ? identity : undefined, { waitMs: 0, deadlineAt }).catch(() => [])
+    if (refused.length > 0) {
+      this.emit('warning', new KafkaTsError('UNCOMMITTED_ON_CLOSE', `Closing the consumer of group "${this.groupId}" left ${refused.length} partition(s) uncommitted: ${refused.map(r => `${r.topic}-${r.partition}@${r.offset} (${r.reason})`).join('; ')}`))
+    }
+    await membership.stop(true)
   }
 }

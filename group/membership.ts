@@ -4,6 +4,8 @@
  * (group-consumer.ts) fetches them, revokes them (waiting for processing and committing)
  * and releases them.
  */
+import type { BrokerError } from '../protocol/errors'
+
 export interface TopicPartition {
   topic: string
   partition: number
@@ -22,6 +24,8 @@ export interface MembershipHost {
   readonly sessionTimeoutMs: number
   readonly rebalanceTimeoutMs: number
   readonly heartbeatIntervalMs: number
+  /** A RegExp subscription as Kafka's SubscribedTopicRegex (RE2/J, whole names), or null. */
+  readonly subscriptionPattern: string | null
   /** The topics this member subscribes to now (a RegExp subscription is resolved here). */
   subscribedTopics: (signal?: AbortSignal) => Promise<string[]>
   /** Partitions held now (ownership not released). */
@@ -40,6 +44,8 @@ export interface MembershipHost {
   loseAll: (reason: string) => Promise<void>
   /** The membership cannot go on (e.g. a fenced static member): the consumer ends with this error. */
   fatal: (error: Error) => void
+  /** KIP-848: the broker answered the first heartbeat UNSUPPORTED_VERSION (it lists the API but does not run the protocol). */
+  protocolUnsupported: (error: BrokerError) => void
 }
 
 /**
@@ -72,6 +78,7 @@ export interface Membership {
   nextHeartbeat: (signal?: AbortSignal) => Promise<void>
 }
 
+export const UNSUPPORTED_VERSION = 35
 export const ILLEGAL_GENERATION = 22
 export const UNKNOWN_MEMBER_ID = 25
 export const REBALANCE_IN_PROGRESS = 27

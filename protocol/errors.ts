@@ -19,6 +19,8 @@ export class KafkaTsError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
     this.kind = kind
     this.retriable = options.retriable ?? false
+    // The class name, also for classes that do not set it (stack traces and logs show it).
+    this.name = new.target.name
     ;(this as unknown as Record<symbol, string[]>)[kBrand] = brandsOf(this)
   }
 

@@ -1,8 +1,10 @@
 /**
- * The real-Kafka harness: Apache Kafka 4.4.0 on 127.0.0.1, without Docker.
+ * The real-Kafka harness: Apache Kafka 4.4.0 on 127.0.0.1, without Docker; an older
+ * release for compatibility tests with `startCluster({ version: '3.9.1' })`.
  *
- * - ensureKafkaJars() brings the broker jars with Maven into ~/.cache/kafkats/kafka-4.4.0
- *   (once per machine; a marker file says the copy finished).
+ * - ensureKafkaJars(version) brings the broker jars with Maven into
+ *   ~/.cache/kafkats/kafka-<version> (once per machine and version; a marker file says the
+ *   copy finished).
  * - startCluster() formats KRaft storage in a temp dir and starts one combined
  *   broker+controller node, or three, then waits until every node answers ApiVersions and
  *   its Metadata lists every broker. Nodes can be paused (SIGSTOP), resumed, killed and
@@ -43,13 +45,21 @@ export function cacheRoot (): string {
   return process.env.KAFKATS_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'kafkats')
 }
 
-export function kafkaJarDir (): string {
-  return path.join(cacheRoot(), `kafka-${KAFKA_VERSION}`)
+/** Releases the harness runs besides KAFKA_VERSION (fetched with a copy of tests/broker/pom.xml naming them). */
+export const OLDER_KAFKA_VERSIONS = ['3.9.1'] as const
+export type KafkaVersion = typeof KAFKA_VERSION | typeof OLDER_KAFKA_VERSIONS[number]
+
+export function kafkaJarDir (version: KafkaVersion = KAFKA_VERSION): string {
+  return path.join(cacheRoot(), `kafka-${version}`)
 }
 
-/** The `-cp` value for the broker jars, with optional extra entries first. */
+/** The `-cp` value for the broker jars (of KAFKA_VERSION), with optional extra entries first. */
 export function kafkaClasspath (...extra: string[]): string {
-  return [...extra, path.join(kafkaJarDir(), '*')].join(path.delimiter)
+  return kafkaClasspathOf(KAFKA_VERSION, ...extra)
+}
+
+export function kafkaClasspathOf (version: KafkaVersion, ...extra: string[]): string {
+  return [...extra, path.join(kafkaJarDir(version), '*')].join(path.delimiter)
 }
 
 /** The repository root (the folder with package.json), from either tests/ or dist/tests/. */
@@ -97,10 +107,12 @@ export async function requireMaven (): Promise<void> {
  * into a fresh folder that then replaces the old one, so no stale jar stays on the
  * classpath. A lock folder keeps two processes (parallel test files) from fetching at once.
  */
-export async function ensureKafkaJars (): Promise<string> {
-  const dir = kafkaJarDir()
+export async function ensureKafkaJars (version: KafkaVersion = KAFKA_VERSION): Promise<string> {
+  const dir = kafkaJarDir(version)
   const marker = path.join(dir, COMPLETE_MARKER)
-  const pom = await fsp.readFile(path.join(repoRoot(), 'tests', 'broker', 'pom.xml'))
+  // The pom names KAFKA_VERSION; an older release gets a copy naming its own (same hash for the default as before).
+  const defaultPom = await fsp.readFile(path.join(repoRoot(), 'tests', 'broker', 'pom.xml'), 'utf8')
+  const pom = version === KAFKA_VERSION ? defaultPom : defaultPom.replaceAll(`<version>${KAFKA_VERSION}</version>`, `<version>${version}</version>`)
   const pomHash = createHash('sha256').update(pom).digest('hex')
   const isComplete = (): boolean => fs.existsSync(marker) && fs.readFileSync(marker, 'utf8').trim() === pomHash
   if (isComplete()) return dir
@@ -110,17 +122,17 @@ export async function ensureKafkaJars (): Promise<string> {
   await withLock(`${dir}.lock`, async () => {
     if (isComplete()) return
     // Maven runs on a copy of the pom beside the cache, so nothing is written into the repository.
-    const pomDir = path.join(cacheRoot(), `pom-${KAFKA_VERSION}`)
+    const pomDir = path.join(cacheRoot(), `pom-${version}`)
     await fsp.mkdir(pomDir, { recursive: true })
     await fsp.writeFile(path.join(pomDir, 'pom.xml'), pom)
     const fresh = `${dir}.fetching`
     await fsp.rm(fresh, { recursive: true, force: true })
-    process.stderr.write(`kafkats: fetching the Apache Kafka ${KAFKA_VERSION} jars into ${dir} …\n`)
+    process.stderr.write(`kafkats: fetching the Apache Kafka ${version} jars into ${dir} …\n`)
     const result = await run('mvn', ['-q', '-B', '-f', path.join(pomDir, 'pom.xml'), 'dependency:copy-dependencies', `-DoutputDirectory=${fresh}`], { cwd: pomDir })
     if (result.code !== 0) {
-      throw new Error(`\`mvn dependency:copy-dependencies\` failed (exit ${String(result.code)}) while fetching the Kafka ${KAFKA_VERSION} jars:\n${tail(result.stdout + result.stderr, 60)}`)
+      throw new Error(`\`mvn dependency:copy-dependencies\` failed (exit ${String(result.code)}) while fetching the Kafka ${version} jars:\n${tail(result.stdout + result.stderr, 60)}`)
     }
-    for (const jar of [`kafka_2.13-${KAFKA_VERSION}.jar`, `kafka-tools-${KAFKA_VERSION}.jar`, `kafka-clients-${KAFKA_VERSION}.jar`]) {
+    for (const jar of [`kafka_2.13-${version}.jar`, `kafka-tools-${version}.jar`, `kafka-clients-${version}.jar`]) {
       if (!fs.existsSync(path.join(fresh, jar))) throw new Error(`Maven finished but ${jar} is not in ${fresh}`)
     }
     await fsp.writeFile(path.join(fresh, COMPLETE_MARKER), `${pomHash}\n`)
@@ -165,6 +177,8 @@ function isAlive (pid: number): boolean {
 
 export interface ClusterOptions {
   nodes?: 1 | 3
+  /** The Kafka release to run (default KAFKA_VERSION); older ones get only the settings they know. */
+  version?: KafkaVersion
   /** Port of node 1's listener (default 19092), or 'free' to pick unused ports. */
   portBase?: number | 'free'
   /** Distance between the ports of node N and N+1 (default 10000; 2 with portBase 'free'). */
@@ -250,8 +264,9 @@ function installExitHook (): void {
 export async function startCluster (options: ClusterOptions = {}): Promise<KafkaCluster> {
   const count = options.nodes ?? 1
   if (count !== 1 && count !== 3) throw new Error(`A test cluster has 1 or 3 nodes, not ${String(count)}`)
+  const version = options.version ?? KAFKA_VERSION
   await requireJava()
-  await ensureKafkaJars()
+  await ensureKafkaJars(version)
   installExitHook()
   const { base, stride } = await choosePorts(count, options)
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'kafkats-kafka-'))
@@ -272,13 +287,13 @@ export async function startCluster (options: ClusterOptions = {}): Promise<Kafka
     const port = base + (id - 1) * stride
     const nodeDir = path.join(dir, `node-${id}`)
     await fsp.mkdir(nodeDir)
-    const properties = serverProperties(id, port, voters, path.join(nodeDir, 'data'), count, { ...security?.properties(port), ...options.brokerOverrides })
+    const properties = serverProperties(version, id, port, voters, path.join(nodeDir, 'data'), count, { ...security?.properties(port), ...options.brokerOverrides })
     const propertiesFile = path.join(nodeDir, 'server.properties')
     await fsp.writeFile(propertiesFile, properties)
-    cluster.nodes.push(new BrokerNode(cluster, id, port, nodeDir, propertiesFile, log4j, count === 1 ? '1G' : '512M', options.onUnexpectedExit))
+    cluster.nodes.push(new BrokerNode(cluster, version, id, port, nodeDir, propertiesFile, log4j, count === 1 ? '1G' : '512M', options.onUnexpectedExit))
   }
   try {
-    await Promise.all(cluster.nodes.map(node => formatStorage(clusterId, node.propertiesFile, log4j, options.features ?? {}, security?.formatArgs ?? [])))
+    await Promise.all(cluster.nodes.map(node => formatStorage(version, clusterId, node.propertiesFile, log4j, options.features ?? {}, security?.formatArgs ?? [])))
     await Promise.all(cluster.nodes.map(node => node.launch()))
     await cluster.waitUntilReady(cluster.startTimeoutMs)
   } catch (error) {
@@ -298,7 +313,7 @@ rootLogger.level = warn
 rootLogger.appenderRef.stdout.ref = STDOUT
 `
 
-function serverProperties (nodeId: number, port: number, voters: string, dataDir: string, count: number, overrides: Record<string, string | number | boolean>): string {
+function serverProperties (version: KafkaVersion, nodeId: number, port: number, voters: string, dataDir: string, count: number, overrides: Record<string, string | number | boolean>): string {
   const replication = count === 1 ? 1 : 3
   const minIsr = count === 1 ? 1 : 2
   const settings: Record<string, string | number | boolean> = {
@@ -315,8 +330,8 @@ function serverProperties (nodeId: number, port: number, voters: string, dataDir
     'offsets.topic.num.partitions': 3,
     'transaction.state.log.replication.factor': replication,
     'transaction.state.log.min.isr': minIsr,
-    'share.coordinator.state.topic.replication.factor': replication,
-    'share.coordinator.state.topic.min.isr': minIsr,
+    // Share groups (KIP-932) came after 3.9.
+    ...(version === KAFKA_VERSION ? { 'share.coordinator.state.topic.replication.factor': replication, 'share.coordinator.state.topic.min.isr': minIsr } : {}),
     'group.initial.rebalance.delay.ms': 0,
     // KIP-848 groups: the broker sets heartbeat interval and session timeout. Shorter than
     // the defaults (5 s, 45 s) so fencing tests run in seconds.
@@ -331,9 +346,9 @@ function serverProperties (nodeId: number, port: number, voters: string, dataDir
   return Object.entries(settings).map(([key, value]) => `${key}=${String(value)}`).join('\n') + '\n'
 }
 
-async function formatStorage (clusterId: string, propertiesFile: string, log4j: string, features: Record<string, number>, extraArgs: string[]): Promise<void> {
+async function formatStorage (version: KafkaVersion, clusterId: string, propertiesFile: string, log4j: string, features: Record<string, number>, extraArgs: string[]): Promise<void> {
   const featureArgs = Object.entries(features).flatMap(([name, level]) => ['--feature', `${name}=${level}`])
-  const result = await run('java', ['-Xmx256M', `-Dlog4j2.configurationFile=${log4j}`, '-cp', kafkaClasspath(), 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', propertiesFile, ...featureArgs, ...extraArgs], { timeoutMs: 120_000 })
+  const result = await run('java', ['-Xmx256M', `-Dlog4j2.configurationFile=${log4j}`, '-cp', kafkaClasspathOf(version), 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', propertiesFile, ...featureArgs, ...extraArgs], { timeoutMs: 120_000 })
   if (result.code !== 0) throw new Error(`Formatting KRaft storage failed (exit ${String(result.code)}) for ${propertiesFile}:\n${tail(result.stdout + result.stderr, 40)}`)
 }
 
@@ -442,6 +457,7 @@ class BrokerNode implements KafkaNode {
   readonly propertiesFile: string
   readonly logFile: string
   readonly #cluster: Cluster
+  readonly #version: KafkaVersion
   readonly #log4j: string
   readonly #heap: string
   readonly #onUnexpectedExit: ClusterOptions['onUnexpectedExit']
@@ -452,8 +468,9 @@ class BrokerNode implements KafkaNode {
   #expectExit = false
   #exited: Promise<void> = Promise.resolve()
 
-  constructor (cluster: Cluster, nodeId: number, port: number, dir: string, propertiesFile: string, log4j: string, heap: string, onUnexpectedExit: ClusterOptions['onUnexpectedExit']) {
+  constructor (cluster: Cluster, version: KafkaVersion, nodeId: number, port: number, dir: string, propertiesFile: string, log4j: string, heap: string, onUnexpectedExit: ClusterOptions['onUnexpectedExit']) {
     this.#cluster = cluster
+    this.#version = version
     this.nodeId = nodeId
     this.port = port
     this.controllerPort = port + 1
@@ -478,7 +495,7 @@ class BrokerNode implements KafkaNode {
     if (this.#wrapper !== undefined) throw new Error(`Kafka node ${this.nodeId} is already running`)
     const javaArgs = [
       `-Xmx${this.#heap}`, `-Xms${this.#heap}`, '-XX:+UseG1GC', '-XX:MaxGCPauseMillis=20', '-Djava.awt.headless=true',
-      `-Dlog4j2.configurationFile=${this.#log4j}`, '-cp', kafkaClasspath(), 'kafka.Kafka', this.propertiesFile
+      `-Dlog4j2.configurationFile=${this.#log4j}`, '-cp', kafkaClasspathOf(this.#version), 'kafka.Kafka', this.propertiesFile
     ]
     fs.appendFileSync(this.logFile, `--- kafkats: starting node ${this.nodeId} at ${new Date().toISOString()}\n`)
     const wrapper = spawn('sh', ['-c', WRAPPER, 'kafka-node', 'java', ...javaArgs], {

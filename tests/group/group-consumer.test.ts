@@ -15,6 +15,7 @@ import assert from 'node:assert/strict'
 import { ConsumerGroupHeartbeat } from '../../protocol/apis/consumer-group-heartbeat'
 import { Heartbeat } from '../../protocol/apis/heartbeat'
 import { JoinGroup } from '../../protocol/apis/join-group'
+import { LeaveGroup } from '../../protocol/apis/leave-group'
 import { OffsetCommit } from '../../protocol/apis/offset-commit'
 import { OffsetFetch } from '../../protocol/apis/offset-fetch'
 import { SyncGroup } from '../../protocol/apis/sync-group'
@@ -307,6 +308,28 @@ for (const protocol of protocols) {
       })
     }
 
+    // ------------------------------------------------------------------ close
+
+    test('close() ends within the rebalance timeout while the coordinator refuses every commit, and reports what it did not commit', async () => {
+      await withHarness({ partitions: 2, records: 5 }, async h => {
+        const a = await h.member('a', protocol)
+        a.run(h)
+        await until(() => a.processedUpTo(0) === 5n && a.processedUpTo(1) === 5n, 'A processing both partitions')
+        const refused: Array<{ partition: number, offset: bigint }> = []
+        a.consumer.on('commitRefused', (list: Array<{ partition: number, offset: bigint }>) => { refused.push(...list) })
+        h.cluster.intercept(OffsetCommit, () => ({ error: 16 })) // NOT_COORDINATOR, for ever: retried until the deadline
+        const started = Date.now()
+        const outcome = await Promise.race([a.consumer.close().then(() => 'closed'), sleep(4000).then(() => 'still closing after 4 s')])
+        const tookMs = Date.now() - started
+        assert.equal(outcome, 'closed')
+        assert.ok(tookMs < 1500 + 1000, `close() took ${tookMs} ms with rebalanceTimeoutMs 1500`)
+        assert.deepEqual([...new Set(refused.map(r => `p${r.partition}@${r.offset}`))].sort(), ['p0@5', 'p1@5'])
+        const summary = a.warnings.find(w => (w as { kind?: string }).kind === 'UNCOMMITTED_ON_CLOSE') as Error | undefined
+        assert.match(summary?.message ?? 'no UNCOMMITTED_ON_CLOSE warning', /t-0@5.*t-1@5|t-1@5.*t-0@5/)
+        assert.ok(h.cluster.requests(OffsetCommit).length >= 2, 'the commit was tried (and retried)')
+      })
+    })
+
     // ------------------------------------------------------------------ coordinator errors
 
     test('coordinator errors on heartbeats and commits are retried or lead to a rejoin, and consumption goes on', async () => {
@@ -471,6 +494,69 @@ describe('GroupConsumer (consumer protocol): reconciliation while the coordinato
         const added = a.assignedEvents.flatMap(e => e.added.map(p => p.partition))
         assert.deepEqual(added, [kept], `A added ${added.join(', ')}`)
         assert.deepEqual(a.offsets(1 - kept), [], 'A handed out records of the partition its newer target does not have')
+      } finally {
+        await stopBare()
+      }
+    })
+  })
+})
+
+describe('GroupConsumer (classic protocol): static membership', { timeout: 60_000 }, () => {
+  test('a static leader\'s close() sends no LeaveGroup, and its restart within the session timeout gets the partitions back without a rebalance', async () => {
+    await withHarness({ partitions: 2, records: 3 }, async h => {
+      const options = { instanceId: 'instance-a', sessionTimeoutMs: 10_000 }
+      const a = await h.member('a', 'classic', options)
+      a.run(h)
+      await until(() => a.processedUpTo(0) === 3n && a.processedUpTo(1) === 3n, 'A processing both partitions')
+      const generation = h.cluster.group(h.groupId)!.generationId
+      await a.consumer.close()
+      assert.deepEqual(h.cluster.requests(LeaveGroup).map(r => r.clientId), [], 'LeaveGroup sent by a static member')
+      // The restart: same instance id, new member id. The coordinator answers its JoinGroup with
+      // skipAssignment (it leads, and the group keeps its assignment).
+      const restarted = await h.member('a-restarted', 'classic', options)
+      restarted.run(h)
+      await until(() => restarted.held().length === 2, 'the restarted member holding both partitions')
+      await h.produce(2, [0, 1])
+      await until(() => restarted.processedUpTo(0) === 5n && restarted.processedUpTo(1) === 5n, 'the restarted member going on from the committed offsets')
+      await sleep(500)
+      assert.equal(h.cluster.group(h.groupId)!.generationId, generation, 'the group rebalanced')
+      assert.equal(h.cluster.requests(JoinGroup).filter(r => r.clientId === 'a-restarted').length, 1, 'the restarted leader joined more than once')
+      assert.deepEqual(restarted.offsets(0), [3n, 4n])
+    })
+  })
+})
+
+describe('GroupConsumer (consumer protocol): commits in order', { timeout: 60_000 }, () => {
+  test('a commit resent after its connection died is rebuilt from what is held then: it never lands after the revoke\'s commit and moves the offset back', async () => {
+    await withHarness({ partitions: 2, records: 5, groups: { consumerSessionTimeoutMs: 30_000 } }, async h => {
+      // A slow onRevoked keeps the revoked partition A's at the coordinator (not acknowledged),
+      // so an old commit of it would still be accepted there.
+      const onRevokedHeld = h.gate()
+      const a = await h.member('a', 'consumer', { rebalanceTimeoutMs: 5000, onRevoked: async () => { await onRevokedHeld.promise } }, { retryBackoffMs: 800 })
+      a.run(h)
+      await until(() => a.processedUpTo(0) === 5n && a.processedUpTo(1) === 5n, 'A processing both partitions')
+      // A commits both @5; the request dies with its connection before the broker applies it,
+      // and the Client resends it 800 ms later.
+      h.cluster.intercept(OffsetCommit, r => r.clientId === 'a' ? { drop: 'before-apply' } : undefined, { times: 1 })
+      const first = a.consumer.commit()
+      await until(() => h.cluster.requests(OffsetCommit).some(r => r.clientId === 'a'), "A's first commit")
+      await h.produce(5, [0, 1])
+      await until(() => a.processedUpTo(0) === 10n && a.processedUpTo(1) === 10n, 'A processing both partitions up to 10')
+      // A second member takes one partition: A's revoke commits it @10 and releases it.
+      const stopBare = await joinBareConsumerMember(h, 'bare', [h.topic])
+      try {
+        await until(() => a.held().length === 1, 'A revoking one partition')
+        const revoked = 1 - a.held()[0]
+        await first
+        await sleep(200)
+        onRevokedHeld.release()
+        await sleep(200)
+        const story = h.commits().flatMap(e => e.partitions.map(p => `epoch ${e.generationIdOrMemberEpoch} p${p.partition}@${p.offset} ${p.accepted ? 'accepted' : 'refused'}`)).join(' | ')
+        assert.equal(h.committed(revoked), 10n, `the revoked partition's committed offset: ${story}`)
+        for (const p of [0, 1]) {
+          const accepted = h.commits().flatMap(e => e.partitions.filter(x => x.partition === p && x.accepted).map(x => x.offset))
+          assert.deepEqual(accepted, [...accepted].sort((x, y) => Number(x - y)), `p${p}'s accepted commits went back: ${story}`)
+        }
       } finally {
         await stopBare()
       }

@@ -197,9 +197,10 @@ export class Harness {
    * connection), which starts joining at once. The Client loads the topic's metadata
    * first unless `coldMetadata`: a classic follower whose Client knows no topic id cannot
    * fetch its committed offsets (see the test of that bug in group-consumer.test.ts).
+   * `retryBackoffMs` is the Client's first retry backoff (how long a failed request waits).
    */
-  async member (name: string, protocol: Protocol, options: Partial<GroupConsumerOptions> = {}, { coldMetadata = false } = {}): Promise<Member> {
-    const client = new Client({ bootstrap: this.cluster.bootstrap, clientId: name, retryBackoff: { initialMs: 5, maxMs: 50 }, requestTimeoutMs: 5000 })
+  async member (name: string, protocol: Protocol, options: Partial<GroupConsumerOptions> = {}, { coldMetadata = false, retryBackoffMs = 5 } = {}): Promise<Member> {
+    const client = new Client({ bootstrap: this.cluster.bootstrap, clientId: name, retryBackoff: { initialMs: retryBackoffMs, maxMs: Math.max(50, retryBackoffMs) }, requestTimeoutMs: 5000 })
     if (!coldMetadata) await client.metadata.refresh([this.topic])
     const consumer = new GroupConsumer(client, {
       groupId: this.groupId,
@@ -210,9 +211,9 @@ export class Harness {
       // One record (one batch) per fetch of a partition: the batch in flight is exactly the one the test holds.
       maxPartitionBytes: 1,
       maxWaitMs: 50,
-      sessionTimeoutMs: 1500,
       rebalanceTimeoutMs: 1500,
-      heartbeatIntervalMs: 50,
+      // Classic only: with KIP-848 the coordinator sets them (consumerHeartbeatIntervalMs above).
+      ...(protocol === 'classic' ? { sessionTimeoutMs: 1500, heartbeatIntervalMs: 50 } : {}),
       // Commits happen when the test calls commit() (or on a revoke), unless a test asks for auto-commits.
       autoCommitIntervalMs: 60_000,
       ...this.#defaults,

@@ -64,9 +64,9 @@ describe('fenced and revoked members commit nothing behind the new owner', { ski
       fromBeginning: true,
       // One record batch per fetch: the record in flight is exactly the one the test holds.
       maxPartitionBytes: 1,
-      sessionTimeoutMs: 6000,
       rebalanceTimeoutMs: 3000,
-      heartbeatIntervalMs: 300,
+      // Classic only: a KIP-848 broker sets them (the harness's group.consumer.* settings).
+      ...(protocol === 'classic' ? { sessionTimeoutMs: 6000, heartbeatIntervalMs: 300 } : {}),
       autoCommitIntervalMs: 100,
       assignor: protocol === 'classic' ? 'cooperative-sticky' : undefined,
       ...extra

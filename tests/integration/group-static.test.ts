@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Client } from '../../index'
 import { GroupConsumer } from '../../group/group-consumer'
-import { KafkaTsError } from '../../protocol/errors'
+import { StaticMembershipError } from '../../group/errors'
 import { sharedBootstrap } from '../broker/kafka'
 import { uniqueName } from './support'
 
@@ -40,8 +40,9 @@ describe('static membership', { skip, timeout: 120_000 }, () => {
     let bReceived = 0
     const bDone = b.run({ eachBatch: () => { bReceived++ } }).catch(() => {})
     const aError = await Promise.race([aDone, new Promise(resolve => setTimeout(() => resolve('A is still running'), 20_000))])
-    assert.ok(aError instanceof KafkaTsError, `A did not stop with an error: ${String(aError)}`)
-    assert.equal(aError.kind, 'FENCED_INSTANCE_ID')
+    assert.ok(aError instanceof StaticMembershipError, `A did not stop with a StaticMembershipError: ${String(aError)}`)
+    assert.equal(aError.code, 82)
+    assert.equal(aError.type, 'FENCED_INSTANCE_ID')
     assert.match(aError.message, /instance-1/)
     // B owns the group's partitions now and consumes what comes next.
     for (const partition of [0, 1]) await clientA.produceRaw({ topic, partition, records: [{ value: Buffer.from('y') }] })

@@ -1,0 +1,32 @@
+/**
+ * Errors of group membership that end a consumer, the same class whichever group protocol
+ * (classic or KIP-848) ran into them.
+ */
+import { BrokerError } from '../protocol/errors'
+import { FENCED_INSTANCE_ID } from './membership'
+
+/**
+ * A static member (instanceId, KIP-345) cannot go on: another consumer joined with the same
+ * instanceId and took its place (FENCED_INSTANCE_ID, 82), or the instanceId is still held by
+ * a member that has not left yet (UNRELEASED_INSTANCE_ID, 111, KIP-848).
+ */
+export class StaticMembershipError extends BrokerError {
+  readonly instanceId: string
+
+  constructor (code: number, groupId: string, instanceId: string, brokerMessage?: string | null) {
+    const what = code === FENCED_INSTANCE_ID
+      ? `another consumer joined group "${groupId}" with the same instanceId "${instanceId}", so this one stops: give each running consumer its own instanceId`
+      : `instanceId "${instanceId}" is still held by a member of group "${groupId}" that has not left: stop the other consumer, or wait for its session to expire`
+    super(code, `Static membership: ${what}`, brokerMessage)
+    this.name = 'StaticMembershipError'
+    this.instanceId = instanceId
+  }
+}
+
+/** The broker does not run the KIP-848 consumer group protocol although it was asked for. */
+export class GroupProtocolUnsupportedError extends BrokerError {
+  constructor (code: number, groupId: string, brokerMessage?: string | null) {
+    super(code, `Group "${groupId}" with groupProtocol: 'consumer' (KIP-848): the broker lists ConsumerGroupHeartbeat but has not enabled the protocol (Kafka 3.7–3.9 need group.coordinator.rebalance.protocols=classic,consumer; 4.x the group.version=1 feature). Use groupProtocol: 'classic', or enable it on the broker`, brokerMessage)
+    this.name = 'GroupProtocolUnsupportedError'
+  }
+}

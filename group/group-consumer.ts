@@ -110,12 +110,16 @@ function checkGroupOptions (options: GroupConsumerOptions): void {
     throw new RangeError(`${WHERE} fromBeginning: true is offsetReset: 'earliest', which contradicts offsetReset: '${options.offsetReset}'; give one of them`)
   }
   for (const name of ['onAssigned', 'onRevoked', 'onLost'] as const) checkFunction(WHERE, name, options[name])
-  if (options.groupProtocol === 'consumer') {
-    const classicOnly = classicOnlyOptions(options)
-    if (classicOnly.length > 0) {
-      throw new RangeError(`${WHERE} ${classicOnly.join(', ')}: classic-protocol only; with groupProtocol: 'consumer' (KIP-848) the broker sets session timeout and heartbeat interval (group.consumer.*) and assigns on the server (give the assignor by name, e.g. 'uniform' or 'range'). Leave ${classicOnly.length > 1 ? 'them' : 'it'} out, or use groupProtocol: 'classic'`)
-    }
+  if (options.groupProtocol === 'consumer' && options.assignor !== undefined && typeof options.assignor !== 'string') {
+    throw new RangeError(`${WHERE} assignor (an Assignor object): classic-protocol only; with groupProtocol: 'consumer' (KIP-848) the broker assigns (give a server assignor by name, e.g. 'uniform' or 'range'), or use groupProtocol: 'classic'`)
   }
+}
+
+/** Said once the consumer runs KIP-848 with classic-only timing options, which the broker overrides. */
+function ignoredClassicOptions (options: GroupConsumerOptions): KafkaTsError | undefined {
+  const given = classicOnlyOptions(options).filter(o => !o.startsWith('assignor'))
+  if (given.length === 0) return undefined
+  return new KafkaTsError('CLASSIC_ONLY_OPTION', `${WHERE} ${given.join(', ')}: classic-protocol only and ignored with KIP-848, where the broker sets session timeout and heartbeat interval (group.consumer.session.timeout.ms, group.consumer.heartbeat.interval.ms); leave ${given.length > 1 ? 'them' : 'it'} out, or use groupProtocol: 'classic'`)
 }
 
 /** The classic-only options given (the Java client refuses them with group.protocol=consumer). */
@@ -218,6 +222,9 @@ export class GroupConsumer extends Consumer {
     }
     if (this.closed) return
     this.#protocol = protocol
+    const ignored = protocol === 'consumer' ? ignoredClassicOptions(this.#options) : undefined
+    // Later than construction, so a listener attached right after it hears it.
+    if (ignored !== undefined) setImmediate(() => this.emit('warning', ignored))
     this.#membership = this.#newMembership(protocol)
     this.#membership.start()
     if (this.delivery === 'at-least-once') {

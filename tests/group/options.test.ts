@@ -30,8 +30,6 @@ describe('group consumer options are checked at construction', () => {
     ['fromBeginning contradicting offsetReset', { ...base, fromBeginning: true, offsetReset: 'latest' }, RangeError, /fromBeginning/],
     ['an onAssigned that is not a function', { ...base, onAssigned: 'log' }, TypeError, /onAssigned: expected a function/],
     ['an assignor that is neither a name nor an Assignor', { ...base, assignor: 42 }, TypeError, /assignor/],
-    ['KIP-848 with sessionTimeoutMs', { ...base, groupProtocol: 'consumer', sessionTimeoutMs: 10_000 }, RangeError, /sessionTimeoutMs: classic-protocol only.*groupProtocol: 'classic'/],
-    ['KIP-848 with heartbeatIntervalMs', { ...base, groupProtocol: 'consumer', heartbeatIntervalMs: 1000 }, RangeError, /heartbeatIntervalMs: classic-protocol only/],
     ['KIP-848 with a client-side assignor', { ...base, groupProtocol: 'consumer', assignor: { name: 'mine', protocol: 'eager', assign: () => new Map() } }, RangeError, /assignor \(an Assignor object\): classic-protocol only/],
     ['a RegExp with a flag Kafka cannot match', { groupId: 'g', topics: new RegExp('orders', 'v') }, RangeError, /RegExp flag/]
   ]
@@ -67,6 +65,16 @@ describe('group consumer start-up against the fake cluster', { timeout: 60_000 }
     })
   })
 
+  test('KIP-848 with sessionTimeoutMs and heartbeatIntervalMs: a warning says the broker sets them', async () => {
+    await withHarness({ partitions: 1, records: 2 }, async h => {
+      const a = await h.member('a', 'consumer', { sessionTimeoutMs: 2000, heartbeatIntervalMs: 100 })
+      a.run(h)
+      await until(() => a.processedUpTo(0) === 2n, 'A consuming')
+      const said = a.warnings.find(w => (w as KafkaTsError).kind === 'CLASSIC_ONLY_OPTION') as Error | undefined
+      assert.match(said?.message ?? 'no CLASSIC_ONLY_OPTION warning', /sessionTimeoutMs, heartbeatIntervalMs: classic-protocol only and ignored with KIP-848.*groupProtocol: 'classic'/)
+    })
+  })
+
   test('groupProtocol left out with a classic-only option: the classic protocol', async () => {
     await withHarness({ partitions: 1, records: 2 }, async h => {
       const a = await h.member('a', 'classic', { groupProtocol: undefined, sessionTimeoutMs: 2000 })
@@ -80,7 +88,7 @@ describe('group consumer start-up against the fake cluster', { timeout: 60_000 }
   test('a broker that lists ConsumerGroupHeartbeat but answers UNSUPPORTED_VERSION: groupProtocol left out falls back to classic with a warning', async () => {
     await withHarness({ partitions: 1, records: 2 }, async h => {
       h.cluster.intercept(ConsumerGroupHeartbeat, () => ({ error: 35 }))
-      const a = await h.member('a', 'consumer', { groupProtocol: undefined })
+      const a = await h.member('a', 'consumer', { groupProtocol: undefined, sessionTimeoutMs: undefined, heartbeatIntervalMs: undefined })
       a.run(h)
       await until(() => a.processedUpTo(0) === 2n, 'A consuming with the classic protocol')
       assert.equal(a.consumer.groupProtocol, 'classic')

@@ -211,9 +211,9 @@ export class Harness {
       // One record (one batch) per fetch of a partition: the batch in flight is exactly the one the test holds.
       maxPartitionBytes: 1,
       maxWaitMs: 50,
+      sessionTimeoutMs: 1500,
       rebalanceTimeoutMs: 1500,
-      // Classic only: with KIP-848 the coordinator sets them (consumerHeartbeatIntervalMs above).
-      ...(protocol === 'classic' ? { sessionTimeoutMs: 1500, heartbeatIntervalMs: 50 } : {}),
+      heartbeatIntervalMs: 50,
       // Commits happen when the test calls commit() (or on a revoke), unless a test asks for auto-commits.
       autoCommitIntervalMs: 60_000,
       ...this.#defaults,

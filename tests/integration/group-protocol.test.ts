@@ -5,7 +5,7 @@
 // 'consumer' must fail saying what to do. A 4.4 broker runs KIP-848 by default.
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { Client } from '../../client/client'
+import { Client } from '../../index'
 import { GroupProtocolUnsupportedError } from '../../group/errors'
 import { GroupConsumer } from '../../group/group-consumer'
 import type { KafkaTsError } from '../../protocol/errors'

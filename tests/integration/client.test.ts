@@ -57,6 +57,11 @@ describe('low-level API against a real broker', { skip }, () => {
     assert.ok(response.apiKeys.length > 20)
   })
 
+  // COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR, INVALID_PRODUCER_EPOCH, INVALID_TXN_STATE,
+  // INVALID_PRODUCER_ID_MAPPING, PRODUCER_FENCED, TRANSACTIONAL_ID_NOT_FOUND
+  const UNKNOWN_TRANSACTION_ERRORS = [15, 16, 47, 48, 49, 90, 105]
+  const assertOneOf = (code: number, allowed: number[]): void => assert.ok(allowed.includes(code), `error ${code}, expected one of ${allowed.join(', ')}`)
+
   // A request body per API and version that the broker accepts, and a check of its answer.
   const samples = (): Record<string, { body: (version: number) => unknown, check: (response: any, version: number) => void }> => ({
     ApiVersions: {
@@ -74,7 +79,7 @@ describe('low-level API against a real broker', { skip }, () => {
         timeoutMs: 10_000,
         topicData: [{ name: version >= 13 ? '' : topic, topicId: version >= 13 ? topicId : ZERO_UUID, partitionData: [{ index: 0, records: producedBatch }] }]
       }),
-      check: r => assert.equal(r.responses[0].partitionResponses[0].errorCode, 0)
+      check: (r, version) => assert.equal(r.responses[0].partitionResponses[0].errorCode, 0, `v${version}`)
     },
     Fetch: {
       body: version => ({
@@ -279,6 +284,46 @@ describe('low-level API against a real broker', { skip }, () => {
     StreamsGroupDescribe: {
       body: () => ({ groupIds: [unique('sample')], includeAuthorizedOperations: false }),
       check: r => assert.equal(r.groups[0].errorCode, 69)
+    },
+    // Transactions, for a transactional id the coordinator has never seen: each API answers
+    // with the error Kafka gives for that (or, until __transaction_state exists, that the
+    // coordinator is not available yet).
+    AddPartitionsToTxn: {
+      body: version => version >= 4
+        ? { transactions: [{ transactionalId: unique('sample-txn'), producerId: 999_999n, producerEpoch: 0, verifyOnly: false, topics: [{ name: topic, partitions: [0] }] }] }
+        : { v3AndBelowTransactionalId: unique('sample-txn'), v3AndBelowProducerId: 999_999n, v3AndBelowProducerEpoch: 0, v3AndBelowTopics: [{ name: topic, partitions: [0] }] },
+      check: (r, version) => {
+        const results = version >= 4 ? r.resultsByTransaction[0].topicResults : r.resultsByTopicV3AndBelow
+        if (version >= 4) assert.equal(r.errorCode, 0)
+        assertOneOf(results[0].resultsByPartition[0].partitionErrorCode, UNKNOWN_TRANSACTION_ERRORS)
+      }
+    },
+    AddOffsetsToTxn: {
+      body: () => ({ transactionalId: unique('sample-txn'), producerId: 999_999n, producerEpoch: 0, groupId: unique('sample') }),
+      check: r => assertOneOf(r.errorCode, UNKNOWN_TRANSACTION_ERRORS)
+    },
+    EndTxn: {
+      body: () => ({ transactionalId: unique('sample-txn'), producerId: 999_999n, producerEpoch: 0, committed: false }),
+      check: r => assertOneOf(r.errorCode, UNKNOWN_TRANSACTION_ERRORS)
+    },
+    TxnOffsetCommit: {
+      body: version => ({
+        transactionalId: unique('sample-txn'), groupId: unique('sample'), producerId: 999_999n, producerEpoch: 0,
+        topics: [version >= 6 ? { topicId, partitions: [{ partitionIndex: 0, committedOffset: 1n, committedMetadata: null }] } : { name: topic, partitions: [{ partitionIndex: 0, committedOffset: 1n, committedMetadata: null }] }]
+      }),
+      check: r => assertOneOf(r.topics[0].partitions[0].errorCode, UNKNOWN_TRANSACTION_ERRORS)
+    },
+    DescribeProducers: {
+      body: () => ({ topics: [{ name: topic, partitionIndexes: [0] }] }),
+      check: r => { assert.equal(r.topics[0].partitions[0].errorCode, 0); assert.ok(Array.isArray(r.topics[0].partitions[0].activeProducers)) }
+    },
+    DescribeTransactions: {
+      body: () => ({ transactionalIds: [unique('sample-txn')] }),
+      check: r => assertOneOf(r.transactionStates[0].errorCode, [15, 16, 105]) // COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR, TRANSACTIONAL_ID_NOT_FOUND
+    },
+    ListTransactions: {
+      body: () => ({ stateFilters: [], producerIdFilters: [] }),
+      check: r => { assert.equal(r.errorCode, 0); assert.ok(Array.isArray(r.transactionStates)) }
     },
     SaslHandshake: {
       body: () => ({ mechanism: 'PLAIN' }),

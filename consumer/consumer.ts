@@ -167,6 +167,41 @@ class HandOutBatch implements ConsumerBatch {
 
 const sleep = async (ms: number): Promise<void> => await new Promise(resolve => setTimeout(resolve, ms))
 
+/**
+ * Calls the application's callback for one batch of run(), from record `progress.next`;
+ * false if it stopped early (`keepGoing`). Its name marks run() handlers in async stack
+ * traces: close() looks for it (calledFromHandler) to know it must not wait for handlers.
+ */
+async function kafkatsRunHandler (options: RunOptions, batch: ConsumerBatch, progress: { next: number }, keepGoing: () => boolean, recordDone: (record: KafkaRecord) => void): Promise<boolean> {
+  if (options.eachBatch !== undefined) {
+    await options.eachBatch(batch)
+    return true
+  }
+  const records = batch.records
+  for (; progress.next < records.length; progress.next++) {
+    if (!keepGoing()) return false
+    await options.eachRecord!(records[progress.next], batch)
+    recordDone(records[progress.next])
+  }
+  return true
+}
+
+/**
+ * Whether the caller runs inside a run() handler (an `async` one: V8's async stack traces
+ * follow awaits). close() from a handler must not wait for handlers, itself among them;
+ * AsyncLocalStorage would tell exactly, but it triples the cost of every promise on Node 20.
+ * Called only by close(), so the stack capture costs nothing on a hot path.
+ */
+export function calledFromHandler (): boolean {
+  const limit = Error.stackTraceLimit
+  Error.stackTraceLimit = 200
+  try {
+    return new Error().stack?.includes('kafkatsRunHandler') ?? false
+  } finally {
+    Error.stackTraceLimit = limit
+  }
+}
+
 export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatch> {
   protected readonly client: Client
   readonly #settings: FetchSettings
@@ -195,6 +230,8 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
    * so a partition never has two handlers at once.
    */
   readonly #predecessors = new Map<string, Cursor>()
+  /** Batches handed to run() handlers (not to a `for await` loop or a nextBatch() caller). */
+  readonly #runBatches = new WeakSet<ConsumerBatch>()
   /** Cursors whose seek to an offset spec is being resolved: the resolved offset counts as processed. */
   readonly #seekedToSpec = new WeakSet<Cursor>()
 
@@ -281,7 +318,11 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
       if (cursor.processing !== undefined) this.#predecessors.set(cursor.key, cursor)
       removed.push(cursor)
     }
-    const processing = removed.map(c => c.processing?.finished).filter((p): p is Promise<void> => p !== undefined)
+    // Once close() started, only run() handlers are waited for: a `for await` loop body or a
+    // nextBatch() caller may be the one closing, and finishes its batch (or not) by itself.
+    const processing = removed
+      .filter(c => c.processing !== undefined && (!this.#stopping || this.#runBatches.has(c.processing.batch)))
+      .map(c => c.processing!.finished)
     if (processing.length > 0) {
       let timer: NodeJS.Timeout | undefined
       await Promise.race([Promise.all(processing), new Promise<void>(resolve => { timer = setTimeout(resolve, waitMs) })])
@@ -425,6 +466,7 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
       for (;;) {
         const handed = await this.nextBatch()
         if (handed === undefined) return
+        this.#runBatches.add(handed.batch)
         await this.#process(handed, options, retry)
       }
     }
@@ -439,25 +481,15 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
 
   /** One batch through the application's callback: per-record progress, retries, stale stops. */
   async #process ({ batch, cursor }: HandedBatch, options: RunOptions, retry: RunRetryOptions | undefined): Promise<void> {
-    const { eachBatch, eachRecord } = options
     const records = batch.records
-    let next = 0
+    const progress = { next: 0 }
+    // A revoked, lost or seeked batch stops at the next record; so does one out when close() starts.
+    const keepGoing = (): boolean => !batch.isStale() && !this.#stopping
+    const recordDone = (record: KafkaRecord): void => this.#recordDone(cursor, batch, record)
     for (let attempt = 0; ; attempt++) {
       try {
-        if (eachBatch !== undefined) {
-          await eachBatch(batch)
-        } else {
-          for (; next < records.length; next++) {
-            // A revoked, lost or seeked batch stops at the next record.
-            if (batch.isStale() || this.#stopping) {
-              this.#finish(cursor, batch, false)
-              return
-            }
-            await eachRecord!(records[next], batch)
-            this.#recordDone(cursor, batch, records[next])
-          }
-        }
-        this.#finish(cursor, batch, true)
+        const done = await kafkatsRunHandler(options, batch, progress, keepGoing, recordDone)
+        this.#finish(cursor, batch, done)
         return
       } catch (error) {
         const retries = retry?.maxRetries ?? Infinity
@@ -467,7 +499,7 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
           throw error
         }
         const retryInMs = Math.min(retry.maxMs ?? 30_000, (retry.initialMs ?? 100) * 2 ** attempt)
-        const event: HandlerErrorEvent = { error, topic: batch.topic, partition: batch.partition, offset: records[next]?.offset ?? batch.nextOffset, attempt: attempt + 1, retryInMs }
+        const event: HandlerErrorEvent = { error, topic: batch.topic, partition: batch.partition, offset: records[progress.next]?.offset ?? batch.nextOffset, attempt: attempt + 1, retryInMs }
         this.emit('handlerError', event)
         await sleep(retryInMs)
         if (batch.isStale() || this.#stopping) {
@@ -506,10 +538,9 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
   }
 
   /**
-   * No more batches are handed out (close() starts here). Batches out with the application
-   * are not waited for: a handler may be the one calling close(), and waiting for it would
-   * never end. What they finish after this is not processed (at-least-once: handed again to
-   * the next owner).
+   * No more batches are handed out (close() starts here); eachRecord batches stop at the
+   * next record. A group member's close() then waits for run() handlers still out, unless
+   * it is called from one of them (calledFromHandler).
    */
   protected stopHandingOut (): void {
     this.#stopping = true

@@ -17,7 +17,7 @@
  *    refused commit means the batch is not processed.
  */
 import type { Client } from '../client/client'
-import { Consumer, type ConsumerBatch, type FetchOptions } from '../consumer/consumer'
+import { calledFromHandler, Consumer, type ConsumerBatch, type FetchOptions } from '../consumer/consumer'
 import type { Cursor, Ownership, Processing } from '../consumer/cursor'
 import { OffsetCommit, type OffsetCommitRequest } from '../protocol/apis/offset-commit'
 import { OffsetFetch } from '../protocol/apis/offset-fetch'
@@ -684,23 +684,25 @@ export class GroupConsumer extends Consumer {
    * 'warning'.
    */
   override async close (): Promise<void> {
+    // Synchronously, while the caller's frames are on the stack.
+    const fromHandler = calledFromHandler()
     // One close for every caller (the application, a failure, the iterator's end).
-    this.#closing ??= this.#close()
+    this.#closing ??= this.#close(fromHandler)
     await this.#closing
   }
 
   #closing: Promise<void> | undefined
 
-  async #close (): Promise<void> {
+  async #close (fromHandler: boolean): Promise<void> {
     if (this.closed) return
-    // First: nothing more is handed out. Handlers still running are not waited for (one may be
-    // the caller: close() from inside a handler); what they finish later is not committed.
+    // First: nothing more is handed out. Handlers still out are waited for (bounded, as a
+    // revoke), unless close() is called from one of them: it would wait for itself.
     this.stopHandingOut()
     clearInterval(this.#commitTimer)
     await this.#started
     const membership = this.#membership
     try {
-      if (membership !== undefined) await this.#leave(membership)
+      if (membership !== undefined) await this.#leave(membership, fromHandler)
     } finally {
       // Whatever happened while leaving, the fetching stops.
       this.#coordinator.closeConnections()
@@ -709,14 +711,14 @@ export class GroupConsumer extends Consumer {
   }
 
   /** close()'s part: revoke (what was processed committed) and leave, within one rebalance timeout. */
-  async #leave (membership: Membership): Promise<void> {
+  async #leave (membership: Membership, fromHandler: boolean): Promise<void> {
     const deadlineAt = Date.now() + this.#host.rebalanceTimeoutMs
     // A rebalance in progress ends first (within the deadline), so what we hold has a current identity to be committed under.
     await membership.whenStable(AbortSignal.timeout(this.#host.rebalanceTimeoutMs - this.#revokeWaitMs())).catch(() => {})
     // Revoke (commit what was processed, release) before leaving, so the next owner starts
-    // after what we did. Handlers still running are not waited for (see #close).
+    // after what we did. run() handlers still out are waited for, unless close() came from one (see #close).
     const identity = membership.identity()
-    const refused = await this.#revoke(this.#host.heldPartitions(), this.delivery === 'at-least-once' ? identity : undefined, { waitMs: 0, deadlineAt }).catch(() => [])
+    const refused = await this.#revoke(this.#host.heldPartitions(), this.delivery === 'at-least-once' ? identity : undefined, { waitMs: fromHandler ? 0 : this.#revokeWaitMs(), deadlineAt }).catch(() => [])
     if (refused.length > 0) {
       this.emit('warning', new KafkaTsError('UNCOMMITTED_ON_CLOSE', `Closing the consumer of group "${this.groupId}" left ${refused.length} partition(s) uncommitted: ${refused.map(r => `${r.topic}-${r.partition}@${r.offset} (${r.reason})`).join('; ')}`))
     }

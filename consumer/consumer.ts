@@ -122,7 +122,13 @@ export interface AssignOptions extends FetchOptions {
 export interface HandedBatch {
   batch: ConsumerBatch
   cursor: Cursor
-  finish: () => void
+  /**
+   * The application is done with the batch. `processedUpTo` is the offset after the last
+   * record it processed (default: the whole batch); `null` marks nothing as processed (the
+   * fetch position still moves on). Records after `processedUpTo` are not fetched again
+   * unless the caller seeks back to them.
+   */
+  finish: (processedUpTo?: bigint | null) => void
 }
 
 export interface ConsumerHooks {
@@ -210,6 +216,7 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
   readonly #sources = new Map<number, Source>()
   #closed = false
   #failure: Error | undefined
+  /** @internal */
   hooks: ConsumerHooks = {}
 
   // Wake-ups: sources wait for fetchable work, readers wait for buffered batches.
@@ -284,7 +291,7 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
 
   // ---------------------------------------------------------------- assignment (also used by group/)
 
-  /** Starts fetching partitions from the given positions. */
+  /** @internal Starts fetching partitions from the given positions. */
   addPartitions (partitions: Array<{ topic: string, partition: number, offset: bigint | OffsetSpec, leaderEpoch?: number, ownership: Ownership }>): void {
     this.client.metadata.track(partitions.map(p => p.topic))
     for (const p of partitions) {
@@ -302,6 +309,7 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
   }
 
   /**
+   * @internal
    * Stops fetching partitions and drops what was fetched and not handed out. Resolves when
    * their in-flight processing finished or `waitMs` passed; returns the cursors (with
    * `processedOffset`) so the caller can commit. Ownership is NOT released here: the
@@ -331,10 +339,12 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
     return removed
   }
 
+  /** @internal */
   cursor (topic: string, partition: number): Cursor | undefined {
     return this.#cursors.get(`${topic}-${partition}`)
   }
 
+  /** @internal */
   get cursors (): Cursor[] {
     return [...this.#cursors.values()]
   }
@@ -417,7 +427,7 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
         const finished = new Promise<void>(resolve => { finish = resolve })
         cursor.processing = { batch, finished, finish, startedAt: Date.now(), seeked: false, overdue: false }
         this.#watchOverdue()
-        return { batch, cursor, finish: () => this.#finish(cursor, batch, true) }
+        return { batch, cursor, finish: (processedUpTo?: bigint | null) => this.#finish(cursor, batch, processedUpTo === undefined ? batch.nextOffset : processedUpTo) }
       }
       if (signal?.aborted === true) throw new AbortedError('Aborted while waiting for records', { written: false, cause: signal.reason })
       await new Promise<void>(resolve => {
@@ -489,12 +499,13 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
     for (let attempt = 0; ; attempt++) {
       try {
         const done = await kafkatsRunHandler(options, batch, progress, keepGoing, recordDone)
-        this.#finish(cursor, batch, done)
+        // Stopped early: what recordDone marked stands, nothing more.
+        this.#finish(cursor, batch, done ? batch.nextOffset : null)
         return
       } catch (error) {
         const retries = retry?.maxRetries ?? Infinity
         if (retry === undefined || attempt >= retries || batch.isStale() || this.#stopping || this.#failure !== undefined) {
-          this.#finish(cursor, batch, false)
+          this.#finish(cursor, batch, null)
           this.#fail(error as Error)
           throw error
         }
@@ -503,7 +514,7 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
         this.emit('handlerError', event)
         await sleep(retryInMs)
         if (batch.isStale() || this.#stopping) {
-          this.#finish(cursor, batch, false)
+          this.#finish(cursor, batch, null)
           return
         }
       }
@@ -577,7 +588,7 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
     return undefined
   }
 
-  #finish (cursor: Cursor, batch: ConsumerBatch, processed: boolean): void {
+  #finish (cursor: Cursor, batch: ConsumerBatch, processedUpTo: bigint | null): void {
     const processing = cursor.processing
     if (processing === undefined || processing.batch !== batch) return
     cursor.processing = undefined
@@ -585,8 +596,8 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
     if (this.#predecessors.get(cursor.key) === cursor) this.#predecessors.delete(cursor.key)
     // A late finish for a partition that left this member is dropped, never re-inserted
     // (invariant 3); after a seek the seek target counts, not this batch's end.
-    if (processed && !cursor.ownership.released && !processing.seeked) {
-      cursor.processedOffset = batch.nextOffset
+    if (processedUpTo !== null && !cursor.ownership.released && !processing.seeked) {
+      cursor.processedOffset = processedUpTo
       this.hooks.onFinished?.(cursor, batch)
     }
     this.#wakeData()

@@ -37,10 +37,15 @@ export interface Assignor {
   readonly name: string
   /** 'eager' (revoke everything before rejoining) or 'cooperative' (KIP-429: revoke only what moves). */
   readonly protocol: 'eager' | 'cooperative'
-  /** Per member id, its partitions. `partitionCounts` has every subscribed topic that exists. */
-  assign (members: MemberSubscription[], partitionCounts: ReadonlyMap<string, number>): Map<string, TopicPartition[]>
+  /** Per member id, its partitions (or a promise of them). `partitionCounts` has every subscribed topic that exists. */
+  assign (members: MemberSubscription[], partitionCounts: ReadonlyMap<string, number>): Map<string, TopicPartition[]> | Promise<Map<string, TopicPartition[]>>
   /** Optional userData to put in this member's subscription. */
   subscriptionUserData? (): Buffer | null
+}
+
+/** The built-in assignors answer at once. */
+export interface SyncAssignor extends Assignor {
+  assign (members: MemberSubscription[], partitionCounts: ReadonlyMap<string, number>): Map<string, TopicPartition[]>
 }
 
 /** Java's String.compareTo: UTF-16 code unit order, which is also what `<` compares in JS. */
@@ -86,7 +91,7 @@ function assignableTopics (members: readonly MemberSubscription[], partitionCoun
   return topics
 }
 
-export const rangeAssignor: Assignor = {
+export const rangeAssignor: SyncAssignor = {
   name: 'range',
   protocol: 'eager',
   assign (members, partitionCounts) {
@@ -108,7 +113,7 @@ export const rangeAssignor: Assignor = {
   }
 }
 
-export const roundRobinAssignor: Assignor = {
+export const roundRobinAssignor: SyncAssignor = {
   name: 'roundrobin',
   protocol: 'eager',
   assign (members, partitionCounts) {
@@ -341,7 +346,7 @@ function cheapestImprovingChain (memberIds: readonly string[], counts: ReadonlyM
   return best?.chain
 }
 
-export const cooperativeStickyAssignor: Assignor = {
+export const cooperativeStickyAssignor: SyncAssignor = {
   name: 'cooperative-sticky',
   protocol: 'cooperative',
   assign (members, partitionCounts) {

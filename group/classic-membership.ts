@@ -282,7 +282,7 @@ export class ClassicMembership implements Membership {
     })
     const counts = await this.#partitionCounts(members.map(m => m.topics), signal)
     this.#assignedCounts = counts
-    const plan = this.#assignor.assign(members, counts)
+    const plan = await this.#assignor.assign(members, counts)
     return members.map(m => ({ memberId: m.memberId, assignment: encodeAssignment({ assignedPartitions: groupByTopic(plan.get(m.memberId) ?? []) }) }))
   }
 

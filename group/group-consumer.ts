@@ -331,6 +331,43 @@ export class GroupConsumer extends Consumer {
     }
     return refused
   }
+  /**
+   * Commits the given offsets (the offset of the next record to read, per partition) instead
+   * of what was processed — e.g. to commit less, or part of a batch. The same guard applies:
+   * only partitions held under the identity the request carries are committed; the others
+   * come back as refused. A committed offset also counts as processed, so the automatic
+   * commit does not move it back.
+   */
+  async commitOffsets (offsets: Array<{ topic: string, partition: number, offset: bigint }>, options: { signal?: AbortSignal } = {}): Promise<RefusedCommit[]> {
+    await this.#started
+    const membership = this.#membership
+    if (membership === undefined) return offsets.map(o => ({ ...o, reason: 'the consumer has not joined its group' }))
+    const signal = options.signal ?? AbortSignal.timeout(this.#host.rebalanceTimeoutMs)
+    while (this.#committing !== undefined) await this.#committing.catch(() => {})
+    let refused: RefusedCommit[] = []
+    const run = (async () => {
+      await membership.whenStable(signal)
+      const identity = membership.identity()
+      const wanted = new Map(offsets.map(o => [`${o.topic}-${o.partition}`, o]))
+      const cursors: Cursor[] = []
+      for (const o of wanted.values()) {
+        const cursor = this.cursor(o.topic, o.partition)
+        if (cursor === undefined || identity === undefined) refused.push({ ...o, reason: 'the partition is not assigned to this member' })
+        else cursors.push(cursor)
+      }
+      if (identity === undefined || cursors.length === 0) return
+      for (const cursor of cursors) if (!cursor.ownership.released) cursor.processedOffset = wanted.get(cursor.key)!.offset
+      refused = refused.concat(await this.#commitCursors(cursors, identity, c => wanted.get(c.key)!.offset, signal))
+    })()
+    this.#committing = run
+    try {
+      await run
+    } finally {
+      if (this.#committing === run) this.#committing = undefined
+    }
+    return refused
+  }
+
 
   /**
    * Per partition, the commit being sent: a partition's commits go one after the other,

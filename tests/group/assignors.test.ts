@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import fc from 'fast-check'
 import {
   rangeAssignor, roundRobinAssignor, cooperativeStickyAssignor, assignorByName, cooperativeStickyUserData,
-  type Assignor, type MemberSubscription, type TopicPartition
+  type Assignor, type SyncAssignor, type MemberSubscription, type TopicPartition
 } from '../../group/assignors'
 
 /** 't0p1 t1p0' → [{ topic: 't0', partition: 1 }, { topic: 't1', partition: 0 }] */
@@ -345,7 +345,7 @@ describe('properties', () => {
   })
   const groupArb = fc.integer({ min: 1, max: 7 }).chain(n => membersArb(Array.from({ length: n }, (_, i) => `M${i}`)))
 
-  for (const assignor of [rangeAssignor, roundRobinAssignor] as Assignor[]) {
+  for (const assignor of [rangeAssignor, roundRobinAssignor] as SyncAssignor[]) {
     test(`${assignor.name}: every partition of a subscribed topic goes to exactly one member subscribed to it`, () => {
       fc.assert(fc.property(groupArb, countsArb, (members, partitionCounts) => {
         const assignment = assignor.assign(members, partitionCounts)

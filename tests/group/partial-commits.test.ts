@@ -1,0 +1,73 @@
+// What the kafkajs-compatible layer builds on (kafkats/kafkajs): a batch finished only in
+// part, offsets committed explicitly (`commitOffsets`), and an assignor that answers
+// asynchronously (kafkajs assigners are async). Against the fake cluster, both protocols
+// where the feature is not classic-only.
+import { describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import type { Assignor, MemberSubscription, TopicPartition } from '../../group/assignors'
+import { protocols, until, withHarness } from './support'
+
+for (const protocol of protocols) {
+  describe(`partial processing and explicit commits (${protocol} protocol)`, { timeout: 60_000 }, () => {
+    test('finish(processedUpTo) marks only part of a batch processed, and commit() commits exactly that', async () => {
+      await withHarness({ partitions: 1, records: 0 }, async h => {
+        await h.admin.produceRaw({ topic: h.topic, partition: 0, records: Array.from({ length: 10 }, (_, i) => ({ value: Buffer.from(String(i)) })) })
+        const member = await h.member('a', protocol, { maxPartitionBytes: 1 << 20 })
+        const handed = await member.consumer.nextBatch()
+        assert.ok(handed !== undefined)
+        assert.equal(handed.batch.records.length, 10)
+        handed.finish(4n)
+        await member.consumer.commit()
+        assert.equal(h.committed(0), 4n)
+      })
+    })
+
+    test('finish(null) marks nothing: commit() commits nothing although the position moved on', async () => {
+      await withHarness({ partitions: 1, records: 3 }, async h => {
+        const member = await h.member('a', protocol)
+        const first = await member.consumer.nextBatch()
+        assert.ok(first !== undefined)
+        first.finish(null)
+        const second = await member.consumer.nextBatch()
+        assert.equal(second?.batch.records[0].offset, 1n, 'the next batch follows the unmarked one')
+        await member.consumer.commit()
+        assert.equal(h.committed(0), undefined)
+        second?.finish()
+      })
+    })
+
+    test('commitOffsets commits the given offset of a held partition, and refuses partitions not held', async () => {
+      await withHarness({ partitions: 2, records: 5 }, async h => {
+        const member = await h.member('a', protocol)
+        member.run(h)
+        await until(() => member.held().length === 2, 'both partitions held')
+        const refused = await member.consumer.commitOffsets([{ topic: h.topic, partition: 1, offset: 2n }, { topic: 'other', partition: 0, offset: 7n }])
+        assert.equal(h.committed(1), 2n)
+        assert.deepEqual(refused.map(r => [r.topic, r.partition]), [['other', 0]])
+      })
+    })
+  })
+}
+
+test('a classic assignor may answer with a promise', async () => {
+  await withHarness({ partitions: 3, records: 1 }, async h => {
+    let calls = 0
+    const asyncAssignor: Assignor = {
+      name: 'async-all-to-first',
+      protocol: 'eager',
+      async assign (members: MemberSubscription[], counts: ReadonlyMap<string, number>) {
+        calls++
+        await new Promise(resolve => setTimeout(resolve, 20))
+        const plan = new Map<string, TopicPartition[]>(members.map(m => [m.memberId, []]))
+        const partitions: TopicPartition[] = []
+        for (const [topic, count] of counts) for (let p = 0; p < count; p++) partitions.push({ topic, partition: p })
+        plan.set(members[0].memberId, partitions)
+        return plan
+      }
+    }
+    const member = await h.member('a', 'classic', { assignor: asyncAssignor })
+    member.run(h)
+    await until(() => member.held().length === 3, 'the async assignment applied')
+    assert.equal(calls, 1)
+  })
+})

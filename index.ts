@@ -26,6 +26,8 @@ export * as apis from './protocol/apis/index'
 export { encodeRecordBatch, decodeRecordBatches } from './protocol/record-batch'
 export type { KafkaRecord, RecordBatch, RecordHeader, RecordInput } from './protocol/record-batch'
 export type { CompressionCodec } from './protocol/compression'
+export { CompressionCodecUnavailableError } from './protocol/compression'
+export { CompressedBatchError } from './protocol/record-batch'
 export { murmur2 } from './protocol/murmur2'
 export { Producer }
 export type { ProducerOptions, ProducerRecord, ProducerBytes, ProducerHeaders, SendOptions, DataLossEvent, TransactionScope } from './producer/producer'

@@ -137,6 +137,7 @@ export class Client extends EventEmitter<ClientEvents> {
   readonly requestTimeoutMs: number
   readonly connectTimeoutMs: number
   readonly backoff: BackoffOptions
+  /** @internal */
   readonly brokers: BrokerPool
   readonly metadata: MetadataCache
   #closed = false
@@ -210,7 +211,7 @@ export class Client extends EventEmitter<ClientEvents> {
     }
   }
 
-  /** A ready connection to a broker (connecting with backoff until the request timeout). */
+  /** @internal A ready connection to a broker (connecting with backoff until the request timeout). */
   async connection (nodeId: number, purpose: ConnectionPurpose, signal?: AbortSignal): Promise<Connection> {
     this.#checkOpen()
     return await this.brokers.get(nodeId, purpose, Date.now() + this.requestTimeoutMs, signal)

@@ -356,7 +356,7 @@ export class Producer extends EventEmitter {
     }
   }
 
-  /** Internal state for debugging a stall: queues, batches, in-flight counts. */
+  /** @internal Internal state for debugging a stall: queues, batches, in-flight counts. */
   debugState (): object {
     return {
       inFlightBatches: this.#inFlightBatches,
@@ -685,7 +685,7 @@ export class Producer extends EventEmitter {
     }
   }
 
-  /** Sink callback: one sendable batch per partition led by `nodeId`. */
+  /** @internal Sink callback: one sendable batch per partition led by `nodeId`. */
   takeSendable (nodeId: number, maxBytes: number): SendItem[] {
     const items: SendItem[] = []
     let bytes = 0
@@ -751,15 +751,17 @@ export class Producer extends EventEmitter {
     }, Math.max(0, time - Date.now()))
   }
 
+  /** @internal */
   compressionFor (topic: string): CompressionCodec {
     return this.#compressionByTopic[topic] ?? this.#compression
   }
 
+  /** @internal */
   onRequestDone (): void {
     this.#scheduleDrain()
   }
 
-  /** Sink callback: decides what the outcome of one batch's attempt means. */
+  /** @internal Sink callback: decides what the outcome of one batch's attempt means. */
   onOutcome (nodeId: number, item: SendItem, outcome: ItemOutcome): void {
     const { queue, batch } = item
     if (batch.inFlight) {

@@ -1,20 +1,27 @@
-// The package's entry points: `require('kafkats')` and `import { Client } from 'kafkats'`
-// load the same classes, and the published files carry their type declarations.
+// The package as users get it. The first tests load the build in dist/; the last one does
+// what a release does: copies the sources as a fresh clone has them, runs `npm pack` there
+// (the `prepack` build), installs the tarball in an empty project and runs a CommonJS, an
+// ES module and a `tsc --strict` consumer (node16, nodenext, bundler) of `kafkats` and of
+// `kafkats/kafkajs`.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
+import { execFileSync } from 'node:child_process'
 import * as fs from 'node:fs'
+import * as os from 'node:os'
 import * as path from 'node:path'
 import { pathToFileURL } from 'node:url'
 
 const dist = path.join(__dirname, '..')
 const root = path.join(dist, '..')
+const entries = ['kafkats', 'kafkats/kafkajs'] as const
+
+// A real import() (TypeScript would turn a plain one into require() in a CommonJS build).
+// eslint-disable-next-line @typescript-eslint/no-implied-eval
+const importModule = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<Record<string, unknown>>
 
 test('require() and import() expose the same API', async () => {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const cjs = require(path.join(dist, 'index.js'))
-  // A real import() (TypeScript would turn a plain one into require() in a CommonJS build).
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval
-  const importModule = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<Record<string, unknown>>
   const esm = await importModule(pathToFileURL(path.join(dist, 'index.mjs')).href)
   for (const name of ['Client', 'Producer', 'Consumer', 'GroupConsumer', 'BrokerError', 'ProtocolError', 'OutcomeUnknownError', 'apis', 'encodeRecordBatch', 'decodeRecordBatches', 'murmur2']) {
     assert.ok(cjs[name] !== undefined, `require('kafkats').${name} is missing`)
@@ -30,8 +37,173 @@ test('package.json points at existing entry points with types, for Node 20 and l
   const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'))
   assert.equal(pkg.name, 'kafkats')
   assert.equal(pkg.engines.node, '>=20')
-  for (const file of [pkg.main, pkg.types, pkg.exports['.'].import, pkg.exports['.'].require, pkg.exports['.'].types]) {
-    assert.ok(fs.existsSync(path.join(root, file)), `${file} does not exist`)
+  assert.equal(pkg.sideEffects, false)
+  assert.equal(pkg.license, 'Apache-2.0')
+  assert.match(fs.readFileSync(path.join(root, 'LICENSE'), 'utf8'), /Apache License\s+Version 2\.0/)
+  assert.equal(typeof pkg.repository?.url, 'string')
+  assert.equal(typeof pkg.homepage, 'string')
+  assert.equal(typeof pkg.scripts.prepack, 'string', 'npm pack must build the package (prepack)')
+  const files = [pkg.main, pkg.types]
+  for (const entry of ['.', './kafkajs']) {
+    const e = pkg.exports[entry]
+    files.push(e.import.types, e.import.default, e.require.types, e.require.default)
+    assert.match(e.import.types, /\.d\.mts$/, `${entry}: the ES module entry needs .d.mts types (else they masquerade as CommonJS)`)
   }
+  for (const file of files) assert.ok(fs.existsSync(path.join(root, file)), `${file} does not exist`)
   assert.match(fs.readFileSync(path.join(root, pkg.types), 'utf8'), /Client/)
+})
+
+/** Every module of the build, with what it exports. */
+function builtModules (): Array<{ file: string, exports: Record<string, unknown> }> {
+  const modules: Array<{ file: string, exports: Record<string, unknown> }> = []
+  const walk = (dir: string): void => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name)
+      if (entry.isDirectory()) walk(full)
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      else if (entry.name.endsWith('.js')) modules.push({ file: path.relative(dist, full), exports: require(full) })
+    }
+  }
+  for (const dir of ['protocol', 'client', 'admin', 'producer', 'consumer', 'group', 'testing']) {
+    if (fs.existsSync(path.join(dist, dir))) walk(path.join(dist, dir))
+  }
+  return modules
+}
+
+test('every error class of the library is exported from the package entry', () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const index = require(path.join(dist, 'index.js'))
+  const missing: string[] = []
+  for (const { file, exports } of builtModules()) {
+    for (const [name, value] of Object.entries(exports)) {
+      if (typeof value !== 'function' || !(value.prototype instanceof Error)) continue
+      if (index[name] !== value) missing.push(`${name} (${file})`)
+    }
+  }
+  assert.deepEqual(missing, [], 'error classes users can receive but cannot import from kafkats')
+})
+
+function run (command: string, args: string[], cwd: string): string {
+  try {
+    return execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } })
+  } catch (error) {
+    const e = error as { stdout?: string, stderr?: string, message: string }
+    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}:\n${e.stdout ?? ''}\n${e.stderr ?? ''}\n${e.message}`)
+  }
+}
+
+/** The files a fresh clone has: tracked and not-ignored ones of the working tree. */
+function copySources (to: string): void {
+  const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], { cwd: root, encoding: 'utf8' })
+  for (const file of listed.split('\0')) {
+    if (file === '' || !fs.existsSync(path.join(root, file))) continue
+    fs.mkdirSync(path.dirname(path.join(to, file)), { recursive: true })
+    fs.copyFileSync(path.join(root, file), path.join(to, file))
+  }
+  // The clone's `npm ci`, without a registry: the dependencies this checkout installed.
+  fs.symlinkSync(path.join(root, 'node_modules'), path.join(to, 'node_modules'), 'dir')
+}
+
+const cjsConsumer = `
+const kafkats = require('kafkats')
+const kafkajs = require('kafkats/kafkajs')
+const client = new kafkats.Client({ bootstrap: ['127.0.0.1:1'] })
+if (typeof client.producer !== 'function') throw new Error('client.producer is missing')
+if (!(new kafkats.BrokerError(6, 'x') instanceof kafkats.KafkaTsError)) throw new Error('error classes')
+const kafka = new kafkajs.Kafka({ brokers: ['127.0.0.1:1'] })
+if (typeof kafka.producer !== 'function' || kafkajs.CompressionTypes.GZIP !== 1) throw new Error('kafkats/kafkajs')
+client.close().then(() => console.log('cjs ok'))
+`
+
+const esmConsumer = `
+import { Client, BrokerError } from 'kafkats'
+import kafkatsDefault from 'kafkats'
+import { Kafka, logLevel, KafkaJSError } from 'kafkats/kafkajs'
+import { createRequire } from 'node:module'
+const require = createRequire(import.meta.url)
+if (Client !== require('kafkats').Client) throw new Error('import and require load different classes')
+if (kafkatsDefault.BrokerError !== BrokerError) throw new Error('default export')
+if (Kafka !== require('kafkats/kafkajs').Kafka || logLevel.DEBUG !== 5 || !(new KafkaJSError('x') instanceof Error)) throw new Error('kafkats/kafkajs')
+console.log('esm ok')
+`
+
+// Uses types from both entries; \`tsc --strict\` must accept it, and must refuse internals.
+const typedConsumer = `
+import { Client, BrokerError, type ProducerRecord, type RecordMetadata } from 'kafkats'
+import { Kafka, CompressionTypes, type Message, type RecordMetadata as KafkaJSRecordMetadata } from 'kafkats/kafkajs'
+
+export async function native (): Promise<RecordMetadata> {
+  const client = new Client({ bootstrap: ['localhost:9092'] })
+  const record: ProducerRecord = { topic: 't', key: 'k', value: 'v' }
+  const producer = client.producer({ lingerMs: 1 })
+  const result = await producer.send(record)
+  const offset: bigint = result.offset
+  if (offset < 0n) throw new BrokerError(1, 'negative')
+  return result
+}
+
+export async function compat (): Promise<KafkaJSRecordMetadata[]> {
+  const kafka = new Kafka({ clientId: 'app', brokers: ['localhost:9092'] })
+  const producer = kafka.producer()
+  const message: Message = { key: 'k', value: 'v', headers: { h: 'x' } }
+  return await producer.send({ topic: 't', messages: [message], compression: CompressionTypes.GZIP })
+}
+`
+const internalsConsumer = `
+import { Client } from 'kafkats'
+const client = new Client({ bootstrap: ['localhost:9092'] })
+client.producer().takeSendable(1, 100)
+`
+
+test('npm pack on a fresh clone gives a package that CommonJS, ES module and TypeScript projects can use', { timeout: 300_000 }, () => {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'kafkats-pack-'))
+  try {
+    const clone = path.join(work, 'clone')
+    copySources(clone)
+    const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], clone)) as Array<{ filename: string, files: Array<{ path: string }> }>
+    const tarball = path.join(work, packed[0].filename)
+    const files = packed[0].files.map(f => f.path)
+    for (const required of ['LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.mjs', 'dist/index.d.ts', 'dist/index.d.mts',
+      'dist/kafkajs/index.js', 'dist/kafkajs/index.mjs', 'dist/kafkajs/index.d.ts', 'dist/kafkajs/index.d.mts']) {
+      assert.ok(files.includes(required), `the package lacks ${required}`)
+    }
+    assert.deepEqual(files.filter(f => f.endsWith('.map')), [], 'source maps point at sources the package does not ship')
+    assert.deepEqual(files.filter(f => f.startsWith('dist/tests/') || f.startsWith('dist/bench/') || f.endsWith('.tsbuildinfo')), [], 'test and build files in the package')
+    const declarations = files.filter(f => f.endsWith('.d.ts')).map(f => fs.readFileSync(path.join(clone, f), 'utf8')).join('\n')
+    for (const internal of ['takeSendable', 'onOutcome', 'removePartitions']) {
+      assert.ok(!declarations.includes(internal), `internal method ${internal} is in the public types`)
+    }
+
+    // An empty project installs the tarball (and kafkats's one dependency, packed from this
+    // checkout, so no registry is needed).
+    const app = path.join(work, 'app')
+    fs.mkdirSync(app)
+    fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'app', version: '1.0.0', private: true }))
+    const crc = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work, path.join(root, 'node_modules', 'crc-32')], work))[0].filename as string
+    run('npm', ['install', '--offline', '--omit=optional', '--no-package-lock', tarball, path.join(work, crc)], app)
+
+    fs.writeFileSync(path.join(app, 'consumer.cjs'), cjsConsumer)
+    fs.writeFileSync(path.join(app, 'consumer.mjs'), esmConsumer)
+    assert.equal(run(process.execPath, ['consumer.cjs'], app).trim(), 'cjs ok')
+    assert.equal(run(process.execPath, ['consumer.mjs'], app).trim(), 'esm ok')
+
+    const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc')
+    const settings: Array<{ name: string, module: string, moduleResolution: string, files: Record<string, string> }> = [
+      // .cts resolves through "require", .mts through "import".
+      { name: 'node16', module: 'node16', moduleResolution: 'node16', files: { 'consumer.cts': typedConsumer, 'consumer.mts': typedConsumer } },
+      { name: 'nodenext', module: 'nodenext', moduleResolution: 'nodenext', files: { 'consumer.cts': typedConsumer, 'consumer.mts': typedConsumer } },
+      { name: 'bundler', module: 'esnext', moduleResolution: 'bundler', files: { 'consumer.ts': typedConsumer } }
+    ]
+    for (const s of settings) {
+      const dir = path.join(app, `ts-${s.name}`)
+      fs.mkdirSync(dir)
+      for (const [file, text] of Object.entries(s.files)) fs.writeFileSync(path.join(dir, file), text)
+      const args = ['--strict', '--noEmit', '--target', 'es2022', '--module', s.module, '--moduleResolution', s.moduleResolution, '--types', 'node', '--typeRoots', path.join(root, 'node_modules', '@types'), ...Object.keys(s.files)]
+      run(process.execPath, [tsc, ...args], dir)
+      fs.writeFileSync(path.join(dir, 'internals.ts'), internalsConsumer)
+      assert.throws(() => run(process.execPath, [tsc, ...args.filter(a => !(a in s.files)), 'internals.ts'], dir), /takeSendable/, `${s.name}: internal methods are visible in the public types`)
+    }
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true })
+  }
 })

@@ -20,6 +20,8 @@ export interface RecordMetadata {
   partition: number
   offset: bigint
   timestamp: bigint
+  /** The partition's log start offset when the broker appended the record (-1 if not known, e.g. acks=0). */
+  logStartOffset: bigint
 }
 
 export type RecordCallback = (error: Error | null, result: RecordMetadata | null) => void

@@ -772,7 +772,7 @@ export class Producer extends EventEmitter {
     // Answered already (a forced close): only the in-flight accounting above was left to do.
     if (batch.finished) return
     if (outcome.kind === 'no-response') {
-      this.#succeed(queue, batch, -1n, -1n)
+      this.#succeed(queue, batch, -1n, -1n, -1n)
       return
     }
     if (outcome.kind === 'error') {
@@ -795,7 +795,7 @@ export class Producer extends EventEmitter {
     }
     const code = response.errorCode
     if (code === 0 || code === DUPLICATE_SEQUENCE_NUMBER) {
-      this.#succeed(queue, batch, response.baseOffset, response.logAppendTimeMs)
+      this.#succeed(queue, batch, response.baseOffset, response.logAppendTimeMs, response.logStartOffset)
       return
     }
     const error = new BrokerError(code, `Produce to ${queue.key} on broker ${nodeId}`, response.errorMessage)
@@ -816,14 +816,15 @@ export class Producer extends EventEmitter {
     }
   }
 
-  #succeed (queue: PartitionQueue, batch: ProducerBatch, baseOffset: bigint, logAppendTime: bigint): void {
+  #succeed (queue: PartitionQueue, batch: ProducerBatch, baseOffset: bigint, logAppendTime: bigint, logStartOffset: bigint): void {
     const topic = batch.topic
     const partition = batch.partition
     this.#finishBatch(queue, batch, null, i => ({
       topic,
       partition,
       offset: baseOffset < 0n ? -1n : baseOffset + BigInt(i),
-      timestamp: logAppendTime >= 0n ? logAppendTime : batch.records[i].timestamp!
+      timestamp: logAppendTime >= 0n ? logAppendTime : batch.records[i].timestamp!,
+      logStartOffset
     }))
     if (!queue.batches.some(b => b.sent && !b.inFlight)) queue.serial = false
     if (batch.producerEpoch === queue.identity.producerEpoch && batch.producerId === queue.identity.producerId) queue.confirmed = true

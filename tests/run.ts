@@ -2,7 +2,7 @@
  * The test entry point (`npm test` builds, then runs `node dist/tests/run.js`).
  *
  *   node dist/tests/run.js                  every test file; starts a Kafka broker for tests/integration/
- *   node dist/tests/run.js --unit           everything outside tests/integration/, no broker
+ *   node dist/tests/run.js --unit           everything outside tests/integration/ and tests/kafkajs/, no broker
  *   node dist/tests/run.js record-batch …   only files whose path contains one of the words
  *
  * With KAFKA_BOOTSTRAP set (host:port,…) the integration tests use that broker and none is
@@ -17,6 +17,9 @@ import { repoRoot, sharedBootstrap, startCluster, type KafkaCluster } from './br
 
 const testsDir = __dirname
 const integrationDir = path.join(testsDir, 'integration') + path.sep
+// tests/kafkajs/ runs kafkajs programs against the real broker too.
+const brokerDirs = [integrationDir, path.join(testsDir, 'kafkajs') + path.sep]
+const needsRealBroker = (file: string): boolean => brokerDirs.some(dir => file.startsWith(dir))
 
 function testFiles (dir: string): string[] {
   const files: string[] = []
@@ -78,7 +81,7 @@ async function main (args: string[]): Promise<number> {
   // A compiled test whose .ts was deleted or renamed stays in dist/ until a clean build; skip it.
   const sourcesDir = path.join(repoRoot(), 'tests')
   let files = testFiles(testsDir).sort().filter(file => fs.existsSync(path.join(sourcesDir, path.relative(testsDir, file)).replace(/\.js$/, '.ts')))
-  if (unit) files = files.filter(file => !file.startsWith(integrationDir))
+  if (unit) files = files.filter(file => !needsRealBroker(file))
   if (filters.length > 0) {
     files = files.filter(file => filters.some(filter => path.relative(testsDir, file).includes(filter)))
   }
@@ -89,7 +92,7 @@ async function main (args: string[]): Promise<number> {
 
   const env = { ...process.env }
   let cluster: KafkaCluster | undefined
-  const needsBroker = files.some(file => file.startsWith(integrationDir))
+  const needsBroker = files.some(needsRealBroker)
   if (needsBroker && sharedBootstrap() === undefined) {
     console.log('Starting a single-node Kafka broker for the integration tests …')
     // Free ports, so a broker a developer already runs on 19092 is not in the way.

@@ -1,0 +1,499 @@
+/**
+ * kafkajs's admin client on kafkats's `client.admin` (admin/): kafkajs's argument checks
+ * and messages, its result shapes (string offsets, numeric enums), its errors.
+ */
+import type { Client } from '../client/client'
+import type { AclBinding, AclFilter, ConfigResourceType as NativeConfigType } from '../admin/index'
+import { BrokerError } from '../protocol/errors'
+import '../index'
+import {
+  KafkaJSAggregateError, KafkaJSCreateTopicError, KafkaJSDeleteGroupsError, KafkaJSDeleteTopicRecordsError,
+  KafkaJSNonRetriableError, KafkaJSProtocolError, protocolErrorInfo, toKafkaJSError
+} from './errors'
+import { adminEvents, Instrumentation } from './instrumentation'
+import type { ClientContext, RetryOptions } from './kafka'
+import type { Logger } from './logger'
+import { partitionMetadataOf } from './producer'
+
+export interface AdminConfig { retry?: RetryOptions }
+
+const ACL_RESOURCE_NAMES: Record<number, string> = { 1: 'any', 2: 'topic', 3: 'group', 4: 'cluster', 5: 'transactional-id', 6: 'delegation-token' }
+const ACL_OPERATION_NAMES: Record<number, string> = { 1: 'any', 2: 'all', 3: 'read', 4: 'write', 5: 'create', 6: 'delete', 7: 'alter', 8: 'describe', 9: 'cluster-action', 10: 'describe-configs', 11: 'alter-configs', 12: 'idempotent-write' }
+const ACL_PERMISSION_NAMES: Record<number, string> = { 1: 'any', 2: 'deny', 3: 'allow' }
+const PATTERN_NAMES: Record<number, string> = { 1: 'any', 2: 'match', 3: 'literal', 4: 'prefixed' }
+const CONFIG_TYPE_NAMES: Record<number, NativeConfigType> = { 2: 'topic', 4: 'broker', 8: 'broker-logger' }
+
+const codeOf = (names: Record<number, string>, name: string): number => Number(Object.keys(names).find(k => names[Number(k)] === name) ?? 0)
+
+function protocolError (error: BrokerError): KafkaJSProtocolError {
+  const e = new KafkaJSProtocolError(protocolErrorInfo(error.code))
+  e.cause = error
+  return e
+}
+
+/** The first error of a per-item result list, kafkajs style. */
+function throwItemErrors (items: Array<{ error?: BrokerError }>): void {
+  const errors = items.filter(i => i.error !== undefined).map(i => protocolError(i.error!))
+  if (errors.length === 1) throw errors[0]
+  if (errors.length > 1) throw new KafkaJSAggregateError('Errors', errors)
+}
+
+export class KafkaJSAdmin {
+  readonly events = adminEvents
+  readonly #context: ClientContext
+  readonly #logger: Logger
+  readonly #instrumentation = new Instrumentation('admin', adminEvents)
+  #client: Client | undefined
+
+  constructor (context: ClientContext, _config: AdminConfig = {}) {
+    this.#context = context
+    this.#logger = context.logger.namespace('Admin')
+  }
+
+  logger (): Logger {
+    return this.#logger
+  }
+
+  on (eventName: string, listener: (event: any) => void): () => void {
+    return this.#instrumentation.on(eventName, listener)
+  }
+
+  async connect (): Promise<void> {
+    if (this.#client !== undefined) return
+    this.#client = await this.#context.connect('Admin')
+    this.#instrumentation.emit(adminEvents.CONNECT, null)
+  }
+
+  async disconnect (): Promise<void> {
+    const client = this.#client
+    this.#client = undefined
+    if (client === undefined) return
+    await client.close()
+    this.#instrumentation.emit(adminEvents.DISCONNECT, null)
+  }
+
+  async #call<T> (body: (client: Client) => Promise<T>): Promise<T> {
+    if (this.#client === undefined) await this.connect()
+    try {
+      return await body(this.#client!)
+    } catch (error) {
+      throw toKafkaJSError(error)
+    }
+  }
+
+  // ---------------------------------------------------------------- topics
+
+  async listTopics (): Promise<string[]> {
+    return await this.#call(async c => await c.admin.listTopics())
+  }
+
+  async createTopics ({ topics, validateOnly, timeout, waitForLeaders = true }: { topics: Array<{ topic: string, numPartitions?: number, replicationFactor?: number, replicaAssignment?: Array<{ partition: number, replicas: number[] }>, configEntries?: Array<{ name: string, value: string }> }>, validateOnly?: boolean, timeout?: number, waitForLeaders?: boolean }): Promise<boolean> {
+    if (topics === undefined || topics === null || !Array.isArray(topics)) throw new KafkaJSNonRetriableError(`Invalid topics array ${String(topics)}`)
+    if (topics.some(({ topic }) => typeof topic !== 'string')) throw new KafkaJSNonRetriableError('Invalid topics array, the topic names have to be a valid string')
+    if (new Set(topics.map(t => t.topic)).size < topics.length) throw new KafkaJSNonRetriableError('Invalid topics array, it cannot have multiple entries for the same topic')
+    for (const { topic, configEntries } of topics) {
+      if (configEntries === undefined || configEntries === null) continue
+      if (!Array.isArray(configEntries)) throw new KafkaJSNonRetriableError(`Invalid configEntries for topic "${topic}", must be an array`)
+      configEntries.forEach((entry, index) => {
+        if (typeof entry !== 'object' || entry === null) throw new KafkaJSNonRetriableError(`Invalid configEntries for topic "${topic}". Entry ${index} must be an object`)
+        for (const property of ['name', 'value'] as const) {
+          if (typeof entry[property] !== 'string') throw new KafkaJSNonRetriableError(`Invalid configEntries for topic "${topic}". Entry ${index} must have a valid "${property}" property`)
+        }
+      })
+    }
+    return await this.#call(async c => {
+      let created: string[]
+      try {
+        created = await c.admin.createTopics(topics.map(t => {
+          const assignments = t.replicaAssignment !== undefined && t.replicaAssignment.length > 0
+            ? Object.fromEntries(t.replicaAssignment.map(a => [a.partition, a.replicas]))
+            : undefined
+          return {
+            topic: t.topic,
+            numPartitions: t.numPartitions,
+            replicationFactor: t.replicationFactor,
+            assignments,
+            configs: Object.fromEntries((t.configEntries ?? []).map(e => [e.name, e.value]))
+          }
+        }), { validateOnly, ignoreExisting: true, timeoutMs: waitForLeaders ? timeout : undefined })
+      } catch (error) {
+        if (error instanceof BrokerError) {
+          const name = /topic "([^"]*)"/.exec(error.message)?.[1] ?? ''
+          throw new KafkaJSCreateTopicError(protocolErrorInfo(error.code), name)
+        }
+        throw error
+      }
+      return created.length > 0
+    })
+  }
+
+  async deleteTopics ({ topics, timeout }: { topics: string[], timeout?: number }): Promise<void> {
+    if (topics === undefined || topics === null || !Array.isArray(topics)) throw new KafkaJSNonRetriableError(`Invalid topics array ${String(topics)}`)
+    if (topics.some(t => typeof t !== 'string')) throw new KafkaJSNonRetriableError('Invalid topics array, the names must be a valid string')
+    await this.#call(async c => {
+      try {
+        await c.admin.deleteTopics(topics, { timeoutMs: timeout })
+      } catch (error) {
+        if (error instanceof BrokerError) throw protocolError(error)
+        throw error
+      }
+    })
+  }
+
+  async createPartitions ({ topicPartitions, validateOnly, timeout }: { topicPartitions: Array<{ topic: string, count: number, assignments?: number[][] }>, validateOnly?: boolean, timeout?: number }): Promise<boolean> {
+    if (topicPartitions === undefined || topicPartitions === null || !Array.isArray(topicPartitions)) throw new KafkaJSNonRetriableError(`Invalid topic partitions array ${String(topicPartitions)}`)
+    if (topicPartitions.length === 0) throw new KafkaJSNonRetriableError('Empty topic partitions array')
+    return await this.#call(async c => {
+      try {
+        await c.admin.createPartitions(topicPartitions.map(t => ({ topic: t.topic, count: t.count })), { validateOnly, timeoutMs: timeout })
+      } catch (error) {
+        if (error instanceof BrokerError) throw protocolError(error)
+        throw error
+      }
+      return true
+    })
+  }
+
+  async fetchTopicMetadata ({ topics = [] }: { topics?: string[] } = {}): Promise<{ topics: Array<{ name: string, partitions: any[] }> }> {
+    if (topics !== undefined && topics !== null) {
+      for (const topic of topics) if (typeof topic !== 'string') throw new KafkaJSNonRetriableError(`Invalid topic ${String(topic)}`)
+    }
+    return await this.#call(async c => {
+      const names = topics.length > 0 ? topics : await c.admin.listTopics()
+      const described = await c.admin.describeTopics(names)
+      return { topics: described.map(t => ({ name: t.name, partitions: partitionMetadataOf(c, t.name) })) }
+    })
+  }
+
+  async fetchTopicOffsets (topic: string): Promise<Array<{ partition: number, offset: string, high: string, low: string }>> {
+    if (topic === undefined || topic === null || typeof topic !== 'string') throw new KafkaJSNonRetriableError(`Invalid topic ${String(topic)}`)
+    return await this.#call(async c => {
+      const meta = await c.metadata.waitForTopic(topic, c.requestTimeoutMs)
+      const partitions = meta.partitions.map(p => p.partition)
+      const [low, high] = await Promise.all([
+        c.admin.listOffsets(partitions.map(partition => ({ topic, partition, spec: 'earliest' as const }))),
+        c.admin.listOffsets(partitions.map(partition => ({ topic, partition, spec: 'latest' as const })))
+      ])
+      throwItemErrors([...low, ...high])
+      return partitions.map(partition => {
+        const h = String(high.find(o => o.partition === partition)?.offset ?? -1n)
+        return { partition, offset: h, high: h, low: String(low.find(o => o.partition === partition)?.offset ?? -1n) }
+      })
+    })
+  }
+
+  async fetchTopicOffsetsByTimestamp (topic: string, timestamp?: number): Promise<Array<{ partition: number, offset: string }>> {
+    if (topic === undefined || topic === null || typeof topic !== 'string') throw new KafkaJSNonRetriableError(`Invalid topic ${String(topic)}`)
+    return await this.#call(async c => {
+      const meta = await c.metadata.waitForTopic(topic, c.requestTimeoutMs)
+      const partitions = meta.partitions.map(p => p.partition)
+      const spec = timestamp === undefined ? 'latest' as const : { timestamp }
+      const [found, high] = await Promise.all([
+        c.admin.listOffsets(partitions.map(partition => ({ topic, partition, spec }))),
+        c.admin.listOffsets(partitions.map(partition => ({ topic, partition, spec: 'latest' as const })))
+      ])
+      throwItemErrors([...found, ...high])
+      // kafkajs: no record at or after the timestamp means the end of the log.
+      return partitions.map(partition => {
+        const offset = found.find(o => o.partition === partition)?.offset ?? -1n
+        return { partition, offset: String(offset >= 0n ? offset : high.find(o => o.partition === partition)?.offset ?? -1n) }
+      })
+    })
+  }
+
+  async deleteTopicRecords ({ topic, partitions }: { topic: string, partitions: Array<{ partition: number, offset: string }> }): Promise<void> {
+    if (topic === undefined || topic === null || typeof topic !== 'string') throw new KafkaJSNonRetriableError(`Invalid topic "${String(topic)}"`)
+    if (partitions === undefined || partitions === null || !Array.isArray(partitions) || partitions.length === 0) throw new KafkaJSNonRetriableError('Invalid partitions')
+    await this.#call(async c => {
+      const meta = await c.metadata.waitForTopic(topic, c.requestTimeoutMs)
+      const unknown = partitions.filter(p => meta.partitions[p.partition] === undefined)
+      if (unknown.length > 0) {
+        throw new KafkaJSNonRetriableError(new KafkaJSDeleteTopicRecordsError({ topic, partitions: unknown.map(p => ({ partition: p.partition, offset: p.offset, error: new KafkaJSProtocolError(protocolErrorInfo(3)) })) }), {
+          cause: new KafkaJSDeleteTopicRecordsError({ topic, partitions: unknown.map(p => ({ partition: p.partition, offset: p.offset, error: new KafkaJSProtocolError(protocolErrorInfo(3)) })) })
+        })
+      }
+      const low = await c.admin.listOffsets(partitions.map(p => ({ topic, partition: p.partition, spec: 'earliest' as const })))
+      const wanted = partitions.map(p => {
+        const offset = BigInt(p.offset)
+        const earliest = low.find(o => o.partition === p.partition)?.offset ?? 0n
+        if (offset !== -1n && offset < earliest) {
+          this.#logger.warn('The requested offset is before the earliest offset maintained on the partition - no records will be deleted from this partition', { topic, partition: p.partition, offset: p.offset })
+        }
+        return { topic, partition: p.partition, before: offset === -1n ? 'latest' as const : offset }
+      })
+      const results = await c.admin.deleteRecords(wanted)
+      const failed = results.filter(r => r.error !== undefined)
+      if (failed.length > 0) {
+        const error = new KafkaJSDeleteTopicRecordsError({ topic, partitions: failed.map(r => ({ partition: r.partition, offset: String(wanted.find(w => w.partition === r.partition)?.before ?? ''), error: protocolError(r.error!) })) })
+        throw new KafkaJSNonRetriableError(error, { cause: error })
+      }
+    })
+  }
+
+  async alterPartitionReassignments ({ topics, timeout }: { topics: Array<{ topic: string, partitionAssignment: Array<{ partition: number, replicas: number[] }> }>, timeout?: number }): Promise<void> {
+    if (topics === undefined || topics === null || !Array.isArray(topics)) throw new KafkaJSNonRetriableError(`Invalid topics array ${String(topics)}`)
+    await this.#call(async c => {
+      const results = await c.admin.alterPartitionReassignments(topics.flatMap(t => t.partitionAssignment.map(a => ({ topic: t.topic, partition: a.partition, replicas: a.replicas }))), { timeoutMs: timeout })
+      throwItemErrors(results)
+    })
+  }
+
+  async listPartitionReassignments ({ topics = null, timeout }: { topics?: Array<{ topic: string, partitions: number[] }> | null, timeout?: number } = {}): Promise<{ topics: Array<{ topic: string, partitions: Array<{ partition: number, replicas: number[], addingReplicas: number[], removingReplicas: number[] }> }> }> {
+    if (topics !== null && !Array.isArray(topics)) throw new KafkaJSNonRetriableError(`Invalid topics array ${String(topics)}`)
+    return await this.#call(async c => {
+      const partitions = topics === null ? undefined : topics.flatMap(t => t.partitions.map(partition => ({ topic: t.topic, partition })))
+      const ongoing = await c.admin.listPartitionReassignments({ partitions, timeoutMs: timeout })
+      const byTopic = new Map<string, Array<{ partition: number, replicas: number[], addingReplicas: number[], removingReplicas: number[] }>>()
+      for (const r of ongoing) {
+        const list = byTopic.get(r.topic) ?? []
+        list.push({ partition: r.partition, replicas: r.replicas, addingReplicas: r.addingReplicas, removingReplicas: r.removingReplicas })
+        byTopic.set(r.topic, list)
+      }
+      return { topics: [...byTopic].map(([topic, ps]) => ({ topic, partitions: ps })) }
+    })
+  }
+
+  // ---------------------------------------------------------------- cluster and configs
+
+  async describeCluster (): Promise<{ brokers: Array<{ nodeId: number, host: string, port: number }>, controller: number | null, clusterId: string }> {
+    return await this.#call(async c => {
+      const d = await c.admin.describeCluster()
+      return { brokers: d.brokers.map(b => ({ nodeId: b.nodeId, host: b.host, port: b.port })), controller: d.controllerId, clusterId: d.clusterId }
+    })
+  }
+
+  async describeConfigs ({ resources, includeSynonyms = false }: { resources: Array<{ type: number, name: string, configNames?: string[] }>, includeSynonyms?: boolean }): Promise<any> {
+    if (resources === undefined || resources === null || !Array.isArray(resources)) throw new KafkaJSNonRetriableError(`Invalid resources array ${String(resources)}`)
+    if (resources.length === 0) throw new KafkaJSNonRetriableError('Resources array cannot be empty')
+    for (const r of resources) {
+      if (CONFIG_TYPE_NAMES[r.type] === undefined) throw new KafkaJSNonRetriableError(`Invalid resource type ${r.type}: ${JSON.stringify(r)}`)
+      if (typeof r.name !== 'string') throw new KafkaJSNonRetriableError(`Invalid resource name ${r.name}: ${JSON.stringify(r)}`)
+      if (r.configNames !== undefined && !Array.isArray(r.configNames)) throw new KafkaJSNonRetriableError(`Invalid resource configNames ${String(r.configNames)}: ${JSON.stringify(r)}`)
+    }
+    return await this.#call(async c => {
+      const described = await Promise.all(resources.map(async r => {
+        const configs = await c.admin.describeConfigs({ type: CONFIG_TYPE_NAMES[r.type], name: r.name, keys: r.configNames !== undefined && r.configNames.length > 0 ? r.configNames : undefined }, { includeSynonyms })
+        return {
+          errorCode: 0,
+          errorMessage: null,
+          resourceType: r.type,
+          resourceName: r.name,
+          configEntries: [...configs.values()].map(e => ({
+            configName: e.name,
+            configValue: e.value,
+            readOnly: e.readOnly,
+            isDefault: e.isDefault,
+            configSource: e.source,
+            isSensitive: e.isSensitive,
+            configSynonyms: (e.synonyms ?? []).map(s => ({ configName: s.name, configValue: s.value, configSource: codeOf({ 1: 'dynamic-topic', 2: 'dynamic-broker', 3: 'dynamic-default-broker', 4: 'static-broker', 5: 'default', 6: 'dynamic-broker-logger' }, s.source) }))
+          }))
+        }
+      }))
+      return { resources: described, throttleTime: 0 }
+    })
+  }
+
+  /** kafkajs's alterConfigs sets the given values; kafkats sets them incrementally (others stay as they are). */
+  async alterConfigs ({ resources, validateOnly }: { resources: Array<{ type: number, name: string, configEntries: Array<{ name: string, value: string }> }>, validateOnly?: boolean }): Promise<any> {
+    if (resources === undefined || resources === null || !Array.isArray(resources)) throw new KafkaJSNonRetriableError(`Invalid resources array ${String(resources)}`)
+    if (resources.length === 0) throw new KafkaJSNonRetriableError('Resources array cannot be empty')
+    for (const r of resources) {
+      if (CONFIG_TYPE_NAMES[r.type] === undefined) throw new KafkaJSNonRetriableError(`Invalid resource type ${r.type}: ${JSON.stringify(r)}`)
+      if (typeof r.name !== 'string') throw new KafkaJSNonRetriableError(`Invalid resource name ${r.name}: ${JSON.stringify(r)}`)
+      if (!Array.isArray(r.configEntries)) throw new KafkaJSNonRetriableError(`Invalid resource configEntries ${String(r.configEntries)}: ${JSON.stringify(r)}`)
+      const bad = r.configEntries.find(e => typeof e.value !== 'string' || e.value === '')
+      if (bad !== undefined) throw new KafkaJSNonRetriableError(`Invalid config value for ${bad.name}: ${JSON.stringify(r)}`)
+    }
+    return await this.#call(async c => {
+      await c.admin.alterConfigs(resources.map(r => ({ type: CONFIG_TYPE_NAMES[r.type], name: r.name, set: Object.fromEntries(r.configEntries.map(e => [e.name, e.value])) })), { validateOnly })
+      return { resources: resources.map(r => ({ errorCode: 0, errorMessage: null, resourceType: r.type, resourceName: r.name })), throttleTime: 0 }
+    })
+  }
+
+  // ---------------------------------------------------------------- groups and offsets
+
+  async listGroups (): Promise<{ groups: Array<{ groupId: string, protocolType: string }> }> {
+    return await this.#call(async c => ({ groups: (await c.admin.listGroups()).map(g => ({ groupId: g.groupId, protocolType: g.protocolType })) }))
+  }
+
+  async describeGroups (groupIds: string[]): Promise<{ groups: any[] }> {
+    return await this.#call(async c => {
+      const described = await c.admin.describeGroups(groupIds)
+      return {
+        groups: described.map(g => ({
+          errorCode: g.error?.code ?? 0,
+          groupId: g.groupId,
+          state: g.state,
+          protocolType: g.protocolType ?? 'consumer',
+          protocol: g.protocol ?? g.assignor ?? '',
+          members: g.members.map(m => ({ memberId: m.memberId, clientId: m.clientId, clientHost: m.clientHost, memberMetadata: Buffer.alloc(0), memberAssignment: Buffer.alloc(0) }))
+        }))
+      }
+    })
+  }
+
+  async deleteGroups (groupIds: string[]): Promise<Array<{ groupId: string, errorCode: number, error?: KafkaJSProtocolError }>> {
+    if (groupIds === undefined || groupIds === null || !Array.isArray(groupIds)) throw new KafkaJSNonRetriableError(`Invalid groupIds array ${String(groupIds)}`)
+    const invalid = groupIds.find(g => typeof g !== 'string')
+    if (invalid !== undefined) throw new KafkaJSNonRetriableError(`Invalid groupId name: ${JSON.stringify(invalid)}`)
+    return await this.#call(async c => {
+      const results = await c.admin.deleteGroups(groupIds)
+      const errors = results.filter(r => r.error !== undefined).map(r => ({ groupId: r.groupId, errorCode: r.error!.code, error: protocolError(r.error!) }))
+      if (errors.length > 0) throw new KafkaJSDeleteGroupsError('Error in DeleteGroups', errors)
+      return results.map(r => ({ groupId: r.groupId, errorCode: 0 }))
+    })
+  }
+
+  async fetchOffsets ({ groupId, topics, resolveOffsets = false }: { groupId: string, topics?: string[], resolveOffsets?: boolean }): Promise<Array<{ topic: string, partitions: Array<{ partition: number, offset: string, metadata: string | null }> }>> {
+    if (groupId === undefined || groupId === null || groupId === '') throw new KafkaJSNonRetriableError(`Invalid groupId ${String(groupId)}`)
+    const wantedTopics = topics ?? []
+    if (!Array.isArray(wantedTopics)) throw new KafkaJSNonRetriableError('Expected topics array to be set')
+    return await this.#call(async c => {
+      const partitions = (await Promise.all(wantedTopics.map(async topic => (await c.metadata.waitForTopic(topic, c.requestTimeoutMs)).partitions.map(p => ({ topic, partition: p.partition }))))).flat()
+      const [answer] = await c.admin.fetchOffsets([wantedTopics.length > 0 ? { groupId, partitions } : groupId])
+      if (answer.error !== undefined) throw protocolError(answer.error)
+      const byTopic = new Map<string, Array<{ partition: number, offset: string, metadata: string | null }>>()
+      for (const topic of wantedTopics) byTopic.set(topic, [])
+      for (const o of answer.offsets) {
+        const list = byTopic.get(o.topic) ?? []
+        list.push({ partition: o.partition, offset: String(o.offset), metadata: o.metadata === '' ? null : o.metadata })
+        byTopic.set(o.topic, list)
+      }
+      if (resolveOffsets) {
+        for (const [topic, list] of byTopic) {
+          if (!list.some(p => p.offset === '-1')) continue
+          const offsets = await this.fetchTopicOffsets(topic)
+          for (const p of list) if (p.offset === '-1') p.offset = offsets.find(o => o.partition === p.partition)?.high ?? p.offset
+          await this.setOffsets({ groupId, topic, partitions: list.map(p => ({ partition: p.partition, offset: p.offset })) })
+        }
+      }
+      return [...byTopic].map(([topic, list]) => ({ topic, partitions: list.sort((a, b) => a.partition - b.partition) }))
+    })
+  }
+
+  async setOffsets ({ groupId, topic, partitions }: { groupId: string, topic: string, partitions: Array<{ partition: number, offset: string }> }): Promise<void> {
+    if (groupId === undefined || groupId === null || groupId === '') throw new KafkaJSNonRetriableError(`Invalid groupId ${String(groupId)}`)
+    if (topic === undefined || topic === null || topic === '') throw new KafkaJSNonRetriableError(`Invalid topic ${String(topic)}`)
+    if (partitions === undefined || partitions === null || partitions.length === 0) throw new KafkaJSNonRetriableError('Invalid partitions')
+    await this.#call(async c => {
+      await this.#checkNotRunning(c, groupId)
+      const special = partitions.filter(p => p.offset === '-1' || p.offset === '-2')
+      const plain = partitions.filter(p => p.offset !== '-1' && p.offset !== '-2')
+      if (plain.length > 0) throwItemErrors(await c.admin.alterGroupOffsets(groupId, plain.map(p => ({ topic, partition: p.partition, offset: BigInt(p.offset) }))))
+      for (const p of special) {
+        await c.admin.resetGroupOffsets(groupId, p.offset === '-2' ? 'earliest' : 'latest', { partitions: [{ topic, partition: p.partition }] })
+      }
+    })
+  }
+
+  async resetOffsets ({ groupId, topic, earliest = false }: { groupId: string, topic: string, earliest?: boolean }): Promise<void> {
+    if (groupId === undefined || groupId === null || groupId === '') throw new KafkaJSNonRetriableError(`Invalid groupId ${String(groupId)}`)
+    if (topic === undefined || topic === null || topic === '') throw new KafkaJSNonRetriableError(`Invalid topic ${String(topic)}`)
+    await this.#call(async c => {
+      await this.#checkNotRunning(c, groupId)
+      const planned = await c.admin.resetGroupOffsets(groupId, earliest ? 'earliest' : 'latest', { topics: [topic] })
+      throwItemErrors(planned)
+    })
+  }
+
+  async #checkNotRunning (c: Client, groupId: string): Promise<void> {
+    const [description] = await c.admin.describeGroups([groupId])
+    const state = description?.state ?? 'Dead'
+    if (state !== 'Empty' && state !== 'Dead') throw new KafkaJSNonRetriableError(`The consumer group must have no running instances, current state: ${state}`)
+  }
+
+  // ---------------------------------------------------------------- ACLs
+
+  async describeAcls (filter: { resourceType: number, resourceName?: string | null, resourcePatternType: number, principal?: string | null, host?: string | null, operation: number, permissionType: number }): Promise<any> {
+    this.#checkAclFilter(filter)
+    return await this.#call(async c => {
+      const bindings = await c.admin.describeAcls(this.#nativeFilter(filter))
+      const byResource = new Map<string, { resourceType: number, resourceName: string, resourcePatternType: number, acls: any[] }>()
+      for (const b of bindings) {
+        const resourcePatternType = codeOf(PATTERN_NAMES, b.patternType ?? 'literal')
+        const k = `${b.resourceType}\u0000${b.resourceName}\u0000${resourcePatternType}`
+        let entry = byResource.get(k)
+        if (entry === undefined) byResource.set(k, entry = { resourceType: codeOf(ACL_RESOURCE_NAMES, b.resourceType), resourceName: b.resourceName, resourcePatternType, acls: [] })
+        entry.acls.push({ principal: b.principal, host: b.host ?? '*', operation: codeOf(ACL_OPERATION_NAMES, b.operation), permissionType: codeOf(ACL_PERMISSION_NAMES, b.permission) })
+      }
+      return { throttleTime: 0, errorCode: 0, errorMessage: null, resources: [...byResource.values()] }
+    })
+  }
+
+  async createAcls ({ acl }: { acl: Array<{ resourceType: number, resourceName: string, resourcePatternType: number, principal: string, host: string, operation: number, permissionType: number }> }): Promise<boolean> {
+    if (acl === undefined || acl === null || !Array.isArray(acl)) throw new KafkaJSNonRetriableError(`Invalid ACL array ${String(acl)}`)
+    if (acl.length === 0) throw new KafkaJSNonRetriableError('Empty ACL array')
+    if (acl.some(a => typeof a.principal !== 'string')) throw new KafkaJSNonRetriableError('Invalid ACL array, the principals have to be a valid string')
+    if (acl.some(a => typeof a.host !== 'string')) throw new KafkaJSNonRetriableError('Invalid ACL array, the hosts have to be a valid string')
+    if (acl.some(a => typeof a.resourceName !== 'string')) throw new KafkaJSNonRetriableError('Invalid ACL array, the resourceNames have to be a valid string')
+    for (const a of acl) {
+      if (ACL_OPERATION_NAMES[a.operation] === undefined) throw new KafkaJSNonRetriableError(`Invalid operation type ${a.operation}: ${JSON.stringify(a)}`)
+      if (ACL_PERMISSION_NAMES[a.permissionType] === undefined) throw new KafkaJSNonRetriableError(`Invalid permission type ${a.permissionType}: ${JSON.stringify(a)}`)
+      if (ACL_RESOURCE_NAMES[a.resourceType] === undefined) throw new KafkaJSNonRetriableError(`Invalid resource type ${a.resourceType}: ${JSON.stringify(a)}`)
+      if (PATTERN_NAMES[a.resourcePatternType] === undefined) throw new KafkaJSNonRetriableError(`Invalid resource pattern type ${a.resourcePatternType}: ${JSON.stringify(a)}`)
+    }
+    return await this.#call(async c => {
+      const results = await c.admin.createAcls(acl.map(a => ({
+        resourceType: ACL_RESOURCE_NAMES[a.resourceType],
+        resourceName: a.resourceName,
+        patternType: PATTERN_NAMES[a.resourcePatternType],
+        principal: a.principal,
+        host: a.host,
+        operation: ACL_OPERATION_NAMES[a.operation],
+        permission: ACL_PERMISSION_NAMES[a.permissionType]
+      }) as AclBinding))
+      throwItemErrors(results)
+      return true
+    })
+  }
+
+  async deleteAcls ({ filters }: { filters: Array<Parameters<KafkaJSAdmin['describeAcls']>[0]> }): Promise<any> {
+    if (filters === undefined || filters === null || !Array.isArray(filters)) throw new KafkaJSNonRetriableError(`Invalid ACL Filter array ${String(filters)}`)
+    if (filters.length === 0) throw new KafkaJSNonRetriableError('Empty ACL Filter array')
+    for (const f of filters) this.#checkAclFilter(f)
+    return await this.#call(async c => {
+      const results = await c.admin.deleteAcls(filters.map(f => this.#nativeFilter(f)))
+      return {
+        filterResponses: results.map(r => ({
+          errorCode: r.error?.code ?? 0,
+          errorMessage: r.error?.message ?? null,
+          matchingAcls: r.deleted.map(b => ({
+            errorCode: 0,
+            errorMessage: null,
+            resourceType: codeOf(ACL_RESOURCE_NAMES, b.resourceType),
+            resourceName: b.resourceName,
+            resourcePatternType: codeOf(PATTERN_NAMES, b.patternType ?? 'literal'),
+            principal: b.principal,
+            host: b.host ?? '*',
+            operation: codeOf(ACL_OPERATION_NAMES, b.operation),
+            permissionType: codeOf(ACL_PERMISSION_NAMES, b.permission)
+          }))
+        }))
+      }
+    })
+  }
+
+  #checkAclFilter (f: { resourceType: number, resourceName?: string | null, resourcePatternType: number, principal?: string | null, host?: string | null, operation: number, permissionType: number }): void {
+    if (f.host !== undefined && f.host !== null && typeof f.host !== 'string') throw new KafkaJSNonRetriableError('Invalid host, the host have to be a valid string')
+    if (f.principal !== undefined && f.principal !== null && typeof f.principal !== 'string') throw new KafkaJSNonRetriableError('Invalid principal, the principal have to be a valid string')
+    if (f.resourceName !== undefined && f.resourceName !== null && typeof f.resourceName !== 'string') throw new KafkaJSNonRetriableError('Invalid resourceName, the resourceName have to be a valid string')
+    if (ACL_OPERATION_NAMES[f.operation] === undefined) throw new KafkaJSNonRetriableError(`Invalid operation type ${f.operation}: ${JSON.stringify(f)}`)
+    if (PATTERN_NAMES[f.resourcePatternType] === undefined) throw new KafkaJSNonRetriableError(`Invalid resource pattern filter type ${f.resourcePatternType}: ${JSON.stringify(f)}`)
+    if (ACL_PERMISSION_NAMES[f.permissionType] === undefined) throw new KafkaJSNonRetriableError(`Invalid permission type ${f.permissionType}: ${JSON.stringify(f)}`)
+    if (ACL_RESOURCE_NAMES[f.resourceType] === undefined) throw new KafkaJSNonRetriableError(`Invalid resource type ${f.resourceType}: ${JSON.stringify(f)}`)
+  }
+
+  #nativeFilter (f: { resourceType: number, resourceName?: string | null, resourcePatternType: number, principal?: string | null, host?: string | null, operation: number, permissionType: number }): AclFilter {
+    return {
+      resourceType: ACL_RESOURCE_NAMES[f.resourceType] as AclFilter['resourceType'],
+      resourceName: f.resourceName ?? null,
+      patternType: PATTERN_NAMES[f.resourcePatternType] as AclFilter['patternType'],
+      principal: f.principal ?? null,
+      host: f.host ?? null,
+      operation: ACL_OPERATION_NAMES[f.operation] as AclFilter['operation'],
+      permission: ACL_PERMISSION_NAMES[f.permissionType] as AclFilter['permission']
+    }
+  }
+}
+
+

@@ -1,0 +1,136 @@
+/**
+ * kafkajs's group assignment API: `AssignerProtocol` (the member metadata and assignment
+ * bytes, identical to kafkajs's), `PartitionAssigners.roundRobin` (kafkajs's order: members
+ * by id, partitions topic by topic in metadata order), and the adapter that runs a kafkajs
+ * assigner as a kafkats classic-protocol Assignor.
+ */
+import type { Assignor, MemberSubscription, TopicPartition } from '../group/assignors'
+import { Reader } from '../protocol/reader'
+import { Writer } from '../protocol/writer'
+
+export interface MemberMetadata { version: number, topics: string[], userData: Buffer }
+export interface MemberAssignment { version: number, assignment: Record<string, number[]>, userData: Buffer }
+
+export const AssignerProtocol = {
+  MemberMetadata: {
+    encode ({ version, topics, userData = Buffer.alloc(0) }: { version: number, topics: string[], userData?: Buffer }): Buffer {
+      const w = new Writer(64)
+      w.int16(version)
+      w.int32(topics.length)
+      for (const topic of topics) w.string(topic)
+      w.bytes(userData)
+      return w.finish()
+    },
+    decode (buffer: Buffer): MemberMetadata {
+      const r = new Reader(buffer)
+      const version = r.int16()
+      const topics: string[] = []
+      for (let n = r.int32(); n > 0; n--) topics.push(r.string() ?? '')
+      return { version, topics, userData: r.bytes() ?? Buffer.alloc(0) }
+    }
+  },
+  MemberAssignment: {
+    encode ({ version, assignment, userData = Buffer.alloc(0) }: { version: number, assignment: Record<string, number[]>, userData?: Buffer }): Buffer {
+      const w = new Writer(64)
+      w.int16(version)
+      const topics = Object.keys(assignment)
+      w.int32(topics.length)
+      for (const topic of topics) {
+        w.string(topic)
+        w.int32(assignment[topic].length)
+        for (const partition of assignment[topic]) w.int32(partition)
+      }
+      w.bytes(userData)
+      return w.finish()
+    },
+    decode (buffer: Buffer): MemberAssignment | null {
+      if (buffer.length < 2) return null
+      const r = new Reader(buffer)
+      const version = r.int16()
+      const assignment: Record<string, number[]> = {}
+      for (let n = r.int32(); n > 0; n--) {
+        const topic = r.string() ?? ''
+        const partitions: number[] = []
+        for (let m = r.int32(); m > 0; m--) partitions.push(r.int32())
+        assignment[topic] = partitions
+      }
+      return { version, assignment, userData: r.bytes() ?? Buffer.alloc(0) }
+    }
+  }
+}
+
+export interface PartitionMetadata {
+  partitionErrorCode: number
+  partitionId: number
+  leader: number
+  replicas: number[]
+  isr: number[]
+  offlineReplicas?: number[]
+}
+
+/** What kafkajs hands an assigner as `cluster`. */
+export interface AssignerCluster {
+  findTopicPartitionMetadata: (topic: string) => PartitionMetadata[]
+}
+
+export interface GroupMember { memberId: string, memberMetadata: Buffer }
+export interface GroupMemberAssignment { memberId: string, memberAssignment: Buffer }
+export interface GroupState { name: string, metadata: Buffer }
+export interface Assigner {
+  name: string
+  version: number
+  assign: (group: { members: GroupMember[], topics: string[] }) => Promise<GroupMemberAssignment[]>
+  protocol: (subscription: { topics: string[] }) => GroupState
+}
+export type PartitionAssigner = (config: { cluster: AssignerCluster, groupId: string, logger: unknown }) => Assigner
+
+const roundRobin: PartitionAssigner = ({ cluster }) => ({
+  name: 'RoundRobinAssigner',
+  version: 0,
+  async assign ({ members, topics }) {
+    const memberIds = members.map(m => m.memberId).sort()
+    const plan = new Map<string, Record<string, number[]>>()
+    let i = 0
+    for (const topic of topics) {
+      for (const { partitionId } of cluster.findTopicPartitionMetadata(topic)) {
+        const memberId = memberIds[i++ % memberIds.length]
+        let assignment = plan.get(memberId)
+        if (assignment === undefined) plan.set(memberId, assignment = Object.create(null) as Record<string, number[]>)
+        ;(assignment[topic] ??= []).push(partitionId)
+      }
+    }
+    return [...plan].map(([memberId, assignment]) => ({ memberId, memberAssignment: AssignerProtocol.MemberAssignment.encode({ version: 0, assignment }) }))
+  },
+  protocol ({ topics }) {
+    return { name: 'RoundRobinAssigner', metadata: AssignerProtocol.MemberMetadata.encode({ version: 0, topics }) }
+  }
+})
+
+export const PartitionAssigners = { roundRobin }
+
+/** A kafkajs assigner as a kafkats Assignor (eager, as every kafkajs assigner is). */
+export function toAssignor (assigner: Assigner, subscribedTopics: () => string[]): Assignor {
+  return {
+    name: assigner.name,
+    protocol: 'eager',
+    subscriptionUserData () {
+      const state = assigner.protocol({ topics: subscribedTopics() })
+      return AssignerProtocol.MemberMetadata.decode(state.metadata).userData
+    },
+    async assign (members: MemberSubscription[], partitionCounts: ReadonlyMap<string, number>) {
+      const topics = [...new Set(members.flatMap(m => m.topics))].filter(t => partitionCounts.has(t))
+      const result = await assigner.assign({
+        members: members.map(m => ({ memberId: m.memberId, memberMetadata: AssignerProtocol.MemberMetadata.encode({ version: assigner.version, topics: m.topics, userData: m.userData ?? Buffer.alloc(0) }) })),
+        topics
+      })
+      const plan = new Map<string, TopicPartition[]>(members.map(m => [m.memberId, []]))
+      for (const { memberId, memberAssignment } of result) {
+        const decoded = AssignerProtocol.MemberAssignment.decode(memberAssignment)
+        const partitions: TopicPartition[] = []
+        for (const [topic, list] of Object.entries(decoded?.assignment ?? {})) for (const partition of list) partitions.push({ topic, partition })
+        plan.set(memberId, partitions)
+      }
+      return plan
+    }
+  }
+}

@@ -1,0 +1,658 @@
+/**
+ * kafkajs's consumer on kafkats's GroupConsumer (classic protocol, kafkajs's assigners).
+ *
+ * kafkajs semantics kept: the fetch position of a partition is its last resolved offset, so
+ * messages a handler did not resolve (an error, a pause or a seek inside the handler,
+ * `eachBatchAutoResolve: false`) are delivered again; with `autoCommit` the resolved offsets
+ * are committed after each batch (or per `autoCommitInterval` / `autoCommitThreshold`);
+ * errors in a handler are retried with kafkajs's retry schedule and then crash the consumer
+ * (`consumer.crash`), which restarts unless `restartOnFailure` says no.
+ *
+ * What stays kafkats's: a commit carries only partitions this member holds under its current
+ * membership, so a member that lost a partition can no longer move the new owner's offset
+ * (kafkajs could commit behind the new owner's back after a rebalance).
+ */
+import type { Client } from '../client/client'
+import type { ConsumerBatch } from '../consumer/cursor'
+import type { HandedBatch } from '../consumer/consumer'
+import type { GroupConsumer, GroupConsumerOptions } from '../group/group-consumer'
+import type { MemberIdentity, TopicPartition } from '../group/membership'
+import { DescribeGroups } from '../protocol/apis/describe-groups'
+import { FindCoordinator } from '../protocol/apis/find-coordinator'
+import type { KafkaRecord } from '../protocol/record-batch'
+import '../index'
+import { PartitionAssigners, toAssignor, type PartitionAssigner } from './assigners'
+import { KafkaJSNonRetriableError, KafkaJSNumberOfRetriesExceeded, toKafkaJSError, protocolErrorInfo, KafkaJSProtocolError } from './errors'
+import { consumerEvents, Instrumentation } from './instrumentation'
+import { retryDelay, type ClientContext, type RetryOptions } from './kafka'
+import type { Logger } from './logger'
+import { partitionMetadataOf } from './producer'
+
+export interface ConsumerConfig {
+  groupId: string
+  partitionAssigners?: PartitionAssigner[]
+  metadataMaxAge?: number
+  sessionTimeout?: number
+  rebalanceTimeout?: number
+  heartbeatInterval?: number
+  maxBytesPerPartition?: number
+  minBytes?: number
+  maxBytes?: number
+  maxWaitTimeInMs?: number
+  retry?: RetryOptions & { restartOnFailure?: (err: Error) => Promise<boolean> }
+  allowAutoTopicCreation?: boolean
+  maxInFlightRequests?: number
+  readUncommitted?: boolean
+  rackId?: string
+}
+
+export interface KafkaMessage {
+  key: Buffer | null
+  value: Buffer | null
+  timestamp: string
+  attributes: number
+  offset: string
+  size?: number
+  headers?: Record<string, Buffer | string | Array<Buffer | string> | undefined>
+}
+
+export interface Batch {
+  topic: string
+  partition: number
+  highWatermark: string
+  messages: KafkaMessage[]
+  isEmpty: () => boolean
+  firstOffset: () => string | null
+  lastOffset: () => string
+  offsetLag: () => string
+  offsetLagLow: () => string
+}
+
+export interface TopicPartitionOffsetAndMetadata { topic: string, partition: number, offset: string, metadata?: string | null }
+export interface PartitionOffset { partition: number, offset: string }
+export interface TopicOffsets { topic: string, partitions: PartitionOffset[] }
+export interface Offsets { topics: TopicOffsets[] }
+
+export interface EachMessagePayload {
+  topic: string
+  partition: number
+  message: KafkaMessage
+  heartbeat: () => Promise<void>
+  pause: () => () => void
+}
+
+export interface EachBatchPayload {
+  batch: Batch
+  resolveOffset: (offset: string) => void
+  heartbeat: () => Promise<void>
+  pause: () => () => void
+  commitOffsetsIfNecessary: (offsets?: Offsets) => Promise<void>
+  uncommittedOffsets: () => Offsets
+  isRunning: () => boolean
+  isStale: () => boolean
+}
+
+export interface ConsumerRunConfig {
+  autoCommit?: boolean
+  autoCommitInterval?: number | null
+  autoCommitThreshold?: number | null
+  eachBatchAutoResolve?: boolean
+  partitionsConsumedConcurrently?: number
+  eachBatch?: (payload: EachBatchPayload) => Promise<void>
+  eachMessage?: (payload: EachMessagePayload) => Promise<void>
+}
+
+export interface ConsumerSubscribeTopic { topic: string | RegExp, fromBeginning?: boolean }
+export interface ConsumerSubscribeTopics { topics: Array<string | RegExp>, fromBeginning?: boolean }
+
+const key = (topic: string, partition: number): string => `${topic}\u0000${partition}`
+
+function headersOf (record: KafkaRecord): Record<string, Buffer | Buffer[]> {
+  const headers: Record<string, Buffer | Buffer[]> = {}
+  for (const { key, value } of record.headers) {
+    const v = value ?? Buffer.alloc(0)
+    const known = headers[key]
+    if (known === undefined) headers[key] = v
+    else if (Array.isArray(known)) known.push(v)
+    else headers[key] = [known, v]
+  }
+  return headers
+}
+
+export function toKafkaMessage (record: KafkaRecord): KafkaMessage {
+  return { key: record.key, value: record.value, timestamp: String(record.timestamp), attributes: 0, offset: String(record.offset), headers: headersOf(record) }
+}
+
+function toBatch (batch: ConsumerBatch, messages: KafkaMessage[]): Batch {
+  const hw = batch.highWatermark
+  const first = batch.records[0]?.offset
+  const last = batch.records[batch.records.length - 1]?.offset
+  return {
+    topic: batch.topic,
+    partition: batch.partition,
+    highWatermark: String(hw),
+    messages,
+    isEmpty: () => messages.length === 0,
+    firstOffset: () => first === undefined ? null : String(first),
+    lastOffset: () => String(last ?? hw - 1n),
+    offsetLag: () => String(last === undefined ? 0n : hw - 1n - last),
+    offsetLagLow: () => String(first === undefined ? 0n : hw - 1n - first)
+  }
+}
+
+function parseOffset (offset: unknown): bigint {
+  try {
+    if (typeof offset !== 'string' && typeof offset !== 'number' && typeof offset !== 'bigint') throw new Error('not a long')
+    return BigInt(offset)
+  } catch {
+    throw new KafkaJSNonRetriableError(`Invalid offset, expected a long received ${String(offset)}`)
+  }
+}
+
+/** Per-partition state of the running consumer: what was resolved, committed, and asked for. */
+interface PartitionState {
+  resolved?: bigint
+  committed?: bigint
+  /** A seek (or pause) asked for while the partition's batch was in the handler. */
+  interrupted: boolean
+}
+
+export class KafkaJSConsumer {
+  readonly events = consumerEvents
+  readonly #context: ClientContext
+  readonly #config: ConsumerConfig
+  readonly #groupId: string
+  readonly #logger: Logger
+  readonly #instrumentation = new Instrumentation('consumer', consumerEvents)
+  #client: Client | undefined
+  readonly #subscriptions = new Map<string, { fromBeginning: boolean }>()
+  #group: GroupConsumer | undefined
+  #running = false
+  #runConfig: ConsumerRunConfig = {}
+  readonly #partitions = new Map<string, PartitionState>()
+  readonly #pendingSeeks = new Map<string, { topic: string, partition: number, offset: bigint }>()
+  /** Paused topics (all partitions) and partitions, as kafkajs keeps them across assignments. */
+  readonly #pausedTopics = new Set<string>()
+  readonly #pausedPartitions = new Map<string, Set<number>>()
+  #identity: MemberIdentity | undefined
+  #lastCommitAt = Date.now()
+  #resolvedSinceCommit = 0
+  #restartTimer: NodeJS.Timeout | undefined
+  #workers: Promise<void> | undefined
+
+  constructor (context: ClientContext, config: ConsumerConfig) {
+    if (config === undefined || typeof config.groupId !== 'string' || config.groupId === '') throw new KafkaJSNonRetriableError('Consumer groupId must be a non-empty string.')
+    const sessionTimeout = config.sessionTimeout ?? 30_000
+    const heartbeatInterval = config.heartbeatInterval ?? 3000
+    if (heartbeatInterval >= sessionTimeout) {
+      throw new KafkaJSNonRetriableError(`Consumer heartbeatInterval (${heartbeatInterval}) must be lower than sessionTimeout (${sessionTimeout}). It is recommended to set heartbeatInterval to approximately a third of the sessionTimeout.`)
+    }
+    this.#context = context
+    this.#config = config
+    this.#groupId = config.groupId
+    this.#logger = context.logger.namespace('Consumer')
+  }
+
+  logger (): Logger {
+    return this.#logger
+  }
+
+  on (eventName: string, listener: (event: any) => void): () => void {
+    return this.#instrumentation.on(eventName, listener)
+  }
+
+  async connect (): Promise<void> {
+    if (this.#client !== undefined) return
+    this.#client = await this.#context.connect('Consumer', { metadataMaxAge: this.#config.metadataMaxAge })
+    this.#instrumentation.emit(consumerEvents.CONNECT, null)
+  }
+
+  async disconnect (): Promise<void> {
+    await this.stop()
+    const client = this.#client
+    this.#client = undefined
+    if (client !== undefined) {
+      await client.close()
+      this.#instrumentation.emit(consumerEvents.DISCONNECT, null)
+    }
+  }
+
+  async subscribe (subscription: ConsumerSubscribeTopic | ConsumerSubscribeTopics): Promise<void> {
+    if (this.#group !== undefined) throw new KafkaJSNonRetriableError('Cannot subscribe to topic while consumer is running')
+    const { topic, topics, fromBeginning = false } = (subscription ?? {}) as { topic?: string | RegExp, topics?: Array<string | RegExp>, fromBeginning?: boolean }
+    if (topic === undefined && topics === undefined) throw new KafkaJSNonRetriableError('Missing required argument "topics"')
+    if (topics !== undefined && topics !== null && !Array.isArray(topics)) throw new KafkaJSNonRetriableError('Argument "topics" must be an array')
+    const subscriptions = topics ?? [topic!]
+    for (const s of subscriptions) {
+      if (typeof s !== 'string' && !(s instanceof RegExp)) {
+        throw new KafkaJSNonRetriableError(`Invalid topic ${String(s)} (${typeof s}), the topic name has to be a String or a RegExp`)
+      }
+    }
+    let names: string[] = []
+    if (subscriptions.some(s => s instanceof RegExp)) {
+      const client = await this.#connected()
+      names = await client.admin.listTopics()
+    }
+    for (const s of subscriptions) {
+      if (typeof s === 'string') {
+        this.#subscriptions.set(s, { fromBeginning })
+      } else {
+        const matched = names.filter(name => s.test(name))
+        this.#logger.debug('Subscription based on RegExp', { groupId: this.#groupId, regexp: s.toString(), matchedTopics: matched })
+        for (const name of matched) this.#subscriptions.set(name, { fromBeginning })
+      }
+    }
+    if (this.#config.allowAutoTopicCreation === true) {
+      const client = await this.#connected()
+      await client.metadata.refresh([...this.#subscriptions.keys()]).catch(() => {})
+    }
+  }
+
+  async run (config: ConsumerRunConfig = {}): Promise<void> {
+    if (this.#group !== undefined) {
+      this.#logger.warn('consumer#run was called, but the consumer is already running', { groupId: this.#groupId })
+      return
+    }
+    this.#runConfig = config
+    await this.#start()
+  }
+
+  async stop (): Promise<void> {
+    clearTimeout(this.#restartTimer)
+    const group = this.#group
+    if (group === undefined) return
+    this.#running = false
+    this.#group = undefined
+    try {
+      await this.#commitIfDue(group, true).catch(() => {})
+      await group.close()
+      await this.#workers?.catch(() => {})
+    } finally {
+      this.#partitions.clear()
+      this.#instrumentation.emit(consumerEvents.STOP, null)
+      this.#logger.info('Stopped', { groupId: this.#groupId })
+    }
+  }
+
+  seek ({ topic, partition, offset }: { topic: string, partition: number, offset: string }): void {
+    if (topic === undefined || topic === null || topic === '') throw new KafkaJSNonRetriableError(`Invalid topic ${String(topic)}`)
+    if (isNaN(partition)) throw new KafkaJSNonRetriableError(`Invalid partition, expected a number received ${String(partition)}`)
+    const target = parseOffset(offset)
+    if (target < 0n && target !== -1n && target !== -2n) throw new KafkaJSNonRetriableError('Offset must not be a negative number')
+    if (this.#group === undefined) throw new KafkaJSNonRetriableError('Consumer group was not initialized, consumer#run must be called first')
+    const state = this.#partitions.get(key(topic, partition))
+    if (state !== undefined) state.interrupted = true
+    this.#pendingSeeks.set(key(topic, partition), { topic, partition, offset: target })
+    this.#applySeeks()
+  }
+
+  pause (topicPartitions: Array<{ topic: string, partitions?: number[] }> = []): void {
+    this.#checkTopicPartitions(topicPartitions)
+    if (this.#group === undefined) throw new KafkaJSNonRetriableError('Consumer group was not initialized, consumer#run must be called first')
+    for (const { topic, partitions } of topicPartitions) {
+      if (partitions === undefined) this.#pausedTopics.add(topic)
+      else {
+        let set = this.#pausedPartitions.get(topic)
+        if (set === undefined) this.#pausedPartitions.set(topic, set = new Set())
+        for (const p of partitions) set.add(p)
+      }
+    }
+    for (const p of this.#assignment()) {
+      if (this.#isPaused(p.topic, p.partition)) {
+        const state = this.#partitions.get(key(p.topic, p.partition))
+        if (state !== undefined) state.interrupted = true
+      }
+    }
+    this.#group.pause(this.#assignment().filter(p => this.#isPaused(p.topic, p.partition)))
+  }
+
+  resume (topicPartitions: Array<{ topic: string, partitions?: number[] }> = []): void {
+    this.#checkTopicPartitions(topicPartitions)
+    if (this.#group === undefined) throw new KafkaJSNonRetriableError('Consumer group was not initialized, consumer#run must be called first')
+    for (const { topic, partitions } of topicPartitions) {
+      if (partitions === undefined) {
+        this.#pausedTopics.delete(topic)
+        this.#pausedPartitions.delete(topic)
+      } else {
+        for (const p of partitions) this.#pausedPartitions.get(topic)?.delete(p)
+        if (this.#pausedTopics.has(topic)) {
+          // kafkajs: resuming some partitions of a paused topic pauses the others one by one.
+          this.#pausedTopics.delete(topic)
+          const others = this.#assignment().filter(a => a.topic === topic && !partitions.includes(a.partition)).map(a => a.partition)
+          this.#pausedPartitions.set(topic, new Set(others))
+        }
+      }
+    }
+    this.#group.resume(this.#assignment().filter(p => !this.#isPaused(p.topic, p.partition)))
+  }
+
+  paused (): Array<{ topic: string, partitions: number[] }> {
+    const byTopic = new Map<string, number[]>()
+    for (const p of this.#assignment()) {
+      if (!this.#isPaused(p.topic, p.partition)) continue
+      const list = byTopic.get(p.topic) ?? []
+      list.push(p.partition)
+      byTopic.set(p.topic, list)
+    }
+    return [...byTopic].map(([topic, partitions]) => ({ topic, partitions: partitions.sort((a, b) => a - b) }))
+  }
+
+  async commitOffsets (topicPartitions: TopicPartitionOffsetAndMetadata[]): Promise<void> {
+    const group = this.#group
+    if (group === undefined) throw new KafkaJSNonRetriableError('Consumer group was not initialized, consumer#run must be called first')
+    for (const { topic, partition, offset } of topicPartitions) {
+      if (topic === undefined || topic === null || topic === '') throw new KafkaJSNonRetriableError(`Invalid topic ${String(topic)}`)
+      if (isNaN(partition)) throw new KafkaJSNonRetriableError(`Invalid partition, expected a number received ${String(partition)}`)
+      const parsed = parseOffset(offset)
+      if (parsed < 0n) throw new KafkaJSNonRetriableError('Offset must not be a negative number')
+    }
+    await this.#commit(group, topicPartitions.map(t => ({ topic: t.topic, partition: t.partition, offset: BigInt(t.offset) })))
+  }
+
+  async describeGroup (): Promise<any> {
+    const client = await this.#connected()
+    const coordinator = await client.request(FindCoordinator, { key: this.#groupId, keyType: 0, coordinatorKeys: [this.#groupId] })
+    const nodeId = coordinator.coordinators?.[0]?.nodeId ?? coordinator.nodeId
+    const response = await client.request(DescribeGroups, { groups: [this.#groupId], includeAuthorizedOperations: false }, { nodeId })
+    const group = response.groups.find(g => g.groupId === this.#groupId)
+    if (group === undefined) return undefined
+    return {
+      errorCode: group.errorCode,
+      groupId: group.groupId,
+      state: group.groupState,
+      protocolType: group.protocolType,
+      protocol: group.protocolData,
+      members: group.members.map(m => ({ memberId: m.memberId, clientId: m.clientId, clientHost: m.clientHost, memberMetadata: m.memberMetadata, memberAssignment: m.memberAssignment }))
+    }
+  }
+
+  // ---------------------------------------------------------------- running
+
+  async #connected (): Promise<Client> {
+    if (this.#client === undefined) await this.connect()
+    return this.#client!
+  }
+
+  async #start (): Promise<void> {
+    const client = await this.#connected()
+    this.#logger.info('Starting', { groupId: this.#groupId })
+    const topics = [...this.#subscriptions.keys()]
+    const fromBeginning = [...this.#subscriptions.values()].some(s => s.fromBeginning)
+    const assigners = (this.#config.partitionAssigners ?? [PartitionAssigners.roundRobin]).map(create => create({
+      cluster: { findTopicPartitionMetadata: (topic: string) => partitionMetadataOf(client, topic) },
+      groupId: this.#groupId,
+      logger: this.#logger
+    }))
+    const options: GroupConsumerOptions = {
+      groupId: this.#groupId,
+      topics,
+      groupProtocol: 'classic',
+      assignor: toAssignor(assigners[0], () => topics),
+      fromBeginning,
+      sessionTimeoutMs: this.#config.sessionTimeout ?? 30_000,
+      rebalanceTimeoutMs: this.#config.rebalanceTimeout ?? 60_000,
+      heartbeatIntervalMs: this.#config.heartbeatInterval ?? 3000,
+      maxPartitionBytes: this.#config.maxBytesPerPartition ?? 1_048_576,
+      minBytes: this.#config.minBytes ?? 1,
+      maxBytes: this.#config.maxBytes ?? 10_485_760,
+      maxWaitMs: this.#config.maxWaitTimeInMs ?? 5000,
+      isolation: this.#config.readUncommitted === true ? 'read_uncommitted' : 'read_committed',
+      // The commit schedule is kafkajs's, driven from here (see #commitIfDue).
+      autoCommitIntervalMs: 2_147_483_647
+    }
+    if (this.#config.rackId !== undefined && this.#config.rackId !== '') options.rack = this.#config.rackId
+    const group = client.consumer(options)
+    this.#group = group
+    this.#running = true
+    const joinStarted = Date.now()
+    group.on('assigned', (event: { added: TopicPartition[], revoked: TopicPartition[], identity: MemberIdentity }) => {
+      this.#identity = event.identity
+      for (const p of event.revoked) this.#partitions.delete(key(p.topic, p.partition))
+      for (const p of event.added) this.#partitions.set(key(p.topic, p.partition), { interrupted: false })
+      const memberAssignment: Record<string, number[]> = {}
+      for (const p of group.assignment()) (memberAssignment[p.topic] ??= []).push(p.partition)
+      for (const list of Object.values(memberAssignment)) list.sort((a, b) => a - b)
+      this.#instrumentation.emit(consumerEvents.GROUP_JOIN, {
+        duration: Date.now() - joinStarted,
+        groupId: this.#groupId,
+        isLeader: undefined,
+        leaderId: undefined,
+        groupProtocol: assigners[0].name,
+        memberId: event.identity.memberId,
+        memberAssignment
+      })
+      group.pause(group.assignment().filter(p => this.#isPaused(p.topic, p.partition)))
+      this.#applySeeks()
+    })
+    group.on('lost', () => { this.#instrumentation.emit(consumerEvents.REBALANCING, { groupId: this.#groupId, memberId: this.#identity?.memberId }) })
+    group.on('warning', (error: Error) => { this.#logger.warn(error.message, { groupId: this.#groupId }) })
+    const workers = Math.max(1, this.#runConfig.partitionsConsumedConcurrently ?? 1)
+    this.#workers = Promise.all(Array.from({ length: workers }, async () => await this.#work(group))).then(() => {})
+    this.#workers.catch(error => { void this.#crash(group, error as Error) })
+  }
+
+  async #work (group: GroupConsumer): Promise<void> {
+    const attempts = new Map<string, number>()
+    while (this.#running && this.#group === group) {
+      const handed = await group.nextBatch()
+      if (handed === undefined) return
+      const k = key(handed.batch.topic, handed.batch.partition)
+      try {
+        await this.#process(group, handed)
+        attempts.delete(k)
+      } catch (error) {
+        const attempt = attempts.get(k) ?? 0
+        const retries = this.#config.retry?.retries ?? this.#context.config.retry?.retries ?? 5
+        const err = error as Error & { retriable?: boolean }
+        if (err.retriable === false || attempt >= retries) {
+          throw attempt >= retries ? new KafkaJSNumberOfRetriesExceeded(err, { retryCount: attempt, retryTime: retryDelay(this.#retry(), attempt) }) : err
+        }
+        attempts.set(k, attempt + 1)
+        await new Promise(resolve => setTimeout(resolve, retryDelay(this.#retry(), attempt)))
+      }
+    }
+  }
+
+  #retry (): RetryOptions {
+    return { ...this.#context.config.retry, ...this.#config.retry }
+  }
+
+  /** One batch through eachMessage or eachBatch, then its resolved offsets into position and commits. */
+  async #process (group: GroupConsumer, handed: HandedBatch): Promise<void> {
+    const { batch } = handed
+    const { topic, partition } = batch
+    const k = key(topic, partition)
+    let state = this.#partitions.get(k)
+    if (state === undefined) this.#partitions.set(k, state = { interrupted: false })
+    state.interrupted = false
+    const startResolved = state.resolved
+    const config = this.#runConfig
+    const messages = batch.records.map(toKafkaMessage)
+    const kbatch = toBatch(batch, messages)
+    const resolveOffset = (offset: string): void => {
+      const next = BigInt(offset) + 1n
+      if (state!.resolved === undefined || next > state!.resolved) {
+        state!.resolved = next
+        this.#resolvedSinceCommit++
+      }
+    }
+    const pauseThis = (): (() => void) => {
+      this.pause([{ topic, partitions: [partition] }])
+      return () => this.resume([{ topic, partitions: [partition] }])
+    }
+    const heartbeat = async (): Promise<void> => {}
+    const payloadBase = { topic, partition, highWatermark: kbatch.highWatermark, offsetLag: kbatch.offsetLag(), offsetLagLow: kbatch.offsetLagLow(), batchSize: messages.length, firstOffset: kbatch.firstOffset(), lastOffset: kbatch.lastOffset() }
+    const started = Date.now()
+    this.#instrumentation.emit(consumerEvents.START_BATCH_PROCESS, payloadBase)
+    let failure: unknown
+    try {
+      if (config.eachMessage !== undefined) {
+        for (const message of messages) {
+          if (!this.#running || state.interrupted || this.#isPaused(topic, partition)) break
+          try {
+            await config.eachMessage({ topic, partition, message, heartbeat, pause: pauseThis })
+          } catch (error) {
+            this.#logger.error(`Error when calling eachMessage`, { topic, partition, offset: message.offset, stack: (error as Error).stack, error })
+            throw error
+          }
+          resolveOffset(message.offset)
+        }
+      } else if (config.eachBatch !== undefined) {
+        await config.eachBatch({
+          batch: kbatch,
+          resolveOffset,
+          heartbeat,
+          pause: pauseThis,
+          commitOffsetsIfNecessary: async (offsets?: Offsets) => {
+            if (offsets !== undefined) {
+              await this.#commit(group, offsets.topics.flatMap(t => t.partitions.map(p => ({ topic: t.topic, partition: p.partition, offset: BigInt(p.offset) }))))
+            } else if (config.autoCommit !== false) {
+              await this.#commitIfDue(group, false)
+            }
+          },
+          uncommittedOffsets: () => this.#uncommitted(),
+          isRunning: () => this.#running,
+          isStale: () => state!.interrupted || this.#group !== group
+        })
+        if (config.eachBatchAutoResolve !== false && !state.interrupted && messages.length > 0) resolveOffset(messages[messages.length - 1].offset)
+      }
+    } catch (error) {
+      failure = error
+    }
+    // The next fetch starts at the last resolved offset, as in kafkajs: what was not resolved comes again.
+    const resolved = state.resolved !== undefined && (startResolved === undefined || state.resolved > startResolved) ? state.resolved : undefined
+    const interrupted = state.interrupted
+    handed.finish(config.autoCommit !== false && resolved !== undefined ? resolved : null)
+    const position = resolved ?? batch.records[0]?.offset
+    if (!interrupted && position !== undefined && position < batch.nextOffset && this.#group === group) {
+      try {
+        group.seek({ topic, partition, offset: position })
+      } catch {}
+    }
+    this.#instrumentation.emit(consumerEvents.END_BATCH_PROCESS, { ...payloadBase, duration: Date.now() - started })
+    if (config.autoCommit !== false) await this.#commitIfDue(group, failure !== undefined)
+    if (failure !== undefined) throw failure
+  }
+
+  /** kafkajs's schedule: after every batch unless autoCommitInterval/autoCommitThreshold say otherwise. */
+  async #commitIfDue (group: GroupConsumer, force: boolean): Promise<void> {
+    const { autoCommit, autoCommitInterval, autoCommitThreshold } = this.#runConfig
+    if (autoCommit === false) return
+    const unset = (autoCommitInterval === null || autoCommitInterval === undefined) && (autoCommitThreshold === null || autoCommitThreshold === undefined)
+    const due = force || unset ||
+      (autoCommitInterval != null && Date.now() - this.#lastCommitAt >= autoCommitInterval) ||
+      (autoCommitThreshold != null && this.#resolvedSinceCommit >= autoCommitThreshold)
+    if (!due) return
+    const offsets: Array<{ topic: string, partition: number, offset: bigint }> = []
+    for (const [k, state] of this.#partitions) {
+      if (state.resolved === undefined || state.resolved === state.committed) continue
+      const [topic, partition] = k.split('\u0000')
+      offsets.push({ topic, partition: Number(partition), offset: state.resolved })
+    }
+    this.#lastCommitAt = Date.now()
+    this.#resolvedSinceCommit = 0
+    if (offsets.length > 0) await this.#commit(group, offsets)
+  }
+
+  async #commit (group: GroupConsumer, offsets: Array<{ topic: string, partition: number, offset: bigint }>): Promise<void> {
+    let refused
+    try {
+      refused = await group.commitOffsets(offsets)
+    } catch (error) {
+      throw toKafkaJSError(error)
+    }
+    const refusedKeys = new Set(refused.map(r => key(r.topic, r.partition)))
+    const committed = offsets.filter(o => !refusedKeys.has(key(o.topic, o.partition)))
+    for (const o of committed) {
+      const state = this.#partitions.get(key(o.topic, o.partition))
+      if (state !== undefined) {
+        state.committed = o.offset
+        state.resolved = o.offset
+      }
+    }
+    if (refused.length > 0) this.#logger.warn('Offsets not committed: the partitions are not held by this member under its current membership', { groupId: this.#groupId, refused: refused.map(r => ({ topic: r.topic, partition: r.partition, offset: String(r.offset), reason: r.reason })) })
+    if (committed.length > 0) {
+      const byTopic = new Map<string, Array<{ partition: string, offset: string }>>()
+      for (const o of committed) {
+        const list = byTopic.get(o.topic) ?? []
+        list.push({ partition: String(o.partition), offset: String(o.offset) })
+        byTopic.set(o.topic, list)
+      }
+      this.#instrumentation.emit(consumerEvents.COMMIT_OFFSETS, {
+        groupId: this.#groupId,
+        memberId: this.#identity?.memberId,
+        groupGenerationId: this.#identity?.generation,
+        topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions }))
+      })
+    }
+    const unknown = refused.find(r => r.reason.includes('UNKNOWN_TOPIC_OR_PARTITION'))
+    if (unknown !== undefined) throw new KafkaJSProtocolError(protocolErrorInfo(3))
+  }
+
+  #uncommitted (): Offsets {
+    const byTopic = new Map<string, PartitionOffset[]>()
+    for (const [k, state] of this.#partitions) {
+      if (state.resolved === undefined || state.resolved === state.committed) continue
+      const [topic, partition] = k.split('\u0000')
+      const list = byTopic.get(topic) ?? []
+      list.push({ partition: Number(partition), offset: String(state.resolved) })
+      byTopic.set(topic, list)
+    }
+    return { topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })) }
+  }
+
+  #applySeeks (): void {
+    const group = this.#group
+    if (group === undefined) return
+    const held = new Set(group.assignment().map(p => key(p.topic, p.partition)))
+    for (const [k, seek] of this.#pendingSeeks) {
+      if (!held.has(k)) continue
+      this.#pendingSeeks.delete(k)
+      const offset = seek.offset === -1n ? 'latest' as const : seek.offset === -2n ? 'earliest' as const : seek.offset
+      group.seek({ topic: seek.topic, partition: seek.partition, offset })
+      const state = this.#partitions.get(k)
+      if (state !== undefined && typeof offset === 'bigint') {
+        // kafkajs: a seek is committed at once with autoCommit, else it becomes the resolved offset.
+        state.resolved = offset
+        if (this.#runConfig.autoCommit !== false) void this.#commit(group, [{ topic: seek.topic, partition: seek.partition, offset }]).catch(error => this.#logger.error('Failed to commit the seek offset', { error: (error as Error).message }))
+      }
+    }
+  }
+
+  async #crash (group: GroupConsumer, error: Error): Promise<void> {
+    if (this.#group !== group) return
+    const e = toKafkaJSError(error)
+    this.#logger.error(`Crash: ${e.name}: ${e.message}`, { groupId: this.#groupId, retryCount: (e as { retryCount?: number }).retryCount, stack: e.stack })
+    await this.stop().catch(() => {})
+    const original = (err: any): any => err?.cause !== undefined ? original(err.cause) : err
+    const retriable = e.name === 'KafkaJSNumberOfRetriesExceeded' || original(e)?.retriable === true
+    let restart = retriable
+    const restartOnFailure = this.#retry().restartOnFailure
+    if (restart && restartOnFailure !== undefined) restart = await restartOnFailure(e).catch(() => true)
+    this.#instrumentation.emit(consumerEvents.CRASH, { error: e, groupId: this.#groupId, restart })
+    if (restart) {
+      const retryTime = (e as { retryTime?: number }).retryTime ?? this.#retry().initialRetryTime ?? 300
+      this.#logger.error(`Restarting the consumer in ${retryTime}ms`, { groupId: this.#groupId, retryTime })
+      this.#restartTimer = setTimeout(() => { void this.#start().catch(err => this.#logger.error('Failed to restart', { error: (err as Error).message })) }, retryTime)
+    } else {
+      await this.disconnect().catch(() => {})
+    }
+  }
+
+  #assignment (): TopicPartition[] {
+    return this.#group?.assignment() ?? []
+  }
+
+  #isPaused (topic: string, partition: number): boolean {
+    return this.#pausedTopics.has(topic) || (this.#pausedPartitions.get(topic)?.has(partition) ?? false)
+  }
+
+  #checkTopicPartitions (topicPartitions: Array<{ topic: string, partitions?: number[] }>): void {
+    for (const tp of topicPartitions) {
+      if (tp === undefined || tp === null || typeof tp.topic !== 'string' || tp.topic === '') throw new KafkaJSNonRetriableError(`Invalid topic ${String(tp?.topic ?? tp)}`)
+      if (tp.partitions !== undefined && (!Array.isArray(tp.partitions) || tp.partitions.some(p => isNaN(p)))) {
+        throw new KafkaJSNonRetriableError(`Array of valid partitions required to pause specific partitions instead of ${String(tp.partitions)}`)
+      }
+    }
+  }
+}

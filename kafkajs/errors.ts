@@ -1,0 +1,358 @@
+/**
+ * kafkajs 2.2.4's error classes: the same names, constructor signatures, `retriable`,
+ * `type`, `code` and `cause`, and kafkajs's messages for Kafka's error codes, so code that
+ * matches on them (`instanceof`, `e.type === 'REBALANCE_IN_PROGRESS'`, `e.retriable`) keeps
+ * working. `toKafkaJSError` turns kafkats's errors into these.
+ */
+import { errorCodeInfo } from '../protocol/error-codes'
+import { BrokerError, KafkaTsError, ProtocolError } from '../protocol/errors'
+import { AuthenticationError, ClientClosedError, ConnectionError, RequestTimeoutError, UnsupportedVersionError } from '../client/errors'
+
+type MessageOrError = string | { message?: string, helpUrl?: string }
+
+function messageOf (e: MessageOrError): string {
+  return typeof e === 'string' ? e : (e.message ?? String(e))
+}
+
+export class KafkaJSError extends Error {
+  retriable: boolean
+  helpUrl?: string
+  override cause?: Error
+
+  constructor (e: MessageOrError | Error, { retriable = true, cause }: { retriable?: boolean, cause?: Error } = {}) {
+    super(messageOf(e), cause === undefined ? undefined : { cause })
+    Error.captureStackTrace(this, this.constructor)
+    this.name = 'KafkaJSError'
+    this.retriable = retriable
+    this.helpUrl = typeof e === 'string' ? undefined : (e as { helpUrl?: string }).helpUrl
+    this.cause = cause
+  }
+}
+
+export class KafkaJSNonRetriableError extends KafkaJSError {
+  constructor (e: MessageOrError | Error, { cause }: { cause?: Error } = {}) {
+    super(e, { retriable: false, cause })
+    this.name = 'KafkaJSNonRetriableError'
+  }
+}
+
+/** What kafkajs knows about an error code: `{ type, code, retriable, message }`. */
+export interface ProtocolErrorInfo { type: string, code: number, retriable: boolean, message: string, helpUrl?: string }
+
+export class KafkaJSProtocolError extends KafkaJSError {
+  type: string
+  code: number
+
+  constructor (e: ProtocolErrorInfo | string | Error, { retriable }: { retriable?: boolean } = {}) {
+    const info = typeof e === 'string' ? undefined : e as Partial<ProtocolErrorInfo>
+    super(e, { retriable: retriable ?? info?.retriable ?? true })
+    this.type = info?.type ?? ''
+    this.code = info?.code ?? -1
+    this.name = 'KafkaJSProtocolError'
+  }
+}
+
+export class KafkaJSOffsetOutOfRange extends KafkaJSProtocolError {
+  topic: string
+  partition: number
+  constructor (e: ProtocolErrorInfo | Error, { topic, partition }: { topic: string, partition: number }) {
+    super(e)
+    this.topic = topic
+    this.partition = partition
+    this.name = 'KafkaJSOffsetOutOfRange'
+  }
+}
+
+export class KafkaJSMemberIdRequired extends KafkaJSProtocolError {
+  memberId: string
+  constructor (e: ProtocolErrorInfo | Error, { memberId }: { memberId: string }) {
+    super(e)
+    this.memberId = memberId
+    this.name = 'KafkaJSMemberIdRequired'
+  }
+}
+
+export class KafkaJSNumberOfRetriesExceeded extends KafkaJSNonRetriableError {
+  retryCount: number
+  retryTime: number
+  constructor (e: Error, { retryCount, retryTime }: { retryCount: number, retryTime: number }) {
+    super(e, { cause: e })
+    this.stack = `KafkaJSNonRetriableError\n  Caused by: ${e.stack ?? ''}`
+    this.retryCount = retryCount
+    this.retryTime = retryTime
+    this.name = 'KafkaJSNumberOfRetriesExceeded'
+  }
+}
+
+export class KafkaJSConnectionError extends KafkaJSError {
+  broker?: string
+  code?: string
+  constructor (e: MessageOrError, { broker, code }: { broker?: string, code?: string } = {}) {
+    super(e)
+    this.broker = broker
+    this.code = code
+    this.name = 'KafkaJSConnectionError'
+  }
+}
+
+export class KafkaJSConnectionClosedError extends KafkaJSConnectionError {
+  host?: string
+  port?: number
+  constructor (e: MessageOrError, { host, port }: { host?: string, port?: number } = {}) {
+    super(e, { broker: `${host ?? ''}:${port ?? ''}` })
+    this.host = host
+    this.port = port
+    this.name = 'KafkaJSConnectionClosedError'
+  }
+}
+
+export class KafkaJSRequestTimeoutError extends KafkaJSError {
+  broker?: string
+  correlationId?: number
+  createdAt?: number
+  sentAt?: number
+  pendingDuration?: number
+  constructor (e: MessageOrError, { broker, correlationId, createdAt, sentAt, pendingDuration }: { broker?: string, clientId?: string, correlationId?: number, createdAt?: number, sentAt?: number, pendingDuration?: number } = {}) {
+    super(e)
+    this.broker = broker
+    this.correlationId = correlationId
+    this.createdAt = createdAt
+    this.sentAt = sentAt
+    this.pendingDuration = pendingDuration
+    this.name = 'KafkaJSRequestTimeoutError'
+  }
+}
+
+export class KafkaJSMetadataNotLoaded extends KafkaJSError {
+  constructor (e: MessageOrError, options?: { retriable?: boolean, cause?: Error }) {
+    super(e, options)
+    this.name = 'KafkaJSMetadataNotLoaded'
+  }
+}
+
+export class KafkaJSTopicMetadataNotLoaded extends KafkaJSMetadataNotLoaded {
+  topic?: string
+  constructor (e: MessageOrError, { topic }: { topic?: string } = {}) {
+    super(e)
+    this.topic = topic
+    this.name = 'KafkaJSTopicMetadataNotLoaded'
+  }
+}
+
+export class KafkaJSStaleTopicMetadataAssignment extends KafkaJSError {
+  topic?: string
+  unknownPartitions?: unknown[]
+  constructor (e: MessageOrError, { topic, unknownPartitions }: { topic?: string, unknownPartitions?: unknown[] } = {}) {
+    super(e)
+    this.topic = topic
+    this.unknownPartitions = unknownPartitions
+    this.name = 'KafkaJSStaleTopicMetadataAssignment'
+  }
+}
+
+export class KafkaJSDeleteGroupsError extends KafkaJSError {
+  groups: unknown[]
+  constructor (e: MessageOrError, groups: unknown[] = []) {
+    super(e)
+    this.groups = groups
+    this.name = 'KafkaJSDeleteGroupsError'
+  }
+}
+
+export class KafkaJSServerDoesNotSupportApiKey extends KafkaJSNonRetriableError {
+  apiKey?: number
+  apiName?: string
+  constructor (e: MessageOrError, { apiKey, apiName }: { apiKey?: number, apiName?: string } = {}) {
+    super(e)
+    this.apiKey = apiKey
+    this.apiName = apiName
+    this.name = 'KafkaJSServerDoesNotSupportApiKey'
+  }
+}
+
+export class KafkaJSBrokerNotFound extends KafkaJSError {
+  constructor (e: MessageOrError, options?: { retriable?: boolean, cause?: Error }) {
+    super(e, options)
+    this.name = 'KafkaJSBrokerNotFound'
+  }
+}
+
+export class KafkaJSPartialMessageError extends KafkaJSNonRetriableError {
+  constructor (e: MessageOrError, options?: { cause?: Error }) {
+    super(e, options)
+    this.name = 'KafkaJSPartialMessageError'
+  }
+}
+
+export class KafkaJSSASLAuthenticationError extends KafkaJSNonRetriableError {
+  constructor (e: MessageOrError, options?: { cause?: Error }) {
+    super(e, options)
+    this.name = 'KafkaJSSASLAuthenticationError'
+  }
+}
+
+export class KafkaJSGroupCoordinatorNotFound extends KafkaJSNonRetriableError {
+  constructor (e: MessageOrError, options?: { cause?: Error }) {
+    super(e, options)
+    this.name = 'KafkaJSGroupCoordinatorNotFound'
+  }
+}
+
+export class KafkaJSNotImplemented extends KafkaJSNonRetriableError {
+  constructor (e: MessageOrError, options?: { cause?: Error }) {
+    super(e, options)
+    this.name = 'KafkaJSNotImplemented'
+  }
+}
+
+export class KafkaJSTimeout extends KafkaJSNonRetriableError {
+  constructor (e: MessageOrError, options?: { cause?: Error }) {
+    super(e, options)
+    this.name = 'KafkaJSTimeout'
+  }
+}
+
+export class KafkaJSLockTimeout extends KafkaJSTimeout {
+  constructor (e: MessageOrError, options?: { cause?: Error }) {
+    super(e, options)
+    this.name = 'KafkaJSLockTimeout'
+  }
+}
+
+export class KafkaJSUnsupportedMagicByteInMessageSet extends KafkaJSNonRetriableError {
+  constructor (e: MessageOrError, options?: { cause?: Error }) {
+    super(e, options)
+    this.name = 'KafkaJSUnsupportedMagicByteInMessageSet'
+  }
+}
+
+export interface DeleteTopicRecordsPartitionError { partition: number, offset: string, error: KafkaJSProtocolError | KafkaJSError }
+
+export class KafkaJSDeleteTopicRecordsError extends KafkaJSError {
+  partitions: DeleteTopicRecordsPartitionError[]
+  constructor ({ partitions }: { topic?: string, partitions: DeleteTopicRecordsPartitionError[] }) {
+    // Retriable only if every partition's error is.
+    const retriable = partitions.filter(p => p.error != null).every(p => p.error.retriable)
+    super('Error while deleting records', { retriable })
+    this.name = 'KafkaJSDeleteTopicRecordsError'
+    this.partitions = partitions
+  }
+}
+
+export class KafkaJSInvariantViolation extends KafkaJSNonRetriableError {
+  constructor (e: MessageOrError) {
+    super(`Invariant violated: ${messageOf(e)}. This is likely a bug and should be reported.`)
+    this.name = 'KafkaJSInvariantViolation'
+  }
+}
+
+// kafkajs names these two 'KafkaJSNonRetriableError'.
+export class KafkaJSInvalidVarIntError extends KafkaJSNonRetriableError {}
+export class KafkaJSInvalidLongError extends KafkaJSNonRetriableError {}
+
+export class KafkaJSCreateTopicError extends KafkaJSProtocolError {
+  topic: string
+  constructor (e: ProtocolErrorInfo | Error, topicName: string) {
+    super(e)
+    this.topic = topicName
+    this.name = 'KafkaJSCreateTopicError'
+  }
+}
+
+export class KafkaJSAlterPartitionReassignmentsError extends KafkaJSProtocolError {
+  topic?: string
+  partition?: number
+  constructor (e: ProtocolErrorInfo | Error, topicName?: string, partition?: number) {
+    super(e)
+    this.topic = topicName
+    this.partition = partition
+    this.name = 'KafkaJSAlterPartitionReassignmentsError'
+  }
+}
+
+export class KafkaJSAggregateError extends Error {
+  errors: Array<Error | string>
+  constructor (message: Error | string, errors: Array<Error | string>) {
+    super(messageOf(message))
+    this.errors = errors
+    this.name = 'KafkaJSAggregateError'
+  }
+}
+
+export class KafkaJSFetcherRebalanceError extends Error {}
+
+export class KafkaJSNoBrokerAvailableError extends KafkaJSError {
+  constructor () {
+    super('No broker available')
+    this.name = 'KafkaJSNoBrokerAvailableError'
+  }
+}
+
+/**
+ * Where kafkajs 2.2.4's table differs from Kafka's own (names it had before KIP renames,
+ * shorter messages); every other code uses Kafka's name and message without the final dot.
+ * Codes kafkajs did not know (above 88) keep Kafka's, which says more than kafkajs's
+ * "Unknown error code".
+ */
+const kafkajsErrorTable: Record<number, { type?: string, message?: string, helpUrl?: string }> = {
+  [-1]: { type: 'UNKNOWN' },
+  2: { message: 'This message has failed its CRC checksum, exceeds the valid size, or is otherwise corrupt' },
+  6: { type: 'NOT_LEADER_FOR_PARTITION', message: 'This server is not the leader for that topic-partition' },
+  9: { message: 'The replica is not available for the requested topic-partition' },
+  14: { type: 'GROUP_LOAD_IN_PROGRESS', message: 'The coordinator is loading and hence can\'t process requests for this group' },
+  15: { type: 'GROUP_COORDINATOR_NOT_AVAILABLE', message: 'The group coordinator is not available' },
+  16: { type: 'NOT_COORDINATOR_FOR_GROUP', message: 'This is not the correct coordinator for this group' },
+  23: { message: 'The group member\'s supported protocols are incompatible with those of existing members' },
+  24: { message: 'The configured groupId is invalid' },
+  27: { helpUrl: 'https://kafka.js.org/docs/faq#what-does-it-mean-to-get-rebalance-in-progress-errors' },
+  29: { message: 'Not authorized to access topics: [Topic authorization failed]' },
+  30: { message: 'Not authorized to access group: Group authorization failed' },
+  37: { message: 'Number of partitions is invalid' },
+  38: { message: 'Replication-factor is invalid' },
+  47: { message: 'Producer attempted an operation with an old epoch. Either there is a newer producer with the same transactionalId, or the producer\'s transaction has been expired by the broker' },
+  50: { message: 'The transaction timeout is larger than the maximum value allowed by the broker (as configured by max.transaction.timeout.ms)' },
+  58: { helpUrl: 'https://kafka.js.org/docs/configuration#sasl' },
+  69: { message: 'The group id was not found' },
+  81: { message: 'The consumer group has reached its max size. It already has the configured maximum number of members' },
+  82: { message: 'The broker rejected this static consumer since another consumer with the same group instance id has registered with a different member id' },
+  87: { message: 'This record has failed the validation on broker and hence be rejected' }
+}
+
+/** kafkajs's `{ type, code, retriable, message }` for a Kafka error code. */
+export function protocolErrorInfo (code: number): ProtocolErrorInfo {
+  const info = errorCodeInfo(code)
+  const override = kafkajsErrorTable[code] ?? {}
+  const result: ProtocolErrorInfo = { type: override.type ?? info.name, code, retriable: info.retriable, message: override.message ?? info.meaning.replace(/\.$/, '') }
+  if (override.helpUrl !== undefined) result.helpUrl = override.helpUrl
+  return result
+}
+
+export function createErrorFromCode (code: number): KafkaJSProtocolError {
+  return new KafkaJSProtocolError(protocolErrorInfo(code))
+}
+
+/** A kafkats error (or anything thrown) as the kafkajs error a kafkajs user expects. */
+export function toKafkaJSError (error: unknown): Error {
+  if (error instanceof KafkaJSError || error instanceof KafkaJSAggregateError) return error
+  if (error instanceof BrokerError) {
+    const e = new KafkaJSProtocolError(protocolErrorInfo(error.code))
+    e.cause = error
+    return e
+  }
+  if (error instanceof AuthenticationError) {
+    // kafkajs names the SCRAM mechanisms "SCRAM SHA256" / "SCRAM SHA512" in its messages.
+    return new KafkaJSSASLAuthenticationError(error.message.replace(/SASL SCRAM-SHA-(256|512)/, 'SASL SCRAM SHA$1'), { cause: error })
+  }
+  if (error instanceof RequestTimeoutError) return new KafkaJSRequestTimeoutError(error.message)
+  if (error instanceof ConnectionError) return new KafkaJSConnectionError(error.message, { broker: error.broker })
+  if (error instanceof UnsupportedVersionError) return new KafkaJSServerDoesNotSupportApiKey(error.message)
+  if (error instanceof ClientClosedError || error instanceof ProtocolError) return new KafkaJSNonRetriableError(error, { cause: error })
+  if (error instanceof KafkaTsError) return new KafkaJSError(error.message, { retriable: error.retriable, cause: error })
+  if (error instanceof Error) return error
+  return new KafkaJSError(String(error))
+}
+
+export const isRebalancing = (e: { type?: string }): boolean =>
+  e.type === 'REBALANCE_IN_PROGRESS' || e.type === 'NOT_COORDINATOR_FOR_GROUP' || e.type === 'ILLEGAL_GENERATION'
+
+export const isKafkaJSError = (e: unknown): boolean => e instanceof KafkaJSError

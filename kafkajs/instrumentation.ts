@@ -1,0 +1,70 @@
+/**
+ * kafkajs's instrumentation events: `client.on(client.events.X, listener)` gets
+ * `{ id, type, timestamp, payload }`; an unknown event name throws, and `on` returns the
+ * function that removes the listener.
+ */
+import { EventEmitter } from 'node:events'
+import { KafkaJSNonRetriableError } from './errors'
+
+export interface InstrumentationEvent<T = any> {
+  id: number
+  type: string
+  timestamp: number
+  payload: T
+}
+export type RemoveInstrumentationEventListener<T> = () => void
+
+let nextEventId = 0
+
+const network = (prefix: string): Record<string, string> => ({
+  REQUEST: `${prefix}.network.request`,
+  REQUEST_TIMEOUT: `${prefix}.network.request_timeout`,
+  REQUEST_QUEUE_SIZE: `${prefix}.network.request_queue_size`
+})
+
+export const producerEvents = { CONNECT: 'producer.connect', DISCONNECT: 'producer.disconnect', ...network('producer') } as const
+export const adminEvents = { CONNECT: 'admin.connect', DISCONNECT: 'admin.disconnect', ...network('admin') } as const
+export const consumerEvents = {
+  HEARTBEAT: 'consumer.heartbeat',
+  COMMIT_OFFSETS: 'consumer.commit_offsets',
+  GROUP_JOIN: 'consumer.group_join',
+  FETCH_START: 'consumer.fetch_start',
+  FETCH: 'consumer.fetch',
+  START_BATCH_PROCESS: 'consumer.start_batch_process',
+  END_BATCH_PROCESS: 'consumer.end_batch_process',
+  CONNECT: 'consumer.connect',
+  DISCONNECT: 'consumer.disconnect',
+  STOP: 'consumer.stop',
+  CRASH: 'consumer.crash',
+  REBALANCING: 'consumer.rebalancing',
+  RECEIVED_UNSUBSCRIBED_TOPICS: 'consumer.received_unsubscribed_topics',
+  ...network('consumer')
+} as const
+
+export class Instrumentation {
+  readonly #emitter = new EventEmitter()
+  readonly #names: Set<string>
+  readonly #keys: string
+
+  constructor (kind: 'admin' | 'producer' | 'consumer', events: Record<string, string>) {
+    this.#keys = Object.keys(events).map(k => `${kind}.events.${k}`).join(', ')
+    this.#names = new Set(Object.values(events))
+  }
+
+  on (eventName: string, listener: (event: InstrumentationEvent) => void): () => void {
+    if (!this.#names.has(eventName)) {
+      throw new KafkaJSNonRetriableError(`Event name should be one of ${this.#keys}`)
+    }
+    const wrapped = (event: InstrumentationEvent): void => {
+      // A listener's failure does not stop the client, as in kafkajs.
+      Promise.resolve().then(() => listener(event)).catch(() => {})
+    }
+    this.#emitter.on(eventName, wrapped)
+    return () => { this.#emitter.removeListener(eventName, wrapped) }
+  }
+
+  emit (type: string, payload: unknown): void {
+    if (this.#emitter.listenerCount(type) === 0) return
+    this.#emitter.emit(type, { id: nextEventId++, type, timestamp: Date.now(), payload })
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * kafkajs's logger: `logCreator(level)` returns the function every entry goes to, as
+ * `{ namespace, level, label, log: { timestamp, logger: 'kafkajs', message, ...extra } }`;
+ * each client's `logger()` has `debug, error, info, namespace, setLogLevel, warn`.
+ * KAFKAJS_LOG_LEVEL overrides the level, as in kafkajs.
+ */
+import { logLevel as LEVELS } from './constants'
+
+export interface LogEntry {
+  namespace: string
+  level: number
+  label: string
+  log: { timestamp: string, message: string, [key: string]: any }
+}
+export type LogCreator = (level: number) => (entry: LogEntry) => void
+
+export interface Logger {
+  info: (message: string, extra?: object) => void
+  error: (message: string, extra?: object) => void
+  warn: (message: string, extra?: object) => void
+  debug: (message: string, extra?: object) => void
+  namespace: (namespace: string, logLevel?: number) => Logger
+  setLogLevel: (logLevel: number) => void
+}
+
+const LABELS: Array<[keyof Omit<Logger, 'namespace' | 'setLogLevel'>, string, number]> = [
+  ['info', 'INFO', LEVELS.INFO], ['error', 'ERROR', LEVELS.ERROR], ['warn', 'WARN', LEVELS.WARN], ['debug', 'DEBUG', LEVELS.DEBUG]
+]
+
+function fromEnvironment (level: number | null): number | null {
+  const name = (process.env.KAFKAJS_LOG_LEVEL ?? '').toUpperCase() as keyof typeof LEVELS
+  return LEVELS[name] ?? level
+}
+
+/** kafkajs's default: one JSON line per entry on the console. */
+export const consoleLogCreator: LogCreator = () => ({ namespace, level, label, log }) => {
+  const prefix = namespace !== '' ? `[${namespace}] ` : ''
+  const line = JSON.stringify({ level: label, ...log, message: `${prefix}${log.message}` })
+  if (level === LEVELS.ERROR) console.error(line)
+  else if (level === LEVELS.WARN) console.warn(line)
+  else console.log(line)
+}
+
+export function createLogger ({ level = LEVELS.INFO, logCreator = consoleLogCreator }: { level?: number, logCreator?: LogCreator } = {}): Logger {
+  let rootLevel = fromEnvironment(level) ?? LEVELS.INFO
+  const write = logCreator(rootLevel)
+  const make = (namespace: string, ownLevel: number | null): Logger => {
+    const current = (): number => ownLevel ?? rootLevel
+    const logger = {} as Logger
+    for (const [method, label, methodLevel] of LABELS) {
+      logger[method] = (message: string, extra: object = {}) => {
+        if (methodLevel > current()) return
+        write({ namespace, level: methodLevel, label, log: { timestamp: new Date().toISOString(), logger: 'kafkajs', message, ...extra } })
+      }
+    }
+    logger.namespace = (child: string, childLevel?: number) => make(child, fromEnvironment(childLevel ?? null))
+    logger.setLogLevel = (newLevel: number) => { rootLevel = newLevel }
+    return logger
+  }
+  return make('', null)
+}

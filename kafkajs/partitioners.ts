@@ -1,0 +1,43 @@
+/**
+ * kafkajs's partitioners, kafkajs-shaped (`createPartitioner()` returns
+ * `({ topic, partitionMetadata, message }) => partition`), on kafkats's byte-identical
+ * implementations: DefaultPartitioner (= JavaCompatiblePartitioner, Java's murmur2) and
+ * LegacyPartitioner (kafkajs 1.x's murmur2).
+ */
+import { KafkajsPartitioner } from '../producer/partitioners'
+import type { PartitionMetadata } from './assigners'
+
+export interface PartitionerArgs {
+  topic: string
+  partitionMetadata: PartitionMetadata[]
+  message: { key?: Buffer | string | null, value: Buffer | string | null, partition?: number }
+}
+export type ICustomPartitioner = () => (args: PartitionerArgs) => number
+export type DefaultPartitioner = ICustomPartitioner
+export type LegacyPartitioner = ICustomPartitioner
+export type JavaCompatiblePartitioner = ICustomPartitioner
+
+const toBuffer = (value: Buffer | string | null | undefined): Buffer | null =>
+  value === null || value === undefined ? null : Buffer.isBuffer(value) ? value : Buffer.from(String(value))
+
+function kafkajsPartitioner (variant: 'default' | 'legacy'): ICustomPartitioner {
+  return () => {
+    const partitioner = new KafkajsPartitioner(variant)
+    return ({ topic, partitionMetadata, message }) => {
+      if (typeof message.partition === 'number') return message.partition
+      return partitioner.partition({
+        topic,
+        key: toBuffer(message.key),
+        value: toBuffer(message.value),
+        partitionCount: partitionMetadata.length,
+        availablePartitions: partitionMetadata.filter(p => p.leader >= 0).map(p => p.partitionId)
+      })
+    }
+  }
+}
+
+export const Partitioners = {
+  DefaultPartitioner: kafkajsPartitioner('default'),
+  JavaCompatiblePartitioner: kafkajsPartitioner('default'),
+  LegacyPartitioner: kafkajsPartitioner('legacy')
+}

@@ -1,0 +1,279 @@
+/**
+ * kafkajs's producer on kafkats's Producer. `send`/`sendBatch` validate as kafkajs does,
+ * choose partitions with kafkajs's partitioners (byte-identical), and answer with kafkajs's
+ * result: one entry per topic-partition with string offsets.
+ *
+ * What stays kafkats's: a record is acknowledged only once the broker has it at the offset
+ * reported, and with `idempotent: true` a batch whose outcome is unknown is retried under its
+ * sequence until known (kafkajs could acknowledge a retried batch at another's offset).
+ */
+import type { Client } from '../client/client'
+import { Metadata } from '../protocol/apis/metadata'
+import type { CompressionCodec } from '../protocol/compression'
+import type { RecordHeader } from '../protocol/record-batch'
+import type { Producer, ProducerOptions, ProducerRecord } from '../producer/producer'
+import type { RecordMetadata as NativeRecordMetadata } from '../producer/batch'
+import '../index'
+import type { PartitionMetadata } from './assigners'
+import { CompressionTypes } from './constants'
+import { KafkaJSError, KafkaJSNonRetriableError, KafkaJSNotImplemented, toKafkaJSError } from './errors'
+import { Instrumentation, producerEvents } from './instrumentation'
+import type { ClientContext, RetryOptions } from './kafka'
+import type { Logger } from './logger'
+import { Partitioners, type ICustomPartitioner } from './partitioners'
+
+export type IHeaders = Record<string, Buffer | string | Array<Buffer | string> | undefined>
+
+export interface Message {
+  key?: Buffer | string | null
+  value: Buffer | string | null
+  partition?: number
+  headers?: IHeaders
+  timestamp?: string
+}
+
+export interface ProducerRecordKJS {
+  topic: string
+  messages: Message[]
+  acks?: number
+  timeout?: number
+  compression?: number
+}
+
+export interface TopicMessages { topic: string, messages: Message[] }
+export interface ProducerBatch { acks?: number, timeout?: number, compression?: number, topicMessages?: TopicMessages[] }
+
+export interface RecordMetadata {
+  topicName: string
+  partition: number
+  errorCode: number
+  offset?: string
+  timestamp?: string
+  baseOffset?: string
+  logAppendTime?: string
+  logStartOffset?: string
+}
+
+export interface ProducerConfig {
+  createPartitioner?: ICustomPartitioner
+  retry?: RetryOptions
+  metadataMaxAge?: number
+  allowAutoTopicCreation?: boolean
+  idempotent?: boolean
+  transactionalId?: string
+  transactionTimeout?: number
+  maxInFlightRequests?: number
+}
+
+/** The compression codecs kafkajs users register; kafkats's native codecs are there by default. */
+export const CompressionCodecs: Record<number, () => unknown> = {
+  [CompressionTypes.GZIP]: () => ({ native: 'gzip' }),
+  [CompressionTypes.Snappy]: () => ({ native: 'snappy' }),
+  [CompressionTypes.LZ4]: () => ({ native: 'lz4' }),
+  [CompressionTypes.ZSTD]: () => ({ native: 'zstd' })
+}
+
+const CODEC_NAMES: Record<number, CompressionCodec> = { 0: 'none', 1: 'gzip', 2: 'snappy', 3: 'lz4', 4: 'zstd' }
+
+function codecOf (compression: number | undefined): CompressionCodec {
+  const type = compression ?? CompressionTypes.None
+  const name = CODEC_NAMES[type]
+  if (name === undefined) throw new KafkaJSNotImplemented(`Compression type ${String(compression)} is not known`)
+  if (name !== 'none') {
+    const factory = CompressionCodecs[type]
+    if (typeof factory !== 'function') throw new KafkaJSNotImplemented(`${name} compression not implemented`)
+    // A codec registered by the application (kafkajs-snappy, kafkajs-lz4, ...) is accepted;
+    // the records are compressed by kafkats's own codec of that type, which writes the same format.
+    factory()
+  }
+  return name
+}
+
+function toHeaders (headers: IHeaders | undefined): RecordHeader[] | undefined {
+  if (headers === undefined || headers === null) return undefined
+  const out: RecordHeader[] = []
+  for (const [key, value] of Object.entries(headers)) {
+    if (value === undefined) continue
+    for (const v of Array.isArray(value) ? value : [value]) out.push({ key, value: Buffer.isBuffer(v) ? v : Buffer.from(String(v)) })
+  }
+  return out
+}
+
+export function partitionMetadataOf (client: Client, topic: string): PartitionMetadata[] {
+  const meta = client.metadata.topic(topic)
+  if (meta === undefined) return []
+  return meta.partitions.filter(p => p !== undefined).map(p => ({ partitionErrorCode: p.errorCode, partitionId: p.partition, leader: p.leaderId, replicas: p.replicas, isr: p.isr, offlineReplicas: p.offlineReplicas }))
+}
+
+type ConnectionStatus = 'connected' | 'disconnecting' | 'disconnected'
+
+export class KafkaJSProducer {
+  readonly events = producerEvents
+  readonly #context: ClientContext
+  readonly #config: ProducerConfig
+  readonly #logger: Logger
+  readonly #instrumentation = new Instrumentation('producer', producerEvents)
+  readonly #idempotent: boolean
+  readonly #partitioner: ((args: { topic: string, partitionMetadata: PartitionMetadata[], message: Message }) => number) | undefined
+  readonly #nativePartitioner: 'kafkajs-default' | 'kafkajs-legacy'
+  #client: Client | undefined
+  #connecting: Promise<Client> | undefined
+  readonly #producers = new Map<string, Producer>()
+  #status: ConnectionStatus = 'disconnected'
+
+  constructor (context: ClientContext, config: ProducerConfig = {}) {
+    this.#context = context
+    this.#config = config
+    this.#logger = context.logger.namespace('Producer')
+    this.#idempotent = config.idempotent === true || config.transactionalId !== undefined
+    const retries = config.retry?.retries
+    if (this.#idempotent && retries !== undefined && retries < 1) {
+      throw new KafkaJSNonRetriableError('Idempotent producer must allow retries to protect against transient errors')
+    }
+    if (this.#idempotent && retries !== undefined && retries < Number.MAX_SAFE_INTEGER) {
+      this.#logger.warn('Limiting retries for the idempotent producer may invalidate EoS guarantees')
+    }
+    const create = config.createPartitioner
+    if (create === undefined || create === Partitioners.DefaultPartitioner || create === Partitioners.JavaCompatiblePartitioner) {
+      this.#nativePartitioner = 'kafkajs-default'
+    } else if (create === Partitioners.LegacyPartitioner) {
+      this.#nativePartitioner = 'kafkajs-legacy'
+    } else {
+      this.#nativePartitioner = 'kafkajs-default'
+      this.#partitioner = create()
+    }
+  }
+
+  logger (): Logger {
+    return this.#logger
+  }
+
+  on (eventName: string, listener: (event: any) => void): () => void {
+    return this.#instrumentation.on(eventName, listener)
+  }
+
+  isIdempotent (): boolean {
+    return this.#idempotent
+  }
+
+  async connect (): Promise<void> {
+    if (this.#client !== undefined) return
+    this.#connecting ??= this.#context.connect('Producer', { metadataMaxAge: this.#config.metadataMaxAge })
+    try {
+      this.#client = await this.#connecting
+    } finally {
+      this.#connecting = undefined
+    }
+    this.#status = 'connected'
+    this.#instrumentation.emit(producerEvents.CONNECT, null)
+  }
+
+  async disconnect (): Promise<void> {
+    if (this.#client === undefined) return
+    this.#status = 'disconnecting'
+    const client = this.#client
+    try {
+      await Promise.all([...this.#producers.values()].map(async p => await p.close()))
+    } finally {
+      this.#producers.clear()
+      this.#client = undefined
+      this.#status = 'disconnected'
+      await client.close()
+      this.#instrumentation.emit(producerEvents.DISCONNECT, null)
+    }
+  }
+
+  async send (record: ProducerRecordKJS): Promise<RecordMetadata[]> {
+    const { acks, timeout, compression, topic, messages } = record ?? ({} as ProducerRecordKJS)
+    return await this.sendBatch({ acks, timeout, compression, topicMessages: [{ topic, messages }] })
+  }
+
+  async sendBatch ({ acks = -1, timeout, compression, topicMessages = [] }: ProducerBatch): Promise<RecordMetadata[]> {
+    if (topicMessages.some(({ topic }) => topic === undefined || topic === null || topic === '')) throw new KafkaJSNonRetriableError('Invalid topic')
+    if (this.#idempotent && acks !== -1) throw new KafkaJSNonRetriableError('Not requiring ack for all messages invalidates the idempotent producer\'s EoS guarantees')
+    for (const { topic, messages } of topicMessages) {
+      if (messages === undefined || messages === null || !Array.isArray(messages)) throw new KafkaJSNonRetriableError(`Invalid messages array [${String(messages)}] for topic "${topic}"`)
+      const withoutValue = messages.find(m => m.value === undefined)
+      if (withoutValue !== undefined) throw new KafkaJSNonRetriableError(`Invalid message without value for topic "${topic}": ${JSON.stringify(withoutValue)}`)
+    }
+    if (this.#status === 'disconnecting') throw new KafkaJSNonRetriableError('The producer is disconnecting; therefore, it can\'t safely accept messages anymore')
+    const client = this.#client
+    if (this.#status === 'disconnected' || client === undefined) throw new KafkaJSError('The producer is disconnected')
+    const producer = this.#producerFor(client, acks, codecOf(compression), timeout)
+    const records: ProducerRecord[] = []
+    for (const { topic, messages } of topicMessages) {
+      await this.#ensureTopic(client, topic)
+      for (const message of messages) {
+        let partition = message.partition
+        if (partition === undefined && this.#partitioner !== undefined) {
+          partition = this.#partitioner({ topic, partitionMetadata: partitionMetadataOf(client, topic), message })
+        }
+        records.push({
+          topic,
+          key: message.key ?? null,
+          value: message.value,
+          headers: toHeaders(message.headers),
+          partition,
+          timestamp: message.timestamp === undefined || message.timestamp === null ? undefined : Number(message.timestamp)
+        })
+      }
+    }
+    let results: NativeRecordMetadata[]
+    try {
+      results = records.length === 0 ? [] : await producer.send(records)
+    } catch (error) {
+      throw toKafkaJSError(error)
+    }
+    if (acks === 0) return []
+    // kafkajs answers per topic-partition with the first offset written there.
+    const byPartition = new Map<string, RecordMetadata & { first: bigint }>()
+    for (const r of results) {
+      const key = `${r.topic}\u0000${r.partition}`
+      const known = byPartition.get(key)
+      if (known === undefined) byPartition.set(key, { topicName: r.topic, partition: r.partition, errorCode: 0, baseOffset: String(r.offset), logAppendTime: '-1', logStartOffset: String(r.logStartOffset), first: r.offset })
+      else if (r.offset < known.first) { known.first = r.offset; known.baseOffset = String(r.offset) }
+    }
+    return [...byPartition.values()].map(({ first, ...rest }) => rest)
+  }
+
+  async transaction (): Promise<never> {
+    if (this.#config.transactionalId === undefined) throw new KafkaJSNonRetriableError('Must provide transactional id for transactional producer')
+    throw new KafkaJSNotImplemented('Transactions are not available in this build of kafkats/kafkajs')
+  }
+
+  /** kafkats producers by acks and codec (kafkajs takes both per send, kafkats per producer). */
+  #producerFor (client: Client, acks: number, codec: CompressionCodec, timeout: number | undefined): Producer {
+    const key = `${acks}/${codec}`
+    let producer = this.#producers.get(key)
+    if (producer === undefined) {
+      const options: ProducerOptions = {
+        acks: acks === -1 ? 'all' : acks as 0 | 1,
+        idempotent: this.#idempotent,
+        compression: codec,
+        partitioner: this.#nativePartitioner,
+        // kafkajs sends at once; kafkats batches what is sent together in one call anyway.
+        lingerMs: 0
+      }
+      if (timeout !== undefined) options.requestTimeoutMs = timeout
+      if (!this.#idempotent) options.retries = this.#config.retry?.retries ?? this.#context.config.retry?.retries ?? 5
+      producer = client.producer(options)
+      this.#producers.set(key, producer)
+    }
+    return producer
+  }
+
+  /** kafkajs auto-creates unknown topics (allowAutoTopicCreation, default true) through Metadata. */
+  async #ensureTopic (client: Client, topic: string): Promise<void> {
+    if (client.metadata.topic(topic) !== undefined) return
+    if (this.#config.allowAutoTopicCreation !== false) {
+      await client.request(Metadata, { topics: [{ name: topic }], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }).catch(() => {})
+    }
+    if (this.#partitioner !== undefined) {
+      try {
+        await client.metadata.waitForTopic(topic, client.requestTimeoutMs)
+      } catch (error) {
+        throw toKafkaJSError(error)
+      }
+    }
+  }
+}

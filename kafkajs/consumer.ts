@@ -153,7 +153,7 @@ function parseOffset (offset: unknown): bigint {
 interface PartitionState {
   resolved?: bigint
   committed?: bigint
-  /** A seek (or pause) asked for while the partition's batch was in the handler. */
+  /** A seek asked for while the partition's batch was in the handler (a pause rewinds instead). */
   interrupted: boolean
 }
 
@@ -295,12 +295,6 @@ export class KafkaJSConsumer {
         let set = this.#pausedPartitions.get(topic)
         if (set === undefined) this.#pausedPartitions.set(topic, set = new Set())
         for (const p of partitions) set.add(p)
-      }
-    }
-    for (const p of this.#assignment()) {
-      if (this.#isPaused(p.topic, p.partition)) {
-        const state = this.#partitions.get(key(p.topic, p.partition))
-        if (state !== undefined) state.interrupted = true
       }
     }
     this.#group.pause(this.#assignment().filter(p => this.#isPaused(p.topic, p.partition)))

@@ -29,7 +29,7 @@ import type { KafkaRecord } from '../protocol/record-batch'
 import { Cursor, directOwnership, PrefetchAccount, type ConsumerBatch, type OffsetSpec, type Ownership, type Processing } from './cursor'
 import { Source, type FetchSettings, type SourceOwner } from './source'
 
-export type { FetchErrorEvent, TruncationEvent } from './source'
+export type { FetchErrorEvent, FetchEvent, TruncationEvent } from './source'
 export type { ConsumerBatch, OffsetSpec, Ownership } from './cursor'
 
 export interface FetchOptions {
@@ -663,6 +663,9 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
       buffered: () => this.#wakeData(),
       truncated: event => this.emit('truncation', event),
       fetchError: event => this.emit('fetchError', event),
+      get observed (): boolean { return consumer.listenerCount('fetch') > 0 || consumer.listenerCount('fetchStart') > 0 },
+      fetchStarted: nodeId => this.emit('fetchStart', { nodeId }),
+      fetched: event => this.emit('fetch', event),
       fail: error => this.#fail(error),
       refreshMetadata: () => this.#refreshMetadataSoon(),
       startSources: () => this.#startSources(),

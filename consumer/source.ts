@@ -60,6 +60,14 @@ export interface FetchErrorEvent {
   retryInMs: number
 }
 
+/** One Fetch request answered (event 'fetch' of the consumer, emitted only while someone listens). */
+export interface FetchEvent {
+  nodeId: number
+  /** Partitions the answer carried records for. */
+  partitionsWithRecords: number
+  durationMs: number
+}
+
 export interface SourceOwner {
   /** Cursors this broker should fetch now (leader or preferred replica, not paused, not backing off, with room in the buffer). */
   fetchable: (nodeId: number) => Cursor[]
@@ -74,6 +82,10 @@ export interface SourceOwner {
   buffered: () => void
   truncated: (event: TruncationEvent) => void
   fetchError: (event: FetchErrorEvent) => void
+  /** Fetch requests are observed ('fetchStart' / 'fetch' events): call fetchStarted and fetched. */
+  readonly observed: boolean
+  fetchStarted: (nodeId: number) => void
+  fetched: (event: FetchEvent) => void
   /** Ends the consumer with an error no retry can fix. */
   fail: (error: Error) => void
   /** Leaders may have moved: refresh metadata soon (and start sources for new leaders). */
@@ -169,8 +181,15 @@ export class Source {
       for (const c of cursors) c.inFetch = true
       const versions = cursors.map(c => c.version)
       try {
+        const startedAt = this.#owner.observed ? Date.now() : 0
+        if (startedAt !== 0) this.#owner.fetchStarted(this.nodeId)
         const response = await this.#fetch(cursors, signal)
         if (response !== undefined) await this.#onResponse(cursors, versions, response)
+        if (startedAt !== 0 && response !== undefined) {
+          let partitions = 0
+          for (const t of response.responses) for (const p of t.partitions) if (p.records !== null && p.records.length > 0) partitions++
+          this.#owner.fetched({ nodeId: this.nodeId, partitionsWithRecords: partitions, durationMs: Date.now() - startedAt })
+        }
         this.#failures = 0
         // An empty session (everything paused or buffered): wait for work instead of spinning.
         if (cursors.length === 0) await this.#owner.waitForWork(signal, since).catch(() => {})

@@ -14,7 +14,7 @@
  */
 import type { Client } from '../client/client'
 import type { ConsumerBatch } from '../consumer/cursor'
-import type { HandedBatch } from '../consumer/consumer'
+import type { FetchEvent, HandedBatch } from '../consumer/consumer'
 import type { GroupConsumer, GroupConsumerOptions } from '../group/group-consumer'
 import type { MemberIdentity, TopicPartition } from '../group/membership'
 import { DescribeGroups } from '../protocol/apis/describe-groups'
@@ -420,6 +420,8 @@ export class KafkaJSConsumer {
     })
     group.on('lost', () => { this.#instrumentation.emit(consumerEvents.REBALANCING, { groupId: this.#groupId, memberId: this.#identity?.memberId }) })
     group.on('warning', (error: Error) => { this.#logger.warn(error.message, { groupId: this.#groupId }) })
+    group.on('fetchStart', (event: { nodeId: number }) => { this.#instrumentation.emit(consumerEvents.FETCH_START, { nodeId: String(event.nodeId) }) })
+    group.on('fetch', (event: FetchEvent) => { this.#instrumentation.emit(consumerEvents.FETCH, { numberOfBatches: event.partitionsWithRecords, duration: event.durationMs, nodeId: String(event.nodeId) }) })
     const workers = Math.max(1, this.#runConfig.partitionsConsumedConcurrently ?? 1)
     this.#workers = Promise.all(Array.from({ length: workers }, async () => await this.#work(group))).then(() => {})
     this.#workers.catch(error => { void this.#crash(group, error as Error) })

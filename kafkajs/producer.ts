@@ -54,6 +54,15 @@ export interface RecordMetadata {
   logStartOffset?: string
 }
 
+export interface Transaction {
+  send: (record: ProducerRecordKJS) => Promise<RecordMetadata[]>
+  sendBatch: (batch: ProducerBatch) => Promise<RecordMetadata[]>
+  sendOffsets: (offsets: { consumerGroupId: string, topics: Array<{ topic: string, partitions: Array<{ partition: number, offset: string }> }> }) => Promise<void>
+  commit: () => Promise<void>
+  abort: () => Promise<void>
+  isActive: () => boolean
+}
+
 export interface ProducerConfig {
   createPartitioner?: ICustomPartitioner
   retry?: RetryOptions
@@ -119,6 +128,7 @@ export class KafkaJSProducer {
   #client: Client | undefined
   #connecting: Promise<Client> | undefined
   readonly #producers = new Map<string, Producer>()
+  #transactional: Producer | undefined
   #status: ConnectionStatus = 'disconnected'
 
   constructor (context: ClientContext, config: ProducerConfig = {}) {
@@ -173,9 +183,10 @@ export class KafkaJSProducer {
     this.#status = 'disconnecting'
     const client = this.#client
     try {
-      await Promise.all([...this.#producers.values()].map(async p => await p.close()))
+      await Promise.all([...this.#producers.values(), ...(this.#transactional !== undefined ? [this.#transactional] : [])].map(async p => await p.close()))
     } finally {
       this.#producers.clear()
+      this.#transactional = undefined
       this.#client = undefined
       this.#status = 'disconnected'
       await client.close()
@@ -188,7 +199,13 @@ export class KafkaJSProducer {
     return await this.sendBatch({ acks, timeout, compression, topicMessages: [{ topic, messages }] })
   }
 
-  async sendBatch ({ acks = -1, timeout, compression, topicMessages = [] }: ProducerBatch): Promise<RecordMetadata[]> {
+  async sendBatch (batch: ProducerBatch): Promise<RecordMetadata[]> {
+    const { client, records, acks, codec, timeout } = await this.#prepare(batch)
+    return await this.#deliver(this.#producerFor(client, acks, codec, timeout), records, acks)
+  }
+
+  /** kafkajs's checks, then the records in kafkats's shape (partitions chosen by a custom partitioner here). */
+  async #prepare ({ acks = -1, timeout, compression, topicMessages = [] }: ProducerBatch): Promise<{ client: Client, records: ProducerRecord[], acks: number, codec: CompressionCodec, timeout: number | undefined }> {
     if (topicMessages.some(({ topic }) => topic === undefined || topic === null || topic === '')) throw new KafkaJSNonRetriableError('Invalid topic')
     if (this.#idempotent && acks !== -1) throw new KafkaJSNonRetriableError('Not requiring ack for all messages invalidates the idempotent producer\'s EoS guarantees')
     for (const { topic, messages } of topicMessages) {
@@ -199,7 +216,7 @@ export class KafkaJSProducer {
     if (this.#status === 'disconnecting') throw new KafkaJSNonRetriableError('The producer is disconnecting; therefore, it can\'t safely accept messages anymore')
     const client = this.#client
     if (this.#status === 'disconnected' || client === undefined) throw new KafkaJSError('The producer is disconnected')
-    const producer = this.#producerFor(client, acks, codecOf(compression), timeout)
+    const codec = codecOf(compression)
     const records: ProducerRecord[] = []
     for (const { topic, messages } of topicMessages) {
       await this.#ensureTopic(client, topic)
@@ -218,6 +235,11 @@ export class KafkaJSProducer {
         })
       }
     }
+    return { client, records, acks, codec, timeout }
+  }
+
+  /** Sends, and answers as kafkajs does: per topic-partition, the first offset written there. */
+  async #deliver (producer: Producer, records: ProducerRecord[], acks: number): Promise<RecordMetadata[]> {
     let results: NativeRecordMetadata[]
     try {
       results = records.length === 0 ? [] : await producer.send(records)
@@ -225,7 +247,6 @@ export class KafkaJSProducer {
       throw toKafkaJSError(error)
     }
     if (acks === 0) return []
-    // kafkajs answers per topic-partition with the first offset written there.
     const byPartition = new Map<string, RecordMetadata & { first: bigint }>()
     for (const r of results) {
       const key = `${r.topic}\u0000${r.partition}`
@@ -236,9 +257,58 @@ export class KafkaJSProducer {
     return [...byPartition.values()].map(({ first, ...rest }) => rest)
   }
 
-  async transaction (): Promise<never> {
-    if (this.#config.transactionalId === undefined) throw new KafkaJSNonRetriableError('Must provide transactional id for transactional producer')
-    throw new KafkaJSNotImplemented('Transactions are not available in this build of kafkats/kafkajs')
+  /**
+   * kafkajs's transaction object over kafkats's transactional producer (one per kafkajs
+   * producer; sends outside a transaction go through an idempotent, non-transactional one).
+   */
+  async transaction (): Promise<Transaction> {
+    const transactionalId = this.#config.transactionalId
+    if (transactionalId === undefined) throw new KafkaJSNonRetriableError('Must provide transactional id for transactional producer')
+    const client = this.#client
+    if (client === undefined) throw new KafkaJSError('The producer is disconnected')
+    this.#transactional ??= client.producer({ transactionalId, transactionTimeoutMs: this.#config.transactionTimeout ?? 60_000, lingerMs: 0, partitioner: this.#nativePartitioner })
+    const native = this.#transactional
+    if (native.transactionState === 'inTransaction') {
+      throw new KafkaJSNonRetriableError('There is already an ongoing transaction for this producer. Please end the transaction before beginning another.')
+    }
+    try {
+      await native.beginTransaction()
+    } catch (error) {
+      throw toKafkaJSError(error)
+    }
+    let ended = false
+    const isActive = (): boolean => !ended && (native.transactionState === 'inTransaction' || native.transactionState === 'abortableError')
+    const guard = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
+      if (!isActive()) throw new KafkaJSNonRetriableError('Cannot continue to use transaction once ended')
+      try {
+        return await fn(...args)
+      } catch (error) {
+        throw toKafkaJSError(error)
+      }
+    }
+    const sendBatch = async (batch: ProducerBatch): Promise<RecordMetadata[]> => {
+      const { records, acks } = await this.#prepare(batch)
+      return await this.#deliver(native, records, acks)
+    }
+    return {
+      send: guard(async (record: ProducerRecordKJS) => await sendBatch({ acks: record?.acks, timeout: record?.timeout, compression: record?.compression, topicMessages: [{ topic: record?.topic, messages: record?.messages }] })),
+      sendBatch: guard(sendBatch),
+      sendOffsets: guard(async ({ consumerGroupId, topics }: { consumerGroupId: string, topics: Array<{ topic: string, partitions: Array<{ partition: number, offset: string }> }> }) => {
+        await native.sendOffsets({
+          groupMetadata: { groupId: consumerGroupId, memberId: '', generationId: -1, groupInstanceId: null },
+          offsets: topics.flatMap(t => t.partitions.map(p => ({ topic: t.topic, partition: p.partition, offset: BigInt(p.offset) })))
+        })
+      }),
+      commit: guard(async () => {
+        await native.commitTransaction()
+        ended = true
+      }),
+      abort: guard(async () => {
+        await native.abortTransaction()
+        ended = true
+      }),
+      isActive
+    }
   }
 
   /** kafkats producers by acks and codec (kafkajs takes both per send, kafkats per producer). */

@@ -49,6 +49,21 @@ for (const protocol of protocols) {
   })
 }
 
+test('fetchStart and fetch events tell of each Fetch request while someone listens', async () => {
+  await withHarness({ partitions: 2, records: 3 }, async h => {
+    const member = await h.member('a', 'classic')
+    const started: number[] = []
+    const fetched: Array<{ nodeId: number, partitionsWithRecords: number, durationMs: number }> = []
+    member.consumer.on('fetchStart', (event: { nodeId: number }) => started.push(event.nodeId))
+    member.consumer.on('fetch', (event: { nodeId: number, partitionsWithRecords: number, durationMs: number }) => fetched.push(event))
+    member.run(h)
+    await until(() => fetched.some(f => f.partitionsWithRecords > 0), 'a fetch with records')
+    assert.ok(started.length >= fetched.length)
+    assert.equal(typeof fetched[0].durationMs, 'number')
+    assert.equal(fetched[0].nodeId, started[0])
+  })
+})
+
 test('a classic assignor may answer with a promise', async () => {
   await withHarness({ partitions: 3, records: 1 }, async h => {
     let calls = 0

@@ -17,6 +17,12 @@ import { partitionMetadataOf } from './producer'
 
 export interface AdminConfig { retry?: RetryOptions }
 
+export interface AclEntry { principal: string, host: string, operation: number, permissionType: number }
+export interface AclResource { resourceType: number, resourceName: string, resourcePatternType: number, acls: AclEntry[] }
+export interface DescribeAclResponse { throttleTime: number, errorCode: number, errorMessage?: string | null, resources: AclResource[] }
+export interface MatchingAcl { errorCode: number, errorMessage?: string | null, resourceType: number, resourceName: string, resourcePatternType: number, principal: string, host: string, operation: number, permissionType: number }
+export interface DeleteAclResponse { filterResponses: Array<{ errorCode: number, errorMessage?: string | null, matchingAcls: MatchingAcl[] }> }
+
 const ACL_RESOURCE_NAMES: Record<number, string> = { 1: 'any', 2: 'topic', 3: 'group', 4: 'cluster', 5: 'transactional-id', 6: 'delegation-token' }
 const ACL_OPERATION_NAMES: Record<number, string> = { 1: 'any', 2: 'all', 3: 'read', 4: 'write', 5: 'create', 6: 'delete', 7: 'alter', 8: 'describe', 9: 'cluster-action', 10: 'describe-configs', 11: 'alter-configs', 12: 'idempotent-write' }
 const ACL_PERMISSION_NAMES: Record<number, string> = { 1: 'any', 2: 'deny', 3: 'allow' }
@@ -404,11 +410,11 @@ export class KafkaJSAdmin {
 
   // ---------------------------------------------------------------- ACLs
 
-  async describeAcls (filter: { resourceType: number, resourceName?: string | null, resourcePatternType: number, principal?: string | null, host?: string | null, operation: number, permissionType: number }): Promise<any> {
+  async describeAcls (filter: { resourceType: number, resourceName?: string | null, resourcePatternType: number, principal?: string | null, host?: string | null, operation: number, permissionType: number }): Promise<DescribeAclResponse> {
     this.#checkAclFilter(filter)
     return await this.#call(async c => {
       const bindings = await c.admin.describeAcls(this.#nativeFilter(filter))
-      const byResource = new Map<string, { resourceType: number, resourceName: string, resourcePatternType: number, acls: any[] }>()
+      const byResource = new Map<string, AclResource>()
       for (const b of bindings) {
         const resourcePatternType = codeOf(PATTERN_NAMES, b.patternType ?? 'literal')
         const k = `${b.resourceType}\u0000${b.resourceName}\u0000${resourcePatternType}`
@@ -447,7 +453,7 @@ export class KafkaJSAdmin {
     })
   }
 
-  async deleteAcls ({ filters }: { filters: Array<Parameters<KafkaJSAdmin['describeAcls']>[0]> }): Promise<any> {
+  async deleteAcls ({ filters }: { filters: Array<Parameters<KafkaJSAdmin['describeAcls']>[0]> }): Promise<DeleteAclResponse> {
     if (filters === undefined || filters === null || !Array.isArray(filters)) throw new KafkaJSNonRetriableError(`Invalid ACL Filter array ${String(filters)}`)
     if (filters.length === 0) throw new KafkaJSNonRetriableError('Empty ACL Filter array')
     for (const f of filters) this.#checkAclFilter(f)

@@ -5,6 +5,7 @@
  * KAFKAJS_LOG_LEVEL overrides the level, as in kafkajs.
  */
 import { logLevel as LEVELS } from './constants'
+import type { logLevel } from './constants'
 
 export interface LogEntry {
   namespace: string
@@ -12,7 +13,7 @@ export interface LogEntry {
   label: string
   log: { timestamp: string, message: string, [key: string]: any }
 }
-export type LogCreator = (level: number) => (entry: LogEntry) => void
+export type LogCreator = (level: logLevel) => (entry: LogEntry) => void
 
 export interface Logger {
   info: (message: string, extra?: object) => void
@@ -43,7 +44,7 @@ export const consoleLogCreator: LogCreator = () => ({ namespace, level, label, l
 
 export function createLogger ({ level = LEVELS.INFO, logCreator = consoleLogCreator }: { level?: number, logCreator?: LogCreator } = {}): Logger {
   let rootLevel = fromEnvironment(level) ?? LEVELS.INFO
-  const write = logCreator(rootLevel)
+  const write = logCreator(rootLevel as logLevel)
   const make = (namespace: string, ownLevel: number | null): Logger => {
     const current = (): number => ownLevel ?? rootLevel
     const logger = {} as Logger

@@ -2,7 +2,7 @@
  * The test entry point (`npm test` builds, then runs `node dist/tests/run.js`).
  *
  *   node dist/tests/run.js                  every test file; starts a Kafka broker for tests/integration/
- *   node dist/tests/run.js --unit           everything outside tests/integration/ and tests/kafkajs/, no broker
+ *   node dist/tests/run.js --unit           everything but tests/integration/ and tests/kafkajs/programs, no broker
  *   node dist/tests/run.js record-batch …   only files whose path contains one of the words
  *
  * With KAFKA_BOOTSTRAP set (host:port,…) the integration tests use that broker and none is
@@ -17,9 +17,9 @@ import { repoRoot, sharedBootstrap, startCluster, type KafkaCluster } from './br
 
 const testsDir = __dirname
 const integrationDir = path.join(testsDir, 'integration') + path.sep
-// tests/kafkajs/ runs kafkajs programs against the real broker too.
-const brokerDirs = [integrationDir, path.join(testsDir, 'kafkajs') + path.sep]
-const needsRealBroker = (file: string): boolean => brokerDirs.some(dir => file.startsWith(dir))
+// tests/kafkajs/programs runs kafkajs programs against the real broker too.
+const brokerPaths = [integrationDir, path.join(testsDir, 'kafkajs', 'programs')]
+const needsRealBroker = (file: string): boolean => brokerPaths.some(prefix => file.startsWith(prefix))
 
 function testFiles (dir: string): string[] {
   const files: string[] = []

@@ -7,7 +7,7 @@ import type { AclBinding, AclFilter, ConfigResourceType as NativeConfigType } fr
 import { BrokerError } from '../protocol/errors'
 import '../index'
 import {
-  KafkaJSAggregateError, KafkaJSCreateTopicError, KafkaJSDeleteGroupsError, KafkaJSDeleteTopicRecordsError,
+  KafkaJSAggregateError, KafkaJSAlterPartitionReassignmentsError, KafkaJSCreateTopicError, KafkaJSDeleteGroupsError, KafkaJSDeleteTopicRecordsError,
   KafkaJSNonRetriableError, KafkaJSProtocolError, protocolErrorInfo, toKafkaJSError
 } from './errors'
 import { adminEvents, Instrumentation } from './instrumentation'
@@ -30,6 +30,38 @@ const PATTERN_NAMES: Record<number, string> = { 1: 'any', 2: 'match', 3: 'litera
 const CONFIG_TYPE_NAMES: Record<number, NativeConfigType> = { 2: 'topic', 4: 'broker', 8: 'broker-logger' }
 
 const codeOf = (names: Record<number, string>, name: string): number => Number(Object.keys(names).find(k => names[Number(k)] === name) ?? 0)
+
+// Every code kafkajs's enums have (UNKNOWN 0 included), for its argument checks.
+const ACL_RESOURCE_CODES: Record<number, true> = { 0: true, 1: true, 2: true, 3: true, 4: true, 5: true, 6: true }
+const ACL_OPERATION_CODES: Record<number, true> = Object.fromEntries(Array.from({ length: 13 }, (_, i) => [i, true]))
+const ACL_PERMISSION_CODES: Record<number, true> = { 0: true, 1: true, 2: true, 3: true }
+const PATTERN_CODES: Record<number, true> = { 0: true, 1: true, 2: true, 3: true, 4: true }
+const CONFIG_TYPE_CODES: Record<number, true> = { 0: true, 2: true, 4: true, 8: true }
+
+function checkConfigResources (resources: Array<{ type: number, name: string }>): void {
+  const invalidType = resources.find(r => !(r.type in CONFIG_TYPE_CODES))
+  if (invalidType !== undefined) throw new KafkaJSNonRetriableError(`Invalid resource type ${invalidType.type}: ${JSON.stringify(invalidType)}`)
+  const invalidName = resources.find(r => typeof r.name !== 'string' || r.name === '')
+  if (invalidName !== undefined) throw new KafkaJSNonRetriableError(`Invalid resource name ${String(invalidName.name)}: ${JSON.stringify(invalidName)}`)
+}
+
+function checkTopicList (topics: Array<{ topic: string }> | null | undefined): asserts topics is Array<{ topic: string }> {
+  if (topics === undefined || topics === null || !Array.isArray(topics)) throw new KafkaJSNonRetriableError(`Invalid topics array ${String(topics)}`)
+  if (topics.some(({ topic }) => typeof topic !== 'string')) throw new KafkaJSNonRetriableError('Invalid topics array, the topic names have to be a valid string')
+  if (new Set(topics.map(t => t.topic)).size < topics.length) throw new KafkaJSNonRetriableError('Invalid topics array, it cannot have multiple entries for the same topic')
+}
+
+/** kafkajs's checks of ACL codes in createAcls and deleteAcls, in its order. */
+function checkAclCodes (items: Array<{ operation: number, resourcePatternType: number, permissionType: number, resourceType: number }>): void {
+  let invalid = items.find(i => !(i.operation in ACL_OPERATION_CODES))
+  if (invalid !== undefined) throw new KafkaJSNonRetriableError(`Invalid operation type ${invalid.operation}: ${JSON.stringify(invalid)}`)
+  invalid = items.find(i => !(i.resourcePatternType in PATTERN_CODES))
+  if (invalid !== undefined) throw new KafkaJSNonRetriableError(`Invalid resource pattern type ${invalid.resourcePatternType}: ${JSON.stringify(invalid)}`)
+  invalid = items.find(i => !(i.permissionType in ACL_PERMISSION_CODES))
+  if (invalid !== undefined) throw new KafkaJSNonRetriableError(`Invalid permission type ${invalid.permissionType}: ${JSON.stringify(invalid)}`)
+  invalid = items.find(i => !(i.resourceType in ACL_RESOURCE_CODES))
+  if (invalid !== undefined) throw new KafkaJSNonRetriableError(`Invalid resource type ${invalid.resourceType}: ${JSON.stringify(invalid)}`)
+}
 
 function protocolError (error: BrokerError): KafkaJSProtocolError {
   const e = new KafkaJSProtocolError(protocolErrorInfo(error.code))
@@ -149,6 +181,8 @@ export class KafkaJSAdmin {
   async createPartitions ({ topicPartitions, validateOnly, timeout }: { topicPartitions: Array<{ topic: string, count: number, assignments?: number[][] }>, validateOnly?: boolean, timeout?: number }): Promise<boolean> {
     if (topicPartitions === undefined || topicPartitions === null || !Array.isArray(topicPartitions)) throw new KafkaJSNonRetriableError(`Invalid topic partitions array ${String(topicPartitions)}`)
     if (topicPartitions.length === 0) throw new KafkaJSNonRetriableError('Empty topic partitions array')
+    if (topicPartitions.some(({ topic }) => typeof topic !== 'string')) throw new KafkaJSNonRetriableError('Invalid topic partitions array, the topic names have to be a valid string')
+    if (new Set(topicPartitions.map(t => t.topic)).size < topicPartitions.length) throw new KafkaJSNonRetriableError('Invalid topic partitions array, it cannot have multiple entries for the same topic')
     return await this.#call(async c => {
       try {
         await c.admin.createPartitions(topicPartitions.map(t => ({ topic: t.topic, count: t.count })), { validateOnly, timeoutMs: timeout })
@@ -237,17 +271,32 @@ export class KafkaJSAdmin {
   }
 
   async alterPartitionReassignments ({ topics, timeout }: { topics: Array<{ topic: string, partitionAssignment: Array<{ partition: number, replicas: number[] }> }>, timeout?: number }): Promise<void> {
-    if (topics === undefined || topics === null || !Array.isArray(topics)) throw new KafkaJSNonRetriableError(`Invalid topics array ${String(topics)}`)
+    checkTopicList(topics)
+    for (const { topic, partitionAssignment } of topics) {
+      if (partitionAssignment === undefined || partitionAssignment === null || !Array.isArray(partitionAssignment)) throw new KafkaJSNonRetriableError(`Invalid partitions array: ${String(partitionAssignment)} for topic: ${topic}`)
+      for (const { partition, replicas } of partitionAssignment) {
+        if (partition === null || partition === undefined || typeof partition !== 'number' || partition < 0) throw new KafkaJSNonRetriableError(`Invalid partitions index: ${String(partition)} for topic: ${topic}`)
+        if (replicas === undefined || replicas === null || !Array.isArray(replicas)) throw new KafkaJSNonRetriableError(`Invalid replica assignment: ${String(replicas)} for topic: ${topic} on partition: ${partition}`)
+        if (replicas.some(r => typeof r !== 'number' || r < 0)) throw new KafkaJSNonRetriableError(`Invalid replica assignment: ${String(replicas)} for topic: ${topic} on partition: ${partition}. Replicas must be a non negative number`)
+      }
+    }
     await this.#call(async c => {
       const results = await c.admin.alterPartitionReassignments(topics.flatMap(t => t.partitionAssignment.map(a => ({ topic: t.topic, partition: a.partition, replicas: a.replicas }))), { timeoutMs: timeout })
-      throwItemErrors(results)
+      const errors = results.filter(r => r.error !== undefined).map(r => new KafkaJSAlterPartitionReassignmentsError(protocolErrorInfo(r.error!.code), r.topic, r.partition))
+      if (errors.length > 0) throw new KafkaJSAggregateError('Errors altering partition reassignments', errors)
     })
   }
 
   async listPartitionReassignments ({ topics = null, timeout }: { topics?: Array<{ topic: string, partitions: number[] }> | null, timeout?: number } = {}): Promise<{ topics: Array<{ topic: string, partitions: Array<{ partition: number, replicas: number[], addingReplicas: number[], removingReplicas: number[] }> }> }> {
-    if (topics !== null && !Array.isArray(topics)) throw new KafkaJSNonRetriableError(`Invalid topics array ${String(topics)}`)
+    if (topics !== null && topics !== undefined) {
+      checkTopicList(topics)
+      for (const { topic, partitions } of topics) {
+        if (partitions === undefined || partitions === null || !Array.isArray(partitions)) throw new KafkaJSNonRetriableError(`Invalid partition array: ${String(partitions)} for topic: ${topic}`)
+        if (partitions.some(p => typeof p !== 'number' || p < 0)) throw new KafkaJSNonRetriableError(`Invalid partition array: ${String(partitions)} for topic: ${topic}. The partition indices have to be a valid number greater than 0.`)
+      }
+    }
     return await this.#call(async c => {
-      const partitions = topics === null ? undefined : topics.flatMap(t => t.partitions.map(partition => ({ topic: t.topic, partition })))
+      const partitions = topics === null || topics === undefined ? undefined : topics.flatMap(t => t.partitions.map(partition => ({ topic: t.topic, partition })))
       const ongoing = await c.admin.listPartitionReassignments({ partitions, timeoutMs: timeout })
       const byTopic = new Map<string, Array<{ partition: number, replicas: number[], addingReplicas: number[], removingReplicas: number[] }>>()
       for (const r of ongoing) {
@@ -271,11 +320,9 @@ export class KafkaJSAdmin {
   async describeConfigs ({ resources, includeSynonyms = false }: { resources: Array<{ type: number, name: string, configNames?: string[] }>, includeSynonyms?: boolean }): Promise<any> {
     if (resources === undefined || resources === null || !Array.isArray(resources)) throw new KafkaJSNonRetriableError(`Invalid resources array ${String(resources)}`)
     if (resources.length === 0) throw new KafkaJSNonRetriableError('Resources array cannot be empty')
-    for (const r of resources) {
-      if (CONFIG_TYPE_NAMES[r.type] === undefined) throw new KafkaJSNonRetriableError(`Invalid resource type ${r.type}: ${JSON.stringify(r)}`)
-      if (typeof r.name !== 'string') throw new KafkaJSNonRetriableError(`Invalid resource name ${r.name}: ${JSON.stringify(r)}`)
-      if (r.configNames !== undefined && !Array.isArray(r.configNames)) throw new KafkaJSNonRetriableError(`Invalid resource configNames ${String(r.configNames)}: ${JSON.stringify(r)}`)
-    }
+    checkConfigResources(resources)
+    const invalidConfigs = resources.find(r => !Array.isArray(r.configNames) && r.configNames !== undefined && r.configNames !== null)
+    if (invalidConfigs !== undefined) throw new KafkaJSNonRetriableError(`Invalid resource configNames ${String(invalidConfigs.configNames)}: ${JSON.stringify(invalidConfigs)}`)
     return await this.#call(async c => {
       const described = await Promise.all(resources.map(async r => {
         const configs = await c.admin.describeConfigs({ type: CONFIG_TYPE_NAMES[r.type], name: r.name, keys: r.configNames !== undefined && r.configNames.length > 0 ? r.configNames : undefined }, { includeSynonyms })
@@ -303,13 +350,11 @@ export class KafkaJSAdmin {
   async alterConfigs ({ resources, validateOnly }: { resources: Array<{ type: number, name: string, configEntries: Array<{ name: string, value: string }> }>, validateOnly?: boolean }): Promise<any> {
     if (resources === undefined || resources === null || !Array.isArray(resources)) throw new KafkaJSNonRetriableError(`Invalid resources array ${String(resources)}`)
     if (resources.length === 0) throw new KafkaJSNonRetriableError('Resources array cannot be empty')
-    for (const r of resources) {
-      if (CONFIG_TYPE_NAMES[r.type] === undefined) throw new KafkaJSNonRetriableError(`Invalid resource type ${r.type}: ${JSON.stringify(r)}`)
-      if (typeof r.name !== 'string') throw new KafkaJSNonRetriableError(`Invalid resource name ${r.name}: ${JSON.stringify(r)}`)
-      if (!Array.isArray(r.configEntries)) throw new KafkaJSNonRetriableError(`Invalid resource configEntries ${String(r.configEntries)}: ${JSON.stringify(r)}`)
-      const bad = r.configEntries.find(e => typeof e.value !== 'string' || e.value === '')
-      if (bad !== undefined) throw new KafkaJSNonRetriableError(`Invalid config value for ${bad.name}: ${JSON.stringify(r)}`)
-    }
+    checkConfigResources(resources)
+    const invalidConfigs = resources.find(r => !Array.isArray(r.configEntries))
+    if (invalidConfigs !== undefined) throw new KafkaJSNonRetriableError(`Invalid resource configEntries ${String(invalidConfigs.configEntries)}: ${JSON.stringify(invalidConfigs)}`)
+    const invalidValue = resources.find(r => r.configEntries.some(e => typeof e.name !== 'string' || typeof e.value !== 'string'))
+    if (invalidValue !== undefined) throw new KafkaJSNonRetriableError(`Invalid resource config value: ${JSON.stringify(invalidValue)}`)
     return await this.#call(async c => {
       await c.admin.alterConfigs(resources.map(r => ({ type: CONFIG_TYPE_NAMES[r.type], name: r.name, set: Object.fromEntries(r.configEntries.map(e => [e.name, e.value])) })), { validateOnly })
       return { resources: resources.map(r => ({ errorCode: 0, errorMessage: null, resourceType: r.type, resourceName: r.name })), throttleTime: 0 }
@@ -432,12 +477,7 @@ export class KafkaJSAdmin {
     if (acl.some(a => typeof a.principal !== 'string')) throw new KafkaJSNonRetriableError('Invalid ACL array, the principals have to be a valid string')
     if (acl.some(a => typeof a.host !== 'string')) throw new KafkaJSNonRetriableError('Invalid ACL array, the hosts have to be a valid string')
     if (acl.some(a => typeof a.resourceName !== 'string')) throw new KafkaJSNonRetriableError('Invalid ACL array, the resourceNames have to be a valid string')
-    for (const a of acl) {
-      if (ACL_OPERATION_NAMES[a.operation] === undefined) throw new KafkaJSNonRetriableError(`Invalid operation type ${a.operation}: ${JSON.stringify(a)}`)
-      if (ACL_PERMISSION_NAMES[a.permissionType] === undefined) throw new KafkaJSNonRetriableError(`Invalid permission type ${a.permissionType}: ${JSON.stringify(a)}`)
-      if (ACL_RESOURCE_NAMES[a.resourceType] === undefined) throw new KafkaJSNonRetriableError(`Invalid resource type ${a.resourceType}: ${JSON.stringify(a)}`)
-      if (PATTERN_NAMES[a.resourcePatternType] === undefined) throw new KafkaJSNonRetriableError(`Invalid resource pattern type ${a.resourcePatternType}: ${JSON.stringify(a)}`)
-    }
+    checkAclCodes(acl)
     return await this.#call(async c => {
       const results = await c.admin.createAcls(acl.map(a => ({
         resourceType: ACL_RESOURCE_NAMES[a.resourceType],
@@ -456,7 +496,11 @@ export class KafkaJSAdmin {
   async deleteAcls ({ filters }: { filters: Array<Parameters<KafkaJSAdmin['describeAcls']>[0]> }): Promise<DeleteAclResponse> {
     if (filters === undefined || filters === null || !Array.isArray(filters)) throw new KafkaJSNonRetriableError(`Invalid ACL Filter array ${String(filters)}`)
     if (filters.length === 0) throw new KafkaJSNonRetriableError('Empty ACL Filter array')
-    for (const f of filters) this.#checkAclFilter(f)
+    const notString = (v: unknown): boolean => typeof v !== 'string' && v !== undefined
+    if (filters.some(f => notString(f.principal))) throw new KafkaJSNonRetriableError('Invalid ACL Filter array, the principals have to be a valid string')
+    if (filters.some(f => notString(f.host))) throw new KafkaJSNonRetriableError('Invalid ACL Filter array, the hosts have to be a valid string')
+    if (filters.some(f => notString(f.resourceName))) throw new KafkaJSNonRetriableError('Invalid ACL Filter array, the resourceNames have to be a valid string')
+    checkAclCodes(filters)
     return await this.#call(async c => {
       const results = await c.admin.deleteAcls(filters.map(f => this.#nativeFilter(f)))
       return {
@@ -480,13 +524,13 @@ export class KafkaJSAdmin {
   }
 
   #checkAclFilter (f: { resourceType: number, resourceName?: string | null, resourcePatternType: number, principal?: string | null, host?: string | null, operation: number, permissionType: number }): void {
-    if (f.host !== undefined && f.host !== null && typeof f.host !== 'string') throw new KafkaJSNonRetriableError('Invalid host, the host have to be a valid string')
-    if (f.principal !== undefined && f.principal !== null && typeof f.principal !== 'string') throw new KafkaJSNonRetriableError('Invalid principal, the principal have to be a valid string')
-    if (f.resourceName !== undefined && f.resourceName !== null && typeof f.resourceName !== 'string') throw new KafkaJSNonRetriableError('Invalid resourceName, the resourceName have to be a valid string')
-    if (ACL_OPERATION_NAMES[f.operation] === undefined) throw new KafkaJSNonRetriableError(`Invalid operation type ${f.operation}: ${JSON.stringify(f)}`)
-    if (PATTERN_NAMES[f.resourcePatternType] === undefined) throw new KafkaJSNonRetriableError(`Invalid resource pattern filter type ${f.resourcePatternType}: ${JSON.stringify(f)}`)
-    if (ACL_PERMISSION_NAMES[f.permissionType] === undefined) throw new KafkaJSNonRetriableError(`Invalid permission type ${f.permissionType}: ${JSON.stringify(f)}`)
-    if (ACL_RESOURCE_NAMES[f.resourceType] === undefined) throw new KafkaJSNonRetriableError(`Invalid resource type ${f.resourceType}: ${JSON.stringify(f)}`)
+    if (typeof f.principal !== 'string' && f.principal !== undefined) throw new KafkaJSNonRetriableError('Invalid principal, the principal have to be a valid string')
+    if (typeof f.host !== 'string' && f.host !== undefined) throw new KafkaJSNonRetriableError('Invalid host, the host have to be a valid string')
+    if (typeof f.resourceName !== 'string' && f.resourceName !== undefined) throw new KafkaJSNonRetriableError('Invalid resourceName, the resourceName have to be a valid string')
+    if (!(f.operation in ACL_OPERATION_CODES)) throw new KafkaJSNonRetriableError(`Invalid operation type ${f.operation}`)
+    if (!(f.resourcePatternType in PATTERN_CODES)) throw new KafkaJSNonRetriableError(`Invalid resource pattern filter type ${f.resourcePatternType}`)
+    if (!(f.permissionType in ACL_PERMISSION_CODES)) throw new KafkaJSNonRetriableError(`Invalid permission type ${f.permissionType}`)
+    if (!(f.resourceType in ACL_RESOURCE_CODES)) throw new KafkaJSNonRetriableError(`Invalid resource type ${f.resourceType}`)
   }
 
   #nativeFilter (f: { resourceType: number, resourceName?: string | null, resourcePatternType: number, principal?: string | null, host?: string | null, operation: number, permissionType: number }): AclFilter {

@@ -50,7 +50,7 @@ export function checkProducerOptions (options: unknown): void {
   if (partitioner !== undefined && typeof partitioner !== 'function' &&
       !(typeof partitioner === 'object' && partitioner !== null && typeof (partitioner as { partition?: unknown }).partition === 'function')) {
     if (typeof partitioner === 'string') checkOneOf(WHERE, 'partitioner', partitioner, PARTITIONERS)
-    throw new TypeError(`${WHERE} partitioner: expected one of ${PARTITIONERS.map(p => `'${p}'`).join(', ')}, a function or an object with partition(), got ${describeValue(partitioner)}`)
+    else throw new TypeError(`${WHERE} partitioner: expected one of ${PARTITIONERS.map(p => `'${p}'`).join(', ')}, a function or an object with partition(), got ${describeValue(partitioner)}`)
   }
   checkOneOf(WHERE, 'abortUnknownOutcome', options.abortUnknownOutcome, ['wait', 'settle'])
   checkString(WHERE, 'transactionalId', options.transactionalId)

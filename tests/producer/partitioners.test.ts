@@ -364,6 +364,19 @@ describe('round-robin partitioner', () => {
   })
 })
 
+test('a producer takes every partitioner by name', async () => {
+  const { Client } = await import('../../index')
+  const client = new Client({ bootstrap: ['127.0.0.1:1'] })
+  try {
+    for (const partitioner of ['default', 'round-robin', 'kafkajs-default', 'kafkajs-legacy'] as const) {
+      assert.doesNotThrow(() => client.producer({ partitioner }), `partitioner '${partitioner}'`)
+    }
+    assert.throws(() => client.producer({ partitioner: 'murmur3' as any }), RangeError)
+  } finally {
+    await client.close()
+  }
+})
+
 describe('createPartitioner', () => {
   test("no option is 'default'", () => {
     assert.ok(createPartitioner(undefined, { batchMaxBytes: 1000 }) instanceof DefaultPartitioner)

@@ -68,14 +68,7 @@ function saslOptions (sasl: SASLOptions): SaslOptions {
   if (mechanism === 'scram-sha-512') return { mechanism: 'SCRAM-SHA-512', username: sasl.username ?? '', password: sasl.password ?? '' }
   if (mechanism === 'oauthbearer' && typeof sasl.oauthBearerProvider === 'function') {
     const provider = sasl.oauthBearerProvider
-    return {
-      mechanism: 'OAUTHBEARER',
-      authenticate: async step => {
-        const { value } = await provider()
-        // RFC 7628 initial client response: gs2 header, then auth=Bearer <token>.
-        await step(Buffer.from(`n,,\u0001auth=Bearer ${value}\u0001\u0001`))
-      }
-    }
+    return { mechanism: 'OAUTHBEARER', token: async () => (await provider()).value }
   }
   throw new KafkaJSNonRetriableError(`SASL ${String(sasl.mechanism)} mechanism is not supported by kafkats/kafkajs (supported: plain, scram-sha-256, scram-sha-512, oauthbearer)`)
 }

@@ -781,7 +781,9 @@ export class Producer extends EventEmitter {
       if (outcome.written) {
         // The request may have reached the broker: the batch's outcome is unknown.
         this.#retryAmbiguous(queue, batch, outcome.error)
-      } else if (outcome.error instanceof KafkaTsError && !(outcome.error instanceof ConnectionError) && !outcome.error.retriable) {
+      } else if (!batch.ambiguous && outcome.error instanceof KafkaTsError && !(outcome.error instanceof ConnectionError) && !outcome.error.retriable) {
+        // An ambiguous batch stays ambiguous: this attempt did nothing, an earlier one may have
+        // been written, so it is retried (invariant 1), whatever kept this one from the wire.
         this.#failDefinitely(queue, batch, outcome.error)
       } else {
         this.#retryDefinite(queue, batch, outcome.error, false)

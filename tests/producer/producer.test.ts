@@ -11,6 +11,7 @@ import assert from 'node:assert/strict'
 import { Client } from '../../client/client'
 import { AbortedError, ClientClosedError } from '../../client/errors'
 import { Produce } from '../../protocol/apis/produce'
+import { ApiVersions } from '../../protocol/apis/api-versions'
 import { InitProducerId } from '../../protocol/apis/init-producer-id'
 import { Metadata } from '../../protocol/apis/metadata'
 import { Producer, type ProducerOptions, type ProducerRecord } from '../../producer/producer'
@@ -171,6 +172,26 @@ describe('the cancelled send: an aborted record whose outcome is unknown', () =>
     removeFault()
     assertLanded(await a, 'A')
     assert.deepEqual(values(), ['warm-up', 'A'])
+  })
+
+  test('a later attempt of an ambiguous batch that fails before it is written leaves it unknown, not failed', async () => {
+    const p = producer()
+    await p.send({ topic: TOPIC, partition: 0, value: 'warm-up' })
+    // A's first attempt is appended but answered REQUEST_TIMED_OUT; the next one loses its
+    // connection, and the broker it reconnects to no longer offers Produce: every later
+    // attempt fails before anything is written, with an error no retry fixes by itself.
+    cluster.intercept(Produce, () => ({ error: 7, apply: true }), { times: 1 })
+    cluster.intercept(Produce, () => ({ drop: 'before-apply' }), { times: 1 })
+    cluster.intercept(ApiVersions, () => ({ modify: (response: any) => ({ ...response, apiKeys: response.apiKeys.filter((k: { apiKey: number }) => k.apiKey !== Produce.key) }) }))
+    let outcome = 'pending'
+    const a = p.send({ topic: TOPIC, partition: 0, value: 'A' }).then(() => { outcome = 'acknowledged' }, (error: Error) => { outcome = `rejected ${error.name}` })
+    await new Promise(resolve => setTimeout(resolve, 1000))
+    // A is in the log: reporting it failed would be a lie, and its sequence must not be reused.
+    assert.deepEqual(values(), ['warm-up', 'A'])
+    assert.equal(outcome, 'pending', 'A was settled although its outcome is unknown')
+    await p.close({ force: true })
+    await a
+    assert.equal(outcome, 'rejected OutcomeUnknownError')
   })
 })
 

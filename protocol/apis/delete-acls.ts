@@ -9,16 +9,10 @@
  */
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
+import type { DescribeAclsRequest } from './describe-acls'
 
-export interface DeleteAclsFilter {
-  resourceTypeFilter: number
-  resourceNameFilter?: string | null
-  patternTypeFilter?: number
-  principalFilter?: string | null
-  hostFilter?: string | null
-  operation: number
-  permissionType: number
-}
+/** A DeleteAcls filter has the fields of a DescribeAcls request, field for field. */
+export type DeleteAclsFilter = DescribeAclsRequest
 
 export interface DeleteAclsRequest {
   filters: DeleteAclsFilter[]

@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path'
 const dist = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist')
 const require = createRequire(import.meta.url)
 // `kafkats` and its subpath exports, as in package.json "exports".
-const entries = ['index', 'kafkajs/index']
+const entries = ['index', 'kafkajs/index', 'testing/index']
 const libraryDirs = ['protocol', 'client', 'admin', 'producer', 'consumer', 'group', 'kafkajs', 'testing', 'cli']
 
 function bareBuiltins (file) {

@@ -1,8 +1,8 @@
 // The package as users get it. The first tests load the build in dist/; the last one does
 // what a release does: copies the sources as a fresh clone has them, runs `npm pack` there
 // (the `prepack` build), installs the tarball in an empty project and runs a CommonJS, an
-// ES module and a `tsc --strict` consumer (node16, nodenext, bundler) of `kafkats` and of
-// `kafkats/kafkajs`.
+// ES module and a `tsc --strict` consumer (node16, nodenext, bundler) of `kafkats`,
+// `kafkats/kafkajs` and `kafkats/testing`.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
@@ -13,7 +13,6 @@ import { pathToFileURL } from 'node:url'
 
 const dist = path.join(__dirname, '..')
 const root = path.join(dist, '..')
-const entries = ['kafkats', 'kafkats/kafkajs'] as const
 
 // A real import() (TypeScript would turn a plain one into require() in a CommonJS build).
 // eslint-disable-next-line @typescript-eslint/no-implied-eval
@@ -44,7 +43,7 @@ test('package.json points at existing entry points with types, for Node 20 and l
   assert.equal(typeof pkg.homepage, 'string')
   assert.equal(typeof pkg.scripts.prepack, 'string', 'npm pack must build the package (prepack)')
   const files = [pkg.main, pkg.types]
-  for (const entry of ['.', './kafkajs']) {
+  for (const entry of ['.', './kafkajs', './testing']) {
     const e = pkg.exports[entry]
     files.push(e.import.types, e.import.default, e.require.types, e.require.default)
     assert.match(e.import.types, /\.d\.mts$/, `${entry}: the ES module entry needs .d.mts types (else they masquerade as CommonJS)`)
@@ -117,25 +116,42 @@ if (typeof client.producer !== 'function') throw new Error('client.producer is m
 if (!(new kafkats.BrokerError(6, 'x') instanceof kafkats.KafkaTsError)) throw new Error('error classes')
 const kafka = new kafkajs.Kafka({ brokers: ['127.0.0.1:1'] })
 if (typeof kafka.producer !== 'function' || kafkajs.CompressionTypes.GZIP !== 1) throw new Error('kafkats/kafkajs')
-client.close().then(() => console.log('cjs ok'))
+const { FakeCluster } = require('kafkats/testing')
+async function main () {
+  await client.close()
+  // The packaged fake cluster serves the packaged client.
+  const cluster = await FakeCluster.start({ topics: [{ name: 't', partitions: 1 }] })
+  const viaFake = new kafkats.Client({ bootstrap: cluster.bootstrap })
+  const producer = viaFake.producer()
+  const { offset } = await producer.send({ topic: 't', value: 'v' })
+  await producer.close()
+  await viaFake.close()
+  if (offset !== 0n || cluster.log('t', 0)[0].value.toString() !== 'v') throw new Error('kafkats/testing')
+  await cluster.close()
+  console.log('cjs ok')
+}
+main().catch(error => { console.error(error); process.exit(1) })
 `
 
 const esmConsumer = `
 import { Client, BrokerError } from 'kafkats'
 import kafkatsDefault from 'kafkats'
 import { Kafka, logLevel, KafkaJSError } from 'kafkats/kafkajs'
+import { FakeCluster } from 'kafkats/testing'
 import { createRequire } from 'node:module'
 const require = createRequire(import.meta.url)
+if (FakeCluster !== require('kafkats/testing').FakeCluster || typeof FakeCluster.start !== 'function') throw new Error('kafkats/testing')
 if (Client !== require('kafkats').Client) throw new Error('import and require load different classes')
 if (kafkatsDefault.BrokerError !== BrokerError) throw new Error('default export')
 if (Kafka !== require('kafkats/kafkajs').Kafka || logLevel.DEBUG !== 5 || !(new KafkaJSError('x') instanceof Error)) throw new Error('kafkats/kafkajs')
 console.log('esm ok')
 `
 
-// Uses types from both entries; \`tsc --strict\` must accept it, and must refuse internals.
+// Uses types from every entry; \`tsc --strict\` must accept it, and must refuse internals.
 const typedConsumer = `
 import { Client, BrokerError, type ProducerRecord, type RecordMetadata } from 'kafkats'
 import { Kafka, CompressionTypes, type Message, type RecordMetadata as KafkaJSRecordMetadata } from 'kafkats/kafkajs'
+import { FakeCluster, type InterceptAction, type LogRecord } from 'kafkats/testing'
 
 export async function native (): Promise<RecordMetadata> {
   const client = new Client({ bootstrap: ['localhost:9092'] })
@@ -145,6 +161,17 @@ export async function native (): Promise<RecordMetadata> {
   const offset: bigint = result.offset
   if (offset < 0n) throw new BrokerError(1, 'negative')
   return result
+}
+
+export async function fake (): Promise<LogRecord[]> {
+  const cluster = await FakeCluster.start({ brokers: 2, topics: [{ name: 't', partitions: 2 }] })
+  const timedOut: InterceptAction = { error: 7, apply: true }
+  cluster.intercept(0, () => timedOut, { times: 1 })
+  const client = new Client({ bootstrap: cluster.bootstrap })
+  await client.close()
+  const log = cluster.log('t', 0)
+  await cluster.close()
+  return log
 }
 
 export async function compat (): Promise<KafkaJSRecordMetadata[]> {
@@ -169,7 +196,8 @@ test('npm pack on a fresh clone gives a package that CommonJS, ES module and Typ
     const tarball = path.join(work, packed[0].filename)
     const files = packed[0].files.map(f => f.path)
     for (const required of ['LICENSE', 'README.md', 'package.json', 'dist/index.js', 'dist/index.mjs', 'dist/index.d.ts', 'dist/index.d.mts',
-      'dist/kafkajs/index.js', 'dist/kafkajs/index.mjs', 'dist/kafkajs/index.d.ts', 'dist/kafkajs/index.d.mts']) {
+      'dist/kafkajs/index.js', 'dist/kafkajs/index.mjs', 'dist/kafkajs/index.d.ts', 'dist/kafkajs/index.d.mts',
+      'dist/testing/index.js', 'dist/testing/index.mjs', 'dist/testing/index.d.ts', 'dist/testing/index.d.mts']) {
       assert.ok(files.includes(required), `the package lacks ${required}`)
     }
     assert.deepEqual(files.filter(f => f.endsWith('.map')), [], 'source maps point at sources the package does not ship')

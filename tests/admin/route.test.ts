@@ -11,7 +11,7 @@ import { ListOffsets } from '../../protocol/apis/list-offsets'
 import { OffsetCommit } from '../../protocol/apis/offset-commit'
 import { OffsetFetch } from '../../protocol/apis/offset-fetch'
 import { BrokerError } from '../../protocol/errors'
-import { FakeCluster } from '../fake-broker/cluster'
+import { FakeCluster } from '../../testing/index'
 
 async function withCluster (body: (cluster: FakeCluster, client: Client) => Promise<void>): Promise<void> {
   const cluster = await FakeCluster.start({ brokers: 3, log: false })

@@ -11,7 +11,7 @@ import { ApiVersions } from '../../protocol/apis/api-versions'
 import { Fetch } from '../../protocol/apis/fetch'
 import { Metadata } from '../../protocol/apis/metadata'
 import { Produce } from '../../protocol/apis/produce'
-import { FakeCluster } from '../fake-broker/cluster'
+import { FakeCluster } from '../../testing/index'
 import { Consumer } from '../../consumer/consumer'
 import { GroupConsumer } from '../../group/group-consumer'
 

@@ -7,7 +7,7 @@ import { Client } from '../../client/client'
 import { Consumer } from '../../consumer/consumer'
 import { Metadata } from '../../protocol/apis/metadata'
 import { BrokerError, ProtocolError } from '../../protocol/errors'
-import { FakeCluster } from '../fake-broker/cluster'
+import { FakeCluster } from '../../testing/index'
 
 const cleanups: Array<() => Promise<unknown>> = []
 afterEach(async () => {

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict'
 import { Client } from '../../client/client'
 import { Consumer } from '../../consumer/consumer'
 import type { ConsumerBatch } from '../../consumer/cursor'
-import { FakeCluster } from '../fake-broker/cluster'
+import { FakeCluster } from '../../testing/index'
 
 const sleep = async (ms: number): Promise<void> => await new Promise(resolve => setTimeout(resolve, ms))
 

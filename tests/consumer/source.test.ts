@@ -11,7 +11,7 @@ import { Fetch, type FetchRequest, type FetchResponse } from '../../protocol/api
 import { OffsetFetch } from '../../protocol/apis/offset-fetch'
 import { GroupConsumer } from '../../group/group-consumer'
 import { BrokerError, ProtocolError } from '../../protocol/errors'
-import { FakeCluster } from '../fake-broker/cluster'
+import { FakeCluster } from '../../testing/index'
 
 const sleep = async (ms: number): Promise<void> => await new Promise(resolve => setTimeout(resolve, ms))
 const cleanups: Array<() => Promise<void>> = []

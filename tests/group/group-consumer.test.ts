@@ -20,7 +20,7 @@ import { OffsetCommit } from '../../protocol/apis/offset-commit'
 import { OffsetFetch } from '../../protocol/apis/offset-fetch'
 import { SyncGroup } from '../../protocol/apis/sync-group'
 import type { Api } from '../../protocol/api'
-import type { CommitLogEntry } from '../fake-broker/cluster'
+import type { CommitLogEntry } from '../../testing/index'
 import { gate, joinBareConsumerMember, protocols, until, sleep, withHarness, type Harness, type Member, type Protocol } from './support'
 
 /** The rows of `partition` in these commit-log entries, each with its entry. */

@@ -8,7 +8,7 @@ import { ConsumerGroupHeartbeat } from '../../protocol/apis/consumer-group-heart
 import type { ConsumerBatch } from '../../consumer/cursor'
 import { GroupConsumer, type GroupConsumerOptions } from '../../group/group-consumer'
 import type { MemberIdentity, TopicPartition } from '../../group/membership'
-import { FakeCluster, type CommitLogEntry, type FakeClusterOptions } from '../fake-broker/cluster'
+import { FakeCluster, type CommitLogEntry, type FakeClusterOptions } from '../../testing/index'
 
 export type Protocol = 'classic' | 'consumer'
 export const protocols: Protocol[] = ['classic', 'consumer']

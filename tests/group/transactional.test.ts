@@ -9,7 +9,7 @@ import { GroupConsumer } from '../../group/group-consumer'
 import { runTransactional, type TransactionAbortedEvent } from '../../group/transactional'
 import { TxnOffsetCommit } from '../../protocol/apis/txn-offset-commit'
 import { Producer } from '../../producer/producer'
-import { FakeCluster } from '../fake-broker/cluster'
+import { FakeCluster } from '../../testing/index'
 import { gate, protocols, sleep, until } from './support'
 
 const IN = 'in'

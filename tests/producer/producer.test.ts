@@ -17,7 +17,7 @@ import { Metadata } from '../../protocol/apis/metadata'
 import { Producer, type ProducerOptions, type ProducerRecord } from '../../producer/producer'
 import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError, SendError, TopicDeletedError } from '../../producer/errors'
 import type { RecordMetadata } from '../../producer/batch'
-import { FakeCluster } from '../fake-broker/cluster'
+import { FakeCluster } from '../../testing/index'
 
 const TOPIC = 't'
 

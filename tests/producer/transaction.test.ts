@@ -1,5 +1,5 @@
 // The transactional producer against the fake cluster's transaction coordinator
-// (tests/fake-broker/transactions.ts): the state machine, the three error classes Java
+// (testing/transactions.ts): the state machine, the three error classes Java
 // defines (abortable, fatal/fenced, retried inside the call), both transaction versions,
 // and the ambiguous EndTxn — the transactional twin of the poisoned batch: a commit whose
 // answer was lost must be retried until the coordinator says what happened, and never be
@@ -19,7 +19,7 @@ import { Producer, type ProducerOptions } from '../../producer/producer'
 import {
   ProducerFencedError, TransactionAbortableError, TransactionAbortedError, TransactionOutcomeUnknownError, TransactionStateError
 } from '../../producer/transaction'
-import { FakeCluster } from '../fake-broker/cluster'
+import { FakeCluster } from '../../testing/index'
 
 const TOPIC = 't'
 const GROUP = { groupId: 'g', memberId: '', generationId: -1, groupInstanceId: null }

@@ -575,7 +575,7 @@ describe('legacy message sets (magic 0 and 1), as old segments still hold them',
   })
 
   test('a consumer reads a partition whose answers hold legacy messages (fetched through the fake broker)', async () => {
-    const { FakeCluster } = await import('../fake-broker/cluster')
+    const { FakeCluster } = await import('../../testing/index')
     const { Client } = await import('../../client/client')
     const { Consumer } = await import('../../consumer/consumer')
     const { Fetch } = await import('../../protocol/apis/fetch')

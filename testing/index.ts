@@ -1,0 +1,13 @@
+/**
+ * kafkats/testing: an in-process fake Kafka cluster for applications' tests (and kafkats's
+ * own). It speaks the wire protocol on loopback, so any client can use it: kafkats,
+ * kafkajs, or anything else that speaks Kafka. See README.md in this folder.
+ */
+export { FakeCluster } from './cluster'
+export type {
+  FakeClusterOptions, ProduceAttempt, PartitionInfo, RequestLogEntry, RequestOutcome, InterceptAction,
+  InterceptedRequest, Interceptor, InterceptOptions, LogRecord, ProduceBatchSummary, GroupConfig, GroupEvent,
+  GroupInfo, GroupMemberInfo, CommitLogEntry, CommitLogPartition, CommittedOffset
+} from './cluster'
+export type { ApiSelector, RequestAction } from './intercept'
+export type { TransactionEntry, TransactionEvent } from './transactions'

@@ -191,7 +191,10 @@ function minSize (type: Primitive | StructType, version: number, flexible: boole
   for (const spec of type.fields) {
     if (spec.taggedVersions !== undefined || !inRange(spec.versions, version)) continue
     const t = spec.type
-    size += typeof t === 'object' && t.kind === 'array' ? (flexible ? 1 : 4) : minSize(t as Primitive | StructType, version, flexible)
+    if (typeof t === 'object' && t.kind === 'array') size += flexible ? 1 : 4
+    // A null struct is its one-byte marker alone.
+    else if (typeof t === 'object' && inRange(spec.nullableVersions, version)) size += 1
+    else size += minSize(t, version, flexible)
   }
   return size
 }

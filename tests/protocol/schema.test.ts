@@ -130,6 +130,15 @@ describe('nullable fields per version', () => {
     assert.equal(back.items, null)
     assert.deepEqual(back.maybe, { y: 1 })
   })
+  test('a null struct counts as its one-byte marker when bounding an array count', () => {
+    // One element: a null nullable struct (1 byte) in a flexible struct (tags: 1 byte). The
+    // struct present would take 4 + 1 bytes, more than the 3 bytes that remain after the count.
+    const Outer = struct(field('items', array(struct(
+      field('inner', struct(field('a', 'int32', '0+')), '0+', { nullableVersions: '0+', default: null })
+    )), '0+'))
+    const r = new Reader(Buffer.from(strip('02 ff 00 00'), 'hex'))
+    assert.deepEqual(compileStruct(Outer, 0, true).decode(r), { items: [{ inner: null }] })
+  })
 })
 
 describe('versions', () => {

@@ -62,6 +62,7 @@ import { DescribeDelegationToken } from './describe-delegation-token'
 import { ListConfigResources } from './list-config-resources'
 import { ShareGroupDescribe } from './share-group-describe'
 import { StreamsGroupDescribe } from './streams-group-describe'
+import { StreamsGroupHeartbeat } from './streams-group-heartbeat'
 
 export { ApiVersions }
 export type * from './api-versions'
@@ -179,6 +180,8 @@ export { ShareGroupDescribe }
 export type * from './share-group-describe'
 export { StreamsGroupDescribe }
 export type * from './streams-group-describe'
+export { StreamsGroupHeartbeat }
+export type * from './streams-group-heartbeat'
 
 export const allApis: ReadonlyArray<Api<any, any>> = [
   ApiVersions,
@@ -238,5 +241,6 @@ export const allApis: ReadonlyArray<Api<any, any>> = [
   DescribeDelegationToken,
   ListConfigResources,
   ShareGroupDescribe,
-  StreamsGroupDescribe
+  StreamsGroupDescribe,
+  StreamsGroupHeartbeat
 ]

@@ -8,6 +8,7 @@
  */
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
+import { streamsKeyValue, streamsTaskIds, streamsTopicInfo, type StreamsKeyValue, type StreamsTaskIds, type StreamsTopicInfo } from './streams-group-heartbeat'
 
 export interface StreamsGroupDescribeRequest {
   groupIds: string[]
@@ -16,51 +17,17 @@ export interface StreamsGroupDescribeRequest {
   includeTopologyDescription?: boolean
 }
 
-export interface StreamsGroupDescribeKeyValue {
-  key: string
-  value: string
-}
-
-export interface StreamsGroupDescribeTopicInfo {
-  name: string
-  partitions: number
-  replicationFactor: number
-  topicConfigs: StreamsGroupDescribeKeyValue[]
-}
-
-export interface StreamsGroupDescribeKeyValueResponse {
-  key: string
-  value: string
-}
-
-export interface StreamsGroupDescribeTopicInfoResponse {
-  name: string
-  partitions: number
-  replicationFactor: number
-  topicConfigs: StreamsGroupDescribeKeyValueResponse[]
-}
-
 export interface StreamsGroupDescribeSubtopology {
   subtopologyId: string
   sourceTopics: string[]
   repartitionSinkTopics: string[]
-  stateChangelogTopics: StreamsGroupDescribeTopicInfo[]
-  repartitionSourceTopics: StreamsGroupDescribeTopicInfoResponse[]
+  stateChangelogTopics: StreamsTopicInfo[]
+  repartitionSourceTopics: StreamsTopicInfo[]
 }
 
 export interface StreamsGroupDescribeTopology {
   epoch: number
   subtopologies: StreamsGroupDescribeSubtopology[] | null
-}
-
-export interface StreamsGroupDescribeEndpoint {
-  host: string
-  port: number
-}
-
-export interface StreamsGroupDescribeKeyValueResponse {
-  key: string
-  value: string
 }
 
 export interface StreamsGroupDescribeTaskOffset {
@@ -69,52 +36,10 @@ export interface StreamsGroupDescribeTaskOffset {
   offset: bigint
 }
 
-export interface StreamsGroupDescribeTaskOffsetResponse {
-  subtopologyId: string
-  partition: number
-  offset: bigint
-}
-
-export interface StreamsGroupDescribeTaskIds {
-  subtopologyId: string
-  partitions: number[]
-}
-
-export interface StreamsGroupDescribeTaskIdsResponse {
-  subtopologyId: string
-  partitions: number[]
-}
-
-export interface StreamsGroupDescribeTaskIdsResponse {
-  subtopologyId: string
-  partitions: number[]
-}
-
 export interface StreamsGroupDescribeAssignment {
-  activeTasks: StreamsGroupDescribeTaskIds[]
-  standbyTasks: StreamsGroupDescribeTaskIdsResponse[]
-  warmupTasks: StreamsGroupDescribeTaskIdsResponse[]
-}
-
-export interface StreamsGroupDescribeTaskIdsResponse {
-  subtopologyId: string
-  partitions: number[]
-}
-
-export interface StreamsGroupDescribeTaskIdsResponse {
-  subtopologyId: string
-  partitions: number[]
-}
-
-export interface StreamsGroupDescribeTaskIdsResponse {
-  subtopologyId: string
-  partitions: number[]
-}
-
-export interface StreamsGroupDescribeAssignmentResponse {
-  activeTasks: StreamsGroupDescribeTaskIdsResponse[]
-  standbyTasks: StreamsGroupDescribeTaskIdsResponse[]
-  warmupTasks: StreamsGroupDescribeTaskIdsResponse[]
+  activeTasks: StreamsTaskIds[]
+  standbyTasks: StreamsTaskIds[]
+  warmupTasks: StreamsTaskIds[]
 }
 
 export interface StreamsGroupDescribeMember {
@@ -126,79 +51,29 @@ export interface StreamsGroupDescribeMember {
   clientHost: string
   topologyEpoch: number
   processId: string
-  userEndpoint: StreamsGroupDescribeEndpoint | null
-  clientTags: StreamsGroupDescribeKeyValueResponse[]
+  userEndpoint: { host: string, port: number } | null
+  clientTags: StreamsKeyValue[]
   taskOffsets: StreamsGroupDescribeTaskOffset[]
-  taskEndOffsets: StreamsGroupDescribeTaskOffsetResponse[]
+  taskEndOffsets: StreamsGroupDescribeTaskOffset[]
   assignment: StreamsGroupDescribeAssignment
-  targetAssignment: StreamsGroupDescribeAssignmentResponse
+  targetAssignment: StreamsGroupDescribeAssignment
   isClassic: boolean
 }
 
-export interface StreamsGroupDescribeTopologyDescriptionNode {
-  /** v1+. */
+/** v1+: one processor node of the topology's description. */
+export interface StreamsGroupDescribeTopologyNode {
   name: string
-  /** v1+. */
   nodeType: number
-  /** v1+. */
   sourceTopics: string[]
-  /** v1+. */
   sinkTopic: string | null
-  /** v1+. */
   stores: string[]
-  /** v1+. */
   successors: string[]
 }
 
-export interface StreamsGroupDescribeTopologyDescriptionSubtopology {
-  /** v1+. */
-  subtopologyId: string
-  /** v1+. */
-  nodes: StreamsGroupDescribeTopologyDescriptionNode[]
-}
-
-export interface StreamsGroupDescribeTopologyDescriptionNodeResponse {
-  /** v1+. */
-  name: string
-  /** v1+. */
-  nodeType: number
-  /** v1+. */
-  sourceTopics: string[]
-  /** v1+. */
-  sinkTopic: string | null
-  /** v1+. */
-  stores: string[]
-  /** v1+. */
-  successors: string[]
-}
-
-export interface StreamsGroupDescribeTopologyDescriptionNodeResponse {
-  /** v1+. */
-  name: string
-  /** v1+. */
-  nodeType: number
-  /** v1+. */
-  sourceTopics: string[]
-  /** v1+. */
-  sinkTopic: string | null
-  /** v1+. */
-  stores: string[]
-  /** v1+. */
-  successors: string[]
-}
-
-export interface StreamsGroupDescribeTopologyDescriptionGlobalStore {
-  /** v1+. */
-  source: StreamsGroupDescribeTopologyDescriptionNodeResponse
-  /** v1+. */
-  processor: StreamsGroupDescribeTopologyDescriptionNodeResponse
-}
-
+/** v1+. */
 export interface StreamsGroupDescribeTopologyDescription {
-  /** v1+. */
-  subtopologies: StreamsGroupDescribeTopologyDescriptionSubtopology[]
-  /** v1+. */
-  globalStores: StreamsGroupDescribeTopologyDescriptionGlobalStore[]
+  subtopologies: Array<{ subtopologyId: string, nodes: StreamsGroupDescribeTopologyNode[] }>
+  globalStores: Array<{ source: StreamsGroupDescribeTopologyNode, processor: StreamsGroupDescribeTopologyNode }>
 }
 
 export interface StreamsGroupDescribeDescribedGroup {
@@ -223,6 +98,27 @@ export interface StreamsGroupDescribeResponse {
   throttleTimeMs: number
   groups: StreamsGroupDescribeDescribedGroup[]
 }
+
+const taskOffset = struct(
+  field('subtopologyId', 'string', '0+'),
+  field('partition', 'int32', '0+'),
+  field('offset', 'int64', '0+')
+)
+
+const assignment = struct(
+  field('activeTasks', array(streamsTaskIds), '0+'),
+  field('standbyTasks', array(streamsTaskIds), '0+'),
+  field('warmupTasks', array(streamsTaskIds), '0+')
+)
+
+const topologyNode = struct(
+  field('name', 'string', '1+'),
+  field('nodeType', 'int8', '1+'),
+  field('sourceTopics', array('string'), '1+'),
+  field('sinkTopic', 'string', '1+', { nullableVersions: '1+', default: null }),
+  field('stores', array('string'), '1+'),
+  field('successors', array('string'), '1+')
+)
 
 export const StreamsGroupDescribe = defineApi<StreamsGroupDescribeRequest, StreamsGroupDescribeResponse>({
   key: 89,
@@ -250,24 +146,8 @@ export const StreamsGroupDescribe = defineApi<StreamsGroupDescribeRequest, Strea
           field('subtopologyId', 'string', '0+'),
           field('sourceTopics', array('string'), '0+'),
           field('repartitionSinkTopics', array('string'), '0+'),
-          field('stateChangelogTopics', array(struct(
-            field('name', 'string', '0+'),
-            field('partitions', 'int32', '0+'),
-            field('replicationFactor', 'int16', '0+'),
-            field('topicConfigs', array(struct(
-              field('key', 'string', '0+'),
-              field('value', 'string', '0+')
-            )), '0+')
-          )), '0+'),
-          field('repartitionSourceTopics', array(struct(
-            field('name', 'string', '0+'),
-            field('partitions', 'int32', '0+'),
-            field('replicationFactor', 'int16', '0+'),
-            field('topicConfigs', array(struct(
-              field('key', 'string', '0+'),
-              field('value', 'string', '0+')
-            )), '0+')
-          )), '0+')
+          field('stateChangelogTopics', array(streamsTopicInfo), '0+'),
+          field('repartitionSourceTopics', array(streamsTopicInfo), '0+')
         )), '0+', { nullableVersions: '0+' })
       ), '0+', { nullableVersions: '0+', default: null }),
       field('members', array(struct(
@@ -283,80 +163,22 @@ export const StreamsGroupDescribe = defineApi<StreamsGroupDescribeRequest, Strea
           field('host', 'string', '0+'),
           field('port', 'uint16', '0+')
         ), '0+', { nullableVersions: '0+', default: null }),
-        field('clientTags', array(struct(
-          field('key', 'string', '0+'),
-          field('value', 'string', '0+')
-        )), '0+'),
-        field('taskOffsets', array(struct(
-          field('subtopologyId', 'string', '0+'),
-          field('partition', 'int32', '0+'),
-          field('offset', 'int64', '0+')
-        )), '0+'),
-        field('taskEndOffsets', array(struct(
-          field('subtopologyId', 'string', '0+'),
-          field('partition', 'int32', '0+'),
-          field('offset', 'int64', '0+')
-        )), '0+'),
-        field('assignment', struct(
-          field('activeTasks', array(struct(
-            field('subtopologyId', 'string', '0+'),
-            field('partitions', array('int32'), '0+')
-          )), '0+'),
-          field('standbyTasks', array(struct(
-            field('subtopologyId', 'string', '0+'),
-            field('partitions', array('int32'), '0+')
-          )), '0+'),
-          field('warmupTasks', array(struct(
-            field('subtopologyId', 'string', '0+'),
-            field('partitions', array('int32'), '0+')
-          )), '0+')
-        ), '0+'),
-        field('targetAssignment', struct(
-          field('activeTasks', array(struct(
-            field('subtopologyId', 'string', '0+'),
-            field('partitions', array('int32'), '0+')
-          )), '0+'),
-          field('standbyTasks', array(struct(
-            field('subtopologyId', 'string', '0+'),
-            field('partitions', array('int32'), '0+')
-          )), '0+'),
-          field('warmupTasks', array(struct(
-            field('subtopologyId', 'string', '0+'),
-            field('partitions', array('int32'), '0+')
-          )), '0+')
-        ), '0+'),
+        field('clientTags', array(streamsKeyValue), '0+'),
+        field('taskOffsets', array(taskOffset), '0+'),
+        field('taskEndOffsets', array(taskOffset), '0+'),
+        field('assignment', assignment, '0+'),
+        field('targetAssignment', assignment, '0+'),
         field('isClassic', 'bool', '0+')
       )), '0+'),
       field('authorizedOperations', 'int32', '0+', { default: -2147483648 }),
       field('topologyDescription', struct(
         field('subtopologies', array(struct(
           field('subtopologyId', 'string', '1+'),
-          field('nodes', array(struct(
-            field('name', 'string', '1+'),
-            field('nodeType', 'int8', '1+'),
-            field('sourceTopics', array('string'), '1+'),
-            field('sinkTopic', 'string', '1+', { nullableVersions: '1+', default: null }),
-            field('stores', array('string'), '1+'),
-            field('successors', array('string'), '1+')
-          )), '1+')
+          field('nodes', array(topologyNode), '1+')
         )), '1+'),
         field('globalStores', array(struct(
-          field('source', struct(
-            field('name', 'string', '1+'),
-            field('nodeType', 'int8', '1+'),
-            field('sourceTopics', array('string'), '1+'),
-            field('sinkTopic', 'string', '1+', { nullableVersions: '1+', default: null }),
-            field('stores', array('string'), '1+'),
-            field('successors', array('string'), '1+')
-          ), '1+'),
-          field('processor', struct(
-            field('name', 'string', '1+'),
-            field('nodeType', 'int8', '1+'),
-            field('sourceTopics', array('string'), '1+'),
-            field('sinkTopic', 'string', '1+', { nullableVersions: '1+', default: null }),
-            field('stores', array('string'), '1+'),
-            field('successors', array('string'), '1+')
-          ), '1+')
+          field('source', topologyNode, '1+'),
+          field('processor', topologyNode, '1+')
         )), '1+')
       ), '1+', { nullableVersions: '1+', default: null }),
       field('topologyDescriptionStatus', 'int8', '1+'),

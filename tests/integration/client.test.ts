@@ -281,6 +281,13 @@ describe('low-level API against a real broker', { skip }, () => {
       body: () => ({ groupIds: [unique('sample')], includeAuthorizedOperations: false }),
       check: r => assert.equal(r.groups[0].errorCode, 69)
     },
+    StreamsGroupHeartbeat: {
+      body: () => ({
+        groupId: unique('sample-streams'), memberId: randomUUID(), memberEpoch: 0, endpointInformationEpoch: 0, rebalanceTimeoutMs: 10_000, processId: randomUUID(), clientTags: [], activeTasks: [], standbyTasks: [], warmupTasks: [],
+        topology: { epoch: 0, subtopologies: [{ subtopologyId: '0', sourceTopics: [topic], sourceTopicRegex: [], stateChangelogTopics: [], repartitionSinkTopics: [], repartitionSourceTopics: [], copartitionGroups: [] }] }
+      }),
+      check: r => { assert.equal(r.errorCode, 0); assert.ok(r.memberEpoch > 0); assert.ok(r.heartbeatIntervalMs > 0) }
+    },
     StreamsGroupDescribe: {
       body: () => ({ groupIds: [unique('sample')], includeAuthorizedOperations: false }),
       check: r => assert.equal(r.groups[0].errorCode, 69)

@@ -1,11 +1,14 @@
 /**
  * Groups of every type: listing (ListGroups on every broker, with type and state filters),
  * describing at each group's coordinator (ConsumerGroupDescribe for KIP-848 groups,
- * DescribeGroups for classic ones), deleting, and removing static members.
+ * DescribeGroups for classic ones, ShareGroupDescribe and StreamsGroupDescribe), deleting,
+ * and removing static members.
  */
 import { ConsumerGroupDescribe } from '../protocol/apis/consumer-group-describe'
 import { DeleteGroups } from '../protocol/apis/delete-groups'
 import { DescribeGroups } from '../protocol/apis/describe-groups'
+import { ShareGroupDescribe } from '../protocol/apis/share-group-describe'
+import { StreamsGroupDescribe, type StreamsGroupDescribeAssignment } from '../protocol/apis/streams-group-describe'
 import { LeaveGroup } from '../protocol/apis/leave-group'
 import { ListGroups } from '../protocol/apis/list-groups'
 import { CONSUMER_PROTOCOL_TYPE, decodeAssignment } from '../protocol/consumer-protocol'
@@ -51,28 +54,43 @@ export interface GroupMemberDescription {
   instanceId: string | null
   clientId: string
   clientHost: string
-  /** What the member owns now (decoded from the classic assignment for classic consumer groups). */
+  /** What the member owns now (decoded from the classic assignment for classic consumer groups; empty for streams members, see `tasks`). */
   assignment: TopicPartitionKey[]
-  /** KIP-848: what the member is moving to, the member's epoch, its subscription. */
+  /** KIP-848 and streams: what the member is moving to, the member's epoch. */
   targetAssignment?: TopicPartitionKey[]
   memberEpoch?: number
+  /** KIP-848 and share groups: the member's subscription. */
   subscribedTopics?: string[]
   subscribedTopicRegex?: string | null
   rackId?: string | null
+  /** Streams groups: the tasks the member owns and is moving to, its process and topology epoch. */
+  tasks?: StreamsTasks
+  targetTasks?: StreamsTasks
+  processId?: string
+  topologyEpoch?: number
+}
+
+/** A streams member's tasks: per subtopology, the partitions (task = subtopology × partition). */
+export interface StreamsTasks {
+  active: Array<{ subtopologyId: string, partitions: number[] }>
+  standby: Array<{ subtopologyId: string, partitions: number[] }>
+  warmup: Array<{ subtopologyId: string, partitions: number[] }>
 }
 
 export interface GroupDescription {
   groupId: string
-  /** 'consumer' (KIP-848) or 'classic'. */
-  type: 'consumer' | 'classic'
+  /** Which protocol the group runs: 'classic', 'consumer' (KIP-848), 'share' (KIP-932) or 'streams' (KIP-1071). */
+  type: 'consumer' | 'classic' | 'share' | 'streams'
   state: string
   /** Classic: the protocol type ('consumer', 'connect', …) and the chosen protocol (the assignor). */
   protocolType?: string
   protocol?: string
-  /** KIP-848: the server-side assignor and the epochs. */
+  /** KIP-848, share and streams: the server-side assignor and the epochs. */
   assignor?: string
   groupEpoch?: number
   assignmentEpoch?: number
+  /** Streams: the application's topology as the group knows it (null before a member sent one). */
+  topology?: { epoch: number, subtopologies: Array<{ subtopologyId: string, sourceTopics: string[], repartitionSinkTopics: string[] }> } | null
   coordinator: number
   members: GroupMemberDescription[]
   /** Bit field of the ACL operations the caller may perform, with includeAuthorizedOperations. */
@@ -80,9 +98,17 @@ export interface GroupDescription {
   error?: BrokerError
 }
 
+/** What one describe API said of one group at its coordinator. */
+type Described = GroupDescription | 'not this type' | 'moved'
+
+interface DescribeCall { nodeId: number, signal?: AbortSignal, timeoutMs: number, includeAuthorizedOperations: boolean }
+
 /**
- * Describes groups at their coordinators: ConsumerGroupDescribe first, and DescribeGroups
- * for those it does not know (classic groups answer GROUP_ID_NOT_FOUND to it).
+ * Describes groups at their coordinators. Each group type has its own describe API, and
+ * each answers GROUP_ID_NOT_FOUND for a group of another type: ConsumerGroupDescribe is
+ * asked first, DescribeGroups for what it does not know, then ShareGroupDescribe and
+ * StreamsGroupDescribe for what is not classic either. A group no API knows is reported as
+ * DescribeGroups reports it (state Dead, or GROUP_ID_NOT_FOUND).
  */
 export async function describeGroups (router: Router, groupIds: string[], options: AdminCallOptions & { includeAuthorizedOperations?: boolean } = {}): Promise<GroupDescription[]> {
   const deadline = router.deadline('describeGroups', options, ['includeAuthorizedOperations'])
@@ -96,73 +122,150 @@ export async function describeGroups (router: Router, groupIds: string[], option
     for (const id of pending) byNode.set(coordinators.get(id)!, [...(byNode.get(coordinators.get(id)!) ?? []), id])
     const moved: string[] = []
     await Promise.all([...byNode].map(async ([nodeId, ids]) => {
-      const call = { nodeId, signal: options.signal, timeoutMs: Math.max(1, deadline - Date.now()) }
-      const classic: string[] = []
-      try {
-        const response = await router.client.request(ConsumerGroupDescribe, { groupIds: ids, includeAuthorizedOperations }, call)
-        for (const g of response.groups) {
-          if (isCoordinatorMoved(g.errorCode)) { moved.push(g.groupId); continue }
-          if (g.errorCode === GROUP_ID_NOT_FOUND) { classic.push(g.groupId); continue }
-          const member = (m: typeof g.members[number]): GroupMemberDescription => ({
-            memberId: m.memberId,
-            instanceId: m.instanceId,
-            clientId: m.clientId,
-            clientHost: m.clientHost,
-            assignment: m.assignment.topicPartitions.flatMap(t => t.partitions.map(partition => ({ topic: t.topicName, partition }))),
-            targetAssignment: m.targetAssignment.topicPartitions.flatMap(t => t.partitions.map(partition => ({ topic: t.topicName, partition }))),
-            memberEpoch: m.memberEpoch,
-            subscribedTopics: m.subscribedTopicNames,
-            subscribedTopicRegex: m.subscribedTopicRegex,
-            rackId: m.rackId
-          })
-          const described: GroupDescription = {
-            groupId: g.groupId,
-            type: 'consumer',
-            state: g.groupState,
-            assignor: g.assignorName,
-            groupEpoch: g.groupEpoch,
-            assignmentEpoch: g.assignmentEpoch,
-            coordinator: nodeId,
-            members: g.members.map(member),
-            error: itemError(g.errorCode, `Describing group "${g.groupId}"`, g.errorMessage)
-          }
-          if (g.authorizedOperations !== OPERATIONS_NOT_ASKED) described.authorizedOperations = g.authorizedOperations
-          results.set(g.groupId, described)
+      const call: DescribeCall = { nodeId, signal: options.signal, timeoutMs: Math.max(1, deadline - Date.now()), includeAuthorizedOperations }
+      const take = (described: Map<string, Described>): string[] => {
+        const left: string[] = []
+        for (const [id, d] of described) {
+          if (d === 'moved') moved.push(id)
+          else if (d === 'not this type') left.push(id)
+          else results.set(id, d)
         }
-      } catch (error) {
-        // A broker without KIP-848 knows only classic groups.
-        if (!(error instanceof UnsupportedVersionError)) throw error
-        classic.push(...ids)
+        return left
       }
-      if (classic.length === 0) return
-      const response = await router.client.request(DescribeGroups, { groups: classic, includeAuthorizedOperations }, call)
-      for (const g of response.groups) {
-        if (isCoordinatorMoved(g.errorCode)) { moved.push(g.groupId); continue }
-        const described: GroupDescription = {
-          groupId: g.groupId,
-          type: 'classic',
-          state: g.groupState,
-          protocolType: g.protocolType,
-          protocol: g.protocolData,
-          coordinator: nodeId,
-          members: g.members.map(m => ({
-            memberId: m.memberId,
-            instanceId: m.groupInstanceId,
-            clientId: m.clientId,
-            clientHost: m.clientHost,
-            assignment: g.protocolType === CONSUMER_PROTOCOL_TYPE && m.memberAssignment.length > 0 ? classicAssignment(m.memberAssignment) : []
-          })),
-          error: itemError(g.errorCode, `Describing group "${g.groupId}"`, g.errorMessage)
-        }
-        if (g.authorizedOperations !== OPERATIONS_NOT_ASKED) described.authorizedOperations = g.authorizedOperations
-        results.set(g.groupId, described)
-      }
+      const notConsumer = take(await describeConsumerGroups(router, ids, call))
+      if (notConsumer.length === 0) return
+      const classic = await describeClassicGroups(router, notConsumer, call)
+      const notClassic = take(classic)
+      if (notClassic.length === 0) return
+      const [share, streams] = await Promise.all([describeShareGroups(router, notClassic, call), describeStreamsGroups(router, notClassic, call)])
+      take(share)
+      take(new Map([...streams].filter(([id]) => share.get(id) === 'not this type')))
+      // Known to none: as DescribeGroups described it.
+      for (const id of notClassic) if (!results.has(id) && !moved.includes(id)) results.set(id, absentGroup(id, nodeId))
     }))
     for (const id of moved) router.forgetCoordinator('group', id)
     pending = moved
     if (moved.length > 0) throw new Misrouted(new BrokerError(16, `Describing groups ${moved.join(', ')}`))
   })
   return groupIds.map(id => results.get(id)!)
+}
+
+/** One describe API's answers, by group id; a broker without the API knows none of its type. */
+async function describeWith<G extends { groupId: string, errorCode: number }> (ids: string[], ask: () => Promise<{ groups: G[] }>, describe: (g: G) => GroupDescription): Promise<Map<string, Described>> {
+  const described = new Map<string, Described>(ids.map(id => [id, 'not this type']))
+  let groups: G[]
+  try {
+    groups = (await ask()).groups
+  } catch (error) {
+    if (error instanceof UnsupportedVersionError) return described
+    throw error
+  }
+  for (const g of groups) described.set(g.groupId, isCoordinatorMoved(g.errorCode) ? 'moved' : g.errorCode === GROUP_ID_NOT_FOUND ? 'not this type' : describe(g))
+  return described
+}
+
+function described (g: { groupId: string, errorCode: number, errorMessage: string | null, authorizedOperations: number }, nodeId: number, fields: Omit<GroupDescription, 'groupId' | 'coordinator' | 'error' | 'authorizedOperations'>): GroupDescription {
+  const description: GroupDescription = { groupId: g.groupId, ...fields, coordinator: nodeId, error: itemError(g.errorCode, `Describing group "${g.groupId}"`, g.errorMessage) }
+  if (g.authorizedOperations !== OPERATIONS_NOT_ASKED) description.authorizedOperations = g.authorizedOperations
+  return description
+}
+
+const partitionsOf = (assignment: { topicPartitions: Array<{ topicName: string, partitions: number[] }> }): TopicPartitionKey[] =>
+  assignment.topicPartitions.flatMap(t => t.partitions.map(partition => ({ topic: t.topicName, partition })))
+
+async function describeConsumerGroups (router: Router, ids: string[], call: DescribeCall): Promise<Map<string, Described>> {
+  return await describeWith(ids, async () => await router.client.request(ConsumerGroupDescribe, { groupIds: ids, includeAuthorizedOperations: call.includeAuthorizedOperations }, call), g => described(g, call.nodeId, {
+    type: 'consumer',
+    state: g.groupState,
+    assignor: g.assignorName,
+    groupEpoch: g.groupEpoch,
+    assignmentEpoch: g.assignmentEpoch,
+    members: g.members.map(m => ({
+      memberId: m.memberId,
+      instanceId: m.instanceId,
+      clientId: m.clientId,
+      clientHost: m.clientHost,
+      assignment: partitionsOf(m.assignment),
+      targetAssignment: partitionsOf(m.targetAssignment),
+      memberEpoch: m.memberEpoch,
+      subscribedTopics: m.subscribedTopicNames,
+      subscribedTopicRegex: m.subscribedTopicRegex,
+      rackId: m.rackId
+    }))
+  }))
+}
+
+/** Classic groups; a group that is not classic (or does not exist) is GROUP_ID_NOT_FOUND from v6, state Dead before. */
+async function describeClassicGroups (router: Router, ids: string[], call: DescribeCall): Promise<Map<string, Described>> {
+  const answers = await describeWith(ids, async () => await router.client.request(DescribeGroups, { groups: ids, includeAuthorizedOperations: call.includeAuthorizedOperations }, call), g => described(g, call.nodeId, {
+    type: 'classic',
+    state: g.groupState,
+    protocolType: g.protocolType,
+    protocol: g.protocolData,
+    members: g.members.map(m => ({
+      memberId: m.memberId,
+      instanceId: m.groupInstanceId,
+      clientId: m.clientId,
+      clientHost: m.clientHost,
+      assignment: g.protocolType === CONSUMER_PROTOCOL_TYPE && m.memberAssignment.length > 0 ? classicAssignment(m.memberAssignment) : []
+    }))
+  }))
+  for (const [id, d] of answers) {
+    if (typeof d === 'object' && d.error === undefined && d.state === 'Dead' && d.members.length === 0) answers.set(id, 'not this type')
+  }
+  return answers
+}
+
+async function describeShareGroups (router: Router, ids: string[], call: DescribeCall): Promise<Map<string, Described>> {
+  return await describeWith(ids, async () => await router.client.request(ShareGroupDescribe, { groupIds: ids, includeAuthorizedOperations: call.includeAuthorizedOperations }, call), g => described(g, call.nodeId, {
+    type: 'share',
+    state: g.groupState,
+    assignor: g.assignorName,
+    groupEpoch: g.groupEpoch,
+    assignmentEpoch: g.assignmentEpoch,
+    members: g.members.map(m => ({
+      memberId: m.memberId,
+      instanceId: null,
+      clientId: m.clientId,
+      clientHost: m.clientHost,
+      assignment: partitionsOf(m.assignment),
+      memberEpoch: m.memberEpoch,
+      subscribedTopics: m.subscribedTopicNames,
+      rackId: m.rackId
+    }))
+  }))
+}
+
+async function describeStreamsGroups (router: Router, ids: string[], call: DescribeCall): Promise<Map<string, Described>> {
+  const tasks = (a: StreamsGroupDescribeAssignment): StreamsTasks => ({ active: a.activeTasks, standby: a.standbyTasks, warmup: a.warmupTasks })
+  return await describeWith(ids, async () => await router.client.request(StreamsGroupDescribe, { groupIds: ids, includeAuthorizedOperations: call.includeAuthorizedOperations }, call), g => described(g, call.nodeId, {
+    type: 'streams',
+    state: g.groupState,
+    ...(g.assignorName !== null ? { assignor: g.assignorName } : {}),
+    groupEpoch: g.groupEpoch,
+    assignmentEpoch: g.assignmentEpoch,
+    topology: g.topology === null
+      ? null
+      : { epoch: g.topology.epoch, subtopologies: (g.topology.subtopologies ?? []).map(s => ({ subtopologyId: s.subtopologyId, sourceTopics: s.sourceTopics, repartitionSinkTopics: s.repartitionSinkTopics })) },
+    members: g.members.map(m => ({
+      memberId: m.memberId,
+      instanceId: m.instanceId,
+      clientId: m.clientId,
+      clientHost: m.clientHost,
+      assignment: [],
+      memberEpoch: m.memberEpoch,
+      rackId: m.rackId,
+      tasks: tasks(m.assignment),
+      targetTasks: tasks(m.targetAssignment),
+      processId: m.processId,
+      topologyEpoch: m.topologyEpoch
+    }))
+  }))
+}
+
+/** A group no describe API knows, as DescribeGroups before v6 describes it. */
+function absentGroup (groupId: string, nodeId: number): GroupDescription {
+  return { groupId, type: 'classic', state: 'Dead', protocolType: '', protocol: '', coordinator: nodeId, members: [], error: new BrokerError(GROUP_ID_NOT_FOUND, `Describing group "${groupId}"`, 'no group of any type has this id') }
 }
 
 function classicAssignment (bytes: Buffer): TopicPartitionKey[] {

@@ -6,6 +6,8 @@ import assert from 'node:assert/strict'
 import { Client, GroupConsumer, BrokerError } from '../../index'
 import { sharedBootstrap } from '../broker/kafka'
 import { uniqueName, waitFor } from './support'
+import { StreamsGroupHeartbeat } from '../../protocol/apis/streams-group-heartbeat'
+import { randomUUID } from 'node:crypto'
 
 const bootstrap = sharedBootstrap()
 const skip = bootstrap === undefined ? 'no broker: set KAFKA_BOOTSTRAP or run through `npm test`' : false
@@ -57,6 +59,23 @@ describe('admin against a real broker', { skip }, () => {
     assert.ok(quorum.leaderId >= 0)
     assert.ok(quorum.voters.some(v => v.replicaId === quorum.leaderId))
     assert.ok(quorum.highWatermark > 0n)
+  })
+
+  test('updateFeatures downgrades a feature and upgrades it back; a downgrade without saying so is refused', async () => {
+    const feature = 'eligible.leader.replicas.version'
+    const level = async (): Promise<number | undefined> => (await client.admin.describeFeatures()).finalized[feature]?.maxVersionLevel
+    const before = await level()
+    assert.ok(before !== undefined && before >= 1, `Kafka 4.4 finalizes ${feature} at 1 or more, got ${String(before)}`)
+    await assert.rejects(client.admin.updateFeatures([{ feature, maxVersionLevel: before - 1 }]), (error: unknown) => error instanceof BrokerError && error.code !== 0)
+    assert.equal(await level(), before)
+    try {
+      await client.admin.updateFeatures([{ feature, maxVersionLevel: before - 1, upgradeType: 'safe-downgrade' }])
+      // Level 0 is "off": the feature leaves the finalized list.
+      assert.equal(await level(), before - 1 === 0 ? undefined : before - 1)
+    } finally {
+      await client.admin.updateFeatures([{ feature, maxVersionLevel: before }])
+    }
+    assert.equal(await level(), before)
   })
 
   test('describeTopicPartitions follows the broker\'s pages to the end, with the ELR fields', async () => {
@@ -230,6 +249,37 @@ describe('admin against a real broker', { skip }, () => {
     assert.deepEqual(deleted.map(d => d.error?.type), [undefined, undefined, 'GROUP_ID_NOT_FOUND'])
     const after = await client.admin.listGroups()
     assert.ok(!after.some(g => g.groupId === classicId || g.groupId === consumerId))
+  })
+
+  test('a streams group (KIP-1071) is listed and described with its topology and task assignment', async () => {
+    const topic = await newTopic(2)
+    const groupId = uniqueName('g-streams')
+    const memberId = randomUUID()
+    const join = {
+      groupId, memberId, memberEpoch: 0, endpointInformationEpoch: 0, rebalanceTimeoutMs: 30_000, processId: randomUUID(), clientTags: [], activeTasks: [], standbyTasks: [], warmupTasks: [],
+      topology: { epoch: 0, subtopologies: [{ subtopologyId: 'sub-0', sourceTopics: [topic], sourceTopicRegex: [], stateChangelogTopics: [], repartitionSinkTopics: [], repartitionSourceTopics: [], copartitionGroups: [] }] }
+    }
+    // One broker: any broker is the coordinator; the first heartbeats may find it loading.
+    let epoch = 0
+    await waitFor('the streams member to be given its tasks', async () => {
+      const r = await client.request(StreamsGroupHeartbeat, epoch === 0 ? join : { groupId, memberId, memberEpoch: epoch, endpointInformationEpoch: 0, activeTasks: [], standbyTasks: [], warmupTasks: [] })
+      if (r.errorCode !== 0) { epoch = 0; return undefined }
+      epoch = r.memberEpoch
+      return r.activeTasks !== null && r.activeTasks.length > 0 ? true : undefined
+    }, 30_000)
+    try {
+      assert.equal((await client.admin.listGroups({ types: ['streams'] })).find(g => g.groupId === groupId)?.type, 'streams')
+      const [group] = await client.admin.describeGroups([groupId])
+      assert.equal(group.error, undefined)
+      assert.equal(group.type, 'streams')
+      assert.deepEqual(group.topology?.subtopologies.map(s => [s.subtopologyId, s.sourceTopics]), [['sub-0', [topic]]])
+      assert.equal(group.members.length, 1)
+      assert.equal(group.members[0].memberId, memberId)
+      assert.equal(group.members[0].processId, join.processId)
+      assert.deepEqual(group.members[0].targetTasks?.active.map(t => [t.subtopologyId, [...t.partitions].sort()]), [['sub-0', [0, 1]]])
+    } finally {
+      await client.request(StreamsGroupHeartbeat, { groupId, memberId, memberEpoch: -1, endpointInformationEpoch: 0 })
+    }
   })
 
   test('removeMembers takes a static member out of a classic group at once', async () => {

@@ -131,4 +131,5 @@ export class Admin {
   async listTransactions (options?: AdminCallOptions & { states?: string[], producerIds?: bigint[], durationMs?: number, transactionalIdPattern?: string }): Promise<transactions.ListedTransaction[]> { return await transactions.listTransactions(this.#router, options) }
   async describeTransactions (transactionalIds: string[], options?: AdminCallOptions): Promise<transactions.TransactionDescription[]> { return await transactions.describeTransactions(this.#router, transactionalIds, options) }
   async describeProducers (partitions: TopicPartitionKey[], options?: AdminCallOptions): Promise<transactions.PartitionProducers[]> { return await transactions.describeProducers(this.#router, partitions, options) }
+  async abortTransaction (spec: transactions.AbortTransactionSpec, options?: AdminCallOptions): Promise<void> { await transactions.abortTransaction(this.#router, spec, options) }
 }

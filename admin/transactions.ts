@@ -2,13 +2,17 @@
  * Transactions as an operator sees them: ListTransactions on every broker (each lists the
  * transactional ids it coordinates), DescribeTransactions at each id's coordinator, and
  * DescribeProducers at each partition's leader (who writes to it, and whether a
- * transaction is open there). Aborting a hanging transaction needs WriteTxnMarkers,
- * which a 4.4 broker accepts only from other brokers, so it is not offered here.
+ * transaction is open there), and abortTransaction: an ABORT marker written by the admin
+ * (WriteTxnMarkers at the leader, as Java's Admin.abortTransaction does) for a hanging
+ * transaction, one that holds back the last stable offset while its coordinator no longer
+ * knows it. It needs CLUSTER_ACTION on the cluster.
  */
 import { DescribeProducers } from '../protocol/apis/describe-producers'
 import { DescribeTransactions } from '../protocol/apis/describe-transactions'
+import { WriteTxnMarkers } from '../protocol/apis/write-txn-markers'
 import { ListTransactions } from '../protocol/apis/list-transactions'
 import { BrokerError } from '../protocol/errors'
+import { checkInteger, checkObject, checkKnownKeys, checkString } from '../client/validate'
 import { byTopic, checkPartitions } from './common'
 import { isCoordinatorMoved, itemError, Misrouted, throwIf, tpKey, type AdminCallOptions, type Router, type TopicPartitionKey } from './route'
 
@@ -110,4 +114,43 @@ export async function describeProducers (router: Router, partitions: TopicPartit
     const key = tpKey(p.topic, p.partition)
     return { topic: p.topic, partition: p.partition, producers: found.get(key) ?? [], error: itemError(codes.get(key) ?? -1, `Describing producers of ${p.topic}-${p.partition}`) }
   })
+}
+
+/** What abortTransaction aborts: a producer's open transaction on one partition, as describeProducers shows it. */
+export interface AbortTransactionSpec extends TopicPartitionKey {
+  producerId: bigint
+  producerEpoch: number
+  /** The coordinatorEpoch describeProducers reports for the producer (-1 before any marker was written). */
+  coordinatorEpoch: number
+}
+
+const ABORT_SPEC_KEYS = ['topic', 'partition', 'producerId', 'producerEpoch', 'coordinatorEpoch']
+
+/**
+ * Aborts a hanging transaction on one partition: the partition's leader writes an ABORT
+ * marker for the producer, so read_committed consumers move past its records. Use it only
+ * for a transaction its coordinator has lost (see describeProducers' currentTxnStartOffset
+ * and listTransactions): the coordinator of a live transaction aborts it itself.
+ */
+export async function abortTransaction (router: Router, spec: AbortTransactionSpec, options: AdminCallOptions = {}): Promise<void> {
+  const deadline = router.deadline('abortTransaction', options)
+  checkObject('abortTransaction', 'spec', spec)
+  checkKnownKeys('abortTransaction', spec, ABORT_SPEC_KEYS)
+  checkString('abortTransaction', 'topic', spec.topic)
+  checkInteger('abortTransaction', 'partition', spec.partition, { min: 0 })
+  if (typeof spec.producerId !== 'bigint' || spec.producerId < 0n) throw new TypeError(`abortTransaction producerId: expected a bigint of 0 or more (describeProducers gives it), got ${String(spec.producerId)} (${typeof spec.producerId})`)
+  checkInteger('abortTransaction', 'producerEpoch', spec.producerEpoch, { min: 0, max: 32767 })
+  checkInteger('abortTransaction', 'coordinatorEpoch', spec.coordinatorEpoch, { min: -1 })
+  const codes = await router.leaders([spec], deadline, options.signal, async leader => {
+    const response = await router.client.request(WriteTxnMarkers, {
+      markers: [{ producerId: spec.producerId, producerEpoch: spec.producerEpoch, transactionResult: false, coordinatorEpoch: spec.coordinatorEpoch, topics: [{ name: spec.topic, partitionIndexes: [spec.partition] }] }]
+    }, { nodeId: leader, signal: options.signal, timeoutMs: Math.max(1, deadline - Date.now()) })
+    const answered = new Map<string, number>()
+    for (const m of response.markers) {
+      if (m.producerId !== spec.producerId) continue
+      for (const t of m.topics) for (const p of t.partitions) answered.set(tpKey(t.name, p.partitionIndex), p.errorCode)
+    }
+    return answered
+  })
+  throwIf(codes.get(tpKey(spec.topic, spec.partition)) ?? -1, `Aborting the transaction of producer ${spec.producerId} (epoch ${spec.producerEpoch}) on ${spec.topic}-${spec.partition}`)
 }

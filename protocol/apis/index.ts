@@ -63,6 +63,7 @@ import { ListConfigResources } from './list-config-resources'
 import { ShareGroupDescribe } from './share-group-describe'
 import { StreamsGroupDescribe } from './streams-group-describe'
 import { StreamsGroupHeartbeat } from './streams-group-heartbeat'
+import { WriteTxnMarkers } from './write-txn-markers'
 
 export { ApiVersions }
 export type * from './api-versions'
@@ -182,6 +183,8 @@ export { StreamsGroupDescribe }
 export type * from './streams-group-describe'
 export { StreamsGroupHeartbeat }
 export type * from './streams-group-heartbeat'
+export { WriteTxnMarkers }
+export type * from './write-txn-markers'
 
 export const allApis: ReadonlyArray<Api<any, any>> = [
   ApiVersions,
@@ -242,5 +245,6 @@ export const allApis: ReadonlyArray<Api<any, any>> = [
   ListConfigResources,
   ShareGroupDescribe,
   StreamsGroupDescribe,
-  StreamsGroupHeartbeat
+  StreamsGroupHeartbeat,
+  WriteTxnMarkers
 ]

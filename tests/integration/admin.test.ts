@@ -311,6 +311,30 @@ describe('admin against a real broker', { skip }, () => {
     assert.ok(Array.isArray(await client.admin.listTransactions()))
   })
 
+  test('abortTransaction writes an ABORT marker for a transaction left open: the last stable offset moves past it', async () => {
+    const topic = await newTopic(1)
+    const producer = client.producer({ transactionalId: uniqueName('admin-hanging'), lingerMs: 1 })
+    const lastStable = async (): Promise<bigint> => (await client.admin.listOffsets([{ topic, partition: 0, spec: 'latest' }], { isolation: 'read_committed' }))[0].offset
+    try {
+      await producer.beginTransaction()
+      await producer.send({ topic, partition: 0, value: 'open' })
+      await producer.send({ topic, partition: 0, value: 'open too' })
+      const [{ producers: [open] }] = await client.admin.describeProducers([{ topic, partition: 0 }])
+      assert.equal(open.currentTxnStartOffset, 0n)
+      assert.equal(await lastStable(), 0n, 'the open transaction holds the last stable offset back')
+
+      await assert.rejects(client.admin.abortTransaction({ topic, partition: 0, producerId: open.producerId, producerEpoch: open.producerEpoch, coordinatorEpoch: open.coordinatorEpoch, extra: 1 } as any), TypeError)
+      await client.admin.abortTransaction({ topic, partition: 0, producerId: open.producerId, producerEpoch: open.producerEpoch, coordinatorEpoch: open.coordinatorEpoch })
+      const [{ producers: [after] }] = await client.admin.describeProducers([{ topic, partition: 0 }])
+      assert.equal(after.currentTxnStartOffset, -1n)
+      // Two records and the marker: read_committed readers may go to the end.
+      assert.equal(await lastStable(), 3n)
+    } finally {
+      await producer.abortTransaction().catch(() => {})
+      await producer.close()
+    }
+  })
+
   test('electLeaders on a single node: nothing to elect; options are checked before anything is sent', async () => {
     const topic = await newTopic(1)
     const [result] = await client.admin.electLeaders({ partitions: [{ topic, partition: 0 }] })

@@ -288,6 +288,11 @@ describe('low-level API against a real broker', { skip }, () => {
       }),
       check: r => { assert.equal(r.errorCode, 0); assert.ok(r.memberEpoch > 0); assert.ok(r.heartbeatIntervalMs > 0) }
     },
+    WriteTxnMarkers: {
+      // A topic that does not exist: nothing is written, the leader answers per partition.
+      body: () => ({ markers: [{ producerId: 999_999n, producerEpoch: 0, transactionResult: false, coordinatorEpoch: 0, topics: [{ name: unique('no-such-topic'), partitionIndexes: [0] }] }] }),
+      check: r => assert.equal(r.markers[0].topics[0].partitions[0].errorCode, 3)
+    },
     StreamsGroupDescribe: {
       body: () => ({ groupIds: [unique('sample')], includeAuthorizedOperations: false }),
       check: r => assert.equal(r.groups[0].errorCode, 69)

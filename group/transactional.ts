@@ -16,8 +16,9 @@
  *   the offsets committed before it (it waits for them: OffsetFetch requireStable).
  * - A TxnOffsetCommit refused because the member was fenced (ILLEGAL_GENERATION,
  *   UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID, a stale epoch) is abortable: abort, rewind, go on.
- * - After any abort the partition is rewound to the batch's first offset, so the batch is
- *   read again (by this member if it still owns it).
+ * - After any abort, and when no transaction could begin, the partition is rewound to the
+ *   batch's first offset, so the batch is read again (by this member if it still owns it).
+ *   A batch is never finished as processed without the transaction that carried it.
  * - A fatal producer error (fenced by another instance of the transactional id, an EndTxn
  *   whose outcome is unknown) ends the loop with that error; so does a throwing eachBatch,
  *   after its transaction was aborted.
@@ -80,12 +81,15 @@ export async function runTransactional (consumer: GroupConsumer, producer: Produ
       handed.finish()
       continue
     }
+    /** Hands the batch back unprocessed: read again if the partition is still ours; a released one is the next owner's. */
+    const giveBack = (): void => {
+      if (!ownership.released && consumer.cursor(batch.topic, batch.partition) === cursor) consumer.seek({ topic: batch.topic, partition: batch.partition, offset: first })
+      handed.finish(null)
+    }
     const rewind = (reason: string): void => {
       stats.aborted++
       consumer.emit('transactionAborted', { topic: batch.topic, partition: batch.partition, firstOffset: first, nextOffset: batch.nextOffset, reason } satisfies TransactionAbortedEvent)
-      // Read the batch again if the partition is still ours; a released one is the next owner's.
-      if (!ownership.released && consumer.cursor(batch.topic, batch.partition) === cursor) consumer.seek({ topic: batch.topic, partition: batch.partition, offset: first })
-      handed.finish()
+      giveBack()
     }
     const group = consumer.groupMetadata()
     if (group === undefined || ownership.released || group.memberId !== ownership.memberId || group.generationId !== ownership.generation) {
@@ -95,7 +99,8 @@ export async function runTransactional (consumer: GroupConsumer, producer: Produ
     try {
       await producer.beginTransaction({ signal })
     } catch (error) {
-      handed.finish()
+      // Not processed: finishing it as done moved the partition past records no transaction carried.
+      giveBack()
       if (signal?.aborted === true) return stats
       throw error
     }

@@ -455,8 +455,9 @@ export class TransactionManager {
 
   /** transaction.version from the coordinator's ApiVersions finalized features (KIP-890). */
   async #detectVersion (signal?: AbortSignal): Promise<void> {
-    const nodeId = await this.#findCoordinator(signal)
-    const response = await this.#client.request(ApiVersions, { clientSoftwareName: 'kafkats', clientSoftwareVersion: '0' }, { nodeId, signal })
+    // Through #toCoordinator: a coordinator that just died is found again, as for every
+    // coordinator request (a ConnectionError here failed beginTransaction during a broker kill).
+    const response = await this.#toCoordinator(ApiVersions, { clientSoftwareName: 'kafkats', clientSoftwareVersion: '0' }, r => r.errorCode, signal)
     const level = response.finalizedFeatures.find(f => f.name === 'transaction.version')?.maxVersionLevel ?? 0
     const endTxn = response.apiKeys.find(k => k.apiKey === EndTxn.key)
     const addPartitions = response.apiKeys.find(k => k.apiKey === AddPartitionsToTxn.key)

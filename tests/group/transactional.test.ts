@@ -7,8 +7,10 @@ import assert from 'node:assert/strict'
 import { Client } from '../../client/client'
 import { GroupConsumer } from '../../group/group-consumer'
 import { runTransactional, type TransactionAbortedEvent } from '../../group/transactional'
+import { InitProducerId } from '../../protocol/apis/init-producer-id'
 import { TxnOffsetCommit } from '../../protocol/apis/txn-offset-commit'
 import { Producer } from '../../producer/producer'
+import { TransactionFatalError } from '../../producer/transaction'
 import { FakeCluster } from '../../testing/index'
 import { gate, protocols, sleep, until } from './support'
 
@@ -41,7 +43,7 @@ function newClient (name: string): Client {
   return client
 }
 
-async function pipeline (name: string, protocol: 'classic' | 'consumer'): Promise<{ consumer: GroupConsumer, producer: Producer }> {
+async function pipeline (name: string, protocol: 'classic' | 'consumer'): Promise<{ consumer: GroupConsumer, producer: Producer, client: Client }> {
   const client = newClient(name)
   await client.metadata.refresh([IN, OUT])
   const consumer = new GroupConsumer(client, {
@@ -50,7 +52,7 @@ async function pipeline (name: string, protocol: 'classic' | 'consumer'): Promis
   })
   const producer = new Producer(client, { transactionalId: `eos-${name}`, lingerMs: 0 })
   closers.push(async () => { await consumer.close(); await producer.close({ force: true }) })
-  return { consumer, producer }
+  return { consumer, producer, client }
 }
 
 const transform = async (batch: { topic: string, partition: number, records: Array<{ key: Buffer | null, value: Buffer | null }> }, tx: { send: Producer['send'] }): Promise<void> => {
@@ -71,8 +73,8 @@ function assertExactlyOnce (): void {
   }
 }
 
-const done = (): boolean => committedOutput().length >= PARTITIONS * PER_PARTITION &&
-  Array.from({ length: PARTITIONS }, (_, p) => cluster.committedOffset('eos', IN, p)?.offset === BigInt(PER_PARTITION)).every(Boolean)
+const offsetsAtEnd = (): boolean => Array.from({ length: PARTITIONS }, (_, p) => cluster.committedOffset('eos', IN, p)?.offset === BigInt(PER_PARTITION)).every(Boolean)
+const done = (): boolean => committedOutput().length >= PARTITIONS * PER_PARTITION && offsetsAtEnd()
 
 for (const protocol of protocols) {
   describe(`runTransactional (${protocol} protocol)`, () => {
@@ -160,6 +162,23 @@ for (const protocol of protocols) {
       stop.abort()
       await running
       assert.ok(aborted.some(e => /revoked or lost/.test(e.reason)), `aborts: ${aborted.map(e => e.reason).join('; ')}`)
+      assertExactlyOnce()
+    })
+
+    test('a producer that cannot begin its transaction gives the batch back: the next producer reads it again, nothing is lost', async () => {
+      const { consumer, producer, client } = await pipeline('a', protocol)
+      // The first InitProducerId is refused for good: beginTransaction fails with a batch already out.
+      cluster.intercept(InitProducerId, () => ({ error: 53 /* TRANSACTIONAL_ID_AUTHORIZATION_FAILED */ }), { times: 1 })
+      await assert.rejects(runTransactional(consumer, producer, { eachBatch: transform }), TransactionFatalError)
+      // As an application does after a fatal producer error: a new producer, the same consumer.
+      const next = new Producer(client, { transactionalId: 'eos-a', lingerMs: 0 })
+      closers.push(async () => { await next.close({ force: true }) })
+      const stop = new AbortController()
+      const running = runTransactional(consumer, next, { eachBatch: transform, signal: stop.signal })
+      // The group's offsets reach the input's end either way; the output must hold every record.
+      await until(offsetsAtEnd, 'all input committed by the second producer', 15_000)
+      stop.abort()
+      await running
       assertExactlyOnce()
     })
 

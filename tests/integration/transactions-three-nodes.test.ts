@@ -60,6 +60,31 @@ describe('transactions on three nodes: the coordinator SIGKILLed, and exactly-on
     return values
   }
 
+  /** Where the input records missing from the output were, as offset ranges per input partition. */
+  async function missingRanges (topic: string, seen: Map<number, number>): Promise<string> {
+    const lines: string[] = []
+    for (let partition = 0; partition < PARTITIONS; partition++) {
+      const ranges: string[] = []
+      let start: bigint | undefined
+      let last = -1n
+      const end = (await client.listOffsets({ topic, partition, spec: 'latest' })).offset
+      for (let offset = 0n; offset < end;) {
+        const fetched = await client.fetchRaw({ topic, partition, offset, maxBytes: 8 << 20 })
+        if (fetched.nextOffset <= offset) break
+        for (const record of fetched.records) {
+          const gone = !seen.has(Number(record.value!.toString()))
+          if (gone && start === undefined) start = record.offset
+          if (!gone && start !== undefined) { ranges.push(`${start}-${last}`); start = undefined }
+          last = record.offset
+        }
+        offset = fetched.nextOffset
+      }
+      if (start !== undefined) ranges.push(`${start}-${last}`)
+      if (ranges.length > 0) lines.push(`  ${partition}: ${ranges.join(', ')}`)
+    }
+    return lines.join('\n')
+  }
+
   for (const when of ['mid-transaction', 'while EndTxn is sent'] as const) {
     test(`killed ${when}: the commit completes with the new coordinator and every record is visible once`, async () => {
       const topic = uniqueName('txn-failover')
@@ -114,14 +139,8 @@ describe('transactions on three nodes: the coordinator SIGKILLed, and exactly-on
     })
   }
 
-  // Open defect (issue 9): one CI run of the KIP-848 variant ended with 1,800 of 20,000
-  // records missing from the output (0 duplicates, 0 out of order). Until it is found, that
-  // variant runs as a todo: it still runs and prints its counts, but cannot fail the suite.
-  const KNOWN_DEFECT: Record<string, string> = {
-    consumer: 'open defect: one run lost 1,800 of 20,000 records under chaos with the KIP-848 protocol (issue 9)'
-  }
   for (const groupProtocol of ['consumer', 'classic'] as const) {
-    test(`${groupProtocol} protocol: ${RECORDS} records, every one exactly once in the read_committed output, in key order`, { todo: KNOWN_DEFECT[groupProtocol] }, async () => {
+    test(`${groupProtocol} protocol: ${RECORDS} records, every one exactly once in the read_committed output, in key order`, async () => {
       const input = uniqueName('eos-in')
       const output = uniqueName('eos-out')
       const groupId = uniqueName('eos-group')
@@ -218,6 +237,7 @@ describe('transactions on three nodes: the coordinator SIGKILLed, and exactly-on
       const aborted = registry.reduce((sum, i) => sum + Number([...i.events].reverse().find(e => e.event === 'status')?.aborted ?? 0), 0)
       const report = `eos chaos (${groupProtocol}): input ${RECORDS}, output ${outputCount}, duplicates ${duplicates}, missing ${missing}, out of key order ${outOfOrder}, aborted transactions ${aborted}, member processes ${registry.length}`
       console.log(report)
+      if (missing > 0) console.log(`missing input records (partition: offset ranges), member logs in ${runDir}:\n${await missingRanges(input, seen)}`)
       assert.deepEqual(unexpected, [], `members exited on their own:\n${timeline.toString()}`)
       assert.equal(duplicates, 0, report)
       assert.equal(missing, 0, report)

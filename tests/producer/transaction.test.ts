@@ -7,6 +7,7 @@
 import { afterEach, beforeEach, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Client } from '../../client/client'
+import { ApiVersions } from '../../protocol/apis/api-versions'
 import { AddOffsetsToTxn } from '../../protocol/apis/add-offsets-to-txn'
 import { AddPartitionsToTxn } from '../../protocol/apis/add-partitions-to-txn'
 import { EndTxn } from '../../protocol/apis/end-txn'
@@ -199,6 +200,17 @@ describe('transaction version 2 (KIP-890)', () => {
     const endTxns = cluster.requests(EndTxn)
     assert.equal(endTxns[0].brokerId, old)
     assert.equal(endTxns.at(-1)!.brokerId, cluster.transactionCoordinatorOf('tx'))
+  })
+
+  test('the coordinator\'s connection dies while a new producer asks its transaction version: beginTransaction finds it again', async () => {
+    const p = producer()
+    // kafkats's own ApiVersions to the coordinator (the connection's handshake says version 0.1.0).
+    cluster.intercept(ApiVersions, ({ request }) => request.clientSoftwareVersion === '0' ? { drop: 'before-apply' } : undefined, { times: 1 })
+    await p.beginTransaction()
+    await p.send({ topic: TOPIC, partition: 0, value: 'a' })
+    await p.commitTransaction()
+    assert.deepEqual(visible(0), ['a'])
+    assert.equal(cluster.requests(ApiVersions).filter(r => r.request.clientSoftwareVersion === '0').length, 2, 'asked again after the dropped connection')
   })
 
   test('an EndTxn whose connection dies after the write is retried until answered: the commit is reported once it is known', async () => {

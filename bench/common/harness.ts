@@ -5,12 +5,12 @@
  * the Java tools' bits, the broker's CPU, the command line, the table's formatting, and
  * BenchHarness, the base of each benchmark's harness.
  */
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { Client } from '../../client/client'
+import { Client } from '../../index'
 import { kafkaClasspath, repoRoot, sharedBootstrap, startCluster, type KafkaCluster } from '../../tests/broker/kafka'
 import { RESULT_PREFIX, type BaseRunnerConfig } from './runner'
 
@@ -73,11 +73,11 @@ const hasTimeBinary = fs.existsSync(TIME_BINARY)
  * Runs a command in its own process group, under /usr/bin/time when there is one, and
  * collects its output. On timeout the whole group (the command and /usr/bin/time) is killed.
  */
-export function runChild (command: string, args: string[], timeoutMs: number, scratch: string): Promise<ChildOutcome> {
+export function runChild (command: string, args: string[], timeoutMs: number, scratch: string, env: Record<string, string> = {}): Promise<ChildOutcome> {
   const cpuFile = path.join(scratch, `cpu-${Date.now()}-${Math.random().toString(36).slice(2)}.txt`)
   const [file, fullArgs] = hasTimeBinary ? [TIME_BINARY, ['-f', '%U %S', '-o', cpuFile, command, ...args]] : [command, args]
   return new Promise((resolve, reject) => {
-    const child = spawn(file, fullArgs, { stdio: ['ignore', 'pipe', 'pipe'], detached: true })
+    const child = spawn(file, fullArgs, { stdio: ['ignore', 'pipe', 'pipe'], detached: true, env: { ...process.env, ...env } })
     let stdout = ''
     let stderr = ''
     let timedOut = false
@@ -210,9 +210,9 @@ export function stringValues (object: Record<string, unknown>): Record<string, s
 // ---------------------------------------------------------------------------------------
 // Command lines and tables
 
-export const ALL_CLIENTS = ['kafkats', 'kafkats-raw', 'kafkajs', 'platformatic', 'confluent', 'java'] as const
+export const ALL_CLIENTS = ['kafkats', 'kafkats-raw', 'kafkajs', 'platformatic', 'confluent', 'java', 'franz'] as const
 export type ClientName = typeof ALL_CLIENTS[number]
-export const DEFAULT_CLIENTS: ClientName[] = ['kafkats', 'kafkats-raw', 'kafkajs', 'platformatic', 'java']
+export const DEFAULT_CLIENTS: ClientName[] = ['kafkats', 'kafkats-raw', 'kafkajs', 'platformatic', 'java', 'franz']
 
 /** The options both benchmarks take. */
 export interface BenchOptions {
@@ -446,24 +446,56 @@ export class BenchHarness<O extends BenchOptions> {
     await this.admin.admin.deleteTopics([topic], { ignoreMissing: true }).catch(() => {})
   }
 
-  nodeRunner (client: ClientName): { node: string, script: string } | string {
+  /**
+   * The command that runs a client's runner with its config as the last argument: a Node
+   * runner, or franz-go's Go runner (built once per harness); a string says why there is none.
+   */
+  runnerCommand (client: ClientName): { command: string, args: string[] } | string {
     const chosen = this.options.node ?? process.execPath
     const compiled = path.join(__dirname, '..', this.#benchmark)
     const source = path.join(this.benchDir, this.#benchmark)
     switch (client) {
-      case 'kafkats': return { node: chosen, script: path.join(compiled, 'kafkats.js') }
-      case 'kafkats-raw': return { node: chosen, script: path.join(compiled, 'kafkats-raw.js') }
+      case 'kafkats': return { command: chosen, args: [path.join(compiled, 'kafkats.js')] }
+      case 'kafkats-raw': return { command: chosen, args: [path.join(compiled, 'kafkats-raw.js')] }
       case 'kafkajs':
         if (!resolvableFrom(this.benchDir, 'kafkajs')) return 'kafkajs is not installed: run `npm install` in bench/'
-        return { node: chosen, script: path.join(source, 'kafkajs.mjs') }
+        return { command: chosen, args: [path.join(source, 'kafkajs.mjs')] }
       case 'platformatic': {
         if (!resolvableFrom(this.benchDir, '@platformatic/kafka')) return '@platformatic/kafka is not installed: run `npm install` in bench/'
         const node = platformaticNode(this.benchDir, this.options.node)
         if (typeof node !== 'string') return node.error
-        return { node, script: path.join(source, 'platformatic.mjs') }
+        return { command: node, args: [path.join(source, 'platformatic.mjs')] }
       }
-      default: throw new Error(`${client} is not a Node runner`)
+      case 'franz': {
+        const binary = this.franzBinary()
+        return typeof binary === 'string' ? { command: binary, args: [this.#benchmark] } : binary.error
+      }
+      default: throw new Error(`${client} has no runner command`)
     }
+  }
+
+  #franz: string | { error: string } | undefined
+
+  /**
+   * bench/franz/'s Go runner, built into the scratch folder on first use (`go build`
+   * fetches franz-go through the Go module proxy the first time), or why it cannot be.
+   */
+  franzBinary (): string | { error: string } {
+    if (this.#franz !== undefined) return this.#franz
+    const dir = path.join(this.benchDir, 'franz')
+    const binary = path.join(this.scratch, 'franz-bench')
+    process.stderr.write('bench: building bench/franz (go build) …\n')
+    const built = spawnSync('go', ['build', '-o', binary, '.'], { cwd: dir, encoding: 'utf8', timeout: 600_000 })
+    if (built.error !== undefined) this.#franz = { error: `franz-go runner not built: ${built.error.message} (is Go installed?)` }
+    else if (built.status !== 0) this.#franz = { error: `franz-go runner not built (go build exit ${String(built.status)}): ${tail(built.stderr, 3)}` }
+    else this.#franz = binary
+    return this.#franz
+  }
+
+  /** franz-go's version, from bench/franz/go.mod. */
+  franzVersion (): string {
+    const goMod = fs.readFileSync(path.join(this.benchDir, 'franz', 'go.mod'), 'utf8')
+    return /github\.com\/twmb\/franz-go (v[\w.-]+)/.exec(goMod)?.[1] ?? '?'
   }
 
   /** The config fields every runner takes, for a row's run on `topic`. */
@@ -481,18 +513,18 @@ export class BenchHarness<O extends BenchOptions> {
   }
 
   /**
-   * Runs the client's Node runner with the config `makeConfig` gives and reads its result
+   * Runs the client's runner (Node, or franz-go's Go runner) with the config `makeConfig` gives and reads its result
    * line into the row's settings and its first note (the runtime). Without a result (no
    * runner, a failure, a client that cannot run yet) the row's notes say why and the
    * answer is undefined.
    */
   async runNodeRunner<T extends { unavailable?: string, settings: string, runtime: string }> (row: BenchRow, makeConfig: () => BaseRunnerConfig): Promise<{ result: T, outcome: ChildOutcome } | undefined> {
-    const runner = this.nodeRunner(row.client)
+    const runner = this.runnerCommand(row.client)
     if (typeof runner === 'string') {
       row.notes.push(runner)
       return undefined
     }
-    const outcome = await runChild(runner.node, [runner.script, JSON.stringify(makeConfig())], this.timeoutMs(), this.scratch)
+    const outcome = await runChild(runner.command, [...runner.args, JSON.stringify(makeConfig())], this.timeoutMs(), this.scratch, { FRANZ_GO_VERSION: this.franzVersion() })
     const result = runnerResult<T>(outcome.stdout, RESULT_PREFIX)
     if (result === undefined) {
       row.notes.push(this.failureNote(outcome, outcome.stderr))

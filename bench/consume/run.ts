@@ -24,15 +24,17 @@ import { CallSender, partitionShares, readPayloadValues, runMain } from '../comm
 import type { ConsumeConfig, ConsumeResult } from './runner'
 
 /**
- * The Java client's settings on top of ConsumerPerformance's own (max.partition.fetch.bytes
- * 1 MiB from --fetch-size, receive.buffer.bytes 2 MiB, check.crcs=false,
- * auto.offset.reset=earliest): bigger fetches and polls, as for the Node clients.
+ * The Java client's settings on top of ConsumerPerformance's own (receive.buffer.bytes
+ * 2 MiB, check.crcs=false, auto.offset.reset=earliest): bigger fetches and polls, as for
+ * the Node clients. max.partition.fetch.bytes goes through --fetch-size (JAVA_FETCH_SIZE):
+ * the tool sets it from --fetch-size (default 1 MiB) after --command-property, so a
+ * property of that name never takes effect.
  */
 const JAVA_DEFAULTS: Record<string, string> = {
-  'max.partition.fetch.bytes': String(4 * 1024 * 1024),
   'fetch.max.bytes': String(64 * 1024 * 1024),
   'max.poll.records': '2000'
 }
+const JAVA_FETCH_SIZE = 4 * 1024 * 1024
 
 interface Options extends BenchOptions {
   /** Uncompressed bytes per batch when filling the topic (at most 1,000 records a batch). */
@@ -164,7 +166,7 @@ class Bench extends BenchHarness<Options> {
   }
 
   javaArgs (topic: string, records: number, groupId: string): string[] {
-    const toolArgs = ['--group', groupId, '--hide-header', '--timeout', String(this.options.stallSeconds * 1000)]
+    const toolArgs = ['--group', groupId, '--hide-header', '--timeout', String(this.options.stallSeconds * 1000), '--fetch-size', String(JAVA_FETCH_SIZE)]
     return this.javaToolArgs('ConsumerPerformance', topic, records, toolArgs, JAVA_DEFAULTS)
   }
 
@@ -197,7 +199,7 @@ class Bench extends BenchHarness<Options> {
     const consumed = Number(line[4])
     const rebalanceMs = Number(line[6])
     const fetchMs = Number(line[7])
-    row.settings = `ConsumerPerformance (classic group protocol, its defaults check.crcs=false, receive.buffer.bytes=2097152), ${javaProperties(args)}, -Xmx512M`
+    row.settings = `ConsumerPerformance --fetch-size ${JAVA_FETCH_SIZE} (max.partition.fetch.bytes; classic group protocol, the tool's own check.crcs=false, receive.buffer.bytes=2097152), ${javaProperties(args)}, -Xmx512M`
     row.notes.push(await javaVersion())
     if (outcome.stdout.includes('WARNING: Exiting before consuming the expected number')) row.notes.push('CHECK FAILED: the tool timed out before N records')
     if (consumed !== this.options.records) {

@@ -418,14 +418,22 @@ export class BenchHarness<O extends BenchOptions> {
     }
   }
 
-  /** Runs a case `repeat` times, with progress on stderr, and gives the median run. */
-  async measure<R extends BenchRow> (client: ClientName, size: number, compression: string, run: () => Promise<R>): Promise<R> {
-    process.stderr.write(`bench: ${client}, ${sizeLabel(size)} values, ${compression} …`)
-    const runs: R[] = []
-    for (let i = 0; i < this.options.repeat; i++) runs.push(await run())
-    const row = medianRun(runs)
-    process.stderr.write(` ${formatNumber(row.recordsPerSecond, 0)} records/s; ${row.notes.join('; ')}\n`)
-    return row
+  /**
+   * Runs a case for every client, `repeat` rounds of one run per client in turn (so a
+   * change in the machine's load touches every client alike), with progress on stderr,
+   * and gives each client's median run.
+   */
+  async measure<R extends BenchRow> (clients: ClientName[], size: number, compression: string, run: (client: ClientName) => Promise<R>): Promise<R[]> {
+    const runs = clients.map(() => [] as R[])
+    for (let round = 1; round <= this.options.repeat; round++) {
+      for (let c = 0; c < clients.length; c++) {
+        process.stderr.write(`bench: ${clients[c]}, ${sizeLabel(size)} values, ${compression}${this.options.repeat > 1 ? `, run ${round} of ${this.options.repeat}` : ''} …`)
+        const row = await run(clients[c])
+        runs[c].push(row)
+        process.stderr.write(` ${formatNumber(row.recordsPerSecond, 0)} records/s; ${row.notes.join('; ')}\n`)
+      }
+    }
+    return runs.map(medianRun)
   }
 
   /** A row for a client that has no runner (confluent): its note says why. */

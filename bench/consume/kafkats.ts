@@ -9,7 +9,7 @@
  * `Consumer.assigned(client, options)`.
  */
 import type { Client as ClientType } from '../../client/client'
-import { cpuSecondsSince, finish, readConfig, reportUnavailable, runMain, Tally, watchForStall } from './runner'
+import { cpuSecondsSince, finish, HeldRecords, readConfig, reportUnavailable, runMain, Tally, watchForStall } from './runner'
 
 /** The part of the Consumer API this runner uses. */
 interface BenchBatch {
@@ -37,7 +37,7 @@ runMain(async () => {
     reportUnavailable(`kafkats consumer not available yet (the package entry does not load: ${(error as Error).message.split('\n')[0]})`)
     return
   }
-  const { mode, ...consumerOptions } = { mode: 'group', ...config.options } as { mode: 'group' | 'assign' } & Record<string, unknown>
+  const { mode, retainRecords, ...consumerOptions } = { mode: 'group', ...config.options } as { mode: 'group' | 'assign', retainRecords?: number } & Record<string, unknown>
   const options: Record<string, unknown> = mode === 'assign'
     ? { assign: Array.from({ length: config.partitions }, (_, partition) => ({ topic: config.topic, partition, offset: 'earliest' })), ...consumerOptions }
     : { groupId: config.groupId, topics: [config.topic], fromBeginning: true, delivery: 'at-least-once', ...consumerOptions }
@@ -48,6 +48,8 @@ runMain(async () => {
     ? `${factory}({ assign: every partition from 'earliest' }), no group${shown.length > 0 ? `, ${shown.join(', ')}` : ''}, for await over batches (other settings: the consumer's defaults)`
     : `client.consumer({ groupId, topics, ${shown.join(', ')} }), for await over batches (other settings: the consumer's defaults)`
 
+  // retainRecords N: measure the memory the first N records take while held (before the clock starts).
+  const held = retainRecords === undefined ? undefined : new HeldRecords(retainRecords)
   const cpuStart = process.cpuUsage()
   const tally = new Tally(config)
   const client = new Client({ bootstrap: config.bootstrap, clientId: 'bench-kafkats' }) as unknown as ClientWithConsumer
@@ -72,9 +74,10 @@ runMain(async () => {
   for await (const batch of consumer) {
     const { partition, records } = batch
     for (let i = 0; i < records.length; i++) tally.add(partition, records[i].offset, records[i].value)
+    if (held !== undefined) for (let i = 0; i < records.length; i++) held.hold(records[i])
     if (tally.received >= config.records) break
   }
   await consumer.close()
   await client.close()
-  finish(config, tally, cpuSecondsSince(cpuStart), describe())
+  finish(config, tally, cpuSecondsSince(cpuStart), describe(), held?.result)
 })

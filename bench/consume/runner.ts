@@ -39,6 +39,59 @@ export interface ConsumeResult {
   /** The settings used, for the table's notes. */
   settings: string
   runtime: string
+  /** With the option retainRecords N: the memory the first N records take while the runner holds them. */
+  heldMemory?: HeldMemory
+}
+
+/** Memory held per record: live heap plus buffers after a full GC, less the same before the client existed, over the records held. */
+export interface HeldMemory {
+  records: number
+  bytesPerRecord: number
+}
+
+/**
+ * Memory per record the application holds, for the option retainRecords N: the runner
+ * keeps the first N records it receives (the objects as delivered), then measures the live
+ * heap plus ArrayBuffer memory after a full collection, less the same taken before the
+ * client was made. Records the consumer has fetched but not handed out yet count too
+ * (a few MiB at most).
+ */
+export class HeldRecords {
+  readonly #target: number
+  #held: unknown[] | undefined
+  #count = 0
+  readonly #baseline: number
+  result: HeldMemory | undefined
+
+  constructor (target: number) {
+    this.#target = target
+    this.#baseline = liveMemory()
+    // Its slots (8 bytes each) are taken off the result: they are the runner's, not the client's.
+    this.#held = new Array<unknown>(target)
+  }
+
+  hold (record: unknown): void {
+    if (this.#held === undefined) return
+    this.#held[this.#count++] = record
+    if (this.#count < this.#target) return
+    this.result = { records: this.#count, bytesPerRecord: (liveMemory() - this.#baseline - 8 * this.#target) / this.#count }
+    this.#held = undefined
+  }
+}
+
+let collect: (() => void) | undefined
+
+/** Live heap + ArrayBuffer bytes after a full collection. */
+function liveMemory (): number {
+  if (collect === undefined) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    require('node:v8').setFlagsFromString('--expose-gc')
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    collect = require('node:vm').runInNewContext('gc') as () => void
+  }
+  collect()
+  const usage = process.memoryUsage()
+  return usage.heapUsed + usage.arrayBuffers
 }
 
 export function readConfig (): ConsumeConfig {
@@ -152,7 +205,7 @@ export function watchForStall (config: ConsumeConfig, tally: Tally, cpuStart: No
 }
 
 /** Runs the end-of-run checks and prints the result line. */
-export function finish (config: ConsumeConfig, tally: Tally, cpuSeconds: number, settings: string): void {
+export function finish (config: ConsumeConfig, tally: Tally, cpuSeconds: number, settings: string, heldMemory?: HeldMemory): void {
   const end = tally.lastAt >= 0 ? tally.lastAt : performance.now()
   const result: ConsumeResult = {
     received: tally.received,
@@ -162,7 +215,8 @@ export function finish (config: ConsumeConfig, tally: Tally, cpuSeconds: number,
     cpuSeconds,
     problems: tally.check(config),
     settings,
-    runtime: runtime()
+    runtime: runtime(),
+    heldMemory
   }
   reportResult(result)
 }

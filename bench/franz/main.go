@@ -299,16 +299,18 @@ func heapBytes() uint64 {
 }
 
 func consume(cfg config) {
-	knownOptions(cfg, "fetchMaxBytes", "fetchMaxPartitionBytes", "memoryProbeMs")
+	knownOptions(cfg, "fetchMaxBytes", "fetchMaxPartitionBytes", "retainRecords")
 	fetchMaxBytes := intOption(cfg, "fetchMaxBytes", 50<<20)
 	partitionBytes := intOption(cfg, "fetchMaxPartitionBytes", 1<<20)
-	// memoryProbeMs > 0: before reading, wait this long without polling so the client
-	// buffers what it fetches, then report the live heap per buffered record.
-	memoryProbeMs := intOption(cfg, "memoryProbeMs", 0)
-
+	// retainRecords N: hold the first N records received and report the live heap they
+	// take (after a full collection, less the heap before the client existed), as the
+	// Node runners' HeldRecords does.
+	retain := intOption(cfg, "retainRecords", 0)
+	var held []*kgo.Record
 	var heapBefore uint64
-	if memoryProbeMs > 0 {
+	if retain > 0 {
 		heapBefore = heapBytes()
+		held = make([]*kgo.Record, 0, retain)
 	}
 	cpuStart := cpuSeconds()
 	t := newTally(cfg.Partitions)
@@ -333,17 +335,6 @@ func consume(cfg config) {
 		stall = 30 * time.Second
 	}
 	result := map[string]any{}
-	if memoryProbeMs > 0 {
-		time.Sleep(time.Duration(memoryProbeMs) * time.Millisecond)
-		heapBuffered := heapBytes()
-		fetches := client.PollRecords(ctx, -1)
-		buffered := fetches.NumRecords()
-		if buffered > 0 {
-			result["bufferedRecords"] = buffered
-			result["heapBytesPerBufferedRecord"] = float64(heapBuffered-heapBefore) / float64(buffered)
-		}
-		fetches.EachRecord(func(r *kgo.Record) { t.add(r.Partition, r.Offset, r.Value) })
-	}
 	for t.received < cfg.Records {
 		pollCtx, cancel := context.WithTimeout(ctx, stall)
 		fetches := client.PollFetches(pollCtx)
@@ -361,6 +352,15 @@ func consume(cfg config) {
 			t.add(r.Partition, r.Offset, r.Value)
 			if t.received == cfg.Records {
 				t.lastAt = time.Now()
+			}
+			if held != nil {
+				held = append(held, r)
+				if len(held) == retain {
+					// The slice's own 8 bytes per record are the application's, not the client's.
+					heap := heapBytes() - uint64(8*cap(held))
+					result["heldMemory"] = map[string]any{"records": len(held), "bytesPerRecord": float64(heap-heapBefore) / float64(len(held))}
+					held = nil
+				}
 			}
 		})
 	}

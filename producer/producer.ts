@@ -1204,8 +1204,21 @@ function waitingSize (record: ProducerRecord): number {
   return 36 + size(record.key) + size(record.value)
 }
 
-function availablePartitions (partitions: Array<{ partition: number, leaderId: number } | undefined>): number[] {
+/**
+ * The partitions with a leader, computed once per metadata answer: metadata replaces a
+ * topic's partitions array when it changes and never edits it, so the array is the cache
+ * key. The partitioner sees the same array until metadata changes (it relies on that to
+ * skip rechecking its sticky partition), and no array is made per record.
+ */
+const availableByPartitions = new WeakMap<ReadonlyArray<{ partition: number, leaderId: number } | undefined>, readonly number[]>()
+
+function availablePartitions (partitions: ReadonlyArray<{ partition: number, leaderId: number } | undefined>): readonly number[] {
+  const cached = availableByPartitions.get(partitions)
+  if (cached !== undefined) return cached
   const available: number[] = []
   for (const p of partitions) if (p !== undefined && p.leaderId >= 0) available.push(p.partition)
+  // Shared by every record until metadata changes: frozen, so a custom partitioner cannot edit it for the others.
+  Object.freeze(available)
+  availableByPartitions.set(partitions, available)
   return available
 }

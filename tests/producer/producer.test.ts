@@ -375,6 +375,20 @@ describe('ordering and retries', () => {
       assert.deepEqual(mine, Array.from({ length: 20 }, (_, j) => `${k}:${k + 5 * j}`))
     }
   })
+
+  test('the partitioner gets the same frozen availablePartitions array for every record until metadata changes, then a new one', async () => {
+    const seen: Array<readonly number[]> = []
+    const p = producer({ lingerMs: 2, partitioner: input => { seen.push(input.availablePartitions); return seen.length % 2 } })
+    await p.send(Array.from({ length: 50 }, (_, i) => ({ topic: TOPIC, value: `v${i}` })))
+    assert.equal(seen.length, 50)
+    assert.ok(seen.every(a => a === seen[0]), 'a new array for some record while metadata did not change')
+    assert.deepEqual([...seen[0]], [0, 1])
+    assert.ok(Object.isFrozen(seen[0]), 'the shared array can be edited by a partitioner')
+    await client.metadata.refresh([TOPIC])
+    await p.send({ topic: TOPIC, value: 'after' })
+    assert.notEqual(seen[50], seen[0], 'the array outlived the metadata it came from')
+    assert.deepEqual([...seen[50]], [0, 1])
+  })
 })
 
 describe('limits and lifecycle', () => {

@@ -197,7 +197,8 @@ export function recordSizeUpperBound (record: RecordInput): number {
 export async function encodeRecordBatch (options: EncodeRecordBatchOptions, writer?: Writer): Promise<Buffer> {
   const codec = options.compression ?? 'none'
   if (codec === 'none') return encodeRecordBatchSync(options, writer)
-  const w = writer ?? new Writer(initialBatchSize(options.records))
+  if (writer === undefined) return await encodeCompressedBatch(options, codec)
+  const w = writer
   const start = w.offset
   writeUncompressedBatch(w, options, COMPRESSION_CODEC_IDS[codec])
   const recordsStart = start + RECORD_BATCH_OVERHEAD
@@ -206,6 +207,39 @@ export async function encodeRecordBatch (options: EncodeRecordBatchOptions, writ
   w.offset = recordsStart
   w.raw(compressed)
   return sealBatch(w, start)
+}
+
+/**
+ * Writers for the uncompressed records of a batch being compressed, reused: compress()
+ * copies its output, so once it settles the records are garbage, and allocating a new
+ * batch-sized buffer for each (about batchMaxBytes, outside the V8 heap) is what made
+ * compressed produce spend a third of its time in the garbage collector. Each encode
+ * takes its own writer, so batches compressed at the same time never share one.
+ */
+const stagingWriters: Writer[] = []
+const MAX_STAGING_WRITERS = 4
+/** A writer that grew past this (a huge batch) is not kept. */
+const MAX_STAGING_BYTES = 4 * 1024 * 1024
+
+/**
+ * A compressed batch in a buffer of its exact size: the header and records are written
+ * to a reused staging writer, the records compressed, then header and compressed records
+ * copied into the result (as many copies as appending the compressed bytes in place).
+ */
+async function encodeCompressedBatch (options: EncodeRecordBatchOptions, codec: CompressionCodec): Promise<Buffer> {
+  const staging = stagingWriters.pop() ?? new Writer(initialBatchSize(options.records))
+  staging.offset = 0
+  try {
+    writeUncompressedBatch(staging, options, COMPRESSION_CODEC_IDS[codec])
+    const compressed = await compress(codec, staging.buffer.subarray(RECORD_BATCH_OVERHEAD, staging.offset))
+    const batch = Buffer.allocUnsafe(RECORD_BATCH_OVERHEAD + compressed.length)
+    staging.buffer.copy(batch, 0, 0, RECORD_BATCH_OVERHEAD)
+    batch.set(compressed, RECORD_BATCH_OVERHEAD)
+    sealBatchBytes(batch, 0, batch.length)
+    return batch
+  } finally {
+    if (stagingWriters.length < MAX_STAGING_WRITERS && staging.buffer.length <= MAX_STAGING_BYTES) stagingWriters.push(staging)
+  }
 }
 
 /** Encodes an uncompressed batch synchronously (see `encodeRecordBatch`). */
@@ -226,11 +260,13 @@ function initialBatchSize (records: readonly RecordInput[]): number {
 
 /** Patches batchLength and the CRC of the batch that starts at `start` and ends at the writer's offset. */
 function sealBatch (w: Writer, start: number): Buffer {
-  const buf = w.buffer
-  const end = w.offset
+  sealBatchBytes(w.buffer, start, w.offset)
+  return w.buffer.subarray(start, w.offset)
+}
+
+function sealBatchBytes (buf: Buffer, start: number, end: number): void {
   buf.writeInt32BE(end - start - LOG_OVERHEAD, start + OFFSET_LENGTH)
   buf.writeUInt32BE(crc32c(buf, start + OFFSET_ATTRIBUTES, end), start + OFFSET_CRC)
-  return buf.subarray(start, end)
 }
 
 /** Writes the header (length, CRC left for sealBatch) and the records, uncompressed. */

@@ -296,6 +296,22 @@ describe('record batch v2 codecs', () => {
     assert.deepEqual(batches.flatMap(b => b.records.map(r => r.offset)), Array.from({ length: 15 }, (_, i) => BigInt(i)))
   })
 
+  test('compressed batches encoded at the same time, and after one another, each keep their own bytes (the staging buffers are reused)', async () => {
+    const batchOf = (n: number): RecordInput[] => Array.from({ length: 50 + n * 40 }, (_, i) => ({ value: Buffer.from(`batch ${n} record ${i} `.repeat(3 + n)), timestamp: T0 }))
+    for (const codec of CODECS.filter(c => c !== 'none')) {
+      const inputs = Array.from({ length: 8 }, (_, n) => batchOf(n))
+      const together = await Promise.all(inputs.map(async (records, n) => await encodeRecordBatch({ records, compression: codec, baseOffset: BigInt(n) })))
+      const copies = together.map(b => Buffer.from(b))
+      // More batches reuse the staging buffers the first ones used: the first results must not change.
+      for (let round = 0; round < 3; round++) await Promise.all(inputs.map(async records => await encodeRecordBatch({ records: records.slice(1), compression: codec })))
+      for (let n = 0; n < inputs.length; n++) {
+        assert.ok(together[n].equals(copies[n]), `${codec} batch ${n} changed after later encodes`)
+        const [batch] = await decodeRecordBatches(together[n])
+        assert.deepEqual(batch.records.map(r => r.value?.toString()), inputs[n].map(r => r.value?.toString()), `${codec} batch ${n}`)
+      }
+    }
+  })
+
   test('decodeRecordBatchesSync refuses compressed batches with a typed error', async () => {
     const buf = await encodeRecordBatch({ records: GOLDEN_RECORDS, compression: 'gzip' })
     assert.throws(() => decodeRecordBatchesSync(buf), CompressedBatchError)

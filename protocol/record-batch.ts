@@ -671,6 +671,33 @@ function readVarint (buf: Buffer, end: number, what: string): number {
   return (result >>> 1) ^ -(result & 1)
 }
 
+/** Timestamp deltas below this share their timestamp bigint within a batch. */
+const SHARED_TIMESTAMPS = 1024
+/** What readSmallVarlong returns for a value that needs a bigint: the value is in `largeVarlong`. */
+const LARGE_VARLONG = 2 ** 31
+let largeVarlong = 0n
+
+/**
+ * A zigzag varlong at `cursor` as a number when it takes at most 4 bytes (|value| < 2^27,
+ * almost every delta), so no bigint is made for it; otherwise LARGE_VARLONG, with the
+ * value in `largeVarlong`.
+ */
+function readSmallVarlong (buf: Buffer, end: number, what: string): number {
+  let pos = cursor
+  let small = 0
+  for (let shift = 0; shift < 28; shift += 7) {
+    if (pos >= end) throw truncatedRecord(what)
+    const byte = buf[pos++]
+    small |= (byte & 0x7f) << shift
+    if (byte < 0x80) {
+      cursor = pos
+      return (small >>> 1) ^ -(small & 1)
+    }
+  }
+  largeVarlong = readVarlong(buf, end, what)
+  return LARGE_VARLONG
+}
+
 /** A zigzag varlong (signed 64-bit) at `cursor`, not reading at or past `end`. */
 function readVarlong (buf: Buffer, end: number, what: string): bigint {
   let pos = cursor
@@ -719,6 +746,12 @@ function decodeRecords (batch: RecordBatch, buf: Buffer, start: number, end: num
   const baseTimestamp = batch.baseTimestamp
   // Log-append time: the broker's time is the batch's maxTimestamp, for every record.
   const logAppendTimestamp = batch.timestampType === 'log-append' ? batch.maxTimestamp : undefined
+  // bigints are immutable, so records may share them: the timestamps of small deltas (a
+  // batch spans a few milliseconds) are made once per batch, and an offset one past the
+  // previous record's is that one + 1n; values are the same, allocations fewer.
+  const timestamps: Array<bigint | undefined> = []
+  let previousOffset = -1n
+  let previousDelta = NaN // matches no first delta
   cursor = start
   for (let i = 0; i < count; i++) {
     const length = readVarint(buf, end, 'record length')
@@ -726,7 +759,8 @@ function decodeRecords (batch: RecordBatch, buf: Buffer, start: number, end: num
     if (length > end - cursor) throw new ProtocolError(`Record ${i} of ${count} claims ${length} bytes at byte ${cursor}, but only ${end - cursor} remain`)
     const recordEnd = cursor + length
     cursor++ // record attributes: unused
-    const timestampDelta = readVarlong(buf, recordEnd, 'timestamp delta')
+    const smallDelta = readSmallVarlong(buf, recordEnd, 'timestamp delta')
+    const timestampDelta = smallDelta === LARGE_VARLONG ? largeVarlong : smallDelta
     const offsetDelta = readVarint(buf, recordEnd, 'offset delta')
     const key = readNullableBytes(buf, recordEnd, 'key')
     const value = readNullableBytes(buf, recordEnd, 'value')
@@ -748,13 +782,15 @@ function decodeRecords (batch: RecordBatch, buf: Buffer, start: number, end: num
       }
     }
     if (cursor !== recordEnd) throw new ProtocolError(`Record ${i} declares ${length} bytes but its fields take ${length - (recordEnd - cursor)}`)
-    records[i] = {
-      offset: baseOffset + BigInt(offsetDelta),
-      timestamp: logAppendTimestamp ?? (timestampDelta === 0n ? baseTimestamp : baseTimestamp + timestampDelta),
-      key,
-      value,
-      headers
-    }
+    const offset = offsetDelta === previousDelta + 1 ? previousOffset + 1n : baseOffset + BigInt(offsetDelta)
+    previousOffset = offset
+    previousDelta = offsetDelta
+    let timestamp: bigint
+    if (logAppendTimestamp !== undefined) timestamp = logAppendTimestamp
+    else if (typeof timestampDelta === 'bigint') timestamp = baseTimestamp + timestampDelta
+    else if (timestampDelta >= 0 && timestampDelta < SHARED_TIMESTAMPS) timestamp = timestamps[timestampDelta] ??= baseTimestamp + BigInt(timestampDelta)
+    else timestamp = baseTimestamp + BigInt(timestampDelta)
+    records[i] = { offset, timestamp, key, value, headers }
   }
   if (cursor !== end) throw new ProtocolError(`${end - cursor} bytes remain after the ${count} records the batch declares`)
   batch.records = records

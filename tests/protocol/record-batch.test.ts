@@ -141,6 +141,30 @@ describe('record batch v2 encoding', () => {
     assert.equal((await encodeRecordBatch(options)).toString('hex'), GOLDEN_HEX)
   })
 
+  test('offsets with gaps (a compacted batch) and timestamp deltas small, negative, repeated and past 32 bits decode to their values', () => {
+    const timestamps = [T0, T0 + 5n, T0 + 5n, T0 + 2n ** 40n, T0 - 3n, T0 + 5n]
+    const buf = encodeRecordBatchSync({ records: timestamps.map((timestamp, i) => ({ value: Buffer.from(`v${i}`), timestamp })), baseOffset: 7000n })
+    // Move records 3 and after up by 4 offsets, as compaction leaves them: patch each
+    // one-byte offsetDelta (zigzag 2d: d and d + 4 both below 64), then the CRC.
+    const offsetDeltas = [0, 1, 2, 7, 8, 9]
+    let pos = RECORD_BATCH_OVERHEAD
+    for (let i = 0; i < timestamps.length; i++) {
+      const length = buf[pos] >> 1 // one-byte zigzag varint
+      let p = pos + 2 // past length and attributes
+      while (buf[p] >= 0x80) p++ // timestamp delta
+      p++
+      assert.equal(buf[p], 2 * i, `record ${i}'s offsetDelta byte`)
+      buf[p] = 2 * offsetDeltas[i]
+      pos += 1 + length
+    }
+    buf.writeInt32BE(9, 23) // lastOffsetDelta
+    buf.writeUInt32BE(crc32c(buf, 21, buf.length), 17)
+    const [batch] = decodeRecordBatchesSync(buf)
+    assert.deepEqual(batch.records.map(r => r.offset), offsetDeltas.map(d => 7000n + BigInt(d)))
+    assert.deepEqual(batch.records.map(r => r.timestamp), timestamps)
+    assert.deepEqual(batch.records.map(r => r.value?.toString()), timestamps.map((_, i) => `v${i}`))
+  })
+
   test('golden bytes decode to the records and header fields', async () => {
     const [batch] = await decodeRecordBatches(Buffer.from(GOLDEN_HEX, 'hex'))
     assert.equal(batch.baseOffset, 100n)

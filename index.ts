@@ -11,7 +11,11 @@ import { GroupConsumer, type GroupConsumerOptions } from './group/group-consumer
 import { Admin } from './admin/index'
 export { Client }
 export type { ClientOptions, RequestOptions, ProduceRawOptions, ProduceRawResult, FetchRawOptions, FetchRawResult, OffsetSpec, Isolation, Acks, ClientResource, ClientEvents } from './client/client'
-export type { ProtocolViolationEvent } from './client/brokers'
+export type { ProtocolViolationEvent, ConnectionPurpose } from './client/brokers'
+export type {
+  TypedEvents, ConnectEvent, DisconnectEvent, ReconnectEvent, AuthenticateEvent, AuthenticationErrorEvent, ThrottleEvent, LeaderChangeEvent, PartitionCountChangeEvent, RequestRetryEvent
+} from './client/events'
+export type { Logger, LogLevel, LogFields } from './client/logger'
 export { Admin, authorizedOperationNames } from './admin/index'
 export type * from './admin/index'
 export type { TopicMetadata, PartitionMetadata } from './client/metadata'
@@ -30,7 +34,7 @@ export { CompressionCodecUnavailableError } from './protocol/compression'
 export { CompressedBatchError } from './protocol/record-batch'
 export { murmur2 } from './protocol/murmur2'
 export { Producer }
-export type { ProducerOptions, ProducerRecord, ProducerBytes, ProducerHeaders, SendOptions, DataLossEvent, TransactionScope } from './producer/producer'
+export type { ProducerOptions, ProducerRecord, ProducerBytes, ProducerHeaders, SendOptions, DataLossEvent, AmbiguousEvent, EpochBumpEvent, ProducerEvents, TransactionScope } from './producer/producer'
 export type { RecordOutcome } from './producer/errors'
 export {
   TransactionAbortableError, TransactionFatalError, ProducerFencedError, TransactionOutcomeUnknownError, TransactionAbortedError, TransactionStateError
@@ -40,8 +44,8 @@ export { runTransactional } from './group/transactional'
 export type { TransactionalRunOptions, TransactionalStats, TransactionAbortedEvent } from './group/transactional'
 export type { RecordMetadata, RecordCallback } from './producer/batch'
 export { Consumer, GroupConsumer }
-export type { AssignOptions, FetchOptions, FetchErrorEvent, FetchEvent, TruncationEvent, ConsumerBatch, RunOptions, RunRetryOptions, ProcessingTimeoutEvent, HandlerErrorEvent, OffsetSpec as ConsumerOffsetSpec } from './consumer/consumer'
-export type { GroupConsumerOptions, DeliveryMode, RefusedCommit } from './group/group-consumer'
+export type { AssignOptions, FetchOptions, FetchErrorEvent, FetchEvent, TruncationEvent, ConsumerBatch, RunOptions, RunRetryOptions, ProcessingTimeoutEvent, HandlerErrorEvent, ConsumerEvents, OffsetSpec as ConsumerOffsetSpec } from './consumer/consumer'
+export type { GroupConsumerOptions, DeliveryMode, RefusedCommit, GroupConsumerEvents, AssignedEvent, LostEvent, BatchDroppedEvent } from './group/group-consumer'
 export type { TopicPartition } from './group/membership'
 export type { Assignor, MemberSubscription } from './group/assignors'
 export { rangeAssignor, roundRobinAssignor, cooperativeStickyAssignor } from './group/assignors'

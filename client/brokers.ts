@@ -16,12 +16,13 @@
  * A broker that breaks the protocol (an impossible frame size, an unknown correlation id)
  * on PROTOCOL_VIOLATION_LIMIT connections in a row, none of which got a single good answer,
  * is not reconnected to silently forever: requests for it fail with ProtocolViolationError
- * for one maximum backoff, and `onProtocolViolation` reports it.
+ * for one maximum backoff, and the Client's `protocolViolation` event reports it.
  */
 import { ProtocolError } from '../protocol/errors'
 import { abortError, backoffDelay, sleep, type BackoffOptions } from './backoff'
 import { Connection, type ConnectionOptions } from './connection'
 import { ClientClosedError, ConnectionError, isRefusedIdentity, ProtocolViolationError } from './errors'
+import { Instrumentation } from './instrumentation'
 
 /** Connections in a row that may end in a protocol violation before requests for the broker fail instead of reconnecting. */
 export const PROTOCOL_VIOLATION_LIMIT = 3
@@ -41,7 +42,7 @@ export interface BrokerAddress {
   rack: string | null
 }
 
-export type PoolConnectionOptions = Omit<ConnectionOptions, 'host' | 'port' | 'label'>
+export type PoolConnectionOptions = Omit<ConnectionOptions, 'host' | 'port' | 'label' | 'nodeId' | 'purpose' | 'instrumentation'>
 
 interface ConnectFailures {
   attempts: number
@@ -83,12 +84,13 @@ export class BrokerPool {
   #closed = false
   /** Aborted by close(): connection attempts and everyone waiting for one end at once. */
   readonly #closing = new AbortController()
-  /** Called when a broker reached PROTOCOL_VIOLATION_LIMIT. */
-  onProtocolViolation: ((event: ProtocolViolationEvent) => void) | undefined
+  /** Logs and the Client's events (connect, disconnect, reconnect, protocolViolation). */
+  readonly #instrumentation: Instrumentation
 
-  constructor (bootstrap: Array<{ host: string, port: number }>, options: PoolConnectionOptions, backoff: BackoffOptions) {
+  constructor (bootstrap: Array<{ host: string, port: number }>, options: PoolConnectionOptions, backoff: BackoffOptions, instrumentation = Instrumentation.standalone()) {
     this.#options = options
     this.#backoff = backoff
+    this.#instrumentation = instrumentation
     this.#bootstrap = bootstrap.map((b, i) => ({ nodeId: -1 - i, host: b.host, port: b.port, rack: null }))
   }
 
@@ -188,16 +190,22 @@ export class BrokerPool {
     const label = `${describe(address)} (${purpose})`
     const key = `${address.nodeId}:${purpose}`
     try {
-      const connection = await Connection.connect({ ...this.#options, host: address.host, port: address.port, label }, this.#closing.signal)
+      const instrumentation = this.#instrumentation
+      const connection = await Connection.connect({ ...this.#options, host: address.host, port: address.port, label, nodeId: address.nodeId, purpose, instrumentation }, this.#closing.signal)
       if (this.#closed) {
         connection.close()
         throw new ClientClosedError()
       }
       this.#failures.delete(address.nodeId)
       this.#open.set(key, connection)
+      const broker = describe(address)
+      instrumentation.log.debug('connected', { broker, purpose })
+      instrumentation.events.emit('connect', { nodeId: address.nodeId, broker, purpose })
       connection.onClose(error => {
         if (this.#open.get(key) === connection) this.#open.delete(key)
         this.#countViolation(address, error, connection.answeredCount)
+        instrumentation.log.debug('disconnected', { broker, purpose, error })
+        instrumentation.events.emit('disconnect', { nodeId: address.nodeId, broker, purpose, error })
       })
       return connection
     } catch (error) {
@@ -216,7 +224,12 @@ export class BrokerPool {
     if (this.#closed) return
     const previous = this.#failures.get(nodeId)
     const attempts = (previous?.attempts ?? 0) + 1
-    this.#failures.set(nodeId, { attempts, nextAttemptAt: Date.now() + backoffDelay(attempts - 1, this.#backoff), lastError: error })
+    const backoffMs = Math.round(backoffDelay(attempts - 1, this.#backoff))
+    this.#failures.set(nodeId, { attempts, nextAttemptAt: Date.now() + backoffMs, lastError: error })
+    const address = this.broker(nodeId)
+    const broker = address === undefined ? `broker ${nodeId}` : describe(address)
+    this.#instrumentation.log.debug(`reconnecting in ${backoffMs} ms`, { broker, attempt: attempts, error })
+    this.#instrumentation.events.emit('reconnect', { nodeId, broker, attempt: attempts, backoffMs, reason: error })
   }
 
   #countViolation (address: BrokerAddress, error: unknown, answered: number): void {
@@ -233,7 +246,8 @@ export class BrokerPool {
     if (state.inARow < PROTOCOL_VIOLATION_LIMIT) return
     state.error = new ProtocolViolationError(describe(address), state.inARow, violation)
     state.refuseUntil = Date.now() + this.#backoff.maxMs
-    this.onProtocolViolation?.({ nodeId: address.nodeId, broker: describe(address), violations: state.inARow, error: state.error })
+    this.#instrumentation.log.warn(state.error.message, { broker: describe(address), code: 'KAFKATS_PROTOCOL_VIOLATION' })
+    this.#instrumentation.events.emit('protocolViolation', { nodeId: address.nodeId, broker: describe(address), violations: state.inARow, error: state.error })
   }
 
   /**

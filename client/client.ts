@@ -8,7 +8,6 @@
  * every registered resource is told (`closeWithClient`), every wait for metadata or a
  * connection ends at once, and every later call fails with ClientClosedError.
  */
-import { EventEmitter } from 'node:events'
 import type { Api } from '../protocol/api'
 import { Fetch, type FetchResponse } from '../protocol/apis/fetch'
 import { ListOffsets } from '../protocol/apis/list-offsets'
@@ -25,6 +24,9 @@ import { ClientClosedError, ConnectionError, MalformedResponseError, RequestTime
 import { invalidatesMetadata, MetadataCache, type PartitionMetadata } from './metadata'
 import { dropAbortedAndControl, dropControl } from './read-committed'
 import { checkSaslOptions, type SaslOptions } from './sasl'
+import { TypedEmitter, type ClientEvents, type RequestRetryEvent } from './events'
+import { Instrumentation } from './instrumentation'
+import { checkLoggerOptions, Log, type Logger, type LogLevel } from './logger'
 import { checkDuration, checkInteger, checkKnownKeys, checkObject, checkString, describeValue } from './validate'
 
 export interface ClientOptions {
@@ -47,9 +49,17 @@ export interface ClientOptions {
    * consumers' fetch maxBytes if answers are legitimately that large.
    */
   maxResponseBytes?: number
+  /**
+   * Where kafkats logs: any object with debug/info/warn/error (console, pino, winston…).
+   * Without one only warnings are reported (process.emitWarning), and NODE_DEBUG=kafkats
+   * prints debug lines on stderr.
+   */
+  logger?: Logger
+  /** The least severe level logged (default 'warn'; 'debug' under NODE_DEBUG=kafkats). */
+  logLevel?: LogLevel
 }
 
-const CLIENT_OPTIONS = ['bootstrap', 'clientId', 'requestTimeoutMs', 'connectTimeoutMs', 'retryBackoff', 'metadataMaxAgeMs', 'tls', 'sasl', 'maxResponseBytes'] as const
+const CLIENT_OPTIONS = ['bootstrap', 'clientId', 'requestTimeoutMs', 'connectTimeoutMs', 'retryBackoff', 'metadataMaxAgeMs', 'tls', 'sasl', 'maxResponseBytes', 'logger', 'logLevel'] as const
 const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024 * 1024
 const MAX_FRAME_BYTES = 0x7fffffff
 
@@ -62,14 +72,7 @@ export interface ClientResource {
   closeWithClient: (error: ClientClosedError) => void | Promise<void>
 }
 
-/** The events of a Client, with their payloads. */
-export interface ClientEvents {
-  /**
-   * A broker broke the protocol on several connections in a row (see ProtocolViolationError);
-   * requests for it fail with `error` for a while instead of reconnecting silently.
-   */
-  protocolViolation: [event: ProtocolViolationEvent]
-}
+export type { ClientEvents } from './events'
 
 export interface RequestOptions {
   /** The broker to send to; any broker when omitted. */
@@ -132,8 +135,10 @@ export interface FetchRawResult {
 
 export type OffsetSpec = 'earliest' | 'latest' | { timestamp: bigint | number | Date }
 
-export class Client extends EventEmitter<ClientEvents> {
+export class Client extends TypedEmitter<ClientEvents> {
   readonly clientId: string
+  /** @internal Logs, events, channels and metrics of this client and what is made from it. */
+  readonly instrumentation: Instrumentation
   readonly requestTimeoutMs: number
   readonly connectTimeoutMs: number
   readonly backoff: BackoffOptions
@@ -151,6 +156,7 @@ export class Client extends EventEmitter<ClientEvents> {
     this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000
     this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000
     this.backoff = options.retryBackoff ?? defaultBackoff
+    this.instrumentation = new Instrumentation(new Log(this.clientId, options.logger, options.logLevel), this)
     this.brokers = new BrokerPool(bootstrap, {
       clientId: this.clientId,
       connectTimeoutMs: this.connectTimeoutMs,
@@ -158,12 +164,12 @@ export class Client extends EventEmitter<ClientEvents> {
       tls: options.tls,
       sasl: options.sasl,
       maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
-    }, this.backoff)
-    this.brokers.onProtocolViolation = event => this.emit('protocolViolation', event)
+    }, this.backoff, this.instrumentation)
     this.metadata = new MetadataCache(this.brokers, {
       maxAgeMs: options.metadataMaxAgeMs ?? 300_000,
       requestTimeoutMs: this.requestTimeoutMs,
-      backoff: this.backoff
+      backoff: this.backoff,
+      instrumentation: this.instrumentation
     }, async (nodeId, body, deadline, signal) => await this.#sendTo<any, MetadataResponse>(nodeId, 'admin', MetadataApi, body, { signal, deadline, anyBroker: true }))
   }
 
@@ -196,6 +202,7 @@ export class Client extends EventEmitter<ClientEvents> {
     // Any broker will do: the least-loaded one; if it cannot be reached, the next, each once
     // per round, with a backoff between rounds (a request that was written is not repeated).
     const tried = new Set<number>()
+    let attempts = 0
     for (let round = 0; ;) {
       const nodeId = this.brokers.leastLoadedNode(purpose, tried)
       tried.add(nodeId)
@@ -203,12 +210,21 @@ export class Client extends EventEmitter<ClientEvents> {
         return await this.#sendTo(nodeId, purpose, api, body, { signal: options.signal, deadline, version: options.version, timeoutMs: options.timeoutMs, anyBroker: true })
       } catch (error) {
         if (!wasNotWritten(error) || (options.signal?.aborted ?? false) || this.#closed || Date.now() >= deadline) throw error
+        const everyBrokerTried = this.brokers.brokers.every(b => tried.has(b.nodeId))
+        const backoffMs = everyBrokerTried ? Math.round(Math.min(backoffDelay(round, this.backoff), Math.max(0, deadline - Date.now()))) : 0
+        this.#retrying({ api: api.name, nodeId, attempt: ++attempts, backoffMs, error: error as Error })
       }
       if (this.brokers.brokers.every(b => tried.has(b.nodeId))) {
         tried.clear()
         await sleep(Math.min(backoffDelay(round++, this.backoff), Math.max(0, deadline - Date.now())), options.signal)
       }
     }
+  }
+
+  /** Reports a retry: the 'requestRetry' event and a debug line. */
+  #retrying (event: RequestRetryEvent): void {
+    this.instrumentation.log.debug(`retrying ${event.api} in ${event.backoffMs} ms`, { nodeId: event.nodeId, topic: event.topic, partition: event.partition, attempt: event.attempt, error: event.error })
+    this.emit('requestRetry', event)
   }
 
   /** @internal A ready connection to a broker (connecting with backoff until the request timeout). */
@@ -224,7 +240,7 @@ export class Client extends EventEmitter<ClientEvents> {
     if (options.batch === undefined && options.records === undefined) throw new TypeError('produceRaw needs `records` or an encoded `batch`')
     const records: Buffer = options.batch ?? await encodeRecordBatch({ records: options.records!, compression: options.compression ?? 'none' })
     const timeoutMs = options.timeoutMs ?? 30_000
-    return await this.#withPartitionRetries(topic, partition, 'produce', signal, async (leader, connection) => {
+    return await this.#withPartitionRetries('Produce', topic, partition, 'produce', signal, async (leader, connection) => {
       const version = connection.versionFor(Produce)
       const topicData = version >= 13
         ? { name: '', topicId: this.metadata.topic(topic)!.topicId, partitionData: [{ index: partition, records }] }
@@ -251,7 +267,7 @@ export class Client extends EventEmitter<ClientEvents> {
     const maxBytes = options.maxBytes ?? 1024 * 1024
     const maxWaitMs = options.maxWaitMs ?? 500
     const isolation = options.isolation ?? 'read_uncommitted'
-    const response = await this.#withPartitionRetries(topic, partition, 'fetch', signal, async (leader, connection, meta) => {
+    const response = await this.#withPartitionRetries('Fetch', topic, partition, 'fetch', signal, async (leader, connection, meta) => {
       const version = connection.versionFor(Fetch)
       const topicId = this.metadata.topic(topic)!.topicId
       const body = {
@@ -301,7 +317,7 @@ export class Client extends EventEmitter<ClientEvents> {
   async listOffsets (options: { topic: string, partition: number, spec: OffsetSpec, isolation?: Isolation, signal?: AbortSignal }): Promise<{ offset: bigint, timestamp: bigint, leaderEpoch: number }> {
     const { topic, partition, spec, signal } = options
     const timestamp = spec === 'earliest' ? -2n : spec === 'latest' ? -1n : BigInt(spec.timestamp instanceof Date ? spec.timestamp.getTime() : spec.timestamp)
-    return await this.#withPartitionRetries(topic, partition, 'fetch', signal, async (leader, connection, meta) => {
+    return await this.#withPartitionRetries('ListOffsets', topic, partition, 'fetch', signal, async (leader, connection, meta) => {
       const response = await connection.send(ListOffsets, {
         replicaId: -1,
         isolationLevel: options.isolation === 'read_committed' ? 1 : 0,
@@ -340,7 +356,7 @@ export class Client extends EventEmitter<ClientEvents> {
    * nothing — a stale leader, a connection that failed before the request was written —
    * refresh metadata and retry until the request timeout; anything else is thrown.
    */
-  async #withPartitionRetries<T> (topic: string, partition: number, purpose: ConnectionPurpose, signal: AbortSignal | undefined,
+  async #withPartitionRetries<T> (api: string, topic: string, partition: number, purpose: ConnectionPurpose, signal: AbortSignal | undefined,
     attempt: (leader: number, connection: Connection, meta: PartitionMetadata) => Promise<T>): Promise<T> {
     this.#checkOpen()
     const deadline = Date.now() + this.requestTimeoutMs
@@ -355,7 +371,9 @@ export class Client extends EventEmitter<ClientEvents> {
           : wasNotWritten(error) && !(signal?.aborted ?? false)
         if (!retry || Date.now() >= deadline) throw error
         if (error instanceof BrokerError && invalidatesMetadata(error.code)) await this.metadata.refresh([topic], signal).catch(() => {})
-        await sleep(Math.min(backoffDelay(tries, this.backoff), Math.max(0, deadline - Date.now())), signal)
+        const backoffMs = Math.round(Math.min(backoffDelay(tries, this.backoff), Math.max(0, deadline - Date.now())))
+        this.#retrying({ api, nodeId: meta.leaderId, topic, partition, attempt: tries + 1, backoffMs, error: error as Error })
+        await sleep(backoffMs, signal)
       }
     }
   }
@@ -397,6 +415,7 @@ function checkClientOptions (options: ClientOptions): Array<{ host: string, port
   checkDuration(where, 'connectTimeoutMs', options.connectTimeoutMs, 1)
   checkDuration(where, 'metadataMaxAgeMs', options.metadataMaxAgeMs, 1)
   checkInteger(where, 'maxResponseBytes', options.maxResponseBytes, { min: 1024, max: MAX_FRAME_BYTES })
+  checkLoggerOptions(where, options.logger, options.logLevel)
   if (options.retryBackoff !== undefined) {
     checkObject(where, 'retryBackoff', options.retryBackoff)
     checkKnownKeys(`${where} retryBackoff.`, options.retryBackoff, ['initialMs', 'maxMs'])

@@ -28,6 +28,9 @@ import { ConnectionError, MalformedResponseError, RequestTimeoutError, TlsError,
 import { authenticate, type SaslOptions } from './sasl'
 import { SaslAuthenticate } from '../protocol/apis/sasl-authenticate'
 import { SaslHandshake } from '../protocol/apis/sasl-handshake'
+import type { ConnectionPurpose } from './brokers'
+import { AuthenticationError } from './errors'
+import { Instrumentation } from './instrumentation'
 
 /**
  * node:tls options, except that `servername` (SNI and the name the certificate must
@@ -49,6 +52,11 @@ export interface ConnectionOptions {
   sasl?: SaslOptions
   /** A response larger than this is refused as malformed (guards against a hostile size prefix). */
   maxResponseBytes?: number
+  /** The broker's node id and the connection's purpose, for events, logs and metrics (set by the pool). */
+  nodeId?: number
+  purpose?: ConnectionPurpose
+  /** Where logs and events go (the Client's); a standalone connection logs warnings only. */
+  instrumentation?: Instrumentation
 }
 
 export interface SendOptions {
@@ -70,6 +78,8 @@ interface InFlight {
   signal: AbortSignal | undefined
   onAbort: (() => void) | undefined
   abandoned: boolean
+  /** performance.now() at the write: request latency for logs, metrics and tracing. */
+  startedAt: number
 }
 
 type ConnectionState = 'connecting' | 'ready' | 'closed'
@@ -82,6 +92,8 @@ export class Connection {
   readonly port: number
   readonly label: string
   readonly #options: ConnectionOptions
+  readonly #instrumentation: Instrumentation
+  readonly #nodeId: number
   #socket: net.Socket | undefined
   #state: ConnectionState = 'connecting'
   #closeError: Error | undefined
@@ -114,6 +126,8 @@ export class Connection {
     this.host = options.host
     this.port = options.port
     this.label = options.label ?? `${options.host}:${options.port}`
+    this.#instrumentation = options.instrumentation ?? Instrumentation.standalone(options.clientId)
+    this.#nodeId = options.nodeId ?? -1
   }
 
   /** Connects, negotiates API versions and authenticates; the connection is ready to use. */
@@ -122,7 +136,7 @@ export class Connection {
     try {
       await connection.#open(signal)
       await connection.#negotiateVersions(signal)
-      if (options.sasl !== undefined) connection.#scheduleReauthentication(await authenticate(connection, options.sasl, signal))
+      if (options.sasl !== undefined) connection.#scheduleReauthentication(await connection.#authenticate(false, signal))
     } catch (error) {
       connection.close(error as Error)
       // A TLS failure found after the handshake (the broker refusing our certificate) surfaces as a closed connection.
@@ -209,7 +223,8 @@ export class Connection {
       })
     }
     return new Promise<Response>((resolve, reject) => {
-      const entry: InFlight = { correlationId, api, version, resolve, reject, timer: undefined, signal: options.signal, onAbort: undefined, abandoned: false }
+      const entry: InFlight = { correlationId, api, version, resolve, reject, timer: undefined, signal: options.signal, onAbort: undefined, abandoned: false, startedAt: performance.now() }
+      if (this.#instrumentation.log.debugOn) this.#instrumentation.log.debug(`${api.name} v${version} sent`, { broker: this.label, api: api.name, correlationId, bytes: frame.length })
       const timeoutMs = options.timeoutMs ?? this.#options.requestTimeoutMs ?? 30_000
       entry.timer = setTimeout(() => this.#onTimeout(entry, timeoutMs), timeoutMs)
       if (options.signal !== undefined) {
@@ -260,10 +275,29 @@ export class Connection {
       }
       this.#onDrained = undefined
       if (this.#state === 'closed') return
-      this.#scheduleReauthentication(await authenticate(this, this.#options.sasl!))
+      this.#scheduleReauthentication(await this.#authenticate(true))
     } finally {
       this.#reauthGate = undefined
       release()
+    }
+  }
+
+  /** SASL, reported as the Client's 'authenticate' or 'authenticationError' event. */
+  async #authenticate (reauthentication: boolean, signal?: AbortSignal): Promise<number> {
+    const sasl = this.#options.sasl!
+    const { log, events } = this.#instrumentation
+    const about = { nodeId: this.#nodeId, broker: this.label, purpose: this.#options.purpose ?? 'admin', mechanism: sasl.mechanism }
+    try {
+      const sessionLifetimeMs = await authenticate(this, sasl, signal)
+      log.debug(reauthentication ? 're-authenticated' : 'authenticated', { broker: this.label, mechanism: sasl.mechanism, sessionLifetimeMs })
+      events.emit('authenticate', { ...about, sessionLifetimeMs, reauthentication })
+      return sessionLifetimeMs
+    } catch (error) {
+      if (error instanceof AuthenticationError) {
+        log.debug('authentication failed', { broker: this.label, mechanism: sasl.mechanism, error })
+        events.emit('authenticationError', { ...about, error })
+      }
+      throw error
     }
   }
 
@@ -423,7 +457,19 @@ export class Connection {
       return
     }
     if (this.#state === 'ready') this.#answered++
+    // Most responses carry the broker's quota throttle; a throttled client should hear of it.
+    const throttleTimeMs = (response as { throttleTimeMs?: unknown }).throttleTimeMs
+    if (typeof throttleTimeMs === 'number' && throttleTimeMs > 0) this.#onThrottle(oldest.api.name, throttleTimeMs)
+    if (this.#instrumentation.log.debugOn) {
+      this.#instrumentation.log.debug(`${oldest.api.name} v${oldest.version} answered`, { broker: this.label, api: oldest.api.name, correlationId, bytes: frame.length, durationMs: Math.round((performance.now() - oldest.startedAt) * 1000) / 1000 })
+    }
     oldest.resolve(response)
+  }
+
+  #onThrottle (api: string, throttleTimeMs: number): void {
+    const { log, events } = this.#instrumentation
+    log.info(`throttled by the broker for ${throttleTimeMs} ms (${api})`, { broker: this.label, api, throttleTimeMs })
+    events.emit('throttle', { nodeId: this.#nodeId, broker: this.label, api, throttleTimeMs })
   }
 
   #onTimeout (entry: InFlight, timeoutMs: number): void {

@@ -25,6 +25,7 @@ import { BrokerError, ProtocolError } from '../protocol/errors'
 import { backoffDelay, sleep, type BackoffOptions } from './backoff'
 import type { BrokerAddress, BrokerPool } from './brokers'
 import { ClientClosedError, isRefusedIdentity, RequestTimeoutError, UnknownTopicError } from './errors'
+import type { Instrumentation } from './instrumentation'
 
 export interface PartitionMetadata {
   partition: number
@@ -65,6 +66,8 @@ export interface MetadataOptions {
   maxAgeMs: number
   requestTimeoutMs: number
   backoff: BackoffOptions
+  /** Leader moves and partition count changes are reported as the Client's events. */
+  instrumentation?: Instrumentation
 }
 
 type Send = (nodeId: number, body: object, deadline: number, signal?: AbortSignal) => Promise<MetadataResponse>
@@ -284,7 +287,10 @@ export class MetadataCache {
       // Same name, new topic id: the topic was deleted and re-created; nothing of the old one applies.
       const sameTopic = previous !== undefined && previous.topicId === t.topicId
       const topic: TopicMetadata = { name, topicId: t.topicId, isInternal: t.isInternal, partitions: sameTopic ? mergeEpochs(previous, partitions) : partitions }
-      if (previous !== undefined) this.#topicsById.delete(previous.topicId)
+      if (previous !== undefined) {
+        this.#topicsById.delete(previous.topicId)
+        this.#reportChanges(previous, topic)
+      }
       this.#topics.set(name, topic)
       this.#topicsById.set(topic.topicId, topic)
     }
@@ -292,6 +298,24 @@ export class MetadataCache {
       for (const name of this.#topics.keys()) {
         if (!seen.has(name)) this.#forget(name)
       }
+    }
+  }
+
+  /** The Client's 'leaderChange' and 'partitionCountChange' events, and their debug lines. */
+  #reportChanges (previous: TopicMetadata, now: TopicMetadata): void {
+    const instrumentation = this.#options.instrumentation
+    if (instrumentation === undefined) return
+    const { log, events } = instrumentation
+    const topic = now.name
+    if (previous.partitions.length !== now.partitions.length) {
+      log.debug(`partition count ${previous.partitions.length} → ${now.partitions.length}`, { topic })
+      events.emit('partitionCountChange', { topic, previousCount: previous.partitions.length, count: now.partitions.length })
+    }
+    for (const p of now.partitions) {
+      const before = previous.partitions[p.partition]
+      if (before === undefined || before.leaderId === p.leaderId) continue
+      log.debug(`leader ${before.leaderId} → ${p.leaderId} (epoch ${p.leaderEpoch})`, { topic, partition: p.partition })
+      events.emit('leaderChange', { topic, partition: p.partition, leaderId: p.leaderId, previousLeaderId: before.leaderId, leaderEpoch: p.leaderEpoch })
     }
   }
 

@@ -20,14 +20,15 @@
  * - `release` (revoke or loss) drops what was fetched and not handed out; what is being
  *   processed finishes, and its mark is dropped if the ownership was released meanwhile.
  */
-import { EventEmitter } from 'node:events'
 import type { Client } from '../client/client'
+import { TypedEmitter, type TypedEvents } from '../client/events'
+import type { LogFields } from '../client/logger'
 import { checkBoolean, checkDuration, checkFunction, checkInteger, checkKnownKeys, checkObject, checkString, describeValue } from '../client/validate'
 import { AbortedError } from '../client/errors'
 import { KafkaTsError } from '../protocol/errors'
 import type { KafkaRecord } from '../protocol/record-batch'
 import { Cursor, directOwnership, PrefetchAccount, type ConsumerBatch, type OffsetSpec, type Ownership, type Processing } from './cursor'
-import { Source, type FetchSettings, type SourceOwner } from './source'
+import { Source, type FetchErrorEvent, type FetchEvent, type FetchSettings, type SourceOwner, type TruncationEvent } from './source'
 
 export type { FetchErrorEvent, FetchEvent, TruncationEvent } from './source'
 export type { ConsumerBatch, OffsetSpec, Ownership } from './cursor'
@@ -116,6 +117,22 @@ export interface AssignOptions extends FetchOptions {
    * truncation while the consumer was away resumes where the log diverged.
    */
   assign: Array<{ topic: string, partition: number, offset: bigint | OffsetSpec, leaderEpoch?: number }>
+}
+
+/** The events of a Consumer, with their payloads (a group member has more: GroupConsumerEvents). */
+export interface ConsumerEvents {
+  /** Something went wrong that did not stop the consumer; without a listener it goes to the client's logger. */
+  warning: [error: Error]
+  /** The consumer failed and closed (the iterator and run() reject with the error too); emitted only while someone listens. */
+  error: [error: Error]
+  handlerError: [event: HandlerErrorEvent]
+  processingTimeout: [event: ProcessingTimeoutEvent]
+  truncation: [event: TruncationEvent]
+  fetchError: [event: FetchErrorEvent]
+  /** A Fetch request is sent (emitted only while someone listens to it or to 'fetch'). */
+  fetchStart: [event: { nodeId: number }]
+  /** A Fetch request was answered (emitted only while someone listens). */
+  fetch: [event: FetchEvent]
 }
 
 /** A batch handed out, with the call that tells the consumer the application is done with it. */
@@ -208,8 +225,10 @@ export function calledFromHandler (): boolean {
   }
 }
 
-export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatch> {
+export class Consumer<Events extends ConsumerEvents = ConsumerEvents> extends TypedEmitter<Events> implements AsyncIterable<ConsumerBatch> {
   protected readonly client: Client
+  /** This object, typed by the events this class emits (a subclass's map may have more). */
+  readonly #events: TypedEvents<ConsumerEvents> = this as unknown as TypedEvents<ConsumerEvents>
   readonly #settings: FetchSettings
   readonly #account: PrefetchAccount
   readonly #cursors = new Map<string, Cursor>()
@@ -414,7 +433,7 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
           try {
             allowed = await this.hooks.beforeHandOut(cursor, batch)
           } catch (error) {
-            this.emit('warning', error)
+            this.warn(error)
           }
           cursor.handingOut = false
           if (!allowed || cursor.ownership.released || this.#cursors.get(cursor.key) !== cursor) {
@@ -511,7 +530,7 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
         }
         const retryInMs = Math.min(retry.maxMs ?? 30_000, (retry.initialMs ?? 100) * 2 ** attempt)
         const event: HandlerErrorEvent = { error, topic: batch.topic, partition: batch.partition, offset: records[progress.next]?.offset ?? batch.nextOffset, attempt: attempt + 1, retryInMs }
-        this.emit('handlerError', event)
+        this.#events.emit('handlerError', event)
         await sleep(retryInMs)
         if (batch.isStale() || this.#stopping) {
           this.#finish(cursor, batch, null)
@@ -560,6 +579,13 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
 
   protected get stopping (): boolean {
     return this.#stopping
+  }
+
+  /** A 'warning' event, or a warning through the client's logger when nobody listens. */
+  protected warn (problem: unknown, fields?: LogFields): void {
+    const error = problem instanceof Error ? problem : new Error(String(problem))
+    if (this.#events.listenerCount('warning') > 0) this.#events.emit('warning', error)
+    else this.client.instrumentation.log.warn(error.message, { code: 'KAFKATS_CONSUMER_WARNING', ...fields, error })
   }
 
   /** Ends the consumer with an error: the iterator and run() reject with it. */
@@ -631,7 +657,7 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
         processing.overdue = true
         const batch = processing.batch
         const event: ProcessingTimeoutEvent = { topic: batch.topic, partition: batch.partition, firstOffset: batch.records[0]?.offset, nextOffset: batch.nextOffset, elapsedMs: now - processing.startedAt }
-        this.emit('processingTimeout', event)
+        this.#events.emit('processingTimeout', event)
         this.hooks.onProcessingTimeout?.(cursor, processing)
       }
       if (out) this.#watchOverdue()
@@ -661,11 +687,11 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
       get maxBatchRecords (): number { return consumer.#maxBatchRecords },
       get maxBatchBytes (): number { return consumer.#maxBatchBytes },
       buffered: () => this.#wakeData(),
-      truncated: event => this.emit('truncation', event),
-      fetchError: event => this.emit('fetchError', event),
-      get observed (): boolean { return consumer.listenerCount('fetch') > 0 || consumer.listenerCount('fetchStart') > 0 },
-      fetchStarted: nodeId => this.emit('fetchStart', { nodeId }),
-      fetched: event => this.emit('fetch', event),
+      truncated: event => this.#events.emit('truncation', event),
+      fetchError: event => this.#events.emit('fetchError', event),
+      get observed (): boolean { return consumer.#events.listenerCount('fetch') > 0 || consumer.#events.listenerCount('fetchStart') > 0 },
+      fetchStarted: nodeId => this.#events.emit('fetchStart', { nodeId }),
+      fetched: event => this.#events.emit('fetch', event),
       fail: error => this.#fail(error),
       refreshMetadata: () => this.#refreshMetadataSoon(),
       startSources: () => this.#startSources(),
@@ -789,7 +815,7 @@ export class Consumer extends EventEmitter implements AsyncIterable<ConsumerBatc
     if (this.#failure !== undefined) return
     this.#failure = error
     // An 'error' event without a listener would throw: the iterator reports the error anyway.
-    if (this.listenerCount('error') > 0) this.emit('error', error)
+    if (this.#events.listenerCount('error') > 0) this.#events.emit('error', error)
     this.#wakeData()
     void this.close()
   }

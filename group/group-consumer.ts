@@ -17,7 +17,9 @@
  *    refused commit means the batch is not processed.
  */
 import type { Client } from '../client/client'
-import { calledFromHandler, Consumer, type ConsumerBatch, type FetchOptions } from '../consumer/consumer'
+import { calledFromHandler, Consumer, type ConsumerBatch, type ConsumerEvents, type FetchOptions } from '../consumer/consumer'
+import type { LogFields } from '../client/logger'
+import type { TransactionAbortedEvent } from './transactional'
 import type { Cursor, Ownership, Processing } from '../consumer/cursor'
 import { OffsetCommit, type OffsetCommitRequest } from '../protocol/apis/offset-commit'
 import { OffsetFetch } from '../protocol/apis/offset-fetch'
@@ -149,6 +151,40 @@ export interface RefusedCommit {
   reason: string
 }
 
+/** At-most-once: a batch whose commit was refused, and so was not handed out ('batchDropped'). */
+export interface BatchDroppedEvent {
+  topic: string
+  partition: number
+  firstOffset: bigint | undefined
+  nextOffset: bigint
+  reason: string
+}
+
+/** A rebalance was applied ('assigned'): partitions added and revoked, under the member's identity. */
+export interface AssignedEvent {
+  added: TopicPartition[]
+  revoked: TopicPartition[]
+  identity: MemberIdentity
+}
+
+/** Partitions lost without a revoke (a fence, an expired session): nothing of them was committed. */
+export interface LostEvent {
+  partitions: TopicPartition[]
+  reason: string
+}
+
+/** The events of a GroupConsumer: a Consumer's and the group's own. */
+export interface GroupConsumerEvents extends ConsumerEvents {
+  assigned: [event: AssignedEvent]
+  lost: [event: LostEvent]
+  /** Offsets that could not be committed (the partition left the member, the deadline passed…). */
+  commitRefused: [refused: RefusedCommit[]]
+  /** Without a listener: a warning through the client's logger (KAFKATS_BATCH_DROPPED). */
+  batchDropped: [event: BatchDroppedEvent]
+  /** runTransactional aborted a batch's transaction; the batch is read again. */
+  transactionAborted: [event: TransactionAbortedEvent]
+}
+
 /** Thrown inside an OffsetCommit's body builder: every partition of the commit left it while it was retried. */
 class NothingLeftToCommit extends Error {}
 
@@ -177,7 +213,7 @@ function describeAbort (signal: AbortSignal): string {
   return reason?.name === 'TimeoutError' ? 'the rebalance timeout passed' : String(reason?.message ?? 'aborted')
 }
 
-export class GroupConsumer extends Consumer {
+export class GroupConsumer extends Consumer<GroupConsumerEvents> {
   readonly groupId: string
   readonly delivery: DeliveryMode
   readonly #options: GroupConsumerOptions
@@ -207,6 +243,10 @@ export class GroupConsumer extends Consumer {
     this.#started = this.#start().catch(error => this.fail(error as Error))
   }
 
+  protected override warn (error: unknown, fields?: LogFields): void {
+    super.warn(error, { group: this.groupId, memberId: this.#membership?.identity()?.memberId, ...fields })
+  }
+
   /** Which group protocol is in use (known once started). */
   get groupProtocol (): 'classic' | 'consumer' | undefined {
     return this.#membership?.protocol
@@ -224,11 +264,11 @@ export class GroupConsumer extends Consumer {
     this.#protocol = protocol
     const ignored = protocol === 'consumer' ? ignoredClassicOptions(this.#options) : undefined
     // Later than construction, so a listener attached right after it hears it.
-    if (ignored !== undefined) setImmediate(() => this.emit('warning', ignored))
+    if (ignored !== undefined) setImmediate(() => this.warn(ignored))
     this.#membership = this.#newMembership(protocol)
     this.#membership.start()
     if (this.delivery === 'at-least-once') {
-      this.#commitTimer = setInterval(() => { void this.commit().catch(error => this.emit('warning', error)) }, this.#options.autoCommitIntervalMs ?? 5000)
+      this.#commitTimer = setInterval(() => { void this.commit().catch(error => this.warn(error)) }, this.#options.autoCommitIntervalMs ?? 5000)
       this.#commitTimer.unref()
     }
   }
@@ -254,7 +294,7 @@ export class GroupConsumer extends Consumer {
       this.fail(new GroupProtocolUnsupportedError(error.code, this.groupId))
       return
     }
-    this.emit('warning', new KafkaTsError('GROUP_PROTOCOL_FALLBACK', `Group "${this.groupId}": the broker lists the KIP-848 consumer group protocol but has not enabled it (first heartbeat: ${error.type}); using the classic protocol. Set groupProtocol: 'classic' to skip the attempt, or enable KIP-848 on the broker`))
+    this.warn(new KafkaTsError('GROUP_PROTOCOL_FALLBACK', `Group "${this.groupId}": the broker lists the KIP-848 consumer group protocol but has not enabled it (first heartbeat: ${error.type}); using the classic protocol. Set groupProtocol: 'classic' to skip the attempt, or enable KIP-848 on the broker`))
     this.#protocol = 'classic'
     this.#membership = this.#newMembership('classic')
     this.#membership.start()
@@ -512,10 +552,10 @@ export class GroupConsumer extends Consumer {
     if (identity === undefined) return false
     const refused = await this.#commitCursors([cursor], identity, () => batch.nextOffset, signal)
     if (refused.length > 0) {
-      const dropped = { topic: batch.topic, partition: batch.partition, firstOffset: batch.records[0]?.offset, nextOffset: batch.nextOffset, reason: refused[0].reason }
+      const dropped: BatchDroppedEvent = { topic: batch.topic, partition: batch.partition, firstOffset: batch.records[0]?.offset, nextOffset: batch.nextOffset, reason: refused[0].reason }
       // At-most-once: a batch whose commit was refused is not processed. Say so even with no listener.
       if (this.listenerCount('batchDropped') > 0) this.emit('batchDropped', dropped)
-      else process.emitWarning(`kafkats at-most-once: records ${String(dropped.firstOffset)}..${String(dropped.nextOffset - 1n)} of ${dropped.topic}-${dropped.partition} were not processed because their commit was refused (${dropped.reason})`, { code: 'KAFKATS_BATCH_DROPPED' })
+      else this.client.instrumentation.log.warn(`at-most-once: records ${String(dropped.firstOffset)}..${String(dropped.nextOffset - 1n)} of ${dropped.topic}-${dropped.partition} were not processed because their commit was refused (${dropped.reason})`, { code: 'KAFKATS_BATCH_DROPPED', group: this.groupId, topic: dropped.topic, partition: dropped.partition })
       return false
     }
     cursor.processedOffset = batch.nextOffset
@@ -602,6 +642,7 @@ export class GroupConsumer extends Consumer {
       }
       await this.#callback(this.#options.onAssigned, added)
     }
+    this.client.instrumentation.log.info(`assignment: ${added.length} added, ${revoked.length} revoked`, { group: this.groupId, memberId: identity.memberId, generation: identity.generation, added: added.map(partitionKey), revoked: revoked.map(partitionKey) })
     this.emit('assigned', { added, revoked, identity })
     return revoked
   }
@@ -621,7 +662,7 @@ export class GroupConsumer extends Consumer {
     try {
       if (identity !== undefined && this.delivery === 'at-least-once') {
         const pending = cursors.filter(c => c.processedOffset !== undefined && c.processedOffset !== c.committedOffset)
-        if (pending.length > 0) refused = await this.#commitCursors(pending, identity, c => c.processedOffset!, deadline).catch(error => { this.emit('warning', error); return [] })
+        if (pending.length > 0) refused = await this.#commitCursors(pending, identity, c => c.processedOffset!, deadline).catch(error => { this.warn(error); return [] })
       }
     } finally {
       for (const cursor of cursors) cursor.ownership.released = true
@@ -648,6 +689,7 @@ export class GroupConsumer extends Consumer {
     await this.removePartitions(lost, 0)
     const partitions = lost.map(c => ({ topic: c.topic, partition: c.partition }))
     if (partitions.length > 0) {
+      this.client.instrumentation.log.info(`${partitions.length} partition(s) lost: ${reason}`, { group: this.groupId, lost: partitions.map(partitionKey) })
       this.emit('lost', { partitions, reason })
       await this.#callback(this.#options.onLost, partitions)
     }
@@ -710,7 +752,7 @@ export class GroupConsumer extends Consumer {
     try {
       await callback(partitions)
     } catch (error) {
-      this.emit('warning', error)
+      this.warn(error)
     }
   }
 
@@ -757,7 +799,7 @@ export class GroupConsumer extends Consumer {
     const identity = membership.identity()
     const refused = await this.#revoke(this.#host.heldPartitions(), this.delivery === 'at-least-once' ? identity : undefined, { waitMs: fromHandler ? 0 : this.#revokeWaitMs(), deadlineAt }).catch(() => [])
     if (refused.length > 0) {
-      this.emit('warning', new KafkaTsError('UNCOMMITTED_ON_CLOSE', `Closing the consumer of group "${this.groupId}" left ${refused.length} partition(s) uncommitted: ${refused.map(r => `${r.topic}-${r.partition}@${r.offset} (${r.reason})`).join('; ')}`))
+      this.warn(new KafkaTsError('UNCOMMITTED_ON_CLOSE', `Closing the consumer of group "${this.groupId}" left ${refused.length} partition(s) uncommitted: ${refused.map(r => `${r.topic}-${r.partition}@${r.offset} (${r.reason})`).join('; ')}`))
     }
     await membership.stop(true)
   }

@@ -24,8 +24,8 @@
  * 3. Sequences are assigned at a batch's first send in queue order, and requests reach
  *    the socket in that order (sink.ts).
  */
-import { EventEmitter } from 'node:events'
 import type { Client } from '../client/client'
+import { TypedEmitter } from '../client/events'
 import { ConnectionError, RequestTimeoutError } from '../client/errors'
 import { invalidatesMetadata } from '../client/metadata'
 import { backoffDelay } from '../client/backoff'
@@ -129,6 +129,33 @@ export interface DataLossEvent {
   message: string
 }
 
+/** A batch was written and got no definite answer: it is retried with the same sequence until its outcome is known. */
+export interface AmbiguousEvent {
+  topic: string
+  partition: number
+  baseSequence: number
+  error: Error
+}
+
+/** The producer moved to a new producer id or epoch (KIP-360), after a sequence problem or a dropped batch. */
+export interface EpochBumpEvent {
+  producerId: bigint
+  producerEpoch: number
+  reason: string
+}
+
+/** The events of a Producer, with their payloads. */
+export interface ProducerEvents {
+  ambiguous: [event: AmbiguousEvent]
+  epochBump: [event: EpochBumpEvent]
+  /** Without a listener: a warning through the client's logger (KAFKATS_DATA_LOSS). */
+  dataLoss: [event: DataLossEvent]
+  /** A produce() callback threw; without a listener: a warning through the client's logger (KAFKATS_CALLBACK_ERROR). */
+  callbackError: [error: unknown]
+  /** Buffer space was freed: a full producer takes records again. */
+  drain: []
+}
+
 const AMBIGUOUS_CODES = new Set([
   -1, // UNKNOWN_SERVER_ERROR: may have failed after the append
   7, // REQUEST_TIMED_OUT
@@ -146,7 +173,7 @@ const DUPLICATE_SEQUENCE_NUMBER = 46
 const UNKNOWN_TOPIC_OR_PARTITION = 3
 const UNKNOWN_TOPIC_ID = 100
 
-export class Producer extends EventEmitter {
+export class Producer extends TypedEmitter<ProducerEvents> {
   readonly #client: Client
   readonly #acks: number
   readonly #idempotent: boolean
@@ -245,8 +272,7 @@ export class Producer extends EventEmitter {
       this.emit('callbackError', error)
       return
     }
-    const message = `A produce() callback threw (the other records' callbacks still ran): ${error instanceof Error ? error.stack ?? error.message : String(error)}`
-    process.emitWarning(message, { code: 'KAFKATS_CALLBACK_ERROR' })
+    this.#client.instrumentation.log.warn('a produce() callback threw (the other records\' callbacks still ran)', { code: 'KAFKATS_CALLBACK_ERROR', error })
   }
 
   #startDeliveryTimer (): void {
@@ -877,7 +903,7 @@ export class Producer extends EventEmitter {
     // records acknowledged earlier may have been lost (e.g. an unclean leader election).
     const event: DataLossEvent = { topic: batch.topic, partition: batch.partition, code: error.code, message: `${error.message}: the broker lost track of this producer's sequence on ${queue.key}; records acknowledged earlier may be missing from the log. The producer moves to a new epoch and resends what is pending.` }
     if (this.listenerCount('dataLoss') > 0) this.emit('dataLoss', event)
-    else process.emitWarning(event.message, { code: 'KAFKATS_DATA_LOSS' })
+    else this.#client.instrumentation.log.warn(event.message, { code: 'KAFKATS_DATA_LOSS', topic: event.topic, partition: event.partition })
     // The broker refused this attempt; whatever an earlier attempt did is now resolved as "not in the log".
     batch.ambiguous = false
     queue.serial = true
@@ -1028,7 +1054,10 @@ export class Producer extends EventEmitter {
     const replacing = queue?.identity
     const bumping = replacing !== undefined
     this.#identity.acquire(replacing).then(identity => {
-      if (bumping) this.emit('epochBump', { producerId: identity.producerId, producerEpoch: identity.producerEpoch, reason: this.#bumpReason })
+      if (bumping) {
+        this.#client.instrumentation.log.info(`new producer epoch: ${this.#bumpReason}`, { producerId: identity.producerId, producerEpoch: identity.producerEpoch })
+        this.emit('epochBump', { producerId: identity.producerId, producerEpoch: identity.producerEpoch, reason: this.#bumpReason })
+      }
       this.#scheduleDrain()
     }, (error: Error) => {
       // Retriable failures were retried while records waited; what waits now cannot be sent.

@@ -7,6 +7,9 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import * as net from 'node:net'
 import { Connection } from '../../client/connection'
+import { TypedEmitter, type AuthenticateEvent, type ClientEvents } from '../../client/events'
+import { Instrumentation } from '../../client/instrumentation'
+import { Log } from '../../client/logger'
 import { ApiVersions } from '../../protocol/apis/api-versions'
 import { allApis } from '../../protocol/apis/index'
 import { Metadata } from '../../protocol/apis/metadata'
@@ -82,6 +85,24 @@ test('a connection re-authenticates before each session ends, between requests, 
     const handshakes = broker.events.filter(e => e === 'handshake').length
     assert.ok(handshakes >= 3, `authenticated ${handshakes} time(s) in ${SESSION_MS * 4} ms of ${SESSION_MS} ms sessions`)
     assert.equal(broker.events.filter(e => e === 'metadata').length, answers.length)
+  } finally {
+    connection.close()
+    broker.close()
+  }
+})
+
+test('each authentication is reported as the client\'s authenticate event: the first, then the re-authentications', async () => {
+  const broker = await saslBroker()
+  const events = new TypedEmitter<ClientEvents>()
+  const seen: AuthenticateEvent[] = []
+  events.on('authenticate', event => { seen.push(event) })
+  const instrumentation = new Instrumentation(new Log('t'), events)
+  const connection = await Connection.connect({ host: '127.0.0.1', port: broker.port, clientId: 't', nodeId: 7, purpose: 'produce', instrumentation, sasl: { mechanism: 'PLAIN', username: 'u', password: 'p' } })
+  try {
+    assert.deepEqual(seen, [{ nodeId: 7, broker: `127.0.0.1:${broker.port}`, purpose: 'produce', mechanism: 'PLAIN', sessionLifetimeMs: SESSION_MS, reauthentication: false }])
+    await new Promise(resolve => setTimeout(resolve, SESSION_MS * 1.5))
+    assert.ok(seen.length >= 2, `${seen.length} authentication(s)`)
+    assert.ok(seen.slice(1).every(e => e.reauthentication), 'later ones are re-authentications')
   } finally {
     connection.close()
     broker.close()

@@ -48,7 +48,7 @@ describe('group protocol on Kafka 3.9 (KIP-848 listed, not enabled) and 4.4', { 
   test('3.9, groupProtocol left out: classic, with a warning that says why', async () => {
     const consumer = new GroupConsumer(old, { groupId: uniqueName('g-default'), topics: [topic], fromBeginning: true })
     const warnings: KafkaTsError[] = []
-    consumer.on('warning', (w: KafkaTsError) => { warnings.push(w) })
+    consumer.on('warning', w => { warnings.push(w as KafkaTsError) })
     try {
       assert.equal(await firstBatch(consumer, 60_000), 'got 2')
       assert.equal(consumer.groupProtocol, 'classic')

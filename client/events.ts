@@ -1,0 +1,135 @@
+/**
+ * Typed events: every EventEmitter of the public API is node:events' EventEmitter under a
+ * typed face (`TypedEmitter<Events>`), so an event name or a listener's parameters that do
+ * not match the declared events fail to compile. It is the same class at run time: nothing
+ * is wrapped, nothing costs more than EventEmitter does.
+ *
+ * `Events` maps each event name to its listener's parameters as a tuple:
+ *   interface ProducerEvents { drain: [], ambiguous: [event: AmbiguousEvent] }
+ * A subclass with more events takes its own map (`GroupConsumer extends Consumer<GroupConsumerEvents>`),
+ * which must extend the base class's map.
+ */
+import { EventEmitter } from 'node:events'
+import type { ConnectionPurpose, ProtocolViolationEvent } from './brokers'
+
+type Args<T> = T extends unknown[] ? T : never
+type Name<Events> = keyof Events & string
+type Listener<Events, K extends keyof Events> = (...args: Args<Events[K]>) => void
+
+/** EventEmitter's listener methods, restricted to the declared events. */
+export interface TypedEvents<Events> {
+  on<K extends Name<Events>> (event: K, listener: Listener<Events, K>): this
+  once<K extends Name<Events>> (event: K, listener: Listener<Events, K>): this
+  off<K extends Name<Events>> (event: K, listener: Listener<Events, K>): this
+  addListener<K extends Name<Events>> (event: K, listener: Listener<Events, K>): this
+  removeListener<K extends Name<Events>> (event: K, listener: Listener<Events, K>): this
+  prependListener<K extends Name<Events>> (event: K, listener: Listener<Events, K>): this
+  prependOnceListener<K extends Name<Events>> (event: K, listener: Listener<Events, K>): this
+  removeAllListeners (event?: Name<Events>): this
+  emit<K extends Name<Events>> (event: K, ...args: Args<Events[K]>): boolean
+  listenerCount (event: Name<Events>): number
+  listeners<K extends Name<Events>> (event: K): Array<Listener<Events, K>>
+  rawListeners<K extends Name<Events>> (event: K): Array<Listener<Events, K>>
+  eventNames (): Array<string | symbol>
+}
+
+type TypedEmitterClass = new <Events>() => TypedEvents<Events> & Omit<EventEmitter, keyof TypedEvents<unknown>>
+
+/** node:events' EventEmitter, typed by an event map (see the file header). */
+export const TypedEmitter = EventEmitter as unknown as TypedEmitterClass
+
+// ---------------------------------------------------------------- the Client's events
+
+/** A connection to a broker is ready (connected, ApiVersions negotiated, authenticated). */
+export interface ConnectEvent {
+  nodeId: number
+  /** e.g. "broker 1 (127.0.0.1:9092)". */
+  broker: string
+  purpose: ConnectionPurpose
+}
+
+/** A ready connection closed; `error` is what closed it (undefined when kafkats closed it). */
+export interface DisconnectEvent extends ConnectEvent {
+  error: Error | undefined
+}
+
+/** A broker failed us (a connection that could not be made, a request that timed out): it is tried again after `backoffMs`. */
+export interface ReconnectEvent {
+  nodeId: number
+  broker: string
+  /** Failures in a row. */
+  attempt: number
+  backoffMs: number
+  reason: Error
+}
+
+/** A SASL authentication succeeded (at connect, or a KIP-368 re-authentication). */
+export interface AuthenticateEvent extends ConnectEvent {
+  mechanism: string
+  /** When the broker ends the session (0: never); kafkats re-authenticates before. */
+  sessionLifetimeMs: number
+  reauthentication: boolean
+}
+
+/** A SASL authentication failed (refused credentials are not retried). */
+export interface AuthenticationErrorEvent extends ConnectEvent {
+  mechanism: string
+  error: Error
+}
+
+/** A broker answered with a quota throttle: it will not read this connection for `throttleTimeMs`. */
+export interface ThrottleEvent {
+  nodeId: number
+  broker: string
+  /** The API's name, e.g. 'Produce'. */
+  api: string
+  throttleTimeMs: number
+}
+
+/** A metadata refresh found another leader for a partition (or none: -1). */
+export interface LeaderChangeEvent {
+  topic: string
+  partition: number
+  leaderId: number
+  previousLeaderId: number
+  leaderEpoch: number
+}
+
+/** A metadata refresh found a topic with a new partition count (partitions were added, or it was re-created). */
+export interface PartitionCountChangeEvent {
+  topic: string
+  previousCount: number
+  count: number
+}
+
+/** A request failed in a way that proved it did nothing, and is sent again after `backoffMs`. */
+export interface RequestRetryEvent {
+  /** The API's name, e.g. 'Produce', 'Metadata'. */
+  api: string
+  /** The broker the failed attempt went to, when known. */
+  nodeId: number | undefined
+  topic?: string
+  partition?: number
+  /** 1 for the first retry. */
+  attempt: number
+  backoffMs: number
+  error: Error
+}
+
+/** The events of a Client, with their payloads. */
+export interface ClientEvents {
+  /**
+   * A broker broke the protocol on several connections in a row (see ProtocolViolationError);
+   * requests for it fail with `error` for a while instead of reconnecting silently.
+   */
+  protocolViolation: [event: ProtocolViolationEvent]
+  connect: [event: ConnectEvent]
+  disconnect: [event: DisconnectEvent]
+  reconnect: [event: ReconnectEvent]
+  authenticate: [event: AuthenticateEvent]
+  authenticationError: [event: AuthenticationErrorEvent]
+  throttle: [event: ThrottleEvent]
+  leaderChange: [event: LeaderChangeEvent]
+  partitionCountChange: [event: PartitionCountChangeEvent]
+  requestRetry: [event: RequestRetryEvent]
+}

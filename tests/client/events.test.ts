@@ -13,7 +13,7 @@ import { BrokerError } from '../../protocol/errors'
 import type { Consumer } from '../../consumer/consumer'
 import type { GroupConsumer } from '../../group/group-consumer'
 import type { Producer } from '../../producer/producer'
-import { FakeCluster } from '../fake-broker/cluster'
+import { FakeCluster } from '../../testing/index'
 
 const cleanups: Array<() => Promise<unknown>> = []
 afterEach(async () => {

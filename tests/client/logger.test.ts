@@ -9,7 +9,7 @@ import '../../index'
 import { Client, type ClientOptions } from '../../client/client'
 import type { Logger } from '../../client/logger'
 import { Metadata } from '../../protocol/apis/metadata'
-import { FakeCluster } from '../fake-broker/cluster'
+import { FakeCluster } from '../../testing/index'
 
 const cleanups: Array<() => Promise<unknown>> = []
 afterEach(async () => {

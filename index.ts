@@ -50,7 +50,7 @@ export type { TopicPartition } from './group/membership'
 export type { Assignor, MemberSubscription } from './group/assignors'
 export { rangeAssignor, roundRobinAssignor, cooperativeStickyAssignor } from './group/assignors'
 export { StaticMembershipError, GroupProtocolUnsupportedError } from './group/errors'
-export { OutcomeUnknownError, DeliveryTimeoutError, BufferFullError, ProducerClosedError, TopicDeletedError, SendError } from './producer/errors'
+export { OutcomeUnknownError, DeliveryTimeoutError, BufferFullError, ProducerClosedError, TopicDeletedError, SendError, RecordTooLargeError } from './producer/errors'
 export type { PartitionerOption, Partitioner, PartitionerInput, PartitionerFunction } from './producer/partitioners'
 
 // `client.producer(options)`: the client layer does not import producer/ (data flows one

@@ -13,7 +13,7 @@
  *              no timeout, retry limit or abort may fail it (invariant 1)
  */
 import type { RecordInput } from '../protocol/record-batch'
-import { RECORD_BATCH_OVERHEAD } from '../protocol/record-batch'
+import { RECORD_BATCH_OVERHEAD, recordSizeUpperBound } from '../protocol/record-batch'
 
 export interface RecordMetadata {
   topic: string
@@ -29,6 +29,8 @@ export type RecordCallback = (error: Error | null, result: RecordMetadata | null
 /** Receives the outcome of records of one `send` call, by their index in that call. */
 export interface SendTracker {
   settle: (index: number, error: Error | null, result: RecordMetadata | null) => void
+  /** The batches holding the call's records (what an abort of the call looks through). */
+  batches?: Set<ProducerBatch>
 }
 
 export type Waiter = RecordCallback | SendTracker
@@ -125,6 +127,39 @@ export class ProducerBatch {
     this.settledEarly[i] = true
     notifyWaiter(this.waiters[i], this.waiterIndexes[i], error, null, this.onCallbackThrow)
     return this.settledEarly.every(Boolean)
+  }
+
+  /**
+   * Moves the records from `at` on into a new batch that follows this one (MESSAGE_TOO_LARGE:
+   * the batch was definitely not written). With a sequence, this batch keeps its base
+   * sequence and the new one takes the sequences right after this one's records, so the
+   * two cover exactly the range the broker never accepted, in the same order.
+   */
+  splitOff (at: number): ProducerBatch {
+    const rest = new ProducerBatch(this.topic, this.partition, this.createdAt, this.onCallbackThrow)
+    rest.records = this.records.splice(at)
+    rest.waiters = this.waiters.splice(at)
+    rest.waiterIndexes = this.waiterIndexes.splice(at)
+    if (this.settledEarly !== undefined) rest.settledEarly = this.settledEarly.splice(at)
+    let moved = 0
+    for (const record of rest.records) moved += recordSizeUpperBound(record)
+    // The buffer accounting releases batch.bytes: the two halves still add up to the original.
+    moved = Math.min(moved, this.bytes - RECORD_BATCH_OVERHEAD)
+    rest.bytes = RECORD_BATCH_OVERHEAD + moved
+    this.bytes -= moved
+    this.sealed = rest.sealed = true
+    this.encoded = undefined
+    if (this.baseSequence >= 0) {
+      rest.baseSequence = (this.baseSequence + this.records.length) % 0x80000000
+      rest.producerId = this.producerId
+      rest.producerEpoch = this.producerEpoch
+    }
+    rest.attempts = this.attempts
+    rest.lastError = this.lastError
+    rest.topicId = this.topicId
+    if (this.pendingAborts !== undefined) rest.pendingAborts = [...this.pendingAborts]
+    for (const waiter of new Set(rest.waiters)) if (typeof waiter !== 'function') waiter.batches?.add(rest)
+    return rest
   }
 
   /** Removes the records waited for by `waiter` (only before the first send); returns their indexes in the send call. */

@@ -2,7 +2,7 @@
  * Errors a producer reports for records.
  */
 import { errorCodeInfo } from '../protocol/error-codes'
-import { KafkaTsError } from '../protocol/errors'
+import { BrokerError, KafkaTsError } from '../protocol/errors'
 import type { RecordMetadata } from './batch'
 
 /**
@@ -60,6 +60,31 @@ export class TopicDeletedError extends KafkaTsError {
     this.topic = topic
     this.code = code
     this.type = errorCodeInfo(code).name
+  }
+}
+
+/**
+ * A record the broker refused as too large (MESSAGE_TOO_LARGE) even in a batch of its own:
+ * it is not in the log. The other records of its batch were split off and sent without it.
+ * `recordBytes` is the size of the record batch holding only this record (as the broker
+ * measures it, after compression); `maxMessageBytes` the topic's max.message.bytes (which
+ * defaults to the broker's message.max.bytes), or undefined when it could not be read.
+ */
+export class RecordTooLargeError extends BrokerError {
+  readonly topic: string
+  readonly partition: number
+  readonly recordBytes: number
+  readonly maxMessageBytes: number | undefined
+
+  constructor (topic: string, partition: number, recordBytes: number, maxMessageBytes: number | undefined) {
+    super(10, `Produce to ${topic}-${partition}`)
+    const limit = maxMessageBytes === undefined ? 'the topic\'s max.message.bytes (its value could not be read)' : `the topic's max.message.bytes of ${maxMessageBytes} bytes`
+    this.message = `Produce to ${topic}-${partition}: MESSAGE_TOO_LARGE (10): the record is ${recordBytes} bytes as a record batch of its own, over ${limit}. It is not in the log (the other records of its batch were sent without it). Send a smaller record, or raise the topic's max.message.bytes (and the broker's message.max.bytes / replica.fetch.max.bytes).`
+    this.name = 'RecordTooLargeError'
+    this.topic = topic
+    this.partition = partition
+    this.recordBytes = recordBytes
+    this.maxMessageBytes = maxMessageBytes
   }
 }
 

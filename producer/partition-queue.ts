@@ -65,6 +65,11 @@ export class PartitionQueue {
     return last !== undefined && !last.sealed ? last : undefined
   }
 
+  /** Puts `next` right after `batch` (the second half of a split batch). */
+  insertAfter (batch: ProducerBatch, next: ProducerBatch): void {
+    this.batches.splice(this.batches.indexOf(batch) + 1, 0, next)
+  }
+
   remove (batch: ProducerBatch): void {
     const at = this.batches.indexOf(batch)
     if (at !== -1) this.batches.splice(at, 1)

@@ -30,10 +30,11 @@ import { ConnectionError, RequestTimeoutError } from '../client/errors'
 import { invalidatesMetadata } from '../client/metadata'
 import { backoffDelay } from '../client/backoff'
 import type { CompressionCodec } from '../protocol/compression'
+import { DescribeConfigs } from '../protocol/apis/describe-configs'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
 import { recordSizeUpperBound, type RecordHeader, type RecordInput } from '../protocol/record-batch'
 import { notifyWaiter, ProducerBatch, type RecordCallback, type RecordMetadata, type SendTracker, type Waiter } from './batch'
-import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError, SendError, TopicDeletedError } from './errors'
+import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError, RecordTooLargeError, SendError, TopicDeletedError } from './errors'
 import { NO_IDENTITY, ProducerIdentity, sameIdentity } from './identity'
 import { checkProducerOptions, checkRecord, refuseKafkajsShape } from './input'
 import { checkSignal, describeValue } from '../client/validate'
@@ -172,6 +173,9 @@ const UNKNOWN_PRODUCER_ID = 59
 const DUPLICATE_SEQUENCE_NUMBER = 46
 const UNKNOWN_TOPIC_OR_PARTITION = 3
 const UNKNOWN_TOPIC_ID = 100
+const MESSAGE_TOO_LARGE = 10
+/** DescribeConfigs resource type of a topic. */
+const TOPIC_RESOURCE = 2
 
 export class Producer extends TypedEmitter<ProducerEvents> {
   readonly #client: Client
@@ -839,6 +843,8 @@ export class Producer extends TypedEmitter<ProducerEvents> {
       if (this.#isPending(batch)) this.#finishBatch(queue, batch, fenced, null)
     } else if (code === OUT_OF_ORDER_SEQUENCE_NUMBER || code === UNKNOWN_PRODUCER_ID || code === INVALID_PRODUCER_EPOCH) {
       this.#onSequenceError(queue, batch, error)
+    } else if (code === MESSAGE_TOO_LARGE) {
+      this.#onTooLarge(queue, batch, error)
     } else {
       this.#failDefinitely(queue, batch, error)
     }
@@ -890,6 +896,57 @@ export class Producer extends TypedEmitter<ProducerEvents> {
       return
     }
     this.#backOff(queue, batch.attempts++)
+  }
+
+  /**
+   * MESSAGE_TOO_LARGE: this attempt was definitely not written. A batch of several records
+   * is split in two in its place and both halves are retried (as the Java client does),
+   * down to single records; the halves cover the batch's sequences in order, so nothing
+   * after them needs new ones. A single record still too large fails alone with
+   * RecordTooLargeError, once the topic's limit is read for its message (the batch counts
+   * as in flight meanwhile, so nothing overtakes it); its sequence gap moves the partition
+   * to a new identity as any definite failure of a sent batch does.
+   */
+  #onTooLarge (queue: PartitionQueue, batch: ProducerBatch, error: BrokerError): void {
+    if (batch.ambiguous) {
+      // An earlier attempt may be in the log under these sequences: split halves would be
+      // refused as out of order (or resent as duplicates under a new epoch).
+      this.#finishBatch(queue, batch, new OutcomeUnknownError(`${error.message}; an earlier attempt of ${queue.key}'s batch (sequence ${batch.baseSequence}) was written without a definite answer, so it may or may not be in the log`, { cause: error }), null)
+      this.#leaveIdentity(queue, `a batch of ${queue.key} whose outcome was unknown was answered MESSAGE_TOO_LARGE`)
+      return
+    }
+    batch.lastError = error
+    if (batch.recordCount > 1) {
+      queue.insertAfter(batch, batch.splitOff(Math.ceil(batch.recordCount / 2)))
+      // Pipelined batches behind it are refused as out of order: resend from the head, one at a time.
+      queue.serial = true
+      this.#scheduleDrain()
+      return
+    }
+    const recordBytes = batch.encoded?.length ?? batch.bytes
+    batch.inFlight = true
+    queue.inFlight++
+    this.#inFlightBatches++
+    void this.#topicMessageLimit(queue.topic).then(limit => {
+      batch.inFlight = false
+      queue.inFlight--
+      this.#inFlightBatches--
+      if (!batch.finished) this.#failDefinitely(queue, batch, new RecordTooLargeError(queue.topic, queue.partition, recordBytes, limit))
+      this.#scheduleDrain()
+    })
+  }
+
+  /** The topic's max.message.bytes (DescribeConfigs answers the broker's default when the topic sets none), or undefined. */
+  async #topicMessageLimit (topic: string): Promise<number | undefined> {
+    try {
+      const response = await this.#client.request(DescribeConfigs, {
+        resources: [{ resourceType: TOPIC_RESOURCE, resourceName: topic, configurationKeys: ['max.message.bytes'] }]
+      }, { timeoutMs: Math.min(this.#requestTimeoutMs, 5000) })
+      const value = Number(response.results[0]?.configs.find(c => c.name === 'max.message.bytes')?.value)
+      return Number.isInteger(value) && value > 0 ? value : undefined
+    } catch {
+      return undefined
+    }
   }
 
   #onSequenceError (queue: PartitionQueue, batch: ProducerBatch, error: BrokerError): void {

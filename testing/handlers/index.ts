@@ -18,6 +18,7 @@ import { consumerGroupDescribeHandler } from './consumer-group-describe'
 import { consumerGroupHeartbeatHandler } from './consumer-group-heartbeat'
 import { createTopicsHandler } from './create-topics'
 import { deleteGroupsHandler } from './delete-groups'
+import { describeConfigsHandler } from './describe-configs'
 import { describeGroupsHandler } from './describe-groups'
 import { fetchHandler } from './fetch'
 import { findCoordinatorHandler } from './find-coordinator'
@@ -67,7 +68,8 @@ export function buildHandlers (options: HandlerOptions): Map<number, ApiHandler>
     listGroupsHandler(options.groups),
     describeGroupsHandler(options.groups),
     consumerGroupDescribeHandler(options.groups),
-    deleteGroupsHandler(options.groups)
+    deleteGroupsHandler(options.groups),
+    describeConfigsHandler
   ]
   return new Map(handlers.map(h => [h.api.key, h]))
 }

@@ -20,6 +20,8 @@
  *   (transactions.ts: epoch, partition in the transaction or added implicitly at v12+ on
  *   transaction version 2) and its offsets recorded for `committedLog`; no markers
  * - log-append time: not implemented (logAppendTimeMs is always -1)
+ * - a batch larger than the topic's `max.message.bytes` config (if set) gets
+ *   MESSAGE_TOO_LARGE with no error message, as Kafka answers it
  */
 import { Produce, type ProducePartitionData, type ProducePartitionResponse, type ProduceRequest, type ProduceResponse, type ProduceTopicResponse } from '../../protocol/apis/produce'
 import { crc32c } from '../../protocol/crc32c'
@@ -93,6 +95,8 @@ async function producePartition (ctx: HandlerContext, txns: TransactionCoordinat
 
   const checked = checkSingleBatch(data.records)
   if (typeof checked !== 'object') return failed(data.index, checked === 'crc' ? ErrorCode.CORRUPT_MESSAGE : ErrorCode.INVALID_RECORD, describeBatchProblem(checked))
+  // As Kafka: the whole batch against the topic's max.message.bytes, and no message in the answer.
+  if (checked.bytes.length > maxMessageBytes(topic)) return failed(data.index, ErrorCode.MESSAGE_TOO_LARGE, null)
   // Our own copy: it is patched (offset, epoch) and kept; the request frame is not.
   const bytes = Buffer.from(checked.bytes)
   let batch: RecordBatch
@@ -164,6 +168,12 @@ function invalidRecords (batch: RecordBatch): string | undefined {
 
 function written (index: number, baseOffset: bigint, logStartOffset: bigint): ProducePartitionResponse {
   return { index, errorCode: ErrorCode.NONE, baseOffset, logAppendTimeMs: -1n, logStartOffset, recordErrors: [], errorMessage: null, currentLeader: { leaderId: -1, leaderEpoch: -1 } }
+}
+
+/** The topic's max.message.bytes; unlimited when the topic sets none (tests send batches larger than Kafka's default). */
+export function maxMessageBytes (topic: TopicState): number {
+  const value = topic.configs.get('max.message.bytes')
+  return value === undefined || value === null ? Infinity : Number(value)
 }
 
 function failed (index: number, errorCode: number, errorMessage: string | null): ProducePartitionResponse {

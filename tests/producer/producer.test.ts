@@ -15,7 +15,7 @@ import { ApiVersions } from '../../protocol/apis/api-versions'
 import { InitProducerId } from '../../protocol/apis/init-producer-id'
 import { Metadata } from '../../protocol/apis/metadata'
 import { Producer, type ProducerOptions, type ProducerRecord } from '../../producer/producer'
-import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError, SendError, TopicDeletedError } from '../../producer/errors'
+import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError, RecordTooLargeError, SendError, TopicDeletedError } from '../../producer/errors'
 import type { RecordMetadata } from '../../producer/batch'
 import { FakeCluster } from '../../testing/index'
 
@@ -388,6 +388,77 @@ describe('ordering and retries', () => {
     await p.send({ topic: TOPIC, value: 'after' })
     assert.notEqual(seen[50], seen[0], 'the array outlived the metadata it came from')
     assert.deepEqual([...seen[50]], [0, 1])
+  })
+})
+
+describe('MESSAGE_TOO_LARGE: split, and a record too large on its own fails alone', () => {
+  const SMALL = 'small'
+  const LIMIT = 1200
+  const logOf = (partition = 0): string[] => cluster.log(SMALL, partition).map(r => r.value?.toString().slice(0, 3) ?? '')
+  // Records of `size` bytes whose value starts with a 3-character name.
+  const value = (name: string, size: number): string => name.padEnd(size, '.')
+
+  for (const [name, options] of [['idempotent', {}], ['acks=1, not idempotent', { acks: 1, idempotent: false }]] as Array<[string, ProducerOptions]>) {
+    test(`${name}: a batch over max.message.bytes is split down to single records; the one too large fails with its size and the limit, the others are written in order`, async () => {
+      cluster.createTopic({ name: SMALL, partitions: 1, configs: { 'max.message.bytes': String(LIMIT) } })
+      const p = producer({ ...options, lingerMs: 20 })
+      const sizes = [300, 300, 300, 300, 300, 1500, 300, 300]
+      const error = await p.send(sizes.map((size, i) => ({ topic: SMALL, partition: 0, value: value(`r${i}_`, size) }))).then(() => undefined, (e: unknown) => e)
+      assert.ok(error instanceof SendError, String(error))
+      assert.deepEqual(error.errors.map(e => e.index), [5])
+      const tooLarge = error.outcomes[5].ok ? undefined : error.outcomes[5].error
+      assert.ok(tooLarge instanceof RecordTooLargeError, String(tooLarge))
+      assert.equal(tooLarge.code, 10)
+      assert.equal(tooLarge.type, 'MESSAGE_TOO_LARGE')
+      assert.equal(tooLarge.maxMessageBytes, LIMIT)
+      assert.ok(tooLarge.recordBytes > LIMIT && tooLarge.recordBytes < 1600, String(tooLarge.recordBytes))
+      assert.match(tooLarge.message, new RegExp(`${tooLarge.recordBytes} bytes .*max\\.message\\.bytes of ${LIMIT} bytes`))
+      // Every other record was acknowledged where it is, once, in send order.
+      error.outcomes.forEach((o, i) => { if (o.ok) assertLanded(o.metadata, value(`r${i}_`, sizes[i])) })
+      assert.deepEqual(logOf(), ['r0_', 'r1_', 'r2_', 'r3_', 'r4_', 'r6_', 'r7_'])
+      assert.deepEqual(p.buffered, { records: 0, bytes: 0 })
+      // Every attempt that was refused was over the limit: the batch was halved, not resent whole.
+      const refused = cluster.produceAttempts(SMALL, 0).filter(a => a.bytes > LIMIT)
+      assert.ok(refused.every(a => a.recordCount <= 8), JSON.stringify(refused.map(a => a.recordCount)))
+      assert.deepEqual(refused.map(a => a.recordCount).sort(), [1, 2, 4, 4, 8].sort())
+    })
+  }
+
+  test('a split keeps sequences: batches pipelined behind the refused one land after its halves, under the same epoch and with no gap', async () => {
+    cluster.createTopic({ name: SMALL, partitions: 1, configs: { 'max.message.bytes': String(LIMIT) } })
+    const p = producer({ lingerMs: 20, batchMaxBytes: 2000 })
+    // A first success, so the broker knows the producer and later batches are pipelined.
+    await p.send({ topic: SMALL, partition: 0, value: 'c0_' })
+    // Three records fill a batch (the fourth would pass batchMaxBytes): two sealed batches, sent together.
+    const results = await p.send(Array.from({ length: 7 }, (_, i) => ({ topic: SMALL, partition: 0, value: value(`s${i}_`, 500) })))
+    results.forEach((r, i) => assertLanded(r, value(`s${i}_`, 500)))
+    assert.deepEqual(logOf(), ['c0_', 's0_', 's1_', 's2_', 's3_', 's4_', 's5_', 's6_'])
+    const log = cluster.log(SMALL, 0)
+    assert.equal(new Set(log.map(r => `${r.producerId}/${r.producerEpoch}`)).size, 1, 'no epoch bump')
+    assert.deepEqual(log.map(r => r.sequence), [0, 1, 2, 3, 4, 5, 6, 7])
+    // The second batch really was in flight behind the first (and refused as out of order).
+    const attempts = cluster.produceAttempts(SMALL, 0).map(a => [a.baseSequence, a.recordCount])
+    assert.deepEqual(attempts.slice(1, 3), [[1, 3], [4, 3]], JSON.stringify(attempts))
+  })
+
+  test('a batch whose earlier attempt may be in the log is not split: MESSAGE_TOO_LARGE then ends it as unknown', async () => {
+    const p = producer({ lingerMs: 20 })
+    let produced = 0
+    cluster.intercept(Produce, () => {
+      produced++
+      // Written, no definite answer (the log has it); the retry is refused as too large.
+      if (produced === 1) return { error: 7, apply: true }
+      if (produced === 2) return { error: 10 }
+      return undefined
+    })
+    const error = await p.send([{ topic: TOPIC, partition: 0, value: 'u0' }, { topic: TOPIC, partition: 0, value: 'u1' }]).then(() => undefined, (e: unknown) => e)
+    assert.ok(error instanceof SendError, String(error))
+    assert.ok(error.errors.length === 2 && error.errors.every(e => e.error instanceof OutcomeUnknownError), error.message)
+    // Nothing was resent as halves under other sequences.
+    assert.deepEqual(values(), ['u0', 'u1'])
+    assert.deepEqual(cluster.produceAttempts(TOPIC, 0).map(a => a.recordCount), [2, 2])
+    // The partition moved on: later records are written.
+    assertLanded(await p.send({ topic: TOPIC, partition: 0, value: 'after' }), 'after')
   })
 })
 

@@ -1,0 +1,58 @@
+// The producer's size limits against a real broker: a batch over the topic's
+// max.message.bytes is split (one record too large fails alone, naming its size and the
+// limit), and one send() larger than the producer's buffer waits for room as earlier
+// records are acknowledged.
+import { after, before, describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { Client, Producer, RecordTooLargeError, SendError } from '../../index'
+import { sharedBootstrap } from '../broker/kafka'
+import { forEachLogRecord } from './chaos-support'
+import { uniqueName } from './support'
+
+const bootstrap = sharedBootstrap()
+const skip = bootstrap === undefined ? 'no broker: set KAFKA_BOOTSTRAP or run through `npm test`' : false
+
+describe('producer size limits against a real broker', { skip, timeout: 120_000 }, () => {
+  let client: Client
+  const topics: string[] = []
+  before(async () => { client = new Client({ bootstrap: bootstrap!, clientId: 'producer-limits' }) })
+  after(async () => {
+    if (topics.length > 0) await client.admin.deleteTopics(topics, { ignoreMissing: true }).catch(() => {})
+    await client?.close()
+  })
+  async function newTopic (name: string, configs: Record<string, string> = {}): Promise<string> {
+    const topic = uniqueName(name)
+    await client.admin.createTopics([{ topic, numPartitions: 1, replicationFactor: 1, configs }])
+    topics.push(topic)
+    return topic
+  }
+  async function logValues (topic: string): Promise<string[]> {
+    const values: string[] = []
+    await forEachLogRecord(client, topic, 0, r => values.push(r.value?.toString() ?? ''))
+    return values
+  }
+
+  test('max.message.bytes 2000: a batch of 12 records is split; the one record over the limit fails alone with its size and the limit, the other 11 are written in order', async () => {
+    const limit = 2000
+    const topic = await newTopic('too-large', { 'max.message.bytes': String(limit) })
+    const producer = new Producer(client, { lingerMs: 50 })
+    try {
+      const values = Array.from({ length: 12 }, (_, i) => `${String(i).padStart(2, '0')}:`.padEnd(i === 7 ? 3000 : 400, 'x'))
+      const error = await producer.send(values.map(value => ({ topic, partition: 0, value }))).then(() => undefined, (e: unknown) => e)
+      assert.ok(error instanceof SendError, String(error))
+      assert.deepEqual(error.errors.map(e => e.index), [7])
+      const tooLarge = error.errors[0].error
+      assert.ok(tooLarge instanceof RecordTooLargeError, String(tooLarge))
+      assert.equal(tooLarge.maxMessageBytes, limit)
+      assert.ok(tooLarge.recordBytes > 3000, String(tooLarge.recordBytes))
+      assert.match(tooLarge.message, new RegExp(`${tooLarge.recordBytes} bytes .*max\\.message\\.bytes of ${limit} bytes`))
+      const written = values.filter((_, i) => i !== 7)
+      assert.deepEqual(await logValues(topic), written)
+      // Each acknowledgement names the offset its record is at.
+      const offsets = error.outcomes.flatMap(o => o.ok ? [o.metadata.offset] : [])
+      assert.deepEqual(offsets, written.map((_, i) => BigInt(i)))
+    } finally {
+      await producer.close()
+    }
+  })
+})

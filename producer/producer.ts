@@ -208,6 +208,8 @@ export class Producer extends TypedEmitter<ProducerEvents> {
   #bufferedBytes = 0
   #bufferedRecords = 0
   readonly #spaceWaiters: Array<() => void> = []
+  /** Sends waiting for room to buffer the rest of their records, in call order (one token each). */
+  readonly #waitingSends: object[] = []
 
   // Idempotence: the identity new sequences are issued under (each partition keeps its own, see identity.ts).
   readonly #identity: ProducerIdentity
@@ -435,14 +437,6 @@ export class Producer extends TypedEmitter<ProducerEvents> {
     if (signal?.aborted === true) throw new AbortedError('Aborted before the records were buffered', { written: false, cause: signal.reason })
     this.#checkOpen()
     this.#txn?.checkSend()
-    // Only wait when full: otherwise the records are buffered before send() returns, so
-    // an abort or close right after the call finds them.
-    if (this.#isFull()) {
-      await this.#waitForSpace(signal)
-      this.#checkOpen()
-      if ((signal as AbortSignal | undefined)?.aborted === true) throw new AbortedError('Aborted while waiting for room in the producer buffer', { written: false, cause: signal!.reason })
-      this.#txn?.checkSend()
-    }
     this.#txn?.onAppend()
     const results = await new Promise<RecordMetadata[]>((resolve, reject) => {
       const out = new Array<RecordMetadata>(list.length)
@@ -464,7 +458,10 @@ export class Producer extends TypedEmitter<ProducerEvents> {
       const onAbort = (): void => this.#abortTracker(tracker, signal!)
       signal?.addEventListener('abort', onAbort, { once: true })
       if (remaining === 0) { resolve(out); return }
-      for (let i = 0; i < list.length; i++) this.#append(list[i], tracker, i, tracker.batches)
+      // What fits is buffered before send() returns, so an abort or close right after the
+      // call finds it; the rest enters as acknowledgements make room.
+      const next = this.#waitingSends.length > 0 ? 0 : this.#appendWhileRoom(list, 0, tracker)
+      if (next < list.length) void this.#appendAsRoomFrees(list, next, tracker, signal)
     })
     return Array.isArray(records) ? results : results[0]
   }
@@ -500,6 +497,52 @@ export class Producer extends TypedEmitter<ProducerEvents> {
     return true
   }
 
+  /** Appends records of one send from `from` on while each fits the buffer; returns the index of the first that does not. */
+  #appendWhileRoom (list: ProducerRecord[], from: number, tracker: SendTracker & { batches: Set<ProducerBatch> }): number {
+    for (let i = from; i < list.length; i++) {
+      const input = toRecordInput(list[i])
+      if (!this.#hasRoom(recordSizeUpperBound(input))) return i
+      this.#append(list[i], tracker, i, tracker.batches, input)
+    }
+    return list.length
+  }
+
+  /**
+   * The rest of a send larger than the room in the buffer: its records enter in order as
+   * acknowledgements free room, so the buffer never holds more than its limits. Waiting
+   * sends take turns in call order (`#waitingSends`), so records of sends made one after
+   * the other keep that order in each partition. Records not buffered when the wait ends
+   * (an abort, a close, a failed transaction) settle with its error; buffered ones keep
+   * their own outcome.
+   */
+  async #appendAsRoomFrees (list: ProducerRecord[], from: number, tracker: SendTracker & { batches: Set<ProducerBatch> }, signal: AbortSignal | undefined): Promise<void> {
+    const turn = {}
+    this.#waitingSends.push(turn)
+    let next = from
+    try {
+      while (next < list.length) {
+        const size = recordSizeUpperBound(toRecordInput(list[next]))
+        await this.#waitUntil(() => this.#waitingSends[0] === turn && this.#hasRoom(size), signal, true)
+        this.#checkOpen()
+        if (signal?.aborted === true) throw new AbortedError('Aborted while waiting for room in the producer buffer: the record is not in the log', { written: false, cause: signal.reason })
+        // A commit waits for this send's records (they are the transaction's); a failed or ended transaction takes no more.
+        if (this.#txn !== undefined && this.#txn.state !== 'committing') this.#txn.checkSend()
+        next = this.#appendWhileRoom(list, next, tracker)
+      }
+    } catch (error) {
+      for (let i = next; i < list.length; i++) tracker.settle(i, error as Error, null)
+    } finally {
+      this.#waitingSends.splice(this.#waitingSends.indexOf(turn), 1)
+      this.#wakeSpaceWaiters()
+    }
+  }
+
+  /** Whether the buffer has room for a record of `bytes`: below maxBufferedRecords, and within maxBufferedBytes (an empty buffer takes any record). */
+  #hasRoom (bytes: number): boolean {
+    if (this.#bufferedRecords >= this.#maxBufferedRecords) return false
+    return this.#bufferedBytes === 0 || this.#bufferedBytes + bytes <= this.#maxBufferedBytes
+  }
+
   /** Whether the buffer is at maxBufferedBytes/maxBufferedRecords: produce() would refuse, send() would wait. */
   get full (): boolean {
     return this.#isFull()
@@ -512,12 +555,15 @@ export class Producer extends TypedEmitter<ProducerEvents> {
 
   /** Sends everything buffered now, without lingering, and resolves when all of it is answered. */
   async flush (): Promise<void> {
-    const batches: ProducerBatch[] = []
-    for (const queue of this.#active) batches.push(...queue.batches)
-    const pendingTopics = [...this.#awaitingMetadata.values()].map(async p => await p.ready)
     this.#flushing++
     this.#scheduleDrain()
     try {
+      // Sends larger than the buffer that are still entering it are flushed whole.
+      const entering = [...this.#waitingSends]
+      if (entering.length > 0) await this.#waitUntil(() => entering.every(turn => !this.#waitingSends.includes(turn)), undefined, false)
+      const batches: ProducerBatch[] = []
+      for (const queue of this.#active) batches.push(...queue.batches)
+      const pendingTopics = [...this.#awaitingMetadata.values()].map(async p => await p.ready)
       await Promise.allSettled(pendingTopics)
       await Promise.all(batches.map(async b => await this.#whenDone(b)))
       // Records that waited for metadata went into new batches.
@@ -557,7 +603,7 @@ export class Producer extends TypedEmitter<ProducerEvents> {
       }
     }
     for (const pending of [...this.#awaitingMetadata.values()]) pending.fail(unsent)
-    for (const wake of this.#spaceWaiters.splice(0)) wake()
+    this.#wakeSpaceWaiters()
     this.#releaseResources()
   }
 
@@ -576,13 +622,13 @@ export class Producer extends TypedEmitter<ProducerEvents> {
   readonly #awaitingMetadata = new Map<string, { ready: Promise<void>, records: Array<{ record: ProducerRecord, waiter: Waiter, index: number, batches?: Set<ProducerBatch> }>, fail: (error: Error) => void }>()
   readonly #batchDone = new WeakMap<ProducerBatch, { promise: Promise<void>, resolve: () => void }>()
 
-  #append (record: ProducerRecord, waiter: Waiter, index: number, batches: Set<ProducerBatch> | undefined): void {
+  #append (record: ProducerRecord, waiter: Waiter, index: number, batches: Set<ProducerBatch> | undefined, prepared?: RecordInput): void {
     const topic = this.#client.metadata.topic(record.topic)
     if (topic === undefined || topic.partitions.length === 0) {
       this.#appendAfterMetadata(record, waiter, index, batches)
       return
     }
-    const input = toRecordInput(record)
+    const input = prepared ?? toRecordInput(record)
     const bytes = recordSizeUpperBound(input)
     let partition = record.partition
     if (partition === undefined) {
@@ -657,7 +703,7 @@ export class Producer extends TypedEmitter<ProducerEvents> {
   #unbufferWaiting (record: ProducerRecord): void {
     this.#bufferedBytes -= waitingSize(record)
     this.#bufferedRecords--
-    if (!this.#isFull()) for (const wake of this.#spaceWaiters.splice(0)) wake()
+    if (!this.#isFull()) this.#wakeSpaceWaiters()
   }
 
   #queue (topic: string, partition: number): PartitionQueue {
@@ -996,7 +1042,7 @@ export class Producer extends TypedEmitter<ProducerEvents> {
     this.#bufferedBytes -= batch.bytes - 61
     this.#bufferedRecords -= batch.recordCount
     if (!this.#isFull()) {
-      for (const wake of this.#spaceWaiters.splice(0)) wake()
+      this.#wakeSpaceWaiters()
       this.emit('drain')
     }
   }
@@ -1212,10 +1258,17 @@ export class Producer extends TypedEmitter<ProducerEvents> {
   }
 
   async #waitForSpace (signal?: AbortSignal): Promise<void> {
-    while (this.#isFull()) {
-      this.#checkOpen()
+    await this.#waitUntil(() => !this.#isFull(), signal, true)
+  }
+
+  /** Waits until `condition` holds, rechecked whenever buffer space is released or a waiting send is done. */
+  async #waitUntil (condition: () => boolean, signal: AbortSignal | undefined, failIfClosed: boolean): Promise<void> {
+    while (!condition()) {
+      if (failIfClosed) this.#checkOpen()
+      else if (this.#closed) return
       await new Promise<void>((resolve, reject) => {
         const onAbort = (): void => reject(new AbortedError('Aborted while waiting for room in the producer buffer', { written: false, cause: signal!.reason }))
+        if (signal?.aborted === true) { onAbort(); return }
         signal?.addEventListener('abort', onAbort, { once: true })
         this.#spaceWaiters.push(() => {
           signal?.removeEventListener('abort', onAbort)
@@ -1223,6 +1276,10 @@ export class Producer extends TypedEmitter<ProducerEvents> {
         })
       })
     }
+  }
+
+  #wakeSpaceWaiters (): void {
+    for (const wake of this.#spaceWaiters.splice(0)) wake()
   }
 
   async #whenDone (batch: ProducerBatch): Promise<void> {

@@ -10,6 +10,8 @@ import { forEachLogRecord } from './chaos-support'
 import { uniqueName } from './support'
 
 const bootstrap = sharedBootstrap()
+/** Records of the one big send (PRODUCER_LIMITS_RECORDS=1000000 for the issue's full size). */
+const BIG_SEND = Number(process.env.PRODUCER_LIMITS_RECORDS ?? 100_000)
 const skip = bootstrap === undefined ? 'no broker: set KAFKA_BOOTSTRAP or run through `npm test`' : false
 
 describe('producer size limits against a real broker', { skip, timeout: 120_000 }, () => {
@@ -52,6 +54,39 @@ describe('producer size limits against a real broker', { skip, timeout: 120_000 
       const offsets = error.outcomes.flatMap(o => o.ok ? [o.metadata.offset] : [])
       assert.deepEqual(offsets, written.map((_, i) => BigInt(i)))
     } finally {
+      await producer.close()
+    }
+  })
+
+  test(`one send() of ${BIG_SEND} records with maxBufferedRecords 2,000 / maxBufferedBytes 128 KiB waits for room: every record written once, in order, the buffer never over its limits`, async () => {
+    const topic = await newTopic('big-send')
+    const maxBufferedRecords = 2000
+    const maxBufferedBytes = 128 * 1024
+    const producer = new Producer(client, { maxBufferedRecords, maxBufferedBytes })
+    const max = { records: 0, bytes: 0 }
+    const sample = (): void => {
+      max.records = Math.max(max.records, producer.buffered.records)
+      max.bytes = Math.max(max.bytes, producer.buffered.bytes)
+    }
+    const timer = setInterval(sample, 1)
+    try {
+      const started = Date.now()
+      const heapBefore = process.memoryUsage().heapUsed
+      const sending = producer.send(Array.from({ length: BIG_SEND }, (_, i) => ({ topic, partition: 0, value: String(i).padStart(40, '0') })))
+      sample()
+      const results = await sending
+      clearInterval(timer)
+      console.log(`${BIG_SEND} records in ${Date.now() - started} ms; buffered at most ${JSON.stringify(max)}; heap +${Math.round((process.memoryUsage().heapUsed - heapBefore) / 2 ** 20)} MB (the results included)`)
+      assert.ok(max.records <= maxBufferedRecords && max.bytes <= maxBufferedBytes, `buffered at most ${JSON.stringify(max)}`)
+      assert.ok(max.records > maxBufferedRecords / 4, `the buffer was used: ${JSON.stringify(max)}`)
+      assert.ok(results.every((r, i) => r.offset === BigInt(i)), 'acknowledged at offsets 0..n-1 in send order')
+      let next = 0
+      let wrong = 0
+      const { count } = await forEachLogRecord(client, topic, 0, r => { if (r.value?.toString() !== String(next++).padStart(40, '0')) wrong++ })
+      assert.equal(count, BIG_SEND)
+      assert.equal(wrong, 0, `${wrong} records out of place`)
+    } finally {
+      clearInterval(timer)
       await producer.close()
     }
   })

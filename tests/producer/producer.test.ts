@@ -531,6 +531,72 @@ describe('limits and lifecycle', () => {
     assert.equal(values(1).length, 6)
   })
 
+  /** The most `p.buffered` held, sampled whenever a Produce arrives and every millisecond. */
+  function watchBuffered (p: Producer): { max: { records: number, bytes: number }, stop: () => void } {
+    const max = { records: 0, bytes: 0 }
+    const sample = (): void => {
+      max.records = Math.max(max.records, p.buffered.records)
+      max.bytes = Math.max(max.bytes, p.buffered.bytes)
+    }
+    const remove = cluster.intercept(Produce, () => { sample(); return undefined })
+    const timer = setInterval(sample, 1)
+    return { max, stop: () => { clearInterval(timer); remove() } }
+  }
+
+  test('one send() larger than maxBufferedRecords/maxBufferedBytes enters the buffer as records are acknowledged: all written in order, the limits never passed', async () => {
+    const p = producer({ maxBufferedRecords: 40, maxBufferedBytes: 3000, lingerMs: 1, batchMaxBytes: 600 })
+    const watch = watchBuffered(p)
+    const count = 3000
+    const sending = p.send(Array.from({ length: count }, (_, i) => ({ topic: TOPIC, partition: i % 2, value: `big-${i}` })))
+    // What fits is buffered at once; the rest waits.
+    assert.ok(p.buffered.records > 0 && p.buffered.records <= 40, JSON.stringify(p.buffered))
+    assert.ok(p.buffered.bytes <= 3000, JSON.stringify(p.buffered))
+    // produce() does not wait: it refuses while the buffer is full.
+    await until(() => p.full, 'a full buffer')
+    const refused = await new Promise<Error | null>(resolve => assert.equal(p.produce({ topic: TOPIC, partition: 0, value: 'refused' }, error => resolve(error)), false))
+    assert.ok(refused instanceof BufferFullError, String(refused))
+    const results = await sending
+    watch.stop()
+    results.forEach((r, i) => assertLanded(r, `big-${i}`))
+    for (const partition of [0, 1]) assert.deepEqual(values(partition), Array.from({ length: count / 2 }, (_, k) => `big-${2 * k + partition}`))
+    assert.ok(watch.max.records <= 40 && watch.max.bytes <= 3000, `buffered at most ${JSON.stringify(watch.max)}`)
+    assert.ok(watch.max.records > 10, `the buffer was used: ${JSON.stringify(watch.max)}`)
+    assert.deepEqual(p.buffered, { records: 0, bytes: 0 })
+  })
+
+  test('sends waiting for room keep call order; an abort of a waiting send settles what was not buffered as not written; close() waits for a send still entering', async () => {
+    const p = producer({ maxBufferedRecords: 10, lingerMs: 1 })
+    cluster.intercept(Produce, () => ({ delayMs: 5 }))
+    const first = p.send(Array.from({ length: 60 }, (_, i) => ({ topic: TOPIC, partition: 0, value: `a${i}` })))
+    const second = p.send(Array.from({ length: 5 }, (_, i) => ({ topic: TOPIC, partition: 0, value: `b${i}` })))
+    const controller = new AbortController()
+    const aborted = p.send(Array.from({ length: 200 }, (_, i) => ({ topic: TOPIC, partition: 1, value: `c${i}` })), { signal: controller.signal })
+    // Abort once part of it is written.
+    await until(() => values(1).length >= 10, 'part of the third send written')
+    controller.abort()
+    const error = await aborted.then(() => undefined, (e: unknown) => e)
+    assert.ok(error instanceof SendError, String(error))
+    const ok = error.outcomes.flatMap((o, i) => o.ok ? [i] : [])
+    const failed = error.errors
+    assert.ok(ok.length >= 10 && failed.length > 0, `${ok.length} written, ${failed.length} failed`)
+    assert.ok(failed.every(f => f.error instanceof AbortedError && !f.error.written), failed[0].error.message)
+    // Acknowledged records are the first ones, and the log holds exactly them.
+    assert.deepEqual(ok, Array.from({ length: ok.length }, (_, i) => i))
+    await p.flush()
+    assert.deepEqual(values(1), ok.map(i => `c${i}`))
+    const last = p.send(Array.from({ length: 50 }, (_, i) => ({ topic: TOPIC, partition: 0, value: `d${i}` })))
+    await p.close()
+    assert.equal((await last).length, 50)
+    assert.equal((await first).length, 60)
+    assert.equal((await second).length, 5)
+    assert.deepEqual(values(0), [
+      ...Array.from({ length: 60 }, (_, i) => `a${i}`),
+      ...Array.from({ length: 5 }, (_, i) => `b${i}`),
+      ...Array.from({ length: 50 }, (_, i) => `d${i}`)
+    ])
+    assert.deepEqual(p.buffered, { records: 0, bytes: 0 })
+  })
+
   test('an unknown topic waits for metadata, then fails naming the topic', async () => {
     const p = producer({ metadataWaitMs: 300 })
     await assert.rejects(p.send({ topic: 'no-such-topic', value: 'x' }), /no-such-topic/)

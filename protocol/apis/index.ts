@@ -61,6 +61,12 @@ import { ExpireDelegationToken } from './expire-delegation-token'
 import { DescribeDelegationToken } from './describe-delegation-token'
 import { ListConfigResources } from './list-config-resources'
 import { ShareGroupDescribe } from './share-group-describe'
+import { ShareGroupHeartbeat, ShareGroupMemberEpoch } from './share-group-heartbeat'
+import { ShareFetch, AcknowledgeType } from './share-fetch'
+import { ShareAcknowledge } from './share-acknowledge'
+import { DescribeShareGroupOffsets } from './describe-share-group-offsets'
+import { AlterShareGroupOffsets } from './alter-share-group-offsets'
+import { DeleteShareGroupOffsets } from './delete-share-group-offsets'
 import { StreamsGroupDescribe } from './streams-group-describe'
 import { StreamsGroupHeartbeat } from './streams-group-heartbeat'
 import { WriteTxnMarkers } from './write-txn-markers'
@@ -185,6 +191,18 @@ export { StreamsGroupHeartbeat }
 export type * from './streams-group-heartbeat'
 export { WriteTxnMarkers }
 export type * from './write-txn-markers'
+export { ShareGroupHeartbeat, ShareGroupMemberEpoch }
+export type * from './share-group-heartbeat'
+export { ShareFetch, AcknowledgeType }
+export type * from './share-fetch'
+export { ShareAcknowledge }
+export type * from './share-acknowledge'
+export { DescribeShareGroupOffsets }
+export type * from './describe-share-group-offsets'
+export { AlterShareGroupOffsets }
+export type * from './alter-share-group-offsets'
+export { DeleteShareGroupOffsets }
+export type * from './delete-share-group-offsets'
 
 export const allApis: ReadonlyArray<Api<any, any>> = [
   ApiVersions,
@@ -246,5 +264,11 @@ export const allApis: ReadonlyArray<Api<any, any>> = [
   ShareGroupDescribe,
   StreamsGroupDescribe,
   StreamsGroupHeartbeat,
-  WriteTxnMarkers
+  WriteTxnMarkers,
+  ShareGroupHeartbeat,
+  ShareFetch,
+  ShareAcknowledge,
+  DescribeShareGroupOffsets,
+  AlterShareGroupOffsets,
+  DeleteShareGroupOffsets
 ]

@@ -331,7 +331,20 @@ function serverProperties (version: KafkaVersion, nodeId: number, port: number, 
     'transaction.state.log.replication.factor': replication,
     'transaction.state.log.min.isr': minIsr,
     // Share groups (KIP-932) came after 3.9.
-    ...(version === KAFKA_VERSION ? { 'share.coordinator.state.topic.replication.factor': replication, 'share.coordinator.state.topic.min.isr': minIsr } : {}),
+    // share.version is on by default for a 4.4 cluster; the shorter timings below (defaults:
+    // heartbeat 5 s, session 45 s, lock duration at least 15 s) let share tests fence and
+    // redeliver in seconds, and a group may set share.record.lock.duration.ms down to 1 s.
+    ...(version === KAFKA_VERSION
+      ? {
+          'share.coordinator.state.topic.replication.factor': replication,
+          'share.coordinator.state.topic.min.isr': minIsr,
+          'group.share.min.heartbeat.interval.ms': 500,
+          'group.share.heartbeat.interval.ms': 500,
+          'group.share.min.session.timeout.ms': 6000,
+          'group.share.session.timeout.ms': 10000,
+          'group.share.min.record.lock.duration.ms': 1000
+        }
+      : {}),
     'group.initial.rebalance.delay.ms': 0,
     // KIP-848 groups: the broker sets heartbeat interval and session timeout. Shorter than
     // the defaults (5 s, 45 s) so fencing tests run in seconds.

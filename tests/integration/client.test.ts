@@ -297,6 +297,33 @@ describe('low-level API against a real broker', { skip }, () => {
       body: () => ({ groupIds: [unique('sample')], includeAuthorizedOperations: false }),
       check: r => assert.equal(r.groups[0].errorCode, 69)
     },
+    // Share groups (KIP-932, on by default on a 4.4 cluster).
+    ShareGroupHeartbeat: {
+      body: () => ({ groupId: unique('sample'), memberId: randomUUID(), memberEpoch: 0, rackId: null, subscribedTopicNames: [topic] }),
+      check: r => { assert.equal(r.errorCode, 0); assert.ok(r.memberEpoch > 0) }
+    },
+    ShareFetch: {
+      // A new session of a member the group does not know: the broker refuses the member.
+      body: () => ({ groupId: unique('sample'), memberId: randomUUID(), shareSessionEpoch: 0, maxWaitMs: 0, minBytes: 1, topics: [{ topicId, partitions: [{ partitionIndex: 0, acknowledgementBatches: [] }] }], forgottenTopicsData: [] }),
+      check: r => assert.equal(typeof r.errorCode, 'number')
+    },
+    ShareAcknowledge: {
+      // Acknowledging needs an open share session: epoch 1 of none is refused.
+      body: () => ({ groupId: unique('sample'), memberId: randomUUID(), shareSessionEpoch: 1, topics: [] }),
+      check: r => assertOneOf(r.errorCode, [122, 123]) // SHARE_SESSION_NOT_FOUND, INVALID_SHARE_SESSION_EPOCH
+    },
+    DescribeShareGroupOffsets: {
+      body: () => ({ groups: [{ groupId: unique('sample'), topics: [{ topicName: topic, partitions: [0] }] }] }),
+      check: r => assert.equal(r.groups.length, 1)
+    },
+    AlterShareGroupOffsets: {
+      body: () => ({ groupId: unique('sample'), topics: [{ topicName: topic, partitions: [{ partitionIndex: 0, startOffset: 0n }] }] }),
+      check: r => assert.equal(typeof r.errorCode, 'number')
+    },
+    DeleteShareGroupOffsets: {
+      body: () => ({ groupId: unique('sample'), topics: [{ topicName: topic }] }),
+      check: r => assertOneOf(r.errorCode, [0, 69])
+    },
     // Transactions, for a transactional id the coordinator has never seen: each API answers
     // with the error Kafka gives for that (or, until __transaction_state exists, that the
     // coordinator is not available yet).

@@ -9,6 +9,7 @@ import { Producer, type ProducerOptions } from './producer/producer'
 import { Consumer, type AssignOptions } from './consumer/consumer'
 import { GroupConsumer, type GroupConsumerOptions } from './group/group-consumer'
 import { Admin } from './admin/index'
+import { ShareConsumer, type ShareConsumerOptions } from './group/share-consumer'
 export { Client }
 export type { ClientOptions, RequestOptions, ProduceRawOptions, ProduceRawResult, FetchRawOptions, FetchRawResult, OffsetSpec, Isolation, Acks, ClientResource, ClientEvents } from './client/client'
 export type { ProtocolViolationEvent, ConnectionPurpose } from './client/brokers'
@@ -49,7 +50,11 @@ export type { GroupConsumerOptions, DeliveryMode, RefusedCommit, GroupConsumerEv
 export type { TopicPartition } from './group/membership'
 export type { Assignor, MemberSubscription } from './group/assignors'
 export { rangeAssignor, roundRobinAssignor, cooperativeStickyAssignor } from './group/assignors'
-export { StaticMembershipError, GroupProtocolUnsupportedError } from './group/errors'
+export { StaticMembershipError, GroupProtocolUnsupportedError, ShareGroupsDisabledError } from './group/errors'
+export { ShareConsumer }
+export type { ShareConsumerOptions, ShareRunOptions, ShareConsumerEvents, ShareAcknowledgementMode, ShareDeadLetterOptions } from './group/share-consumer'
+export { ShareRecord } from './consumer/share-source'
+export type { ShareBatch, ShareAcknowledgementResult, AcknowledgementKind } from './consumer/share-source'
 export { OutcomeUnknownError, DeliveryTimeoutError, BufferFullError, ProducerClosedError, TopicDeletedError, SendError, RecordTooLargeError } from './producer/errors'
 export type { PartitionerOption, Partitioner, PartitionerInput, PartitionerFunction } from './producer/partitioners'
 
@@ -61,6 +66,8 @@ declare module './client/client' {
     producer: (options?: ProducerOptions) => Producer
     /** A consumer of assigned partitions (`assign`), or a member of a consumer group (`groupId`). */
     consumer: ((options: GroupConsumerOptions) => GroupConsumer) & ((options: AssignOptions) => Consumer)
+    /** A member of a share group (KIP-932): records acquired one by one, acknowledged one by one. */
+    shareConsumer: (options: ShareConsumerOptions) => ShareConsumer
     /** The cluster's management calls (admin/), made on first use. */
     readonly admin: Admin
   }
@@ -72,6 +79,9 @@ Client.prototype.consumer = function (this: Client, options: GroupConsumerOption
   if ('groupId' in options && options.groupId !== undefined) return new GroupConsumer(this, options)
   if ('assign' in options && options.assign !== undefined) return Consumer.assigned(this, options)
   throw new TypeError('client.consumer() needs either { groupId, topics } for a consumer group or { assign: [{ topic, partition, offset }] } for direct consumption')
+}
+Client.prototype.shareConsumer = function (this: Client, options: ShareConsumerOptions): ShareConsumer {
+  return new ShareConsumer(this, options)
 }
 const admins = new WeakMap<Client, Admin>()
 Object.defineProperty(Client.prototype, 'admin', {

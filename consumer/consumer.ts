@@ -159,6 +159,11 @@ export interface ConsumerHooks {
 
 let consumerConnections = 0
 
+/** @internal Each fetching consumer (plain, group or share) gets its own fetch connections. */
+export function nextFetchPurpose (): `fetch-${number}` {
+  return `fetch-${++consumerConnections}`
+}
+
 /**
  * A batch as the application sees it. One object per fetch answer (or merged answers);
  * `isStale` compares the cursor's version with the one it was fetched under, so it costs
@@ -673,7 +678,7 @@ export class Consumer<Events extends ConsumerEvents = ConsumerEvents> extends Ty
    * This consumer's own fetch connections: a broker answers a connection's requests one at
    * a time, so another consumer's long poll on a shared one would delay every fetch of ours.
    */
-  readonly #fetchPurpose: `fetch-${number}` = `fetch-${++consumerConnections}`
+  readonly #fetchPurpose = nextFetchPurpose()
 
   readonly #sourceOwner: SourceOwner = this.#makeSourceOwner()
 

@@ -30,3 +30,11 @@ export class GroupProtocolUnsupportedError extends BrokerError {
     this.name = 'GroupProtocolUnsupportedError'
   }
 }
+
+/** The cluster does not run share groups (KIP-932), so a share consumer cannot join. */
+export class ShareGroupsDisabledError extends BrokerError {
+  constructor (groupId: string, code: number, detail?: string | null) {
+    super(code, `Share group "${groupId}": the broker does not run share groups (KIP-932). On Kafka 4.2+ enable the share.version feature (kafka-features.sh --bootstrap-server … upgrade --feature share.version=1, or format storage with --feature share.version=1); on Kafka 4.0–4.1 set group.share.enable=true (early access)`, detail)
+    this.name = 'ShareGroupsDisabledError'
+  }
+}

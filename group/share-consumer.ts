@@ -1,0 +1,387 @@
+/**
+ * ShareConsumer: a member of a share group (KIP-932, "queues for Kafka"). Members read the
+ * same partitions cooperatively; each record is acquired for one member under a time lock
+ * and acknowledged one by one: accepted (done), released (deliver again, to anyone) or
+ * rejected (never again). A record whose lock runs out (a member died, hung, or was too
+ * slow) is delivered again with its deliveryCount raised.
+ *
+ * Membership is group/share-membership.ts; fetching and acknowledging is one ShareSource
+ * per broker (consumer/share-source.ts). This class keeps the bounded prefetch, hands
+ * batches out (iterator, nextBatch, run) and applies the acknowledgement mode:
+ * - implicit: a batch's records not acknowledged otherwise are accepted when the handler
+ *   returns (run) or the next batch is asked for (for await / nextBatch), and released —
+ *   or rejected, `onHandlerError` — when the handler throws or the loop is left early;
+ * - explicit: the application calls accept/release/reject/renew on each record; commit()
+ *   sends what was acknowledged and returns the broker's answers.
+ * close() releases every record acquired and not acknowledged, so other members get it at
+ * once instead of after the lock duration.
+ */
+import { EventEmitter } from 'node:events'
+import type { Client } from '../client/client'
+import { checkDuration, checkFunction, checkInteger, checkKnownKeys, checkObject, checkOneOf, checkSignal, checkString } from '../client/validate'
+import { ShareSource, type ShareAcknowledgementResult, type ShareBatch, type ShareRecord, type ShareSourceOwner } from '../consumer/share-source'
+import { nextFetchPurpose } from '../consumer/consumer'
+import { GroupCoordinator } from './coordinator'
+import { ShareMembership } from './share-membership'
+import { Signal, type TopicPartition } from './membership'
+
+export type ShareAcknowledgementMode = 'implicit' | 'explicit'
+
+export interface ShareDeadLetterOptions {
+  /** Records delivered more than this many times go to `handler` instead of the application. */
+  afterDeliveries: number
+  /**
+   * Gets each such record (e.g. produces it to a dead-letter topic). When it resolves the
+   * record is rejected (never delivered again); when it throws, the record is released.
+   */
+  handler: (record: ShareRecord) => unknown
+}
+
+export interface ShareConsumerOptions {
+  groupId: string
+  /** Topic names (a string is one topic). */
+  topics: string[] | string
+  /** Default 'implicit'. */
+  acknowledgement?: ShareAcknowledgementMode
+  /**
+   * Most records one ShareFetch acquires (default 500). The consumer holds at most twice
+   * this many acquired and not yet acknowledged records (buffered or handed out) before it
+   * stops fetching: each holds a lock other members wait for.
+   */
+  maxRecords?: number
+  /** How long the broker may hold a ShareFetch for records to arrive (default 500 ms); also how long piggy-backed acknowledgements may wait. */
+  maxWaitMs?: number
+  /** Most bytes of one ShareFetch answer (default 50 MiB). */
+  maxBytes?: number
+  /** Implicit mode: what a handler's throw does to the batch's open records (default 'release'). */
+  onHandlerError?: 'release' | 'reject'
+  deadLetter?: ShareDeadLetterOptions
+  /** The consumer's rack (sent on joining). */
+  rack?: string
+  /** Aborting closes the consumer. */
+  signal?: AbortSignal
+}
+
+export interface ShareRunOptions {
+  /** Called per record; in implicit mode its return accepts the record, its throw releases (or rejects) it. */
+  eachRecord?: (record: ShareRecord) => unknown
+  /** Called per batch (records of one partition); in implicit mode its return accepts the open records. */
+  eachBatch?: (batch: ShareBatch) => unknown
+  /** Batches handled at once (default 1); share groups keep no order, so any batches may run side by side. */
+  concurrency?: number
+  signal?: AbortSignal
+}
+
+export interface ShareConsumerEvents {
+  /** The broker answered acknowledgements of one partition (error null: taken). */
+  acknowledged: [result: ShareAcknowledgementResult]
+  /** A fetch or acknowledgement failed and will be retried. */
+  fetchError: [event: { error: Error, topic: string | undefined, partition: number | undefined }]
+  /** A handler threw (run); its records were released or rejected. */
+  handlerError: [event: { error: unknown, batch: ShareBatch }]
+  /** The consumer ended with an error no retry fixes. */
+  error: [error: Error]
+}
+
+const WHERE = 'shareConsumer option'
+
+function validate (options: ShareConsumerOptions): void {
+  checkObject('client.shareConsumer()', 'options', options as unknown)
+  checkKnownKeys(WHERE, options, ['groupId', 'topics', 'acknowledgement', 'maxRecords', 'maxWaitMs', 'maxBytes', 'onHandlerError', 'deadLetter', 'rack', 'signal'])
+  checkString(WHERE, 'groupId', options.groupId)
+  const topics = typeof options.topics === 'string' ? [options.topics] : options.topics
+  if (!Array.isArray(topics) || topics.length === 0) throw new TypeError(`${WHERE} topics: expected a topic name or a non-empty array of them`)
+  topics.forEach((t, i) => checkString(WHERE, `topics[${i}]`, t))
+  if (options.acknowledgement !== undefined) checkOneOf(WHERE, 'acknowledgement', options.acknowledgement, ['implicit', 'explicit'])
+  if (options.maxRecords !== undefined) checkInteger(WHERE, 'maxRecords', options.maxRecords, { min: 1, max: 100_000 })
+  if (options.maxWaitMs !== undefined) checkDuration(WHERE, 'maxWaitMs', options.maxWaitMs)
+  if (options.maxBytes !== undefined) checkInteger(WHERE, 'maxBytes', options.maxBytes, { min: 1, max: 0x7fffffff })
+  if (options.onHandlerError !== undefined) checkOneOf(WHERE, 'onHandlerError', options.onHandlerError, ['release', 'reject'])
+  if (options.deadLetter !== undefined) {
+    checkObject(WHERE, 'deadLetter', options.deadLetter as unknown)
+    checkKnownKeys(`${WHERE} deadLetter`, options.deadLetter, ['afterDeliveries', 'handler'])
+    checkInteger(WHERE, 'deadLetter.afterDeliveries', options.deadLetter.afterDeliveries, { min: 1, max: 32767 })
+    if (options.deadLetter.handler === undefined) throw new TypeError(`${WHERE} deadLetter.handler: expected a function that takes each record delivered more than afterDeliveries times`)
+    checkFunction(WHERE, 'deadLetter.handler', options.deadLetter.handler)
+  }
+  if (options.rack !== undefined) checkString(WHERE, 'rack', options.rack)
+  if (options.signal !== undefined) checkSignal(WHERE, 'signal', options.signal)
+}
+
+export class ShareConsumer extends EventEmitter<ShareConsumerEvents> implements AsyncIterable<ShareBatch> {
+  readonly client: Client
+  readonly groupId: string
+  readonly topics: readonly string[]
+  readonly acknowledgement: ShareAcknowledgementMode
+  readonly #options: ShareConsumerOptions
+  readonly #coordinator: GroupCoordinator
+  readonly #membership: ShareMembership
+  readonly #purpose = nextFetchPurpose()
+  readonly #sources = new Map<number, ShareSource>()
+  #assigned: TopicPartition[] = []
+  readonly #buffer: ShareBatch[] = []
+  /**
+   * Records acquired for us and not finally acknowledged, buffered or handed out: each holds
+   * a lock other members wait for, so fetching stops at twice maxRecords of them.
+   */
+  #openRecords = 0
+  /** Batches handed out with records still open: close() releases those. */
+  readonly #outstanding = new Set<ShareBatch>()
+  readonly #bufferChanged = new Signal()
+  readonly #work = new Signal()
+  #workVersion = 0
+  #closing: Promise<void> | undefined
+  #error: Error | undefined
+  readonly #stop = new AbortController()
+  readonly #unregister: () => void
+  #refreshing: Promise<void> | undefined
+
+  constructor (client: Client, options: ShareConsumerOptions) {
+    super()
+    validate(options)
+    this.client = client
+    this.#options = options
+    this.groupId = options.groupId
+    this.topics = typeof options.topics === 'string' ? [options.topics] : [...options.topics]
+    this.acknowledgement = options.acknowledgement ?? 'implicit'
+    this.#coordinator = new GroupCoordinator(client, options.groupId)
+    this.#membership = new ShareMembership(client, this.#coordinator, {
+      groupId: options.groupId,
+      topics: this.topics,
+      rack: options.rack ?? null,
+      assigned: partitions => this.#setAssignment(partitions),
+      fatal: error => this.#fail(error)
+    })
+    this.#unregister = client.register({ closeWithClient: async () => await this.close() })
+    client.metadata.track(this.topics)
+    options.signal?.addEventListener('abort', () => { void this.close() }, { once: true })
+    this.#membership.start()
+  }
+
+  /** The member id this consumer chose (KIP-932). */
+  get memberId (): string {
+    return this.#membership.memberId
+  }
+
+  /** The partitions the coordinator assigned to this member (others may have them too). */
+  get assignment (): TopicPartition[] {
+    return [...this.#assigned]
+  }
+
+  /** Resolves once the member joined the group. */
+  async ready (signal?: AbortSignal): Promise<void> {
+    await this.#membership.whenJoined(signal)
+  }
+
+  #setAssignment (partitions: TopicPartition[]): void {
+    this.#assigned = partitions
+    this.#bumpWork()
+    this.#startSources()
+    if (partitions.some(p => this.client.metadata.partition(p.topic, p.partition) === undefined)) this.#refreshMetadata()
+  }
+
+  #startSources (): void {
+    if (this.#closing !== undefined) return
+    for (const p of this.#assigned) {
+      const leader = this.client.metadata.partition(p.topic, p.partition)?.leaderId
+      if (leader === undefined || leader < 0 || this.#sources.has(leader)) continue
+      const source = new ShareSource(this.client, leader, this.#sourceOwner, {
+        maxWaitMs: this.#options.maxWaitMs ?? 500,
+        minBytes: 1,
+        maxBytes: this.#options.maxBytes ?? 50 * 1024 * 1024,
+        maxRecords: this.#options.maxRecords ?? 500
+      }, this.#purpose)
+      this.#sources.set(leader, source)
+      source.start()
+    }
+  }
+
+  #refreshMetadata (): void {
+    this.#refreshing ??= this.client.metadata.refresh(this.topics, this.#stop.signal)
+      .catch(() => {})
+      .finally(() => {
+        this.#refreshing = undefined
+        this.#startSources()
+        this.#bumpWork()
+      })
+  }
+
+  #bumpWork (): void {
+    this.#workVersion++
+    this.#work.notify()
+  }
+
+  readonly #sourceOwner: ShareSourceOwner = {
+    groupId: () => this.groupId,
+    memberId: () => this.#membership.memberId,
+    partitionsFor: (nodeId) => {
+      const list: Array<{ topic: string, topicId: string, partition: number }> = []
+      if (this.#membership.memberEpoch <= 0) return list
+      for (const p of this.#assigned) {
+        const meta = this.client.metadata.partition(p.topic, p.partition)
+        const topicId = this.client.metadata.topic(p.topic)?.topicId
+        if (meta?.leaderId === nodeId && topicId !== undefined) list.push({ topic: p.topic, topicId, partition: p.partition })
+      }
+      return list
+    },
+    hasRoom: () => this.#openRecords < 2 * (this.#options.maxRecords ?? 500),
+    recordsClosed: count => {
+      this.#openRecords -= count
+      this.#bumpWork()
+    },
+    deliver: batch => {
+      this.#buffer.push(batch)
+      this.#openRecords += batch.records.length
+      this.#bufferChanged.notify()
+    },
+    acknowledged: result => { this.emit('acknowledged', result) },
+    fetchError: (error, topic, partition) => { if (this.listenerCount('fetchError') > 0) this.emit('fetchError', { error, topic, partition }) },
+    fail: error => this.#fail(error),
+    refreshMetadata: () => this.#refreshMetadata(),
+    memberUnknown: () => this.#membership.wake(),
+    workVersion: () => this.#workVersion,
+    waitForWork: async (signal, since) => {
+      while (this.#workVersion === since) await this.#work.wait(signal)
+    }
+  }
+
+  #fail (error: Error): void {
+    if (this.#error !== undefined) return
+    this.#error = error
+    this.#bufferChanged.notify()
+    if (this.listenerCount('error') > 0) this.emit('error', error)
+    void this.close()
+  }
+
+  /**
+   * The next batch of acquired records (one partition's), waiting for one. In implicit
+   * mode, asking for it accepts what is still open of the batch handed out before.
+   */
+  async nextBatch (signal?: AbortSignal): Promise<ShareBatch | undefined> {
+    for (;;) {
+      if (this.#error !== undefined) throw this.#error
+      if (this.#closing !== undefined) return undefined
+      const batch = this.#buffer.shift()
+      if (batch === undefined) {
+        const stops = signal === undefined ? this.#stop.signal : AbortSignal.any([signal, this.#stop.signal])
+        await this.#bufferChanged.wait(stops).catch(() => {})
+        if (signal?.aborted === true) return undefined
+        continue
+      }
+      const records = await this.#deadLetter(batch.records)
+      if (records.length === 0) continue
+      batch.records = records
+      this.#outstanding.add(batch)
+      return batch
+    }
+  }
+
+  /** Routes records past the delivery limit to the dead-letter handler; returns the others. */
+  async #deadLetter (records: ShareRecord[]): Promise<ShareRecord[]> {
+    const dead = this.#options.deadLetter
+    if (dead === undefined) return records
+    const kept: ShareRecord[] = []
+    for (const record of records) {
+      if (record.deliveryCount <= dead.afterDeliveries) { kept.push(record); continue }
+      try {
+        await dead.handler(record)
+        record.acknowledgeIfOpen('reject')
+      } catch {
+        record.acknowledgeIfOpen('release')
+      }
+    }
+    return kept
+  }
+
+  /** Accepts (implicit mode) what a batch still has open and forgets it. */
+  #finish (batch: ShareBatch, kind: 'accept' | 'release' | 'reject'): void {
+    if (this.acknowledgement === 'implicit') for (const record of batch.records) record.acknowledgeIfOpen(kind)
+    if (this.acknowledgement === 'implicit' || batch.records.every(r => r.acknowledged !== undefined)) this.#outstanding.delete(batch)
+  }
+
+  async * [Symbol.asyncIterator] (): AsyncGenerator<ShareBatch> {
+    let last: ShareBatch | undefined
+    let done = false
+    try {
+      for (;;) {
+        const batch = await this.nextBatch()
+        if (last !== undefined) this.#finish(last, 'accept')
+        last = undefined
+        if (batch === undefined) { done = true; return }
+        last = batch
+        yield batch
+      }
+    } finally {
+      // Left early (break, throw): what the loop did not finish goes back to the group.
+      if (!done && last !== undefined) this.#finish(last, 'release')
+    }
+  }
+
+  /** Hands batches (or records) to the handler until the consumer closes or `signal` aborts. */
+  async run (options: ShareRunOptions): Promise<void> {
+    checkObject('shareConsumer.run()', 'options', options as unknown)
+    checkKnownKeys('shareConsumer.run() option', options, ['eachRecord', 'eachBatch', 'concurrency', 'signal'])
+    if ((options.eachRecord === undefined) === (options.eachBatch === undefined)) throw new TypeError('shareConsumer.run() needs exactly one of eachRecord and eachBatch')
+    if (options.eachRecord !== undefined) checkFunction('shareConsumer.run() option', 'eachRecord', options.eachRecord)
+    if (options.eachBatch !== undefined) checkFunction('shareConsumer.run() option', 'eachBatch', options.eachBatch)
+    if (options.concurrency !== undefined) checkInteger('shareConsumer.run() option', 'concurrency', options.concurrency, { min: 1, max: 1000 })
+    if (options.signal !== undefined) checkSignal('shareConsumer.run() option', 'signal', options.signal)
+    const onError = this.#options.onHandlerError ?? 'release'
+    const worker = async (): Promise<void> => {
+      for (;;) {
+        const batch = await this.nextBatch(options.signal)
+        if (batch === undefined) return
+        try {
+          if (options.eachBatch !== undefined) {
+            await options.eachBatch(batch)
+          } else {
+            for (const record of batch.records) {
+              try {
+                await options.eachRecord!(record)
+                if (this.acknowledgement === 'implicit') record.acknowledgeIfOpen('accept')
+              } catch (error) {
+                if (this.acknowledgement === 'implicit') record.acknowledgeIfOpen(onError)
+                throw error
+              }
+            }
+          }
+          this.#finish(batch, 'accept')
+        } catch (error) {
+          this.#finish(batch, onError)
+          if (this.listenerCount('handlerError') > 0) this.emit('handlerError', { error, batch })
+        }
+      }
+    }
+    await Promise.all(Array.from({ length: options.concurrency ?? 1 }, worker))
+    if (this.#error !== undefined) throw this.#error
+  }
+
+  /** Sends every acknowledgement made so far and resolves with the broker's answers, per partition. */
+  async commit (): Promise<ShareAcknowledgementResult[]> {
+    const results = await Promise.all([...this.#sources.values()].map(async source => await source.flush()))
+    return results.flat()
+  }
+
+  /** Releases what is acquired and not acknowledged, sends the last acknowledgements, closes the share sessions and leaves the group. */
+  async close (): Promise<void> {
+    this.#closing ??= this.#close()
+    await this.#closing
+  }
+
+  async #close (): Promise<void> {
+    this.#stop.abort()
+    this.#bufferChanged.notify()
+    this.#work.notify()
+    for (const batch of [...this.#buffer, ...this.#outstanding]) {
+      for (const record of batch.records) record.acknowledgeIfOpen('release')
+    }
+    this.#buffer.length = 0
+    this.#outstanding.clear()
+    await Promise.all([...this.#sources.values()].map(async source => await source.close().catch(() => {})))
+    await this.#membership.stop(true).catch(() => {})
+    this.#coordinator.closeConnections()
+    this.client.brokers.closePurpose(this.#purpose)
+    this.client.metadata.untrack(this.topics)
+    this.#unregister()
+  }
+}

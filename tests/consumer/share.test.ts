@@ -1,0 +1,195 @@
+// The share-group path (KIP-932) against the fake cluster: acknowledgement batching,
+// share-session epochs and their errors, implicit/explicit modes, close() releasing what is
+// held, and the error when the cluster runs no share groups. The real-broker tests are in
+// tests/integration/share-groups.test.ts.
+import { afterEach, describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { Client } from '../../client/client'
+import { ShareConsumer } from '../../group/share-consumer'
+import { ShareGroupsDisabledError } from '../../group/errors'
+import { toAcknowledgementBatches } from '../../consumer/share-source'
+import { ShareAcknowledge, type ShareAcknowledgeRequest } from '../../protocol/apis/share-acknowledge'
+import { ShareFetch, type ShareFetchRequest } from '../../protocol/apis/share-fetch'
+import { ShareGroupHeartbeat } from '../../protocol/apis/share-group-heartbeat'
+import { FakeCluster } from '../../testing/index'
+
+const sleep = async (ms: number): Promise<void> => await new Promise(resolve => setTimeout(resolve, ms))
+const cleanups: Array<() => Promise<void>> = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c().catch(() => {})
+})
+
+async function until (what: string, condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await sleep(10)
+  }
+}
+
+async function setup (records: number): Promise<{ cluster: FakeCluster, client: Client }> {
+  const cluster = await FakeCluster.start({ brokers: 1, log: false, topics: [{ name: 't', partitions: 1 }] })
+  cleanups.push(async () => await cluster.close())
+  const client = new Client({ bootstrap: cluster.bootstrap, retryBackoff: { initialMs: 20, maxMs: 200 } })
+  cleanups.push(async () => await client.close())
+  if (records > 0) await client.produceRaw({ topic: 't', partition: 0, records: Array.from({ length: records }, (_, i) => ({ value: Buffer.from(String(i)) })) })
+  return { cluster, client }
+}
+
+function consumer (client: Client, options: Partial<ConstructorParameters<typeof ShareConsumer>[1]> = {}): ShareConsumer {
+  const c = new ShareConsumer(client, { groupId: 'g', topics: ['t'], maxWaitMs: 50, ...options })
+  cleanups.push(async () => await c.close())
+  return c
+}
+
+const states = (cluster: FakeCluster): string[] => cluster.shareRecordStates('g', 't', 0).map(s => `${s.offset}:${s.state}:${s.deliveryCount}`)
+const ackBodies = (cluster: FakeCluster): Array<{ api: string, epoch: number, batches: unknown[] }> => cluster.requests().flatMap(entry => {
+  if (entry.apiKey !== ShareFetch.key && entry.apiKey !== ShareAcknowledge.key) return []
+  const request = entry.request as ShareFetchRequest | ShareAcknowledgeRequest
+  const batches = request.topics.flatMap(t => t.partitions.flatMap(p => p.acknowledgementBatches.map(b => [Number(b.firstOffset), Number(b.lastOffset), ...b.acknowledgeTypes])))
+  return [{ api: entry.apiName, epoch: request.shareSessionEpoch, batches }]
+})
+
+describe('toAcknowledgementBatches', () => {
+  test('consecutive offsets of one type make one range; types change or gaps start a new one; the last acknowledgement of an offset wins', () => {
+    const offsets = [5n, 0n, 1n, 2n, 3n, 7n, 8n, 2n]
+    const types = [1, 1, 1, 1, 2, 3, 3, 3]
+    assert.deepEqual(toAcknowledgementBatches(offsets, types).map(b => [Number(b.firstOffset), Number(b.lastOffset), ...b.acknowledgeTypes]), [
+      [0, 1, 1], [2, 2, 3], [3, 3, 2], [5, 5, 1], [7, 8, 3]
+    ])
+    assert.deepEqual(toAcknowledgementBatches([], []), [])
+  })
+})
+
+describe('share consumer against the fake cluster', () => {
+  test('explicit acknowledgements go out as ranges per type, and commit() returns the broker\'s answer per partition', async () => {
+    const { cluster, client } = await setup(10)
+    const c = consumer(client, { acknowledgement: 'explicit' })
+    const batch = await c.nextBatch()
+    assert.ok(batch !== undefined)
+    assert.deepEqual(batch.records.map(r => [Number(r.offset), r.deliveryCount]), Array.from({ length: 10 }, (_, i) => [i, 1]))
+    const [r0, r1, r2, r3, r4, r5, ...rest] = batch.records
+    for (const r of [r0, r1, r2, r3]) r.accept()
+    r4.release()
+    r5.reject()
+    for (const r of rest) r.accept()
+    const results = await c.commit()
+    assert.deepEqual(results.map(r => ({ partition: r.partition, offsets: r.offsets.map(Number), error: r.error })), [{ partition: 0, offsets: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], error: null }])
+    const carried = ackBodies(cluster).filter(b => b.batches.length > 0)
+    assert.deepEqual(carried.map(b => b.batches), [[[0, 3, 1], [4, 4, 2], [5, 5, 3], [6, 9, 1]]])
+    // The released record comes back at once, its delivery count raised.
+    const again = await c.nextBatch()
+    assert.deepEqual(again?.records.map(r => [Number(r.offset), r.deliveryCount]), [[4, 2]])
+    assert.throws(() => r0.release(), /already acknowledged \(accept\)/)
+  })
+
+  test('share-session epochs: 0 opens, each request takes the next one, a session error starts over at 0 and fails the acknowledgements it carried', async () => {
+    const { cluster, client } = await setup(3)
+    const c = consumer(client, { acknowledgement: 'explicit' })
+    const batch = await c.nextBatch()
+    assert.ok(batch !== undefined)
+    await until('a few polls', () => ackBodies(cluster).length >= 3)
+    // The next request that carries acknowledgements finds the session gone.
+    cluster.intercept(ShareAcknowledge, () => ({ error: 123 }), { times: 1 })
+    for (const r of batch.records) r.accept()
+    const results = await c.commit()
+    assert.equal(results.length, 1)
+    assert.equal(results[0].error?.code, 123)
+    assert.equal(results[0].error?.type, 'INVALID_SHARE_SESSION_EPOCH')
+    await until('a new session', () => ackBodies(cluster).filter(b => b.epoch === 0).length === 2)
+    const epochs = ackBodies(cluster).map(b => b.epoch)
+    const reopened = epochs.lastIndexOf(0)
+    assert.deepEqual(epochs.slice(0, 3), [0, 1, 2])
+    for (let i = 1; i < reopened - 1; i++) assert.equal(epochs[i], epochs[i - 1] + 1, `epochs ${epochs.join(',')}`)
+    // The fenced session's records went back to the group: the new session gets them again.
+    const again = await c.nextBatch()
+    assert.deepEqual(again?.records.map(r => [Number(r.offset), r.deliveryCount]), [[0, 2], [1, 2], [2, 2]])
+  })
+
+  test('implicit mode: a handler that returns accepts its record, one that throws releases it (redelivered with deliveryCount 2)', async () => {
+    const { cluster, client } = await setup(5)
+    const c = consumer(client)
+    const seen: string[] = []
+    const running = c.run({
+      eachRecord: record => {
+        seen.push(`${record.offset}/${record.deliveryCount}`)
+        if (record.offset === 2n && record.deliveryCount === 1) throw new Error('not now')
+      }
+    })
+    await until('offset 2 redelivered', () => seen.includes('2/2'))
+    await c.commit()
+    await until('everything acknowledged', () => cluster.shareRecordStates('g', 't', 0).length === 0)
+    await c.close()
+    await running
+    assert.deepEqual(seen.slice(0, 3), ['0/1', '1/1', '2/1'])
+    assert.ok(!seen.includes('3/1') || seen.indexOf('3/1') > seen.indexOf('2/1'))
+  })
+
+  test('onHandlerError: \'reject\' archives what a throwing handler had', async () => {
+    const { cluster, client } = await setup(2)
+    const c = consumer(client, { onHandlerError: 'reject' })
+    const running = c.run({ eachBatch: () => { throw new Error('poison') } })
+    await until('the records rejected', () => states(cluster).every(s => s.includes('archived')) && states(cluster).length === 0, 5000).catch(() => {})
+    await c.commit()
+    await c.close()
+    await running
+    // Archived records below the start offset are forgotten: nothing is left in play.
+    assert.deepEqual(states(cluster), [])
+    assert.ok(cluster.requests(ShareFetch).every(e => (e.request as ShareFetchRequest).topics.every(t => t.partitions.every(p => p.acknowledgementBatches.every(b => b.acknowledgeTypes[0] !== 2)))))
+  })
+
+  test('records past deadLetter.afterDeliveries go to the handler and are rejected, not handed out', async () => {
+    const { cluster, client } = await setup(1)
+    const dead: string[] = []
+    const c = consumer(client, { deadLetter: { afterDeliveries: 2, handler: record => { dead.push(`${record.offset}/${record.deliveryCount}`) } } })
+    let handled = 0
+    const running = c.run({ eachRecord: () => { handled++; throw new Error('fails every time') } })
+    await until('the dead-letter handler', () => dead.length === 1)
+    await c.commit()
+    await c.close()
+    await running
+    assert.equal(handled, 2)
+    assert.deepEqual(dead, ['0/3'])
+    assert.deepEqual(states(cluster), [])
+  })
+
+  test('close() releases what is acquired and not acknowledged, with the session-closing epoch -1', async () => {
+    const { cluster, client } = await setup(4)
+    const c = consumer(client, { acknowledgement: 'explicit' })
+    const batch = await c.nextBatch()
+    assert.equal(batch?.records.length, 4)
+    batch!.records[0].accept()
+    await c.close()
+    assert.deepEqual(states(cluster), ['1:available:1', '2:available:1', '3:available:1'])
+    const last = ackBodies(cluster).at(-1)!
+    assert.equal(last.api, 'ShareAcknowledge')
+    assert.equal(last.epoch, -1)
+    assert.deepEqual(last.batches, [[0, 0, 1], [1, 3, 2]])
+  })
+
+  test('a cluster without share groups: the consumer fails with ShareGroupsDisabledError naming the broker setting', async () => {
+    const { cluster, client } = await setup(0)
+    cluster.intercept(ShareGroupHeartbeat, () => ({ error: 35 }))
+    const c = consumer(client)
+    const errors: Error[] = []
+    c.on('error', error => { errors.push(error) })
+    await assert.rejects(c.nextBatch(), (error: Error) => {
+      assert.ok(error instanceof ShareGroupsDisabledError)
+      assert.equal(error.name, 'ShareGroupsDisabledError')
+      assert.equal((error as ShareGroupsDisabledError).code, 35)
+      assert.match(error.message, /share\.version/)
+      return true
+    })
+    assert.equal(errors.length, 1)
+  })
+
+  test('options are checked where they are given', () => {
+    const client = new Client({ bootstrap: ['127.0.0.1:1'] })
+    cleanups.push(async () => await client.close())
+    assert.throws(() => new ShareConsumer(client, { groupId: 'g', topics: [] }), /topics/)
+    assert.throws(() => new ShareConsumer(client, { groupId: 'g', topics: 't', acknowledgement: 'auto' as 'implicit' }), /acknowledgement/)
+    assert.throws(() => new ShareConsumer(client, { groupId: 'g', topics: 't', maxRecords: 0 }), /maxRecords/)
+    assert.throws(() => new ShareConsumer(client, { groupId: 'g', topics: 't', deadLetter: { afterDeliveries: 2 } as never }), /deadLetter.handler/)
+    assert.throws(() => new ShareConsumer(client, { groupId: 'g', topics: 't', maxRecord: 5 } as never), /maxRecord/)
+  })
+})

@@ -1,0 +1,239 @@
+// Share groups (KIP-932) against the real 4.4 broker: cooperative consumption, redelivery
+// after release, no redelivery after reject, redelivery of a SIGKILLed member's records
+// after the lock duration, and acknowledgement errors after a lock expired.
+//
+// KAFKATS_SHARE_RECORDS sets how many records the cooperative test moves (default 20,000;
+// the issue's figure is 100,000).
+import { after, before, describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import * as path from 'node:path'
+import { Client, ShareConsumer, type ShareAcknowledgementResult, type ShareRecord } from '../../index'
+import { sharedBootstrap } from '../broker/kafka'
+import { requireJavaOrSkip, uniqueName } from './support'
+
+const bootstrap = sharedBootstrap()
+const skip = bootstrap === undefined ? 'no broker: set KAFKA_BOOTSTRAP or run through `npm test`' : requireJavaOrSkip()
+const RECORDS = Number(process.env.KAFKATS_SHARE_RECORDS ?? 20_000)
+
+const sleep = async (ms: number): Promise<void> => await new Promise(resolve => setTimeout(resolve, ms))
+
+async function until (what: string, condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
+    await sleep(50)
+  }
+}
+
+describe('share groups on a real broker', { skip, timeout: 300_000 }, () => {
+  let client: Client
+
+  before(async () => {
+    client = new Client({ bootstrap: bootstrap!, clientId: 'kafkats-share' })
+  })
+
+  after(async () => {
+    await client.close()
+  })
+
+  async function topicWith (name: string, partitions: number, count: number, perBatch = 500): Promise<string> {
+    const topic = uniqueName(name)
+    await client.admin.createTopics([{ topic, numPartitions: partitions, replicationFactor: 1 }])
+    await client.metadata.waitForTopic(topic, 30_000, undefined, { allLeaders: true })
+    await produce(topic, partitions, count, perBatch)
+    return topic
+  }
+
+  /** Records with values "0" … "count - 1", `perBatch` to a batch, the batches spread over the partitions. */
+  async function produce (topic: string, partitions: number, count: number, perBatch = 500): Promise<void> {
+    for (let start = 0; start < count; start += perBatch) {
+      const records = Array.from({ length: Math.min(perBatch, count - start) }, (_, i) => ({ value: Buffer.from(String(start + i)) }))
+      await client.produceRaw({ topic, partition: (start / perBatch) % partitions, records })
+    }
+  }
+
+  /** A share group that starts from the log's beginning, with the given lock duration. */
+  async function groupFor (name: string, lockMs = 30_000): Promise<string> {
+    const groupId = uniqueName(name)
+    await client.admin.alterConfigs([{ type: 'group', name: groupId, set: { 'share.auto.offset.reset': 'earliest', 'share.record.lock.duration.ms': String(lockMs) } }])
+    return groupId
+  }
+
+  test(`4 share consumers on a 2-partition topic all receive records, and ${RECORDS} records are each accepted exactly once`, async () => {
+    const topic = await topicWith('share-coop', 2, 0)
+    const groupId = await groupFor('share-coop')
+    const seen = new Map<string, number>()
+    const perConsumer = [0, 0, 0, 0]
+    const errors: ShareAcknowledgementResult[] = []
+    const consumers = perConsumer.map(() => client.shareConsumer({ groupId, topics: [topic], maxRecords: 200 }))
+    const started = Date.now()
+    const runs = consumers.map(async (consumer, i) => {
+      consumer.on('acknowledged', result => { if (result.error !== null) errors.push(result) })
+      // Slow enough per batch that every member gets a share before the log is drained.
+      await consumer.run({
+        eachBatch: async batch => {
+          for (const record of batch.records) {
+            const value = record.value!.toString()
+            seen.set(value, (seen.get(value) ?? 0) + 1)
+          }
+          perConsumer[i] += batch.records.length
+          await sleep(5)
+        }
+      })
+    })
+    try {
+      // Everyone is in and assigned before the records come, so no member drains the log alone.
+      await until('4 members with partitions', () => consumers.every(c => c.assignment.length > 0), 60_000)
+      await produce(topic, 2, RECORDS)
+      await until(`${RECORDS} distinct records`, () => seen.size >= RECORDS, 200_000)
+      // Anything delivered twice would come now (a release or an expired lock).
+      await sleep(3000)
+      for (const consumer of consumers) await consumer.commit()
+    } finally {
+      await Promise.all(consumers.map(async c => await c.close()))
+      await Promise.all(runs)
+    }
+    const duplicates = [...seen].filter(([, n]) => n > 1)
+    console.log(`share: ${RECORDS} records through 4 consumers in ${Date.now() - started} ms; per consumer ${perConsumer.join(', ')}; duplicates ${duplicates.length}`)
+    assert.equal(seen.size, RECORDS)
+    assert.deepEqual(duplicates, [])
+    assert.deepEqual(errors, [])
+    for (const [i, n] of perConsumer.entries()) assert.ok(n > 0, `consumer ${i} received nothing (${perConsumer.join(', ')})`)
+  })
+
+  test('a released record is delivered again at once with deliveryCount 2; a rejected one never again', async () => {
+    const topic = await topicWith('share-release', 1, 10)
+    const groupId = await groupFor('share-release', 60_000)
+    const consumer = client.shareConsumer({ groupId, topics: topic, acknowledgement: 'explicit' })
+    try {
+      const deliveries: Array<{ offset: bigint, deliveryCount: number }> = []
+      const it = consumer[Symbol.asyncIterator]()
+      const first = (await it.next()).value as { records: ShareRecord[] }
+      assert.equal(first.records.length, 10)
+      assert.ok(first.records.every(r => r.deliveryCount === 1))
+      first.records[0].release()
+      first.records[1].reject()
+      for (const r of first.records.slice(2)) r.accept()
+      const released = Date.now()
+      const results = await consumer.commit()
+      assert.deepEqual(results.map(r => ({ partition: r.partition, offsets: r.offsets.map(String), error: r.error })), [{ partition: 0, offsets: ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9'], error: null }])
+      // The lock is 60 s: a delivery now comes from the release, not from an expiry.
+      const again = (await it.next()).value as { records: ShareRecord[] }
+      for (const r of again.records) deliveries.push({ offset: r.offset, deliveryCount: r.deliveryCount })
+      assert.ok(Date.now() - released < 20_000)
+      assert.deepEqual(deliveries, [{ offset: 0n, deliveryCount: 2 }])
+      again.records[0].accept()
+      await consumer.commit()
+      // Nothing else comes: offset 1 was rejected, the rest accepted.
+      const more = await Promise.race([it.next().then(r => r.value), sleep(4000).then(() => 'none')])
+      assert.equal(more, 'none')
+    } finally {
+      await consumer.close()
+    }
+  })
+
+  test('a member SIGKILLed with acquired records: they go to another member after the lock duration, with deliveryCount 2', async () => {
+    const topic = await topicWith('share-kill', 1, 20)
+    const lockMs = 2000
+    const groupId = await groupFor('share-kill', lockMs)
+    const child = spawn(process.execPath, [path.join(__dirname, 'share-member.js')], {
+      env: { ...process.env, KAFKATS_SHARE_MEMBER: JSON.stringify({ bootstrap, groupId, topic, maxRecords: 100 }) },
+      stdio: ['ignore', 'pipe', 'inherit']
+    })
+    const acquired = new Set<string>()
+    let output = ''
+    child.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString()
+      for (const line of output.split('\n').slice(0, -1)) {
+        const event = JSON.parse(line) as { acquired?: string[], error?: string }
+        for (const offset of event.acquired ?? []) acquired.add(offset)
+      }
+      output = output.slice(output.lastIndexOf('\n') + 1)
+    })
+    const exited = new Promise(resolve => child.once('exit', resolve))
+    try {
+      await until('the child to acquire all 20 records', () => acquired.size === 20, 60_000)
+    } finally {
+      child.kill('SIGKILL')
+      await exited
+    }
+    const killedAt = Date.now()
+    const consumer = client.shareConsumer({ groupId, topics: [topic] })
+    const redelivered = new Map<string, number>()
+    try {
+      const running = consumer.run({ eachRecord: record => { redelivered.set(record.offset.toString(), record.deliveryCount) } })
+      await until('the killed member\'s 20 records', () => redelivered.size === 20, 60_000)
+      await consumer.close()
+      await running
+    } finally {
+      await consumer.close()
+    }
+    const waited = Date.now() - killedAt
+    console.log(`share: the killed member's 20 records redelivered ${waited} ms after the SIGKILL (lock ${lockMs} ms)`)
+    assert.deepEqual([...redelivered.keys()].sort((a, b) => Number(a) - Number(b)), [...acquired].sort((a, b) => Number(a) - Number(b)))
+    assert.ok([...redelivered.values()].every(count => count === 2), `delivery counts ${[...redelivered.values()].join(',')}`)
+  })
+
+  test('accepting after the lock expired (and another member acquired the records) is an INVALID_RECORD_STATE result per partition, not a crash', async () => {
+    // A acquires the records and, holding at least twice maxRecords unacknowledged, stops
+    // fetching; B joins afterwards and acquires them once A's locks expired. (Once B accepted
+    // them they would be below the group's start offset, where the broker ignores acknowledgements.)
+    const topic = await topicWith('share-expire', 1, 30)
+    const groupId = await groupFor('share-expire', 1500)
+    const a = client.shareConsumer({ groupId, topics: [topic], acknowledgement: 'explicit', maxRecords: 10 })
+    let b: ShareConsumer | undefined
+    try {
+      const batch = await a.nextBatch()
+      assert.ok(batch !== undefined)
+      b = client.shareConsumer({ groupId, topics: [topic], acknowledgement: 'explicit' })
+      const offsets = batch.records.map(r => r.offset)
+      // B acquires (and holds) what A's expired locks let go, A's first batch included.
+      const taken = new Set<bigint>()
+      const running = b.run({ eachRecord: record => { taken.add(record.offset) } })
+      await until('B to acquire A\'s expired records', () => offsets.every(o => taken.has(o)), 60_000)
+      for (const record of batch.records) record.accept()
+      const results = await a.commit()
+      assert.equal(results.length, 1)
+      assert.deepEqual(results[0].offsets, offsets)
+      assert.equal(results[0].error?.code, 121)
+      assert.equal(results[0].error?.type, 'INVALID_RECORD_STATE')
+      await b.close()
+      await running
+    } finally {
+      await a.close()
+      await b?.close()
+    }
+  })
+
+  test('admin: listGroups and describeGroups show the share group; its start offsets are described, altered and deleted', async () => {
+    const topic = await topicWith('share-admin', 1, 5)
+    const groupId = await groupFor('share-admin')
+    const consumer = client.shareConsumer({ groupId, topics: topic })
+    let handled = 0
+    const running = consumer.run({ eachRecord: () => { handled++ } })
+    try {
+      await until('5 records', () => handled === 5, 60_000)
+      await consumer.commit()
+      const [described] = await client.admin.describeGroups([groupId])
+      assert.equal(described.type, 'share')
+      assert.deepEqual(described.members.map(m => m.memberId), [consumer.memberId])
+      assert.ok((await client.admin.listGroups({ types: ['share'] })).some(g => g.groupId === groupId))
+    } finally {
+      await consumer.close()
+      await running
+    }
+    // Everything accepted: no lag left (the share coordinator persists the state shortly after).
+    let offsets = await client.admin.describeShareGroupOffsets(groupId, { topics: [topic] })
+    for (let i = 0; i < 50 && offsets[0]?.lag !== 0n; i++) {
+      await sleep(100)
+      offsets = await client.admin.describeShareGroupOffsets(groupId, { topics: [topic] })
+    }
+    assert.deepEqual(offsets.map(o => [o.partition, o.lag, o.error]), [[0, 0n, undefined]])
+    const altered = await client.admin.alterShareGroupOffsets(groupId, [{ topic, partition: 0, offset: 2n }])
+    assert.deepEqual(altered.map(a => [a.partition, a.error]), [[0, undefined]])
+    assert.deepEqual((await client.admin.describeShareGroupOffsets(groupId, { topics: [topic] })).map(o => o.startOffset), [2n])
+    const deleted = await client.admin.deleteShareGroupOffsets(groupId, [topic])
+    assert.deepEqual(deleted.map(d => [d.topic, d.error]), [[topic, undefined]])
+  })
+})

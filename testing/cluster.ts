@@ -23,6 +23,7 @@ import { BrokerServer, type RequestLogEntry } from './broker-server'
 import type { GroupConfig } from './group-common'
 import { GroupCoordinator, type GroupEvent, type GroupInfo, type GroupMemberInfo } from './groups'
 import { buildHandlers } from './handlers/index'
+import { ShareGroups, type ShareRecordState } from './share-groups'
 import { TransactionCoordinator, type TransactionEntry, type TransactionEvent } from './transactions'
 import type { ProduceBatchSummary } from './handlers/produce'
 import { InterceptorRegistry, type ApiSelector, type InterceptOptions, type Interceptor } from './intercept'
@@ -85,6 +86,7 @@ export class FakeCluster {
   readonly #state: ClusterState
   readonly #groups: GroupCoordinator
   readonly #txns: TransactionCoordinator
+  readonly #shares: ShareGroups
   readonly #servers: BrokerServer[] = []
   readonly #interceptors = new InterceptorRegistry()
   readonly #requests: RequestLogEntry[] = []
@@ -106,7 +108,8 @@ export class FakeCluster {
     const defaultPartitions = options.defaultPartitions ?? 1
     this.#groups = new GroupCoordinator(this.#state, options.groups)
     this.#txns = new TransactionCoordinator(this.#state, this.#groups, options.transactionVersion ?? 2)
-    const handlers = buildHandlers({ autoCreateTopics: options.autoCreateTopics ?? false, defaultPartitions, groups: this.#groups, txns: this.#txns })
+    this.#shares = new ShareGroups(this.#state)
+    const handlers = buildHandlers({ autoCreateTopics: options.autoCreateTopics ?? false, defaultPartitions, groups: this.#groups, txns: this.#txns, shares: this.#shares })
     const apis = new Map(allApis.map(api => [api.key, api]))
     for (const broker of this.#state.brokers) {
       this.#servers.push(new BrokerServer(broker.nodeId, {
@@ -283,6 +286,18 @@ export class FakeCluster {
   /** read_committed's view of one offset. */
   transactionalStatus (topic: string, partition: number, offset: bigint): 'visible' | 'ongoing' | 'aborted' {
     return this.#txns.statusOf(topic, partition, offset)
+  }
+
+  /** Share groups made from now on lock acquired records this long (default 30 s). */
+  setShareLockMs (ms: number): void {
+    this.#shares.lockMs = ms
+  }
+
+  /** A share group's record states of one partition, from its start offset on (share-groups.ts). */
+  shareRecordStates (groupId: string, topic: string, partition: number): Array<{ offset: bigint, state: ShareRecordState, deliveryCount: number, member: string | null }> {
+    const p = this.#state.partition(topic, partition)
+    if (p === undefined) throw new Error(`No partition ${topic}-${partition}`)
+    return this.#shares.recordStates(groupId, p)
   }
 
   /** The coordinator's entry of a transactional id: producer id, epoch, state, partitions, groups. */

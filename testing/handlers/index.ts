@@ -34,6 +34,10 @@ import { offsetCommitHandler } from './offset-commit'
 import { offsetFetchHandler } from './offset-fetch'
 import { produceHandler } from './produce'
 import { syncGroupHandler } from './sync-group'
+import { shareGroupHeartbeatHandler } from './share-group-heartbeat'
+import { shareFetchHandler } from './share-fetch'
+import { shareAcknowledgeHandler } from './share-acknowledge'
+import type { ShareGroups } from '../share-groups'
 
 export interface HandlerOptions {
   autoCreateTopics: boolean
@@ -42,6 +46,8 @@ export interface HandlerOptions {
   groups: GroupCoordinator
   /** The transaction coordinator behind the transaction APIs (transactions.ts). */
   txns: TransactionCoordinator
+  /** Share groups: membership, record states, share sessions (share-groups.ts). */
+  shares: ShareGroups
 }
 
 export function buildHandlers (options: HandlerOptions): Map<number, ApiHandler> {
@@ -69,7 +75,10 @@ export function buildHandlers (options: HandlerOptions): Map<number, ApiHandler>
     describeGroupsHandler(options.groups),
     consumerGroupDescribeHandler(options.groups),
     deleteGroupsHandler(options.groups),
-    describeConfigsHandler
+    describeConfigsHandler,
+    shareGroupHeartbeatHandler(options.shares),
+    shareFetchHandler(options.shares),
+    shareAcknowledgeHandler(options.shares)
   ]
   return new Map(handlers.map(h => [h.api.key, h]))
 }

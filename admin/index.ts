@@ -31,7 +31,7 @@ import * as transactions from './transactions'
 export type { AdminCallOptions, TopicPartitionKey } from './route'
 export type { NewTopic, TopicPartitionsDescription, PartitionDescription, ElectionType, ElectionResult, Reassignment, OngoingReassignment } from './topics'
 export type { RecordsToDelete, DeletedRecords } from './records'
-export type { LogOffsetSpec, ListedOffset, CommittedOffset, GroupOffsets, GroupOffsetsQuery, OffsetToCommit, ResetSpec, PlannedOffset, PartitionLag } from './offsets'
+export type { LogOffsetSpec, ListedOffset, CommittedOffset, GroupOffsets, GroupOffsetsQuery, OffsetToCommit, ResetSpec, PlannedOffset, PartitionLag, ShareGroupOffset } from './offsets'
 export type { GroupType, ListedGroup, GroupDescription, GroupMemberDescription } from './groups'
 export type { ConfigEntry, ConfigResourceType, ConfigSource, AlterConfigsResource } from './configs'
 export type { AclBinding, AclFilter, AclResourceType, AclPatternType, AclOperation, AclPermission } from './acls'
@@ -94,6 +94,12 @@ export class Admin {
   async resetGroupOffsets (groupId: string, to: offsets.ResetSpec, options?: AdminCallOptions & { topics?: string[], partitions?: TopicPartitionKey[], dryRun?: boolean }): Promise<offsets.PlannedOffset[]> { return await offsets.resetGroupOffsets(this.#router, groupId, to, options) }
   /** Deletes a group's offsets of partitions it does not subscribe to. */
   async deleteGroupOffsets (groupId: string, partitions: TopicPartitionKey[], options?: AdminCallOptions): Promise<ItemResult> { return await offsets.deleteGroupOffsets(this.#router, groupId, partitions, options) }
+  /** A share group's start offset and lag per partition (KIP-932). */
+  async describeShareGroupOffsets (groupId: string, options?: AdminCallOptions & { topics?: string[], partitions?: TopicPartitionKey[] }): Promise<offsets.ShareGroupOffset[]> { return await offsets.describeShareGroupOffsets(this.#router, groupId, options) }
+  /** Sets an empty share group's start offsets. */
+  async alterShareGroupOffsets (groupId: string, toSet: Array<TopicPartitionKey & { offset: bigint }>, options?: AdminCallOptions): Promise<ItemResult> { return await offsets.alterShareGroupOffsets(this.#router, groupId, toSet, options) }
+  /** Drops an empty share group's state of whole topics. */
+  async deleteShareGroupOffsets (groupId: string, topics: string[], options?: AdminCallOptions): Promise<Array<{ topic: string, error?: BrokerError }>> { return await offsets.deleteShareGroupOffsets(this.#router, groupId, topics, options) }
   /** Per partition the group committed: committed, end, lag. */
   async lag (groupId: string, options?: AdminCallOptions & { isolation?: Isolation }): Promise<offsets.PartitionLag[]> { return await offsets.lag(this.#router, groupId, options) }
 

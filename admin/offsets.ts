@@ -7,6 +7,9 @@
 import { ListOffsets } from '../protocol/apis/list-offsets'
 import { OffsetCommit } from '../protocol/apis/offset-commit'
 import { OffsetDelete } from '../protocol/apis/offset-delete'
+import { AlterShareGroupOffsets } from '../protocol/apis/alter-share-group-offsets'
+import { DeleteShareGroupOffsets } from '../protocol/apis/delete-share-group-offsets'
+import { DescribeShareGroupOffsets } from '../protocol/apis/describe-share-group-offsets'
 import { OffsetFetch, type OffsetFetchResponsePartition } from '../protocol/apis/offset-fetch'
 import { BrokerError } from '../protocol/errors'
 import type { Isolation } from '../client/client'
@@ -313,4 +316,61 @@ export async function lag (router: Router, groupId: string, options: AdminCallOp
     const behind = end.offset - o.offset
     return { topic: o.topic, partition: o.partition, committed: o.offset, end: end.offset, lag: error !== undefined ? -1n : behind > 0n ? behind : 0n, error }
   })
+}
+
+export interface ShareGroupOffset extends TopicPartitionKey {
+  /** The share-partition start offset: everything before it is acknowledged; -1 when the group has no state for the partition. */
+  startOffset: bigint
+  /** Records from the start offset on not yet acknowledged; -1 when unknown. */
+  lag: bigint
+  error?: BrokerError
+}
+
+/** A share group's start offset (and lag) per partition, for the given topics or every topic it has state for. */
+export async function describeShareGroupOffsets (router: Router, groupId: string, options: AdminCallOptions & { topics?: string[], partitions?: TopicPartitionKey[] } = {}): Promise<ShareGroupOffset[]> {
+  const deadline = router.deadline('describeShareGroupOffsets', options, ['topics', 'partitions'])
+  checkString('describeShareGroupOffsets', 'groupId', groupId)
+  let topics: Array<{ topicName: string, partitions: number[] }> | null = null
+  if (options.partitions !== undefined) {
+    checkPartitions('describeShareGroupOffsets', options.partitions)
+    topics = [...byTopic(options.partitions)].map(([topicName, ps]) => ({ topicName, partitions: ps.map(p => p.partition) }))
+  } else if (options.topics !== undefined) {
+    options.topics.forEach(t => checkString('describeShareGroupOffsets', 'topics[]', t))
+    await router.client.metadata.refresh(options.topics, options.signal)
+    topics = options.topics.map(topicName => ({ topicName, partitions: (router.client.metadata.topic(topicName)?.partitions ?? []).map(p => p.partition) }))
+  }
+  const response = await router.coordinator('group', groupId, DescribeShareGroupOffsets, { groups: [{ groupId, topics }] }, deadline, options.signal, r => r.groups.map(g => g.errorCode))
+  const group = response.groups[0]
+  throwIf(group?.errorCode ?? 0, `Describing the offsets of share group "${groupId}"`)
+  return (group?.topics ?? []).flatMap(t => t.partitions.map(p => ({
+    topic: t.topicName,
+    partition: p.partitionIndex,
+    startOffset: p.startOffset,
+    lag: p.lag,
+    error: itemError(p.errorCode, `Describing the offset of share group "${groupId}" for ${t.topicName}-${p.partitionIndex}`, p.errorMessage)
+  })))
+}
+
+/** Sets an empty share group's start offsets (where it delivers from next). */
+export async function alterShareGroupOffsets (router: Router, groupId: string, offsets: Array<TopicPartitionKey & { offset: bigint }>, options: AdminCallOptions = {}): Promise<Array<TopicPartitionKey & { error?: BrokerError }>> {
+  const deadline = router.deadline('alterShareGroupOffsets', options)
+  checkString('alterShareGroupOffsets', 'groupId', groupId)
+  checkPartitions('alterShareGroupOffsets', offsets)
+  for (const o of offsets) if (typeof o.offset !== 'bigint') throw new TypeError(`alterShareGroupOffsets: offset of ${o.topic}-${o.partition} must be a bigint, got ${typeof o.offset}`)
+  const response = await router.coordinator('group', groupId, AlterShareGroupOffsets, {
+    groupId,
+    topics: [...byTopic(offsets)].map(([topicName, ps]) => ({ topicName, partitions: ps.map(p => ({ partitionIndex: p.partition, startOffset: p.offset })) }))
+  }, deadline, options.signal, r => [r.errorCode])
+  throwIf(response.errorCode, `Altering the offsets of share group "${groupId}"`, response.errorMessage)
+  return response.responses.flatMap(t => t.partitions.map(p => ({ topic: t.topicName, partition: p.partitionIndex, error: itemError(p.errorCode, `Altering the offset of share group "${groupId}" for ${t.topicName}-${p.partitionIndex}`, p.errorMessage) })))
+}
+
+/** Drops an empty share group's state for whole topics (it starts again from share.auto.offset.reset). */
+export async function deleteShareGroupOffsets (router: Router, groupId: string, topics: string[], options: AdminCallOptions = {}): Promise<Array<{ topic: string, error?: BrokerError }>> {
+  const deadline = router.deadline('deleteShareGroupOffsets', options)
+  checkString('deleteShareGroupOffsets', 'groupId', groupId)
+  topics.forEach(t => checkString('deleteShareGroupOffsets', 'topics[]', t))
+  const response = await router.coordinator('group', groupId, DeleteShareGroupOffsets, { groupId, topics: topics.map(topicName => ({ topicName })) }, deadline, options.signal, r => [r.errorCode])
+  throwIf(response.errorCode, `Deleting the offsets of share group "${groupId}"`, response.errorMessage)
+  return response.responses.map(t => ({ topic: t.topicName, error: itemError(t.errorCode, `Deleting the offsets of share group "${groupId}" for ${t.topicName}`, t.errorMessage) }))
 }

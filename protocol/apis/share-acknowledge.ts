@@ -10,7 +10,7 @@
  */
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
-import { acknowledgementBatch, leaderIdAndEpoch, nodeEndpoint, type AcknowledgementBatch, type ShareLeaderIdAndEpoch, type ShareNodeEndpoint } from './share-fetch'
+import { acknowledgementTopics, leaderIdAndEpoch, nodeEndpoint, type AcknowledgementBatch, type ShareLeaderIdAndEpoch, type ShareNodeEndpoint } from './share-fetch'
 
 export interface ShareAcknowledgeRequest {
   groupId: string | null
@@ -49,13 +49,7 @@ export const ShareAcknowledge = defineApi<ShareAcknowledgeRequest, ShareAcknowle
     field('memberId', 'string', '0+', { nullableVersions: '0+' }),
     field('shareSessionEpoch', 'int32', '0+'),
     field('isRenewAck', 'bool', '2+', { default: false }),
-    field('topics', array(struct(
-      field('topicId', 'uuid', '0+'),
-      field('partitions', array(struct(
-        field('partitionIndex', 'int32', '0+'),
-        field('acknowledgementBatches', array(acknowledgementBatch), '0+')
-      )), '0+')
-    )), '0+')
+    field('topics', acknowledgementTopics, '0+')
   ),
   response: struct(
     field('throttleTimeMs', 'int32', '0+'),

@@ -115,6 +115,15 @@ export const acknowledgementBatch = struct(
   field('acknowledgeTypes', array('int8'), '0+')
 )
 
+/** Topics, partitions and their acknowledgements: ShareFetch's `topics` (v1+ has no other partition field) and ShareAcknowledge's. */
+export const acknowledgementTopics = array(struct(
+  field('topicId', 'uuid', '0+'),
+  field('partitions', array(struct(
+    field('partitionIndex', 'int32', '0+'),
+    field('acknowledgementBatches', array(acknowledgementBatch), '0+')
+  )), '0+')
+))
+
 export const leaderIdAndEpoch = struct(
   field('leaderId', 'int32', '0+'),
   field('leaderEpoch', 'int32', '0+')
@@ -144,13 +153,7 @@ export const ShareFetch = defineApi<ShareFetchRequest, ShareFetchResponse>({
     field('batchSize', 'int32', '1+', { default: 500 }),
     field('shareAcquireMode', 'int8', '2+', { default: 0 }),
     field('isRenewAck', 'bool', '2+', { default: false }),
-    field('topics', array(struct(
-      field('topicId', 'uuid', '0+'),
-      field('partitions', array(struct(
-        field('partitionIndex', 'int32', '0+'),
-        field('acknowledgementBatches', array(acknowledgementBatch), '0+')
-      )), '0+')
-    )), '0+'),
+    field('topics', acknowledgementTopics, '0+'),
     field('forgottenTopicsData', array(struct(
       field('topicId', 'uuid', '0+'),
       field('partitions', array('int32'), '0+')

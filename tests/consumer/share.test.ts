@@ -153,6 +153,27 @@ describe('share consumer against the fake cluster', () => {
     assert.deepEqual(states(cluster), [])
   })
 
+  test('renew() keeps a record acquired past its lock (ShareAcknowledge with isRenewAck)', async () => {
+    const { cluster, client } = await setup(2)
+    cluster.setShareLockMs(300)
+    const c = consumer(client, { acknowledgement: 'explicit', maxRecords: 1 })
+    const batch = await c.nextBatch()
+    assert.ok(batch !== undefined)
+    const [kept] = batch.records
+    for (let i = 0; i < 5; i++) {
+      await sleep(150)
+      kept.renew()
+      await c.commit()
+    }
+    // 750 ms after acquiring it under a 300 ms lock, the record is still ours, delivered once.
+    assert.deepEqual(cluster.shareRecordStates('g', 't', 0).filter(r => r.offset === 0n).map(r => [r.state, r.deliveryCount]), [['acquired', 1]])
+    kept.accept()
+    const results = await c.commit()
+    assert.deepEqual(results.map(r => [r.offsets.map(Number), r.error]), [[[0], null]])
+    const renewals = cluster.requests(ShareAcknowledge).filter(e => (e.request as ShareAcknowledgeRequest).isRenewAck === true)
+    assert.equal(renewals.length, 5)
+  })
+
   test('close() releases what is acquired and not acknowledged, with the session-closing epoch -1', async () => {
     const { cluster, client } = await setup(4)
     const c = consumer(client, { acknowledgement: 'explicit' })

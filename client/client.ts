@@ -27,6 +27,7 @@ import { checkSaslOptions, type SaslOptions } from './sasl'
 import { TypedEmitter, type ClientEvents, type RequestRetryEvent } from './events'
 import { Instrumentation } from './instrumentation'
 import { checkLoggerOptions, Log, type Logger, type LogLevel } from './logger'
+import type { ClientMetrics } from './metrics'
 import { checkDuration, checkInteger, checkKnownKeys, checkObject, checkString, describeValue } from './validate'
 
 export interface ClientOptions {
@@ -156,7 +157,7 @@ export class Client extends TypedEmitter<ClientEvents> {
     this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000
     this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000
     this.backoff = options.retryBackoff ?? defaultBackoff
-    this.instrumentation = new Instrumentation(new Log(this.clientId, options.logger, options.logLevel), this)
+    this.instrumentation = new Instrumentation(this.clientId, new Log(this.clientId, options.logger, options.logLevel), this)
     this.brokers = new BrokerPool(bootstrap, {
       clientId: this.clientId,
       connectTimeoutMs: this.connectTimeoutMs,
@@ -219,6 +220,17 @@ export class Client extends TypedEmitter<ClientEvents> {
         await sleep(Math.min(backoffDelay(round++, this.backoff), Math.max(0, deadline - Date.now())), options.signal)
       }
     }
+  }
+
+  /**
+   * A snapshot of this client's metrics and of everything made from it: requests, errors,
+   * bytes and latency per API and broker; batches, records, batch sizes, compression and
+   * buffered bytes of its producers; records handed out, fetch latency, buffered bytes and
+   * lag per partition of its consumers; rebalances and commits per group.
+   * `toPrometheus()` renders it in the Prometheus text format.
+   */
+  metrics (): ClientMetrics {
+    return this.instrumentation.metrics.snapshot(this.clientId)
   }
 
   /** Reports a retry: the 'requestRetry' event and a debug line. */

@@ -30,7 +30,8 @@ import { SaslAuthenticate } from '../protocol/apis/sasl-authenticate'
 import { SaslHandshake } from '../protocol/apis/sasl-handshake'
 import type { ConnectionPurpose } from './brokers'
 import { AuthenticationError } from './errors'
-import { Instrumentation } from './instrumentation'
+import { channels, Instrumentation, publishAsyncEnd, subscribed, type RequestTrace } from './instrumentation'
+import type { RequestStats } from './metrics'
 
 /**
  * node:tls options, except that `servername` (SNI and the name the certificate must
@@ -80,6 +81,10 @@ interface InFlight {
   abandoned: boolean
   /** performance.now() at the write: request latency for logs, metrics and tracing. */
   startedAt: number
+  /** The client's counters for this API on this broker. */
+  stats: RequestStats
+  /** The 'kafkats:request' context, when someone subscribed at the write. */
+  trace: RequestTrace | undefined
 }
 
 type ConnectionState = 'connecting' | 'ready' | 'closed'
@@ -117,6 +122,9 @@ export class Connection {
   #reauthTimer: NodeJS.Timeout | undefined
   #reauthGate: Promise<void> | undefined
   #onDrained: (() => void) | undefined
+
+  /** Per API key: the client's counters for it on this broker (looked up once per connection and API). */
+  readonly #stats: Array<RequestStats | undefined> = []
 
   /** API key → the broker's [min, max] version; set by ApiVersions at connect. */
   #brokerVersions = new Map<number, { minVersion: number, maxVersion: number }>()
@@ -214,16 +222,22 @@ export class Connection {
       return Promise.reject(error)
     }
     const socket = this.#socket!
+    const stats = this.#stats[api.key] ?? this.#statsFor(api)
+    stats.requests++
+    stats.bytesSent += frame.length
     if (options.expectResponse === false) {
+      const trace = subscribed(channels.request) ? this.#traceStart(api, version, correlationId, frame.length) : undefined
       return new Promise((resolve, reject) => {
         socket.write(frame, error => {
+          if (trace !== undefined) publishAsyncEnd(channels.request, trace, error ?? undefined)
           if (error !== undefined && error !== null) reject(new ConnectionError(this.label, `writing ${api.name} failed: ${error.message}`, { written: true, cause: error }))
           else resolve(undefined as Response)
         })
       })
     }
     return new Promise<Response>((resolve, reject) => {
-      const entry: InFlight = { correlationId, api, version, resolve, reject, timer: undefined, signal: options.signal, onAbort: undefined, abandoned: false, startedAt: performance.now() }
+      const trace = subscribed(channels.request) ? this.#traceStart(api, version, correlationId, frame.length) : undefined
+      const entry: InFlight = { correlationId, api, version, resolve, reject, timer: undefined, signal: options.signal, onAbort: undefined, abandoned: false, startedAt: performance.now(), stats, trace }
       if (this.#instrumentation.log.debugOn) this.#instrumentation.log.debug(`${api.name} v${version} sent`, { broker: this.label, api: api.name, correlationId, bytes: frame.length })
       const timeoutMs = options.timeoutMs ?? this.#options.requestTimeoutMs ?? 30_000
       entry.timer = setTimeout(() => this.#onTimeout(entry, timeoutMs), timeoutMs)
@@ -246,7 +260,7 @@ export class Connection {
     const failure = (entry: InFlight): Error => new ConnectionError(this.label, `the connection closed before ${entry.api.name} was answered${error !== undefined ? `: ${error.message}` : ''}`, { written: true, cause: error })
     for (const entry of this.#inFlight.values()) {
       this.#settle(entry)
-      if (!entry.abandoned) entry.reject(failure(entry))
+      this.#failed(entry, failure(entry))
     }
     this.#inFlight.clear()
     this.#onDrained?.()
@@ -452,18 +466,55 @@ export class Connection {
       response = decodeResponseFrame(oldest.api, oldest.version, frame)
     } catch (error) {
       // The request was written, so the broker may have applied it: an ambiguous outcome (written: true), not a definite failure.
-      oldest.reject(new MalformedResponseError(`Could not decode the ${oldest.api.name} v${oldest.version} response from ${this.label}: ${(error as Error).message}; the broker may have applied the request`, { cause: error }))
+      this.#failed(oldest, new MalformedResponseError(`Could not decode the ${oldest.api.name} v${oldest.version} response from ${this.label}: ${(error as Error).message}; the broker may have applied the request`, { cause: error }))
       this.close(new ProtocolError(`${this.label} sent a malformed ${oldest.api.name} v${oldest.version} response; closing the connection`, { cause: error }))
       return
     }
     if (this.#state === 'ready') this.#answered++
+    const stats = oldest.stats
+    const seconds = (performance.now() - oldest.startedAt) / 1000
+    stats.bytesReceived += frame.length
+    stats.latency.observe(seconds)
+    const errorCode = (response as { errorCode?: unknown }).errorCode
+    if (typeof errorCode === 'number' && errorCode !== 0) stats.errors++
     // Most responses carry the broker's quota throttle; a throttled client should hear of it.
     const throttleTimeMs = (response as { throttleTimeMs?: unknown }).throttleTimeMs
     if (typeof throttleTimeMs === 'number' && throttleTimeMs > 0) this.#onThrottle(oldest.api.name, throttleTimeMs)
     if (this.#instrumentation.log.debugOn) {
-      this.#instrumentation.log.debug(`${oldest.api.name} v${oldest.version} answered`, { broker: this.label, api: oldest.api.name, correlationId, bytes: frame.length, durationMs: Math.round((performance.now() - oldest.startedAt) * 1000) / 1000 })
+      this.#instrumentation.log.debug(`${oldest.api.name} v${oldest.version} answered`, { broker: this.label, api: oldest.api.name, correlationId, bytes: frame.length, durationMs: Math.round(seconds * 1e6) / 1000 })
+    }
+    const trace = oldest.trace
+    if (trace !== undefined) {
+      trace.responseBytes = frame.length
+      trace.durationMs = seconds * 1000
+      trace.result = response
+      publishAsyncEnd(channels.request, trace)
     }
     oldest.resolve(response)
+  }
+
+  #statsFor (api: Api<any, any>): RequestStats {
+    const stats = this.#instrumentation.metrics.requestStats(api.name, this.#nodeId)
+    this.#stats[api.key] = stats
+    return stats
+  }
+
+  #traceStart (api: Api<any, any>, version: number, correlationId: number, requestBytes: number): RequestTrace {
+    const trace: RequestTrace = { clientId: this.#options.clientId, api: api.name, apiKey: api.key, version, correlationId, nodeId: this.#nodeId, broker: this.label, requestBytes }
+    channels.request.start.publish(trace)
+    channels.request.end.publish(trace)
+    return trace
+  }
+
+  /** A written request that will get no answer: counted as an error, traced, and rejected unless its caller gave up on it already. */
+  #failed (entry: InFlight, error: Error): void {
+    if (entry.abandoned) return
+    entry.stats.errors++
+    if (entry.trace !== undefined) {
+      entry.trace.durationMs = performance.now() - entry.startedAt
+      publishAsyncEnd(channels.request, entry.trace, error)
+    }
+    entry.reject(error)
   }
 
   #onThrottle (api: string, throttleTimeMs: number): void {
@@ -478,7 +529,7 @@ export class Connection {
     this.#inFlight.delete(entry.correlationId)
     this.#settle(entry)
     const error = new RequestTimeoutError(`${entry.api.name} to ${this.label} had no response within ${timeoutMs} ms; the broker may still have applied it`, { written: true })
-    if (!entry.abandoned) entry.reject(error)
+    this.#failed(entry, error)
     this.close(error)
   }
 
@@ -486,7 +537,13 @@ export class Connection {
     if (!this.#inFlight.has(entry.correlationId) || entry.abandoned) return
     entry.abandoned = true
     if (entry.signal !== undefined && entry.onAbort !== undefined) entry.signal.removeEventListener('abort', entry.onAbort)
-    entry.reject(abortError(entry.signal!, `${entry.api.name} to ${this.label} after it was written`, true))
+    const error = abortError(entry.signal!, `${entry.api.name} to ${this.label} after it was written`, true)
+    if (entry.trace !== undefined) {
+      entry.trace.durationMs = performance.now() - entry.startedAt
+      publishAsyncEnd(channels.request, entry.trace, error)
+      entry.trace = undefined
+    }
+    entry.reject(error)
   }
 
   #settle (entry: InFlight): void {

@@ -23,6 +23,8 @@
 import type { Client } from '../client/client'
 import { TypedEmitter, type TypedEvents } from '../client/events'
 import type { LogFields } from '../client/logger'
+import { channels, publishAsyncEnd, subscribed, type ConsumerBatchTrace } from '../client/instrumentation'
+import type { MetricsRegistry, PartitionLag } from '../client/metrics'
 import { checkBoolean, checkDuration, checkFunction, checkInteger, checkKnownKeys, checkObject, checkString, describeValue } from '../client/validate'
 import { AbortedError } from '../client/errors'
 import { KafkaTsError } from '../protocol/errors'
@@ -294,7 +296,18 @@ export class Consumer<Events extends ConsumerEvents = ConsumerEvents> extends Ty
     this.#maxBatchRecords = options.maxBatchRecords ?? 500
     this.#maxBatchBytes = options.maxBatchBytes ?? 1024 * 1024
     this.#maxProcessingMs = options.maxProcessingMs ?? 300_000
+    this.#metrics = client.instrumentation.metrics
+    this.#stopCollecting = this.#metrics.addCollector(into => {
+      into.consumerBufferedBytes += this.#account.bytes
+      into.lag.push(...this.lag())
+    })
   }
+
+  readonly #metrics: MetricsRegistry
+  /** Ends this one's part in client.metrics() (set once its collector is registered, at the end of the constructor). */
+  #stopCollecting: () => void = () => {}
+  /** 'kafkats:consumer:batch' contexts of batches out with the application (only while someone subscribes). */
+  readonly #traces = new WeakMap<ConsumerBatch, ConsumerBatchTrace>()
 
   /** Direct consumption: start fetching these partitions. */
   static assigned (client: Client, options: AssignOptions): Consumer {
@@ -373,6 +386,24 @@ export class Consumer<Events extends ConsumerEvents = ConsumerEvents> extends Ty
     return [...this.#cursors.values()]
   }
 
+  /**
+   * Per partition held: what was processed and committed, where fetching stands, the high
+   * watermark of the last fetch answer and the lag behind it — from what the consumer
+   * knows, without a request to the broker (`client.admin.lag(groupId)` asks the brokers).
+   */
+  lag (): PartitionLag[] {
+    const group = (this as unknown as { groupId?: string }).groupId
+    const lags: PartitionLag[] = []
+    for (const c of this.#cursors.values()) {
+      const highWatermark = c.highWatermark >= 0n ? c.highWatermark : undefined
+      // The first record not processed: after what was processed (or committed), else the first one out or buffered, else where fetching stands.
+      const from = c.processedOffset ?? c.committedOffset ?? c.processing?.batch.records[0]?.offset ?? c.buffered[0]?.batch.records[0]?.offset ?? c.fetchOffset
+      const lag = highWatermark === undefined || from === undefined ? undefined : (highWatermark > from ? highWatermark - from : 0n)
+      lags.push({ group, topic: c.topic, partition: c.partition, processedOffset: c.processedOffset, committedOffset: c.committedOffset, fetchOffset: c.fetchOffset, highWatermark, lag })
+    }
+    return lags
+  }
+
   /** The partitions currently fetched or processed. */
   assignment (): Array<{ topic: string, partition: number }> {
     return this.cursors.map(c => ({ topic: c.topic, partition: c.partition }))
@@ -424,6 +455,11 @@ export class Consumer<Events extends ConsumerEvents = ConsumerEvents> extends Ty
 
   /** The next batch, waiting for one; undefined once the consumer is closed. */
   async nextBatch (signal?: AbortSignal): Promise<HandedBatch | undefined> {
+    return await this.#nextBatch(signal, false)
+  }
+
+  /** `forRun`: the batch goes to a run() handler, which publishes its trace's start itself (so the handler runs in the subscriber's context). */
+  async #nextBatch (signal: AbortSignal | undefined, forRun: boolean): Promise<HandedBatch | undefined> {
     for (;;) {
       if (this.#failure !== undefined) throw this.#failure
       if (this.#closed || this.#stopping) return undefined
@@ -451,6 +487,8 @@ export class Consumer<Events extends ConsumerEvents = ConsumerEvents> extends Ty
         const finished = new Promise<void>(resolve => { finish = resolve })
         cursor.processing = { batch, finished, finish, startedAt: Date.now(), seeked: false, overdue: false }
         this.#watchOverdue()
+        this.#metrics.batchConsumed(batch.topic, batch.records.length)
+        if (subscribed(channels.consumerBatch)) this.#traceHandOut(batch, forRun)
         return { batch, cursor, finish: (processedUpTo?: bigint | null) => this.#finish(cursor, batch, processedUpTo === undefined ? batch.nextOffset : processedUpTo) }
       }
       if (signal?.aborted === true) throw new AbortedError('Aborted while waiting for records', { written: false, cause: signal.reason })
@@ -498,7 +536,7 @@ export class Consumer<Events extends ConsumerEvents = ConsumerEvents> extends Ty
     const retry = options.retry === true ? {} : options.retry === false ? undefined : options.retry
     const worker = async (): Promise<void> => {
       for (;;) {
-        const handed = await this.nextBatch()
+        const handed = await this.#nextBatch(undefined, true)
         if (handed === undefined) return
         this.#runBatches.add(handed.batch)
         await this.#process(handed, options, retry)
@@ -520,14 +558,18 @@ export class Consumer<Events extends ConsumerEvents = ConsumerEvents> extends Ty
     // A revoked, lost or seeked batch stops at the next record; so does one out when close() starts.
     const keepGoing = (): boolean => !batch.isStale() && !this.#stopping
     const recordDone = (record: KafkaRecord): void => this.#recordDone(cursor, batch, record)
+    const trace = this.#traces.get(batch)
     for (let attempt = 0; ; attempt++) {
       try {
-        const done = await kafkatsRunHandler(options, batch, progress, keepGoing, recordDone)
+        const done = trace !== undefined && attempt === 0
+          ? await this.#tracedHandler(trace, options, batch, progress, keepGoing, recordDone)
+          : await kafkatsRunHandler(options, batch, progress, keepGoing, recordDone)
         // Stopped early: what recordDone marked stands, nothing more.
         this.#finish(cursor, batch, done ? batch.nextOffset : null)
         return
       } catch (error) {
         const retries = retry?.maxRetries ?? Infinity
+        if (trace !== undefined) trace.error = error
         if (retry === undefined || attempt >= retries || batch.isStale() || this.#stopping || this.#failure !== undefined) {
           this.#finish(cursor, batch, null)
           this.#fail(error as Error)
@@ -543,6 +585,30 @@ export class Consumer<Events extends ConsumerEvents = ConsumerEvents> extends Ty
         }
       }
     }
+  }
+
+  #traceHandOut (batch: ConsumerBatch, forRun: boolean): void {
+    const trace: ConsumerBatchTrace = {
+      clientId: this.client.clientId,
+      group: (this as unknown as { groupId?: string }).groupId,
+      topic: batch.topic,
+      partition: batch.partition,
+      records: batch.records.length,
+      firstOffset: batch.records[0]?.offset,
+      nextOffset: batch.nextOffset,
+      highWatermark: batch.highWatermark
+    }
+    this.#traces.set(batch, trace)
+    if (forRun) return
+    channels.consumerBatch.start.publish(trace)
+    channels.consumerBatch.end.publish(trace)
+  }
+
+  /** The handler inside the trace's start (runStores: a subscriber's async context, e.g. an OpenTelemetry span, is the handler's). */
+  async #tracedHandler (trace: ConsumerBatchTrace, ...args: Parameters<typeof kafkatsRunHandler>): Promise<boolean> {
+    const running = channels.consumerBatch.start.runStores(trace, kafkatsRunHandler, undefined, ...args)
+    channels.consumerBatch.end.publish(trace)
+    return await running
   }
 
   /** eachRecord: one record finished; it counts as processed unless the partition moved on. */
@@ -566,6 +632,7 @@ export class Consumer<Events extends ConsumerEvents = ConsumerEvents> extends Ty
     // This consumer's own fetch connections go with it (a long-lived Client would collect them otherwise).
     this.client.brokers.closePurpose(this.#fetchPurpose)
     this.#unregister()
+    this.#stopCollecting()
   }
 
   get closed (): boolean {
@@ -624,6 +691,12 @@ export class Consumer<Events extends ConsumerEvents = ConsumerEvents> extends Ty
     if (processing === undefined || processing.batch !== batch) return
     cursor.processing = undefined
     processing.finish()
+    const trace = this.#traces.get(batch)
+    if (trace !== undefined) {
+      this.#traces.delete(batch)
+      trace.processedUpTo = processedUpTo
+      publishAsyncEnd(channels.consumerBatch, trace, trace.error)
+    }
     if (this.#predecessors.get(cursor.key) === cursor) this.#predecessors.delete(cursor.key)
     // A late finish for a partition that left this member is dropped, never re-inserted
     // (invariant 3); after a seek the seek target counts, not this batch's end.

@@ -19,6 +19,7 @@
 import type { Client } from '../client/client'
 import { calledFromHandler, Consumer, type ConsumerBatch, type ConsumerEvents, type FetchOptions } from '../consumer/consumer'
 import type { LogFields } from '../client/logger'
+import { channels, subscribed, type RebalanceTrace } from '../client/instrumentation'
 import type { TransactionAbortedEvent } from './transactional'
 import type { Cursor, Ownership, Processing } from '../consumer/cursor'
 import { OffsetCommit, type OffsetCommitRequest } from '../protocol/apis/offset-commit'
@@ -423,7 +424,24 @@ export class GroupConsumer extends Consumer<GroupConsumerEvents> {
    * re-stamped meanwhile drops out). Everything left out, refused by the coordinator or not
    * committed before `signal` is returned (and emitted as 'commitRefused').
    */
+  /** One commit round (`#commitRound`), counted and timed for client.metrics(). */
   async #commitCursors (cursors: Cursor[], identity: MemberIdentity, offsetOf: (c: Cursor) => bigint, signal: AbortSignal): Promise<RefusedCommit[]> {
+    const stats = this.client.instrumentation.metrics.group(this.groupId)
+    const started = performance.now()
+    stats.commits++
+    try {
+      const refused = await this.#commitRound(cursors, identity, offsetOf, signal)
+      if (refused.length > 0) stats.commitErrors++
+      return refused
+    } catch (error) {
+      stats.commitErrors++
+      throw error
+    } finally {
+      stats.commitLatency.observe((performance.now() - started) / 1000)
+    }
+  }
+
+  async #commitRound (cursors: Cursor[], identity: MemberIdentity, offsetOf: (c: Cursor) => bigint, signal: AbortSignal): Promise<RefusedCommit[]> {
     const refused: RefusedCommit[] = []
     const refuse = (cursor: Cursor, offset: bigint, reason: string): void => { refused.push({ topic: cursor.topic, partition: cursor.partition, offset, reason }) }
     let release: () => void = () => {}
@@ -599,7 +617,21 @@ export class GroupConsumer extends Consumer<GroupConsumerEvents> {
     return matched
   }
 
+  /** The generation (epoch) of the last assignment applied: a new one counts as a rebalance. */
+  #appliedGeneration: number | undefined
+
+  /** `#applyAssignmentNow`, counted and traced ('kafkats:group:rebalance'). */
   async #applyAssignment (target: TopicPartition[], identity: MemberIdentity, reconciliation?: Reconciliation): Promise<TopicPartition[]> {
+    if (identity.generation !== this.#appliedGeneration) {
+      this.#appliedGeneration = identity.generation
+      this.client.instrumentation.metrics.group(this.groupId).rebalances++
+    }
+    if (!subscribed(channels.rebalance)) return await this.#applyAssignmentNow(target, identity, reconciliation)
+    const trace: RebalanceTrace = { clientId: this.client.clientId, group: this.groupId, memberId: identity.memberId, generation: identity.generation, protocol: this.#protocol, assignment: target.map(p => ({ topic: p.topic, partition: p.partition })) }
+    return await channels.rebalance.tracePromise(async () => await this.#applyAssignmentNow(target, identity, reconciliation, trace), trace)
+  }
+
+  async #applyAssignmentNow (target: TopicPartition[], identity: MemberIdentity, reconciliation?: Reconciliation, trace?: RebalanceTrace): Promise<TopicPartition[]> {
     const targetKeys = new Set(target.map(partitionKey))
     const held = this.cursors.filter(c => !c.ownership.released)
     const revoked: TopicPartition[] = []
@@ -614,6 +646,7 @@ export class GroupConsumer extends Consumer<GroupConsumerEvents> {
       if (!targetKeys.has(cursor.key)) revoked.push({ topic: cursor.topic, partition: cursor.partition })
     }
     if (revoked.length > 0) await this.#revoke(revoked, identity)
+    if (trace !== undefined) trace.revoked = revoked
     // Fenced, or a newer target came while we revoked or looked up offsets: add nothing from this one.
     const outdated = (): boolean => reconciliation !== undefined && (reconciliation.signal.aborted || reconciliation.superseded())
     const heldKeys = new Set(this.cursors.filter(c => !c.ownership.released).map(c => c.key))
@@ -643,6 +676,7 @@ export class GroupConsumer extends Consumer<GroupConsumerEvents> {
       await this.#callback(this.#options.onAssigned, added)
     }
     this.client.instrumentation.log.info(`assignment: ${added.length} added, ${revoked.length} revoked`, { group: this.groupId, memberId: identity.memberId, generation: identity.generation, added: added.map(partitionKey), revoked: revoked.map(partitionKey) })
+    if (trace !== undefined) trace.added = added.map(p => ({ topic: p.topic, partition: p.partition }))
     this.emit('assigned', { added, revoked, identity })
     return revoked
   }

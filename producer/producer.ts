@@ -26,6 +26,8 @@
  */
 import type { Client } from '../client/client'
 import { TypedEmitter } from '../client/events'
+import { channels, subscribed, type ProducerSendTrace } from '../client/instrumentation'
+import type { MetricsRegistry } from '../client/metrics'
 import { ConnectionError, RequestTimeoutError } from '../client/errors'
 import { invalidatesMetadata } from '../client/metadata'
 import { backoffDelay } from '../client/backoff'
@@ -224,6 +226,9 @@ export class Producer extends TypedEmitter<ProducerEvents> {
   /** Why the producer is closed: ProducerClosedError, or the client's ClientClosedError. */
   #closedError: Error | undefined
   readonly #unregister: () => void
+  readonly #metrics: MetricsRegistry
+  /** Ends this one's part in client.metrics() (set once its collector is registered, at the end of the constructor). */
+  #stopCollecting: () => void = () => {}
 
   constructor (client: Client, options: ProducerOptions = {}) {
     super()
@@ -267,6 +272,11 @@ export class Producer extends TypedEmitter<ProducerEvents> {
     })
     // Closed with its client: pending work fails with the client's ClientClosedError at once.
     this.#unregister = client.register({ closeWithClient: error => this.#abandonAll(error, error) })
+    this.#metrics = client.instrumentation.metrics
+    this.#stopCollecting = this.#metrics.addCollector(into => {
+      into.producerBufferedBytes += this.#bufferedBytes
+      into.producerBufferedRecords += this.#bufferedRecords
+    })
   }
 
   /**
@@ -428,6 +438,14 @@ export class Producer extends TypedEmitter<ProducerEvents> {
   async send (records: ProducerRecord, options?: SendOptions): Promise<RecordMetadata>
   async send (records: ProducerRecord[], options?: SendOptions): Promise<RecordMetadata[]>
   async send (records: ProducerRecord | ProducerRecord[], options: SendOptions = {}): Promise<RecordMetadata | RecordMetadata[]> {
+    if (!subscribed(channels.producerSend)) return await this.#send(records, options)
+    const first: unknown = Array.isArray(records) ? records[0] : records
+    const topic = typeof first === 'object' && first !== null && typeof (first as { topic?: unknown }).topic === 'string' ? (first as { topic: string }).topic : ''
+    const trace: ProducerSendTrace = { clientId: this.#client.clientId, topic, records: Array.isArray(records) ? records.length : 1 }
+    return await channels.producerSend.tracePromise(async () => await this.#send(records, options), trace)
+  }
+
+  async #send (records: ProducerRecord | ProducerRecord[], options: SendOptions): Promise<RecordMetadata | RecordMetadata[]> {
     const list = Array.isArray(records) ? records : [records]
     // Every record is checked before any is buffered: a bad one refuses the whole call.
     if (!Array.isArray(records)) refuseKafkajsShape(records)
@@ -615,6 +633,7 @@ export class Producer extends TypedEmitter<ProducerEvents> {
     if (this.#refreshTimer !== undefined) clearTimeout(this.#refreshTimer)
     this.#refreshTimer = undefined
     this.#unregister()
+    this.#stopCollecting()
   }
 
   // ---------------------------------------------------------------- appending
@@ -899,6 +918,8 @@ export class Producer extends TypedEmitter<ProducerEvents> {
   #succeed (queue: PartitionQueue, batch: ProducerBatch, baseOffset: bigint, logAppendTime: bigint, logStartOffset: bigint): void {
     const topic = batch.topic
     const partition = batch.partition
+    const encodedBytes = batch.encoded?.length ?? batch.bytes
+    this.#metrics.batchProduced(topic, batch.recordCount, encodedBytes, batch.bytes, (this.#compressionByTopic[topic] ?? this.#compression) !== 'none')
     this.#finishBatch(queue, batch, null, i => ({
       topic,
       partition,

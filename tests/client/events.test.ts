@@ -1,11 +1,11 @@
 // Typed events: a misspelt event name or a wrong listener does not compile (the lines
 // marked as expected errors below fail the build when the events are untyped), and the
 // Client reports connections, reconnects, throttling, metadata changes and retries.
-import { afterEach, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import * as net from 'node:net'
 import '../../index'
-import { Client, type ClientOptions } from '../../client/client'
+import type { Client } from '../../client/client'
 import { ConnectionError } from '../../client/errors'
 import type { ClientEvents } from '../../client/events'
 import { Metadata, type MetadataResponse } from '../../protocol/apis/metadata'
@@ -13,25 +13,9 @@ import { BrokerError } from '../../protocol/errors'
 import type { Consumer } from '../../consumer/consumer'
 import type { GroupConsumer } from '../../group/group-consumer'
 import type { Producer } from '../../producer/producer'
-import { FakeCluster } from '../../testing/index'
+import { fast, fixtures } from './fake-support'
 
-const cleanups: Array<() => Promise<unknown>> = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c().catch(() => {})
-})
-const fast = { retryBackoff: { initialMs: 10, maxMs: 50 } }
-
-async function cluster (options: Parameters<typeof FakeCluster.start>[0] = {}): Promise<FakeCluster> {
-  const c = await FakeCluster.start({ log: false, ...options })
-  cleanups.push(async () => await c.close())
-  return c
-}
-
-function client (options: ClientOptions): Client {
-  const c = new Client(options)
-  cleanups.push(async () => await c.close())
-  return c
-}
+const { cluster, client } = fixtures()
 
 /** Every event of these names the client emits, in order. */
 function record<K extends keyof ClientEvents & string> (k: Client, ...names: K[]): Array<{ name: K, event: ClientEvents[K][0] }> {

@@ -1,32 +1,20 @@
 // The `logger` client option: checked at construction, called in the shape each logger
 // library expects, filtered by `logLevel`, with structured fields; without a logger only
 // warnings are reported (process warnings), and NODE_DEBUG=kafkats prints debug lines.
-import { afterEach, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import * as path from 'node:path'
 import '../../index'
-import { Client, type ClientOptions } from '../../client/client'
+import { Client } from '../../client/client'
 import type { Logger } from '../../client/logger'
 import { Metadata } from '../../protocol/apis/metadata'
-import { FakeCluster } from '../../testing/index'
+import type { FakeCluster } from '../../testing/index'
+import { fixtures } from './fake-support'
 
-const cleanups: Array<() => Promise<unknown>> = []
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c().catch(() => {})
-})
-
-async function cluster (): Promise<FakeCluster> {
-  const c = await FakeCluster.start({ log: false, topics: [{ name: 't', partitions: 1 }] })
-  cleanups.push(async () => await c.close())
-  return c
-}
-
-function client (options: ClientOptions): Client {
-  const c = new Client(options)
-  cleanups.push(async () => await c.close())
-  return c
-}
+const made = fixtures()
+const cluster = async (): Promise<FakeCluster> => await made.cluster({ topics: [{ name: 't', partitions: 1 }] })
+const client = made.client
 
 type Line = { level: string, args: unknown[] }
 

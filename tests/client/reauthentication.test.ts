@@ -96,7 +96,7 @@ test('each authentication is reported as the client\'s authenticate event: the f
   const events = new TypedEmitter<ClientEvents>()
   const seen: AuthenticateEvent[] = []
   events.on('authenticate', event => { seen.push(event) })
-  const instrumentation = new Instrumentation(new Log('t'), events)
+  const instrumentation = new Instrumentation('t', new Log('t'), events)
   const connection = await Connection.connect({ host: '127.0.0.1', port: broker.port, clientId: 't', nodeId: 7, purpose: 'produce', instrumentation, sasl: { mechanism: 'PLAIN', username: 'u', password: 'p' } })
   try {
     assert.deepEqual(seen, [{ nodeId: 7, broker: `127.0.0.1:${broker.port}`, purpose: 'produce', mechanism: 'PLAIN', sessionLifetimeMs: SESSION_MS, reauthentication: false }])

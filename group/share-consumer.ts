@@ -16,7 +16,7 @@
  * close() releases every record acquired and not acknowledged, so other members get it at
  * once instead of after the lock duration.
  */
-import { EventEmitter } from 'node:events'
+import { TypedEmitter } from '../client/events'
 import type { Client } from '../client/client'
 import { checkDuration, checkFunction, checkInteger, checkKnownKeys, checkObject, checkOneOf, checkSignal, checkString } from '../client/validate'
 import { ShareSource, type ShareAcknowledgementResult, type ShareBatch, type ShareRecord, type ShareSourceOwner } from '../consumer/share-source'
@@ -108,7 +108,7 @@ function validate (options: ShareConsumerOptions): void {
   if (options.signal !== undefined) checkSignal(WHERE, 'signal', options.signal)
 }
 
-export class ShareConsumer extends EventEmitter<ShareConsumerEvents> implements AsyncIterable<ShareBatch> {
+export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements AsyncIterable<ShareBatch> {
   readonly client: Client
   readonly groupId: string
   readonly topics: readonly string[]

@@ -13,6 +13,7 @@ import { BrokerError } from '../../protocol/errors'
 import type { Consumer } from '../../consumer/consumer'
 import type { GroupConsumer } from '../../group/group-consumer'
 import type { Producer } from '../../producer/producer'
+import type { ShareConsumer } from '../../group/share-consumer'
 import { fast, fixtures } from './fake-support'
 
 const { cluster, client } = fixtures()
@@ -28,7 +29,10 @@ function record<K extends keyof ClientEvents & string> (k: Client, ...names: K[]
  * Never called: it only has to compile. Each @ts-expect-error line must be an error, so
  * the build fails if event names or payloads stop being checked.
  */
-export function eventTypesAreChecked (client: Client, producer: Producer, consumer: Consumer, group: GroupConsumer): void {
+export function eventTypesAreChecked (client: Client, producer: Producer, consumer: Consumer, group: GroupConsumer, share: ShareConsumer): void {
+  // @ts-expect-error: misspelt
+  share.on('acknowleged', () => {})
+  share.on('fetchError', event => event.error.message)
   // @ts-expect-error: misspelt event name
   client.on('protcolViolation', () => {})
   // @ts-expect-error: the payload has throttleTimeMs, a number

@@ -7,6 +7,7 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { createInterface } from 'node:readline'
 import type { Timeline } from './chaos-support'
+import { setTimeout as sleep } from 'node:timers/promises'
 
 /** What the orchestrator tells a member process (as JSON in KAFKATS_GROUP_CHAOS_MEMBER). */
 export interface MemberConfig {
@@ -189,8 +190,12 @@ export class MemberSlot {
     if (incarnation === undefined) return true
     this.state = 'stopping'
     incarnation.expectedExit = 'SIGTERM'
-    this.#timeline.note(`SIGTERM ${incarnation.label} (holding ${this.held.join(',') || 'nothing'})`)
+    // A process still loading has no SIGTERM handler yet, and SIGTERM would just kill it
+    // (seen on a loaded machine): wait for its 'started' line, which comes after the handler.
+    const deadline = Date.now() + timeoutMs
     incarnation.child.kill('SIGCONT')
+    while (incarnation.exit === undefined && !incarnation.events.some(e => e.event === 'started') && Date.now() < deadline) await sleep(50)
+    this.#timeline.note(`SIGTERM ${incarnation.label} (holding ${this.held.join(',') || 'nothing'})`)
     incarnation.child.kill('SIGTERM')
     let timer: NodeJS.Timeout | undefined
     const timedOut = await Promise.race([

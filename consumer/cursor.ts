@@ -96,8 +96,34 @@ export class PrefetchAccount {
   readonly maxBytes: number
   readonly #pins = new Map<ArrayBufferLike, Pin>()
 
+  /**
+   * What a fetched wire byte has been costing in memory (the answer's buffer, decompressed
+   * bytes, the per-record overhead), learnt from answers: 100-byte records cost ~4×.
+   */
+  expansion = 2
+
   constructor (maxBytes: number) {
     this.maxBytes = maxBytes
+  }
+
+  /**
+   * The wire bytes a Fetch may ask for (up to `limit`) so that what it brings fits the
+   * room left. At least 1: Kafka still returns the first batch whole, so fetching moves on.
+   */
+  fetchBytes (limit: number): number {
+    if (this.maxBytes === Infinity) return limit
+    return Math.max(1, Math.min(limit, Math.floor(Math.max(0, this.maxBytes - this.bytes) / this.expansion)))
+  }
+
+  /** The room an answer's records may take once its buffer is counted (it is, whole, while any record views it). */
+  decodeBudget (answer: ArrayBufferLike): number {
+    const pinned = this.#pins.has(answer) ? 0 : answer.byteLength
+    return Math.max(0, this.maxBytes - this.bytes - pinned)
+  }
+
+  /** Learns `expansion` from what `wireBytes` of an answer cost once buffered. */
+  noteAnswer (wireBytes: number, memoryBytes: number): void {
+    if (wireBytes > 0) this.expansion = Math.max(1, (this.expansion + memoryBytes / wireBytes) / 2)
   }
 
   /** Whether fetching must pause; first copies out batches that pin answers mostly let go of. */
@@ -149,8 +175,8 @@ export class PrefetchAccount {
       for (const entry of [...held.users.keys()]) {
         const copied = copyOut(entry.batch.records)
         this.#unpin(entry)
-        // The copy is the batch's own now.
-        this.bytes += copied - entry.viewBytes
+        // The copy is the batch's own now (its views were counted in the answer, just let go).
+        this.bytes += copied
         entry.bytes += copied - entry.viewBytes
         entry.viewBytes = 0
       }

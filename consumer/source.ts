@@ -23,7 +23,7 @@ import { Fetch, type FetchPartitionResponse, type FetchRequest, type FetchRespon
 import { errorCodeInfo } from '../protocol/error-codes'
 import { BrokerError, KafkaTsError, ProtocolError } from '../protocol/errors'
 import { decodeRecordBatches, RECORD_MEMORY_OVERHEAD, type KafkaRecord, type RecordBatch } from '../protocol/record-batch'
-import type { BufferedBatch, ConsumerBatch, Cursor } from './cursor'
+import type { BufferedBatch, ConsumerBatch, Cursor, PrefetchAccount } from './cursor'
 import { FetchSession, type SessionPartition } from './fetch-session'
 
 const ZERO_UUID = '00000000-0000-0000-0000-000000000000'
@@ -122,6 +122,8 @@ export class Source {
   #retryTimerAt = Infinity
 
   readonly #purpose: ConnectionPurpose
+  /** The consumer's prefetch account (every cursor of a consumer shares one), for requests that carry no cursor. */
+  #account: PrefetchAccount | undefined
 
   constructor (nodeId: number, client: Client, owner: SourceOwner, settings: FetchSettings, purpose: ConnectionPurpose = 'fetch') {
     this.nodeId = nodeId
@@ -260,10 +262,9 @@ export class Source {
     const fetchOffset = cursor.fetchOffset
     let batches: RecordBatch[]
     try {
-      // What this answer may add to memory: the room left in the consumer's buffer (the
-      // first batch always decodes, so a partition larger than the room still moves on).
-      const account = cursor.account
-      const memoryBudget = Math.max(0, account.maxBytes - account.bytes)
+      // What this answer may add to memory: the room left in the consumer's buffer once the
+      // answer itself is counted (the first batch always decodes, so fetching moves on).
+      const memoryBudget = cursor.account.decodeBudget(records.buffer)
       batches = await decodeRecordBatches(records, { topic: cursor.topic, partition: cursor.partition, memoryBudget })
     } catch (error) {
       // Bad bytes: report and back off this partition rather than loop on them or end the consumer.
@@ -295,6 +296,9 @@ export class Source {
     }
     const ownBytes = decompressed + count * RECORD_MEMORY_OVERHEAD
     const bytes = ownBytes + viewBytes
+    let wireBytes = 0
+    for (const b of kept) wireBytes += b.batchLength + 12
+    cursor.account.noteAnswer(wireBytes, bytes)
     // The application is behind (the last answer still waits): append to it, up to the
     // batch limits, rather than handing out one small batch per fetch answer.
     const waiting = cursor.buffered[cursor.buffered.length - 1]
@@ -416,9 +420,17 @@ export class Source {
     const version = connection.versionFor(Fetch)
     const useSessions = version >= 7
     if (!useSessions) this.#session.forget()
+    // Asks for no more than the room left in the consumer's buffer (in wire bytes, by what
+    // a wire byte has been costing), so one answer cannot bring more than the bound.
+    const settings = this.#settings
+    const account = this.#account = cursors[0]?.account ?? this.#account
+    const requestBytes = account === undefined ? settings.maxBytes : account.fetchBytes(settings.maxBytes)
     const wanted = new Map<string, SessionPartition>()
     for (const c of cursors) {
       const meta = this.#client.metadata.partition(c.topic, c.partition)
+      const partitionRoom = Math.floor(Math.max(0, settings.maxPartitionBytes - c.bufferedBytes) / (account?.expansion ?? 1))
+      // At least 1: Kafka returns the first partition's first batch whole whatever the limits.
+      const partitionBytes = Math.max(1, Math.min(settings.maxPartitionBytes, requestBytes, partitionRoom))
       wanted.set(c.key, {
         topic: c.topic,
         topicId: this.#client.metadata.topic(c.topic)?.topicId ?? ZERO_UUID,
@@ -426,7 +438,7 @@ export class Source {
         fetchOffset: c.fetchOffset!,
         lastFetchedEpoch: c.lastFetchedEpoch,
         currentLeaderEpoch: meta?.leaderEpoch ?? -1,
-        maxBytes: this.#settings.maxPartitionBytes
+        maxBytes: partitionBytes
       })
     }
     const { include, forget } = this.#session.build(wanted)
@@ -444,7 +456,7 @@ export class Source {
       replicaId: -1,
       maxWaitMs: this.#settings.maxWaitMs,
       minBytes: this.#settings.minBytes,
-      maxBytes: this.#settings.maxBytes,
+      maxBytes: requestBytes,
       isolationLevel: this.#settings.isolationLevel,
       sessionId: useSessions ? this.#session.id : 0,
       sessionEpoch: useSessions ? this.#session.epoch : -1,

@@ -7,6 +7,7 @@ import { afterEach, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Client } from '../../client/client'
 import { Consumer, type FetchErrorEvent } from '../../consumer/consumer'
+import { PrefetchAccount, type BufferedBatch } from '../../consumer/cursor'
 import { Fetch, type FetchRequest, type FetchResponse } from '../../protocol/apis/fetch'
 import { OffsetFetch } from '../../protocol/apis/offset-fetch'
 import { GroupConsumer } from '../../group/group-consumer'
@@ -269,6 +270,61 @@ describe('prefetch memory is bounded by what memory holds, not by what the wire 
     const held = retained(consumer)
     // Each record: ~110 bytes on the wire, ~300 more as objects. 2 MiB holds ~5,000, not ~19,000.
     assert.ok(held.records > 0 && held.records <= 8000, `${held.records} records buffered with maxBufferedBytes 2 MiB`)
+  })
+
+  test('small records and no maxBytes set: each Fetch asks for no more than the room left, so a slow application\'s consumer holds about maxBufferedBytes, not one whole answer', async () => {
+    const { cluster, client } = await setup(2)
+    // 2 × 20 batches of 1,000 records of 100 bytes: ~110 KB each on the wire, ~410 KB in memory.
+    const value = Buffer.alloc(100, 'x')
+    for (let b = 0; b < 20; b++) {
+      for (const partition of [0, 1]) await client.produceRaw({ topic: 't', partition, records: Array.from({ length: 1000 }, (_, i) => ({ value, key: Buffer.from(String(b * 1000 + i)) })) })
+    }
+    const limit = 2 * MiB
+    const consumer = Consumer.assigned(client, { assign: [0, 1].map(partition => ({ topic: 't', partition, offset: 0n })), maxWaitMs: 50, maxBufferedBytes: limit, maxPartitionBytes: 64 * MiB })
+    cleanups.push(async () => await consumer.close())
+    const errors: FetchErrorEvent[] = []
+    consumer.on('fetchError', (event: FetchErrorEvent) => errors.push(event))
+    let most = 0
+    consumer.on('fetch', () => { most = Math.max(most, consumer.cursors[0].account.bytes) })
+    let fetchedBytes = 0
+    cluster.intercept(Fetch, () => ({ modify: (r: FetchResponse) => { for (const t of r.responses) for (const p of t.partitions) fetchedBytes += p.records?.length ?? 0; return r } }))
+    // Stalled first: fetching stops at the bound.
+    await settle(consumer, cluster)
+    const stalled = consumer.cursors[0].account.bytes
+    // Then slow: a batch every 5 ms, until every record was read, in order per partition.
+    const next = [0, 0]
+    while (next[0] + next[1] < 40_000) {
+      const handed = await consumer.nextBatch(AbortSignal.timeout(5000))
+      for (const r of handed!.batch.records) assert.equal(r.key?.toString(), String(next[handed!.batch.partition]++))
+      handed!.finish()
+      await sleep(5)
+    }
+    // One batch (~410 KB) may pass the bound: the first batch of an answer always comes whole.
+    const bound = limit + 500 * 1024
+    assert.ok(stalled > 0 && stalled <= bound, `stalled: ${(stalled / MiB).toFixed(2)} MiB buffered with maxBufferedBytes 2 MiB`)
+    assert.ok(most <= bound, `at most ${(most / MiB).toFixed(2)} MiB buffered with maxBufferedBytes 2 MiB`)
+    const asked = cluster.requests(Fetch).map(r => (r.request as FetchRequest).maxBytes ?? Infinity)
+    assert.ok(asked.every(bytes => bytes <= limit), `Fetch maxBytes asked: ${Math.max(...asked)}`)
+    assert.deepEqual(errors.map(e => e.error.message), [])
+    // Asked by what a wire byte costs in memory (~4× here), answers hold about what fits: little is fetched twice.
+    const written = cluster.produceAttempts('t').reduce((n, a) => n + a.bytes, 0)
+    assert.ok(fetchedBytes < 1.5 * written, `${(fetchedBytes / MiB).toFixed(1)} MiB fetched for ${(written / MiB).toFixed(1)} MiB of records`)
+  })
+
+  test('a batch copied out of its answer is counted as the copy it holds, and nothing once it is handed out', () => {
+    const account = new PrefetchAccount(1000)
+    const answer = new ArrayBuffer(2000)
+    const entry: BufferedBatch = { batch: { records: [{ key: null, value: Buffer.from(answer, 0, 100), headers: [] }] } as any, bytes: 0, viewBytes: 0, pins: [], version: 0 }
+    // As Cursor.push counts it: 300 bytes of its own, 100 viewing the 2,000-byte answer (counted whole).
+    entry.bytes = 400
+    entry.viewBytes = 100
+    account.add(entry, 300, answer, 100)
+    assert.equal(account.bytes, 2300)
+    // Full: the mostly unused answer is let go, the record's 100 bytes copied out.
+    assert.equal(account.full, false)
+    assert.equal(account.bytes, 400)
+    account.remove(entry)
+    assert.equal(account.bytes, 0)
   })
 
   test('a stalled partition does not pin the answers its records came with: they are copied out once the rest of the answer is handed out', async () => {

@@ -1,11 +1,15 @@
-// A consumer whose application stalls (it takes no batch), in a process of its own so its
-// memory can be measured cleanly: node consumer-memory-child.js <bootstrap> <topic>
-// <maxBufferedBytes> <partitions>. Prints one JSON line: the growth of RSS, heap and
-// array buffers from before the consumer started to when fetching had stopped.
+// A consumer whose application stalls (it takes no batch) or is slow, in a process of its
+// own so its memory can be measured cleanly: node consumer-memory-child.js <bootstrap>
+// <topic> <maxBufferedBytes> <partitions> [<ms per batch>]. Without the last argument the
+// application takes nothing; with it, it takes a batch, waits that long, and so on until
+// nothing more comes. Prints one JSON line: the growth of RSS, heap and array buffers from
+// before the consumer started to when fetching had stopped (stalled) or to the highest
+// heap seen while reading (slow), the records buffered or read, and the most the prefetch
+// account held after any Fetch answer, and how many fetchError events came.
 import { Client } from '../../client/client'
 import { Consumer } from '../../consumer/consumer'
 
-const [bootstrap, topic, maxBufferedBytes, partitions] = process.argv.slice(2)
+const [bootstrap, topic, maxBufferedBytes, partitions, msPerBatch] = process.argv.slice(2)
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {})
 const sleep = async (ms: number): Promise<void> => await new Promise(resolve => setTimeout(resolve, ms))
 
@@ -20,22 +24,42 @@ async function main (): Promise<void> {
     maxPartitionBytes: 64 * 1024 * 1024,
     maxWaitMs: 100
   })
-  // The application is stalled: no batch is taken. Fetching stops at the bound; give it time.
-  let buffered = -1
-  for (let i = 0; i < 40; i++) {
-    await sleep(250)
-    const now = consumer.cursors.reduce((n, c) => n + c.buffered.reduce((m, e) => m + e.batch.records.length, 0), 0)
-    if (now === buffered && now > 0) break
-    buffered = now
+  let bufferedAtMost = 0
+  let fetchErrors = 0
+  consumer.on('fetchError', () => { fetchErrors++ })
+  consumer.on('fetch', () => { bufferedAtMost = Math.max(bufferedAtMost, consumer.cursors[0]?.account.bytes ?? 0) })
+  let records = -1
+  let heapAtMost = before.heapUsed
+  if (msPerBatch === undefined) {
+    // The application is stalled: no batch is taken. Fetching stops at the bound; give it time.
+    for (let i = 0; i < 40; i++) {
+      await sleep(250)
+      const now = consumer.cursors.reduce((n, c) => n + c.buffered.reduce((m, e) => m + e.batch.records.length, 0), 0)
+      if (now === records && now > 0) break
+      records = now
+    }
+  } else {
+    records = 0
+    const heapTimer = setInterval(() => { heapAtMost = Math.max(heapAtMost, process.memoryUsage().heapUsed) }, 20)
+    for (;;) {
+      const handed = await consumer.nextBatch(AbortSignal.timeout(3000)).catch(() => undefined)
+      if (handed === undefined) break
+      records += handed.batch.records.length
+      handed.finish()
+      await sleep(Number(msPerBatch))
+    }
+    clearInterval(heapTimer)
   }
   gc()
   const after = process.memoryUsage()
   const MB = 1024 * 1024
   console.log(JSON.stringify({
     rssMB: Math.round((after.rss - before.rss) / MB),
-    heapMB: Math.round((after.heapUsed - before.heapUsed) / MB),
+    heapMB: Math.round((Math.max(after.heapUsed, heapAtMost) - before.heapUsed) / MB),
     arrayBuffersMB: Math.round((after.arrayBuffers - before.arrayBuffers) / MB),
-    records: buffered
+    records,
+    bufferedAtMostMB: Math.round(bufferedAtMost / MB * 100) / 100,
+    fetchErrors
   }))
   await consumer.close()
   await client.close()

@@ -548,6 +548,11 @@ export class TransactionManager {
   }
 
   async #txnOffsetCommit (group: ConsumerGroupMetadata, offsets: TransactionOffset[], signal?: AbortSignal): Promise<void> {
+    // v6 names topics by id, and a producer may never have sent to the topics whose offsets it
+    // commits (a consume-transform-produce's input): their metadata is loaded first.
+    for (const topic of new Set(offsets.map(o => o.topic))) {
+      if (this.#client.metadata.topic(topic) === undefined) await this.#client.metadata.waitForTopic(topic, this.#client.requestTimeoutMs, signal)
+    }
     let pending = offsets
     for (let attempt = 0; pending.length > 0; attempt++) {
       const nodeId = await this.#findGroupCoordinator(group.groupId, signal)
@@ -579,10 +584,12 @@ export class TransactionManager {
         continue
       }
       const retry: TransactionOffset[] = []
+      const unanswered = new Set(pending)
       for (const t of response.topics) {
         const topic = t.name !== '' ? t.name : this.#client.metadata.topicById(t.topicId)?.name ?? ''
         for (const p of t.partitions) {
           const offset = pending.find(o => o.topic === topic && o.partition === p.partitionIndex)
+          if (offset !== undefined) unanswered.delete(offset)
           if (offset === undefined || p.errorCode === 0) continue
           const code = p.errorCode
           if (code === NOT_COORDINATOR || code === COORDINATOR_NOT_AVAILABLE) this.#groupCoordinators.delete(group.groupId)
@@ -593,6 +600,11 @@ export class TransactionManager {
           // A fenced member (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID, STALE_MEMBER_EPOCH...) is abortable (KIP-447).
           this.#throwForCode(code, `TxnOffsetCommit of ${topic}-${p.partitionIndex} for group "${group.groupId}"`)
         }
+      }
+      if (unanswered.size > 0) {
+        // Not knowing whether an offset is in the transaction, committing it could lose it.
+        const missing = [...unanswered].map(o => `${o.topic}-${o.partition}`).join(', ')
+        throw new TransactionAbortableError(`TxnOffsetCommit for group "${group.groupId}" did not answer for ${missing}; abort the transaction and retry it`)
       }
       pending = retry
       if (pending.length > 0) await sleep(backoffDelay(attempt, this.#client.backoff), signal)

@@ -240,10 +240,7 @@ const adminProgram: Program = async (module, brokers, names) => {
 
 describe('kafkajs programs: kafkats/kafkajs and kafkajs 2.2.4 print the same', { timeout: 240_000 }, () => {
   for (const [name, program] of [['producer with keys, headers and gzip', producerProgram], ['eachMessage with manual commits, pause and seek', eachMessageProgram], ['eachBatch with resolveOffset and commitOffsetsIfNecessary', eachBatchProgram], ['admin script', adminProgram], ['consume-transform-produce in transactions', transactionalProgram]] as const) {
-    // The records match already; the offsets sent in the transactions do not show as the
-    // group's committed offsets on kafkats/kafkajs yet (fetchOffsets answers -1): it runs as a todo.
-    const todo = program === transactionalProgram ? 'sendOffsets in a kafkats/kafkajs transaction: the committed offsets are not visible yet' : undefined
-    test(name, { todo }, async () => {
+    test(name, async () => {
       const outputs = await sideBySide(program)
       if (process.env.KJS_PRINT_OUTPUTS !== undefined) console.log(JSON.stringify(outputs, null, 1))
       assert.deepEqual(outputs.kafkats, outputs.kafkajs)

@@ -284,6 +284,25 @@ describe('transaction version 2 (KIP-890)', () => {
     assert.deepEqual(visible(0), [])
   })
 
+  test('sendOffsets of a topic the producer never sent to (TxnOffsetCommit v6 names it by id) commits with the transaction', async () => {
+    const p = producer()
+    await p.beginTransaction()
+    await p.sendOffsets({ groupMetadata: GROUP, offsets: [{ topic: TOPIC, partition: 1, offset: 9n }] })
+    await p.commitTransaction()
+    assert.ok(cluster.requests(TxnOffsetCommit).some(r => r.version >= 6))
+    assert.equal(cluster.committedOffset('g', TOPIC, 1)?.offset, 9n)
+  })
+
+  test('a TxnOffsetCommit answer that leaves out an offset makes sendOffsets abortable, never silently done', async () => {
+    const p = producer()
+    await p.beginTransaction()
+    await p.send({ topic: TOPIC, partition: 0, value: 'a' })
+    cluster.intercept(TxnOffsetCommit, () => ({ respond: { throttleTimeMs: 0, topics: [] } }), { times: 1 })
+    await assert.rejects(p.sendOffsets({ groupMetadata: GROUP, offsets: [{ topic: TOPIC, partition: 0, offset: 1n }] }), TransactionAbortableError)
+    assert.equal(p.transactionState, 'abortableError')
+    await p.abortTransaction()
+  })
+
   test('a fenced group member makes sendOffsets abortable (KIP-447); abort and go on', async () => {
     const p = producer()
     await p.beginTransaction()

@@ -5,13 +5,15 @@
 import type { Client } from '../client/client'
 import type { AclBinding, AclFilter, ConfigResourceType as NativeConfigType } from '../admin/index'
 import { BrokerError } from '../protocol/errors'
+import { FindCoordinator } from '../protocol/apis/find-coordinator'
+import { OffsetCommit } from '../protocol/apis/offset-commit'
 import '../index'
 import {
-  KafkaJSAggregateError, KafkaJSAlterPartitionReassignmentsError, KafkaJSCreateTopicError, KafkaJSDeleteGroupsError, KafkaJSDeleteTopicRecordsError,
+  KafkaJSAggregateError, KafkaJSAlterPartitionReassignmentsError, KafkaJSBrokerNotFound, KafkaJSCreateTopicError, KafkaJSDeleteGroupsError, KafkaJSDeleteTopicRecordsError,
   KafkaJSNonRetriableError, KafkaJSProtocolError, protocolErrorInfo, toKafkaJSError
 } from './errors'
 import { adminEvents, Instrumentation } from './instrumentation'
-import type { ClientContext, RetryOptions } from './kafka'
+import { retryDelay, type ClientContext, type RetryOptions } from './kafka'
 import type { Logger } from './logger'
 import { partitionMetadataOf } from './producer'
 
@@ -28,6 +30,9 @@ const ACL_OPERATION_NAMES: Record<number, string> = { 1: 'any', 2: 'all', 3: 're
 const ACL_PERMISSION_NAMES: Record<number, string> = { 1: 'any', 2: 'deny', 3: 'allow' }
 const PATTERN_NAMES: Record<number, string> = { 1: 'any', 2: 'match', 3: 'literal', 4: 'prefixed' }
 const CONFIG_TYPE_NAMES: Record<number, NativeConfigType> = { 2: 'topic', 4: 'broker', 8: 'broker-logger' }
+
+const GROUP_ID_NOT_FOUND = 69
+const RETRIABLE_COORDINATOR_CODES = new Set([14, 15, 16]) // COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR
 
 const codeOf = (names: Record<number, string>, name: string): number => Number(Object.keys(names).find(k => names[Number(k)] === name) ?? 0)
 
@@ -248,9 +253,8 @@ export class KafkaJSAdmin {
       const meta = await c.metadata.waitForTopic(topic, c.requestTimeoutMs)
       const unknown = partitions.filter(p => meta.partitions[p.partition] === undefined)
       if (unknown.length > 0) {
-        throw new KafkaJSNonRetriableError(new KafkaJSDeleteTopicRecordsError({ topic, partitions: unknown.map(p => ({ partition: p.partition, offset: p.offset, error: new KafkaJSProtocolError(protocolErrorInfo(3)) })) }), {
-          cause: new KafkaJSDeleteTopicRecordsError({ topic, partitions: unknown.map(p => ({ partition: p.partition, offset: p.offset, error: new KafkaJSProtocolError(protocolErrorInfo(3)) })) })
-        })
+        // Before anything is deleted, as kafkajs: a partition without a leader fails the whole call.
+        throw new KafkaJSDeleteTopicRecordsError({ topic, partitions: unknown.map(p => ({ partition: p.partition, offset: p.offset, error: new KafkaJSBrokerNotFound('Could not find the leader for the partition', { retriable: false }) })) })
       }
       const low = await c.admin.listOffsets(partitions.map(p => ({ topic, partition: p.partition, spec: 'earliest' as const })))
       const wanted = partitions.map(p => {
@@ -372,7 +376,8 @@ export class KafkaJSAdmin {
       const described = await c.admin.describeGroups(groupIds)
       return {
         groups: described.map(g => ({
-          errorCode: g.error?.code ?? 0,
+          // DescribeGroups v6 says GROUP_ID_NOT_FOUND for an unknown group; the versions kafkajs speaks answer a Dead group without error.
+          errorCode: g.error?.code === GROUP_ID_NOT_FOUND && g.state === 'Dead' ? 0 : g.error?.code ?? 0,
           groupId: g.groupId,
           state: g.state,
           protocolType: g.protocolType ?? 'consumer',
@@ -411,11 +416,16 @@ export class KafkaJSAdmin {
         byTopic.set(o.topic, list)
       }
       if (resolveOffsets) {
+        // kafkajs: -1 (latest) and -2 (earliest), as resetOffsets commits them, become the topic's offsets and are committed.
         for (const [topic, list] of byTopic) {
-          if (!list.some(p => p.offset === '-1')) continue
+          const unresolved = list.filter(p => p.offset === '-1' || p.offset === '-2')
+          if (unresolved.length === 0) continue
           const offsets = await this.fetchTopicOffsets(topic)
-          for (const p of list) if (p.offset === '-1') p.offset = offsets.find(o => o.partition === p.partition)?.high ?? p.offset
-          await this.setOffsets({ groupId, topic, partitions: list.map(p => ({ partition: p.partition, offset: p.offset })) })
+          for (const p of unresolved) {
+            const known = offsets.find(o => o.partition === p.partition)
+            if (known !== undefined) p.offset = p.offset === '-1' ? known.high : known.low
+          }
+          await this.#commitOffsets(c, groupId, topic, unresolved.map(p => ({ partition: p.partition, offset: BigInt(p.offset) })))
         }
       }
       return [...byTopic].map(([topic, list]) => ({ topic, partitions: list.sort((a, b) => a.partition - b.partition) }))
@@ -428,12 +438,9 @@ export class KafkaJSAdmin {
     if (partitions === undefined || partitions === null || partitions.length === 0) throw new KafkaJSNonRetriableError('Invalid partitions')
     await this.#call(async c => {
       await this.#checkNotRunning(c, groupId)
-      const special = partitions.filter(p => p.offset === '-1' || p.offset === '-2')
-      const plain = partitions.filter(p => p.offset !== '-1' && p.offset !== '-2')
-      if (plain.length > 0) throwItemErrors(await c.admin.alterGroupOffsets(groupId, plain.map(p => ({ topic, partition: p.partition, offset: BigInt(p.offset) }))))
-      for (const p of special) {
-        await c.admin.resetGroupOffsets(groupId, p.offset === '-2' ? 'earliest' : 'latest', { partitions: [{ topic, partition: p.partition }] })
-      }
+      // -1 and -2 are committed as they are (kafkajs's "latest" and "earliest"): a consumer finds no valid offset
+      // and starts as its fromBeginning says; fetchOffsets({ resolveOffsets: true }) turns them into offsets.
+      await this.#commitOffsets(c, groupId, topic, partitions.map(p => ({ partition: p.partition, offset: BigInt(p.offset) })))
     })
   }
 
@@ -442,9 +449,32 @@ export class KafkaJSAdmin {
     if (topic === undefined || topic === null || topic === '') throw new KafkaJSNonRetriableError(`Invalid topic ${String(topic)}`)
     await this.#call(async c => {
       await this.#checkNotRunning(c, groupId)
-      const planned = await c.admin.resetGroupOffsets(groupId, earliest ? 'earliest' : 'latest', { topics: [topic] })
-      throwItemErrors(planned)
+      const meta = await c.metadata.waitForTopic(topic, c.requestTimeoutMs)
+      await this.#commitOffsets(c, groupId, topic, meta.partitions.map(p => ({ partition: p.partition, offset: earliest ? -2n : -1n })))
     })
+  }
+
+  /** OffsetCommit as an admin (no member), offsets taken as they are (kafkajs commits -1 and -2 too). */
+  async #commitOffsets (c: Client, groupId: string, topic: string, partitions: Array<{ partition: number, offset: bigint }>): Promise<void> {
+    const meta = await c.metadata.waitForTopic(topic, c.requestTimeoutMs)
+    for (let attempt = 0; ; attempt++) {
+      const found = await c.request(FindCoordinator, { key: groupId, keyType: 0, coordinatorKeys: [groupId] })
+      const coordinator = found.coordinators?.[0] ?? found
+      let code = coordinator.errorCode
+      if (code === 0) {
+        const response = await c.request(OffsetCommit, {
+          groupId,
+          generationIdOrMemberEpoch: -1,
+          memberId: '',
+          groupInstanceId: null,
+          topics: [{ name: topic, topicId: meta.topicId, partitions: partitions.map(p => ({ partitionIndex: p.partition, committedOffset: p.offset, committedLeaderEpoch: -1, committedMetadata: null })) }]
+        }, { nodeId: coordinator.nodeId })
+        code = response.topics.flatMap(t => t.partitions.map(p => p.errorCode)).find(e => e !== 0) ?? 0
+        if (code === 0) return
+      }
+      if (!RETRIABLE_COORDINATOR_CODES.has(code) || attempt >= 10) throw new KafkaJSProtocolError(protocolErrorInfo(code))
+      await new Promise(resolve => setTimeout(resolve, retryDelay(this.#context.config.retry ?? {}, attempt)))
+    }
   }
 
   async #checkNotRunning (c: Client, groupId: string): Promise<void> {

@@ -109,7 +109,7 @@ const roundRobin: PartitionAssigner = ({ cluster }) => ({
 export const PartitionAssigners = { roundRobin }
 
 /** A kafkajs assigner as a kafkats Assignor (eager, as every kafkajs assigner is). */
-export function toAssignor (assigner: Assigner, subscribedTopics: () => string[]): Assignor {
+export function toAssignor (assigner: Assigner, subscribedTopics: () => string[], onAssign: () => void = () => {}): Assignor {
   return {
     name: assigner.name,
     protocol: 'eager',
@@ -118,6 +118,7 @@ export function toAssignor (assigner: Assigner, subscribedTopics: () => string[]
       return AssignerProtocol.MemberMetadata.decode(state.metadata).userData
     },
     async assign (members: MemberSubscription[], partitionCounts: ReadonlyMap<string, number>) {
+      onAssign()
       const topics = [...new Set(members.flatMap(m => m.topics))].filter(t => partitionCounts.has(t))
       const result = await assigner.assign({
         members: members.map(m => ({ memberId: m.memberId, memberMetadata: AssignerProtocol.MemberMetadata.encode({ version: assigner.version, topics: m.topics, userData: m.userData ?? Buffer.alloc(0) }) })),

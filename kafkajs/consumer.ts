@@ -47,6 +47,8 @@ export interface ConsumerConfig {
 }
 
 export interface KafkaMessage {
+  /** Record batches (v2): what kafkats reads. */
+  magicByte?: number
   key: Buffer | null
   value: Buffer | null
   timestamp: string
@@ -120,7 +122,7 @@ function headersOf (record: KafkaRecord): Record<string, Buffer | Buffer[]> {
 }
 
 export function toKafkaMessage (record: KafkaRecord): KafkaMessage {
-  return { key: record.key, value: record.value, timestamp: String(record.timestamp), attributes: 0, offset: String(record.offset), headers: headersOf(record) }
+  return { magicByte: 2, key: record.key, value: record.value, timestamp: String(record.timestamp), attributes: 0, offset: String(record.offset), headers: headersOf(record) }
 }
 
 function toBatch (batch: ConsumerBatch, messages: KafkaMessage[]): Batch {
@@ -179,6 +181,8 @@ export class KafkaJSConsumer {
   #resolvedSinceCommit = 0
   #restartTimer: NodeJS.Timeout | undefined
   #workers: Promise<void> | undefined
+  /** This member ran the assignor for the assignment that comes next (it is the group's leader). */
+  #assignedAsLeader = false
 
   constructor (context: ClientContext, config: ConsumerConfig) {
     if (config === undefined || typeof config.groupId !== 'string' || config.groupId === '') throw new KafkaJSNonRetriableError('Consumer groupId must be a non-empty string.')
@@ -218,9 +222,9 @@ export class KafkaJSConsumer {
   }
 
   async subscribe (subscription: ConsumerSubscribeTopic | ConsumerSubscribeTopics): Promise<void> {
-    if (this.#group !== undefined) throw new KafkaJSNonRetriableError('Cannot subscribe to topic while consumer is running')
+    if (this.#running) throw new KafkaJSNonRetriableError('Cannot subscribe to topic while consumer is running')
     const { topic, topics, fromBeginning = false } = (subscription ?? {}) as { topic?: string | RegExp, topics?: Array<string | RegExp>, fromBeginning?: boolean }
-    if (topic === undefined && topics === undefined) throw new KafkaJSNonRetriableError('Missing required argument "topics"')
+    if ((topic === undefined || topic === null) && (topics === undefined || topics === null)) throw new KafkaJSNonRetriableError('Missing required argument "topics"')
     if (topics !== undefined && topics !== null && !Array.isArray(topics)) throw new KafkaJSNonRetriableError('Argument "topics" must be an array')
     const subscriptions = topics ?? [topic!]
     for (const s of subscriptions) {
@@ -249,19 +253,30 @@ export class KafkaJSConsumer {
   }
 
   async run (config: ConsumerRunConfig = {}): Promise<void> {
-    if (this.#group !== undefined) {
+    if (this.#running) {
       this.#logger.warn('consumer#run was called, but the consumer is already running', { groupId: this.#groupId })
       return
     }
     this.#runConfig = config
-    await this.#start()
+    // Running from the call on, as in kafkajs: seek/pause right after an un-awaited run() apply at the assignment.
+    this.#running = true
+    try {
+      await this.#start()
+    } catch (error) {
+      this.#running = false
+      throw error
+    }
   }
 
   async stop (): Promise<void> {
     clearTimeout(this.#restartTimer)
     const group = this.#group
-    if (group === undefined) return
+    const wasRunning = this.#running
     this.#running = false
+    if (group === undefined) {
+      if (wasRunning) this.#instrumentation.emit(consumerEvents.STOP, null)
+      return
+    }
     this.#group = undefined
     try {
       await this.#commitIfDue(group, true).catch(() => {})
@@ -279,7 +294,7 @@ export class KafkaJSConsumer {
     if (isNaN(partition)) throw new KafkaJSNonRetriableError(`Invalid partition, expected a number received ${String(partition)}`)
     const target = parseOffset(offset)
     if (target < 0n && target !== -1n && target !== -2n) throw new KafkaJSNonRetriableError('Offset must not be a negative number')
-    if (this.#group === undefined) throw new KafkaJSNonRetriableError('Consumer group was not initialized, consumer#run must be called first')
+    if (!this.#running) throw new KafkaJSNonRetriableError('Consumer group was not initialized, consumer#run must be called first')
     const state = this.#partitions.get(key(topic, partition))
     if (state !== undefined) state.interrupted = true
     this.#pendingSeeks.set(key(topic, partition), { topic, partition, offset: target })
@@ -288,7 +303,7 @@ export class KafkaJSConsumer {
 
   pause (topicPartitions: Array<{ topic: string, partitions?: number[] }> = []): void {
     this.#checkTopicPartitions(topicPartitions)
-    if (this.#group === undefined) throw new KafkaJSNonRetriableError('Consumer group was not initialized, consumer#run must be called first')
+    if (!this.#running) throw new KafkaJSNonRetriableError('Consumer group was not initialized, consumer#run must be called first')
     for (const { topic, partitions } of topicPartitions) {
       if (partitions === undefined) this.#pausedTopics.add(topic)
       else {
@@ -297,12 +312,12 @@ export class KafkaJSConsumer {
         for (const p of partitions) set.add(p)
       }
     }
-    this.#group.pause(this.#assignment().filter(p => this.#isPaused(p.topic, p.partition)))
+    this.#group?.pause(this.#assignment().filter(p => this.#isPaused(p.topic, p.partition)))
   }
 
   resume (topicPartitions: Array<{ topic: string, partitions?: number[] }> = []): void {
     this.#checkTopicPartitions(topicPartitions)
-    if (this.#group === undefined) throw new KafkaJSNonRetriableError('Consumer group was not initialized, consumer#run must be called first')
+    if (!this.#running) throw new KafkaJSNonRetriableError('Consumer group was not initialized, consumer#run must be called first')
     for (const { topic, partitions } of topicPartitions) {
       if (partitions === undefined) {
         this.#pausedTopics.delete(topic)
@@ -317,7 +332,7 @@ export class KafkaJSConsumer {
         }
       }
     }
-    this.#group.resume(this.#assignment().filter(p => !this.#isPaused(p.topic, p.partition)))
+    this.#group?.resume(this.#assignment().filter(p => !this.#isPaused(p.topic, p.partition) && this.#subscriptions.has(p.topic)))
   }
 
   paused (): Array<{ topic: string, partitions: number[] }> {
@@ -369,8 +384,14 @@ export class KafkaJSConsumer {
 
   async #start (): Promise<void> {
     const client = await this.#connected()
+    if (!this.#running) return // stopped while connecting
     this.#logger.info('Starting', { groupId: this.#groupId })
     const topics = [...this.#subscriptions.keys()]
+    if (topics.length === 0) {
+      // kafkajs runs with no subscription (it joins and gets nothing); with nothing to consume, this one only waits.
+      this.#logger.warn('consumer#run was called without a subscription: nothing to consume', { groupId: this.#groupId })
+      return
+    }
     const fromBeginning = [...this.#subscriptions.values()].some(s => s.fromBeginning)
     const assigners = (this.#config.partitionAssigners ?? [PartitionAssigners.roundRobin]).map(create => create({
       cluster: { findTopicPartitionMetadata: (topic: string) => partitionMetadataOf(client, topic) },
@@ -381,11 +402,12 @@ export class KafkaJSConsumer {
       groupId: this.#groupId,
       topics,
       groupProtocol: 'classic',
-      assignor: toAssignor(assigners[0], () => topics),
+      assignor: toAssignor(assigners[0], () => topics, () => { this.#assignedAsLeader = true }),
       fromBeginning,
       sessionTimeoutMs: this.#config.sessionTimeout ?? 30_000,
       rebalanceTimeoutMs: this.#config.rebalanceTimeout ?? 60_000,
-      heartbeatIntervalMs: this.#config.heartbeatInterval ?? 3000,
+      // kafkajs takes 0 (heartbeat at every chance); kafkats's shortest interval is 1 ms.
+      heartbeatIntervalMs: Math.max(1, this.#config.heartbeatInterval ?? 3000),
       maxPartitionBytes: this.#config.maxBytesPerPartition ?? 1_048_576,
       minBytes: this.#config.minBytes ?? 1,
       maxBytes: this.#config.maxBytes ?? 10_485_760,
@@ -397,20 +419,44 @@ export class KafkaJSConsumer {
     if (this.#config.rackId !== undefined && this.#config.rackId !== '') options.rack = this.#config.rackId
     const group = client.consumer(options)
     this.#group = group
-    this.#running = true
     const joinStarted = Date.now()
     group.on('assigned', (event: { added: TopicPartition[], revoked: TopicPartition[], identity: MemberIdentity }) => {
+      const previous = this.#identity
+      if (previous !== undefined && previous.generation !== event.identity.generation) {
+        this.#instrumentation.emit(consumerEvents.REBALANCING, { groupId: this.#groupId, memberId: previous.memberId })
+      }
       this.#identity = event.identity
+      const isLeader = this.#assignedAsLeader
+      this.#assignedAsLeader = false
       for (const p of event.revoked) this.#partitions.delete(key(p.topic, p.partition))
       for (const p of event.added) this.#partitions.set(key(p.topic, p.partition), { interrupted: false })
       const memberAssignment: Record<string, number[]> = {}
-      for (const p of group.assignment()) (memberAssignment[p.topic] ??= []).push(p.partition)
+      const unsubscribed: TopicPartition[] = []
+      for (const p of group.assignment()) {
+        // kafkajs leaves out (and does not consume) what a leader assigned of topics this member does not subscribe to.
+        if (this.#subscriptions.has(p.topic)) (memberAssignment[p.topic] ??= []).push(p.partition)
+        else unsubscribed.push(p)
+      }
       for (const list of Object.values(memberAssignment)) list.sort((a, b) => a - b)
+      if (unsubscribed.length > 0) {
+        group.pause(unsubscribed)
+        const topicsNotSubscribed = [...new Set(unsubscribed.map(p => p.topic))]
+        this.#logger.warn('Consumer group received unsubscribed topics', { groupId: this.#groupId, generationId: event.identity.generation, memberId: event.identity.memberId, topicsNotSubscribed })
+        this.#instrumentation.emit(consumerEvents.RECEIVED_UNSUBSCRIBED_TOPICS, {
+          groupId: this.#groupId,
+          generationId: event.identity.generation,
+          memberId: event.identity.memberId,
+          assignedTopics: [...new Set(group.assignment().map(p => p.topic))],
+          topicsSubscribed: [...this.#subscriptions.keys()],
+          topicsNotSubscribed
+        })
+      }
       this.#instrumentation.emit(consumerEvents.GROUP_JOIN, {
         duration: Date.now() - joinStarted,
         groupId: this.#groupId,
-        isLeader: undefined,
-        leaderId: undefined,
+        isLeader,
+        // The leader's member id is known here only when this member is the leader.
+        leaderId: isLeader ? event.identity.memberId : '',
         groupProtocol: assigners[0].name,
         memberId: event.identity.memberId,
         memberAssignment
@@ -629,7 +675,10 @@ export class KafkaJSConsumer {
     if (restart) {
       const retryTime = (e as { retryTime?: number }).retryTime ?? this.#retry().initialRetryTime ?? 300
       this.#logger.error(`Restarting the consumer in ${retryTime}ms`, { groupId: this.#groupId, retryTime })
-      this.#restartTimer = setTimeout(() => { void this.#start().catch(err => this.#logger.error('Failed to restart', { error: (err as Error).message })) }, retryTime)
+      this.#restartTimer = setTimeout(() => {
+        this.#running = true
+        void this.#start().catch(err => this.#logger.error('Failed to restart', { error: (err as Error).message }))
+      }, retryTime)
     } else {
       await this.disconnect().catch(() => {})
     }

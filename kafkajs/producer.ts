@@ -9,14 +9,14 @@
  */
 import type { Client } from '../client/client'
 import { Metadata } from '../protocol/apis/metadata'
-import type { CompressionCodec } from '../protocol/compression'
+import { compress, CompressionCodecUnavailableError, type CompressionCodec } from '../protocol/compression'
 import type { RecordHeader } from '../protocol/record-batch'
 import type { Producer, ProducerOptions, ProducerRecord } from '../producer/producer'
 import type { RecordMetadata as NativeRecordMetadata } from '../producer/batch'
 import '../index'
 import type { PartitionMetadata } from './assigners'
 import { CompressionTypes } from './constants'
-import { KafkaJSError, KafkaJSNonRetriableError, KafkaJSNotImplemented, toKafkaJSError } from './errors'
+import { KafkaJSError, KafkaJSNonRetriableError, KafkaJSNotImplemented, KafkaJSProtocolError, protocolErrorInfo, toKafkaJSError } from './errors'
 import { Instrumentation, producerEvents } from './instrumentation'
 import type { ClientContext, RetryOptions } from './kafka'
 import type { Logger } from './logger'
@@ -84,6 +84,24 @@ export const CompressionCodecs: Record<number, () => unknown> = {
 
 const CODEC_NAMES: Record<number, CompressionCodec> = { 0: 'none', 1: 'gzip', 2: 'snappy', 3: 'lz4', 4: 'zstd' }
 
+const available = new Set<CompressionCodec>(['none', 'gzip'])
+
+/** kafkajs's KafkaJSNotImplemented for a codec that cannot compress here (its native package does not load), before anything is sent. */
+async function checkAvailable (codec: CompressionCodec): Promise<void> {
+  if (available.has(codec)) return
+  try {
+    await compress(codec, Buffer.alloc(1))
+  } catch (error) {
+    if (error instanceof CompressionCodecUnavailableError) throw new KafkaJSNotImplemented(`${codec} compression not implemented: ${error.message}`)
+    throw error
+  }
+  available.add(codec)
+}
+
+function isValidTopicName (topic: string): boolean {
+  return typeof topic === 'string' && topic.length <= 249 && /^[a-zA-Z0-9._-]+$/.test(topic) && topic !== '.' && topic !== '..'
+}
+
 function codecOf (compression: number | undefined): CompressionCodec {
   const type = compression ?? CompressionTypes.None
   const name = CODEC_NAMES[type]
@@ -123,6 +141,8 @@ export class KafkaJSProducer {
   readonly #logger: Logger
   readonly #instrumentation = new Instrumentation('producer', producerEvents)
   readonly #idempotent: boolean
+  /** `idempotent: true` asked for: kafkajs refuses its sends without acks -1 (a transactional id alone does not). */
+  readonly #explicitlyIdempotent: boolean
   readonly #partitioner: ((args: { topic: string, partitionMetadata: PartitionMetadata[], message: Message }) => number) | undefined
   readonly #nativePartitioner: 'kafkajs-default' | 'kafkajs-legacy'
   #client: Client | undefined
@@ -136,6 +156,7 @@ export class KafkaJSProducer {
     this.#config = config
     this.#logger = context.logger.namespace('Producer')
     this.#idempotent = config.idempotent === true || config.transactionalId !== undefined
+    this.#explicitlyIdempotent = config.idempotent === true
     const retries = config.retry?.retries
     if (this.#idempotent && retries !== undefined && retries < 1) {
       throw new KafkaJSNonRetriableError('Idempotent producer must allow retries to protect against transient errors')
@@ -207,7 +228,9 @@ export class KafkaJSProducer {
   /** kafkajs's checks, then the records in kafkats's shape (partitions chosen by a custom partitioner here). */
   async #prepare ({ acks = -1, timeout, compression, topicMessages = [] }: ProducerBatch): Promise<{ client: Client, records: ProducerRecord[], acks: number, codec: CompressionCodec, timeout: number | undefined }> {
     if (topicMessages.some(({ topic }) => topic === undefined || topic === null || topic === '')) throw new KafkaJSNonRetriableError('Invalid topic')
-    if (this.#idempotent && acks !== -1) throw new KafkaJSNonRetriableError('Not requiring ack for all messages invalidates the idempotent producer\'s EoS guarantees')
+    // kafkajs hears INVALID_TOPIC_EXCEPTION from the broker; kafkats knows the rule and says it before sending.
+    if (topicMessages.some(({ topic }) => !isValidTopicName(topic))) throw new KafkaJSProtocolError(protocolErrorInfo(17))
+    if (this.#explicitlyIdempotent && acks !== -1) throw new KafkaJSNonRetriableError('Not requiring ack for all messages invalidates the idempotent producer\'s EoS guarantees')
     for (const { topic, messages } of topicMessages) {
       if (messages === undefined || messages === null || !Array.isArray(messages)) throw new KafkaJSNonRetriableError(`Invalid messages array [${String(messages)}] for topic "${topic}"`)
       const withoutValue = messages.find(m => m.value === undefined)
@@ -217,6 +240,7 @@ export class KafkaJSProducer {
     const client = this.#client
     if (this.#status === 'disconnected' || client === undefined) throw new KafkaJSError('The producer is disconnected')
     const codec = codecOf(compression)
+    await checkAvailable(codec)
     const records: ProducerRecord[] = []
     for (const { topic, messages } of topicMessages) {
       await this.#ensureTopic(client, topic)
@@ -318,14 +342,15 @@ export class KafkaJSProducer {
     if (producer === undefined) {
       const options: ProducerOptions = {
         acks: acks === -1 ? 'all' : acks as 0 | 1,
-        idempotent: this.#idempotent,
+        // Idempotence needs acks all: a transactional producer's acks 0/1 sends outside a transaction go without it, as in kafkajs.
+        idempotent: this.#idempotent && acks === -1,
         compression: codec,
         partitioner: this.#nativePartitioner,
         // kafkajs sends at once; kafkats batches what is sent together in one call anyway.
         lingerMs: 0
       }
       if (timeout !== undefined) options.requestTimeoutMs = timeout
-      if (!this.#idempotent) options.retries = this.#config.retry?.retries ?? this.#context.config.retry?.retries ?? 5
+      if (options.idempotent !== true) options.retries = this.#config.retry?.retries ?? this.#context.config.retry?.retries ?? 5
       producer = client.producer(options)
       this.#producers.set(key, producer)
     }

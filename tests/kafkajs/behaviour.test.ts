@@ -1,0 +1,190 @@
+// kafkajs behaviours applications rely on, through kafkats/kafkajs against a real broker:
+// seek/pause right after an un-awaited run(), resetOffsets' -1/-2 and their resolution, group
+// join details, partitions assigned of unsubscribed topics, errors kafkajs gives (invalid
+// topic names, missing partitions, unknown groups), and acks 1 on a transactional producer.
+import { after, before, describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { sharedBootstrap, startCluster, type KafkaCluster } from '../broker/kafka'
+import { Kafka, KafkaJSNotImplemented, CompressionTypes } from '../../kafkajs/index'
+import { setCodecPackageLoaderForTests } from '../../protocol/compression'
+
+let cluster: KafkaCluster | undefined
+let brokers: string[] = []
+let kafka: Kafka
+let run = 0
+
+before(async () => {
+  const shared = sharedBootstrap()
+  if (shared !== undefined) brokers = shared
+  else {
+    cluster = await startCluster({ nodes: 1, portBase: 'free' })
+    brokers = cluster.bootstrap
+  }
+  kafka = new Kafka({ brokers, clientId: 'kjs-behaviour', logLevel: 0 })
+})
+
+after(async () => {
+  await cluster?.stop()
+})
+
+const unique = (label: string): string => `kjs-${label}-${process.pid}-${++run}-${Date.now().toString(36)}`
+
+const until = async (condition: () => boolean, what: string, timeoutMs = 60_000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise(resolve => setTimeout(resolve, 50))
+  }
+}
+
+async function topicWith (partitions: number, values: string[] = []): Promise<string> {
+  const topic = unique('topic')
+  const admin = kafka.admin()
+  await admin.connect()
+  await admin.createTopics({ topics: [{ topic, numPartitions: partitions }], waitForLeaders: true })
+  await admin.disconnect()
+  if (values.length > 0) {
+    const producer = kafka.producer()
+    await producer.connect()
+    await producer.send({ topic, messages: values.map(value => ({ value, partition: 0 })) })
+    await producer.disconnect()
+  }
+  return topic
+}
+
+describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => {
+  test('seek and pause called right after an un-awaited run() apply once the partitions are assigned', async () => {
+    const topic = await topicWith(1, ['a', 'b', 'c', 'd'])
+    const other = await topicWith(1, ['x'])
+    const consumer = kafka.consumer({ groupId: unique('group'), heartbeatInterval: 1000, sessionTimeout: 10_000 })
+    await consumer.connect()
+    await consumer.subscribe({ topics: [topic, other], fromBeginning: true })
+    const seen: string[] = []
+    void consumer.run({ eachMessage: async ({ topic: t, message }) => { seen.push(`${t === topic ? 'topic' : 'other'}:${message.offset}`) } })
+    consumer.seek({ topic, partition: 0, offset: '2' })
+    consumer.pause([{ topic: other }])
+    await until(() => seen.length >= 2, 'the records after the seek')
+    await new Promise(resolve => setTimeout(resolve, 1000))
+    assert.deepEqual(seen, ['topic:2', 'topic:3'], 'from the seek on, and nothing of the paused topic')
+    assert.deepEqual(consumer.paused(), [{ topic: other, partitions: [0] }])
+    consumer.resume([{ topic: other }])
+    await until(() => seen.includes('other:0'), 'the resumed topic')
+    await consumer.disconnect()
+  })
+
+  test('resetOffsets commits -1 / -2 as kafkajs does; fetchOffsets({ resolveOffsets }) turns them into offsets and commits those', async () => {
+    const topic = await topicWith(1, ['a', 'b', 'c'])
+    const admin = kafka.admin()
+    await admin.connect()
+    const groupId = unique('group')
+    const fetch = async (resolveOffsets = false): Promise<string | undefined> => (await admin.fetchOffsets({ groupId, topics: [topic], resolveOffsets }))[0].partitions[0].offset
+    await admin.resetOffsets({ groupId, topic })
+    assert.equal(await fetch(), '-1')
+    assert.equal(await fetch(true), '3')
+    assert.equal(await fetch(), '3')
+    await admin.resetOffsets({ groupId, topic, earliest: true })
+    assert.equal(await fetch(), '-2')
+    assert.equal(await fetch(true), '0')
+    assert.equal(await fetch(), '0')
+    await admin.setOffsets({ groupId, topic, partitions: [{ partition: 0, offset: '-1' }] })
+    assert.equal(await fetch(), '-1')
+    await admin.disconnect()
+  })
+
+  test('admin: an unknown group is described as Dead without error; deleting records of a missing partition fails before deleting anything', async () => {
+    const topic = await topicWith(1, ['a', 'b', 'c'])
+    const admin = kafka.admin()
+    await admin.connect()
+    const groupId = unique('nobody')
+    const { groups } = await admin.describeGroups([groupId])
+    assert.deepEqual(groups.map(g => ({ groupId: g.groupId, errorCode: g.errorCode, state: g.state })), [{ groupId, errorCode: 0, state: 'Dead' }])
+    await assert.rejects(admin.deleteTopicRecords({ topic, partitions: [{ partition: 0, offset: '2' }, { partition: 1, offset: '1' }] }), (error: any) => {
+      assert.equal(error.name, 'KafkaJSDeleteTopicRecordsError')
+      assert.equal(error.retriable, false)
+      assert.deepEqual(error.partitions.map((p: any) => [p.partition, p.offset, p.error.name]), [[1, '1', 'KafkaJSBrokerNotFound']])
+      return true
+    })
+    const offsets = await admin.fetchTopicOffsets(topic)
+    assert.equal(offsets[0].low, '0', 'nothing was deleted')
+    await admin.disconnect()
+  })
+
+  test('producer: an invalid topic name is INVALID_TOPIC_EXCEPTION and the producer goes on; a transactional producer sends with acks 1 outside a transaction', async () => {
+    const topic = await topicWith(1)
+    const producer = kafka.producer()
+    await producer.connect()
+    await assert.rejects(producer.send({ topic: `${topic}-with a space`, messages: [{ value: 'x' }] }), (error: any) => {
+      assert.equal(error.name, 'KafkaJSProtocolError')
+      assert.equal(error.type, 'INVALID_TOPIC_EXCEPTION')
+      return true
+    })
+    assert.equal((await producer.send({ topic, messages: [{ value: 'ok' }] }))[0].errorCode, 0)
+    await producer.disconnect()
+    const transactional = kafka.producer({ transactionalId: unique('txn'), maxInFlightRequests: 1 })
+    await transactional.connect()
+    const [result] = await transactional.send({ acks: 1, topic, messages: [{ value: 'acks-1' }] })
+    assert.equal(result.baseOffset, '1')
+    await assert.rejects(kafka.producer({ idempotent: true }).send({ acks: 1, topic, messages: [{ value: 'x' }] }), /invalidates the idempotent producer/)
+    await transactional.disconnect()
+  })
+
+  test('a codec whose package does not load is KafkaJSNotImplemented before anything is sent', async () => {
+    const topic = await topicWith(1)
+    const producer = kafka.producer()
+    await producer.connect()
+    setCodecPackageLoaderForTests(name => { throw new Error(`${name} is not installed here`) })
+    try {
+      await assert.rejects(producer.send({ topic, compression: CompressionTypes.Snappy, messages: [{ value: 'x' }] }), KafkaJSNotImplemented)
+    } finally {
+      setCodecPackageLoaderForTests(undefined)
+    }
+    assert.equal((await producer.send({ topic, messages: [{ value: 'plain' }] }))[0].baseOffset, '0', 'nothing was written by the refused send')
+    await producer.disconnect()
+  })
+
+  test('consumer: subscribe({ topic: null }) is refused; run() without a subscription connects, runs and stops; heartbeatInterval 0 is taken', async () => {
+    const consumer = kafka.consumer({ groupId: unique('group'), heartbeatInterval: 0 })
+    await assert.rejects(consumer.subscribe({ topic: null as unknown as string }), /Missing required argument "topics"/)
+    const events: string[] = []
+    for (const name of [consumer.events.CONNECT, consumer.events.STOP, consumer.events.DISCONNECT]) consumer.on(name, e => { events.push(e.type) })
+    await consumer.connect()
+    await consumer.run()
+    await consumer.disconnect()
+    await until(() => events.length === 3, 'three events')
+    assert.deepEqual(events, ['consumer.connect', 'consumer.stop', 'consumer.disconnect'])
+  })
+
+  test('group join: the leader says so; records are v2 (magicByte 2); partitions of unsubscribed topics are left out and not consumed', async () => {
+    const [a, b] = [await topicWith(2, ['a0', 'a1']), await topicWith(2, ['b0', 'b1'])]
+    const groupId = unique('group')
+    const first = kafka.consumer({ groupId, heartbeatInterval: 500, sessionTimeout: 10_000, rebalanceTimeout: 5000 })
+    const joins: any[] = []
+    first.on(first.events.GROUP_JOIN, e => { joins.push(e.payload) })
+    const magic: unknown[] = []
+    await first.connect()
+    await first.subscribe({ topics: [a, b], fromBeginning: true })
+    void first.run({ eachMessage: async ({ message }) => { magic.push(message.magicByte) } })
+    await until(() => joins.length >= 1 && magic.length >= 4, 'the first member joined and read everything')
+    assert.equal(joins[0].isLeader, true)
+    assert.equal(joins[0].leaderId, joins[0].memberId)
+    assert.deepEqual(magic, [2, 2, 2, 2])
+    const second = kafka.consumer({ groupId, heartbeatInterval: 500, sessionTimeout: 10_000, rebalanceTimeout: 5000 })
+    const secondJoins: any[] = []
+    const unsubscribed: any[] = []
+    const consumedBySecond: string[] = []
+    second.on(second.events.GROUP_JOIN, e => { secondJoins.push(e.payload) })
+    second.on(second.events.RECEIVED_UNSUBSCRIBED_TOPICS, e => { unsubscribed.push(e.payload) })
+    await second.connect()
+    await second.subscribe({ topic: a, fromBeginning: true })
+    // A group-wide round robin over both topics gives the second member partitions of b too.
+    void second.run({ eachMessage: async ({ topic }) => { consumedBySecond.push(topic) } })
+    await until(() => secondJoins.length >= 1, 'the second member joined')
+    assert.equal(secondJoins[0].isLeader, false)
+    assert.equal(secondJoins[0].memberAssignment[b], undefined)
+    assert.deepEqual(unsubscribed.map(u => u.topicsNotSubscribed), [[b]])
+    await new Promise(resolve => setTimeout(resolve, 1500))
+    assert.ok(!consumedBySecond.includes(b), 'nothing of the unsubscribed topic is consumed')
+    await second.disconnect()
+    await first.disconnect()
+  })
+})

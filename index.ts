@@ -14,7 +14,7 @@ export { Client }
 export type { ClientOptions, RequestOptions, ProduceRawOptions, ProduceRawResult, FetchRawOptions, FetchRawResult, OffsetSpec, Isolation, Acks, ClientResource, ClientEvents } from './client/client'
 export type { ProtocolViolationEvent, ConnectionPurpose } from './client/brokers'
 export type {
-  TypedEvents, ConnectEvent, DisconnectEvent, ReconnectEvent, AuthenticateEvent, AuthenticationErrorEvent, ThrottleEvent, LeaderChangeEvent, PartitionCountChangeEvent, RequestRetryEvent
+  TypedEvents, ConnectEvent, DisconnectEvent, ReconnectEvent, AuthenticateEvent, AuthenticationErrorEvent, ThrottleEvent, LeaderChangeEvent, PartitionCountChangeEvent, RequestRetryEvent, RequestEvent
 } from './client/events'
 export type { Logger, LogLevel, LogFields } from './client/logger'
 export { Admin, authorizedOperationNames } from './admin/index'

@@ -32,6 +32,7 @@ import type { ConnectionPurpose } from './brokers'
 import { AuthenticationError } from './errors'
 import { channels, Instrumentation, publishAsyncEnd, subscribed, type RequestTrace } from './instrumentation'
 import type { RequestStats } from './metrics'
+import type { RequestEvent } from './events'
 
 /**
  * node:tls options, except that `servername` (SNI and the name the certificate must
@@ -85,6 +86,7 @@ interface InFlight {
   stats: RequestStats
   /** The 'kafkats:request' context, when someone subscribed at the write. */
   trace: RequestTrace | undefined
+  size: number
 }
 
 type ConnectionState = 'connecting' | 'ready' | 'closed'
@@ -237,7 +239,7 @@ export class Connection {
     }
     return new Promise<Response>((resolve, reject) => {
       const trace = subscribed(channels.request) ? this.#traceStart(api, version, correlationId, frame.length) : undefined
-      const entry: InFlight = { correlationId, api, version, resolve, reject, timer: undefined, signal: options.signal, onAbort: undefined, abandoned: false, startedAt: performance.now(), stats, trace }
+      const entry: InFlight = { correlationId, api, version, resolve, reject, timer: undefined, signal: options.signal, onAbort: undefined, abandoned: false, startedAt: performance.now(), stats, trace, size: frame.length }
       if (this.#instrumentation.log.debugOn) this.#instrumentation.log.debug(`${api.name} v${version} sent`, { broker: this.label, api: api.name, correlationId, bytes: frame.length })
       const timeoutMs = options.timeoutMs ?? this.#options.requestTimeoutMs ?? 30_000
       entry.timer = setTimeout(() => this.#onTimeout(entry, timeoutMs), timeoutMs)
@@ -490,6 +492,7 @@ export class Connection {
       trace.result = response
       publishAsyncEnd(channels.request, trace)
     }
+    this.#observe(oldest, 'answered')
     oldest.resolve(response)
   }
 
@@ -529,6 +532,7 @@ export class Connection {
     this.#inFlight.delete(entry.correlationId)
     this.#settle(entry)
     const error = new RequestTimeoutError(`${entry.api.name} to ${this.label} had no response within ${timeoutMs} ms; the broker may still have applied it`, { written: true })
+    this.#observe(entry, 'timeout')
     this.#failed(entry, error)
     this.close(error)
   }
@@ -544,6 +548,26 @@ export class Connection {
       entry.trace = undefined
     }
     entry.reject(error)
+  }
+
+  /** The Client's 'request' event (only while someone listens). */
+  #observe (entry: InFlight, outcome: RequestEvent['outcome']): void {
+    const { events } = this.#instrumentation
+    if (events.listenerCount('request') === 0) return
+    const durationMs = performance.now() - entry.startedAt
+    events.emit('request', {
+      broker: `${this.host}:${this.port}`,
+      clientId: this.#options.clientId,
+      apiKey: entry.api.key,
+      apiName: entry.api.name,
+      apiVersion: entry.version,
+      correlationId: entry.correlationId,
+      size: entry.size,
+      sentAt: Date.now() - durationMs,
+      durationMs,
+      outcome,
+      inFlight: this.#inFlight.size
+    })
   }
 
   #settle (entry: InFlight): void {

@@ -116,6 +116,26 @@ export interface RequestRetryEvent {
   error: Error
 }
 
+/** One request's round trip on a connection: answered, or timed out (the connection then closes). */
+export interface RequestEvent {
+  /** The broker's address, "host:port". */
+  broker: string
+  clientId: string
+  apiKey: number
+  apiName: string
+  apiVersion: number
+  correlationId: number
+  /** Bytes written, size prefix included. */
+  size: number
+  /** When the request was written (ms since the epoch). */
+  sentAt: number
+  /** From written to answered, or to the timeout. */
+  durationMs: number
+  outcome: 'answered' | 'timeout'
+  /** Requests still waiting for an answer on the connection after this one. */
+  inFlight: number
+}
+
 /** The events of a Client, with their payloads. */
 export interface ClientEvents {
   /**
@@ -132,4 +152,6 @@ export interface ClientEvents {
   leaderChange: [event: LeaderChangeEvent]
   partitionCountChange: [event: PartitionCountChangeEvent]
   requestRetry: [event: RequestRetryEvent]
+  /** A request was answered, or timed out (`outcome`); emitted only while someone listens. */
+  request: [event: RequestEvent]
 }

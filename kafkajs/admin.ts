@@ -103,7 +103,7 @@ export class KafkaJSAdmin {
 
   async connect (): Promise<void> {
     if (this.#client !== undefined) return
-    this.#client = await this.#context.connect('Admin')
+    this.#client = await this.#context.connect('Admin', { onRequest: event => { this.#instrumentation.network('admin', event) } })
     this.#instrumentation.emit(adminEvents.CONNECT, null)
   }
 

@@ -108,6 +108,7 @@ export interface ConsumerSubscribeTopic { topic: string | RegExp, fromBeginning?
 export interface ConsumerSubscribeTopics { topics: Array<string | RegExp>, fromBeginning?: boolean }
 
 const key = (topic: string, partition: number): string => `${topic}\u0000${partition}`
+const HEARTBEAT_API_KEY = 12
 
 function headersOf (record: KafkaRecord): Record<string, Buffer | Buffer[]> {
   const headers: Record<string, Buffer | Buffer[]> = {}
@@ -207,7 +208,16 @@ export class KafkaJSConsumer {
 
   async connect (): Promise<void> {
     if (this.#client !== undefined) return
-    this.#client = await this.#context.connect('Consumer', { metadataMaxAge: this.#config.metadataMaxAge })
+    this.#client = await this.#context.connect('Consumer', {
+      metadataMaxAge: this.#config.metadataMaxAge,
+      onRequest: event => {
+        this.#instrumentation.network('consumer', event)
+        // A heartbeat kafkats's group sent and the coordinator answered: kafkajs's HEARTBEAT.
+        if (event.apiKey === HEARTBEAT_API_KEY && event.outcome === 'answered' && this.#identity !== undefined) {
+          this.#instrumentation.emit(consumerEvents.HEARTBEAT, { groupId: this.#groupId, memberId: this.#identity.memberId, groupGenerationId: this.#identity.generation })
+        }
+      }
+    })
     this.#instrumentation.emit(consumerEvents.CONNECT, null)
   }
 
@@ -406,8 +416,8 @@ export class KafkaJSConsumer {
       fromBeginning,
       sessionTimeoutMs: this.#config.sessionTimeout ?? 30_000,
       rebalanceTimeoutMs: this.#config.rebalanceTimeout ?? 60_000,
-      // kafkajs takes 0 (heartbeat at every chance); kafkats's shortest interval is 1 ms.
-      heartbeatIntervalMs: Math.max(1, this.#config.heartbeatInterval ?? 3000),
+      // kafkajs takes 0 (a heartbeat at every chance, i.e. after each fetch); kafkats heartbeats on a timer, at most every 100 ms then.
+      heartbeatIntervalMs: this.#config.heartbeatInterval === 0 ? 100 : this.#config.heartbeatInterval ?? 3000,
       maxPartitionBytes: this.#config.maxBytesPerPartition ?? 1_048_576,
       minBytes: this.#config.minBytes ?? 1,
       maxBytes: this.#config.maxBytes ?? 10_485_760,
@@ -547,7 +557,7 @@ export class KafkaJSConsumer {
           pause: pauseThis,
           commitOffsetsIfNecessary: async (offsets?: Offsets) => {
             if (offsets !== undefined) {
-              await this.#commit(group, offsets.topics.flatMap(t => t.partitions.map(p => ({ topic: t.topic, partition: p.partition, offset: BigInt(p.offset) }))))
+              await this.#commit(group, offsets.topics.flatMap(t => t.partitions.map(p => ({ topic: t.topic, partition: Number(p.partition), offset: BigInt(p.offset) }))))
             } else if (config.autoCommit !== false) {
               await this.#commitIfDue(group, false)
             }
@@ -637,7 +647,8 @@ export class KafkaJSConsumer {
       if (state.resolved === undefined || state.resolved === state.committed) continue
       const [topic, partition] = k.split('\u0000')
       const list = byTopic.get(topic) ?? []
-      list.push({ partition: Number(partition), offset: String(state.resolved) })
+      // kafkajs hands partitions out as strings here (its types say number); they go back in as either.
+      list.push({ partition: partition as unknown as number, offset: String(state.resolved) })
       byTopic.set(topic, list)
     }
     return { topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions })) }

@@ -4,6 +4,7 @@
  * function that removes the listener.
  */
 import { EventEmitter } from 'node:events'
+import type { RequestEvent } from '../client/events'
 import { KafkaJSNonRetriableError } from './errors'
 
 export interface InstrumentationEvent<T = any> {
@@ -61,6 +62,16 @@ export class Instrumentation {
     }
     this.#emitter.on(eventName, wrapped)
     return () => { this.#emitter.removeListener(eventName, wrapped) }
+  }
+
+  /** kafkajs's network.request / request_timeout / request_queue_size from the Client's 'request' event. */
+  network (prefix: 'admin' | 'producer' | 'consumer', event: RequestEvent): void {
+    const { apiKey, apiName, apiVersion, broker, clientId, correlationId, sentAt } = event
+    // kafkats writes a request when it is made: nothing waits in a queue before it.
+    const base = { apiKey, apiName, apiVersion, broker, clientId, correlationId, createdAt: sentAt, pendingDuration: 0, sentAt }
+    if (event.outcome === 'answered') this.emit(`${prefix}.network.request`, { ...base, duration: event.durationMs, size: event.size })
+    else this.emit(`${prefix}.network.request_timeout`, base)
+    this.emit(`${prefix}.network.request_queue_size`, { broker, clientId, queueSize: event.inFlight })
   }
 
   emit (type: string, payload: unknown): void {

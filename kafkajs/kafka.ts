@@ -5,6 +5,7 @@
  */
 import type * as tls from 'node:tls'
 import { Client, type ClientOptions } from '../client/client'
+import type { RequestEvent } from '../client/events'
 import type { SaslOptions } from '../client/sasl'
 import { Metadata } from '../protocol/apis/metadata'
 import { KafkaJSNonRetriableError, toKafkaJSError } from './errors'
@@ -77,7 +78,7 @@ export interface ClientContext {
   config: KafkaConfig
   logger: Logger
   /** A connected kafkats Client for one kafkajs client (producer, consumer or admin). */
-  connect: (namespace: string, extra?: { metadataMaxAge?: number }) => Promise<Client>
+  connect: (namespace: string, extra?: { metadataMaxAge?: number, onRequest?: (event: RequestEvent) => void }) => Promise<Client>
 }
 
 export class Kafka {
@@ -135,9 +136,10 @@ export class Kafka {
         if (config.ssl !== undefined && config.ssl !== false) options.tls = config.ssl
         if (config.sasl !== undefined) options.sasl = saslOptions(config.sasl)
         const client = new Client(options)
+        if (extra.onRequest !== undefined) client.on('request', extra.onRequest)
         try {
-          // kafkajs's connect() reaches a broker; so does this (and fails as kafkajs does).
-          await client.request(Metadata, { topics: [], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false })
+          // kafkajs's connect() reaches a broker; so does this (and fails as kafkajs does), within the connection timeout.
+          await client.request(Metadata, { topics: [], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }, { timeoutMs: Math.max(options.requestTimeoutMs ?? 30_000, options.connectTimeoutMs ?? 1000) })
         } catch (error) {
           await client.close().catch(() => {})
           throw toKafkaJSError(error)

@@ -189,7 +189,7 @@ export class KafkaJSProducer {
 
   async connect (): Promise<void> {
     if (this.#client !== undefined) return
-    this.#connecting ??= this.#context.connect('Producer', { metadataMaxAge: this.#config.metadataMaxAge })
+    this.#connecting ??= this.#context.connect('Producer', { metadataMaxAge: this.#config.metadataMaxAge, onRequest: event => { this.#instrumentation.network('producer', event) } })
     try {
       this.#client = await this.#connecting
     } finally {
@@ -320,7 +320,7 @@ export class KafkaJSProducer {
       sendOffsets: guard(async ({ consumerGroupId, topics }: { consumerGroupId: string, topics: Array<{ topic: string, partitions: Array<{ partition: number, offset: string }> }> }) => {
         await native.sendOffsets({
           groupMetadata: { groupId: consumerGroupId, memberId: '', generationId: -1, groupInstanceId: null },
-          offsets: topics.flatMap(t => t.partitions.map(p => ({ topic: t.topic, partition: p.partition, offset: BigInt(p.offset) })))
+          offsets: topics.flatMap(t => t.partitions.map(p => ({ topic: t.topic, partition: Number(p.partition), offset: BigInt(p.offset) })))
         })
       }),
       commit: guard(async () => {

@@ -7,6 +7,7 @@ import * as net from 'node:net'
 import '../../index' // client.admin
 import { Client, type ClientOptions } from '../../client/client'
 import { ClientClosedError, MalformedResponseError } from '../../client/errors'
+import type { RequestEvent } from '../../client/events'
 import { ApiVersions } from '../../protocol/apis/api-versions'
 import { Fetch } from '../../protocol/apis/fetch'
 import { Metadata } from '../../protocol/apis/metadata'
@@ -215,6 +216,31 @@ describe('answers are matched to what was asked', () => {
     c.intercept(Fetch, () => ({ modify: (r: any) => ({ ...r, responses: r.responses.map((t: any) => ({ ...t, partitions: t.partitions.map((p: any) => ({ ...p, partitionIndex: 1 })) })) }) }))
     const relabelled = await elapsed(k.fetchRaw({ topic: 't', partition: 0, offset: 0n, maxWaitMs: 10 }))
     assert.ok(relabelled.error instanceof MalformedResponseError, String(relabelled.error))
+  })
+})
+
+describe('the request event', () => {
+  test('every answered request is reported with its API, version, size and timing; a request that times out says so', async () => {
+    const c = await cluster({ topics: [{ name: 't', partitions: 1 }] })
+    const k = client({ bootstrap: c.bootstrap, clientId: 'observed', requestTimeoutMs: 300, ...fast })
+    const events: RequestEvent[] = []
+    k.on('request', event => { events.push(event) })
+    const before = Date.now()
+    await k.request(Metadata, { topics: [{ name: 't' }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false })
+    const apiVersions = events.find(e => e.apiName === 'ApiVersions')
+    const metadata = events.find(e => e.apiName === 'Metadata')
+    assert.ok(apiVersions !== undefined && metadata !== undefined, events.map(e => e.apiName).join(', '))
+    assert.equal(metadata.outcome, 'answered')
+    assert.equal(metadata.apiKey, Metadata.key)
+    assert.equal(metadata.clientId, 'observed')
+    assert.match(metadata.broker, /^127\.0\.0\.1:\d+$/)
+    assert.ok(metadata.apiVersion >= Metadata.minVersion && metadata.size > 20 && metadata.sentAt >= before && metadata.durationMs >= 0)
+    assert.equal(metadata.inFlight, 0)
+    c.intercept(Metadata, () => ({ delayMs: 1000 }), { times: 1 })
+    await assert.rejects(k.request(Metadata, { topics: [{ name: 't' }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }))
+    const timedOut = events.filter(e => e.apiName === 'Metadata' && e.outcome === 'timeout')
+    assert.equal(timedOut.length, 1)
+    assert.ok(timedOut[0].durationMs >= 250, String(timedOut[0].durationMs))
   })
 })
 

@@ -17,7 +17,7 @@ export type RemoveInstrumentationEventListener<T> = () => void
 
 let nextEventId = 0
 
-const network = (prefix: string): Record<string, string> => ({
+const network = <P extends string>(prefix: P): { REQUEST: `${P}.network.request`, REQUEST_TIMEOUT: `${P}.network.request_timeout`, REQUEST_QUEUE_SIZE: `${P}.network.request_queue_size` } => ({
   REQUEST: `${prefix}.network.request`,
   REQUEST_TIMEOUT: `${prefix}.network.request_timeout`,
   REQUEST_QUEUE_SIZE: `${prefix}.network.request_queue_size`

@@ -154,6 +154,33 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     assert.deepEqual(events, ['consumer.connect', 'consumer.stop', 'consumer.disconnect'])
   })
 
+  test('network.request events carry kafkajs\'s payload (connect\'s ApiVersions included); HEARTBEAT comes with each heartbeat sent', async () => {
+    const admin = kafka.admin()
+    const requests: any[] = []
+    admin.on(admin.events.REQUEST, e => { requests.push(e) })
+    await admin.connect()
+    await admin.listTopics()
+    await until(() => requests.some(r => r.payload.apiName === 'Metadata'), 'a Metadata request event')
+    const apiVersions = requests.find(r => r.payload.apiName === 'ApiVersions')
+    assert.ok(apiVersions !== undefined, requests.map(r => r.payload.apiName).join(', '))
+    assert.equal(apiVersions.type, 'admin.network.request')
+    assert.deepEqual(Object.keys(apiVersions.payload).sort(), ['apiKey', 'apiName', 'apiVersion', 'broker', 'clientId', 'correlationId', 'createdAt', 'duration', 'pendingDuration', 'sentAt', 'size'])
+    assert.equal(apiVersions.payload.apiKey, 18)
+    assert.equal(apiVersions.payload.clientId, 'kjs-behaviour')
+    await admin.disconnect()
+    const topic = await topicWith(1)
+    const consumer = kafka.consumer({ groupId: unique('group'), heartbeatInterval: 200, sessionTimeout: 10_000 })
+    const heartbeats: any[] = []
+    consumer.on(consumer.events.HEARTBEAT, e => { heartbeats.push(e.payload) })
+    await consumer.connect()
+    await consumer.subscribe({ topic })
+    void consumer.run({ eachMessage: async () => {} })
+    await until(() => heartbeats.length >= 2, 'two heartbeats')
+    assert.equal(typeof heartbeats[0].memberId, 'string')
+    assert.ok(heartbeats[0].groupGenerationId >= 1)
+    await consumer.disconnect()
+  })
+
   test('group join: the leader says so; records are v2 (magicByte 2); partitions of unsubscribed topics are left out and not consumed', async () => {
     const [a, b] = [await topicWith(2, ['a0', 'a1']), await topicWith(2, ['b0', 'b1'])]
     const groupId = unique('group')

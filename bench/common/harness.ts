@@ -210,9 +210,9 @@ export function stringValues (object: Record<string, unknown>): Record<string, s
 // ---------------------------------------------------------------------------------------
 // Command lines and tables
 
-export const ALL_CLIENTS = ['kafkats', 'kafkats-raw', 'kafkajs', 'platformatic', 'confluent', 'java', 'franz'] as const
+export const ALL_CLIENTS = ['kafkats', 'kafkats-raw', 'kafkats-kafkajs', 'kafkajs', 'platformatic', 'confluent', 'java', 'franz'] as const
 export type ClientName = typeof ALL_CLIENTS[number]
-export const DEFAULT_CLIENTS: ClientName[] = ['kafkats', 'kafkats-raw', 'kafkajs', 'platformatic', 'java', 'franz']
+export const DEFAULT_CLIENTS: ClientName[] = ['kafkats', 'kafkats-raw', 'kafkats-kafkajs', 'kafkajs', 'platformatic', 'java', 'franz']
 
 /** The options both benchmarks take. */
 export interface BenchOptions {
@@ -468,6 +468,8 @@ export class BenchHarness<O extends BenchOptions> {
       case 'kafkajs':
         if (!resolvableFrom(this.benchDir, 'kafkajs')) return 'kafkajs is not installed: run `npm install` in bench/'
         return { command: chosen, args: [path.join(source, 'kafkajs.mjs')] }
+      // The kafkajs program unchanged, on kafkats/kafkajs (runnerConfig's kafkajsModule).
+      case 'kafkats-kafkajs': return { command: chosen, args: [path.join(source, 'kafkajs.mjs')] }
       case 'platformatic': {
         if (!resolvableFrom(this.benchDir, '@platformatic/kafka')) return '@platformatic/kafka is not installed: run `npm install` in bench/'
         const node = platformaticNode(this.benchDir, this.options.node)
@@ -516,7 +518,8 @@ export class BenchHarness<O extends BenchOptions> {
       valueSize: row.size,
       compression: row.compression,
       options: this.options.clientOptions[row.client] ?? {},
-      runnerModule: path.join(__dirname, '..', this.#benchmark, 'runner.js')
+      runnerModule: path.join(__dirname, '..', this.#benchmark, 'runner.js'),
+      kafkajsModule: row.client === 'kafkats-kafkajs' ? path.join(__dirname, '..', '..', 'kafkajs', 'index.js') : 'kafkajs'
     }
   }
 

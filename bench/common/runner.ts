@@ -20,6 +20,8 @@ export interface BaseRunnerConfig {
   options: Record<string, unknown>
   /** The benchmark's runner module, compiled: the .mjs runners load it (runner.mjs's setup()). */
   runnerModule: string
+  /** What the kafkajs runners require: 'kafkajs', or the compiled kafkats/kafkajs for the kafkats-kafkajs rows. */
+  kafkajsModule: string
 }
 
 /** The runner's config, from argv[2]. */

@@ -1,4 +1,4 @@
-// kafkajs 2.2.4 runner: a group consumer, subscribe({ fromBeginning: true }) and
+// kafkajs 2.2.4 runner (and, unchanged, kafkats/kafkajs's: config.kafkajsModule): a group consumer, subscribe({ fromBeginning: true }) and
 // run({ eachBatch }) — eachBatch rather than eachMessage, kafkajs's faster path. kafkajs
 // ships gzip only; for lz4 a small adapter over lz4-napi (the package kafkats itself uses,
 // found in the main package's node_modules) is registered in CompressionCodecs.
@@ -9,7 +9,7 @@ import { cpuSecondsSince, require, runMain, setup } from '../common/runner.mjs'
 
 runMain(async () => {
   const { config, Tally, finish, watchForStall } = setup()
-  const { Kafka, logLevel, CompressionTypes, CompressionCodecs } = require('kafkajs')
+  const { Kafka, logLevel, CompressionTypes, CompressionCodecs } = require(config.kafkajsModule ?? 'kafkajs')
   const settings = {
     // Bigger fetches than the defaults (1 MiB per partition, 10 MiB per request): fewer round trips.
     maxBytesPerPartition: 4 * 1024 * 1024,

@@ -1,4 +1,4 @@
-// kafkajs 2.2.4 runner. kafkajs ships gzip only; for lz4 a small adapter over lz4-napi
+// kafkajs 2.2.4 runner (and, unchanged, kafkats/kafkajs's: config.kafkajsModule). kafkajs ships gzip only; for lz4 a small adapter over lz4-napi
 // (the package kafkats itself uses, found in the main package's node_modules) is
 // registered in CompressionCodecs. Latency is per send() call: every record of a call
 // gets the time from the call to its promise resolving.
@@ -7,7 +7,7 @@ import { cpuSecondsSince, require, runMain, setup } from '../common/runner.mjs'
 
 runMain(async () => {
   const { config, CallSender, readValues, recordsPerCall, reportSent } = setup()
-  const { Kafka, logLevel, CompressionTypes, CompressionCodecs, Partitioners } = require('kafkajs')
+  const { Kafka, logLevel, CompressionTypes, CompressionCodecs, Partitioners } = require(config.kafkajsModule ?? 'kafkajs')
   const settings = {
     // Per send(): enough records that each partition's batch is about this many bytes.
     batchBytes: 256 * 1024,

@@ -2,40 +2,22 @@
 // seek/pause right after an un-awaited run(), resetOffsets' -1/-2 and their resolution, group
 // join details, partitions assigned of unsubscribed topics, errors kafkajs gives (invalid
 // topic names, missing partitions, unknown groups), and acks 1 on a transactional producer.
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { sharedBootstrap, startCluster, type KafkaCluster } from '../broker/kafka'
+import { until, useBroker } from './support'
 import { Kafka, KafkaJSNotImplemented, CompressionTypes } from '../../kafkajs/index'
 import { setCodecPackageLoaderForTests } from '../../protocol/compression'
 
-let cluster: KafkaCluster | undefined
 let brokers: string[] = []
 let kafka: Kafka
 let run = 0
 
-before(async () => {
-  const shared = sharedBootstrap()
-  if (shared !== undefined) brokers = shared
-  else {
-    cluster = await startCluster({ nodes: 1, portBase: 'free' })
-    brokers = cluster.bootstrap
-  }
+useBroker(bootstrap => {
+  brokers = bootstrap
   kafka = new Kafka({ brokers, clientId: 'kjs-behaviour', logLevel: 0 })
 })
 
-after(async () => {
-  await cluster?.stop()
-})
-
 const unique = (label: string): string => `kjs-${label}-${process.pid}-${++run}-${Date.now().toString(36)}`
-
-const until = async (condition: () => boolean, what: string, timeoutMs = 60_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 50))
-  }
-}
 
 async function topicWith (partitions: number, values: string[] = []): Promise<string> {
   const topic = unique('topic')

@@ -3,9 +3,9 @@
 // partitions chosen, offsets written and committed, records delivered — must be the same.
 // Each program takes the module (`require('kafkajs')` or `require('kafkats/kafkajs')`) and
 // returns its output with the run's own names replaced by placeholders.
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { sharedBootstrap, startCluster, type KafkaCluster } from '../broker/kafka'
+import { until, useBroker } from './support'
 import * as kafkats from '../../kafkajs/index'
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -16,21 +16,11 @@ type Program = (module: Module, brokers: string[], names: Names) => Promise<unkn
 
 interface Names { topic: string, group: string }
 
-let cluster: KafkaCluster | undefined
 let brokers: string[] = []
 let run = 0
 
-before(async () => {
-  const shared = sharedBootstrap()
-  if (shared !== undefined) brokers = shared
-  else {
-    cluster = await startCluster({ nodes: 1, portBase: 'free' })
-    brokers = cluster.bootstrap
-  }
-})
-
-after(async () => {
-  await cluster?.stop()
+useBroker(bootstrap => {
+  brokers = bootstrap
 })
 
 const quiet = { logLevel: 0 }
@@ -59,14 +49,6 @@ async function sideBySide (program: Program): Promise<{ kafkats: unknown, kafkaj
   const b = names('kafkajs')
   const theirs = normalize(await program(kafkajs as Module, brokers, b), b)
   return { kafkats: ours, kafkajs: theirs }
-}
-
-const until = async (condition: () => boolean, what: string, timeoutMs = 60_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 50))
-  }
 }
 
 // A producer: keys (partitions chosen by kafkajs's DefaultPartitioner), headers, gzip, several

@@ -377,8 +377,9 @@ for (const protocol of protocols) {
     })
 
     test('a commit retried (COORDINATOR_LOAD_IN_PROGRESS) until after a rebalance is refused without costing the member its partitions', async () => {
-      await withHarness({ partitions: 2, records: 10 }, async h => {
-        const a = await h.member('a', protocol)
+      // Sessions long enough that a loaded machine's stalls do not expire one: the test is about the commit, not liveness.
+      await withHarness({ partitions: 2, records: 10, groups: { consumerSessionTimeoutMs: 10_000 } }, async h => {
+        const a = await h.member('a', protocol, { sessionTimeoutMs: 10_000 })
         a.run(h)
         await until(() => a.held().length === 2 && a.processedUpTo(0) === 10n && a.processedUpTo(1) === 10n, 'A processing both partitions')
         const before = a.identity!

@@ -62,6 +62,15 @@ export function checkProducerOptions (options: unknown): void {
 const BYTES = 'a Buffer, Uint8Array, string or null'
 const TOPIC_NAME = /^[a-zA-Z0-9._-]+$/
 
+/** The last topic name checkRecord found good (strings compare by value, so a copy matches too). */
+let lastGoodTopic = ''
+
+function isTopicName (topic: string): boolean {
+  if (topic.length > 249 || topic === '.' || topic === '..' || !TOPIC_NAME.test(topic)) return false
+  lastGoodTopic = topic
+  return true
+}
+
 function isBytes (value: unknown): boolean {
   return typeof value === 'string' || value instanceof Uint8Array
 }
@@ -79,7 +88,8 @@ export function checkRecord (where: string, record: unknown): void {
     throw new TypeError(`${where} topic: expected a non-empty string, got ${describeValue(r.topic)}`)
   }
   // Kafka's own rule (Topic.validate): a broker answers INVALID_TOPIC_EXCEPTION for anything else.
-  if (r.topic.length > 249 || r.topic === '.' || r.topic === '..' || !TOPIC_NAME.test(r.topic)) {
+  // Records mostly go to the topic of the record before: a name once found good is not tested again.
+  if (r.topic !== lastGoodTopic && !isTopicName(r.topic)) {
     throw new RangeError(`${where} topic: expected a Kafka topic name (1 to 249 of a-z, A-Z, 0-9, '.', '_', '-'; not '.' or '..'), got ${describeValue(r.topic)}; the broker would refuse it with INVALID_TOPIC_EXCEPTION`)
   }
   if (!('value' in r) || (r.value !== null && !isBytes(r.value))) {

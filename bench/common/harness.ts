@@ -398,6 +398,8 @@ export class BenchHarness<O extends BenchOptions> {
     this.admin = new Client({ bootstrap: broker.bootstrap, clientId: 'bench-admin' })
     this.scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'kafkats-bench-'))
     fs.writeFileSync(path.join(this.scratch, 'log4j2.properties'), JAVA_LOG4J)
+    // Built before the first run, so its progress line is not cut by the build's.
+    if (options.clients.includes('franz')) this.franzBinary()
   }
 
   timeoutMs (): number {

@@ -173,24 +173,32 @@ function described (g: { groupId: string, errorCode: number, errorMessage: strin
 const partitionsOf = (assignment: { topicPartitions: Array<{ topicName: string, partitions: number[] }> }): TopicPartitionKey[] =>
   assignment.topicPartitions.flatMap(t => t.partitions.map(partition => ({ topic: t.topicName, partition })))
 
+/** The group fields of the protocols whose coordinator assigns (KIP-848 consumer and share groups). */
+function serverAssigned (type: 'consumer' | 'share', g: { groupState: string, assignorName: string, groupEpoch: number, assignmentEpoch: number }): Pick<GroupDescription, 'type' | 'state' | 'assignor' | 'groupEpoch' | 'assignmentEpoch'> {
+  return { type, state: g.groupState, assignor: g.assignorName, groupEpoch: g.groupEpoch, assignmentEpoch: g.assignmentEpoch }
+}
+
+/** A member of a KIP-848 consumer or share group: its subscription and what it owns. */
+function subscribedMember (m: { memberId: string, clientId: string, clientHost: string, memberEpoch: number, rackId: string | null, subscribedTopicNames: string[], assignment: { topicPartitions: Array<{ topicName: string, partitions: number[] }> } }, instanceId: string | null): GroupMemberDescription {
+  return {
+    memberId: m.memberId,
+    instanceId,
+    clientId: m.clientId,
+    clientHost: m.clientHost,
+    assignment: partitionsOf(m.assignment),
+    memberEpoch: m.memberEpoch,
+    subscribedTopics: m.subscribedTopicNames,
+    rackId: m.rackId
+  }
+}
+
 async function describeConsumerGroups (router: Router, ids: string[], call: DescribeCall): Promise<Map<string, Described>> {
   return await describeWith(ids, async () => await router.client.request(ConsumerGroupDescribe, { groupIds: ids, includeAuthorizedOperations: call.includeAuthorizedOperations }, call), g => described(g, call.nodeId, {
-    type: 'consumer',
-    state: g.groupState,
-    assignor: g.assignorName,
-    groupEpoch: g.groupEpoch,
-    assignmentEpoch: g.assignmentEpoch,
+    ...serverAssigned('consumer', g),
     members: g.members.map(m => ({
-      memberId: m.memberId,
-      instanceId: m.instanceId,
-      clientId: m.clientId,
-      clientHost: m.clientHost,
-      assignment: partitionsOf(m.assignment),
+      ...subscribedMember(m, m.instanceId),
       targetAssignment: partitionsOf(m.targetAssignment),
-      memberEpoch: m.memberEpoch,
-      subscribedTopics: m.subscribedTopicNames,
-      subscribedTopicRegex: m.subscribedTopicRegex,
-      rackId: m.rackId
+      subscribedTopicRegex: m.subscribedTopicRegex
     }))
   }))
 }
@@ -218,21 +226,8 @@ async function describeClassicGroups (router: Router, ids: string[], call: Descr
 
 async function describeShareGroups (router: Router, ids: string[], call: DescribeCall): Promise<Map<string, Described>> {
   return await describeWith(ids, async () => await router.client.request(ShareGroupDescribe, { groupIds: ids, includeAuthorizedOperations: call.includeAuthorizedOperations }, call), g => described(g, call.nodeId, {
-    type: 'share',
-    state: g.groupState,
-    assignor: g.assignorName,
-    groupEpoch: g.groupEpoch,
-    assignmentEpoch: g.assignmentEpoch,
-    members: g.members.map(m => ({
-      memberId: m.memberId,
-      instanceId: null,
-      clientId: m.clientId,
-      clientHost: m.clientHost,
-      assignment: partitionsOf(m.assignment),
-      memberEpoch: m.memberEpoch,
-      subscribedTopics: m.subscribedTopicNames,
-      rackId: m.rackId
-    }))
+    ...serverAssigned('share', g),
+    members: g.members.map(m => subscribedMember(m, null))
   }))
 }
 

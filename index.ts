@@ -5,7 +5,7 @@
  *   const client = new Client({ bootstrap: ['localhost:9092'] })
  */
 import { Client } from './client/client'
-import { Producer, type ProducerOptions } from './producer/producer'
+import { Producer, type ProducerBytes, type ProducerOptions } from './producer/producer'
 import { Consumer, type AssignOptions } from './consumer/consumer'
 import { GroupConsumer, type GroupConsumerOptions } from './group/group-consumer'
 import { Admin } from './admin/index'
@@ -34,6 +34,8 @@ export type { CompressionCodec } from './protocol/compression'
 export { CompressionCodecUnavailableError } from './protocol/compression'
 export { CompressedBatchError } from './protocol/record-batch'
 export { murmur2 } from './protocol/murmur2'
+export { serializers, deserializers, SerializationError } from './client/serializers'
+export type { Serializer, Deserializer, Serializers, Deserializers, SerializedBytes, ConsumerRecord } from './client/serializers'
 export { Producer }
 export type { ProducerOptions, ProducerRecord, ProducerBytes, ProducerHeaders, SendOptions, DataLossEvent, AmbiguousEvent, EpochBumpEvent, ProducerEvents, TransactionScope } from './producer/producer'
 export type { RecordOutcome } from './producer/errors'
@@ -63,19 +65,19 @@ export type { PartitionerOption, Partitioner, PartitionerInput, PartitionerFunct
 declare module './client/client' {
   interface Client {
     /** A new Producer on this client's connections and metadata. */
-    producer: (options?: ProducerOptions) => Producer
+    producer: <K = ProducerBytes, V = ProducerBytes>(options?: ProducerOptions<K, V>) => Producer<K, V>
     /** A consumer of assigned partitions (`assign`), or a member of a consumer group (`groupId`). */
-    consumer: ((options: GroupConsumerOptions) => GroupConsumer) & ((options: AssignOptions) => Consumer)
+    consumer: (<K = Buffer, V = Buffer>(options: GroupConsumerOptions<K, V>) => GroupConsumer<K, V>) & (<K = Buffer, V = Buffer>(options: AssignOptions<K, V>) => Consumer<K, V>)
     /** A member of a share group (KIP-932): records acquired one by one, acknowledged one by one. */
     shareConsumer: (options: ShareConsumerOptions) => ShareConsumer
     /** The cluster's management calls (admin/), made on first use. */
     readonly admin: Admin
   }
 }
-Client.prototype.producer = function (this: Client, options?: ProducerOptions): Producer {
+Client.prototype.producer = function (this: Client, options?: ProducerOptions<unknown, unknown>): Producer<unknown, unknown> {
   return new Producer(this, options)
-}
-Client.prototype.consumer = function (this: Client, options: GroupConsumerOptions | AssignOptions): any {
+} as Client['producer']
+Client.prototype.consumer = function (this: Client, options: GroupConsumerOptions<unknown, unknown> | AssignOptions<unknown, unknown>): any {
   if ('groupId' in options && options.groupId !== undefined) return new GroupConsumer(this, options)
   if ('assign' in options && options.assign !== undefined) return Consumer.assigned(this, options)
   throw new TypeError('client.consumer() needs either { groupId, topics } for a consumer group or { assign: [{ topic, partition, offset }] } for direct consumption')

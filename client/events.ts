@@ -6,7 +6,7 @@
  *
  * `Events` maps each event name to its listener's parameters as a tuple:
  *   interface ProducerEvents { drain: [], ambiguous: [event: AmbiguousEvent] }
- * A subclass with more events takes its own map (`GroupConsumer extends Consumer<GroupConsumerEvents>`),
+ * A subclass with more events takes its own map (`GroupConsumer extends Consumer<K, V, GroupConsumerEvents>`),
  * which must extend the base class's map.
  */
 import { EventEmitter } from 'node:events'

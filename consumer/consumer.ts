@@ -31,6 +31,7 @@ import { KafkaTsError } from '../protocol/errors'
 import type { KafkaRecord } from '../protocol/record-batch'
 import { Cursor, directOwnership, PrefetchAccount, type ConsumerBatch, type OffsetSpec, type Ownership, type Processing } from './cursor'
 import { Source, type FetchErrorEvent, type FetchEvent, type FetchSettings, type SourceOwner, type TruncationEvent } from './source'
+import { RecordDeserializer, type ConsumerRecord, type Deserializers } from '../client/serializers'
 
 export type { FetchErrorEvent, FetchEvent, TruncationEvent } from './source'
 export type { ConsumerBatch, OffsetSpec, Ownership } from './cursor'
@@ -97,10 +98,10 @@ export interface RunRetryOptions {
   maxMs?: number
 }
 
-export interface RunOptions {
-  eachBatch?: (batch: ConsumerBatch) => Promise<void> | void
+export interface RunOptions<K = Buffer, V = Buffer> {
+  eachBatch?: (batch: ConsumerBatch<K, V>) => Promise<void> | void
   /** Called per record; each record that returns counts as processed (a revoke or a commit sees it). */
-  eachRecord?: (record: KafkaRecord, batch: ConsumerBatch) => Promise<void> | void
+  eachRecord?: (record: ConsumerRecord<K, V>, batch: ConsumerBatch<K, V>) => Promise<void> | void
   /** Partitions handled at the same time (default 1); each partition stays in order. */
   partitionsConcurrently?: number
   /**
@@ -112,7 +113,18 @@ export interface RunOptions {
   retry?: boolean | RunRetryOptions
 }
 
-export interface AssignOptions extends FetchOptions {
+/** K and V are what the `deserializers` make of keys and values (Buffer without). */
+export interface DeserializerOptions<K = Buffer, V = Buffer> {
+  /**
+   * Typed keys and values: `{ key, value }`, each with `deserialize(topic, data, headers)`
+   * (sync, or a promise), e.g. `deserializers.json<Order>()` (client/serializers.ts). Null
+   * stays null. A deserializer that throws ends the consumer with SerializationError
+   * (topic, partition, offset); the batch is not marked processed.
+   */
+  deserializers?: Deserializers<K, V>
+}
+
+export interface AssignOptions<K = Buffer, V = Buffer> extends FetchOptions, DeserializerOptions<K, V> {
   /**
    * `leaderEpoch`: the leader epoch the offset was read under (a record's, or a committed
    * offset's): the first fetch then checks it against the leader's log (KIP-320), so a
@@ -138,8 +150,8 @@ export interface ConsumerEvents {
 }
 
 /** A batch handed out, with the call that tells the consumer the application is done with it. */
-export interface HandedBatch {
-  batch: ConsumerBatch
+export interface HandedBatch<K = Buffer, V = Buffer> {
+  batch: ConsumerBatch<K, V>
   cursor: Cursor
   /**
    * The application is done with the batch. `processedUpTo` is the offset after the last
@@ -232,7 +244,7 @@ export function calledFromHandler (): boolean {
   }
 }
 
-export class Consumer<Events extends ConsumerEvents = ConsumerEvents> extends TypedEmitter<Events> implements AsyncIterable<ConsumerBatch> {
+export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = ConsumerEvents> extends TypedEmitter<Events> implements AsyncIterable<ConsumerBatch<K, V>> {
   protected readonly client: Client
   /** This object, typed by the events this class emits (a subclass's map may have more). */
   readonly #events: TypedEvents<ConsumerEvents> = this as unknown as TypedEvents<ConsumerEvents>
@@ -269,9 +281,12 @@ export class Consumer<Events extends ConsumerEvents = ConsumerEvents> extends Ty
   readonly #seekedToSpec = new WeakSet<Cursor>()
 
   readonly #unregister: () => void
+  /** Undefined without deserializers: batches go out as fetched. */
+  readonly #deserializer: RecordDeserializer | undefined
 
-  constructor (client: Client, options: FetchOptions = {}) {
+  constructor (client: Client, options: FetchOptions & DeserializerOptions<K, V> = {}) {
     super()
+    this.#deserializer = RecordDeserializer.from('consumer option', options.deserializers)
     this.client = client
     // Closed with the client: the iterator and run() end with its ClientClosedError.
     this.#unregister = client.register({
@@ -310,7 +325,7 @@ export class Consumer<Events extends ConsumerEvents = ConsumerEvents> extends Ty
   readonly #traces = new WeakMap<ConsumerBatch, ConsumerBatchTrace>()
 
   /** Direct consumption: start fetching these partitions. */
-  static assigned (client: Client, options: AssignOptions): Consumer {
+  static assigned<K = Buffer, V = Buffer> (client: Client, options: AssignOptions<K, V>): Consumer<K, V> {
     if (!Array.isArray(options.assign)) throw new TypeError(`consumer option assign: expected an array of { topic, partition, offset }, got ${describeValue(options.assign)}`)
     options.assign.forEach((a, i) => {
       checkObject('consumer option', `assign[${i}]`, a)
@@ -321,7 +336,7 @@ export class Consumer<Events extends ConsumerEvents = ConsumerEvents> extends Ty
       checkOffset(`consumer option assign[${i}].offset`, a.offset)
       checkInteger('consumer option', `assign[${i}].leaderEpoch`, a.leaderEpoch, { min: 0 })
     })
-    const consumer = new Consumer(client, options)
+    const consumer = new Consumer<K, V>(client, options)
     consumer.addPartitions(options.assign.map(a => ({ ...a, ownership: directOwnership() })))
     return consumer
   }
@@ -454,8 +469,8 @@ export class Consumer<Events extends ConsumerEvents = ConsumerEvents> extends Ty
   }
 
   /** The next batch, waiting for one; undefined once the consumer is closed. */
-  async nextBatch (signal?: AbortSignal): Promise<HandedBatch | undefined> {
-    return await this.#nextBatch(signal, false)
+  async nextBatch (signal?: AbortSignal): Promise<HandedBatch<K, V> | undefined> {
+    return await this.#nextBatch(signal, false) as HandedBatch<K, V> | undefined
   }
 
   /** `forRun`: the batch goes to a run() handler, which publishes its trace's start itself (so the handler runs in the subscriber's context). */
@@ -487,6 +502,10 @@ export class Consumer<Events extends ConsumerEvents = ConsumerEvents> extends Ty
         const finished = new Promise<void>(resolve => { finish = resolve })
         cursor.processing = { batch, finished, finish, startedAt: Date.now(), seeked: false, overdue: false }
         this.#watchOverdue()
+        if (this.#deserializer !== undefined) {
+          const pending = this.#deserialize(cursor, batch)
+          if (pending !== undefined) await pending
+        }
         this.#metrics.batchConsumed(batch.topic, batch.records.length)
         if (subscribed(channels.consumerBatch)) this.#traceHandOut(batch, forRun)
         return { batch, cursor, finish: (processedUpTo?: bigint | null) => this.#finish(cursor, batch, processedUpTo === undefined ? batch.nextOffset : processedUpTo) }
@@ -503,9 +522,23 @@ export class Consumer<Events extends ConsumerEvents = ConsumerEvents> extends Ty
     }
   }
 
+  /** A batch being handed out through the deserializers; one that fails ends the consumer (its batch is not processed). */
+  #deserialize (cursor: Cursor, batch: ConsumerBatch): Promise<void> | undefined {
+    const failed = (error: unknown): never => {
+      this.#finish(cursor, batch, null)
+      this.#fail(error as Error)
+      throw error
+    }
+    try {
+      return this.#deserializer!.batch(batch.topic, batch.partition, batch.records)?.catch(failed)
+    } catch (error) {
+      return failed(error)
+    }
+  }
+
   /** `for await (const batch of consumer)`: a batch is finished when the loop body returns. */
-  [Symbol.asyncIterator] (): AsyncIterator<ConsumerBatch> {
-    let current: HandedBatch | undefined
+  [Symbol.asyncIterator] (): AsyncIterator<ConsumerBatch<K, V>> {
+    let current: HandedBatch<K, V> | undefined
     return {
       next: async () => {
         current?.finish()
@@ -530,16 +563,16 @@ export class Consumer<Events extends ConsumerEvents = ConsumerEvents> extends Ty
    * group member leaves its group), unless `retry` is set; the records it did not finish
    * are not marked processed.
    */
-  async run (options: RunOptions): Promise<void> {
-    checkRunOptions(options)
+  async run (options: RunOptions<K, V>): Promise<void> {
+    checkRunOptions(options as RunOptions)
     const workers = options.partitionsConcurrently ?? 1
     const retry = options.retry === true ? {} : options.retry === false ? undefined : options.retry
     const worker = async (): Promise<void> => {
       for (;;) {
         const handed = await this.#nextBatch(undefined, true)
         if (handed === undefined) return
-        this.#runBatches.add(handed.batch)
-        await this.#process(handed, options, retry)
+        this.#runBatches.add(handed.batch as ConsumerBatch)
+        await this.#process(handed as HandedBatch, options as RunOptions, retry)
       }
     }
     const results = await Promise.allSettled(Array.from({ length: workers }, worker))

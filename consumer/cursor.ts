@@ -12,6 +12,7 @@
  *   A released ownership means the partition left this member: nothing about it may be
  *   committed any more, and late marks are dropped (invariant 3).
  */
+import type { ConsumerRecord } from '../client/serializers'
 import type { KafkaRecord } from '../protocol/record-batch'
 
 /** The membership a partition is held under; the group layer owns and stamps it. */
@@ -26,10 +27,11 @@ export interface Ownership {
 
 export const directOwnership = (): Ownership => ({ released: false, memberId: '', generation: -1 })
 
-export interface ConsumerBatch {
+/** K and V: what the consumer's deserializers make of keys and values (Buffer without). */
+export interface ConsumerBatch<K = Buffer, V = Buffer> {
   topic: string
   partition: number
-  records: KafkaRecord[]
+  records: Array<ConsumerRecord<K, V>>
   highWatermark: bigint
   /** The offset after this batch: where a commit of it points, and where reading resumes. */
   nextOffset: bigint

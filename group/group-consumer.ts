@@ -17,7 +17,7 @@
  *    refused commit means the batch is not processed.
  */
 import type { Client } from '../client/client'
-import { calledFromHandler, Consumer, type ConsumerBatch, type ConsumerEvents, type FetchOptions } from '../consumer/consumer'
+import { calledFromHandler, Consumer, type ConsumerBatch, type ConsumerEvents, type DeserializerOptions, type FetchOptions } from '../consumer/consumer'
 import type { LogFields } from '../client/logger'
 import { channels, subscribed, type RebalanceTrace } from '../client/instrumentation'
 import type { TransactionAbortedEvent } from './transactional'
@@ -40,7 +40,7 @@ import {
 
 export type DeliveryMode = 'at-least-once' | 'at-most-once'
 
-export interface GroupConsumerOptions extends FetchOptions {
+export interface GroupConsumerOptions<K = Buffer, V = Buffer> extends FetchOptions, DeserializerOptions<K, V> {
   groupId: string
   /**
    * Topic names (a single string is one topic), or a RegExp that must match a whole topic
@@ -84,7 +84,7 @@ export interface GroupConsumerOptions extends FetchOptions {
 const WHERE = 'group consumer option'
 
 /** Fails fast on group options a user got wrong (TypeError / RangeError naming the option). */
-function checkGroupOptions (options: GroupConsumerOptions): void {
+function checkGroupOptions (options: GroupConsumerOptions<unknown, unknown>): void {
   checkObject('group consumer', 'options', options)
   if (options.groupId === undefined) throw new TypeError(`${WHERE} groupId: a group consumer needs a groupId (or pass \`assign\` for a consumer without a group)`)
   checkString(WHERE, 'groupId', options.groupId)
@@ -119,14 +119,14 @@ function checkGroupOptions (options: GroupConsumerOptions): void {
 }
 
 /** Said once the consumer runs KIP-848 with classic-only timing options, which the broker overrides. */
-function ignoredClassicOptions (options: GroupConsumerOptions): KafkaTsError | undefined {
+function ignoredClassicOptions (options: GroupConsumerOptions<unknown, unknown>): KafkaTsError | undefined {
   const given = classicOnlyOptions(options).filter(o => !o.startsWith('assignor'))
   if (given.length === 0) return undefined
   return new KafkaTsError('CLASSIC_ONLY_OPTION', `${WHERE} ${given.join(', ')}: classic-protocol only and ignored with KIP-848, where the broker sets session timeout and heartbeat interval (group.consumer.session.timeout.ms, group.consumer.heartbeat.interval.ms); leave ${given.length > 1 ? 'them' : 'it'} out, or use groupProtocol: 'classic'`)
 }
 
 /** The classic-only options given (the Java client refuses them with group.protocol=consumer). */
-function classicOnlyOptions (options: GroupConsumerOptions): string[] {
+function classicOnlyOptions (options: GroupConsumerOptions<unknown, unknown>): string[] {
   const given: string[] = []
   if (options.sessionTimeoutMs !== undefined) given.push('sessionTimeoutMs')
   if (options.heartbeatIntervalMs !== undefined) given.push('heartbeatIntervalMs')
@@ -214,10 +214,10 @@ function describeAbort (signal: AbortSignal): string {
   return reason?.name === 'TimeoutError' ? 'the rebalance timeout passed' : String(reason?.message ?? 'aborted')
 }
 
-export class GroupConsumer extends Consumer<GroupConsumerEvents> {
+export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupConsumerEvents> {
   readonly groupId: string
   readonly delivery: DeliveryMode
-  readonly #options: GroupConsumerOptions
+  readonly #options: GroupConsumerOptions<K, V>
   readonly #coordinator: GroupCoordinator
   #membership: Membership | undefined
   #commitTimer: NodeJS.Timeout | undefined
@@ -228,7 +228,7 @@ export class GroupConsumer extends Consumer<GroupConsumerEvents> {
   /** A RegExp subscription: its broker-side (KIP-848) and local (classic) forms. */
   readonly #pattern: { broker: string, local: RegExp } | undefined
 
-  constructor (client: Client, options: GroupConsumerOptions) {
+  constructor (client: Client, options: GroupConsumerOptions<K, V>) {
     checkGroupOptions(options)
     const offsetReset = options.offsetReset ?? (options.fromBeginning === true ? 'earliest' : 'latest')
     super(client, { ...options, offsetReset })
@@ -584,7 +584,7 @@ export class GroupConsumer extends Consumer<GroupConsumerEvents> {
 
   readonly #host: MembershipHost
 
-  #makeHost (options: GroupConsumerOptions): MembershipHost {
+  #makeHost (options: GroupConsumerOptions<unknown, unknown>): MembershipHost {
     const sessionTimeoutMs = options.sessionTimeoutMs ?? 45_000
     return {
       groupId: options.groupId,

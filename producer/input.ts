@@ -13,7 +13,7 @@ const PARTITIONERS = ['default', 'round-robin', 'kafkajs-default', 'kafkajs-lega
 export const PRODUCER_OPTION_KEYS = [
   'acks', 'idempotent', 'lingerMs', 'batchMaxBytes', 'maxRequestBytes', 'maxBufferedBytes', 'maxBufferedRecords',
   'requestTimeoutMs', 'deliveryTimeoutMs', 'retries', 'compression', 'compressionByTopic', 'partitioner',
-  'metadataWaitMs', 'abortUnknownOutcome', 'transactionalId', 'transactionTimeoutMs'
+  'metadataWaitMs', 'abortUnknownOutcome', 'transactionalId', 'transactionTimeoutMs', 'serializers'
 ] as const
 
 const HINTS: Record<string, string> = {

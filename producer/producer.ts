@@ -43,6 +43,7 @@ import { checkSignal, describeValue } from '../client/validate'
 import { PartitionQueue } from './partition-queue'
 import { createPartitioner, type Partitioner, type PartitionerOption } from './partitioners'
 import { Sink, type ItemOutcome, type SendItem } from './sink'
+import { RecordSerializer, type Serializers } from '../client/serializers'
 import { AbortedError } from '../client/errors'
 import {
   TransactionManager, TransactionAbortableError, type ConsumerGroupMetadata, type SendOffsetsOptions, type TransactionCallOptions, type TransactionHost, type TransactionState
@@ -59,11 +60,12 @@ export type ProducerHeaders =
   | Array<{ key: string, value: ProducerBytes | null }>
   | Record<string, ProducerBytes | null | ProducerBytes[]>
 
-export interface ProducerRecord {
+/** K and V are the types the `serializers` take (bytes without serializers). */
+export interface ProducerRecord<K = ProducerBytes, V = ProducerBytes> {
   topic: string
-  key?: ProducerBytes | null
+  key?: K | null
   /** Required: null writes a tombstone. */
-  value: ProducerBytes | null
+  value: V | null
   headers?: ProducerHeaders
   /** Chosen by the partitioner when omitted. */
   partition?: number
@@ -71,7 +73,12 @@ export interface ProducerRecord {
   timestamp?: bigint | number | Date
 }
 
-export interface ProducerOptions {
+export interface ProducerOptions<K = ProducerBytes, V = ProducerBytes> {
+  /**
+   * Typed keys and values: `{ key, value }`, each with `serialize(topic, data)` (sync, or a
+   * promise), e.g. `serializers.json<Order>()` (client/serializers.ts). Null is not serialized.
+   */
+  serializers?: Serializers<K, V>
   /** 'all' (default), 1 (the leader has it) or 0 (no answer). */
   acks?: 'all' | -1 | 0 | 1
   /** Deduplicate retries with producer ids and sequences (default true; needs acks='all'). */
@@ -112,9 +119,9 @@ export interface ProducerOptions {
 }
 
 /** What a `producer.transaction(async tx => …)` callback may call. */
-export interface TransactionScope {
-  send: Producer['send']
-  produce: Producer['produce']
+export interface TransactionScope<K = ProducerBytes, V = ProducerBytes> {
+  send: Producer<K, V>['send']
+  produce: Producer<K, V>['produce']
   sendOffsets: (options: SendOffsetsOptions) => Promise<void>
 }
 
@@ -179,7 +186,7 @@ const MESSAGE_TOO_LARGE = 10
 /** DescribeConfigs resource type of a topic. */
 const TOPIC_RESOURCE = 2
 
-export class Producer extends TypedEmitter<ProducerEvents> {
+export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter<ProducerEvents> {
   readonly #client: Client
   readonly #acks: number
   readonly #idempotent: boolean
@@ -196,6 +203,8 @@ export class Producer extends TypedEmitter<ProducerEvents> {
   readonly #metadataWaitMs: number
   readonly #abortUnknownOutcome: 'wait' | 'settle'
   readonly #sinkOptions: ConstructorParameters<typeof Sink>[3]
+  /** Undefined without serializers: then send() and produce() take bytes as they are. */
+  readonly #serializer: RecordSerializer | undefined
 
   // Partition state, created on first use. Changed only on the event loop by this file and sink.ts.
   readonly #queues = new Map<string, PartitionQueue>()
@@ -230,9 +239,10 @@ export class Producer extends TypedEmitter<ProducerEvents> {
   /** Ends this one's part in client.metrics() (set once its collector is registered, at the end of the constructor). */
   #stopCollecting: () => void = () => {}
 
-  constructor (client: Client, options: ProducerOptions = {}) {
+  constructor (client: Client, options: ProducerOptions<K, V> = {}) {
     super()
     checkProducerOptions(options)
+    this.#serializer = RecordSerializer.from('producer option', options.serializers)
     this.#client = client
     this.#acks = options.acks === 'all' || options.acks === undefined ? -1 : options.acks
     this.#idempotent = options.idempotent ?? this.#acks === -1
@@ -336,12 +346,12 @@ export class Producer extends TypedEmitter<ProducerEvents> {
    * Runs `work` in a transaction: commits when it resolves, aborts when it throws (or when
    * the commit refuses), and rethrows. Resolves with what `work` returned.
    */
-  async transaction<T> (work: (tx: TransactionScope) => Promise<T>, options: TransactionCallOptions = {}): Promise<T> {
+  async transaction<T> (work: (tx: TransactionScope<K, V>) => Promise<T>, options: TransactionCallOptions = {}): Promise<T> {
     if (typeof work !== 'function') throw new TypeError(`producer.transaction(work): expected a function, got ${typeof work}`)
     const txn = this.#transactional('transaction')
     await txn.beginTransaction(options)
-    const scope: TransactionScope = {
-      send: this.send.bind(this) as Producer['send'],
+    const scope: TransactionScope<K, V> = {
+      send: this.send.bind(this) as Producer<K, V>['send'],
       produce: this.produce.bind(this),
       sendOffsets: async offsets => await txn.sendOffsets(offsets)
     }
@@ -435,9 +445,14 @@ export class Producer extends TypedEmitter<ProducerEvents> {
    * Sends records and resolves, per record, with where it landed once the broker
    * acknowledged it. Waits while the buffer is full.
    */
-  async send (records: ProducerRecord, options?: SendOptions): Promise<RecordMetadata>
-  async send (records: ProducerRecord[], options?: SendOptions): Promise<RecordMetadata[]>
-  async send (records: ProducerRecord | ProducerRecord[], options: SendOptions = {}): Promise<RecordMetadata | RecordMetadata[]> {
+  async send (records: ProducerRecord<K, V>, options?: SendOptions): Promise<RecordMetadata>
+  async send (records: Array<ProducerRecord<K, V>>, options?: SendOptions): Promise<RecordMetadata[]>
+  async send (input: ProducerRecord<K, V> | Array<ProducerRecord<K, V>>, options: SendOptions = {}): Promise<RecordMetadata | RecordMetadata[]> {
+    let records = input as ProducerRecord | ProducerRecord[]
+    if (this.#serializer !== undefined) {
+      const serialized = this.#serializer.records(input) as ProducerRecord | ProducerRecord[] | Promise<ProducerRecord | ProducerRecord[]>
+      records = serialized instanceof Promise ? await serialized : serialized
+    }
     if (!subscribed(channels.producerSend)) return await this.#send(records, options)
     const first: unknown = Array.isArray(records) ? records[0] : records
     const topic = typeof first === 'object' && first !== null && typeof (first as { topic?: unknown }).topic === 'string' ? (first as { topic: string }).topic : ''
@@ -491,7 +506,8 @@ export class Producer extends TypedEmitter<ProducerEvents> {
    * buffer is full: `await producer.waitForSpace()`, then produce again). To pause before
    * a refusal, check `producer.full`.
    */
-  produce (record: ProducerRecord, callback: RecordCallback): boolean {
+  produce (input: ProducerRecord<K, V>, callback: RecordCallback): boolean {
+    const record = (this.#serializer === undefined ? input : this.#serializer.recordNow(input)) as ProducerRecord
     checkRecord('produce() record', record)
     if (typeof callback !== 'function') throw new TypeError(`produce() callback: expected a function (error, result) => void, got ${describeValue(callback)}`)
     if (this.#closed) {

@@ -5,7 +5,7 @@
 import { after, afterEach, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Client } from '../../index'
-import { Consumer, type TruncationEvent } from '../../consumer/consumer'
+import { Consumer, type AssignOptions, type TruncationEvent } from '../../consumer/consumer'
 import type { KafkaRecord } from '../../protocol/record-batch'
 import { sharedBootstrap, startCluster, type KafkaCluster } from '../broker/kafka'
 import { requireJavaOrSkip, uniqueName } from './support'
@@ -53,7 +53,7 @@ describe('direct consumption against a real broker', { skip, timeout: 300_000 },
     return topic
   }
 
-  function assigned (options: Parameters<typeof Consumer.assigned>[1]): Consumer {
+  function assigned (options: AssignOptions): Consumer {
     const consumer = Consumer.assigned(client, { maxWaitMs: 100, ...options })
     consumers.push(consumer)
     return consumer

@@ -1,0 +1,212 @@
+/**
+ * Serializers and deserializers: typed keys and values at the API boundary of the producer
+ * (`serializers`) and the consumer (`deserializers`). The shape is the one a schema-registry
+ * package implements (Java's Serializer/Deserializer, topic first):
+ *
+ *   serialize (topic, data)             → bytes | string | null, or a promise of one
+ *   deserialize (topic, bytes, headers) → T, or a promise of one
+ *
+ * A serializer that answers synchronously keeps send() synchronous up to the buffer (the
+ * records are buffered before it returns); a promise (a registry lookup) is awaited, for
+ * every record of the call at once, before anything is buffered. Null keys and values
+ * (tombstones) are passed through without calling them. Without serializers nothing here
+ * runs: the producer and consumer check one field per call, not per record.
+ */
+import { KafkaTsError } from '../protocol/errors'
+import type { KafkaRecord, RecordHeader } from '../protocol/record-batch'
+import { checkObject, checkKnownKeys, describeValue } from './validate'
+
+/** What a serializer may return: bytes, a string (written as UTF-8), or null. */
+export type SerializedBytes = Buffer | Uint8Array | string
+
+export interface Serializer<T> {
+  serialize: (topic: string, data: T) => SerializedBytes | null | Promise<SerializedBytes | null>
+}
+
+export interface Deserializer<T> {
+  /** Not called for a null key or value (a tombstone): that stays null. */
+  deserialize: (topic: string, data: Buffer, headers: RecordHeader[]) => T | Promise<T>
+}
+
+export interface Serializers<K, V> {
+  key?: Serializer<K>
+  value?: Serializer<V>
+}
+
+export interface Deserializers<K, V> {
+  key?: Deserializer<K>
+  value?: Deserializer<V>
+}
+
+/** A record as the consumer hands it out: key and value as the deserializers made them (Buffer without). */
+export interface ConsumerRecord<K = Buffer, V = Buffer> extends Omit<KafkaRecord, 'key' | 'value'> {
+  key: K | null
+  value: V | null
+}
+
+/** A serializer or deserializer threw (or rejected): which topic, which part, and for a consumer which record. */
+export class SerializationError extends KafkaTsError {
+  readonly topic: string
+  readonly part: 'key' | 'value'
+  /** The record's partition and offset (deserialization only). */
+  readonly partition: number | undefined
+  readonly offset: bigint | undefined
+
+  constructor (message: string, details: { topic: string, part: 'key' | 'value', partition?: number, offset?: bigint, cause: unknown }) {
+    super('serialization', message, { cause: details.cause })
+    this.topic = details.topic
+    this.part = details.part
+    this.partition = details.partition
+    this.offset = details.offset
+  }
+}
+
+const utf8 = new TextDecoder()
+
+/** The built-in serializers: UTF-8 strings and JSON. */
+export const serializers = {
+  string: (): Serializer<string> => ({ serialize: (_topic, data) => data }),
+  json: <T = unknown>(): Serializer<T> => ({ serialize: (_topic, data) => JSON.stringify(data) })
+}
+
+/** The built-in deserializers: UTF-8 strings and JSON. */
+export const deserializers = {
+  string: (): Deserializer<string> => ({ deserialize: (_topic, data) => utf8.decode(data) }),
+  json: <T = unknown>(): Deserializer<T> => ({ deserialize: (_topic, data) => JSON.parse(utf8.decode(data)) as T })
+}
+
+const isPromise = (value: unknown): value is Promise<unknown> =>
+  value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function'
+
+function checkPair (where: string, name: string, pair: unknown, method: 'serialize' | 'deserialize'): void {
+  if (pair === undefined) return
+  checkObject(where, name, pair)
+  checkKnownKeys(`${where} ${name}`, pair, ['key', 'value'])
+  for (const part of ['key', 'value'] as const) {
+    const s = pair[part]
+    if (s === undefined) continue
+    if (s === null || typeof s !== 'object' || typeof (s as Record<string, unknown>)[method] !== 'function') {
+      throw new TypeError(`${where} ${name}.${part}: expected an object with a ${method}(topic, data) method (e.g. ${name}.${part === 'key' ? 'string' : 'json'}()), got ${describeValue(s)}`)
+    }
+  }
+}
+
+interface RecordFields { topic: string, key?: unknown, value: unknown }
+
+/**
+ * The producer's serializers: turn records with typed keys/values into records of bytes,
+ * synchronously when every serializer answered synchronously.
+ */
+export class RecordSerializer {
+  readonly #key: Serializer<unknown> | undefined
+  readonly #value: Serializer<unknown> | undefined
+
+  private constructor (pair: Serializers<unknown, unknown>) {
+    this.#key = pair.key
+    this.#value = pair.value
+  }
+
+  /** Undefined when no serializer is given (the producer then skips this step). */
+  static from (where: string, pair: unknown): RecordSerializer | undefined {
+    checkPair(where, 'serializers', pair, 'serialize')
+    const p = pair as Serializers<unknown, unknown> | undefined
+    return p?.key === undefined && p?.value === undefined ? undefined : new RecordSerializer(p)
+  }
+
+  /** A copy of each record with its key and value serialized; a promise if a serializer returned one. */
+  records<R extends RecordFields> (input: R | R[]): R | R[] | Promise<R | R[]> {
+    if (!Array.isArray(input)) return this.record(input)
+    const out = new Array<R | Promise<R>>(input.length)
+    let pending = false
+    for (let i = 0; i < input.length; i++) {
+      const r = this.record(input[i])
+      if (isPromise(r)) pending = true
+      out[i] = r
+    }
+    return pending ? Promise.all(out) : out as R[]
+  }
+
+  /** produce(): one record, synchronously (it has no promise to wait on). */
+  recordNow<R extends RecordFields> (record: R): R {
+    const out = this.record(record)
+    if (isPromise(out)) {
+      out.catch(() => {}) // the TypeError below is the answer
+      throw new TypeError(`produce() record: a serializer returned a promise; produce() takes synchronous serializers only, use send() with asynchronous ones (a schema registry lookup)`)
+    }
+    return out
+  }
+
+  /** One record; throws SerializationError, or returns a promise that rejects with one. */
+  record<R extends RecordFields> (record: R): R | Promise<R> {
+    // Not an object: the producer's record check names what is wrong.
+    if (record === null || typeof record !== 'object') return record
+    const key = this.#key === undefined || record.key === undefined || record.key === null ? record.key : this.#apply(this.#key, 'key', record)
+    const value = this.#value === undefined || record.value === null || record.value === undefined ? record.value : this.#apply(this.#value, 'value', record)
+    if (isPromise(key) || isPromise(value)) {
+      return Promise.all([key, value]).then(([k, v]) => ({ ...record, key: k, value: v }))
+    }
+    return { ...record, key, value }
+  }
+
+  #apply (serializer: Serializer<unknown>, part: 'key' | 'value', record: RecordFields): unknown {
+    const fail = (cause: unknown): never => {
+      throw new SerializationError(`The ${part} serializer failed for a record of topic ${record.topic}: ${(cause as Error)?.message ?? String(cause)}`, { topic: record.topic, part, cause })
+    }
+    try {
+      const out = serializer.serialize(record.topic, record[part])
+      return isPromise(out) ? out.then(undefined, fail) : out
+    } catch (error) {
+      return fail(error)
+    }
+  }
+}
+
+/**
+ * The consumer's deserializers: replace each record of a batch handed out by one with its key
+ * and value deserialized (in place in the batch's array, which belongs to that batch).
+ * Returns undefined when done synchronously, else a promise.
+ */
+export class RecordDeserializer {
+  readonly #key: Deserializer<unknown> | undefined
+  readonly #value: Deserializer<unknown> | undefined
+
+  private constructor (pair: Deserializers<unknown, unknown>) {
+    this.#key = pair.key
+    this.#value = pair.value
+  }
+
+  static from (where: string, pair: unknown): RecordDeserializer | undefined {
+    checkPair(where, 'deserializers', pair, 'deserialize')
+    const p = pair as Deserializers<unknown, unknown> | undefined
+    return p?.key === undefined && p?.value === undefined ? undefined : new RecordDeserializer(p)
+  }
+
+  batch (topic: string, partition: number, records: Array<KafkaRecord | ConsumerRecord<unknown, unknown>>): Promise<void> | undefined {
+    let pending: Array<Promise<void>> | undefined
+    for (let i = 0; i < records.length; i++) {
+      const record = records[i] as KafkaRecord
+      const key = this.#key === undefined || record.key === null ? record.key : this.#apply(this.#key, 'key', topic, partition, record)
+      const value = this.#value === undefined || record.value === null ? record.value : this.#apply(this.#value, 'value', topic, partition, record)
+      if (isPromise(key) || isPromise(value)) {
+        (pending ??= []).push(Promise.all([key, value]).then(([k, v]) => {
+          records[i] = { offset: record.offset, timestamp: record.timestamp, key: k, value: v, headers: record.headers }
+        }))
+      } else {
+        records[i] = { offset: record.offset, timestamp: record.timestamp, key, value, headers: record.headers }
+      }
+    }
+    return pending === undefined ? undefined : Promise.all(pending).then(() => undefined)
+  }
+
+  #apply (deserializer: Deserializer<unknown>, part: 'key' | 'value', topic: string, partition: number, record: KafkaRecord): unknown {
+    const fail = (cause: unknown): never => {
+      throw new SerializationError(`The ${part} deserializer failed for ${topic} partition ${partition} offset ${record.offset}: ${(cause as Error)?.message ?? String(cause)}; the consumer stops here (seek past the record to skip it)`, { topic, part, partition, offset: record.offset, cause })
+    }
+    try {
+      const out = deserializer.deserialize(topic, record[part]!, record.headers)
+      return isPromise(out) ? out.then(undefined, fail) : out
+    } catch (error) {
+      return fail(error)
+    }
+  }
+}

@@ -78,8 +78,9 @@ export const deserializers = {
 const isPromise = (value: unknown): value is Promise<unknown> =>
   value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function'
 
-function checkPair (where: string, name: string, pair: unknown, method: 'serialize' | 'deserialize'): void {
-  if (pair === undefined) return
+/** The `{ key, value }` option checked; undefined when it names neither (nothing to do per record). */
+function checkedPair<P extends { key?: unknown, value?: unknown }> (where: string, name: string, pair: unknown, method: 'serialize' | 'deserialize'): P | undefined {
+  if (pair === undefined) return undefined
   checkObject(where, name, pair)
   checkKnownKeys(`${where} ${name}`, pair, ['key', 'value'])
   for (const part of ['key', 'value'] as const) {
@@ -89,6 +90,7 @@ function checkPair (where: string, name: string, pair: unknown, method: 'seriali
       throw new TypeError(`${where} ${name}.${part}: expected an object with a ${method}(topic, data) method (e.g. ${name}.${part === 'key' ? 'string' : 'json'}()), got ${describeValue(s)}`)
     }
   }
+  return pair.key === undefined && pair.value === undefined ? undefined : pair as P
 }
 
 interface RecordFields { topic: string, key?: unknown, value: unknown }
@@ -108,9 +110,8 @@ export class RecordSerializer {
 
   /** Undefined when no serializer is given (the producer then skips this step). */
   static from (where: string, pair: unknown): RecordSerializer | undefined {
-    checkPair(where, 'serializers', pair, 'serialize')
-    const p = pair as Serializers<unknown, unknown> | undefined
-    return p?.key === undefined && p?.value === undefined ? undefined : new RecordSerializer(p)
+    const checked = checkedPair<Serializers<unknown, unknown>>(where, 'serializers', pair, 'serialize')
+    return checked === undefined ? undefined : new RecordSerializer(checked)
   }
 
   /** A copy of each record with its key and value serialized; a promise if a serializer returned one. */
@@ -176,9 +177,8 @@ export class RecordDeserializer {
   }
 
   static from (where: string, pair: unknown): RecordDeserializer | undefined {
-    checkPair(where, 'deserializers', pair, 'deserialize')
-    const p = pair as Deserializers<unknown, unknown> | undefined
-    return p?.key === undefined && p?.value === undefined ? undefined : new RecordDeserializer(p)
+    const checked = checkedPair<Deserializers<unknown, unknown>>(where, 'deserializers', pair, 'deserialize')
+    return checked === undefined ? undefined : new RecordDeserializer(checked)
   }
 
   batch (topic: string, partition: number, records: Array<KafkaRecord | ConsumerRecord<unknown, unknown>>): Promise<void> | undefined {

@@ -49,6 +49,9 @@ test('package.json points at existing entry points with types, for Node 20 and l
     assert.match(e.import.types, /\.d\.mts$/, `${entry}: the ES module entry needs .d.mts types (else they masquerade as CommonJS)`)
   }
   for (const file of files) assert.ok(fs.existsSync(path.join(root, file)), `${file} does not exist`)
+  // `npx kafkats`: the bin is built, and runs as a script.
+  assert.equal(pkg.bin.kafkats, './dist/cli/main.js')
+  assert.match(fs.readFileSync(path.join(root, pkg.bin.kafkats), 'utf8'), /^#!\/usr\/bin\/env node\n/)
   assert.match(fs.readFileSync(path.join(root, pkg.types), 'utf8'), /Client/)
 })
 

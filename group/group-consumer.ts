@@ -688,9 +688,12 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
    */
   async #revoke (partitions: TopicPartition[], identity: MemberIdentity | undefined, { waitMs, deadlineAt = Date.now() + this.#host.rebalanceTimeoutMs }: { waitMs?: number, deadlineAt?: number } = {}): Promise<RefusedCommit[]> {
     if (partitions.length === 0) return []
-    const deadline = AbortSignal.timeout(Math.max(0, Math.ceil(deadlineAt - Date.now())))
     // The processing wait leaves the commit the same margin before the deadline as in a rebalance.
     const commitMargin = this.#host.rebalanceTimeoutMs - this.#revokeWaitMs()
+    // The commit gives up half that margin before the deadline, so the release is still answered
+    // in time: a commit held up behind another one (say, retried on COORDINATOR_LOAD_IN_PROGRESS)
+    // would otherwise run into the coordinator's fence at the same moment.
+    const deadline = AbortSignal.timeout(Math.max(0, Math.ceil(deadlineAt - Date.now() - commitMargin / 2)))
     const cursors = await this.removePartitions(partitions, waitMs ?? Math.max(0, deadlineAt - Date.now() - commitMargin))
     let refused: RefusedCommit[] = []
     try {

@@ -76,6 +76,12 @@ export class Router {
     this.client = client
   }
 
+  /** The caller's signal, also aborted at the call's deadline (for waits that take no deadline of their own). */
+  until (deadline: number, signal: AbortSignal | undefined): AbortSignal {
+    const timeout = AbortSignal.timeout(Math.max(1, deadline - Date.now()))
+    return signal === undefined ? timeout : AbortSignal.any([signal, timeout])
+  }
+
   /** Validates the options every call takes and returns its deadline (epoch ms). */
   deadline (where: string, options: AdminCallOptions, extraKeys: readonly string[] = []): number {
     checkObject(where, 'options', options as unknown)

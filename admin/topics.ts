@@ -94,15 +94,15 @@ export async function createPartitions (router: Router, topics: Array<{ topic: s
 }
 
 export async function listTopics (router: Router, options: AdminCallOptions & { includeInternal?: boolean } = {}): Promise<string[]> {
-  router.deadline('listTopics', options, ['includeInternal'])
+  const deadline = router.deadline('listTopics', options, ['includeInternal'])
   const metadata = router.client.metadata
-  const names = await metadata.refreshAll(options.signal)
+  const names = await metadata.refreshAll(router.until(deadline, options.signal))
   return names.filter(name => options.includeInternal === true || metadata.topic(name)?.isInternal !== true).sort()
 }
 
 export async function describeTopics (router: Router, names: string[], options: AdminCallOptions = {}): Promise<TopicMetadata[]> {
-  router.deadline('describeTopics', options)
-  await router.client.metadata.refresh(names, options.signal)
+  const deadline = router.deadline('describeTopics', options)
+  await router.client.metadata.refresh(names, router.until(deadline, options.signal))
   return names.map(name => {
     const topic = router.client.metadata.topic(name)
     if (topic === undefined) throw new BrokerError(UNKNOWN_TOPIC_OR_PARTITION, `Describing topic "${name}"`)

@@ -68,6 +68,19 @@ describe('admin routing and retries', () => {
     })
   })
 
+  test('listTopics and describeTopics against brokers that cannot be reached end at their timeoutMs', { timeout: 10_000 }, async () => {
+    const client = new Client({ bootstrap: ['127.0.0.1:1'], retryBackoff: { initialMs: 10, maxMs: 50 } })
+    try {
+      for (const call of [async () => await client.admin.listTopics({ timeoutMs: 300 }), async () => await client.admin.describeTopics(['t'], { timeoutMs: 300 })]) {
+        const started = Date.now()
+        await assert.rejects(call())
+        assert.ok(Date.now() - started < 5_000, `took ${Date.now() - started} ms`)
+      }
+    } finally {
+      await client.close()
+    }
+  })
+
   test('a leader move: listOffsets refreshes the metadata and sends the refused partitions again, the rest once', async () => {
     await withCluster(async (cluster, client) => {
       cluster.createTopic({ name: 'moving', partitions: 3, assignments: [[1, 2], [2, 3], [3, 1]] })

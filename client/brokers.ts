@@ -18,6 +18,7 @@
  * is not reconnected to silently forever: requests for it fail with ProtocolViolationError
  * for one maximum backoff, and the Client's `protocolViolation` event reports it.
  */
+import { setMaxListeners } from 'node:events'
 import { ProtocolError } from '../protocol/errors'
 import { abortError, backoffDelay, sleep, type BackoffOptions } from './backoff'
 import { Connection, type ConnectionOptions } from './connection'
@@ -88,6 +89,8 @@ export class BrokerPool {
   readonly #instrumentation: Instrumentation
 
   constructor (bootstrap: Array<{ host: string, port: number }>, options: PoolConnectionOptions, backoff: BackoffOptions, instrumentation = Instrumentation.standalone()) {
+    // Every request waiting for a connection listens on it (and stops listening once it has one): many at once is no leak.
+    setMaxListeners(0, this.#closing.signal)
     this.#options = options
     this.#backoff = backoff
     this.#instrumentation = instrumentation

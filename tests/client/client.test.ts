@@ -90,6 +90,25 @@ describe('client options are checked at construction', () => {
   })
 })
 
+describe('many requests waiting for one connection', () => {
+  test('are no listener leak: no MaxListenersExceededWarning', async () => {
+    const c = await cluster({ topics: [{ name: 't', partitions: 1 }] })
+    const k = client({ bootstrap: c.bootstrap, ...fast })
+    await k.metadata.refresh(['t'])
+    const warnings: Error[] = []
+    const onWarning = (warning: Error): void => { warnings.push(warning) }
+    process.on('warning', onWarning)
+    try {
+      // 30 produces at once, before the leader's connection exists: each waits for it.
+      await Promise.all(Array.from({ length: 30 }, async (_, i) => await k.produceRaw({ topic: 't', partition: 0, records: [{ value: Buffer.from(`r${i}`) }] })))
+      await new Promise(resolve => setImmediate(resolve))
+    } finally {
+      process.off('warning', onWarning)
+    }
+    assert.deepEqual(warnings.filter(w => w.name === 'MaxListenersExceededWarning').map(w => w.message), [])
+  })
+})
+
 describe('close() ends what was made from the client', () => {
   test('registered resources are closed with a ClientClosedError, and waits for metadata end at once', async () => {
     const c = await cluster({ topics: [{ name: 't', partitions: 1 }] })

@@ -19,6 +19,7 @@
  * gaps) are acknowledged as GAP at once so they do not wait out the lock.
  */
 import type { Client } from '../client/client'
+import { UnsupportedVersionError } from '../client/errors'
 import { backoffDelay, sleep } from '../client/backoff'
 import type { ConnectionPurpose } from '../client/brokers'
 import { invalidatesMetadata } from '../client/metadata'
@@ -157,7 +158,7 @@ export class ShareRecord implements KafkaRecord {
    */
   renew (): void {
     if (this.#acknowledged !== undefined) throw new KafkaTsError('SHARE_ACKNOWLEDGED', `Record ${this.topic}[${this.partition}]@${this.offset} was already acknowledged (${this.#acknowledged}); it cannot be renewed`)
-    if (this.owner.source.renewSupported === false) throw new KafkaTsError('UNSUPPORTED_VERSION', `Renewing the lock of a share record needs ShareAcknowledge v2 (KIP-1222, Kafka 4.2+); broker ${this.owner.source.nodeId} does not speak it`)
+    if (this.owner.source.renewSupported === false) throw new UnsupportedVersionError(`Renewing the lock of a share record needs ShareFetch/ShareAcknowledge v2 (KIP-1222, Kafka 4.2+); broker ${this.owner.source.nodeId} does not speak them. Accept or release the record instead.`)
     this.owner.renewals.push(this.offset, KIND_CODE.renew)
     this.owner.source.acknowledgementsAdded(0)
   }
@@ -246,7 +247,10 @@ export class ShareSource {
   #failures = 0
   /** Waiters of flush(): resolved by the answers of the requests that carry what was pending. */
   #flushWaiters: Array<{ resolve: (results: ShareAcknowledgementResult[]) => void, results: ShareAcknowledgementResult[] }> = []
-  /** Whether the broker speaks ShareAcknowledge v2 (renewals); undefined until the first request. */
+  /**
+   * Whether the broker speaks v2 of ShareFetch/ShareAcknowledge (KIP-1222 renewals); set by
+   * every request, so known before the first record is handed out.
+   */
   renewSupported: boolean | undefined
 
   constructor (client: Client, nodeId: number, owner: ShareSourceOwner, settings: ShareFetchSettings, purpose: ConnectionPurpose) {
@@ -493,19 +497,23 @@ export class ShareSource {
     const response = await this.#carrying(taken, async () => {
       let response: ShareFetchResponse
       try {
-        response = await this.#client.request(ShareFetch, version => ({
-          groupId: this.#owner.groupId(),
-          memberId: this.#owner.memberId(),
-          shareSessionEpoch: this.#epoch,
-          maxWaitMs: this.#settings.maxWaitMs,
-          minBytes: this.#settings.minBytes,
-          maxBytes: this.#settings.maxBytes,
-          maxRecords: this.#settings.maxRecords,
-          batchSize: this.#settings.maxRecords,
-          ...(version >= 2 ? { shareAcquireMode: 0, isRenewAck: false } : {}),
-          topics: [...topics].map(([topicId, partitions]) => ({ topicId, partitions })),
-          forgottenTopicsData: [...forgotten].map(([topicId, partitions]) => ({ topicId, partitions }))
-        }), { nodeId: this.nodeId, purpose: this.#purpose, timeoutMs: this.#client.requestTimeoutMs + this.#settings.maxWaitMs })
+        response = await this.#client.request(ShareFetch, version => {
+          // Renewals came with v2 of both share APIs (KIP-1222).
+          this.renewSupported = version >= 2
+          return {
+            groupId: this.#owner.groupId(),
+            memberId: this.#owner.memberId(),
+            shareSessionEpoch: this.#epoch,
+            maxWaitMs: this.#settings.maxWaitMs,
+            minBytes: this.#settings.minBytes,
+            maxBytes: this.#settings.maxBytes,
+            maxRecords: this.#settings.maxRecords,
+            batchSize: this.#settings.maxRecords,
+            ...(version >= 2 ? { shareAcquireMode: 0, isRenewAck: false } : {}),
+            topics: [...topics].map(([topicId, partitions]) => ({ topicId, partitions })),
+            forgottenTopicsData: [...forgotten].map(([topicId, partitions]) => ({ topicId, partitions }))
+          }
+        }, { nodeId: this.nodeId, purpose: this.#purpose, timeoutMs: this.#client.requestTimeoutMs + this.#settings.maxWaitMs })
       } catch (error) {
         this.#failAcks(taken, error, waiters)
         this.#resolveFlushes(waiters)
@@ -599,7 +607,13 @@ export class ShareSource {
       const answer = byKey.get(partition.key)
       const code = topCode !== 0 ? topCode : answer?.errorCode ?? 0
       const message = topCode !== 0 ? topMessage : answer?.errorMessage ?? null
-      const error = code === 0 ? null : new BrokerError(code, `Acknowledging records of ${partition.topic}[${partition.partition}]${code === INVALID_RECORD_STATE ? ' (their acquisition lock had expired, or they were acknowledged already)' : ''}`, message)
+      const renewal = acks.types[0] === AcknowledgeType.RENEW
+      const why = code !== INVALID_RECORD_STATE
+        ? ''
+        : renewal
+          ? ' (their acquisition lock had expired, or the group does not allow renewals: its share.renew.acknowledge.enable is false)'
+          : ' (their acquisition lock had expired, or they were acknowledged already)'
+      const error = code === 0 ? null : new BrokerError(code, `${renewal ? 'Renewing the locks of' : 'Acknowledging'} records of ${partition.topic}[${partition.partition}]${why}`, message)
       this.#report(partition, acks, error, waiters)
     }
   }

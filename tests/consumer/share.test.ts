@@ -11,6 +11,8 @@ import { toAcknowledgementBatches } from '../../consumer/share-source'
 import { ShareAcknowledge, type ShareAcknowledgeRequest } from '../../protocol/apis/share-acknowledge'
 import { ShareFetch, type ShareFetchRequest } from '../../protocol/apis/share-fetch'
 import { ShareGroupHeartbeat } from '../../protocol/apis/share-group-heartbeat'
+import { ApiVersions, type ApiVersionsResponse } from '../../protocol/apis/api-versions'
+import { UnsupportedVersionError } from '../../client/errors'
 import { FakeCluster } from '../../testing/index'
 
 const sleep = async (ms: number): Promise<void> => await new Promise(resolve => setTimeout(resolve, ms))
@@ -172,6 +174,26 @@ describe('share consumer against the fake cluster', () => {
     assert.deepEqual(results.map(r => [r.offsets.map(Number), r.error]), [[[0], null]])
     const renewals = cluster.requests(ShareAcknowledge).filter(e => (e.request as ShareAcknowledgeRequest).isRenewAck === true)
     assert.equal(renewals.length, 5)
+  })
+
+  test('renew() against a broker without ShareFetch/ShareAcknowledge v2 throws UnsupportedVersionError at once and sends nothing', async () => {
+    const { cluster, client } = await setup(2)
+    // A 4.0/4.1 broker: the share APIs end at v1, before KIP-1222.
+    cluster.intercept(ApiVersions, () => ({ modify: (response: ApiVersionsResponse) => ({ ...response, apiKeys: response.apiKeys.map(k => k.apiKey === ShareFetch.key || k.apiKey === ShareAcknowledge.key ? { ...k, maxVersion: 1 } : k) }) }))
+    const c = consumer(client, { acknowledgement: 'explicit' })
+    const batch = await c.nextBatch()
+    assert.ok(batch !== undefined)
+    assert.throws(() => batch.records[0].renew(), (error: Error) => {
+      assert.ok(error instanceof UnsupportedVersionError)
+      assert.equal(error.name, 'UnsupportedVersionError')
+      assert.match(error.message, /KIP-1222/)
+      return true
+    })
+    // The record is still open: accepting it works.
+    batch.records[0].accept()
+    batch.records[1].accept()
+    assert.deepEqual((await c.commit()).map(r => [r.offsets.map(Number), r.error]), [[[0, 1], null]])
+    assert.deepEqual(cluster.requests(ShareAcknowledge).filter(e => (e.request as ShareAcknowledgeRequest).isRenewAck === true), [])
   })
 
   test('close() releases what is acquired and not acknowledged, with the session-closing epoch -1', async () => {

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import * as path from 'node:path'
-import { Client, ShareConsumer, type ShareAcknowledgementResult, type ShareRecord } from '../../index'
+import { Client, ShareConsumer, type ShareAcknowledgementResult, type ShareBatch, type ShareRecord } from '../../index'
 import { sharedBootstrap } from '../broker/kafka'
 import { requireJavaOrSkip, uniqueName } from './support'
 
@@ -54,10 +54,21 @@ describe('share groups on a real broker', { skip, timeout: 300_000 }, () => {
   }
 
   /** A share group that starts from the log's beginning, with the given lock duration. */
-  async function groupFor (name: string, lockMs = 30_000): Promise<string> {
+  async function groupFor (name: string, lockMs = 30_000, more: Record<string, string> = {}): Promise<string> {
     const groupId = uniqueName(name)
-    await client.admin.alterConfigs([{ type: 'group', name: groupId, set: { 'share.auto.offset.reset': 'earliest', 'share.record.lock.duration.ms': String(lockMs) } }])
+    await client.admin.alterConfigs([{ type: 'group', name: groupId, set: { 'share.auto.offset.reset': 'earliest', 'share.record.lock.duration.ms': String(lockMs), ...more } }])
     return groupId
+  }
+
+  /** The next batch of `it`, or undefined if none comes within `ms`. */
+  async function nextWithin (it: AsyncIterator<ShareBatch>, ms: number): Promise<ShareBatch | undefined> {
+    let timer: NodeJS.Timeout | undefined
+    const none = new Promise<undefined>(resolve => { timer = setTimeout(() => resolve(undefined), ms) })
+    try {
+      return await Promise.race([it.next().then(r => r.done === true ? undefined : r.value), none])
+    } finally {
+      clearTimeout(timer)
+    }
   }
 
   test(`4 share consumers on a 2-partition topic all receive records, and ${RECORDS} records are each accepted exactly once`, async () => {
@@ -130,6 +141,136 @@ describe('share groups on a real broker', { skip, timeout: 300_000 }, () => {
       assert.equal(more, 'none')
     } finally {
       await consumer.close()
+    }
+  })
+
+  test('a record released up to the group\'s share.delivery.count.limit is archived: never delivered again, while the others are', async () => {
+    // The limit's minimum is 2 (a 4.4 broker refuses 1 with INVALID_CONFIG).
+    const topic = await topicWith('share-limit', 1, 5)
+    const groupId = await groupFor('share-limit', 60_000, { 'share.delivery.count.limit': '2' })
+    const consumer = client.shareConsumer({ groupId, topics: topic, acknowledgement: 'explicit' })
+    try {
+      const it = consumer[Symbol.asyncIterator]()
+      const counts: number[] = []
+      const first = await nextWithin(it, 30_000)
+      assert.ok(first !== undefined)
+      assert.deepEqual(first.records.map(r => [Number(r.offset), r.deliveryCount]), [[0, 1], [1, 1], [2, 1], [3, 1], [4, 1]])
+      counts.push(first.records[0].deliveryCount)
+      first.records[0].release()
+      for (const r of first.records.slice(1)) r.accept()
+      assert.deepEqual((await consumer.commit()).map(r => r.error), [null])
+      // The release came back at once (the lock is 60 s); released again at the limit, the broker archives it.
+      const again = await nextWithin(it, 20_000)
+      assert.deepEqual(again?.records.map(r => [Number(r.offset), r.deliveryCount]), [[0, 2]])
+      counts.push(again.records[0].deliveryCount)
+      again.records[0].release()
+      assert.deepEqual((await consumer.commit()).map(r => r.error), [null])
+      // New records still come; offset 0 does not.
+      await produce(topic, 1, 3)
+      const later: Array<[number, number]> = []
+      for (let batch = await nextWithin(it, 20_000); batch !== undefined; batch = await nextWithin(it, 4000)) {
+        for (const r of batch.records) {
+          later.push([Number(r.offset), r.deliveryCount])
+          r.accept()
+        }
+        await consumer.commit()
+      }
+      assert.deepEqual(later, [[5, 1], [6, 1], [7, 1]])
+      assert.deepEqual(counts, [1, 2])
+    } finally {
+      await consumer.close()
+    }
+    // Archived counts as done: the group's start offset passes it (the share coordinator
+    // persists the start offset lazily, so it may still be below 8) and no lag is left.
+    let offsets = await client.admin.describeShareGroupOffsets(groupId, { topics: [topic] })
+    for (let i = 0; i < 50 && offsets[0]?.lag !== 0n; i++) {
+      await sleep(100)
+      offsets = await client.admin.describeShareGroupOffsets(groupId, { topics: [topic] })
+    }
+    assert.deepEqual(offsets.map(o => [o.startOffset > 0n, o.lag]), [[true, 0n]])
+  })
+
+  test('deadLetter with afterDeliveries = share.delivery.count.limit - 1 gets a failing record at its last delivery, with that delivery count', async () => {
+    const topic = uniqueName('share-dlq')
+    await client.admin.createTopics([{ topic, numPartitions: 1, replicationFactor: 1 }])
+    await client.metadata.waitForTopic(topic, 30_000, undefined, { allLeaders: true })
+    await client.produceRaw({ topic, partition: 0, records: ['ok-0', 'poison', 'ok-2'].map(v => ({ value: Buffer.from(v) })) })
+    const limit = 3
+    const groupId = await groupFor('share-dlq', 60_000, { 'share.delivery.count.limit': String(limit) })
+    const dead: Array<[string, number]> = []
+    const handled: Array<[string, number]> = []
+    const consumer = client.shareConsumer({
+      groupId,
+      topics: topic,
+      acknowledgement: 'explicit',
+      deadLetter: { afterDeliveries: limit - 1, handler: record => { dead.push([record.value!.toString(), record.deliveryCount]) } }
+    })
+    const running = consumer.run({
+      eachRecord: record => {
+        handled.push([record.value!.toString(), record.deliveryCount])
+        if (record.value!.toString() === 'poison') record.release()
+        else record.accept()
+      }
+    })
+    try {
+      await until('the poison record in the dead-letter handler', () => dead.length > 0, 30_000)
+      // Rejected once the handler resolved: nothing more comes.
+      await sleep(3000)
+    } finally {
+      await consumer.close()
+      await running
+    }
+    assert.deepEqual(handled, [['ok-0', 1], ['poison', 1], ['ok-2', 1], ['poison', 2]])
+    assert.deepEqual(dead, [['poison', limit]])
+  })
+
+  test('renew() keeps records acquired past their lock: another member does not get them; with renewals off for the group it is an INVALID_RECORD_STATE result', async () => {
+    const topic = await topicWith('share-renew', 1, 5)
+    const lockMs = 3000
+    const groupId = await groupFor('share-renew', lockMs)
+    const a = client.shareConsumer({ groupId, topics: topic, acknowledgement: 'explicit' })
+    const b = client.shareConsumer({ groupId, topics: topic })
+    const takenByB: bigint[] = []
+    let runningB: Promise<void> | undefined
+    try {
+      const batch = await a.nextBatch()
+      assert.ok(batch !== undefined)
+      assert.equal(batch.records.length, 5)
+      const acquiredAt = Date.now()
+      runningB = b.run({ eachRecord: record => { takenByB.push(record.offset) } })
+      await until('B in the group with the partition', () => b.assignment.length > 0, 30_000)
+      // Three lock durations, renewed every quarter of one.
+      while (Date.now() - acquiredAt < 3 * lockMs) {
+        for (const record of batch.records) record.renew()
+        const results = await a.commit()
+        assert.deepEqual(results.map(r => [r.offsets.map(Number), r.error]), [[[0, 1, 2, 3, 4], null]])
+        await sleep(lockMs / 4)
+      }
+      assert.deepEqual(takenByB, [])
+      for (const record of batch.records) record.accept()
+      assert.deepEqual((await a.commit()).map(r => r.error), [null])
+      assert.ok(batch.records.every(r => r.deliveryCount === 1))
+    } finally {
+      await a.close()
+      await b.close()
+      await runningB
+    }
+    assert.deepEqual(takenByB, [])
+
+    // A group with renewals switched off (share.renew.acknowledge.enable): the renewal's answer says so.
+    const offGroup = await groupFor('share-renew-off', lockMs, { 'share.renew.acknowledge.enable': 'false' })
+    const c = client.shareConsumer({ groupId: offGroup, topics: topic, acknowledgement: 'explicit' })
+    try {
+      const batch = await c.nextBatch()
+      assert.ok(batch !== undefined)
+      batch.records[0].renew()
+      const [result] = await c.commit()
+      assert.deepEqual(result.offsets, [0n])
+      assert.equal(result.error?.code, 121)
+      assert.equal(result.error?.type, 'INVALID_RECORD_STATE')
+      assert.match(result.error?.message ?? '', /share\.renew\.acknowledge\.enable/)
+    } finally {
+      await c.close()
     }
   })
 

@@ -14,6 +14,8 @@ interface BenchProducer {
   /** Returns false once the buffer is full: the next record waits for waitForSpace(). */
   produce: (record: { topic: string, key?: Buffer | null, value: Buffer | null }, callback: (error: unknown, result?: unknown) => void) => unknown
   waitForSpace?: () => Promise<void>
+  /** produce() would refuse the next record (BufferFullError). */
+  full?: boolean
   flush: () => Promise<void>
   close: () => Promise<void>
 }
@@ -77,6 +79,8 @@ runMain(async () => {
     if (produced - settled >= window) await until(produced - window + chunk)
     const end = Math.min(config.records, produced + chunk)
     for (; produced < end; produced++) {
+      // A full buffer refuses the record (its callback gets BufferFullError): wait first.
+      if (producer.full === true && producer.waitForSpace !== undefined) await producer.waitForSpace()
       const sentAt = performance.now()
       const value = values[nextValue]
       if (++nextValue === values.length) nextValue = 0

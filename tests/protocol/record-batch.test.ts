@@ -196,6 +196,28 @@ describe('record batch v2 encoding', () => {
     })
   }
 
+  test('records without headers share one frozen empty headers array; records with headers have their own', async () => {
+    const records: RecordInput[] = [
+      { value: Buffer.from('a'), timestamp: T0 },
+      { value: Buffer.from('b'), timestamp: T0, headers: [{ key: 'h', value: Buffer.from('1') }] },
+      { value: Buffer.from('c'), timestamp: T0 }
+    ]
+    for (const codec of ['none', 'lz4'] as const) {
+      const [batch] = await decodeRecordBatches(await encodeRecordBatch({ records, compression: codec }))
+      const [a, b, c] = batch.records
+      assert.deepEqual(a.headers, [])
+      assert.equal(a.headers, c.headers)
+      assert.ok(Object.isFrozen(a.headers))
+      // A push into the shared array fails loudly rather than giving the header to every record.
+      assert.throws(() => a.headers.push({ key: 'x', value: null }), TypeError)
+      assert.deepEqual(c.headers, [])
+      assert.deepEqual(b.headers, [{ key: 'h', value: Buffer.from('1') }])
+      assert.ok(!Object.isFrozen(b.headers))
+      // The record stays a plain object of own data properties: spreads and keys are as before.
+      assert.deepEqual(Object.keys({ ...a }), ['offset', 'timestamp', 'key', 'value', 'headers'])
+    }
+  })
+
   test('producer fields, attributes and offsets deltas', async () => {
     const records = Array.from({ length: 5 }, (_, i) => ({ value: Buffer.from(`v${i}`), timestamp: T0 + BigInt(i * 10) }))
     const buf = encodeRecordBatchSync({ records, baseOffset: 7n, partitionLeaderEpoch: 3, producerId: 42n, producerEpoch: 2, baseSequence: 1000, transactional: true })

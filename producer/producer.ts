@@ -936,13 +936,17 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     const partition = batch.partition
     const encodedBytes = batch.encoded?.length ?? batch.bytes
     this.#metrics.batchProduced(topic, batch.recordCount, encodedBytes, batch.bytes, (this.#compressionByTopic[topic] ?? this.#compression) !== 'none')
-    this.#finishBatch(queue, batch, null, i => ({
-      topic,
-      partition,
-      offset: baseOffset < 0n ? -1n : baseOffset + BigInt(i),
-      timestamp: logAppendTime >= 0n ? logAppendTime : batch.records[i].timestamp!,
-      logStartOffset
-    }))
+    // Records are answered in order: each offset is the previous one + 1n (one bigint per
+    // record, not two), unless one was skipped (answered early).
+    let lastIndex = -2
+    let lastOffset = -1n
+    this.#finishBatch(queue, batch, null, i => {
+      let offset = -1n
+      if (baseOffset >= 0n) offset = i === lastIndex + 1 ? lastOffset + 1n : baseOffset + BigInt(i)
+      lastIndex = i
+      lastOffset = offset
+      return { topic, partition, offset, timestamp: logAppendTime >= 0n ? logAppendTime : batch.records[i].timestamp!, logStartOffset }
+    })
     if (!queue.batches.some(b => b.sent && !b.inFlight)) queue.serial = false
     if (batch.producerEpoch === queue.identity.producerEpoch && batch.producerId === queue.identity.producerId) queue.confirmed = true
   }

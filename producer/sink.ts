@@ -128,6 +128,7 @@ export class Sink {
         try {
           batch.encoded = await encodeRecordBatch({
             records: batch.records,
+            sizeHint: batch.bytes,
             compression: this.#owner.compressionFor(batch.topic),
             producerId: batch.producerId,
             producerEpoch: batch.producerEpoch,

@@ -597,6 +597,26 @@ describe('limits and lifecycle', () => {
     assert.deepEqual(p.buffered, { records: 0, bytes: 0 })
   })
 
+  test('every record of a batch is acknowledged with its own offset and timestamp, produce() and send() alike', async () => {
+    const p = producer({ lingerMs: 20 })
+    await p.send({ topic: TOPIC, partition: 0, value: 'warm-up' })
+    const results: Array<RecordMetadata | null> = []
+    for (let i = 0; i < 30; i++) p.produce({ topic: TOPIC, partition: 0, value: `r${i}`, timestamp: 1_700_000_000_000 + i }, (error, result) => { results[i] = error === null ? result : null })
+    const sent = await p.send(Array.from({ length: 10 }, (_, i) => ({ topic: TOPIC, partition: 1, value: `s${i}` })))
+    await p.flush()
+    assert.equal(cluster.produceAttempts(TOPIC, 0).length, 2, 'the 30 records went in one batch')
+    for (let i = 0; i < 10; i++) {
+      assertLanded(sent[i], `s${i}`)
+      assert.equal(sent[i].offset, BigInt(i))
+    }
+    for (let i = 0; i < 30; i++) {
+      assert.ok(results[i] !== null && results[i] !== undefined, `record ${i} acknowledged`)
+      assertLanded(results[i]!, `r${i}`)
+      assert.equal(results[i]!.offset, results[0]!.offset + BigInt(i))
+      assert.equal(results[i]!.timestamp, 1_700_000_000_000n + BigInt(i))
+    }
+  })
+
   test('an unknown topic waits for metadata, then fails naming the topic', async () => {
     const p = producer({ metadataWaitMs: 300 })
     await assert.rejects(p.send({ topic: 'no-such-topic', value: 'x' }), /no-such-topic/)

@@ -11,15 +11,15 @@
  * commit) and the member joins again with epoch 0. Commits use OffsetCommit v9+ with the
  * member epoch; a partition is committed only under the epoch it was last confirmed in.
  */
-import { randomUUID } from 'node:crypto'
 import type { Client } from '../client/client'
 import { sleep } from '../client/backoff'
 import { ConsumerGroupHeartbeat, type ConsumerGroupHeartbeatRequest } from '../protocol/apis/consumer-group-heartbeat'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
 import type { GroupCoordinator } from './coordinator'
 import { StaticMembershipError } from './errors'
+import { assignedPartitions, HeartbeatLoop, isMemberForgotten, knownPartitions } from './heartbeat-loop'
 import {
-  FENCED_INSTANCE_ID, FENCED_MEMBER_EPOCH, partitionKey, Signal, UNKNOWN_MEMBER_ID, UNRELEASED_INSTANCE_ID, UNSUPPORTED_VERSION,
+  FENCED_INSTANCE_ID, partitionKey, Signal, UNRELEASED_INSTANCE_ID, UNSUPPORTED_VERSION,
   type MemberIdentity, type Membership, type MembershipHost, type TopicPartition
 } from './membership'
 
@@ -32,13 +32,11 @@ export class ConsumerMembership implements Membership {
   readonly #coordinator: GroupCoordinator
   readonly #host: MembershipHost
   readonly #serverAssignor: string | null
-  /** KIP-1082: the client chooses its member id, and keeps it across fences. */
-  readonly #memberId = randomUUID()
-  #memberEpoch = 0
-  #intervalMs: number
+  /** Member id (KIP-1082: chosen here, kept across fences), epoch, interval and the heartbeat loop. */
+  readonly #loop: HeartbeatLoop
   /**
    * The latest target assignment from the coordinator and a counter bumped with each new
-   * one; `#memberEpoch` may move on without a new target (another member joined). Both
+   * one; the member epoch may move on without a new target (another member joined). Both
    * are changed only by heartbeat answers; the reconciliation loop reads them.
    */
   #target: TopicPartition[] | undefined
@@ -51,12 +49,7 @@ export class ConsumerMembership implements Membership {
   /** What the last heartbeat told the coordinator we own and subscribe to (null fields are "unchanged"). */
   #sentOwned: string | undefined
   #sentTopics: string | undefined
-  readonly #stateChanged = new Signal()
   readonly #heartbeated = new Signal()
-  readonly #stop = new AbortController()
-  #running: Promise<void> | undefined
-  #stopped = false
-  #wakeEarly = false
   /** Whether the coordinator matches our RegExp subscription itself (ConsumerGroupHeartbeat v1+). */
   #brokerMatchesPattern: boolean | undefined
   /** A heartbeat was answered without error once: the broker runs the protocol. */
@@ -67,106 +60,84 @@ export class ConsumerMembership implements Membership {
     this.#coordinator = coordinator
     this.#host = host
     this.#serverAssignor = serverAssignor
-    this.#intervalMs = host.heartbeatIntervalMs
+    this.#loop = new HeartbeatLoop({
+      groupId: host.groupId,
+      member: 'consumer',
+      intervalMs: host.heartbeatIntervalMs,
+      heartbeat: async signal => {
+        await this.#heartbeat(signal)
+        this.#heartbeated.notify()
+      },
+      fenced: reason => this.#fenced(reason),
+      pendingFence: () => this.#fenceReason,
+      ends: error => this.#ends(error),
+      leave: async () => await this.#coordinator.send(ConsumerGroupHeartbeat, {
+        groupId: host.groupId,
+        memberId: this.#loop.memberId,
+        memberEpoch: host.instanceId !== null ? LEAVE_STATIC_EPOCH : LEAVE_EPOCH,
+        instanceId: host.instanceId
+      }, r => r.errorCode, { timeoutMs: 5000 })
+    })
   }
 
   start (): void {
-    this.#running ??= this.#run()
+    this.#loop.start()
   }
 
   identity (): MemberIdentity | undefined {
-    if (this.#memberEpoch <= 0 || this.#reconciling !== undefined) return undefined
-    return { memberId: this.#memberId, generation: this.#memberEpoch }
+    if (this.#loop.memberEpoch <= 0 || this.#reconciling !== undefined) return undefined
+    return { memberId: this.#loop.memberId, generation: this.#loop.memberEpoch }
   }
 
-  async whenStable (signal?: AbortSignal): Promise<void> {
-    while (this.identity() === undefined) {
-      if (this.#stopped) throw new KafkaTsError('GROUP_STOPPED', `The consumer left group "${this.#host.groupId}"`)
-      await this.#stateChanged.wait(signal)
-    }
+  // until's own promise: no extra tick between becoming stable and the caller reading identity().
+  whenStable (signal?: AbortSignal): Promise<void> {
+    return this.#loop.until(() => this.identity() !== undefined, signal)
   }
 
   async nextHeartbeat (signal?: AbortSignal): Promise<void> {
-    this.#wakeEarly = true
+    this.#loop.wake()
     await this.#heartbeated.wait(signal)
   }
 
   onFencedResponse (): void {
     // The next heartbeat learns the details; make it come soon.
-    this.#wakeEarly = true
+    this.#loop.wake()
   }
 
   requestRejoin (): void {
-    this.#wakeEarly = true
+    this.#loop.wake()
   }
 
   async stop (leave: boolean): Promise<void> {
-    this.#stop.abort()
-    await this.#running?.catch(() => {})
-    this.#reconcileAbort?.abort()
-    await this.#reconciling?.catch(() => {})
-    const wasMember = this.#memberEpoch > 0
-    this.#stopped = true
-    this.#stateChanged.notify()
-    if (leave && wasMember) {
-      await this.#coordinator.send(ConsumerGroupHeartbeat, {
-        groupId: this.#host.groupId,
-        memberId: this.#memberId,
-        memberEpoch: this.#host.instanceId !== null ? LEAVE_STATIC_EPOCH : LEAVE_EPOCH,
-        instanceId: this.#host.instanceId
-      }, r => r.errorCode, { timeoutMs: 5000 }).catch(() => {})
-    }
-    this.#memberEpoch = 0
+    await this.#loop.stop(leave, async () => {
+      this.#reconcileAbort?.abort()
+      await this.#reconciling?.catch(() => {})
+    })
   }
 
-  async #run (): Promise<void> {
-    const signal = this.#stop.signal
-    let failures = 0
-    while (!signal.aborted) {
-      try {
-        if (this.#fenceReason !== undefined) {
-          await this.#fenced(this.#fenceReason)
-          continue
-        }
-        await this.#heartbeat(signal)
-        failures = 0
-        this.#heartbeated.notify()
-      } catch (error) {
-        if (signal.aborted) return
-        if (error instanceof BrokerError && (error.code === FENCED_MEMBER_EPOCH || error.code === UNKNOWN_MEMBER_ID)) {
-          await this.#fenced(error.message)
-          continue
-        }
-        if (error instanceof BrokerError && this.#memberEpoch === 0 && !this.#joinedOnce && error.code === UNSUPPORTED_VERSION) {
-          // Kafka 3.7–3.9 list ConsumerGroupHeartbeat without running the protocol.
-          this.#stopped = true
-          this.#stateChanged.notify()
-          this.#host.protocolUnsupported(error)
-          return
-        }
-        if (error instanceof BrokerError && (error.code === FENCED_INSTANCE_ID || error.code === UNRELEASED_INSTANCE_ID)) {
-          this.#host.fatal(new StaticMembershipError(error.code, this.#host.groupId, this.#host.instanceId ?? '', error.message))
-          this.#stopped = true
-          this.#stateChanged.notify()
-          return
-        }
-        if (error instanceof KafkaTsError && !error.retriable) {
-          this.#host.fatal(error)
-          this.#stopped = true
-          this.#stateChanged.notify()
-          return
-        }
-        failures++
-      }
-      const wait = failures > 0 ? Math.min(this.#intervalMs, 100 * 2 ** failures) : this.#intervalMs
-      const deadline = Date.now() + wait
-      while (Date.now() < deadline && !this.#wakeEarly && !signal.aborted) await sleep(Math.min(50, deadline - Date.now()), signal).catch(() => {})
-      this.#wakeEarly = false
+  /** Whether a heartbeat error (not a fence) ended the membership; else it is retried. */
+  #ends (error: unknown): boolean {
+    if (error instanceof BrokerError && this.#loop.memberEpoch === 0 && !this.#joinedOnce && error.code === UNSUPPORTED_VERSION) {
+      // Kafka 3.7–3.9 list ConsumerGroupHeartbeat without running the protocol.
+      this.#loop.end()
+      this.#host.protocolUnsupported(error)
+      return true
     }
+    if (error instanceof BrokerError && (error.code === FENCED_INSTANCE_ID || error.code === UNRELEASED_INSTANCE_ID)) {
+      this.#host.fatal(new StaticMembershipError(error.code, this.#host.groupId, this.#host.instanceId ?? '', error.message))
+      this.#loop.end()
+      return true
+    }
+    if (error instanceof KafkaTsError && !error.retriable) {
+      this.#host.fatal(error)
+      this.#loop.end()
+      return true
+    }
+    return false
   }
 
   async #heartbeat (signal: AbortSignal): Promise<void> {
-    const joining = this.#memberEpoch === 0
+    const joining = this.#loop.memberEpoch === 0
     const pattern = this.#host.subscriptionPattern
     // A RegExp subscription is matched by the broker when it speaks v1 (KIP-848's
     // SubscribedTopicRegex); before we know, and on v0, we match it and send names.
@@ -181,8 +152,8 @@ export class ConsumerMembership implements Membership {
       const regex = pattern !== null && version >= 1
       sent = {
         groupId: this.#host.groupId,
-        memberId: this.#memberId,
-        memberEpoch: this.#memberEpoch,
+        memberId: this.#loop.memberId,
+        memberEpoch: this.#loop.memberEpoch,
         instanceId: this.#host.instanceId,
         rackId: joining ? this.#host.rack : null,
         rebalanceTimeoutMs: joining ? this.#host.rebalanceTimeoutMs : -1,
@@ -195,34 +166,25 @@ export class ConsumerMembership implements Membership {
       return sent
     }, r => r.errorCode, { signal, timeoutMs: Math.max(5000, this.#host.sessionTimeoutMs) })
     const request = sent!
-    if (response.errorCode !== 0) throw new BrokerError(response.errorCode, `Heartbeat in group "${this.#host.groupId}" (member epoch ${this.#memberEpoch})`, response.errorMessage)
+    if (response.errorCode !== 0) throw new BrokerError(response.errorCode, `Heartbeat in group "${this.#host.groupId}" (member epoch ${this.#loop.memberEpoch})`, response.errorMessage)
     // A reconciliation found the member fenced while this heartbeat was in flight: its answer is about the old membership.
     if (this.#fenceReason !== undefined) return
     if (request.subscribedTopicNames !== null) this.#sentTopics = topicsKey
     if (request.topicPartitions !== null && ownedKey !== undefined) this.#sentOwned = ownedKey
-    if (response.heartbeatIntervalMs > 0) this.#intervalMs = response.heartbeatIntervalMs
-    const epochChanged = response.memberEpoch !== this.#memberEpoch
+    if (response.heartbeatIntervalMs > 0) this.#loop.intervalMs = response.heartbeatIntervalMs
+    const epochChanged = response.memberEpoch !== this.#loop.memberEpoch
     this.#joinedOnce = true
     if (response.assignment !== null) {
-      const target: TopicPartition[] = []
-      for (const t of response.assignment.topicPartitions) {
-        let name = this.#client.metadata.topicById(t.topicId)?.name
-        if (name === undefined) {
-          await this.#client.metadata.refreshAll(signal)
-          name = this.#client.metadata.topicById(t.topicId)?.name
-        }
-        if (name === undefined) continue // a topic deleted meanwhile
-        for (const partition of t.partitions) target.push({ topic: name, partition })
-      }
-      this.#target = target
+      const byId = response.assignment.topicPartitions
+      this.#target = knownPartitions(this.#client, byId) ?? await assignedPartitions(this.#client, byId, signal)
       this.#targetVersion++
     }
-    this.#memberEpoch = response.memberEpoch
+    this.#loop.memberEpoch = response.memberEpoch
     // A new target, or the same one under a new epoch (the coordinator bumps every
     // member's epoch when any member joins): what is kept must carry the new epoch, or
     // every commit of it is refused. A running reconciliation picks both up when done.
     if (response.assignment !== null || epochChanged) this.#reconcile()
-    this.#stateChanged.notify()
+    this.#loop.stateChanged.notify()
   }
 
   /** Starts the reconciliation loop unless it runs; it always ends on the latest target and epoch. */
@@ -234,8 +196,8 @@ export class ConsumerMembership implements Membership {
     this.#reconciling = run
     void run.finally(() => {
       if (this.#reconciling === run) this.#reconciling = undefined
-      this.#stateChanged.notify()
-      this.#wakeEarly = true // report what we own now: it acknowledges the assignment
+      this.#loop.stateChanged.notify()
+      this.#loop.wake() // report what we own now: it acknowledges the assignment
     })
   }
 
@@ -246,39 +208,39 @@ export class ConsumerMembership implements Membership {
    * lets it finish and then re-stamps what is held.
    */
   async #reconcileUntilCurrent (signal: AbortSignal): Promise<void> {
-    for (let failures = 0; !signal.aborted && this.#memberEpoch > 0;) {
+    for (let failures = 0; !signal.aborted && this.#loop.memberEpoch > 0;) {
       const targetVersion = this.#targetVersion
-      const epoch = this.#memberEpoch
+      const epoch = this.#loop.memberEpoch
       const target = this.#target ?? this.#host.heldPartitions()
       try {
-        const revoked = await this.#host.applyAssignment(target, { memberId: this.#memberId, generation: epoch }, {
+        const revoked = await this.#host.applyAssignment(target, { memberId: this.#loop.memberId, generation: epoch }, {
           signal,
           superseded: () => this.#targetVersion !== targetVersion,
-          current: () => ({ memberId: this.#memberId, generation: this.#memberEpoch })
+          current: () => ({ memberId: this.#loop.memberId, generation: this.#loop.memberEpoch })
         })
-        if (revoked.length > 0) this.#wakeEarly = true // acknowledge the revocation soon
+        if (revoked.length > 0) this.#loop.wake() // acknowledge the revocation soon
         failures = 0
       } catch (error) {
         if (signal.aborted) return
-        if (error instanceof BrokerError && (error.code === FENCED_MEMBER_EPOCH || error.code === UNKNOWN_MEMBER_ID)) {
+        if (isMemberForgotten(error)) {
           // Lose everything and rejoin at epoch 0, from the heartbeat loop (it owns the epoch).
           this.#fenceReason = error.message
-          this.#wakeEarly = true
+          this.#loop.wake()
           return
         }
         if (!(error instanceof KafkaTsError) || !error.retriable) {
           this.#host.fatal(error as Error)
           return
         }
-        await sleep(Math.min(this.#intervalMs, 100 * 2 ** failures++), signal).catch(() => {})
+        await sleep(this.#loop.backoffMs(failures++), signal).catch(() => {})
         continue
       }
-      if (this.#targetVersion === targetVersion && this.#memberEpoch === epoch) return
+      if (this.#targetVersion === targetVersion && this.#loop.memberEpoch === epoch) return
     }
   }
 
   async #fenced (reason: string): Promise<void> {
-    this.#memberEpoch = 0
+    this.#loop.memberEpoch = 0
     this.#sentOwned = undefined
     this.#sentTopics = undefined
     this.#target = undefined
@@ -286,7 +248,7 @@ export class ConsumerMembership implements Membership {
     await this.#reconciling?.catch(() => {})
     this.#fenceReason = undefined
     await this.#host.loseAll(reason)
-    this.#stateChanged.notify()
+    this.#loop.stateChanged.notify()
   }
 
   #ownedByTopicId (): Array<{ topicId: string, partitions: number[] }> {

@@ -1,0 +1,164 @@
+/**
+ * What the two memberships of one heartbeat request share (KIP-848's consumer-membership.ts
+ * and KIP-932's share-membership.ts): a member id the client chose and keeps across fences,
+ * a member epoch the coordinator moves (0 to join), and the loop that sends the heartbeat
+ * at the interval the coordinator asks for, backs off on errors, and on
+ * FENCED_MEMBER_EPOCH / UNKNOWN_MEMBER_ID lets the membership rejoin at epoch 0 at once.
+ * What a heartbeat says, what its answer means and which errors end the membership stay
+ * with each membership (`HeartbeatRules`).
+ */
+import { randomUUID } from 'node:crypto'
+import type { Client } from '../client/client'
+import { sleep } from '../client/backoff'
+import { BrokerError, KafkaTsError } from '../protocol/errors'
+import { FENCED_MEMBER_EPOCH, Signal, UNKNOWN_MEMBER_ID, type TopicPartition } from './membership'
+
+export interface HeartbeatRules {
+  readonly groupId: string
+  /** Who left, in the GROUP_STOPPED error: "consumer", "share consumer". */
+  readonly member: string
+  /** Until the first answer says otherwise. */
+  readonly intervalMs: number
+  /** Sends one heartbeat and applies its answer; an error answer throws a BrokerError. */
+  heartbeat: (signal: AbortSignal) => Promise<void>
+  /** The coordinator forgot this member: drop what it held and set the epoch to 0 (the next heartbeat joins). */
+  fenced: (reason: string) => Promise<void> | void
+  /** A fence learnt outside the heartbeat (a reconciliation's OffsetFetch), handled before the next one. */
+  pendingFence?: () => string | undefined
+  /** Any other heartbeat error: true if it ended the membership (the loop stops), false to back off and retry. */
+  ends: (error: unknown) => boolean
+  /** Sends the leave heartbeat. */
+  leave: () => Promise<unknown>
+}
+
+/** FENCED_MEMBER_EPOCH or UNKNOWN_MEMBER_ID: the member rejoins at epoch 0 with the same member id. */
+export function isMemberForgotten (error: unknown): error is BrokerError {
+  return error instanceof BrokerError && (error.code === FENCED_MEMBER_EPOCH || error.code === UNKNOWN_MEMBER_ID)
+}
+
+export class HeartbeatLoop {
+  /** KIP-1082 / KIP-932: chosen here and kept for the member's whole life, rejoins included. */
+  readonly memberId = randomUUID()
+  /** 0 while joining; moved by heartbeat answers (and set to 0 by a fence). */
+  memberEpoch = 0
+  /** The coordinator's heartbeat interval, from its last answer. */
+  intervalMs: number
+  /** Notified whenever the epoch, the assignment or `stopped` changed. */
+  readonly stateChanged = new Signal()
+  readonly #rules: HeartbeatRules
+  readonly #stop = new AbortController()
+  #running: Promise<void> | undefined
+  #stopped = false
+  #wakeEarly = false
+
+  constructor (rules: HeartbeatRules) {
+    this.#rules = rules
+    this.intervalMs = rules.intervalMs
+  }
+
+  get stopped (): boolean {
+    return this.#stopped
+  }
+
+  start (): void {
+    this.#running ??= this.#run()
+  }
+
+  /** Heartbeat now rather than at the end of the interval. */
+  wake (): void {
+    this.#wakeEarly = true
+  }
+
+  /** The membership is over (stopped, or an error ended it): waiters in `until` fail. */
+  end (): void {
+    this.#stopped = true
+    this.stateChanged.notify()
+  }
+
+  /** Resolves once `ready()` holds; throws GROUP_STOPPED once the membership is over. */
+  async until (ready: () => boolean, signal?: AbortSignal): Promise<void> {
+    while (!ready()) {
+      if (this.#stopped) throw new KafkaTsError('GROUP_STOPPED', `The ${this.#rules.member} left group "${this.#rules.groupId}"`)
+      await this.stateChanged.wait(signal)
+    }
+  }
+
+  /** How long to wait after `failures` failures in a row (of a heartbeat, or of work it started). */
+  backoffMs (failures: number): number {
+    return Math.min(this.intervalMs, 100 * 2 ** failures)
+  }
+
+  /**
+   * Stops heartbeating, then leaves the group if `leave` and a member. `settle` runs in
+   * between, once no heartbeat runs any more (KIP-848: end the reconciliation).
+   */
+  async stop (leave: boolean, settle?: () => Promise<void>): Promise<void> {
+    this.#stop.abort()
+    await this.#running?.catch(() => {})
+    if (settle !== undefined) await settle()
+    const wasMember = this.memberEpoch > 0
+    this.end()
+    if (leave && wasMember) await this.#rules.leave().catch(() => {})
+    this.memberEpoch = 0
+  }
+
+  async #run (): Promise<void> {
+    const signal = this.#stop.signal
+    const rules = this.#rules
+    let failures = 0
+    while (!signal.aborted) {
+      try {
+        const fence = rules.pendingFence?.()
+        if (fence !== undefined) {
+          await rules.fenced(fence)
+          continue
+        }
+        await rules.heartbeat(signal)
+        failures = 0
+      } catch (error) {
+        if (signal.aborted) return
+        if (isMemberForgotten(error)) {
+          await rules.fenced(error.message)
+          continue
+        }
+        if (rules.ends(error)) return
+        failures++
+      }
+      const deadline = Date.now() + (failures > 0 ? this.backoffMs(failures) : this.intervalMs)
+      while (Date.now() < deadline && !this.#wakeEarly && !signal.aborted) await sleep(Math.min(50, deadline - Date.now()), signal).catch(() => {})
+      this.#wakeEarly = false
+    }
+  }
+}
+
+/**
+ * A heartbeat answer's assignment by topic id, as partitions by name; undefined if the
+ * metadata does not know one of the topic ids (then `assignedPartitions`). Synchronous on
+ * purpose: with every name known the answer is applied in the tick it arrived, before a
+ * reconciliation's OffsetFetch answered in the same read goes on (it must see the newer
+ * target, `Reconciliation.superseded`).
+ */
+export function knownPartitions (client: Client, topics: ReadonlyArray<{ topicId: string, partitions: number[] }>): TopicPartition[] | undefined {
+  const assigned: TopicPartition[] = []
+  for (const t of topics) {
+    const name = client.metadata.topicById(t.topicId)?.name
+    if (name === undefined) return undefined
+    for (const partition of t.partitions) assigned.push({ topic: name, partition })
+  }
+  return assigned
+}
+
+/** As `knownPartitions`, refreshing the metadata for each unknown topic id; a topic deleted meanwhile is left out. */
+export async function assignedPartitions (client: Client, topics: ReadonlyArray<{ topicId: string, partitions: number[] }>, signal: AbortSignal): Promise<TopicPartition[]> {
+  const assigned: TopicPartition[] = []
+  for (const t of topics) {
+    let name = client.metadata.topicById(t.topicId)?.name
+    if (name === undefined) {
+      await client.metadata.refreshAll(signal)
+      name = client.metadata.topicById(t.topicId)?.name
+    }
+    if (name === undefined) continue
+    for (const partition of t.partitions) assigned.push({ topic: name, partition })
+  }
+  return assigned
+}

@@ -2,19 +2,16 @@
 // the test can SIGKILL and SIGSTOP it: a group consumer (read_committed) and a transactional
 // producer in runTransactional, copying every input record to the output topic with its key.
 // A fatal producer error (its transaction timed out while it was stopped, a fence) replaces
-// the producer and goes on. Each stdout line is a JSON event (group-chaos-support.ts).
+// the producer and goes on. Each stdout line is a JSON event (member-process.ts).
 import { Client } from '../../client/client'
 import { GroupConsumer } from '../../group/group-consumer'
 import { runTransactional } from '../../group/transactional'
 import { Producer } from '../../producer/producer'
-import { MEMBER_CONFIG_ENV, type MemberConfig } from './group-chaos-support'
+import type { MemberConfig } from './group-chaos-support'
+import { errorText, logEvent as log, readMemberConfig, reportCrashes } from './member-process'
 
-const config = JSON.parse(process.env[MEMBER_CONFIG_ENV] ?? '{}') as MemberConfig & { outputTopic: string, transactionTimeoutMs: number }
-const log = (event: string, fields: Record<string, unknown> = {}): void => {
-  process.stdout.write(JSON.stringify({ t: Date.now(), event, ...fields }) + '\n')
-}
-const errorText = (error: unknown): string => error instanceof Error ? `${error.name}: ${error.message}` : String(error)
-process.on('unhandledRejection', error => { log('error', { message: `unhandled rejection: ${errorText(error)}` }); process.exit(4) })
+const config = readMemberConfig<MemberConfig & { outputTopic: string, transactionTimeoutMs: number }>('tests/integration/transactions-three-nodes.test.ts')
+reportCrashes()
 
 const client = new Client({ bootstrap: config.bootstrap, clientId: `eos-${config.label}`, retryBackoff: { initialMs: 100, maxMs: 1000 } })
 let committed = 0

@@ -14,33 +14,11 @@ import type { ConsumerBatch } from '../../consumer/cursor'
 import type { RefusedCommit } from '../../group/group-consumer'
 import type { MemberIdentity, TopicPartition } from '../../group/membership'
 import { seededRandom, sleep } from './chaos-support'
-import { MEMBER_CONFIG_ENV, type MemberConfig, type MemberEvent } from './group-chaos-support'
+import type { MemberConfig } from './group-chaos-support'
+import { errorText, logEvent as log, readMemberConfig, reportCrashes } from './member-process'
 
-function readConfig (): MemberConfig {
-  const text = process.env[MEMBER_CONFIG_ENV]
-  if (text === undefined) {
-    console.error(`${MEMBER_CONFIG_ENV} is not set: this program is started by tests/integration/group-chaos.test.ts`)
-    process.exit(64)
-  }
-  return JSON.parse(text) as MemberConfig
-}
-const config = readConfig()
-
-const log = (event: MemberEvent['event'], fields: Record<string, unknown> = {}): void => {
-  // Pipes are written synchronously on Linux: a line logged is a line out, even if a SIGKILL follows.
-  process.stdout.write(JSON.stringify({ t: Date.now(), event, ...fields }, (_, v) => typeof v === 'bigint' ? v.toString() : v) + '\n')
-}
-
-const errorText = (error: unknown): string => error instanceof Error ? `${error.name}: ${error.message}` : String(error)
-
-process.on('uncaughtException', error => {
-  log('error', { message: `uncaught: ${errorText(error)}`, stack: error.stack })
-  process.exit(4)
-})
-process.on('unhandledRejection', error => {
-  log('error', { message: `unhandled rejection: ${errorText(error)}`, stack: (error as Error)?.stack })
-  process.exit(4)
-})
+const config = readMemberConfig<MemberConfig>('tests/integration/group-chaos.test.ts')
+reportCrashes()
 
 const output = fs.openSync(config.output, 'a')
 const random = seededRandom(config.seed)

@@ -39,7 +39,7 @@ export const MEMBER_CONFIG_ENV = 'KAFKATS_GROUP_CHAOS_MEMBER'
 export interface MemberEvent {
   /** Date.now() in the member. */
   t: number
-  event: 'started' | 'assigned' | 'lost' | 'commitRefused' | 'batchDropped' | 'warning' | 'status' | 'closing' | 'closed' | 'closeTimeout' | 'error' | 'trace' | 'raw'
+  event: 'started' | 'assigned' | 'lost' | 'commitRefused' | 'batchDropped' | 'warning' | 'status' | 'closing' | 'closed' | 'closeTimeout' | 'error' | 'trace' | 'raw' | 'producerFailed'
   /** Partitions this member holds after the event (assigned, lost, status). */
   held?: number[]
   [field: string]: unknown

@@ -1,0 +1,35 @@
+// The plumbing every member program of the chaos tests shares (group-chaos-member.ts,
+// eos-chaos-member.ts): its configuration from the environment, one JSON event per stdout
+// line (a MemberEvent, read by MemberSlot in group-chaos-support.ts), and a crash reported
+// as an 'error' event before the process exits 4.
+import { MEMBER_CONFIG_ENV, type MemberConfig, type MemberEvent } from './group-chaos-support'
+
+/** The configuration MemberSlot passed; exits 64 when the program was not started by it. */
+export function readMemberConfig<Config extends MemberConfig> (startedBy: string): Config {
+  const text = process.env[MEMBER_CONFIG_ENV]
+  if (text === undefined) {
+    console.error(`${MEMBER_CONFIG_ENV} is not set: this program is started by ${startedBy}`)
+    process.exit(64)
+  }
+  return JSON.parse(text) as Config
+}
+
+/** Prints one event line (bigints as strings). */
+export function logEvent (event: MemberEvent['event'], fields: Record<string, unknown> = {}): void {
+  // Pipes are written synchronously on Linux: a line logged is a line out, even if a SIGKILL follows.
+  process.stdout.write(JSON.stringify({ t: Date.now(), event, ...fields }, (_, v) => typeof v === 'bigint' ? v.toString() : v) + '\n')
+}
+
+export const errorText = (error: unknown): string => error instanceof Error ? `${error.name}: ${error.message}` : String(error)
+
+/** An uncaught exception or unhandled rejection becomes an 'error' event and exit status 4. */
+export function reportCrashes (): void {
+  process.on('uncaughtException', error => {
+    logEvent('error', { message: `uncaught: ${errorText(error)}`, stack: error.stack })
+    process.exit(4)
+  })
+  process.on('unhandledRejection', error => {
+    logEvent('error', { message: `unhandled rejection: ${errorText(error)}`, stack: (error as Error)?.stack })
+    process.exit(4)
+  })
+}

@@ -245,7 +245,10 @@ export class Client extends TypedEmitter<ClientEvents> {
     return await this.brokers.get(nodeId, purpose, Date.now() + this.requestTimeoutMs, signal)
   }
 
-  /** Writes one batch to one partition's leader and returns where it landed. */
+  /**
+   * Writes one batch to one partition's leader and returns where it landed. An encoded
+   * `batch` is written from its own buffer, not copied: leave it unchanged until this settles.
+   */
   async produceRaw (options: ProduceRawOptions): Promise<ProduceRawResult> {
     const { topic, partition, signal } = options
     const acks = options.acks === 'all' || options.acks === undefined ? -1 : options.acks

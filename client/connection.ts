@@ -21,7 +21,7 @@ import * as tls from 'node:tls'
 import type { Api } from '../protocol/api'
 import { ApiVersions, type ApiVersionsResponse } from '../protocol/apis/api-versions'
 import { ProtocolError } from '../protocol/errors'
-import { decodeResponseFrame, encodeRequestFrame } from '../protocol/header'
+import { decodeResponseFrame, encodeRequestChunks } from '../protocol/header'
 import { Reader } from '../protocol/reader'
 import { abortError } from './backoff'
 import { ConnectionError, MalformedResponseError, RequestTimeoutError, TlsError, UnsupportedVersionError } from './errors'
@@ -213,24 +213,25 @@ export class Connection {
       return this.#reauthGate.then(() => this.send(api, body, options))
     }
     let version: number
-    let frame: Buffer
+    let frame: { chunks: Uint8Array[], size: number }
     const correlationId = this.#nextCorrelationId
     // Correlation ids are int32 on the wire: wrap before 2^31.
     this.#nextCorrelationId = correlationId === 0x7fffffff ? 0 : correlationId + 1
     try {
       version = options.version ?? this.versionFor(api)
-      frame = encodeRequestFrame(api, version, correlationId, this.#options.clientId, body)
+      // Chunks: a Produce request's large record batches are written from their own buffers, not copied into the frame.
+      frame = encodeRequestChunks(api, version, correlationId, this.#options.clientId, body)
     } catch (error) {
       return Promise.reject(error)
     }
     const socket = this.#socket!
     const stats = this.#stats[api.key] ?? this.#statsFor(api)
     stats.requests++
-    stats.bytesSent += frame.length
+    stats.bytesSent += frame.size
     if (options.expectResponse === false) {
-      const trace = subscribed(channels.request) ? this.#traceStart(api, version, correlationId, frame.length) : undefined
+      const trace = subscribed(channels.request) ? this.#traceStart(api, version, correlationId, frame.size) : undefined
       return new Promise((resolve, reject) => {
-        socket.write(frame, error => {
+        writeChunks(socket, frame.chunks, error => {
           if (trace !== undefined) publishAsyncEnd(channels.request, trace, error ?? undefined)
           if (error !== undefined && error !== null) reject(new ConnectionError(this.label, `writing ${api.name} failed: ${error.message}`, { written: true, cause: error }))
           else resolve(undefined as Response)
@@ -238,9 +239,9 @@ export class Connection {
       })
     }
     return new Promise<Response>((resolve, reject) => {
-      const trace = subscribed(channels.request) ? this.#traceStart(api, version, correlationId, frame.length) : undefined
-      const entry: InFlight = { correlationId, api, version, resolve, reject, timer: undefined, signal: options.signal, onAbort: undefined, abandoned: false, startedAt: performance.now(), stats, trace, size: frame.length }
-      if (this.#instrumentation.log.debugOn) this.#instrumentation.log.debug(`${api.name} v${version} sent`, { broker: this.label, api: api.name, correlationId, bytes: frame.length })
+      const trace = subscribed(channels.request) ? this.#traceStart(api, version, correlationId, frame.size) : undefined
+      const entry: InFlight = { correlationId, api, version, resolve, reject, timer: undefined, signal: options.signal, onAbort: undefined, abandoned: false, startedAt: performance.now(), stats, trace, size: frame.size }
+      if (this.#instrumentation.log.debugOn) this.#instrumentation.log.debug(`${api.name} v${version} sent`, { broker: this.label, api: api.name, correlationId, bytes: frame.size })
       const timeoutMs = options.timeoutMs ?? this.#options.requestTimeoutMs ?? 30_000
       entry.timer = setTimeout(() => this.#onTimeout(entry, timeoutMs), timeoutMs)
       if (options.signal !== undefined) {
@@ -248,7 +249,7 @@ export class Connection {
         options.signal.addEventListener('abort', entry.onAbort, { once: true })
       }
       this.#inFlight.set(correlationId, entry)
-      socket.write(frame)
+      writeChunks(socket, frame.chunks)
     })
   }
 
@@ -602,4 +603,16 @@ function describeSocketError (error: NodeJS.ErrnoException): string {
     case 'ETIMEDOUT': return `connection timed out (${error.message})`
     default: return error.message
   }
+}
+
+/** Writes a frame's chunks in order, corked so they leave in one write; `done` gets the last one's outcome. */
+function writeChunks (socket: net.Socket, chunks: Uint8Array[], done?: (error: Error | null | undefined) => void): void {
+  if (chunks.length === 1) {
+    socket.write(chunks[0], done)
+    return
+  }
+  socket.cork()
+  for (let i = 0; i < chunks.length - 1; i++) socket.write(chunks[i])
+  socket.write(chunks[chunks.length - 1], done)
+  socket.uncork()
 }

@@ -28,12 +28,27 @@ export function responseHeaderVersion (api: Api<any, any>, version: number): 0 |
 /** A whole request frame: int32 size, header, body. */
 export function encodeRequestFrame<Request> (api: Api<Request, any>, version: number, correlationId: number, clientId: string | null, body: Request, writer = new Writer(256)): Buffer {
   const start = writer.offset
+  writeRequestFrame(api, version, correlationId, clientId, body, writer)
+  return writer.buffer.subarray(start, writer.offset)
+}
+
+/**
+ * The frame of encodeRequestFrame as the chunks to write in order, of `size` bytes in
+ * all: record batches of REFERENCE_MIN_BYTES or more are not copied into it but written
+ * from their own buffers (which must not change until the frame is written).
+ */
+export function encodeRequestChunks<Request> (api: Api<Request, any>, version: number, correlationId: number, clientId: string | null, body: Request): { chunks: Uint8Array[], size: number } {
+  const writer = new Writer(256, true)
+  writeRequestFrame(api, version, correlationId, clientId, body, writer)
+  return { chunks: writer.chunks(), size: writer.offset + writer.referencedBytes }
+}
+
+function writeRequestFrame<Request> (api: Api<Request, any>, version: number, correlationId: number, clientId: string | null, body: Request, writer: Writer): void {
   const sizeAt = writer.reserve(4)
   writer.int16(api.key).int16(version).int32(correlationId).string(clientId)
   if (requestHeaderVersion(api as Api<any, any>, version) === 2) writer.emptyTaggedFields()
   api.encodeRequest(writer, version, body)
-  writer.patchInt32(sizeAt, writer.offset - sizeAt - 4)
-  return writer.buffer.subarray(start, writer.offset)
+  writer.patchInt32(sizeAt, writer.offset + writer.referencedBytes - sizeAt - 4)
 }
 
 export interface RequestHeader {

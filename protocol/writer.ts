@@ -7,13 +7,52 @@
  */
 const EMPTY = Buffer.alloc(0)
 
+/** Byte ranges from this size on are referred to by a writer of references, smaller ones copied. */
+export const REFERENCE_MIN_BYTES = 16 * 1024
+
 export class Writer {
   buffer: Buffer
   /** Next write position; bytes [0, offset) are written. */
   offset = 0
+  /**
+   * A writer of references (made with `references: true`, for request frames the
+   * connection writes as chunks) keeps large ranges given to `rawOrReference` where they
+   * are: each goes on the wire after the bytes written before it (`chunks()`), so a record
+   * batch is not copied into the frame. Undefined for other writers, which copy.
+   */
+  readonly #references: Array<{ at: number, bytes: Uint8Array }> | undefined
+  /** Bytes of the referred-to ranges: with `offset`, the frame's length. */
+  referencedBytes = 0
 
-  constructor (initialSize = 1024) {
+  constructor (initialSize = 1024, references = false) {
     this.buffer = Buffer.allocUnsafe(initialSize)
+    if (references) this.#references = []
+  }
+
+  /** Whether `rawOrReference` refers to a range of `length` bytes rather than copying it. */
+  references (length: number): boolean {
+    return this.#references !== undefined && length >= REFERENCE_MIN_BYTES
+  }
+
+  /** Appends `bytes`: referred to (see `references`), or copied. A referred range must not change until it is written. */
+  rawOrReference (bytes: Uint8Array): this {
+    if (!this.references(bytes.length)) return this.raw(bytes)
+    this.#references!.push({ at: this.offset, bytes })
+    this.referencedBytes += bytes.length
+    return this
+  }
+
+  /** The bytes from `start` on, with the referred-to ranges in place: the chunks to write in order (views, no copies). */
+  chunks (start = 0): Uint8Array[] {
+    const out: Uint8Array[] = []
+    let from = start
+    for (const { at, bytes } of this.#references ?? []) {
+      if (at > from) out.push(this.buffer.subarray(from, at))
+      out.push(bytes)
+      from = at
+    }
+    if (this.offset > from || out.length === 0) out.push(this.buffer.subarray(from, this.offset))
+    return out
   }
 
   /** Makes room for `size` more bytes. */

@@ -148,8 +148,9 @@ export const Produce = defineApi<ProduceRequest, ProduceResponse>({
 interface UnknownTag { tag: number, data: Buffer }
 
 /**
- * The Produce request, written straight into the frame. Each record batch is copied
- * once; the buffer is grown for all of them up front.
+ * The Produce request, written straight into the frame. A large record batch is referred
+ * to by a writer of references (the connection writes it from its own buffer, no copy);
+ * others are copied once, into a buffer grown for all of them up front.
  */
 function encodeProduceRequest (w: Writer, version: number, body: ProduceRequest): void {
   if (!Number.isInteger(version) || version < MIN_VERSION || version > MAX_VERSION) {
@@ -163,7 +164,10 @@ function encodeProduceRequest (w: Writer, version: number, body: ProduceRequest)
   for (let t = 0; t < topics.length; t++) {
     const partitions = topics[t].partitionData
     if (partitions === undefined || partitions === null) continue
-    for (let p = 0; p < partitions.length; p++) recordBytes += partitions[p].records?.length ?? 0
+    for (let p = 0; p < partitions.length; p++) {
+      const length = partitions[p].records?.length ?? 0
+      if (!w.references(length)) recordBytes += length
+    }
   }
   w.ensure(recordBytes + 64)
 
@@ -188,12 +192,15 @@ function encodeProduceRequest (w: Writer, version: number, body: ProduceRequest)
       const partition = partitions[p]
       w.int32(partition.index ?? 0)
       const records = partition.records ?? null
-      if (flexible) {
-        w.compactBytes(records)
-        writeTaggedFields(w, partition)
+      if (records === null) {
+        if (flexible) w.uvarint(0)
+        else w.int32(-1)
       } else {
-        w.bytes(records)
+        if (flexible) w.uvarint(records.length + 1)
+        else w.int32(records.length)
+        w.rawOrReference(records)
       }
+      if (flexible) writeTaggedFields(w, partition)
     }
     if (flexible) writeTaggedFields(w, topic)
   }

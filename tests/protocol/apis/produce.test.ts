@@ -9,7 +9,8 @@ import assert from 'node:assert/strict'
 import fc from 'fast-check'
 import { Produce, type ProduceRequest } from '../../../protocol/apis'
 import { schemaCodecs } from '../../../protocol/api'
-import { Writer } from '../../../protocol/writer'
+import { REFERENCE_MIN_BYTES, Writer } from '../../../protocol/writer'
+import { encodeRequestChunks, encodeRequestFrame } from '../../../protocol/header'
 import { ProtocolError } from '../../../protocol/errors'
 import { kUnknownTags } from '../../../protocol/schema'
 
@@ -148,6 +149,35 @@ test('the hand-written encoder appends after what the writer already holds', () 
   const bytes = writer.finish()
   assert.deepStrictEqual(bytes.subarray(0, 4), Buffer.from([1, 2, 3, 4]))
   assert.deepStrictEqual(Buffer.from(bytes.subarray(4)), schemaEncode(9, req))
+})
+
+test('a request frame in chunks (what the connection writes) is the frame byte for byte; large batches are referred to, not copied', () => {
+  const large = Buffer.alloc(REFERENCE_MIN_BYTES, 7)
+  const larger = Buffer.alloc(100_000, 9)
+  const small = Buffer.alloc(REFERENCE_MIN_BYTES - 1, 5)
+  for (const version of [3, 9, 13]) {
+    const req: ProduceRequest = {
+      transactionalId: null,
+      acks: -1,
+      timeoutMs: 30000,
+      topicData: [
+        { name: 'a', topicId: '0a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9', partitionData: [{ index: 0, records: large }, { index: 1, records: small }, { index: 2, records: null }] },
+        { name: 'b', topicId: '1a1b2c3d-4e5f-6071-8293-a4b5c6d7e8f9', partitionData: [{ index: 0, records: larger }] }
+      ]
+    }
+    const frame = encodeRequestFrame(Produce, version, 42, 'client', req)
+    const { chunks, size } = encodeRequestChunks(Produce, version, 42, 'client', req)
+    assert.equal(size, frame.length)
+    assert.deepStrictEqual(Buffer.concat(chunks), frame, `v${version}`)
+    // The large batches are chunks of their own (the same memory); the small one was copied.
+    assert.ok(chunks.includes(large) && chunks.includes(larger), 'large batches referred to')
+    assert.ok(!chunks.includes(small), 'a small batch is copied')
+    // What comes before `large`, large, the copied bytes between, larger, then (flexible versions) the tagged fields after it.
+    assert.equal(chunks.length, version >= 9 ? 5 : 4)
+  }
+  // A request with no large range is one chunk.
+  const { chunks } = encodeRequestChunks(Produce, 9, 1, null, { acks: 1, timeoutMs: 10, topicData: [{ name: 't', partitionData: [{ index: 0, records: small }] }] })
+  assert.equal(chunks.length, 1)
 })
 
 test('versions kafkats does not speak are refused', () => {

@@ -253,11 +253,24 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
     void this.close()
   }
 
+  /** The batch nextBatch() handed out last: implicit mode accepts what it still has open at the next call. */
+  #lastNext: ShareBatch | undefined
+
   /**
    * The next batch of acquired records (one partition's), waiting for one. In implicit
-   * mode, asking for it accepts what is still open of the batch handed out before.
+   * mode, asking for it accepts what is still open of the batch nextBatch() handed out
+   * before — at once, not when the next batch comes: those records count against the
+   * prefetch bound, and one answer may hold more than it (Kafka acquires whole batches),
+   * so waiting would wait forever.
    */
   async nextBatch (signal?: AbortSignal): Promise<ShareBatch | undefined> {
+    if (this.#lastNext !== undefined) this.#finish(this.#lastNext, 'accept')
+    this.#lastNext = await this.#next(signal)
+    return this.#lastNext
+  }
+
+  /** The next batch from the buffer, waiting for one; undefined once closing or when `signal` aborts. */
+  async #next (signal?: AbortSignal): Promise<ShareBatch | undefined> {
     for (;;) {
       if (this.#error !== undefined) throw this.#error
       if (this.#closing !== undefined) return undefined
@@ -304,9 +317,10 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
     let done = false
     try {
       for (;;) {
-        const batch = await this.nextBatch()
+        // Accepted before waiting: its records hold prefetch room the next batch may need.
         if (last !== undefined) this.#finish(last, 'accept')
         last = undefined
+        const batch = await this.#next()
         if (batch === undefined) { done = true; return }
         last = batch
         yield batch
@@ -329,7 +343,7 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
     const onError = this.#options.onHandlerError ?? 'release'
     const worker = async (): Promise<void> => {
       for (;;) {
-        const batch = await this.nextBatch(options.signal)
+        const batch = await this.#next(options.signal)
         if (batch === undefined) return
         try {
           if (options.eachBatch !== undefined) {

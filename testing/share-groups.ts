@@ -14,7 +14,10 @@
  *
  * Simplifications: the start offset is the log start (share.auto.offset.reset=earliest),
  * one lock duration for every group (`lockMs`, default 30 s, settable per group), records
- * past `deliveryLimit` (5) deliveries are archived, and maxRecords is a strict limit.
+ * past `deliveryLimit` (5) deliveries are archived. maxRecords is a strict limit only in
+ * ShareFetch v2's record-limit acquire mode (1); otherwise (v1, or mode 0, batch-optimized,
+ * the default) acquisition goes on to the end of the record batch that reached the limit,
+ * as Kafka's does, so one answer may hold far more than maxRecords.
  */
 import { ErrorCode } from './error-codes'
 import type { ClusterState, PartitionState } from './state'
@@ -165,15 +168,16 @@ export class ShareGroups {
     return errorCode
   }
 
-  /** Acquires up to `maxRecords` offsets of the partition for the member. */
-  acquire (group: ShareGroupState, memberId: string, partition: PartitionState, maxRecords: number): Array<{ firstOffset: bigint, lastOffset: bigint, deliveryCount: number }> {
+  /** Acquires up to `maxRecords` offsets of the partition for the member (with `wholeBatches`, to the end of the batch that reached it). */
+  acquire (group: ShareGroupState, memberId: string, partition: PartitionState, maxRecords: number, wholeBatches = false): Array<{ firstOffset: bigint, lastOffset: bigint, deliveryCount: number }> {
     const sp = this.#partition(group, partition)
     const now = Date.now()
     this.#expire(group, sp, now)
     const ranges: Array<{ firstOffset: bigint, lastOffset: bigint, deliveryCount: number }> = []
     const end = partition.log.highWatermark
     let taken = 0
-    for (let offset = sp.startOffset; offset < end && taken < maxRecords; offset++) {
+    let stopAfter: bigint | undefined
+    for (let offset = sp.startOffset; offset < end && (stopAfter === undefined || offset <= stopAfter); offset++) {
       let state = sp.offsets.get(offset)
       if (state === undefined) sp.offsets.set(offset, state = { state: 'available', deliveryCount: 0, member: null, lockUntil: 0 })
       if (state.state !== 'available') continue
@@ -185,6 +189,9 @@ export class ShareGroups {
       const last = ranges[ranges.length - 1]
       if (last !== undefined && last.lastOffset + 1n === offset && last.deliveryCount === state.deliveryCount) last.lastOffset = offset
       else ranges.push({ firstOffset: offset, lastOffset: offset, deliveryCount: state.deliveryCount })
+      if (taken >= maxRecords && stopAfter === undefined) {
+        stopAfter = wholeBatches ? partition.log.batches.find(b => b.baseOffset <= offset && offset <= b.lastOffset)?.lastOffset ?? offset : offset
+      }
     }
     return ranges
   }

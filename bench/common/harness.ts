@@ -1,8 +1,8 @@
 /**
  * What the side-by-side benchmarks' orchestrators (bench/produce/run.ts,
- * bench/consume/run.ts) share: the broker, running one client in its own process under
+ * bench/consume/run.ts, bench/share/run.ts) share: the broker, running one client in its own process under
  * /usr/bin/time, finding the peer clients and a Node fit for each, the shared values,
- * the Java tools' bits, the broker's CPU, the command line, the table's formatting, and
+ * the Java tools' bits, the broker's CPU, filling a topic to read, the command line, the table's formatting, and
  * BenchHarness, the base of each benchmark's harness.
  */
 import { spawn, spawnSync } from 'node:child_process'
@@ -12,7 +12,9 @@ import * as os from 'node:os'
 import * as path from 'node:path'
 import { Client } from '../../index'
 import { kafkaClasspath, repoRoot, sharedBootstrap, startCluster, type KafkaCluster } from '../../tests/broker/kafka'
-import { RESULT_PREFIX, type BaseRunnerConfig } from './runner'
+import type { CompressionCodec } from '../../protocol/compression'
+import type { RecordInput } from '../../protocol/record-batch'
+import { CallSender, partitionShares, readPayloadValues, RESULT_PREFIX, type BaseRunnerConfig } from './runner'
 
 /** A confluent row's note when the package is not installed; the table then says why. */
 export const CONFLUENT_NOT_INSTALLED = 'not installed here (see below)'
@@ -377,6 +379,14 @@ export interface BenchRow {
   settings?: string
 }
 
+/** A topic `BenchHarness.fill` wrote: its name and each partition's offsets. */
+export interface FilledTopic {
+  topic: string
+  startOffsets: bigint[]
+  endOffsets: bigint[]
+  seconds: number
+}
+
 /**
  * The base of each benchmark's harness: the broker and an admin client on it, a scratch
  * folder, and running one case of one client — its Node runner or a Kafka Java tool —
@@ -450,6 +460,37 @@ export class BenchHarness<O extends BenchOptions> {
     await body()
     const after = processCpuSeconds(this.broker.pid)
     if (before !== undefined && after !== undefined) row.notes.push(`broker CPU ${(after - before).toFixed(1)} s`)
+  }
+
+  /**
+   * Creates a topic named after `prefix` and writes `records` records to it with
+   * produceRaw: null keys, values cycled from the shared random-letter values (as in the
+   * produce benchmark), batches of about `batchBytes` uncompressed (at most 1,000 records)
+   * per partition, 4 in flight per partition. Not measured. Returns each partition's
+   * offsets, which must add up to the records written.
+   */
+  async fill (prefix: string, size: number, compression: string, records: number, partitions: number, batchBytes: number): Promise<FilledTopic> {
+    const topic = `${prefix}-${size}-${compression}-${Date.now()}`
+    await this.admin.admin.createTopics([{ topic, numPartitions: partitions }])
+    const started = performance.now()
+    const payload = writePayloadFile(this.scratch, size)
+    const values = readPayloadValues(payload, size)
+    fs.rmSync(payload, { force: true })
+    const perBatch = Math.max(1, Math.min(1000, Math.floor(batchBytes / (size + 10))))
+    const sender = new CallSender<RecordInput>(values, value => ({ value }))
+    await Promise.all(partitionShares(records, partitions).map((share, partition) =>
+      sender.send(share, perBatch, 4, batch => this.admin.produceRaw({ topic, partition, records: batch, acks: 'all', compression: compression as CompressionCodec }))
+    ))
+    if (sender.failed > 0) throw new Error(`Filling ${topic}: ${sender.failed} records failed: ${sender.firstError ?? '?'}`)
+    const startOffsets: bigint[] = []
+    const endOffsets: bigint[] = []
+    for (let partition = 0; partition < partitions; partition++) {
+      startOffsets.push((await this.admin.listOffsets({ topic, partition, spec: 'earliest' })).offset)
+      endOffsets.push((await this.admin.listOffsets({ topic, partition, spec: 'latest' })).offset)
+    }
+    const total = endOffsets.reduce((sum, end, p) => sum + end - startOffsets[p], 0n)
+    if (total !== BigInt(records)) throw new Error(`Filling ${topic}: its offsets add up to ${total} records, not ${records}`)
+    return { topic, startOffsets, endOffsets, seconds: (performance.now() - started) / 1000 }
   }
 
   async deleteTopic (topic: string): Promise<void> {

@@ -12,15 +12,12 @@
  * broker is KAFKA_BOOTSTRAP's, or a single node started with tests/broker/kafka.ts and
  * stopped at the end. See bench/README.md.
  */
-import * as fs from 'node:fs'
-import type { CompressionCodec } from '../../protocol/compression'
-import type { RecordInput } from '../../protocol/record-batch'
 import { ensureKafkaJars } from '../../tests/broker/kafka'
 import {
   ALL_CLIENTS, BenchHarness, benchBroker, DEFAULT_CLIENTS, defaultBenchOptions, formatNumber, javaProperties, javaVersion, parseBenchArgs, positiveInt,
-  renderTable as renderBenchTable, runChild, sizeLabel, writePayloadFile, writeResults, type BenchBroker, type BenchOptions, type BenchRow, type ClientName
+  renderTable as renderBenchTable, runChild, sizeLabel, writeResults, type BenchBroker, type BenchOptions, type BenchRow, type ClientName, type FilledTopic as Filled
 } from '../common/harness'
-import { CallSender, partitionShares, readPayloadValues, runMain } from '../common/runner'
+import { runMain } from '../common/runner'
 import type { ConsumeConfig, ConsumeResult } from './runner'
 
 /**
@@ -49,14 +46,6 @@ interface Row extends BenchRow {
   afterFirstPerSecond?: number
   /** With retainRecords: memory per record held by the runner (see HeldRecords). */
   heldBytesPerRecord?: number
-}
-
-/** A filled topic: its name and each partition's offsets. */
-interface Filled {
-  topic: string
-  startOffsets: bigint[]
-  endOffsets: bigint[]
-  seconds: number
 }
 
 const USAGE = `usage: node dist/bench/consume/run.js [options]
@@ -88,9 +77,6 @@ function parseArgs (argv: string[]): Options {
   })
 }
 
-/** Batches in flight per partition while filling. */
-const FILL_IN_FLIGHT = 4
-
 // ---------------------------------------------------------------------------------------
 // The harness
 
@@ -100,36 +86,6 @@ class Bench extends BenchHarness<Options> {
 
   constructor (options: Options, broker: BenchBroker) {
     super('consume', options, broker)
-  }
-
-  /**
-   * Creates a topic and writes `records` records to it with produceRaw: null keys, values
-   * cycled from the shared random-letter values (as in the produce benchmark), batches of
-   * about `fillBatchBytes` per partition, several in flight per partition. Returns each
-   * partition's offsets, which must add up to the records written.
-   */
-  async fill (size: number, compression: string, records: number, partitions: number): Promise<Filled> {
-    const topic = `bench-consume-${size}-${compression}-${Date.now()}`
-    await this.admin.admin.createTopics([{ topic, numPartitions: partitions }])
-    const started = performance.now()
-    const payload = writePayloadFile(this.scratch, size)
-    const values = readPayloadValues(payload, size)
-    fs.rmSync(payload, { force: true })
-    const perBatch = Math.max(1, Math.min(1000, Math.floor(this.options.fillBatchBytes / (size + 10))))
-    const sender = new CallSender<RecordInput>(values, value => ({ value }))
-    await Promise.all(partitionShares(records, partitions).map((share, partition) =>
-      sender.send(share, perBatch, FILL_IN_FLIGHT, batch => this.admin.produceRaw({ topic, partition, records: batch, acks: 'all', compression: compression as CompressionCodec }))
-    ))
-    if (sender.failed > 0) throw new Error(`Filling ${topic}: ${sender.failed} records failed: ${sender.firstError ?? '?'}`)
-    const startOffsets: bigint[] = []
-    const endOffsets: bigint[] = []
-    for (let partition = 0; partition < partitions; partition++) {
-      startOffsets.push((await this.admin.listOffsets({ topic, partition, spec: 'earliest' })).offset)
-      endOffsets.push((await this.admin.listOffsets({ topic, partition, spec: 'latest' })).offset)
-    }
-    const total = endOffsets.reduce((sum, end, p) => sum + end - startOffsets[p], 0n)
-    if (total !== BigInt(records)) throw new Error(`Filling ${topic}: its offsets add up to ${total} records, not ${records}`)
-    return { topic, startOffsets, endOffsets, seconds: (performance.now() - started) / 1000 }
   }
 
   async run (client: ClientName, filled: Filled, size: number, compression: string): Promise<Row> {
@@ -245,7 +201,7 @@ runMain(async () => {
   const fills: string[] = []
   await bench.forEachCase(async (size, compression) => {
     process.stderr.write(`bench: filling a topic with ${options.records.toLocaleString('en-US')} records of ${sizeLabel(size)}, ${compression} …`)
-    const filled = await bench.fill(size, compression, options.records, options.partitions)
+    const filled = await bench.fill('bench-consume', size, compression, options.records, options.partitions, options.fillBatchBytes)
     fills.push(`${sizeLabel(size)} ${compression} in ${filled.seconds.toFixed(1)} s`)
     process.stderr.write(` ${filled.seconds.toFixed(1)} s\n`)
     try {

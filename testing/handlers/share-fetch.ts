@@ -1,8 +1,8 @@
 /**
  * ShareFetch: v1–v2 (see share-groups.ts for sessions, locks and acknowledgements). The
  * acknowledgements are applied first, then up to maxRecords offsets are acquired from the
- * session's partitions this broker leads; the answer carries the whole batches that hold
- * them. With nothing to acquire it waits up to maxWaitMs for an append.
+ * session's partitions this broker leads (to the end of the last batch in the default,
+ * batch-optimized mode); the answer carries the whole batches that hold them. With nothing to acquire it waits up to maxWaitMs for an append.
  */
 import { ShareFetch, type ShareFetchRequest, type ShareFetchResponse, type ShareFetchResponsePartition } from '../../protocol/apis/share-fetch'
 import { ErrorCode } from '../error-codes'
@@ -40,6 +40,8 @@ export function shareFetchHandler (shares: ShareGroups): ApiHandler<ShareFetchRe
       const read = (): { responses: ShareFetchResponse['responses'], acquired: number } => {
         const byTopic = new Map<string, ShareFetchResponsePartition[]>()
         let budget = request.maxRecords ?? 500
+        // Kafka's default (batch-optimized) mode acquires whole batches; v2's mode 1 keeps to maxRecords.
+        const wholeBatches = (request.shareAcquireMode ?? 0) === 0
         let acquired = 0
         for (const key of session === undefined ? acks.keys() : new Set([...session.partitions, ...acks.keys()])) {
           const [topicId, index] = key.split(':')
@@ -50,7 +52,7 @@ export function shareFetchHandler (shares: ShareGroups): ApiHandler<ShareFetchRe
           if (partition === undefined) { list.push(partitionAnswer(Number(index), ErrorCode.UNKNOWN_TOPIC_ID, ackError)); continue }
           const leadership = leaderError(ctx, partition)
           if (leadership !== ErrorCode.NONE || session === undefined || !session.partitions.has(key)) { list.push(partitionAnswer(partition.index, leadership, ackError)); continue }
-          const ranges = budget > 0 ? shares.acquire(group, memberId, partition, budget) : []
+          const ranges = budget > 0 ? shares.acquire(group, memberId, partition, budget, wholeBatches) : []
           const count = ranges.reduce((n, r) => n + Number(r.lastOffset - r.firstOffset) + 1, 0)
           budget -= count
           acquired += count

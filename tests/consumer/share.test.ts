@@ -196,6 +196,37 @@ describe('share consumer against the fake cluster', () => {
     assert.deepEqual(cluster.requests(ShareAcknowledge).filter(e => (e.request as ShareAcknowledgeRequest).isRenewAck === true), [])
   })
 
+  test('for await: one answer larger than the prefetch bound (Kafka acquires whole batches) is accepted when the loop asks for more, and fetching goes on', async () => {
+    // 10 records in one batch, maxRecords 2: the whole batch is acquired, 10 ≥ 2 × maxRecords.
+    const { cluster, client } = await setup(10)
+    const c = consumer(client, { maxRecords: 2 })
+    const seen: number[] = []
+    let produced = false
+    for await (const batch of c) {
+      seen.push(...batch.records.map(r => Number(r.offset)))
+      if (!produced) {
+        produced = true
+        await client.produceRaw({ topic: 't', partition: 0, records: Array.from({ length: 3 }, (_, i) => ({ value: Buffer.from(String(10 + i)) })) })
+      }
+      if (seen.length >= 13) break
+    }
+    assert.deepEqual(seen, Array.from({ length: 13 }, (_, i) => i))
+    // The first batch was accepted (acknowledged offsets below the start offset are forgotten).
+    assert.ok(!states(cluster).some(s => Number(s.split(':')[0]) < 10), states(cluster).join(' '))
+  })
+
+  test('nextBatch() in implicit mode accepts the batch it handed out before, at the call', async () => {
+    const { cluster, client } = await setup(3)
+    const c = consumer(client, { maxRecords: 3 })
+    const first = await c.nextBatch()
+    assert.deepEqual(first?.records.map(r => Number(r.offset)), [0, 1, 2])
+    const none = await c.nextBatch(AbortSignal.timeout(300))
+    assert.equal(none, undefined)
+    await c.commit()
+    // Accepted: below the group's start offset now, so the fake forgets them (else ['0:acquired:1', …]).
+    assert.deepEqual(states(cluster), [])
+  })
+
   test('close() releases what is acquired and not acknowledged, with the session-closing epoch -1', async () => {
     const { cluster, client } = await setup(4)
     const c = consumer(client, { acknowledgement: 'explicit' })

@@ -1,7 +1,8 @@
 // Helpers for the consumer-group chaos test (group-chaos.test.ts): the member program's
 // configuration and log lines, a slot that runs one member process after another (start,
-// SIGTERM, SIGKILL, SIGSTOP/SIGCONT), and the tally of what every member process wrote
-// to its output file, read incrementally while the run goes on.
+// SIGTERM, SIGKILL, SIGSTOP/SIGCONT; share-churn.test.ts runs its members with it too), and
+// the tally of what every member process wrote to its output file, read incrementally
+// while the run goes on.
 import { spawn, type ChildProcess } from 'node:child_process'
 import * as fs from 'node:fs'
 import * as path from 'node:path'
@@ -71,7 +72,8 @@ export class MemberSlot {
   readonly #registry: Incarnation[]
   readonly #program: string
   readonly #runDir: string
-  readonly #config: (label: string, output: string) => MemberConfig
+  readonly #config: (label: string, output: string) => object
+  readonly #env: string
   readonly #timeline: Timeline
   readonly #onUnexpectedExit: (incarnation: Incarnation) => void
   readonly #onStart: (incarnation: Incarnation) => void
@@ -84,7 +86,10 @@ export class MemberSlot {
     runDir: string
     registry: Incarnation[]
     timeline: Timeline
-    config: (label: string, output: string) => MemberConfig
+    /** The member's configuration, handed to it as JSON in the environment variable `env`. */
+    config: (label: string, output: string) => object
+    /** Default KAFKATS_GROUP_CHAOS_MEMBER (group-chaos-member.ts). */
+    env?: string
     onUnexpectedExit: (incarnation: Incarnation) => void
     onStart?: (incarnation: Incarnation) => void
   }) {
@@ -94,6 +99,7 @@ export class MemberSlot {
     this.#registry = options.registry
     this.#timeline = options.timeline
     this.#config = options.config
+    this.#env = options.env ?? MEMBER_CONFIG_ENV
     this.#onUnexpectedExit = options.onUnexpectedExit
     this.#onStart = options.onStart ?? (() => {})
   }
@@ -121,7 +127,7 @@ export class MemberSlot {
     fs.writeFileSync(output, '')
     const config = this.#config(label, output)
     const child = spawn(process.execPath, [this.#program], {
-      env: { ...process.env, [MEMBER_CONFIG_ENV]: JSON.stringify(config) },
+      env: { ...process.env, [this.#env]: JSON.stringify(config) },
       stdio: ['ignore', 'pipe', 'pipe']
     })
     const incarnation: Incarnation = {

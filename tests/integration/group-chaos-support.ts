@@ -73,7 +73,6 @@ export class MemberSlot {
   readonly #program: string
   readonly #runDir: string
   readonly #config: (label: string, output: string) => object
-  readonly #env: string
   readonly #timeline: Timeline
   readonly #onUnexpectedExit: (incarnation: Incarnation) => void
   readonly #onStart: (incarnation: Incarnation) => void
@@ -86,10 +85,8 @@ export class MemberSlot {
     runDir: string
     registry: Incarnation[]
     timeline: Timeline
-    /** The member's configuration, handed to it as JSON in the environment variable `env`. */
+    /** The member's configuration (a MemberConfig for group-chaos-member.ts), as JSON in MEMBER_CONFIG_ENV. */
     config: (label: string, output: string) => object
-    /** Default KAFKATS_GROUP_CHAOS_MEMBER (group-chaos-member.ts). */
-    env?: string
     onUnexpectedExit: (incarnation: Incarnation) => void
     onStart?: (incarnation: Incarnation) => void
   }) {
@@ -99,7 +96,6 @@ export class MemberSlot {
     this.#registry = options.registry
     this.#timeline = options.timeline
     this.#config = options.config
-    this.#env = options.env ?? MEMBER_CONFIG_ENV
     this.#onUnexpectedExit = options.onUnexpectedExit
     this.#onStart = options.onStart ?? (() => {})
   }
@@ -127,7 +123,7 @@ export class MemberSlot {
     fs.writeFileSync(output, '')
     const config = this.#config(label, output)
     const child = spawn(process.execPath, [this.#program], {
-      env: { ...process.env, [this.#env]: JSON.stringify(config) },
+      env: { ...process.env, [MEMBER_CONFIG_ENV]: JSON.stringify(config) },
       stdio: ['ignore', 'pipe', 'pipe']
     })
     const incarnation: Incarnation = {

@@ -1,11 +1,11 @@
 // The plumbing every member program of the chaos tests shares (group-chaos-member.ts,
-// eos-chaos-member.ts): its configuration from the environment, one JSON event per stdout
+// eos-chaos-member.ts, share-churn-member.ts): its configuration from the environment, one JSON event per stdout
 // line (a MemberEvent, read by MemberSlot in group-chaos-support.ts), and a crash reported
 // as an 'error' event before the process exits 4.
 import { MEMBER_CONFIG_ENV, type MemberConfig, type MemberEvent } from './group-chaos-support'
 
 /** The configuration MemberSlot passed; exits 64 when the program was not started by it. */
-export function readMemberConfig<Config extends MemberConfig> (startedBy: string): Config {
+export function readMemberConfig<Config extends object = MemberConfig> (startedBy: string): Config {
   const text = process.env[MEMBER_CONFIG_ENV]
   if (text === undefined) {
     console.error(`${MEMBER_CONFIG_ENV} is not set: this program is started by ${startedBy}`)

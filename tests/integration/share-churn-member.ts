@@ -1,7 +1,7 @@
 // One member of the share-group churn test (share-churn.test.ts), run as its own process so
 // the test can SIGKILL, SIGSTOP and SIGTERM it:
 //
-//   KAFKATS_SHARE_CHURN_MEMBER='{"label":"A#1",…}' node dist/tests/integration/share-churn-member.js
+//   KAFKATS_GROUP_CHAOS_MEMBER='{"label":"A#1",…}' node dist/tests/integration/share-churn-member.js
 //
 // It appends two kinds of lines to its output file, each with a synchronous write, so they
 // survive a SIGKILL:
@@ -11,28 +11,18 @@
 // - "P <partition> <offset> <deliveryCount>": a record the handler processed, written
 //   before the handler returns (implicit mode then accepts it).
 // SIGTERM closes the consumer (releasing what is acquired and not processed) and exits 0.
-// Each stdout line is a JSON event for the orchestrator ('started' once SIGTERM is handled).
+// Each stdout line is a JSON event (member-process.ts; 'started' once SIGTERM is handled).
 import * as fs from 'node:fs'
 import { Client } from '../../client/client'
 import { channels, type RequestTrace } from '../../client/instrumentation'
 import { ShareConsumer } from '../../group/share-consumer'
 import type { ShareFetchResponse } from '../../protocol/apis/share-fetch'
 import { seededRandom, sleep } from './chaos-support'
-import { SHARE_CHURN_MEMBER_ENV, type ShareChurnMemberConfig } from './share-churn-support'
+import { errorText, logEvent as log, readMemberConfig, reportCrashes } from './member-process'
+import type { ShareChurnMemberConfig } from './share-churn-support'
 
-const text = process.env[SHARE_CHURN_MEMBER_ENV]
-if (text === undefined) {
-  console.error(`${SHARE_CHURN_MEMBER_ENV} is not set: this program is started by tests/integration/share-churn.test.ts`)
-  process.exit(64)
-}
-const config = JSON.parse(text) as ShareChurnMemberConfig
-
-const log = (event: string, fields: Record<string, unknown> = {}): void => {
-  process.stdout.write(JSON.stringify({ t: Date.now(), event, ...fields }) + '\n')
-}
-const errorText = (error: unknown): string => error instanceof Error ? `${error.name}: ${error.message}` : String(error)
-process.on('uncaughtException', error => { log('error', { message: `uncaught: ${errorText(error)}` }); process.exit(4) })
-process.on('unhandledRejection', error => { log('error', { message: `unhandled rejection: ${errorText(error)}` }); process.exit(4) })
+const config = readMemberConfig<ShareChurnMemberConfig>('tests/integration/share-churn.test.ts')
+reportCrashes()
 
 const output = fs.openSync(config.output, 'a')
 function writeAll (lines: string): void {

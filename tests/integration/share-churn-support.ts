@@ -16,8 +16,6 @@ export interface ShareChurnMemberConfig {
   closeTimeoutMs: number
 }
 
-export const SHARE_CHURN_MEMBER_ENV = 'KAFKATS_SHARE_CHURN_MEMBER'
-
 /** One delivery of a record: its delivery count and the member process (registry index) it went to. */
 export interface Delivery {
   deliveryCount: number

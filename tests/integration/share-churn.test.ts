@@ -36,7 +36,7 @@ import { Client } from '../../index'
 import { sharedBootstrap } from '../broker/kafka'
 import { envInt, seededRandom, sleep, Timeline } from './chaos-support'
 import { logTail, MemberSlot, type Incarnation } from './group-chaos-support'
-import { SHARE_CHURN_MEMBER_ENV, ShareTally, type ShareChurnMemberConfig } from './share-churn-support'
+import { ShareTally, type ShareChurnMemberConfig } from './share-churn-support'
 import { requireJavaOrSkip, uniqueName } from './support'
 
 const bootstrap = sharedBootstrap()
@@ -110,7 +110,6 @@ describe('share group churn on a real broker', { skip, timeout: 300_000 }, () =>
       runDir,
       registry,
       timeline,
-      env: SHARE_CHURN_MEMBER_ENV,
       onUnexpectedExit: incarnation => unexpectedExits.push(incarnation),
       config: (label, output): ShareChurnMemberConfig => ({
         label, bootstrap: bootstrap!, topic, groupId, output, maxRecords: 200, maxProcessingDelayMs: 50, seed: seed + m * 1000 + registry.length, closeTimeoutMs: 20_000

@@ -18,6 +18,8 @@
  */
 import * as net from 'node:net'
 import * as tls from 'node:tls'
+// Imported, not the global: test runners' sandboxes (jest 25/26's node environment) have no global performance.
+import { performance } from 'node:perf_hooks'
 import type { Api } from '../protocol/api'
 import { ApiVersions, type ApiVersionsResponse } from '../protocol/apis/api-versions'
 import { ProtocolError } from '../protocol/errors'

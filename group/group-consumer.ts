@@ -16,6 +16,7 @@
  *    end, and waits for the coordinator to accept it, before handing the batch over — a
  *    refused commit means the batch is not processed.
  */
+import { performance } from 'node:perf_hooks'
 import type { Client } from '../client/client'
 import { calledFromHandler, Consumer, type ConsumerBatch, type ConsumerEvents, type DeserializerOptions, type FetchOptions } from '../consumer/consumer'
 import type { LogFields } from '../client/logger'

@@ -5,6 +5,8 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import * as net from 'node:net'
+import * as path from 'node:path'
+import { execFileSync } from 'node:child_process'
 import { Connection } from '../../client/connection'
 import { AbortedError, ConnectionError, MalformedResponseError, ProtocolViolationError, RequestTimeoutError, UnsupportedVersionError } from '../../client/errors'
 import { Client } from '../../client/client'
@@ -313,4 +315,28 @@ test('a consumer whose broker keeps breaking the protocol reports a ProtocolViol
     await client.close()
     await broker.close()
   }
+})
+
+test('requests and group commits work where the global performance is missing (jest 25/26 sandboxes)', () => {
+  // A child process without the global: what test runners' sandboxes give the code they load.
+  const dist = path.join(__dirname, '..', '..')
+  const script = `
+    delete globalThis.performance
+    const { FakeCluster } = require(${JSON.stringify(path.join(dist, 'testing', 'index.js'))})
+    const { Client } = require(${JSON.stringify(path.join(dist, 'index.js'))})
+    ;(async () => {
+      const cluster = await FakeCluster.start({ log: false, topics: [{ name: 't', partitions: 1 }] })
+      const client = new Client({ bootstrap: cluster.bootstrap })
+      await client.producer().send({ topic: 't', partition: 0, value: 'a' })
+      const group = client.consumer({ groupId: 'g', topics: ['t'], fromBeginning: true })
+      const handed = await group.nextBatch()
+      handed.finish()
+      await group.commit()
+      await group.close()
+      await client.close()
+      await cluster.close()
+      console.log('ok', typeof globalThis.performance)
+    })().catch(error => { console.error(error); process.exit(1) })`
+  const out = execFileSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 30_000 })
+  assert.equal(out.trim(), 'ok undefined')
 })

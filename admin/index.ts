@@ -57,7 +57,7 @@ export class Admin {
   /** Deletes topics by name; unknown topics are an error unless `ignoreMissing`. */
   async deleteTopics (names: string[], options?: AdminCallOptions & { ignoreMissing?: boolean }): Promise<void> { await topics.deleteTopics(this.#router, names, options) }
   /** Raises topics' partition counts to `count` (the new total). */
-  async createPartitions (counts: Array<{ topic: string, count: number }>, options?: AdminCallOptions & { validateOnly?: boolean }): Promise<void> { await topics.createPartitions(this.#router, counts, options) }
+  async createPartitions (counts: topics.PartitionCount[], options?: AdminCallOptions & { validateOnly?: boolean }): Promise<void> { await topics.createPartitions(this.#router, counts, options) }
   /** Names of all topics (internal ones only if asked). */
   async listTopics (options?: AdminCallOptions & { includeInternal?: boolean }): Promise<string[]> { return await topics.listTopics(this.#router, options) }
   /** Partitions, leaders, replicas and ISR of topics (Metadata). */

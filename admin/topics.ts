@@ -74,10 +74,20 @@ export async function deleteTopics (router: Router, names: string[], options: Ad
   router.client.metadata.untrack(names)
 }
 
-export async function createPartitions (router: Router, topics: Array<{ topic: string, count: number }>, options: AdminCallOptions & { validateOnly?: boolean } = {}): Promise<void> {
+/** A topic's new total partition count; `assignments`: the broker ids of each new partition's replicas (else the broker places them). */
+export interface PartitionCount { topic: string, count: number, assignments?: number[][] }
+
+export async function createPartitions (router: Router, topics: PartitionCount[], options: AdminCallOptions & { validateOnly?: boolean } = {}): Promise<void> {
   const deadline = router.deadline('createPartitions', options, ['validateOnly'])
+  for (const t of topics) {
+    if (t.assignments === undefined) continue
+    if (!Array.isArray(t.assignments) || t.assignments.some(replicas => !Array.isArray(replicas))) {
+      throw new TypeError(`createPartitions: assignments of topic "${t.topic}": expected an array of broker id arrays (one per new partition), got ${JSON.stringify(t.assignments)}`)
+    }
+    for (const replicas of t.assignments) for (const id of replicas) checkInteger('createPartitions', `assignments of topic "${t.topic}"`, id, { min: 0 })
+  }
   const response = await router.controller(CreatePartitions, {
-    topics: topics.map(t => ({ name: t.topic, count: t.count, assignments: null })),
+    topics: topics.map(t => ({ name: t.topic, count: t.count, assignments: t.assignments?.map(brokerIds => ({ brokerIds })) ?? null })),
     timeoutMs: Math.max(1, deadline - Date.now()),
     validateOnly: options.validateOnly ?? false
   }, deadline, options.signal, r => r.results.map(t => t.errorCode))

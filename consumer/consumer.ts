@@ -66,6 +66,12 @@ export interface FetchOptions {
    * the slow handler returned.
    */
   maxProcessingMs?: number
+  /**
+   * Hand out a batch without records when a fetch answer held only transaction markers or
+   * aborted data (default false: such answers only move the position). Its `nextOffset` and
+   * `skippedFrom` say what it covered; finishing it commits past the markers at once.
+   */
+  emptyBatches?: boolean
 }
 
 /** A handler that took longer than `maxProcessingMs` ('processingTimeout' event). */
@@ -189,6 +195,7 @@ class HandOutBatch implements ConsumerBatch {
   readonly records: KafkaRecord[]
   highWatermark: bigint
   nextOffset: bigint
+  skippedFrom?: bigint
   readonly #cursor: Cursor
   readonly #version: number
 
@@ -302,12 +309,14 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       maxPartitionBytes: options.maxPartitionBytes ?? 1024 * 1024,
       isolationLevel: options.isolation === 'read_committed' ? 1 : 0,
       rack: options.rack ?? '',
-      offsetReset: options.offsetReset ?? 'latest'
+      offsetReset: options.offsetReset ?? 'latest',
+      emptyBatches: options.emptyBatches ?? false
     }
     this.#account = new PrefetchAccount(options.maxBufferedBytes ?? 64 * 1024 * 1024)
     checkInteger('consumer option', 'maxBatchRecords', options.maxBatchRecords, { min: 1 })
     checkInteger('consumer option', 'maxBatchBytes', options.maxBatchBytes, { min: 1 })
     checkDuration('consumer option', 'maxProcessingMs', options.maxProcessingMs, 1)
+    checkBoolean('consumer option', 'emptyBatches', options.emptyBatches)
     this.#maxBatchRecords = options.maxBatchRecords ?? 500
     this.#maxBatchBytes = options.maxBatchBytes ?? 1024 * 1024
     this.#maxProcessingMs = options.maxProcessingMs ?? 300_000

@@ -35,6 +35,8 @@ export interface ConsumerBatch<K = Buffer, V = Buffer> {
   highWatermark: bigint
   /** The offset after this batch: where a commit of it points, and where reading resumes. */
   nextOffset: bigint
+  /** A batch without records (FetchOptions.emptyBatches): the first offset of the markers or aborted data it skipped. */
+  skippedFrom?: bigint
   /**
    * True once the partition moved on since this batch was fetched: revoked, lost, seeked
    * or closed. What a handler does with a stale batch no longer counts; stop early.

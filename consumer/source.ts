@@ -37,6 +37,8 @@ export interface FetchSettings {
   rack: string
   /** Where to go when an offset is out of range or the log was truncated; 'none' fails the consumer. */
   offsetReset: 'earliest' | 'latest' | 'none'
+  /** Answers with only markers or aborted data become batches without records (FetchOptions.emptyBatches). */
+  emptyBatches: boolean
 }
 
 export interface TruncationEvent {
@@ -302,7 +304,7 @@ export class Source {
     // The application is behind (the last answer still waits): append to it, up to the
     // batch limits, rather than handing out one small batch per fetch answer.
     const waiting = cursor.buffered[cursor.buffered.length - 1]
-    const merge = waiting !== undefined && waiting.version === version &&
+    const merge = waiting !== undefined && waiting.version === version && waiting.batch.records.length > 0 &&
       waiting.batch.records.length + count <= owner.maxBatchRecords && waiting.bytes + bytes <= owner.maxBatchBytes
     const out: KafkaRecord[] = merge ? waiting.batch.records : []
     const before = out.length
@@ -316,7 +318,7 @@ export class Source {
     }
     cursor.fetchOffset = nextOffset
     cursor.lastFetchedEpoch = last.partitionLeaderEpoch
-    if (out.length === before) {
+    if (out.length === before && !(this.#settings.emptyBatches && !merge)) {
       // Only control records or aborted data: the position moves on and nothing is handed out.
       if (cursor.processing === undefined && cursor.buffered.length === 0) cursor.processedOffset = nextOffset
       return
@@ -328,6 +330,7 @@ export class Source {
       entry.batch.highWatermark = response.highWatermark
     } else {
       entry = { batch: owner.newBatch(cursor, version, out, response.highWatermark, nextOffset), bytes: 0, viewBytes: 0, pins: [], version }
+      if (out.length === 0) entry.batch.skippedFrom = batches[0].baseOffset > fetchOffset ? batches[0].baseOffset : fetchOffset
     }
     cursor.push(entry, ownBytes, records.buffer, viewBytes)
     owner.buffered()

@@ -190,7 +190,7 @@ export class KafkaJSAdmin {
     if (new Set(topicPartitions.map(t => t.topic)).size < topicPartitions.length) throw new KafkaJSNonRetriableError('Invalid topic partitions array, it cannot have multiple entries for the same topic')
     return await this.#call(async c => {
       try {
-        await c.admin.createPartitions(topicPartitions.map(t => ({ topic: t.topic, count: t.count })), { validateOnly, timeoutMs: timeout })
+        await c.admin.createPartitions(topicPartitions.map(t => ({ topic: t.topic, count: t.count, assignments: t.assignments })), { validateOnly, timeoutMs: timeout })
       } catch (error) {
         if (error instanceof BrokerError) throw protocolError(error)
         throw error

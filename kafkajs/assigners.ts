@@ -119,7 +119,8 @@ export function toAssignor (assigner: Assigner, subscribedTopics: () => string[]
     },
     async assign (members: MemberSubscription[], partitionCounts: ReadonlyMap<string, number>) {
       onAssign()
-      const topics = [...new Set(members.flatMap(m => m.topics))].filter(t => partitionCounts.has(t))
+      // kafkajs's leader assigns the topics it subscribes to, not the union of the members' subscriptions.
+      const topics = subscribedTopics().filter(t => partitionCounts.has(t))
       const result = await assigner.assign({
         members: members.map(m => ({ memberId: m.memberId, memberMetadata: AssignerProtocol.MemberMetadata.encode({ version: assigner.version, topics: m.topics, userData: m.userData ?? Buffer.alloc(0) }) })),
         topics

@@ -128,8 +128,9 @@ export function toKafkaMessage (record: KafkaRecord): KafkaMessage {
 
 function toBatch (batch: ConsumerBatch, messages: KafkaMessage[]): Batch {
   const hw = batch.highWatermark
-  const first = batch.records[0]?.offset
-  const last = batch.records[batch.records.length - 1]?.offset
+  // A batch of only markers or aborted data: kafkajs reports the offsets it skipped.
+  const first = batch.records[0]?.offset ?? batch.skippedFrom
+  const last = batch.records[batch.records.length - 1]?.offset ?? (batch.skippedFrom !== undefined ? batch.nextOffset - 1n : undefined)
   return {
     topic: batch.topic,
     partition: batch.partition,
@@ -184,6 +185,10 @@ export class KafkaJSConsumer {
   #workers: Promise<void> | undefined
   /** This member ran the assignor for the assignment that comes next (it is the group's leader). */
   #assignedAsLeader = false
+  /** The empty-assignment FETCH loop runs (see #idleFetchLoop). */
+  #idleFetching = false
+  /** Ends run()'s wait for the first join (joined, failed, timed out or stopped). */
+  #joinWaiter: (() => void) | undefined
 
   constructor (context: ClientContext, config: ConsumerConfig) {
     if (config === undefined || typeof config.groupId !== 'string' || config.groupId === '') throw new KafkaJSNonRetriableError('Consumer groupId must be a non-empty string.')
@@ -196,6 +201,21 @@ export class KafkaJSConsumer {
     this.#config = config
     this.#groupId = config.groupId
     this.#logger = context.logger.namespace('Consumer')
+  }
+
+  readonly #onTransactionCommitted = (groupId: string, offsets: Array<{ topic: string, partition: number, offset: bigint }>): void => {
+    if (groupId === this.#groupId) this.#noteCommitted(offsets)
+  }
+
+  /** Offsets committed for this group (by this consumer or a transaction of the same Kafka instance). */
+  #noteCommitted (offsets: Array<{ topic: string, partition: number, offset: bigint }>): void {
+    for (const o of offsets) {
+      const state = this.#partitions.get(key(o.topic, o.partition))
+      if (state !== undefined) {
+        state.committed = o.offset
+        state.resolved = o.offset
+      }
+    }
   }
 
   logger (): Logger {
@@ -216,8 +236,11 @@ export class KafkaJSConsumer {
         if (event.apiKey === HEARTBEAT_API_KEY && event.outcome === 'answered' && this.#identity !== undefined) {
           this.#instrumentation.emit(consumerEvents.HEARTBEAT, { groupId: this.#groupId, memberId: this.#identity.memberId, groupGenerationId: this.#identity.generation })
         }
+        if (event.outcome === 'timeout') this.#joinWaiter?.()
       }
     })
+    // Connected consumers only: a disconnected one is not held by its Kafka instance.
+    this.#context.committedOffsets.on('committed', this.#onTransactionCommitted)
     this.#instrumentation.emit(consumerEvents.CONNECT, null)
   }
 
@@ -225,6 +248,7 @@ export class KafkaJSConsumer {
     await this.stop()
     const client = this.#client
     this.#client = undefined
+    this.#context.committedOffsets.off('committed', this.#onTransactionCommitted)
     if (client !== undefined) {
       await client.close()
       this.#instrumentation.emit(consumerEvents.DISCONNECT, null)
@@ -283,6 +307,7 @@ export class KafkaJSConsumer {
     const group = this.#group
     const wasRunning = this.#running
     this.#running = false
+    this.#joinWaiter?.()
     if (group === undefined) {
       if (wasRunning) this.#instrumentation.emit(consumerEvents.STOP, null)
       return
@@ -368,10 +393,14 @@ export class KafkaJSConsumer {
     await this.#commit(group, topicPartitions.map(t => ({ topic: t.topic, partition: t.partition, offset: BigInt(t.offset) })))
   }
 
+  async #findCoordinator (client: Client): Promise<number> {
+    const coordinator = await client.request(FindCoordinator, { key: this.#groupId, keyType: 0, coordinatorKeys: [this.#groupId] })
+    return coordinator.coordinators?.[0]?.nodeId ?? coordinator.nodeId
+  }
+
   async describeGroup (): Promise<any> {
     const client = await this.#connected()
-    const coordinator = await client.request(FindCoordinator, { key: this.#groupId, keyType: 0, coordinatorKeys: [this.#groupId] })
-    const nodeId = coordinator.coordinators?.[0]?.nodeId ?? coordinator.nodeId
+    const nodeId = await this.#findCoordinator(client)
     const response = await client.request(DescribeGroups, { groups: [this.#groupId], includeAuthorizedOperations: false }, { nodeId })
     const group = response.groups.find(g => g.groupId === this.#groupId)
     if (group === undefined) return undefined
@@ -398,8 +427,10 @@ export class KafkaJSConsumer {
     this.#logger.info('Starting', { groupId: this.#groupId })
     const topics = [...this.#subscriptions.keys()]
     if (topics.length === 0) {
-      // kafkajs runs with no subscription (it joins and gets nothing); with nothing to consume, this one only waits.
+      // kafkajs runs with no subscription (it joins and gets nothing); with nothing to consume, this one
+      // only reaches the group's coordinator, as kafkajs's join starts, and then waits.
       this.#logger.warn('consumer#run was called without a subscription: nothing to consume', { groupId: this.#groupId })
+      await this.#findCoordinator(client).catch(error => this.#logger.warn('The group coordinator could not be reached', { groupId: this.#groupId, error: (error as Error).message }))
       return
     }
     const fromBeginning = [...this.#subscriptions.values()].some(s => s.fromBeginning)
@@ -424,7 +455,8 @@ export class KafkaJSConsumer {
       maxWaitMs: this.#config.maxWaitTimeInMs ?? 5000,
       isolation: this.#config.readUncommitted === true ? 'read_uncommitted' : 'read_committed',
       // The commit schedule is kafkajs's, driven from here (see #commitIfDue).
-      autoCommitIntervalMs: 2_147_483_647
+      autoCommitIntervalMs: 2_147_483_647,
+      emptyBatches: true
     }
     if (this.#config.rackId !== undefined && this.#config.rackId !== '') options.rack = this.#config.rackId
     const group = client.consumer(options)
@@ -473,14 +505,47 @@ export class KafkaJSConsumer {
       })
       group.pause(group.assignment().filter(p => this.#isPaused(p.topic, p.partition)))
       this.#applySeeks()
+      if (Object.keys(memberAssignment).length === 0) void this.#idleFetchLoop(group, client)
     })
     group.on('lost', () => { this.#instrumentation.emit(consumerEvents.REBALANCING, { groupId: this.#groupId, memberId: this.#identity?.memberId }) })
     group.on('warning', (error: Error) => { this.#logger.warn(error.message, { groupId: this.#groupId }) })
     group.on('fetchStart', (event: { nodeId: number }) => { this.#instrumentation.emit(consumerEvents.FETCH_START, { nodeId: String(event.nodeId) }) })
     group.on('fetch', (event: FetchEvent) => { this.#instrumentation.emit(consumerEvents.FETCH, { numberOfBatches: event.partitionsWithRecords, duration: event.durationMs, nodeId: String(event.nodeId) }) })
+    // kafkajs's run() returns once the member joined: describeGroup/setOffsets right after it see the group Stable.
+    const joined = new Promise<void>(resolve => { this.#joinWaiter = resolve })
+    const endWait = (): void => { this.#joinWaiter?.() }
+    group.once('assigned', endWait)
+    group.once('error', endWait)
     const workers = Math.max(1, this.#runConfig.partitionsConsumedConcurrently ?? 1)
     this.#workers = Promise.all(Array.from({ length: workers }, async () => await this.#work(group))).then(() => {})
     this.#workers.catch(error => { void this.#crash(group, error as Error) })
+    // A join that times out (kafkajs would crash and restart) ends the wait too; kafkats keeps joining.
+    await joined
+    this.#joinWaiter = undefined
+    group.off('assigned', endWait)
+    group.off('error', endWait)
+  }
+
+  /**
+   * kafkajs's fetch loop runs without partitions (to consume) too: it waits maxWaitTimeInMs per broker and
+   * reports an empty FETCH. kafkats sends no Fetch then; these are the events kafkajs users see.
+   */
+  async #idleFetchLoop (group: GroupConsumer, client: Client): Promise<void> {
+    if (this.#idleFetching) return
+    this.#idleFetching = true
+    try {
+      const waitMs = this.#config.maxWaitTimeInMs ?? 5000
+      // Partitions of topics it does not subscribe to are not consumed (see 'assigned'): nothing to fetch either.
+      while (this.#running && this.#group === group && group.assignment().every(p => !this.#subscriptions.has(p.topic))) {
+        const nodeIds = client.metadata.brokers.map(b => String(b.nodeId))
+        const started = Date.now()
+        for (const nodeId of nodeIds) this.#instrumentation.emit(consumerEvents.FETCH_START, { nodeId })
+        await new Promise(resolve => setTimeout(resolve, waitMs))
+        for (const nodeId of nodeIds) this.#instrumentation.emit(consumerEvents.FETCH, { numberOfBatches: 0, duration: Date.now() - started, nodeId })
+      }
+    } finally {
+      this.#idleFetching = false
+    }
   }
 
   async #work (group: GroupConsumer): Promise<void> {
@@ -536,6 +601,14 @@ export class KafkaJSConsumer {
     const payloadBase = { topic, partition, highWatermark: kbatch.highWatermark, offsetLag: kbatch.offsetLag(), offsetLagLow: kbatch.offsetLagLow(), batchSize: messages.length, firstOffset: kbatch.firstOffset(), lastOffset: kbatch.lastOffset() }
     const started = Date.now()
     this.#instrumentation.emit(consumerEvents.START_BATCH_PROCESS, payloadBase)
+    if (batch.records.length === 0) {
+      // Only transaction markers or aborted data: kafkajs calls no handler, resolves past them and commits.
+      resolveOffset(String(batch.nextOffset - 1n))
+      handed.finish(config.autoCommit !== false ? batch.nextOffset : null)
+      this.#instrumentation.emit(consumerEvents.END_BATCH_PROCESS, { ...payloadBase, duration: Date.now() - started })
+      await this.#commitIfDue(group, false)
+      return
+    }
     let failure: unknown
     try {
       if (config.eachMessage !== undefined) {
@@ -615,13 +688,7 @@ export class KafkaJSConsumer {
     }
     const refusedKeys = new Set(refused.map(r => key(r.topic, r.partition)))
     const committed = offsets.filter(o => !refusedKeys.has(key(o.topic, o.partition)))
-    for (const o of committed) {
-      const state = this.#partitions.get(key(o.topic, o.partition))
-      if (state !== undefined) {
-        state.committed = o.offset
-        state.resolved = o.offset
-      }
-    }
+    this.#noteCommitted(committed)
     if (refused.length > 0) this.#logger.warn('Offsets not committed: the partitions are not held by this member under its current membership', { groupId: this.#groupId, refused: refused.map(r => ({ topic: r.topic, partition: r.partition, offset: String(r.offset), reason: r.reason })) })
     if (committed.length > 0) {
       const byTopic = new Map<string, Array<{ partition: string, offset: string }>>()

@@ -3,6 +3,7 @@
  * consumer and admin it makes gets its own kafkats Client when it connects (as each kafkajs
  * client has its own cluster connections), so `brokers` may be an async function.
  */
+import { EventEmitter } from 'node:events'
 import type * as tls from 'node:tls'
 import { Client, type ClientOptions } from '../client/client'
 import type { RequestEvent } from '../client/events'
@@ -79,6 +80,11 @@ export interface ClientContext {
   logger: Logger
   /** A connected kafkats Client for one kafkajs client (producer, consumer or admin). */
   connect: (namespace: string, extra?: { metadataMaxAge?: number, onRequest?: (event: RequestEvent) => void }) => Promise<Client>
+  /**
+   * Offsets a transaction of this Kafka instance committed for a group: kafkajs shares them with
+   * the instance's consumers, whose uncommittedOffsets() then leave them out.
+   */
+  committedOffsets: EventEmitter<{ committed: [groupId: string, offsets: Array<{ topic: string, partition: number, offset: bigint }>] }>
 }
 
 export class Kafka {
@@ -108,11 +114,14 @@ export class Kafka {
     return new KafkaJSAdmin(this.#context(), config)
   }
 
+  readonly #committedOffsets: ClientContext['committedOffsets'] = new EventEmitter<{ committed: [groupId: string, offsets: Array<{ topic: string, partition: number, offset: bigint }>] }>().setMaxListeners(0)
+
   #context (): ClientContext {
     const config = this.#config
     return {
       config,
       logger: this.#logger,
+      committedOffsets: this.#committedOffsets,
       connect: async (namespace, extra = {}) => {
         let brokers = config.brokers
         if (typeof brokers === 'function') {

@@ -301,6 +301,7 @@ export class KafkaJSProducer {
       throw toKafkaJSError(error)
     }
     let ended = false
+    const sentOffsets: Array<[string, Array<{ topic: string, partition: number, offset: bigint }>]> = []
     const isActive = (): boolean => !ended && (native.transactionState === 'inTransaction' || native.transactionState === 'abortableError')
     const guard = <A extends unknown[], R>(fn: (...args: A) => Promise<R>) => async (...args: A): Promise<R> => {
       if (!isActive()) throw new KafkaJSNonRetriableError('Cannot continue to use transaction once ended')
@@ -318,14 +319,17 @@ export class KafkaJSProducer {
       send: guard(async (record: ProducerRecordKJS) => await sendBatch({ acks: record?.acks, timeout: record?.timeout, compression: record?.compression, topicMessages: [{ topic: record?.topic, messages: record?.messages }] })),
       sendBatch: guard(sendBatch),
       sendOffsets: guard(async ({ consumerGroupId, topics }: { consumerGroupId: string, topics: Array<{ topic: string, partitions: Array<{ partition: number, offset: string }> }> }) => {
+        const offsets = topics.flatMap(t => t.partitions.map(p => ({ topic: t.topic, partition: Number(p.partition), offset: BigInt(p.offset) })))
         await native.sendOffsets({
           groupMetadata: { groupId: consumerGroupId, memberId: '', generationId: -1, groupInstanceId: null },
-          offsets: topics.flatMap(t => t.partitions.map(p => ({ topic: t.topic, partition: Number(p.partition), offset: BigInt(p.offset) })))
+          offsets
         })
+        sentOffsets.push([consumerGroupId, offsets])
       }),
       commit: guard(async () => {
         await native.commitTransaction()
         ended = true
+        for (const [groupId, offsets] of sentOffsets) this.#context.committedOffsets.emit('committed', groupId, offsets)
       }),
       abort: guard(async () => {
         await native.abortTransaction()

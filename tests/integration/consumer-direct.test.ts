@@ -265,6 +265,30 @@ describe('direct consumption against a real broker', { skip, timeout: 300_000 },
     }
   })
 
+  test('emptyBatches: an answer of only aborted data and its marker is handed out as a batch without records, covering them', async () => {
+    const topic = await newTopic('empty-batches')
+    const producer = client.producer({ transactionalId: uniqueName('empty-batches'), lingerMs: 1 })
+    try {
+      await producer.beginTransaction()
+      await producer.send({ topic, partition: 0, value: 'aborted' })
+      await producer.abortTransaction()
+    } finally {
+      await producer.close()
+    }
+    const plain = assigned({ assign: [{ topic, partition: 0, offset: 0n }], isolation: 'read_committed' })
+    assert.equal(await takeBatch(plain, 1500), undefined, 'without the option nothing is handed out')
+    assert.equal(plain.cursor(topic, 0)!.fetchOffset, 2n, 'the position moved past the marker all the same')
+    await plain.close()
+    const consumer = assigned({ assign: [{ topic, partition: 0, offset: 0n }], isolation: 'read_committed', emptyBatches: true })
+    const handed = await mustTakeBatch(consumer)
+    assert.deepEqual(handed.batch.records, [])
+    assert.equal(handed.batch.skippedFrom, 0n, 'from the aborted record')
+    assert.equal(handed.batch.nextOffset, 2n, 'past the abort marker')
+    handed.finish()
+    assert.equal(await takeBatch(consumer, 500), undefined, 'one batch for the answer')
+    assert.throws(() => Consumer.assigned(client, { assign: [], emptyBatches: 'yes' as unknown as boolean }), /emptyBatches/)
+  })
+
   test('closing a consumer while its source starts a fetch leaves no connection open', async () => {
     const topic = await newTopic('close-leak')
     const before = new Set(openSockets())

@@ -196,4 +196,136 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     await second.disconnect()
     await first.disconnect()
   })
+
+  test('run() returns once the member joined: the group is Stable at once, and setOffsets refuses a running group', async () => {
+    const topic = await topicWith(1)
+    const groupId = unique('group')
+    const consumer = kafka.consumer({ groupId, heartbeatInterval: 500, sessionTimeout: 10_000 })
+    await consumer.connect()
+    await consumer.subscribe({ topic })
+    await consumer.run({ eachMessage: async () => {} })
+    const described = await consumer.describeGroup()
+    assert.equal(described.state, 'Stable')
+    const admin = kafka.admin()
+    await admin.connect()
+    await assert.rejects(admin.setOffsets({ groupId, topic, partitions: [{ partition: 0, offset: '1' }] }), { message: 'The consumer group must have no running instances, current state: Stable' })
+    await admin.disconnect()
+    await consumer.disconnect()
+  })
+
+  test('the leader assigns the topics it subscribes to (kafkajs), and a member left without partitions still reports FETCH', async () => {
+    const [t0, t2] = [await topicWith(2), await topicWith(2)]
+    const groupId = unique('group')
+    const options = { groupId, heartbeatInterval: 500, sessionTimeout: 10_000, rebalanceTimeout: 5000, maxWaitTimeInMs: 100 }
+    const leader = kafka.consumer(options)
+    await leader.connect()
+    await leader.subscribe({ topics: [t0] })
+    await leader.run({ eachMessage: async () => {} })
+    const second = kafka.consumer(options)
+    const unsubscribed: any[] = []
+    const joins: any[] = []
+    second.on(second.events.RECEIVED_UNSUBSCRIBED_TOPICS, e => { unsubscribed.push(e.payload) })
+    second.on(second.events.GROUP_JOIN, e => { joins.push(e.payload) })
+    await second.connect()
+    await second.subscribe({ topics: [t2] })
+    void second.run({ eachMessage: async () => {} })
+    await until(() => joins.length >= 1 && unsubscribed.length >= 1, 'the second member joined')
+    // Round robin over the leader's topic t0 between two members: one partition each; t2 is nobody's
+    // (over both members' topics, the second would get a partition of t2 too).
+    assert.deepEqual(unsubscribed[0].assignedTopics, [t0])
+    assert.deepEqual(unsubscribed[0].topicsNotSubscribed, [t0])
+    assert.deepEqual(joins[0].memberAssignment, {}, 'what it got is of a topic it does not subscribe to')
+    const fetches: any[] = []
+    second.on(second.events.FETCH, e => { fetches.push(e.payload) })
+    await until(() => fetches.length >= 2, 'FETCH events of the member without partitions', 10_000)
+    assert.equal(fetches[0].numberOfBatches, 0)
+    assert.equal(typeof fetches[0].nodeId, 'string')
+    await second.disconnect()
+    await leader.disconnect()
+  })
+
+  test('a batch of only an aborted transaction is reported (START/END_BATCH_PROCESS, batchSize 0) and committed past its marker', async () => {
+    const topic = await topicWith(1)
+    const producer = kafka.producer({ transactionalId: unique('txn'), maxInFlightRequests: 1, idempotent: true })
+    await producer.connect()
+    const transaction = await producer.transaction()
+    await transaction.send({ topic, messages: [{ key: 'k', value: 'aborted' }] })
+    await transaction.abort()
+    await producer.disconnect()
+    const groupId = unique('group')
+    const consumer = kafka.consumer({ groupId, heartbeatInterval: 500, sessionTimeout: 10_000, maxWaitTimeInMs: 100 })
+    const starts: any[] = []
+    const ends: any[] = []
+    const messages: string[] = []
+    consumer.on(consumer.events.START_BATCH_PROCESS, e => { starts.push(e.payload) })
+    consumer.on(consumer.events.END_BATCH_PROCESS, e => { ends.push(e.payload) })
+    await consumer.connect()
+    await consumer.subscribe({ topic, fromBeginning: true })
+    await consumer.run({ eachMessage: async ({ message }) => { messages.push(String(message.value)) } })
+    await until(() => ends.length >= 1, 'END_BATCH_PROCESS')
+    assert.deepEqual(starts[0], { topic, partition: 0, highWatermark: '2', offsetLag: '0', offsetLagLow: '1', batchSize: 0, firstOffset: '0', lastOffset: '1' })
+    assert.equal(ends[0].lastOffset, '1')
+    assert.deepEqual(messages, [])
+    const admin = kafka.admin()
+    await admin.connect()
+    let committed: string | undefined
+    for (let i = 0; i < 100 && committed !== '2'; i++) {
+      committed = (await admin.fetchOffsets({ groupId, topics: [topic] }))[0].partitions[0].offset
+      if (committed !== '2') await new Promise(resolve => setTimeout(resolve, 100))
+    }
+    assert.equal(committed, '2', 'committed past the abort marker')
+    await admin.disconnect()
+    await consumer.disconnect()
+  })
+
+  test('createPartitions places new partitions on the brokers given in assignments, and refuses a broker that does not exist', async () => {
+    const topic = await topicWith(1)
+    const admin = kafka.admin()
+    await admin.connect()
+    const { brokers: [broker] } = await admin.describeCluster()
+    await assert.rejects(admin.createPartitions({ topicPartitions: [{ topic, count: 2, assignments: [[broker.nodeId + 1000]] }] }), { name: 'KafkaJSProtocolError', type: 'INVALID_REPLICA_ASSIGNMENT', message: 'Replica assignment is invalid' })
+    assert.equal(await admin.createPartitions({ topicPartitions: [{ topic, count: 2, assignments: [[broker.nodeId]] }] }), true)
+    const { topics: [described] } = await admin.fetchTopicMetadata({ topics: [topic] })
+    assert.deepEqual(described.partitions.map(p => p.replicas).sort(), [[broker.nodeId], [broker.nodeId]])
+    await admin.disconnect()
+  })
+
+  test('offsets a transaction of the same Kafka instance committed leave the consumer\'s uncommittedOffsets()', async () => {
+    const topic = await topicWith(1, ['a', 'b', 'c'])
+    const groupId = unique('group')
+    const producer = kafka.producer({ transactionalId: unique('txn'), maxInFlightRequests: 1, idempotent: true })
+    await producer.connect()
+    const consumer = kafka.consumer({ groupId, heartbeatInterval: 500, sessionTimeout: 10_000 })
+    let uncommitted: (() => any) | undefined
+    let seen = 0
+    await consumer.connect()
+    await consumer.subscribe({ topic, fromBeginning: true })
+    await consumer.run({
+      autoCommit: false,
+      eachBatch: async ({ batch, resolveOffset, uncommittedOffsets }) => {
+        for (const message of batch.messages) { resolveOffset(message.offset); seen++ }
+        uncommitted = uncommittedOffsets
+      }
+    })
+    await until(() => seen === 3, 'the three records')
+    const pending = uncommitted!()
+    assert.deepEqual(pending, { topics: [{ topic, partitions: [{ partition: '0', offset: '3' }] }] })
+    const transaction = await producer.transaction()
+    await transaction.sendOffsets({ consumerGroupId: groupId, topics: pending.topics as any })
+    assert.deepEqual(uncommitted!().topics.length, 1, 'not before the commit')
+    await transaction.commit()
+    assert.deepEqual(uncommitted!(), { topics: [] })
+    await producer.disconnect()
+    await consumer.disconnect()
+  })
+
+  test('run() without a subscription reaches the group coordinator, as kafkajs\'s join does', async () => {
+    const consumer = kafka.consumer({ groupId: unique('group') })
+    const requests: string[] = []
+    consumer.on(consumer.events.REQUEST, e => { requests.push(e.payload.apiName) })
+    await consumer.connect()
+    await consumer.run({ eachMessage: async () => {} })
+    assert.ok(requests.includes('FindCoordinator'), requests.join(', '))
+    await consumer.disconnect()
+  })
 })

@@ -52,25 +52,39 @@ export class KafkaJSProtocolError extends KafkaJSError {
   }
 }
 
-export class KafkaJSOffsetOutOfRange extends KafkaJSProtocolError {
-  topic: string
-  partition: number
-  constructor (e: ProtocolErrorInfo | Error, { topic, partition }: { topic: string, partition: number }) {
-    super(e)
-    this.topic = topic
-    this.partition = partition
-    this.name = 'KafkaJSOffsetOutOfRange'
+/**
+ * A kafkajs error class that adds nothing but its name (and `fields`, copied from the
+ * constructor's second argument): most of kafkajs's classes have one of these two shapes.
+ * The class keeps its name (`name`, `constructor.name`), its base's constructor signature
+ * and `instanceof` chain.
+ */
+function errorClass<B extends new (...args: any[]) => KafkaJSError> (Base: B, name: string): B {
+  const Named = class extends Base {
+    constructor (...args: any[]) {
+      super(args[0], args[1])
+      this.name = name
+    }
   }
+  Object.defineProperty(Named, 'name', { value: name })
+  return Named
 }
 
-export class KafkaJSMemberIdRequired extends KafkaJSProtocolError {
-  memberId: string
-  constructor (e: ProtocolErrorInfo | Error, { memberId }: { memberId: string }) {
-    super(e)
-    this.memberId = memberId
-    this.name = 'KafkaJSMemberIdRequired'
+function errorClassWithFields<F extends object, B extends new (...args: any[]) => KafkaJSError = typeof KafkaJSError> (Base: B, name: string, fields: Array<keyof F & string>) {
+  const WithFields = class extends Base {
+    constructor (...args: any[]) {
+      super(args[0])
+      this.name = name
+      for (const field of fields) (this as Record<string, unknown>)[field] = args[1]?.[field]
+    }
   }
+  Object.defineProperty(WithFields, 'name', { value: name })
+  return WithFields as unknown as new (e: ConstructorParameters<B>[0], fields?: Partial<F>) => InstanceType<B> & Partial<F>
 }
+
+export const KafkaJSOffsetOutOfRange = errorClassWithFields<{ topic: string, partition: number }, typeof KafkaJSProtocolError>(KafkaJSProtocolError, 'KafkaJSOffsetOutOfRange', ['topic', 'partition'])
+export type KafkaJSOffsetOutOfRange = InstanceType<typeof KafkaJSOffsetOutOfRange>
+export const KafkaJSMemberIdRequired = errorClassWithFields<{ memberId: string }, typeof KafkaJSProtocolError>(KafkaJSProtocolError, 'KafkaJSMemberIdRequired', ['memberId'])
+export type KafkaJSMemberIdRequired = InstanceType<typeof KafkaJSMemberIdRequired>
 
 export class KafkaJSNumberOfRetriesExceeded extends KafkaJSNonRetriableError {
   retryCount: number
@@ -84,16 +98,8 @@ export class KafkaJSNumberOfRetriesExceeded extends KafkaJSNonRetriableError {
   }
 }
 
-export class KafkaJSConnectionError extends KafkaJSError {
-  broker?: string
-  code?: string
-  constructor (e: MessageOrError, { broker, code }: { broker?: string, code?: string } = {}) {
-    super(e)
-    this.broker = broker
-    this.code = code
-    this.name = 'KafkaJSConnectionError'
-  }
-}
+export const KafkaJSConnectionError = errorClassWithFields<{ broker: string, code: string }>(KafkaJSError, 'KafkaJSConnectionError', ['broker', 'code'])
+export type KafkaJSConnectionError = InstanceType<typeof KafkaJSConnectionError>
 
 export class KafkaJSConnectionClosedError extends KafkaJSConnectionError {
   host?: string
@@ -106,49 +112,14 @@ export class KafkaJSConnectionClosedError extends KafkaJSConnectionError {
   }
 }
 
-export class KafkaJSRequestTimeoutError extends KafkaJSError {
-  broker?: string
-  correlationId?: number
-  createdAt?: number
-  sentAt?: number
-  pendingDuration?: number
-  constructor (e: MessageOrError, { broker, correlationId, createdAt, sentAt, pendingDuration }: { broker?: string, clientId?: string, correlationId?: number, createdAt?: number, sentAt?: number, pendingDuration?: number } = {}) {
-    super(e)
-    this.broker = broker
-    this.correlationId = correlationId
-    this.createdAt = createdAt
-    this.sentAt = sentAt
-    this.pendingDuration = pendingDuration
-    this.name = 'KafkaJSRequestTimeoutError'
-  }
-}
-
-export class KafkaJSMetadataNotLoaded extends KafkaJSError {
-  constructor (e: MessageOrError, options?: { retriable?: boolean, cause?: Error }) {
-    super(e, options)
-    this.name = 'KafkaJSMetadataNotLoaded'
-  }
-}
-
-export class KafkaJSTopicMetadataNotLoaded extends KafkaJSMetadataNotLoaded {
-  topic?: string
-  constructor (e: MessageOrError, { topic }: { topic?: string } = {}) {
-    super(e)
-    this.topic = topic
-    this.name = 'KafkaJSTopicMetadataNotLoaded'
-  }
-}
-
-export class KafkaJSStaleTopicMetadataAssignment extends KafkaJSError {
-  topic?: string
-  unknownPartitions?: unknown[]
-  constructor (e: MessageOrError, { topic, unknownPartitions }: { topic?: string, unknownPartitions?: unknown[] } = {}) {
-    super(e)
-    this.topic = topic
-    this.unknownPartitions = unknownPartitions
-    this.name = 'KafkaJSStaleTopicMetadataAssignment'
-  }
-}
+export const KafkaJSRequestTimeoutError = errorClassWithFields<{ broker: string, clientId: string, correlationId: number, createdAt: number, sentAt: number, pendingDuration: number }>(KafkaJSError, 'KafkaJSRequestTimeoutError', ['broker', 'correlationId', 'createdAt', 'sentAt', 'pendingDuration'])
+export type KafkaJSRequestTimeoutError = InstanceType<typeof KafkaJSRequestTimeoutError>
+export const KafkaJSMetadataNotLoaded = errorClass(KafkaJSError, 'KafkaJSMetadataNotLoaded')
+export type KafkaJSMetadataNotLoaded = InstanceType<typeof KafkaJSMetadataNotLoaded>
+export const KafkaJSTopicMetadataNotLoaded = errorClassWithFields<{ topic: string }, typeof KafkaJSMetadataNotLoaded>(KafkaJSMetadataNotLoaded, 'KafkaJSTopicMetadataNotLoaded', ['topic'])
+export type KafkaJSTopicMetadataNotLoaded = InstanceType<typeof KafkaJSTopicMetadataNotLoaded>
+export const KafkaJSStaleTopicMetadataAssignment = errorClassWithFields<{ topic: string, unknownPartitions: unknown[] }>(KafkaJSError, 'KafkaJSStaleTopicMetadataAssignment', ['topic', 'unknownPartitions'])
+export type KafkaJSStaleTopicMetadataAssignment = InstanceType<typeof KafkaJSStaleTopicMetadataAssignment>
 
 export class KafkaJSDeleteGroupsError extends KafkaJSError {
   groups: unknown[]
@@ -159,72 +130,24 @@ export class KafkaJSDeleteGroupsError extends KafkaJSError {
   }
 }
 
-export class KafkaJSServerDoesNotSupportApiKey extends KafkaJSNonRetriableError {
-  apiKey?: number
-  apiName?: string
-  constructor (e: MessageOrError, { apiKey, apiName }: { apiKey?: number, apiName?: string } = {}) {
-    super(e)
-    this.apiKey = apiKey
-    this.apiName = apiName
-    this.name = 'KafkaJSServerDoesNotSupportApiKey'
-  }
-}
-
-export class KafkaJSBrokerNotFound extends KafkaJSError {
-  constructor (e: MessageOrError, options?: { retriable?: boolean, cause?: Error }) {
-    super(e, options)
-    this.name = 'KafkaJSBrokerNotFound'
-  }
-}
-
-export class KafkaJSPartialMessageError extends KafkaJSNonRetriableError {
-  constructor (e: MessageOrError, options?: { cause?: Error }) {
-    super(e, options)
-    this.name = 'KafkaJSPartialMessageError'
-  }
-}
-
-export class KafkaJSSASLAuthenticationError extends KafkaJSNonRetriableError {
-  constructor (e: MessageOrError, options?: { cause?: Error }) {
-    super(e, options)
-    this.name = 'KafkaJSSASLAuthenticationError'
-  }
-}
-
-export class KafkaJSGroupCoordinatorNotFound extends KafkaJSNonRetriableError {
-  constructor (e: MessageOrError, options?: { cause?: Error }) {
-    super(e, options)
-    this.name = 'KafkaJSGroupCoordinatorNotFound'
-  }
-}
-
-export class KafkaJSNotImplemented extends KafkaJSNonRetriableError {
-  constructor (e: MessageOrError, options?: { cause?: Error }) {
-    super(e, options)
-    this.name = 'KafkaJSNotImplemented'
-  }
-}
-
-export class KafkaJSTimeout extends KafkaJSNonRetriableError {
-  constructor (e: MessageOrError, options?: { cause?: Error }) {
-    super(e, options)
-    this.name = 'KafkaJSTimeout'
-  }
-}
-
-export class KafkaJSLockTimeout extends KafkaJSTimeout {
-  constructor (e: MessageOrError, options?: { cause?: Error }) {
-    super(e, options)
-    this.name = 'KafkaJSLockTimeout'
-  }
-}
-
-export class KafkaJSUnsupportedMagicByteInMessageSet extends KafkaJSNonRetriableError {
-  constructor (e: MessageOrError, options?: { cause?: Error }) {
-    super(e, options)
-    this.name = 'KafkaJSUnsupportedMagicByteInMessageSet'
-  }
-}
+export const KafkaJSServerDoesNotSupportApiKey = errorClassWithFields<{ apiKey: number, apiName: string }, typeof KafkaJSNonRetriableError>(KafkaJSNonRetriableError, 'KafkaJSServerDoesNotSupportApiKey', ['apiKey', 'apiName'])
+export type KafkaJSServerDoesNotSupportApiKey = InstanceType<typeof KafkaJSServerDoesNotSupportApiKey>
+export const KafkaJSBrokerNotFound = errorClass(KafkaJSError, 'KafkaJSBrokerNotFound')
+export type KafkaJSBrokerNotFound = InstanceType<typeof KafkaJSBrokerNotFound>
+export const KafkaJSPartialMessageError = errorClass(KafkaJSNonRetriableError, 'KafkaJSPartialMessageError')
+export type KafkaJSPartialMessageError = InstanceType<typeof KafkaJSPartialMessageError>
+export const KafkaJSSASLAuthenticationError = errorClass(KafkaJSNonRetriableError, 'KafkaJSSASLAuthenticationError')
+export type KafkaJSSASLAuthenticationError = InstanceType<typeof KafkaJSSASLAuthenticationError>
+export const KafkaJSGroupCoordinatorNotFound = errorClass(KafkaJSNonRetriableError, 'KafkaJSGroupCoordinatorNotFound')
+export type KafkaJSGroupCoordinatorNotFound = InstanceType<typeof KafkaJSGroupCoordinatorNotFound>
+export const KafkaJSNotImplemented = errorClass(KafkaJSNonRetriableError, 'KafkaJSNotImplemented')
+export type KafkaJSNotImplemented = InstanceType<typeof KafkaJSNotImplemented>
+export const KafkaJSTimeout = errorClass(KafkaJSNonRetriableError, 'KafkaJSTimeout')
+export type KafkaJSTimeout = InstanceType<typeof KafkaJSTimeout>
+export const KafkaJSLockTimeout = errorClass(KafkaJSTimeout, 'KafkaJSLockTimeout')
+export type KafkaJSLockTimeout = InstanceType<typeof KafkaJSLockTimeout>
+export const KafkaJSUnsupportedMagicByteInMessageSet = errorClass(KafkaJSNonRetriableError, 'KafkaJSUnsupportedMagicByteInMessageSet')
+export type KafkaJSUnsupportedMagicByteInMessageSet = InstanceType<typeof KafkaJSUnsupportedMagicByteInMessageSet>
 
 export interface DeleteTopicRecordsPartitionError { partition: number, offset: string, error: KafkaJSProtocolError | KafkaJSError }
 

@@ -67,6 +67,14 @@ export const tpKey = (topic: string, partition: number): string => `${topic}\u00
 
 export type CoordinatorType = 'group' | 'transaction'
 
+/**
+ * The least time left for which a retry is started. An attempt with less could only time
+ * out on a busy machine (a backoff timer that fired late left a FindCoordinator 1 ms),
+ * closing its connection and reporting that timeout instead of the refusal that kept the
+ * call from succeeding.
+ */
+export const MIN_ATTEMPT_MS = 100
+
 export class Router {
   readonly client: Client
   /** `${type}:${key}` → the coordinator's node id, until a request says it moved. */
@@ -104,10 +112,12 @@ export class Router {
         const misrouted = error instanceof Misrouted
         const retriable = misrouted || (wasNotWritten(error) && signal?.aborted !== true)
         const wait = backoffDelay(tries, this.client.backoff)
-        // No attempt that would start after the deadline: it could only time out (and close its connection).
-        if (!retriable || Date.now() + wait >= deadline) throw misrouted ? error.error : error
+        // No attempt without the time to be answered: it could only time out (and close its connection).
+        if (!retriable || Date.now() + wait + MIN_ATTEMPT_MS > deadline) throw misrouted ? error.error : error
         if (misrouted) await onMisrouted?.(error.error)
         await sleep(wait, signal)
+        // The wait may have ended late (a busy event loop) and eaten the time the check above counted on.
+        if (deadline - Date.now() < MIN_ATTEMPT_MS) throw misrouted ? error.error : error
       }
     }
   }
@@ -227,9 +237,10 @@ export class Router {
           retry.push(...group)
         }
       }))
-      if (retry.length === 0 || Date.now() >= deadline) break
+      if (retry.length === 0 || deadline - Date.now() < MIN_ATTEMPT_MS) break
       pending = retry
-      await sleep(Math.min(backoffDelay(tries, this.client.backoff), Math.max(0, deadline - Date.now())), signal)
+      await sleep(Math.min(backoffDelay(tries, this.client.backoff), Math.max(0, deadline - Date.now() - MIN_ATTEMPT_MS)), signal)
+      if (deadline - Date.now() < MIN_ATTEMPT_MS) break
     }
     // A leader we never reached within the deadline: its connection error is the answer.
     if (items.some(item => !codes.has(tpKey(item.topic, item.partition)))) throw lastError

@@ -12,6 +12,7 @@ import { OffsetCommit } from '../../protocol/apis/offset-commit'
 import { OffsetFetch } from '../../protocol/apis/offset-fetch'
 import { BrokerError } from '../../protocol/errors'
 import { FakeCluster } from '../../testing/index'
+import { MIN_ATTEMPT_MS, Misrouted, Router } from '../../admin/route'
 
 async function withCluster (body: (cluster: FakeCluster, client: Client) => Promise<void>): Promise<void> {
   const cluster = await FakeCluster.start({ brokers: 3, log: false })
@@ -65,6 +66,24 @@ describe('admin routing and retries', () => {
       // Retried with backoff (5 ms doubling to 50 ms) until no attempt fits before the deadline.
       assert.ok(elapsed >= 450, `gave up after ${elapsed} ms`)
       assert.ok(cluster.requests(OffsetFetch).length >= 2)
+    })
+  })
+
+  test('a backoff that ends late (a busy event loop) starts no attempt that could only time out: the refusal is the answer', async () => {
+    await withCluster(async (_cluster, client) => {
+      const router = new Router(client)
+      const deadline = Date.now() + 500
+      const timeLeft: number[] = []
+      const refusal = new BrokerError(16, 'OffsetFetch to broker 1')
+      const outcome = router.retry(deadline, undefined, async () => {
+        timeLeft.push(deadline - Date.now())
+        // The event loop is busy until 1 ms before the deadline, so the backoff timer set after this refusal fires late.
+        setImmediate(() => { while (Date.now() < deadline - 1); })
+        throw new Misrouted(refusal)
+      })
+      await assert.rejects(outcome, (error: unknown) => error === refusal)
+      // Before: a second attempt started with 1 ms left (its FindCoordinator timed out with RequestTimeoutError under load).
+      assert.ok(timeLeft.every(ms => ms >= MIN_ATTEMPT_MS), `attempts started with ${timeLeft.join(', ')} ms left`)
     })
   })
 

@@ -306,6 +306,11 @@ export class BrokerPool {
     return this.#open.size
   }
 
+  /** Per open connection ("<nodeId>:<purpose>"), the requests waiting for an answer: what a stuck caller waits for. */
+  inFlightRequests (): Array<{ connection: string, api: string, correlationId: number, ageMs: number, abandoned: boolean }> {
+    return [...this.#open].flatMap(([key, connection]) => connection.inFlightRequests().map(r => ({ connection: key, ...r })))
+  }
+
   #closeNode (nodeId: number): void {
     for (const [key, pending] of this.#connections) {
       if (key.startsWith(`${nodeId}:`)) {

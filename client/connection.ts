@@ -177,6 +177,12 @@ export class Connection {
     return this.#inFlight.size
   }
 
+  /** The requests waiting for an answer, oldest first, for diagnostics (where a caller waits). */
+  inFlightRequests (): Array<{ api: string, correlationId: number, ageMs: number, abandoned: boolean }> {
+    const now = performance.now()
+    return [...this.#inFlight.values()].map(e => ({ api: e.api.name, correlationId: e.correlationId, ageMs: Math.round(now - e.startedAt), abandoned: e.abandoned }))
+  }
+
   /** Called once when the connection closes, with the error that closed it (undefined for a clean close). */
   onClose (listener: (error: Error | undefined) => void): void {
     if (this.#state === 'closed') {

@@ -18,6 +18,65 @@ let committed = 0
 let aborted = 0
 let producers = 0
 
+// The watchdog: which call of the loop this member awaits and since when, so a member that
+// stops making progress says where it waits ('stuck' lines) instead of going quiet.
+let phase = 'starting'
+let phaseSince = Date.now()
+let lastCommitAt = Date.now()
+const enter = (name: string): void => { phase = name; phaseSince = Date.now() }
+/** Wraps `object[name]` so the phase names the call while it is awaited. */
+function track<T extends object> (object: T, name: string, onDone?: () => void): void {
+  const target = object as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>
+  const original = target[name].bind(object)
+  target[name] = async (...args: unknown[]) => {
+    enter(name)
+    try {
+      const result = await original(...args)
+      onDone?.()
+      return result
+    } finally {
+      enter(`after ${name}`)
+    }
+  }
+}
+let consumerRef: GroupConsumer | undefined
+let producerRef: Producer | undefined
+/** What the member is doing: the phase, its membership and transaction, each partition's cursor, and the requests waiting for answers. */
+function snapshot (): Record<string, unknown> {
+  const now = Date.now()
+  return {
+    phase,
+    phaseMs: now - phaseSince,
+    sinceCommitMs: now - lastCommitAt,
+    member: consumerRef?.groupMetadata(),
+    transaction: producerRef?.transactionState,
+    cursors: consumerRef?.cursors.map(c => ({
+      p: c.partition,
+      fetch: c.fetchOffset?.toString() ?? String(c.resetTo),
+      buffered: c.buffered.length,
+      inFetch: c.inFetch,
+      handingOut: c.handingOut,
+      processing: c.processing === undefined ? undefined : { from: c.processing.batch.records[0]?.offset.toString(), ms: now - c.processing.startedAt },
+      paused: c.paused,
+      released: c.ownership.released,
+      epoch: c.ownership.generation,
+      retryInMs: c.retryAt > now ? c.retryAt - now : undefined
+    })),
+    requests: client.brokers.inFlightRequests().filter(r => r.ageMs > 1000)
+  }
+}
+const STUCK_MS = 20_000
+let lastStuckAt = 0
+setInterval(() => {
+  const now = Date.now()
+  const held = consumerRef?.cursors.filter(c => !c.ownership.released).map(c => c.partition) ?? []
+  const stuck = (now - phaseSince > STUCK_MS && phase !== 'nextBatch') || (held.length > 0 && now - lastCommitAt > STUCK_MS)
+  if (stuck && now - lastStuckAt > STUCK_MS) {
+    lastStuckAt = now
+    log('stuck', { held, ...snapshot() })
+  }
+}, 1000).unref()
+
 async function main (): Promise<void> {
   const consumer = new GroupConsumer(client, {
     groupId: config.groupId,
@@ -30,21 +89,29 @@ async function main (): Promise<void> {
     rebalanceTimeoutMs: config.rebalanceTimeoutMs,
     autoCommitIntervalMs: 600_000
   })
+  consumerRef = consumer
+  track(consumer, 'nextBatch')
   consumer.on('transactionAborted', () => { aborted++ })
   consumer.on('lost', ({ reason }: { reason: string }) => log('lost', { reason }))
-  setInterval(() => log('status', { committed, aborted, producers }), 2000).unref()
+  consumer.on('assigned', () => log('assigned', { held: consumer.cursors.filter(c => !c.ownership.released).map(c => c.partition) }))
+  setInterval(() => log('status', { committed, aborted, producers, phase, phaseMs: Date.now() - phaseSince, held: consumer.cursors.filter(c => !c.ownership.released).map(c => c.partition) }), 2000).unref()
   process.once('SIGTERM', () => { void consumer.close().then(async () => { await client.close(); process.exit(0) }) })
   log('started', { pid: process.pid })
   for (;;) {
     producers++
     const producer = new Producer(client, { transactionalId: `eos-${config.groupId}-${config.label}`, transactionTimeoutMs: config.transactionTimeoutMs, lingerMs: 1 })
+    producerRef = producer
+    track(producer, 'beginTransaction')
+    track(producer, 'sendOffsets')
+    track(producer, 'commitTransaction', () => { committed++; lastCommitAt = Date.now() })
+    track(producer, 'abortTransaction')
     try {
-      const stats = await runTransactional(consumer, producer, {
+      await runTransactional(consumer, producer, {
         eachBatch: async (batch, tx) => {
+          enter('send')
           await tx.send(batch.records.map(r => ({ topic: config.outputTopic, key: r.key, value: r.value })))
         }
       })
-      committed += stats.committed
       return
     } catch (error) {
       log('producerFailed', { message: errorText(error), state: producer.transactionState })

@@ -40,7 +40,7 @@ export const MEMBER_CONFIG_ENV = 'KAFKATS_GROUP_CHAOS_MEMBER'
 export interface MemberEvent {
   /** Date.now() in the member. */
   t: number
-  event: 'started' | 'assigned' | 'lost' | 'commitRefused' | 'batchDropped' | 'warning' | 'status' | 'closing' | 'closed' | 'closeTimeout' | 'error' | 'trace' | 'raw' | 'producerFailed'
+  event: 'started' | 'assigned' | 'lost' | 'commitRefused' | 'batchDropped' | 'warning' | 'status' | 'stuck' | 'closing' | 'closed' | 'closeTimeout' | 'error' | 'trace' | 'raw' | 'producerFailed'
   /** Partitions this member holds after the event (assigned, lost, status). */
   held?: number[]
   [field: string]: unknown
@@ -160,6 +160,7 @@ export class MemberSlot {
       incarnation.events.push(event)
       if (event.event === 'lost') this.#timeline.note(`${label} lost partitions ${String(event.partitions)}: ${String(event.reason)}`)
       if (event.event === 'error') this.#timeline.note(`${label} error: ${String(event.message)}`)
+      if (event.event === 'stuck') this.#timeline.note(`${label} stuck: ${line}`)
     }
     const outLines = createInterface({ input: child.stdout! })
     const errLines = createInterface({ input: child.stderr! })

@@ -23,12 +23,14 @@ import { FindCoordinator } from '../../protocol/apis/find-coordinator'
 import { readCommitted } from './transactions-support'
 import { startCluster, type KafkaCluster } from '../broker/kafka'
 import { envInt, partitionsByLeader, seededRandom, sleep, Timeline, withTimeout } from './chaos-support'
-import { MemberSlot, type Incarnation, type MemberConfig } from './group-chaos-support'
+import { logTail, MemberSlot, type Incarnation, type MemberConfig } from './group-chaos-support'
 import { requireJavaOrSkip, uniqueName } from './support'
 
 const RECORDS = envInt('KAFKATS_EOS_RECORDS', 20_000)
 const PARTITIONS = 12
 const KEYS = 500
+/** The group's committed input not moving for this long, after the chaos, is a stall (the members' 'stuck' lines say where they wait). */
+const NO_PROGRESS_MS = 120_000
 const skip = requireJavaOrSkip()
 
 describe('transactions on three nodes: the coordinator SIGKILLed, and exactly-once under chaos', { skip, timeout: 900_000 }, () => {
@@ -174,6 +176,7 @@ describe('transactions on three nodes: the coordinator SIGKILLed, and exactly-on
           maxProcessingDelayMs: 0, seed: 1, closeTimeoutMs: 20_000
         } as MemberConfig)
       }))
+      const membersNow = (): string => registry.filter(i => i.exit === undefined).map(i => `    ${i.label}:\n${logTail(i, 4)}`).join('\n')
       const random = seededRandom(groupProtocol === 'consumer' ? 7 : 11)
       const committedTotal = async (): Promise<bigint> => {
         const [answer] = await client.admin.fetchOffsets([groupId])
@@ -202,8 +205,21 @@ describe('transactions on three nodes: the coordinator SIGKILLed, and exactly-on
         }
         await withTimeout((async () => {
           await chaos()
-          while (await committedTotal().catch(() => 0n) < BigInt(RECORDS)) await sleep(500)
-        })(), 600_000, () => `the group to commit all ${RECORDS} inputs\n${timeline.toString()}`)
+          // A stall fails here with each member's account of where it waits ('stuck' lines), not at the overall timeout.
+          let last = -1n
+          let movedAt = Date.now()
+          for (;;) {
+            const total = await committedTotal().catch(() => last)
+            if (total >= BigInt(RECORDS)) return
+            if (total !== last) {
+              last = total
+              movedAt = Date.now()
+            } else if (Date.now() - movedAt > NO_PROGRESS_MS) {
+              throw new Error(`No input committed for ${NO_PROGRESS_MS / 1000} s (${total} of ${RECORDS}):\n${timeline.toString()}\nmember logs (in ${runDir}):\n${membersNow()}`)
+            }
+            await sleep(500)
+          }
+        })(), 600_000, () => `the group to commit all ${RECORDS} inputs\n${timeline.toString()}\nmember logs:\n${membersNow()}`)
       } finally {
         for (const slot of slots) slot.killNow()
         await Promise.all(registry.map(async i => await i.exited))

@@ -50,6 +50,7 @@ function snapshot (): Record<string, unknown> {
     sinceCommitMs: now - lastCommitAt,
     member: consumerRef?.groupMetadata(),
     transaction: producerRef?.transactionState,
+    producer: producerRef?.debugState(),
     cursors: consumerRef?.cursors.map(c => ({
       p: c.partition,
       fetch: c.fetchOffset?.toString() ?? String(c.resetTo),
@@ -69,11 +70,13 @@ const STUCK_MS = 20_000
 let lastStuckAt = 0
 setInterval(() => {
   const now = Date.now()
-  const held = consumerRef?.cursors.filter(c => !c.ownership.released).map(c => c.partition) ?? []
-  const stuck = (now - phaseSince > STUCK_MS && phase !== 'nextBatch') || (held.length > 0 && now - lastCommitAt > STUCK_MS)
+  const held = consumerRef?.cursors.filter(c => !c.ownership.released) ?? []
+  // Work left: a held partition with records not read yet, buffered or out.
+  const behind = held.some(c => c.buffered.length > 0 || c.processing !== undefined || c.fetchOffset === undefined || c.fetchOffset < c.highWatermark || c.highWatermark < 0n)
+  const stuck = (now - phaseSince > STUCK_MS && phase !== 'nextBatch') || (behind && now - lastCommitAt > STUCK_MS)
   if (stuck && now - lastStuckAt > STUCK_MS) {
     lastStuckAt = now
-    log('stuck', { held, ...snapshot() })
+    log('stuck', { held: held.map(c => c.partition), ...snapshot() })
   }
 }, 1000).unref()
 

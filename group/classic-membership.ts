@@ -24,6 +24,7 @@ import { CONSUMER_PROTOCOL_TYPE, decodeAssignment, decodeSubscription, encodeAss
 import { BrokerError, KafkaTsError } from '../protocol/errors'
 import type { Assignor, MemberSubscription } from './assignors'
 import type { GroupCoordinator } from './coordinator'
+import { leaveRequestBound } from './coordinator'
 import { StaticMembershipError } from './errors'
 import {
   FENCED_INSTANCE_ID, ILLEGAL_GENERATION, isFencingError, MEMBER_ID_REQUIRED, REBALANCE_IN_PROGRESS, Signal, UNKNOWN_MEMBER_ID,
@@ -98,7 +99,7 @@ export class ClassicMembership implements Membership {
     if (leave && wasMember && this.#host.instanceId === null) {
       await this.#coordinator.send(LeaveGroup, version => version >= 3
         ? { groupId: this.#host.groupId, members: [{ memberId: this.#memberId, groupInstanceId: this.#host.instanceId, reason: 'the consumer is closing' }] }
-        : { groupId: this.#host.groupId, memberId: this.#memberId }, r => r.errorCode, { timeoutMs: 5000 }).catch(() => {})
+        : { groupId: this.#host.groupId, memberId: this.#memberId }, r => r.errorCode, leaveRequestBound()).catch(() => {})
     }
   }
 

@@ -15,7 +15,7 @@ import type { Client } from '../client/client'
 import { sleep } from '../client/backoff'
 import { ConsumerGroupHeartbeat, type ConsumerGroupHeartbeatRequest } from '../protocol/apis/consumer-group-heartbeat'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
-import type { GroupCoordinator } from './coordinator'
+import { leaveRequestBound, type GroupCoordinator } from './coordinator'
 import { StaticMembershipError } from './errors'
 import { assignedPartitions, HeartbeatLoop, isMemberForgotten, knownPartitions } from './heartbeat-loop'
 import {
@@ -76,7 +76,7 @@ export class ConsumerMembership implements Membership {
         memberId: this.#loop.memberId,
         memberEpoch: host.instanceId !== null ? LEAVE_STATIC_EPOCH : LEAVE_EPOCH,
         instanceId: host.instanceId
-      }, r => r.errorCode, { timeoutMs: 5000 })
+      }, r => r.errorCode, leaveRequestBound())
     })
   }
 

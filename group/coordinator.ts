@@ -19,6 +19,15 @@ export function isCoordinatorError (code: number): boolean {
   return code === COORDINATOR_LOAD_IN_PROGRESS || code === COORDINATOR_NOT_AVAILABLE || code === NOT_COORDINATOR
 }
 
+/**
+ * The bound of a member's leave (LeaveGroup, a leave heartbeat), retries included: the
+ * coordinator is asked again while it moves, so without a deadline a leave it kept
+ * refusing held close() for ever.
+ */
+export function leaveRequestBound (): { timeoutMs: number, signal: AbortSignal } {
+  return { timeoutMs: 5000, signal: AbortSignal.timeout(5000) }
+}
+
 let memberConnections = 0
 
 export class GroupCoordinator {

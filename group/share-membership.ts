@@ -14,7 +14,7 @@ import type { Client } from '../client/client'
 import { UnsupportedVersionError } from '../client/errors'
 import { ShareGroupHeartbeat, ShareGroupMemberEpoch } from '../protocol/apis/share-group-heartbeat'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
-import type { GroupCoordinator } from './coordinator'
+import { leaveRequestBound, type GroupCoordinator } from './coordinator'
 import { ShareGroupsDisabledError } from './errors'
 import { assignedPartitions, HeartbeatLoop, knownPartitions } from './heartbeat-loop'
 import { UNSUPPORTED_VERSION, type TopicPartition } from './membership'
@@ -66,7 +66,7 @@ export class ShareMembership {
         groupId: host.groupId,
         memberId: this.#loop.memberId,
         memberEpoch: ShareGroupMemberEpoch.LEAVE
-      }, r => r.errorCode, { timeoutMs: 5000 })
+      }, r => r.errorCode, leaveRequestBound())
     })
   }
 

@@ -241,6 +241,18 @@ describe('share consumer against the fake cluster', () => {
     assert.deepEqual(last.batches, [[0, 0, 1], [1, 3, 2]])
   })
 
+  test('close() ends in bounded time when the coordinator keeps refusing the leave heartbeat (NOT_COORDINATOR for ever)', async () => {
+    const { cluster, client } = await setup(2)
+    const c = consumer(client)
+    assert.equal((await c.nextBatch())?.records.length, 2)
+    cluster.intercept(ShareGroupHeartbeat, r => (r.request.memberEpoch ?? 0) < 0 ? { error: 16 } : undefined)
+    const started = Date.now()
+    // Before: the leave was retried for ever, so close() never returned.
+    const outcome = await Promise.race([c.close().then(() => 'closed'), sleep(15_000).then(() => 'still closing after 15 s')])
+    assert.equal(outcome, 'closed')
+    assert.ok(Date.now() - started < 10_000, `close() took ${Date.now() - started} ms`)
+  })
+
   test('a cluster without share groups: the consumer fails with ShareGroupsDisabledError naming the broker setting', async () => {
     const { cluster, client } = await setup(0)
     cluster.intercept(ShareGroupHeartbeat, () => ({ error: 35 }))

@@ -403,6 +403,24 @@ for (const protocol of protocols) {
         }
       })
     })
+
+    test('close() ends in bounded time when the coordinator keeps refusing the leave (NOT_COORDINATOR for ever)', async () => {
+      await withHarness({ partitions: 2, records: 2 }, async h => {
+        const a = await h.member('a', protocol)
+        a.run(h)
+        await until(() => a.held().length === 2 && a.processedUpTo(0) === 2n && a.processedUpTo(1) === 2n, 'A processing both partitions')
+        // The leave itself: classic LeaveGroup, KIP-848 a heartbeat with epoch -1.
+        if (protocol === 'classic') h.cluster.intercept(LeaveGroup, () => ({ error: 16 }))
+        else h.cluster.intercept(ConsumerGroupHeartbeat, r => (r.request.memberEpoch ?? 0) < 0 ? { error: 16 } : undefined)
+        const started = Date.now()
+        const closed = a.consumer.close().then(() => 'closed')
+        // Before: the leave was retried for ever (a request timeout, but no deadline for its retries), so close() never returned.
+        const outcome = await Promise.race([closed, sleep(15_000).then(() => 'still closing after 15 s')])
+        assert.equal(outcome, 'closed')
+        assert.ok(Date.now() - started < 10_000, `close() took ${Date.now() - started} ms`)
+        assert.equal(h.committed(0), 2n, 'the revoke before the leave committed what was processed')
+      })
+    })
   })
 }
 

@@ -63,7 +63,7 @@ export interface ShareConsumerOptions {
 }
 
 export interface ShareRunOptions {
-  /** Called per record; in implicit mode its return accepts the record, its throw releases (or rejects) it. */
+  /** Called per record; in implicit mode its return accepts the record, its throw releases (or rejects) that record alone. */
   eachRecord?: (record: ShareRecord) => unknown
   /** Called per batch (records of one partition); in implicit mode its return accepts the open records. */
   eachBatch?: (batch: ShareBatch) => unknown
@@ -77,8 +77,11 @@ export interface ShareConsumerEvents {
   acknowledged: [result: ShareAcknowledgementResult]
   /** A fetch or acknowledgement failed and will be retried. */
   fetchError: [event: { error: Error, topic: string | undefined, partition: number | undefined }]
-  /** A handler threw (run); its records were released or rejected. */
-  handlerError: [event: { error: unknown, batch: ShareBatch }]
+  /**
+   * A handler threw (run): eachBatch's open records, or eachRecord's `record`, were released
+   * or rejected (implicit mode); eachRecord goes on with the batch's next record.
+   */
+  handlerError: [event: { error: unknown, batch: ShareBatch, record?: ShareRecord }]
   /** The consumer ended with an error no retry fixes. */
   error: [error: Error]
 }
@@ -349,13 +352,16 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
           if (options.eachBatch !== undefined) {
             await options.eachBatch(batch)
           } else {
+            // Records of a share group are independent: a throw releases (or rejects) its own
+            // record only, and the batch goes on — ending it would raise the delivery count of
+            // every record behind it, and at the limit the broker archives them.
             for (const record of batch.records) {
               try {
                 await options.eachRecord!(record)
                 if (this.acknowledgement === 'implicit') record.acknowledgeIfOpen('accept')
               } catch (error) {
                 if (this.acknowledgement === 'implicit') record.acknowledgeIfOpen(onError)
-                throw error
+                if (this.listenerCount('handlerError') > 0) this.emit('handlerError', { error, batch, record })
               }
             }
           }

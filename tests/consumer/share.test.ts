@@ -127,6 +127,27 @@ describe('share consumer against the fake cluster', () => {
     assert.ok(!seen.includes('3/1') || seen.indexOf('3/1') > seen.indexOf('2/1'))
   })
 
+  test('eachRecord: a throw releases that record alone; the rest of its batch is handled and accepted, never redelivered', async () => {
+    const { cluster, client } = await setup(5)
+    const c = consumer(client)
+    const seen: string[] = []
+    const errors: Array<string | undefined> = []
+    c.on('handlerError', ({ record }) => errors.push(record?.offset.toString()))
+    const running = c.run({
+      eachRecord: record => {
+        seen.push(`${record.offset}/${record.deliveryCount}`)
+        if (record.offset === 1n && record.deliveryCount < 3) throw new Error('not now')
+      }
+    })
+    await until('offset 1 on its third delivery', () => seen.includes('1/3'))
+    await c.commit()
+    await until('everything acknowledged', () => states(cluster).length === 0)
+    await c.close()
+    await running
+    assert.deepEqual(seen, ['0/1', '1/1', '2/1', '3/1', '4/1', '1/2', '1/3'])
+    assert.deepEqual(errors, ['1', '1'])
+  })
+
   test('onHandlerError: \'reject\' archives what a throwing handler had', async () => {
     const { cluster, client } = await setup(2)
     const c = consumer(client, { onHandlerError: 'reject' })

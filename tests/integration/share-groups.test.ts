@@ -6,10 +6,11 @@
 // the issue's figure is 100,000).
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import * as path from 'node:path'
 import { Client, ShareConsumer, type ShareAcknowledgementResult, type ShareBatch, type ShareRecord } from '../../index'
 import { sharedBootstrap } from '../broker/kafka'
+import { forEachLogRecord } from './chaos-support'
 import { requireJavaOrSkip, uniqueName } from './support'
 
 const bootstrap = sharedBootstrap()
@@ -222,6 +223,24 @@ describe('share groups on a real broker', { skip, timeout: 300_000 }, () => {
     }
     assert.deepEqual(handled, [['ok-0', 1], ['poison', 1], ['ok-2', 1], ['poison', 2]])
     assert.deepEqual(dead, [['poison', limit]])
+  })
+
+  test('examples/share-dead-letter.ts runs: failing jobs land in the DLQ topic at their last delivery, the others are done', async () => {
+    const topic = uniqueName('share-example')
+    const run = spawnSync(process.execPath, [path.join(__dirname, '..', '..', 'examples', 'share-dead-letter.js'), topic, '--demo', '10'], {
+      env: { ...process.env, KAFKA_BOOTSTRAP: bootstrap!.join(',') },
+      encoding: 'utf8',
+      timeout: 90_000
+    })
+    assert.equal(run.status, 0, run.stderr)
+    assert.match(run.stdout, /8 jobs done, 2 dead-lettered/)
+    const dead: Array<[string, string | undefined]> = []
+    await forEachLogRecord(client, `${topic}.dlq`, 0, record => {
+      dead.push([record.value!.toString(), record.headers.find(h => h.key === 'dlq.deliveries')?.value?.toString()])
+    })
+    // At the group's share.delivery.count.limit (a 4.4 broker's default: 5), the last delivery before archiving.
+    const limit = (await client.admin.describeConfigs({ type: 'group', name: `${topic}-workers`, keys: ['share.delivery.count.limit'] })).get('share.delivery.count.limit')?.value
+    assert.deepEqual(dead.sort(), [['bad-4', limit], ['bad-9', limit]])
   })
 
   test('renew() keeps records acquired past their lock: another member does not get them; with renewals off for the group it is an INVALID_RECORD_STATE result', async () => {

@@ -1,6 +1,6 @@
 /**
  * The protocol between a benchmark's orchestrator and its runners, shared by
- * bench/produce and bench/consume: the orchestrator starts each runner as its own process
+ * bench/produce, bench/consume and bench/share: the orchestrator starts each runner as its own process
  * with its config as JSON in argv[2]; the runner prints one `BENCH-RESULT {json}` line.
  * The .mjs runners of other clients speak it through runner.mjs, its twin.
  */

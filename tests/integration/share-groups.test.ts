@@ -1,6 +1,8 @@
 // Share groups (KIP-932) against the real 4.4 broker: cooperative consumption, redelivery
-// after release, no redelivery after reject, redelivery of a SIGKILLed member's records
-// after the lock duration, and acknowledgement errors after a lock expired.
+// after release, no redelivery after reject, archiving at the delivery-count limit and the
+// dead-letter handler at the last delivery, the DLQ example, renew() (and a group that
+// refuses renewals), redelivery of a SIGKILLed member's records after the lock duration,
+// and acknowledgement errors after a lock expired. Churn: share-churn.test.ts.
 //
 // KAFKATS_SHARE_RECORDS sets how many records the cooperative test moves (default 20,000;
 // the figure is 100,000).

@@ -125,7 +125,8 @@ export class ClassicMembership implements Membership {
         const assignment = await this.#sync(joined, signal)
         if (assignment === undefined) continue // the rebalance moved on: join again
         const identity = { memberId: this.#memberId, generation: this.#generation }
-        const revoked = await this.#whileHeartbeating(this.#host.applyAssignment(assignment, identity), signal)
+        // Under the stop signal: close() must not wait for ever on an OffsetFetch the coordinator keeps refusing.
+        const revoked = await this.#whileHeartbeating(this.#host.applyAssignment(assignment, identity, { signal, superseded: () => false, current: () => identity }), signal)
         failures = 0
         if (this.#fenced) {
           await this.#onFenced('fenced while the assignment was applied')

@@ -404,6 +404,19 @@ for (const protocol of protocols) {
       })
     })
 
+    test('close() ends in bounded time while the assignment waits for committed offsets the coordinator keeps refusing (NOT_COORDINATOR for ever)', async () => {
+      await withHarness({ partitions: 2, records: 2 }, async h => {
+        h.cluster.intercept(OffsetFetch, () => ({ error: 16 }))
+        const a = await h.member('a', protocol)
+        a.run(h)
+        await until(() => h.cluster.requests(OffsetFetch).length >= 3, 'A asking for its committed offsets')
+        const started = Date.now()
+        const outcome = await Promise.race([a.consumer.close().then(() => 'closed'), sleep(15_000).then(() => 'still closing after 15 s')])
+        assert.equal(outcome, 'closed')
+        assert.ok(Date.now() - started < 10_000, `close() took ${Date.now() - started} ms`)
+      })
+    })
+
     test('close() ends in bounded time when the coordinator keeps refusing the leave (NOT_COORDINATOR for ever)', async () => {
       await withHarness({ partitions: 2, records: 2 }, async h => {
         const a = await h.member('a', protocol)

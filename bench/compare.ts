@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { benchBroker, formatNumber, positiveInt, sizeLabel, splitList } from './common/harness'
+import { benchBroker, formatNumber, positiveInt, sizeLabel, splitList, type BenchRow } from './common/harness'
 
 const USAGE = `usage: node dist/bench/compare.js [--records N] [--repeat N] [--clients LIST] [--memory-records N|0] [--json FILE]
   --records N          records per run (default 500,000)
@@ -25,16 +25,8 @@ const USAGE = `usage: node dist/bench/compare.js [--records N] [--repeat N] [--c
 
 const CASES = ['100 none', '100 lz4', '1024 none', '1024 lz4']
 
-interface Row {
-  client: string
-  size: number
-  compression: string
-  records: number
-  recordsPerSecond?: number
-  cpuSeconds?: number
-  notes: string[]
-  heldBytesPerRecord?: number
-}
+/** A row of the harnesses' --json output; consume's memory runs add heldBytesPerRecord. */
+type Row = BenchRow & { heldBytesPerRecord?: number }
 
 interface Options {
   records: number

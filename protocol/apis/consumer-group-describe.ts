@@ -72,7 +72,8 @@ export interface ConsumerGroupDescribeResponse {
 /** "Authorized operations were not asked for" (Kafka's Integer.MIN_VALUE). */
 const OPERATIONS_NOT_ASKED = -2147483648
 
-const assignment = struct(
+/** A member's assignment by topic id and name; ShareGroupDescribe's members carry the same struct. */
+export const describedAssignment = struct(
   field('topicPartitions', array(struct(
     field('topicId', 'uuid', '0+'),
     field('topicName', 'string', '0+'),
@@ -109,8 +110,8 @@ export const ConsumerGroupDescribe = defineApi<ConsumerGroupDescribeRequest, Con
         field('clientHost', 'string', '0+'),
         field('subscribedTopicNames', array('string'), '0+'),
         field('subscribedTopicRegex', 'string', '0+', { nullableVersions: '0+', default: null }),
-        field('assignment', assignment, '0+'),
-        field('targetAssignment', assignment, '0+'),
+        field('assignment', describedAssignment, '0+'),
+        field('targetAssignment', describedAssignment, '0+'),
         field('memberType', 'int8', '1+', { default: -1 })
       )), '0+'),
       field('authorizedOperations', 'int32', '0+', { default: OPERATIONS_NOT_ASKED })

@@ -74,6 +74,11 @@ const topicPartitions = struct(
   field('partitions', array('int32'), '0+')
 )
 
+/** A member's assignment by topic id; ShareGroupHeartbeat answers with the same struct. */
+export const heartbeatAssignment = struct(
+  field('topicPartitions', array(topicPartitions), '0+')
+)
+
 export const ConsumerGroupHeartbeat = defineApi<ConsumerGroupHeartbeatRequest, ConsumerGroupHeartbeatResponse>({
   key: 68,
   name: 'ConsumerGroupHeartbeat',
@@ -99,8 +104,6 @@ export const ConsumerGroupHeartbeat = defineApi<ConsumerGroupHeartbeatRequest, C
     field('memberId', 'string', '0+', { nullableVersions: '0+', default: null }),
     field('memberEpoch', 'int32', '0+'),
     field('heartbeatIntervalMs', 'int32', '0+'),
-    field('assignment', struct(
-      field('topicPartitions', array(topicPartitions), '0+')
-    ), '0+', { nullableVersions: '0+', default: null })
+    field('assignment', heartbeatAssignment, '0+', { nullableVersions: '0+', default: null })
   )
 })

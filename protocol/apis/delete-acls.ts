@@ -9,7 +9,7 @@
  */
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
-import type { DescribeAclsRequest } from './describe-acls'
+import { aclBindingFilter, type DescribeAclsRequest } from './describe-acls'
 
 /** A DeleteAcls filter has the fields of a DescribeAcls request, field for field. */
 export type DeleteAclsFilter = DescribeAclsRequest
@@ -48,15 +48,7 @@ export const DeleteAcls = defineApi<DeleteAclsRequest, DeleteAclsResponse>({
   maxVersion: 3,
   flexibleVersions: '2+',
   request: struct(
-    field('filters', array(struct(
-      field('resourceTypeFilter', 'int8', '1+'),
-      field('resourceNameFilter', 'string', '1+', { nullableVersions: '1+' }),
-      field('patternTypeFilter', 'int8', '1+', { default: 3 }),
-      field('principalFilter', 'string', '1+', { nullableVersions: '1+' }),
-      field('hostFilter', 'string', '1+', { nullableVersions: '1+' }),
-      field('operation', 'int8', '1+'),
-      field('permissionType', 'int8', '1+')
-    )), '1+')
+    field('filters', array(aclBindingFilter), '1+')
   ),
   response: struct(
     field('throttleTimeMs', 'int32', '1+'),

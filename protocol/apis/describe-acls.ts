@@ -45,21 +45,24 @@ export interface DescribeAclsResponse {
   resources: DescribeAclsResource[]
 }
 
+/** Which ACLs a DescribeAcls request matches; each DeleteAcls filter is the same struct. */
+export const aclBindingFilter = struct(
+  field('resourceTypeFilter', 'int8', '1+'),
+  field('resourceNameFilter', 'string', '1+', { nullableVersions: '1+' }),
+  field('patternTypeFilter', 'int8', '1+', { default: 3 }),
+  field('principalFilter', 'string', '1+', { nullableVersions: '1+' }),
+  field('hostFilter', 'string', '1+', { nullableVersions: '1+' }),
+  field('operation', 'int8', '1+'),
+  field('permissionType', 'int8', '1+')
+)
+
 export const DescribeAcls = defineApi<DescribeAclsRequest, DescribeAclsResponse>({
   key: 29,
   name: 'DescribeAcls',
   minVersion: 1,
   maxVersion: 3,
   flexibleVersions: '2+',
-  request: struct(
-    field('resourceTypeFilter', 'int8', '1+'),
-    field('resourceNameFilter', 'string', '1+', { nullableVersions: '1+' }),
-    field('patternTypeFilter', 'int8', '1+', { default: 3 }),
-    field('principalFilter', 'string', '1+', { nullableVersions: '1+' }),
-    field('hostFilter', 'string', '1+', { nullableVersions: '1+' }),
-    field('operation', 'int8', '1+'),
-    field('permissionType', 'int8', '1+')
-  ),
+  request: aclBindingFilter,
   response: struct(
     field('throttleTimeMs', 'int32', '1+'),
     field('errorCode', 'int16', '1+'),

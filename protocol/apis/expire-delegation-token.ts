@@ -8,17 +8,14 @@
  */
 import { defineApi } from '../api'
 import { field, struct } from '../schema'
+import { tokenExpiryResponse, type RenewDelegationTokenResponse } from './renew-delegation-token'
 
 export interface ExpireDelegationTokenRequest {
   hmac: Buffer
   expiryTimePeriodMs: bigint
 }
 
-export interface ExpireDelegationTokenResponse {
-  errorCode: number
-  expiryTimestampMs: bigint
-  throttleTimeMs: number
-}
+export type ExpireDelegationTokenResponse = RenewDelegationTokenResponse
 
 export const ExpireDelegationToken = defineApi<ExpireDelegationTokenRequest, ExpireDelegationTokenResponse>({
   key: 40,
@@ -30,9 +27,5 @@ export const ExpireDelegationToken = defineApi<ExpireDelegationTokenRequest, Exp
     field('hmac', 'bytes', '1+'),
     field('expiryTimePeriodMs', 'int64', '1+')
   ),
-  response: struct(
-    field('errorCode', 'int16', '1+'),
-    field('expiryTimestampMs', 'int64', '1+'),
-    field('throttleTimeMs', 'int32', '1+')
-  )
+  response: tokenExpiryResponse
 })

@@ -19,6 +19,13 @@ export interface RenewDelegationTokenResponse {
   throttleTimeMs: number
 }
 
+/** The token's expiry after the change; ExpireDelegationToken answers with the same struct. */
+export const tokenExpiryResponse = struct(
+  field('errorCode', 'int16', '1+'),
+  field('expiryTimestampMs', 'int64', '1+'),
+  field('throttleTimeMs', 'int32', '1+')
+)
+
 export const RenewDelegationToken = defineApi<RenewDelegationTokenRequest, RenewDelegationTokenResponse>({
   key: 39,
   name: 'RenewDelegationToken',
@@ -29,9 +36,5 @@ export const RenewDelegationToken = defineApi<RenewDelegationTokenRequest, Renew
     field('hmac', 'bytes', '1+'),
     field('renewPeriodMs', 'int64', '1+')
   ),
-  response: struct(
-    field('errorCode', 'int16', '1+'),
-    field('expiryTimestampMs', 'int64', '1+'),
-    field('throttleTimeMs', 'int32', '1+')
-  )
+  response: tokenExpiryResponse
 })

@@ -6,21 +6,16 @@
  */
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
+import { describedAssignment, type ConsumerGroupDescribeAssignment, type ConsumerGroupDescribeTopicPartitions } from './consumer-group-describe'
 
 export interface ShareGroupDescribeRequest {
   groupIds: string[]
   includeAuthorizedOperations: boolean
 }
 
-export interface ShareGroupDescribeTopicPartitions {
-  topicId: string
-  topicName: string
-  partitions: number[]
-}
+export type ShareGroupDescribeTopicPartitions = ConsumerGroupDescribeTopicPartitions
 
-export interface ShareGroupDescribeAssignment {
-  topicPartitions: ShareGroupDescribeTopicPartitions[]
-}
+export type ShareGroupDescribeAssignment = ConsumerGroupDescribeAssignment
 
 export interface ShareGroupDescribeMember {
   memberId: string
@@ -76,13 +71,7 @@ export const ShareGroupDescribe = defineApi<ShareGroupDescribeRequest, ShareGrou
         field('clientId', 'string', '1+'),
         field('clientHost', 'string', '1+'),
         field('subscribedTopicNames', array('string'), '1+'),
-        field('assignment', struct(
-          field('topicPartitions', array(struct(
-            field('topicId', 'uuid', '1+'),
-            field('topicName', 'string', '1+'),
-            field('partitions', array('int32'), '1+')
-          )), '1+')
-        ), '1+')
+        field('assignment', describedAssignment, '1+')
       )), '1+'),
       field('authorizedOperations', 'int32', '1+', { default: -2147483648 })
     )), '1+')

@@ -10,6 +10,7 @@
  */
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
+import { heartbeatAssignment, type ConsumerGroupHeartbeatAssignment, type ConsumerGroupTopicPartitions } from './consumer-group-heartbeat'
 
 /** The member epochs with a meaning of their own in a ShareGroupHeartbeat request. */
 export const ShareGroupMemberEpoch = {
@@ -19,10 +20,7 @@ export const ShareGroupMemberEpoch = {
   LEAVE: -1
 } as const
 
-export interface ShareGroupTopicPartitions {
-  topicId: string
-  partitions: number[]
-}
+export type ShareGroupTopicPartitions = ConsumerGroupTopicPartitions
 
 export interface ShareGroupHeartbeatRequest {
   groupId: string
@@ -44,13 +42,8 @@ export interface ShareGroupHeartbeatResponse {
   memberEpoch: number
   heartbeatIntervalMs: number
   /** The member's assignment; null when it has not changed. */
-  assignment: { topicPartitions: ShareGroupTopicPartitions[] } | null
+  assignment: ConsumerGroupHeartbeatAssignment | null
 }
-
-const topicPartitions = struct(
-  field('topicId', 'uuid', '1+'),
-  field('partitions', array('int32'), '1+')
-)
 
 export const ShareGroupHeartbeat = defineApi<ShareGroupHeartbeatRequest, ShareGroupHeartbeatResponse>({
   key: 76,
@@ -72,8 +65,6 @@ export const ShareGroupHeartbeat = defineApi<ShareGroupHeartbeatRequest, ShareGr
     field('memberId', 'string', '1+', { nullableVersions: '1+', default: null }),
     field('memberEpoch', 'int32', '1+'),
     field('heartbeatIntervalMs', 'int32', '1+'),
-    field('assignment', struct(
-      field('topicPartitions', array(topicPartitions), '1+')
-    ), '1+', { nullableVersions: '1+', default: null })
+    field('assignment', heartbeatAssignment, '1+', { nullableVersions: '1+', default: null })
   )
 })

@@ -1,6 +1,6 @@
-/** Small pieces the admin areas share: grouping by topic and input checks of partitions. */
+/** Small pieces the admin areas share: grouping by topic, leaders' answers by partition and input checks of partitions. */
 import { checkInteger, checkObject, checkString } from '../client/validate'
-import type { TopicPartitionKey } from './route'
+import { tpKey, type TopicPartitionKey } from './route'
 
 /** Items grouped by topic, in first-seen order. */
 export function byTopic<P extends TopicPartitionKey> (items: Iterable<P>): Map<string, P[]> {
@@ -11,6 +11,22 @@ export function byTopic<P extends TopicPartitionKey> (items: Iterable<P>): Map<s
     else list.push(item)
   }
   return topics
+}
+
+/**
+ * A leader's answer as `Router.leaders` takes it: the error code of each partition (by
+ * `tpKey`). `each` sees every partition's entry first, for what the call returns.
+ */
+export function partitionCodes<P extends { partitionIndex: number, errorCode: number }> (topics: ReadonlyArray<{ name: string, partitions: readonly P[] }>, each?: (key: string, topic: string, partition: P) => void): Map<string, number> {
+  const codes = new Map<string, number>()
+  for (const t of topics) {
+    for (const p of t.partitions) {
+      const key = tpKey(t.name, p.partitionIndex)
+      codes.set(key, p.errorCode)
+      each?.(key, t.name, p)
+    }
+  }
+  return codes
 }
 
 export function checkPartitions (where: string, items: unknown): asserts items is TopicPartitionKey[] {

@@ -14,7 +14,7 @@ import { OffsetFetch, type OffsetFetchResponsePartition } from '../protocol/apis
 import { BrokerError } from '../protocol/errors'
 import type { Isolation } from '../client/client'
 import { checkOneOf, checkString } from '../client/validate'
-import { byTopic, checkPartitions } from './common'
+import { byTopic, checkPartitions, partitionCodes } from './common'
 import { isCoordinatorMoved, itemError, Misrouted, throwIf, tpKey, type AdminCallOptions, type Router, type TopicPartitionKey } from './route'
 
 const ZERO_UUID = '00000000-0000-0000-0000-000000000000'
@@ -56,14 +56,9 @@ export async function listOffsets (router: Router, partitions: Array<TopicPartit
       topics: [...byTopic(group)].map(([name, ps]) => ({ name, partitions: ps.map(p => ({ partitionIndex: p.partition, currentLeaderEpoch: metadata.partition(name, p.partition)?.leaderEpoch ?? -1, timestamp: p.timestamp })) })),
       timeoutMs: Math.max(1, deadline - Date.now())
     }, { nodeId: leader, signal: options.signal, timeoutMs: Math.max(1, deadline - Date.now()) })
-    const answered = new Map<string, number>()
-    for (const t of response.topics) {
-      for (const p of t.partitions) {
-        answered.set(tpKey(t.name, p.partitionIndex), p.errorCode)
-        results.set(tpKey(t.name, p.partitionIndex), { topic: t.name, partition: p.partitionIndex, offset: p.offset, timestamp: p.timestamp, leaderEpoch: p.leaderEpoch })
-      }
-    }
-    return answered
+    return partitionCodes(response.topics, (key, topic, p) => {
+      results.set(key, { topic, partition: p.partitionIndex, offset: p.offset, timestamp: p.timestamp, leaderEpoch: p.leaderEpoch })
+    })
   })
   return partitions.map(p => {
     const key = tpKey(p.topic, p.partition)

@@ -4,7 +4,7 @@
  */
 import { DeleteRecords } from '../protocol/apis/delete-records'
 import type { BrokerError } from '../protocol/errors'
-import { byTopic, checkPartitions } from './common'
+import { byTopic, checkPartitions, partitionCodes } from './common'
 import { listOffsets } from './offsets'
 import { itemError, tpKey, type AdminCallOptions, type Router, type TopicPartitionKey } from './route'
 
@@ -51,14 +51,7 @@ export async function deleteRecords (router: Router, partitions: RecordsToDelete
       topics: [...byTopic(group)].map(([name, ps]) => ({ name, partitions: ps.map(p => ({ partitionIndex: p.partition, offset: p.offset })) })),
       timeoutMs: Math.max(1, deadline - Date.now())
     }, { nodeId: leader, signal: options.signal, timeoutMs: Math.max(1, deadline - Date.now()) })
-    const answered = new Map<string, number>()
-    for (const t of response.topics) {
-      for (const p of t.partitions) {
-        answered.set(tpKey(t.name, p.partitionIndex), p.errorCode)
-        lowWatermarks.set(tpKey(t.name, p.partitionIndex), p.lowWatermark)
-      }
-    }
-    return answered
+    return partitionCodes(response.topics, (key, _topic, p) => { lowWatermarks.set(key, p.lowWatermark) })
   })
   return partitions.map(p => {
     const key = tpKey(p.topic, p.partition)

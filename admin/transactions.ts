@@ -13,7 +13,7 @@ import { WriteTxnMarkers } from '../protocol/apis/write-txn-markers'
 import { ListTransactions } from '../protocol/apis/list-transactions'
 import { BrokerError } from '../protocol/errors'
 import { checkInteger, checkObject, checkKnownKeys, checkString } from '../client/validate'
-import { byTopic, checkPartitions } from './common'
+import { byTopic, checkPartitions, partitionCodes } from './common'
 import { isCoordinatorMoved, itemError, Misrouted, throwIf, tpKey, type AdminCallOptions, type Router, type TopicPartitionKey } from './route'
 
 export interface ListedTransaction {
@@ -101,14 +101,7 @@ export async function describeProducers (router: Router, partitions: TopicPartit
     const response = await router.client.request(DescribeProducers, {
       topics: [...byTopic(group)].map(([name, ps]) => ({ name, partitionIndexes: ps.map(p => p.partition) }))
     }, { nodeId: leader, signal: options.signal, timeoutMs: Math.max(1, deadline - Date.now()) })
-    const answered = new Map<string, number>()
-    for (const t of response.topics) {
-      for (const p of t.partitions) {
-        answered.set(tpKey(t.name, p.partitionIndex), p.errorCode)
-        found.set(tpKey(t.name, p.partitionIndex), p.activeProducers)
-      }
-    }
-    return answered
+    return partitionCodes(response.topics, (key, _topic, p) => { found.set(key, p.activeProducers) })
   })
   return partitions.map(p => {
     const key = tpKey(p.topic, p.partition)
@@ -145,12 +138,7 @@ export async function abortTransaction (router: Router, spec: AbortTransactionSp
     const response = await router.client.request(WriteTxnMarkers, {
       markers: [{ producerId: spec.producerId, producerEpoch: spec.producerEpoch, transactionResult: false, coordinatorEpoch: spec.coordinatorEpoch, topics: [{ name: spec.topic, partitionIndexes: [spec.partition] }] }]
     }, { nodeId: leader, signal: options.signal, timeoutMs: Math.max(1, deadline - Date.now()) })
-    const answered = new Map<string, number>()
-    for (const m of response.markers) {
-      if (m.producerId !== spec.producerId) continue
-      for (const t of m.topics) for (const p of t.partitions) answered.set(tpKey(t.name, p.partitionIndex), p.errorCode)
-    }
-    return answered
+    return partitionCodes(response.markers.filter(m => m.producerId === spec.producerId).flatMap(m => m.topics))
   })
   throwIf(codes.get(tpKey(spec.topic, spec.partition)) ?? -1, `Aborting the transaction of producer ${spec.producerId} (epoch ${spec.producerEpoch}) on ${spec.topic}-${spec.partition}`)
 }

@@ -356,21 +356,11 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
     // Out of the group (a slow handler): nothing is held, nothing to commit.
     if (membership === undefined || this.#outForSlowHandler !== undefined) return []
     const signal = options.signal ?? AbortSignal.timeout(this.#host.rebalanceTimeoutMs)
-    // One commit() at a time: a later call waits and then commits what is new.
-    while (this.#committing !== undefined) await this.#committing.catch(() => {})
     let refused: RefusedCommit[] = []
-    const run = (async () => {
-      await membership.whenStable(signal)
-      const identity = membership.identity()
+    await this.#oneCommitAtATime(membership, signal, async identity => {
       if (identity === undefined) return
       refused = await this.#commitCursors(this.cursors.filter(c => c.processedOffset !== undefined && c.processedOffset !== c.committedOffset), identity, c => c.processedOffset!, signal)
-    })()
-    this.#committing = run
-    try {
-      await run
-    } finally {
-      if (this.#committing === run) this.#committing = undefined
-    }
+    })
     return refused
   }
   /**
@@ -385,11 +375,8 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
     const membership = this.#membership
     if (membership === undefined) return offsets.map(o => ({ ...o, reason: 'the consumer has not joined its group' }))
     const signal = options.signal ?? AbortSignal.timeout(this.#host.rebalanceTimeoutMs)
-    while (this.#committing !== undefined) await this.#committing.catch(() => {})
     let refused: RefusedCommit[] = []
-    const run = (async () => {
-      await membership.whenStable(signal)
-      const identity = membership.identity()
+    await this.#oneCommitAtATime(membership, signal, async identity => {
       const wanted = new Map(offsets.map(o => [`${o.topic}-${o.partition}`, o]))
       const cursors: Cursor[] = []
       for (const o of wanted.values()) {
@@ -400,6 +387,20 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
       if (identity === undefined || cursors.length === 0) return
       for (const cursor of cursors) if (!cursor.ownership.released) cursor.processedOffset = wanted.get(cursor.key)!.offset
       refused = refused.concat(await this.#commitCursors(cursors, identity, c => wanted.get(c.key)!.offset, signal))
+    })
+    return refused
+  }
+
+  /**
+   * One commit() or commitOffsets() at a time: a later call waits for the one running, then
+   * for the membership to be stable, and `commit` gets the identity it is stable under (what
+   * is new is committed then).
+   */
+  async #oneCommitAtATime (membership: Membership, signal: AbortSignal, commit: (identity: MemberIdentity | undefined) => Promise<void>): Promise<void> {
+    while (this.#committing !== undefined) await this.#committing.catch(() => {})
+    const run = (async () => {
+      await membership.whenStable(signal)
+      await commit(membership.identity())
     })()
     this.#committing = run
     try {
@@ -407,7 +408,6 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
     } finally {
       if (this.#committing === run) this.#committing = undefined
     }
-    return refused
   }
 
 

@@ -13,6 +13,7 @@ import { GroupConsumer, type GroupConsumerOptions } from '../../group/group-cons
 import { OffsetFetch } from '../../protocol/apis/offset-fetch'
 import type { ConsumerBatch } from '../../consumer/cursor'
 import { sharedBootstrap } from '../broker/kafka'
+import { oneRecordPerBatchTopic } from './group-handout-support'
 import { uniqueName } from './support'
 
 const bootstrap = sharedBootstrap()
@@ -47,15 +48,6 @@ describe('fenced and revoked members commit nothing behind the new owner', { ski
   }
 
   /** A topic whose records are one per batch, values "<partition>:<i>". */
-  async function oneRecordPerBatchTopic (partitions: number, count: number): Promise<string> {
-    const topic = uniqueName('fence')
-    await client.admin.createTopics([{ topic, numPartitions: partitions }])
-    for (let p = 0; p < partitions; p++) {
-      for (let i = 0; i < count; i++) await client.produceRaw({ topic, partition: p, records: [{ value: Buffer.from(`${p}:${i}`) }] })
-    }
-    return topic
-  }
-
   function member (protocol: 'classic' | 'consumer', groupId: string, topic: string, extra: Partial<GroupConsumerOptions> = {}): GroupConsumer {
     return new GroupConsumer(client, {
       groupId,
@@ -77,7 +69,7 @@ describe('fenced and revoked members commit nothing behind the new owner', { ski
     test(`${protocol}: at-least-once — a member whose revoke outlasts the rebalance timeout never moves the new owner's commit back`, async () => {
       // Two partitions: when B joins, one of them moves from A to B. A holds record 1 of
       // both, so whichever moves has a record in flight that A finishes only at the end.
-      const topic = await oneRecordPerBatchTopic(2, 30)
+      const topic = await oneRecordPerBatchTopic(client, 'fence', 2, 30)
       const groupId = uniqueName('g-fence')
       let releaseA!: () => void
       const heldA = new Promise<void>(resolve => { releaseA = resolve })
@@ -132,7 +124,7 @@ describe('fenced and revoked members commit nothing behind the new owner', { ski
     })
 
     test(`${protocol}: at-most-once — across the same rebalance no record is processed by both members`, async () => {
-      const topic = await oneRecordPerBatchTopic(2, 30)
+      const topic = await oneRecordPerBatchTopic(client, 'fence', 2, 30)
       const groupId = uniqueName('g-amo')
       let releaseA!: () => void
       const heldA = new Promise<void>(resolve => { releaseA = resolve })

@@ -1,6 +1,6 @@
-// Shared bits of the real-broker hand-out tests (group-handout, group-slow-handler): a
-// topic with one record per batch, members with short timeouts, the committed offset as
-// the broker holds it, and gates.
+// Shared bits of the real-broker hand-out and fencing tests (group-handout,
+// group-slow-handler, group-fencing): a topic with one record per batch, members with short
+// timeouts, the committed offset as the broker holds it, and gates.
 import { Client } from '../../index'
 import { GroupConsumer, type GroupConsumerOptions } from '../../group/group-consumer'
 import { OffsetFetch } from '../../protocol/apis/offset-fetch'

@@ -19,7 +19,7 @@ import { BrokerError } from '../protocol/errors'
 import { decodeRecordBatches, encodeRecordBatch, type KafkaRecord, type RecordBatch, type RecordInput } from '../protocol/record-batch'
 import { backoffDelay, defaultBackoff, sleep, type BackoffOptions } from './backoff'
 import { BrokerPool, type ConnectionPurpose, type ProtocolViolationEvent } from './brokers'
-import type { Connection, TlsOptions } from './connection'
+import type { Connection, SocketFactory, TlsOptions } from './connection'
 import { ClientClosedError, ConnectionError, MalformedResponseError, RequestTimeoutError, wasNotWritten } from './errors'
 import { invalidatesMetadata, MetadataCache, type PartitionMetadata } from './metadata'
 import { dropAbortedAndControl, dropControl } from './read-committed'
@@ -43,6 +43,11 @@ export interface ClientOptions {
   metadataMaxAgeMs?: number
   /** TLS: `true` for the system's CAs, or node:tls options (ca, cert, key, rejectUnauthorized, servername — a string or a function of the broker's host and port). */
   tls?: boolean | TlsOptions
+  /**
+   * Opens each broker's socket instead of node:net / node:tls: `({ host, port, tls, onConnect }) => socket`
+   * (call onConnect once connected, as net.connect's callback). For proxies, custom DNS or tunnels.
+   */
+  socketFactory?: SocketFactory
   sasl?: SaslOptions
   /**
    * The largest response frame accepted (default 1 GiB); a bigger (or negative) size
@@ -60,7 +65,7 @@ export interface ClientOptions {
   logLevel?: LogLevel
 }
 
-const CLIENT_OPTIONS = ['bootstrap', 'clientId', 'requestTimeoutMs', 'connectTimeoutMs', 'retryBackoff', 'metadataMaxAgeMs', 'tls', 'sasl', 'maxResponseBytes', 'logger', 'logLevel'] as const
+const CLIENT_OPTIONS = ['bootstrap', 'clientId', 'requestTimeoutMs', 'connectTimeoutMs', 'retryBackoff', 'metadataMaxAgeMs', 'tls', 'socketFactory', 'sasl', 'maxResponseBytes', 'logger', 'logLevel'] as const
 const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024 * 1024
 const MAX_FRAME_BYTES = 0x7fffffff
 
@@ -163,6 +168,7 @@ export class Client extends TypedEmitter<ClientEvents> {
       connectTimeoutMs: this.connectTimeoutMs,
       requestTimeoutMs: this.requestTimeoutMs,
       tls: options.tls,
+      socketFactory: options.socketFactory,
       sasl: options.sasl,
       maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
     }, this.backoff, this.instrumentation)
@@ -444,6 +450,9 @@ function checkClientOptions (options: ClientOptions): Array<{ host: string, port
     }
   }
   if (options.tls !== undefined && typeof options.tls !== 'boolean') checkObject(where, 'tls', options.tls)
+  if (options.socketFactory !== undefined && typeof options.socketFactory !== 'function') {
+    throw new TypeError(`${where} socketFactory: expected a function ({ host, port, tls, onConnect }) => net.Socket, got ${describeValue(options.socketFactory)}`)
+  }
   if (options.sasl !== undefined) checkSaslOptions(where, options.sasl)
   return bootstrap
 }

@@ -43,6 +43,22 @@ import type { RequestEvent } from './events'
  */
 export type TlsOptions = Omit<tls.ConnectionOptions, 'servername'> & { servername?: string | ((host: string, port: number) => string | undefined) }
 
+/**
+ * What a `socketFactory` is given: the broker's address, the TLS options the connection would
+ * use (undefined for plaintext), and `onConnect`, to be called once the socket is connected
+ * (after the TLS handshake for TLS), as `net.connect(options, onConnect)` and
+ * `tls.connect(options, onConnect)` do.
+ */
+export interface SocketFactoryArgs {
+  host: string
+  port: number
+  tls: tls.ConnectionOptions | undefined
+  onConnect: () => void
+}
+
+/** Returns the socket a connection to one broker uses; kafkats owns it from then on (it ends and destroys it). */
+export type SocketFactory = (args: SocketFactoryArgs) => net.Socket
+
 export interface ConnectionOptions {
   host: string
   port: number
@@ -53,6 +69,8 @@ export interface ConnectionOptions {
   requestTimeoutMs?: number
   /** TLS: `true` for defaults, or node:tls options (ca, cert, key, rejectUnauthorized, servername, …). */
   tls?: boolean | TlsOptions
+  /** Opens the socket instead of node:net / node:tls (a proxy, a custom DNS, a test double). */
+  socketFactory?: SocketFactory
   sasl?: SaslOptions
   /** A response larger than this is refused as malformed (guards against a hostile size prefix). */
   maxResponseBytes?: number
@@ -331,12 +349,16 @@ export class Connection {
     const timeoutMs = this.#options.connectTimeoutMs ?? 10_000
     return new Promise((resolve, reject) => {
       const tlsOptions = this.#options.tls
-      const socket = tlsOptions !== undefined && tlsOptions !== false
-        ? tls.connect(tlsConnectOptions(host, port, tlsOptions))
-        : net.connect({ host, port })
-      this.#socket = socket
-      socket.setNoDelay(true)
+      const usesTls = tlsOptions !== undefined && tlsOptions !== false
+      const factory = this.#options.socketFactory
       let settled = false
+      const onConnect = (): void => {
+        if (settled) return
+        settled = true
+        clearTimeout(timer)
+        signal?.removeEventListener('abort', onAbort)
+        resolve()
+      }
       const fail = (error: Error): void => {
         if (settled) return
         settled = true
@@ -347,15 +369,26 @@ export class Connection {
       const onAbort = (): void => fail(abortError(signal!, `connecting to ${this.label}`))
       const timer = setTimeout(() => fail(new ConnectionError(this.label, `connecting timed out after ${timeoutMs} ms; is the broker running and reachable?`, { written: false })), timeoutMs)
       signal?.addEventListener('abort', onAbort, { once: true })
-      socket.once(tlsOptions !== undefined && tlsOptions !== false ? 'secureConnect' : 'connect', () => {
-        if (settled) return
-        settled = true
-        clearTimeout(timer)
-        signal?.removeEventListener('abort', onAbort)
-        resolve()
-      })
+      let socket: net.Socket
+      if (factory === undefined) {
+        socket = usesTls ? tls.connect(tlsConnectOptions(host, port, tlsOptions)) : net.connect({ host, port })
+        socket.once(usesTls ? 'secureConnect' : 'connect', onConnect)
+      } else {
+        try {
+          socket = factory({ host, port, tls: usesTls ? tlsConnectOptions(host, port, tlsOptions) : undefined, onConnect })
+        } catch (error) {
+          fail(new ConnectionError(this.label, `socketFactory threw: ${(error as Error)?.message ?? String(error)}`, { written: false, cause: error }))
+          return
+        }
+        if (!(socket instanceof net.Socket)) {
+          fail(new TypeError(`socketFactory: expected a net.Socket (or tls.TLSSocket) for ${this.label}, got ${socket === null ? 'null' : typeof socket}`))
+          return
+        }
+      }
+      this.#socket = socket
+      socket.setNoDelay(true)
       socket.on('data', chunk => this.#onData(chunk))
-      socket.on('error', error => {
+      socket.on('error', (error: NodeJS.ErrnoException) => {
         const wrapped = isTlsFailure(error)
           ? new TlsError(this.label, `the TLS handshake failed: ${error.message.trim()}. Check the CA (tls.ca), the name the certificate is for (tls.servername) and, for mTLS, the client certificate (tls.cert, tls.key).`, { cause: error, tlsCode: error.code })
           : new ConnectionError(this.label, describeSocketError(error), { written: false, cause: error })

@@ -10,7 +10,7 @@ import { provideMissingGlobals } from './environment'
 provideMissingGlobals()
 
 export { Kafka } from './kafka'
-export type { KafkaConfig, RetryOptions, SASLOptions, SASLMechanism, BrokersFunction } from './kafka'
+export type { KafkaConfig, RetryOptions, SASLOptions, SASLMechanism, BrokersFunction, ISocketFactory, ISocketFactoryArgs } from './kafka'
 export { logLevel, CompressionTypes, ConfigResourceTypes, ConfigSource, AclResourceTypes, AclOperationTypes, AclPermissionTypes, ResourcePatternTypes, ResourceTypes } from './constants'
 export { CompressionCodecs } from './producer'
 export type { KafkaJSProducer as Producer, Transaction, ProducerConfig, Message, IHeaders, ProducerRecordKJS as ProducerRecord, ProducerBatch, TopicMessages, RecordMetadata } from './producer'

@@ -4,6 +4,7 @@
  * client has its own cluster connections), so `brokers` may be an async function.
  */
 import { EventEmitter } from 'node:events'
+import type * as net from 'node:net'
 import type * as tls from 'node:tls'
 import { Client, type ClientOptions } from '../client/client'
 import type { RequestEvent } from '../client/events'
@@ -37,6 +38,18 @@ export interface SASLOptions {
 
 export type BrokersFunction = () => string[] | Promise<string[]>
 
+/**
+ * kafkajs's socket factory arguments, typed as kafkajs types them: at run time `ssl` is
+ * undefined for plaintext (kafkajs's own factory tests it to choose node:tls or node:net).
+ */
+export interface ISocketFactoryArgs {
+  host: string
+  port: number
+  ssl: tls.ConnectionOptions
+  onConnect: () => void
+}
+export type ISocketFactory = (args: ISocketFactoryArgs) => net.Socket
+
 export interface KafkaConfig {
   brokers: string[] | BrokersFunction
   ssl?: tls.ConnectionOptions | boolean
@@ -48,7 +61,8 @@ export interface KafkaConfig {
   requestTimeout?: number
   enforceRequestTimeout?: boolean
   retry?: RetryOptions
-  socketFactory?: unknown
+  /** kafkajs's `({ host, port, ssl, onConnect }) => net.Socket`. */
+  socketFactory?: ISocketFactory
   logLevel?: number
   logCreator?: LogCreator
 }
@@ -144,6 +158,8 @@ export class Kafka {
         }
         if (config.ssl !== undefined && config.ssl !== false) options.tls = config.ssl
         if (config.sasl !== undefined) options.sasl = saslOptions(config.sasl)
+        const socketFactory = config.socketFactory
+        if (socketFactory !== undefined) options.socketFactory = ({ host, port, tls: tlsOptions, onConnect }) => socketFactory({ host, port, ssl: tlsOptions as tls.ConnectionOptions, onConnect })
         const client = new Client(options)
         if (extra.onRequest !== undefined) client.on('request', extra.onRequest)
         try {

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict'
 import * as net from 'node:net'
 import '../../index' // client.admin
 import { Client, type ClientOptions } from '../../client/client'
-import { ClientClosedError, MalformedResponseError } from '../../client/errors'
+import { Connection } from '../../client/connection'
+import { ClientClosedError, ConnectionError, MalformedResponseError } from '../../client/errors'
 import type { RequestEvent } from '../../client/events'
 import { ApiVersions } from '../../protocol/apis/api-versions'
 import { Fetch } from '../../protocol/apis/fetch'
@@ -106,6 +107,60 @@ describe('many requests waiting for one connection', () => {
       process.off('warning', onWarning)
     }
     assert.deepEqual(warnings.filter(w => w.name === 'MaxListenersExceededWarning').map(w => w.message), [])
+  })
+})
+
+describe('socketFactory opens the brokers\' sockets', () => {
+  test('every connection goes through it, with the broker\'s address and no TLS; records round-trip', async () => {
+    const c = await cluster({ topics: [{ name: 't', partitions: 1 }] })
+    const asked: Array<{ host: string, port: number, tls: unknown }> = []
+    const k = client({
+      bootstrap: c.bootstrap,
+      ...fast,
+      socketFactory: ({ host, port, tls, onConnect }) => {
+        asked.push({ host, port, tls })
+        return net.connect({ host, port }, onConnect)
+      }
+    })
+    const { baseOffset } = await k.produceRaw({ topic: 't', partition: 0, records: [{ value: Buffer.from('through the factory') }] })
+    const fetched = await k.fetchRaw({ topic: 't', partition: 0, offset: baseOffset })
+    assert.deepEqual(fetched.records.map(r => r.value?.toString()), ['through the factory'])
+    const [host, port] = c.bootstrap[0].split(':')
+    assert.ok(asked.length >= 1)
+    for (const a of asked) assert.deepEqual(a, { host, port: Number(port), tls: undefined })
+  })
+
+  test('a connection waits for onConnect, and a factory that throws fails the request with a ConnectionError naming it', async () => {
+    const c = await cluster({ topics: [{ name: 't', partitions: 1 }] })
+    let connectLater: (() => void) | undefined
+    const slow = client({
+      bootstrap: c.bootstrap,
+      ...fast,
+      socketFactory: ({ host, port, onConnect }) => {
+        const socket = net.connect({ host, port })
+        socket.once('connect', () => { connectLater = onConnect })
+        return socket
+      }
+    })
+    let answered = false
+    const refresh = slow.metadata.refresh(['t']).then(() => { answered = true })
+    while (connectLater === undefined) await new Promise(resolve => setTimeout(resolve, 5))
+    await new Promise(resolve => setTimeout(resolve, 50))
+    assert.equal(answered, false, 'nothing is sent before the factory says the socket is connected')
+    connectLater()
+    await refresh
+    assert.equal(answered, true)
+
+    const [h, p] = c.bootstrap[0].split(':')
+    await assert.rejects(Connection.connect({ host: h, port: Number(p), clientId: 'test', socketFactory: () => { throw new Error('no route to the proxy') } }), (error: Error) => {
+      assert.ok(error instanceof ConnectionError)
+      assert.match(error.message, /socketFactory threw: no route to the proxy/)
+      return true
+    })
+  })
+
+  test('a socketFactory that is not a function is refused at construction', () => {
+    assert.throws(() => new Client({ bootstrap: ['localhost:9092'], socketFactory: 'net' as never }), /client option socketFactory: expected a function .*got "net"/)
   })
 })
 

@@ -4,6 +4,7 @@
 // topic names, missing partitions, unknown groups), and acks 1 on a transactional producer.
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
+import * as net from 'node:net'
 import { until, useBroker } from './support'
 import { Kafka, KafkaJSNotImplemented, CompressionTypes } from '../../kafkajs/index'
 import { setCodecPackageLoaderForTests } from '../../protocol/compression'
@@ -108,6 +109,28 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     assert.equal(result.baseOffset, '1')
     await assert.rejects(kafka.producer({ idempotent: true }).send({ acks: 1, topic, messages: [{ value: 'x' }] }), /invalidates the idempotent producer/)
     await transactional.disconnect()
+  })
+
+  test('socketFactory opens every broker socket, with kafkajs\'s arguments (ssl undefined for plaintext, onConnect)', async () => {
+    const topic = await topicWith(1)
+    const asked: Array<{ host: string, port: number, ssl: unknown }> = []
+    const viaFactory = new Kafka({
+      brokers,
+      clientId: 'kjs-socket-factory',
+      logLevel: 0,
+      socketFactory: ({ host, port, ssl, onConnect }) => {
+        asked.push({ host, port, ssl })
+        return net.connect({ host, port }, onConnect)
+      }
+    })
+    const producer = viaFactory.producer()
+    await producer.connect()
+    const [sent] = await producer.send({ topic, messages: [{ value: 'through the factory' }] })
+    await producer.disconnect()
+    assert.equal(sent.errorCode, 0)
+    assert.ok(asked.length >= 1, 'the factory opened the sockets')
+    const [host, port] = brokers[0].split(':')
+    assert.deepEqual(asked[0], { host, port: Number(port), ssl: undefined })
   })
 
   test('a codec whose package does not load is KafkaJSNotImplemented before anything is sent', async () => {

@@ -802,6 +802,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     const consumer = this
     return {
       fetchable: nodeId => this.#fetchable(nodeId),
+      heldBack: nodeId => this.#heldBack(nodeId),
       isCurrent: (cursor, version) => cursor.version === version && this.#cursors.get(cursor.key) === cursor,
       newBatch: (cursor, version, records, highWatermark, nextOffset) => new HandOutBatch(cursor, version, records, highWatermark, nextOffset),
       get maxBatchRecords (): number { return consumer.#maxBatchRecords },
@@ -841,6 +842,14 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       cursors.push(cursor)
     }
     return cursors
+  }
+
+  #heldBack (nodeId: number): boolean {
+    for (const cursor of this.#cursors.values()) {
+      if (cursor.paused || cursor.inFetch || cursor.fetchOffset === undefined || cursor.ownership.released) continue
+      if (cursor.bufferedBytes >= this.#settings.maxPartitionBytes && this.#fetchNode(cursor) === nodeId) return true
+    }
+    return false
   }
 
   #fetchNode (cursor: Cursor): number {

@@ -63,6 +63,9 @@ export interface FetchErrorEvent {
 }
 
 /** One Fetch request answered (event 'fetch' of the consumer, emitted only while someone listens). */
+/** The longest a Fetch may wait for data while a partition of its broker waits for buffer room. */
+export const HELD_BACK_MAX_WAIT_MS = 100
+
 export interface FetchEvent {
   nodeId: number
   /** Partitions the answer carried records for. */
@@ -73,6 +76,11 @@ export interface FetchEvent {
 export interface SourceOwner {
   /** Cursors this broker should fetch now (leader or preferred replica, not paused, not backing off, with room in the buffer). */
   fetchable: (nodeId: number) => Cursor[]
+  /**
+   * Some partition of this broker is left out of the next Fetch only until the application
+   * takes its buffered records: a long poll of the others would keep it waiting up to maxWaitMs.
+   */
+  heldBack: (nodeId: number) => boolean
   /** The cursor is still the consumer's, at `version` (no seek, reset or removal since). */
   isCurrent: (cursor: Cursor, version: number) => boolean
   /** The batch object the application will see. */
@@ -457,7 +465,10 @@ export class Source {
     }
     const request: FetchRequest = {
       replicaId: -1,
-      maxWaitMs: this.#settings.maxWaitMs,
+      // A partition left out for want of room comes back as soon as the application takes
+      // its records; the broker must not hold the others' empty poll for the whole maxWaitMs
+      // meanwhile (kafkajs's default is 5 s), or that partition's backlog waits as long.
+      maxWaitMs: this.#owner.heldBack(this.nodeId) ? Math.min(this.#settings.maxWaitMs, HELD_BACK_MAX_WAIT_MS) : this.#settings.maxWaitMs,
       minBytes: this.#settings.minBytes,
       maxBytes: requestBytes,
       isolationLevel: this.#settings.isolationLevel,

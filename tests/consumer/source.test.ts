@@ -264,6 +264,30 @@ describe('prefetch memory is bounded by what memory holds, not by what the wire 
     assert.deepEqual(offsets, [0n, 1n, 2n, 3n])
   })
 
+  test('a partition left out of a Fetch for want of room is not kept waiting maxWaitMs by the long poll of a caught-up partition', async () => {
+    const { cluster, client } = await setup(2)
+    const value = Buffer.alloc(200, 'x')
+    for (let b = 0; b < 6; b++) await client.produceRaw({ topic: 't', partition: 0, records: Array.from({ length: 5 }, () => ({ value })) })
+    // Partition 1 stays empty: its Fetch is a long poll of maxWaitMs (kafkajs's default 5 s, 8 s here).
+    const consumer = Consumer.assigned(client, { assign: [0, 1].map(partition => ({ topic: 't', partition, offset: 0n })), maxWaitMs: 8000, maxPartitionBytes: 1024 })
+    cleanups.push(async () => await consumer.close())
+    const started = Date.now()
+    let read = 0
+    while (read < 30 && Date.now() - started < 6000) {
+      // An application a little slower than a Fetch: partition 0's next batch waits in the buffer when the source asks again.
+      await sleep(50)
+      const handed = await consumer.nextBatch()
+      assert.ok(handed !== undefined)
+      read += handed.batch.records.length
+      handed.finish()
+    }
+    const ms = Date.now() - started
+    // Each batch of partition 0 fills its 1 KiB: without the short poll, every one after the first waits out a whole 8 s poll of partition 1.
+    assert.ok(read === 30 && ms < 6000, `${read} of 30 records of a backlogged partition in ${ms} ms`)
+    const waits = cluster.requests(Fetch).map(r => (r.request as FetchRequest).maxWaitMs)
+    assert.ok(waits.includes(100) && waits.includes(8000), `Fetch waits asked for: ${[...new Set(waits)].join(', ')}`)
+  })
+
   test('small records: the per-record overhead is counted, so 100-byte records buffer far fewer than maxBufferedBytes / 100', async () => {
     const { cluster, client } = await setup()
     const value = Buffer.alloc(100, 'x')

@@ -78,9 +78,13 @@ export const deserializers = {
 const isPromise = (value: unknown): value is Promise<unknown> =>
   value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function'
 
-/** The `{ key, value }` option checked; undefined when it names neither (nothing to do per record). */
-function checkedPair<P extends { key?: unknown, value?: unknown }> (where: string, name: string, pair: unknown, method: 'serialize' | 'deserialize'): P | undefined {
+/**
+ * The `{ key, value }` option (`serializers` or `deserializers`) checked and handed to `make`;
+ * undefined when it names neither (nothing to do per record).
+ */
+function fromOption<C, T> (where: string, name: 'serializers' | 'deserializers', pair: unknown, make: (pair: { key?: C, value?: C }) => T): T | undefined {
   if (pair === undefined) return undefined
+  const method = name === 'serializers' ? 'serialize' : 'deserialize'
   checkObject(where, name, pair)
   checkKnownKeys(`${where} ${name}`, pair, ['key', 'value'])
   for (const part of ['key', 'value'] as const) {
@@ -90,7 +94,19 @@ function checkedPair<P extends { key?: unknown, value?: unknown }> (where: strin
       throw new TypeError(`${where} ${name}.${part}: expected an object with a ${method}(topic, data) method (e.g. ${name}.${part === 'key' ? 'string' : 'json'}()), got ${describeValue(s)}`)
     }
   }
-  return pair.key === undefined && pair.value === undefined ? undefined : pair as P
+  return pair.key === undefined && pair.value === undefined ? undefined : make(pair as { key?: C, value?: C })
+}
+
+/** What RecordSerializer and RecordDeserializer hold: the key's and the value's (de)serializer, either may be absent. */
+abstract class KeyValueCoders<C> {
+  protected readonly key: C | undefined
+  protected readonly value: C | undefined
+
+  /** Only through `from` (each subclass's), which checks the option first. */
+  protected constructor (pair: { key?: C, value?: C }) {
+    this.key = pair.key
+    this.value = pair.value
+  }
 }
 
 interface RecordFields { topic: string, key?: unknown, value: unknown }
@@ -99,19 +115,10 @@ interface RecordFields { topic: string, key?: unknown, value: unknown }
  * The producer's serializers: turn records with typed keys/values into records of bytes,
  * synchronously when every serializer answered synchronously.
  */
-export class RecordSerializer {
-  readonly #key: Serializer<unknown> | undefined
-  readonly #value: Serializer<unknown> | undefined
-
-  private constructor (pair: Serializers<unknown, unknown>) {
-    this.#key = pair.key
-    this.#value = pair.value
-  }
-
+export class RecordSerializer extends KeyValueCoders<Serializer<unknown>> {
   /** Undefined when no serializer is given (the producer then skips this step). */
   static from (where: string, pair: unknown): RecordSerializer | undefined {
-    const checked = checkedPair<Serializers<unknown, unknown>>(where, 'serializers', pair, 'serialize')
-    return checked === undefined ? undefined : new RecordSerializer(checked)
+    return fromOption(where, 'serializers', pair, (checked: Serializers<unknown, unknown>) => new RecordSerializer(checked))
   }
 
   /** A copy of each record with its key and value serialized; a promise if a serializer returned one. */
@@ -141,8 +148,8 @@ export class RecordSerializer {
   record<R extends RecordFields> (record: R): R | Promise<R> {
     // Not an object: the producer's record check names what is wrong.
     if (record === null || typeof record !== 'object') return record
-    const key = this.#key === undefined || record.key === undefined || record.key === null ? record.key : this.#apply(this.#key, 'key', record)
-    const value = this.#value === undefined || record.value === null || record.value === undefined ? record.value : this.#apply(this.#value, 'value', record)
+    const key = this.key === undefined || record.key === undefined || record.key === null ? record.key : this.#apply(this.key, 'key', record)
+    const value = this.value === undefined || record.value === null || record.value === undefined ? record.value : this.#apply(this.value, 'value', record)
     if (isPromise(key) || isPromise(value)) {
       return Promise.all([key, value]).then(([k, v]) => ({ ...record, key: k, value: v }))
     }
@@ -167,26 +174,18 @@ export class RecordSerializer {
  * and value deserialized (in place in the batch's array, which belongs to that batch).
  * Returns undefined when done synchronously, else a promise.
  */
-export class RecordDeserializer {
-  readonly #key: Deserializer<unknown> | undefined
-  readonly #value: Deserializer<unknown> | undefined
-
-  private constructor (pair: Deserializers<unknown, unknown>) {
-    this.#key = pair.key
-    this.#value = pair.value
-  }
-
+export class RecordDeserializer extends KeyValueCoders<Deserializer<unknown>> {
+  /** Undefined when no deserializer is given (the consumer then skips this step). */
   static from (where: string, pair: unknown): RecordDeserializer | undefined {
-    const checked = checkedPair<Deserializers<unknown, unknown>>(where, 'deserializers', pair, 'deserialize')
-    return checked === undefined ? undefined : new RecordDeserializer(checked)
+    return fromOption(where, 'deserializers', pair, (checked: Deserializers<unknown, unknown>) => new RecordDeserializer(checked))
   }
 
   batch (topic: string, partition: number, records: Array<KafkaRecord | ConsumerRecord<unknown, unknown>>): Promise<void> | undefined {
     let pending: Array<Promise<void>> | undefined
     for (let i = 0; i < records.length; i++) {
       const record = records[i] as KafkaRecord
-      const key = this.#key === undefined || record.key === null ? record.key : this.#apply(this.#key, 'key', topic, partition, record)
-      const value = this.#value === undefined || record.value === null ? record.value : this.#apply(this.#value, 'value', topic, partition, record)
+      const key = this.key === undefined || record.key === null ? record.key : this.#apply(this.key, 'key', topic, partition, record)
+      const value = this.value === undefined || record.value === null ? record.value : this.#apply(this.value, 'value', topic, partition, record)
       if (isPromise(key) || isPromise(value)) {
         (pending ??= []).push(Promise.all([key, value]).then(([k, v]) => {
           records[i] = { offset: record.offset, timestamp: record.timestamp, key: k, value: v, headers: record.headers }

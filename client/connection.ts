@@ -136,6 +136,13 @@ export class Connection {
   #sizeFilled = 0
   #frame: Buffer | undefined
   #frameFilled = 0
+  // Sockets this class opens read through `onread` (#readTarget/#onRead): the body of a
+  // large frame is read straight into the frame, not copied out of socket chunks. What
+  // comes between frame bodies is read into `#chunk`, replaced once a frame view into it
+  // was handed on (a decoded response keeps views into its frame).
+  #chunk: Buffer | undefined
+  #chunkViewed = false
+  #readingFrame = false
 
   // KIP-368 re-authentication (#reauthenticate): while `#reauthGate` is set, sends other
   // than SASL wait for it; it starts once nothing is in flight, because the broker reads
@@ -371,7 +378,9 @@ export class Connection {
       signal?.addEventListener('abort', onAbort, { once: true })
       let socket: net.Socket
       if (factory === undefined) {
-        socket = usesTls ? tls.connect(tlsConnectOptions(host, port, tlsOptions)) : net.connect({ host, port })
+        socket = usesTls
+          ? tls.connect(tlsConnectOptions(host, port, tlsOptions))
+          : net.connect({ host, port, onread: { buffer: () => this.#readTarget(), callback: (bytes, buffer) => this.#onRead(bytes, buffer) } })
         socket.once(usesTls ? 'secureConnect' : 'connect', onConnect)
       } else {
         try {
@@ -387,6 +396,7 @@ export class Connection {
       }
       this.#socket = socket
       socket.setNoDelay(true)
+      // Sockets made with `onread` emit no 'data'; TLS and the factory's do.
       socket.on('data', chunk => this.#onData(chunk))
       socket.on('error', (error: NodeJS.ErrnoException) => {
         const wrapped = isTlsFailure(error)
@@ -445,6 +455,36 @@ export class Connection {
     }
   }
 
+  /** Where the next socket read goes: the rest of the frame being filled when that is large, else the chunk buffer. */
+  #readTarget (): Uint8Array {
+    const frame = this.#frame
+    if (frame !== undefined && frame.length - this.#frameFilled >= DIRECT_READ_MIN_BYTES) {
+      this.#readingFrame = true
+      return frame.subarray(this.#frameFilled)
+    }
+    this.#readingFrame = false
+    if (this.#chunk === undefined || this.#chunkViewed) {
+      this.#chunk = Buffer.allocUnsafe(READ_CHUNK_BYTES)
+      this.#chunkViewed = false
+    }
+    return this.#chunk
+  }
+
+  /** `bytes` were read into the buffer #readTarget gave; true: go on reading. */
+  #onRead (bytes: number, buffer: Uint8Array): boolean {
+    if (!this.#readingFrame) {
+      this.#onData((buffer as Buffer).subarray(0, bytes))
+    } else if (this.#state !== 'closed') {
+      const frame = this.#frame!
+      this.#frameFilled += bytes
+      if (this.#frameFilled === frame.length) {
+        this.#frame = undefined
+        this.#onFrame(frame)
+      }
+    }
+    return true
+  }
+
   #onData (chunk: Buffer): void {
     let offset = 0
     while (offset < chunk.length && this.#state !== 'closed') {
@@ -454,6 +494,7 @@ export class Connection {
           const size = chunk.readInt32BE(offset)
           if (!this.#checkFrameSize(size)) return
           if (chunk.length - offset - 4 >= size) {
+            this.#chunkViewed = true
             this.#onFrame(chunk.subarray(offset + 4, offset + 4 + size))
             offset += 4 + size
             continue
@@ -645,6 +686,11 @@ function describeSocketError (error: NodeJS.ErrnoException): string {
     default: return error.message
   }
 }
+
+/** A frame with at least this much left to fill is read into directly; a shorter rest is copied from a chunk (one read instead of two). */
+const DIRECT_READ_MIN_BYTES = 16 * 1024
+/** The size of a socket read between frame bodies (libuv's own default). */
+const READ_CHUNK_BYTES = 64 * 1024
 
 /** Writes a frame's chunks in order, corked so they leave in one write; `done` gets the last one's outcome. */
 function writeChunks (socket: net.Socket, chunks: Uint8Array[], done?: (error: Error | null | undefined) => void): void {

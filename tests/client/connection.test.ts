@@ -101,6 +101,48 @@ test('a frame split into single bytes is reassembled', async () => {
   }
 })
 
+/** A Fetch answer whose one partition's `records` are `size` bytes of `fill` (decoded as a view into the frame). */
+function fetchAnswer (version: number, correlationId: number, size: number, fill: number): Buffer {
+  const partition = {
+    partitionIndex: 0, errorCode: 0, highWatermark: 0n, lastStableOffset: 0n, logStartOffset: 0n, divergingEpoch: { epoch: -1, endOffset: -1n },
+    currentLeader: { leaderId: -1, leaderEpoch: -1 }, snapshotId: { endOffset: -1n, epoch: -1 }, abortedTransactions: null, preferredReadReplica: -1, records: Buffer.alloc(size, fill)
+  }
+  return encodeResponseFrame(Fetch, version, correlationId, { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: [{ topic: 't', topicId: '00000000-0000-0000-0000-000000000000', partitions: [partition] }], nodeEndpoints: [] })
+}
+
+test('each response keeps its bytes while later ones arrive: frames that share a read, and large frames read in pieces', async () => {
+  // Sizes of the answers, in request order: two small ones written together (views into
+  // one socket read), then large ones written in pieces (read straight into their frames),
+  // then small ones again.
+  const sizes = [100, 300, 200_000, 20_000, 70_000, 50, 17_000]
+  const requests: Received[] = []
+  const broker = await scriptedBroker(request => {
+    requests.push(request)
+    if (requests.length < sizes.length) return
+    const frames = requests.map((r, i) => fetchAnswer(r.apiVersion, r.correlationId, sizes[i], i + 1))
+    const pieces: Buffer[] = [Buffer.concat([frames[0], frames[1]])]
+    for (const frame of frames.slice(2)) for (let at = 0; at < frame.length; at += 30_000) pieces.push(frame.subarray(at, at + 30_000))
+    const drip = (): void => {
+      const piece = pieces.shift()
+      if (piece !== undefined) request.socket.write(piece, () => setTimeout(drip, 2))
+    }
+    drip()
+  })
+  const connection = await Connection.connect({ host: '127.0.0.1', port: broker.port, clientId: 't' })
+  try {
+    const request = { replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1, topics: [], forgottenTopicsData: [], rackId: '' }
+    const responses = await Promise.all(sizes.map(async () => await connection.send(Fetch, request as any)))
+    responses.forEach((response, i) => {
+      const records = response.responses[0].partitions[0].records!
+      assert.equal(records.length, sizes[i], `answer ${i}`)
+      assert.ok(records.every(byte => byte === i + 1), `answer ${i} (${sizes[i]} bytes) was overwritten by a later read`)
+    })
+  } finally {
+    connection.close()
+    await broker.close()
+  }
+})
+
 test('a response with an unexpected correlation id fails the request and closes the connection', async () => {
   const broker = await scriptedBroker(request => answerMetadata(request, request.correlationId + 7))
   const connection = await Connection.connect({ host: '127.0.0.1', port: broker.port, clientId: 't' })

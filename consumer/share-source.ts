@@ -127,10 +127,20 @@ export class ShareRecord implements KafkaRecord {
   readonly deliveryCount: number
   /** @internal */
   readonly owner: SharePartition
+  /**
+   * @internal When the acquisition lock ends at the latest (Date.now() ms; the request's
+   * send time + the broker's acquisitionLockTimeoutMs, so never later than the broker's
+   * deadline), or Infinity when the broker did not say.
+   */
+  readonly lockedUntil: number
+  /** @internal The source's connection generation the record was acquired in (see ShareSource.generation). */
+  readonly generation: number
   #acknowledged: AcknowledgementKind | undefined
 
-  constructor (owner: SharePartition, record: KafkaRecord, deliveryCount: number) {
+  constructor (owner: SharePartition, record: KafkaRecord, deliveryCount: number, lockedUntil = Infinity) {
     this.owner = owner
+    this.lockedUntil = lockedUntil
+    this.generation = owner.source.generation
     this.topic = owner.topic
     this.partition = owner.partition
     this.offset = record.offset
@@ -139,6 +149,15 @@ export class ShareRecord implements KafkaRecord {
     this.value = record.value
     this.headers = record.headers
     this.deliveryCount = deliveryCount
+  }
+
+  /**
+   * @internal Whether the broker has surely taken the record back: its lock ran out while it
+   * waited in the prefetch buffer, or the connection its session lived on was lost (a 4.4
+   * broker releases a member's records when that connection closes).
+   */
+  lockLost (now: number): boolean {
+    return now >= this.lockedUntil || this.generation !== this.owner.source.generation
   }
 
   /** The final acknowledgement given, if any (renew is not final). */
@@ -252,6 +271,12 @@ export class ShareSource {
    * every request, so known before the first record is handed out.
    */
   renewSupported: boolean | undefined
+  /**
+   * Goes up when a request is lost (timed out, connection gone): the broker drops a share
+   * session's member records when its connection closes, so records acquired in an earlier
+   * generation are no longer ours, and are not handed out.
+   */
+  generation = 0
 
   constructor (client: Client, nodeId: number, owner: ShareSourceOwner, settings: ShareFetchSettings, purpose: ConnectionPurpose) {
     this.#client = client
@@ -430,11 +455,18 @@ export class ShareSource {
     return [...byTopic].map(([topicId, partitions]) => ({ topicId, partitions }))
   }
 
+  /** A debug line about this share session (NODE_DEBUG=kafkats or logLevel 'debug'); `fields` is called only then. */
+  #debug (message: string, fields?: () => Record<string, unknown>): void {
+    const log = this.#client.instrumentation.log
+    if (log.debugOn) log.debug(`share session with broker ${this.nodeId}: ${message}`, { nodeId: this.nodeId, group: this.#owner.groupId(), memberId: this.#owner.memberId(), epoch: this.#epoch, ...fields?.() })
+  }
+
   #nextEpoch (): void {
     this.#epoch = this.#epoch >= 0x7fffffff ? 1 : this.#epoch + 1
   }
 
   #resetSession (): void {
+    this.#debug('reset: the next request opens a new session')
     this.#epoch = OPEN_EPOCH
     this.#inSession.clear()
   }
@@ -456,10 +488,12 @@ export class ShareSource {
             }
           }, { nodeId: this.nodeId, purpose: this.#purpose })
         } catch (error) {
+          this.#debug(`ShareAcknowledge failed: ${(error as Error).message}`, () => ({ renew }))
           this.#failAcks(taken, error, waiters)
           this.#resetSessionAfterLostRequest(error)
           throw error
         }
+        this.#debug('ShareAcknowledge answered', () => ({ renew, errorCode: response.errorCode, codes: response.responses.flatMap(t => t.partitions.map(p => p.errorCode)) }))
         this.#answerAcks(taken, response.errorCode, response.errorMessage, response.responses.flatMap(t => t.partitions.map(p => ({ topicId: t.topicId, ...p }))), waiters)
         if (response.errorCode !== 0) this.#topLevelError(response.errorCode, response.errorMessage)
         this.#nextEpoch()
@@ -494,6 +528,8 @@ export class ShareSource {
       if (list === undefined) forgotten.set(p.topicId, list = [])
       list.push(p.partition)
     }
+    // The broker starts the locks after the request arrived: deadlines counted from now are early, never late.
+    const sentAt = Date.now()
     const response = await this.#carrying(taken, async () => {
       let response: ShareFetchResponse
       try {
@@ -515,11 +551,13 @@ export class ShareSource {
           }
         }, { nodeId: this.nodeId, purpose: this.#purpose, timeoutMs: this.#client.requestTimeoutMs + this.#settings.maxWaitMs })
       } catch (error) {
+        this.#debug(`ShareFetch failed: ${(error as Error).message}`)
         this.#failAcks(taken, error, waiters)
         this.#resolveFlushes(waiters)
         this.#resetSessionAfterLostRequest(error)
         throw error
       }
+      this.#debug('ShareFetch answered', () => ({ errorCode: response.errorCode, acquired: response.responses.flatMap(t => t.partitions.map(p => p.acquiredRecords.map(r => `${r.firstOffset}-${r.lastOffset}x${r.deliveryCount}`).join(','))) }))
       if (response.errorCode !== 0) {
         this.#answerAcks(taken, response.errorCode, response.errorMessage, [], waiters)
         this.#resolveFlushes(waiters)
@@ -545,7 +583,7 @@ export class ShareSource {
         this.#owner.fetchError(error, sp.topic, sp.partition)
         continue
       }
-      if (p.acquiredRecords.length > 0) await this.#deliver(sp, p)
+      if (p.acquiredRecords.length > 0) await this.#deliver(sp, p, response.acquisitionLockTimeoutMs > 0 ? sentAt + response.acquisitionLockTimeoutMs : Infinity)
     }
     if (moved) {
       // Forget the partitions so a new leader's source takes them; the locks went with the leader.
@@ -554,7 +592,7 @@ export class ShareSource {
     }
   }
 
-  async #deliver (sp: SharePartition, p: ShareFetchResponsePartition): Promise<void> {
+  async #deliver (sp: SharePartition, p: ShareFetchResponsePartition, lockedUntil: number): Promise<void> {
     const batches = dropControl(await decodeRecordBatches(p.records, { topic: sp.topic, partition: sp.partition }))
     const records: ShareRecord[] = []
     const ranges = [...p.acquiredRecords].sort((a, b) => a.firstOffset < b.firstOffset ? -1 : 1)
@@ -571,7 +609,7 @@ export class ShareSource {
         if (r === ranges.length) break
         if (record.offset < ranges[r].firstOffset) continue
         this.#gaps(sp, expected, record.offset - 1n)
-        records.push(new ShareRecord(sp, record, ranges[r].deliveryCount))
+        records.push(new ShareRecord(sp, record, ranges[r].deliveryCount, lockedUntil))
         expected = record.offset + 1n
       }
     }
@@ -598,7 +636,9 @@ export class ShareSource {
 
   /** A request whose answer never came may or may not have moved the session's epoch: start a new session. */
   #resetSessionAfterLostRequest (error: unknown): void {
-    if (!(error instanceof BrokerError)) this.#resetSession()
+    if (error instanceof BrokerError) return
+    this.generation++
+    this.#resetSession()
   }
 
   #answerAcks (taken: InFlightAcks[], topCode: number, topMessage: string | null, answers: Array<{ topicId: string, partitionIndex: number, errorCode: number, errorMessage: string | null }>, waiters?: Array<{ results: ShareAcknowledgementResult[] }>): void {

@@ -128,6 +128,11 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
    * a lock other members wait for, so fetching stops at twice maxRecords of them.
    */
   #openRecords = 0
+  /**
+   * Whether the application asked for records yet (nextBatch, for await, run): nothing is
+   * acquired before, since acquired records hold locks that other members wait out.
+   */
+  #asked = false
   /** Batches handed out with records still open: close() releases those. */
   readonly #outstanding = new Set<ShareBatch>()
   readonly #bufferChanged = new Signal()
@@ -227,7 +232,7 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
       }
       return list
     },
-    hasRoom: () => this.#openRecords < 2 * (this.#options.maxRecords ?? 500),
+    hasRoom: () => this.#asked && this.#openRecords < 2 * (this.#options.maxRecords ?? 500),
     recordsClosed: count => {
       this.#openRecords -= count
       this.#bumpWork()
@@ -274,6 +279,10 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
 
   /** The next batch from the buffer, waiting for one; undefined once closing or when `signal` aborts. */
   async #next (signal?: AbortSignal): Promise<ShareBatch | undefined> {
+    if (!this.#asked) {
+      this.#asked = true
+      this.#bumpWork()
+    }
     for (;;) {
       if (this.#error !== undefined) throw this.#error
       if (this.#closing !== undefined) return undefined
@@ -284,12 +293,29 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
         if (signal?.aborted === true) return undefined
         continue
       }
-      const records = await this.#deadLetter(batch.records)
+      const records = await this.#deadLetter(this.#dropLapsed(batch.records))
       if (records.length === 0) continue
       batch.records = records
       this.#outstanding.add(batch)
       return batch
     }
+  }
+
+  /**
+   * Leaves out records the broker has surely taken back while they waited in the buffer
+   * (lock run out, connection lost): another member may have them now, so handing them out
+   * would process them twice, and acknowledging them could touch that member's delivery.
+   */
+  #dropLapsed (records: ShareRecord[]): ShareRecord[] {
+    const now = Date.now()
+    let lapsed = 0
+    for (const record of records) if (record.lockLost(now)) lapsed++
+    if (lapsed === 0) return records
+    const log = this.client.instrumentation.log
+    if (log.debugOn) log.debug(`share consumer: ${lapsed} buffered records of ${records[0].topic}[${records[0].partition}] lost their acquisition lock before the application asked for them; not handed out`, { group: this.groupId, topic: records[0].topic, partition: records[0].partition })
+    this.#openRecords -= lapsed
+    this.#bumpWork()
+    return records.filter(record => !record.lockLost(now))
   }
 
   /** Routes records past the delivery limit to the dead-letter handler; returns the others. */
@@ -392,9 +418,10 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
     this.#stop.abort()
     this.#bufferChanged.notify()
     this.#work.notify()
-    for (const batch of [...this.#buffer, ...this.#outstanding]) {
-      for (const record of batch.records) record.acknowledgeIfOpen('release')
-    }
+    const now = Date.now()
+    // A buffered record whose lock lapsed is not ours to release (another member may hold it).
+    for (const batch of this.#buffer) for (const record of batch.records) if (!record.lockLost(now)) record.acknowledgeIfOpen('release')
+    for (const batch of this.#outstanding) for (const record of batch.records) record.acknowledgeIfOpen('release')
     this.#buffer.length = 0
     this.#outstanding.clear()
     await Promise.all([...this.#sources.values()].map(async source => await source.close().catch(() => {})))

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { Client } from '../../client/client'
 import { ShareConsumer } from '../../group/share-consumer'
 import { ShareGroupsDisabledError } from '../../group/errors'
-import { toAcknowledgementBatches } from '../../consumer/share-source'
+import { toAcknowledgementBatches, type ShareRecord } from '../../consumer/share-source'
 import { ShareAcknowledge, type ShareAcknowledgeRequest } from '../../protocol/apis/share-acknowledge'
 import { ShareFetch, type ShareFetchRequest } from '../../protocol/apis/share-fetch'
 import { ShareGroupHeartbeat } from '../../protocol/apis/share-group-heartbeat'
@@ -42,6 +42,24 @@ function consumer (client: Client, options: Partial<ConstructorParameters<typeof
   const c = new ShareConsumer(client, { groupId: 'g', topics: ['t'], maxWaitMs: 50, ...options })
   cleanups.push(async () => await c.close())
   return c
+}
+
+/** Renews `record` every 50 ms (a 300 ms lock) until the returned function is called; that resolves with the renewals' errors. */
+function keepRenewing (c: ShareConsumer, record: ShareRecord): () => Promise<Array<string | null>> {
+  let working = true
+  const errors: Array<string | null> = []
+  const loop = (async () => {
+    while (working) {
+      record.renew()
+      for (const r of await c.commit()) errors.push(r.error?.type ?? null)
+      await sleep(50)
+    }
+  })()
+  return async () => {
+    working = false
+    await loop
+    return errors
+  }
 }
 
 const states = (cluster: FakeCluster): string[] => cluster.shareRecordStates('g', 't', 0).map(s => `${s.offset}:${s.state}:${s.deliveryCount}`)
@@ -195,6 +213,49 @@ describe('share consumer against the fake cluster', () => {
     assert.deepEqual(results.map(r => [r.offsets.map(Number), r.error]), [[[0], null]])
     const renewals = cluster.requests(ShareAcknowledge).filter(e => (e.request as ShareAcknowledgeRequest).isRenewAck === true)
     assert.equal(renewals.length, 5)
+  })
+
+  test('a share consumer acquires nothing before the application asks: another member gets the records at once, with deliveryCount 1', async () => {
+    const { cluster, client } = await setup(3)
+    cluster.setShareLockMs(400)
+    const idle = consumer(client)
+    await idle.ready()
+    await until('the idle member assigned the partition', () => idle.assignment.length > 0)
+    await sleep(300)
+    // Acquired before anyone asked, the records would sit locked in idle's buffer until the lock ran out.
+    assert.deepEqual(states(cluster), [])
+    const worker = consumer(client, { acknowledgement: 'explicit' })
+    const batch = await worker.nextBatch(AbortSignal.timeout(300))
+    assert.deepEqual(batch?.records.map(r => [Number(r.offset), r.deliveryCount]), [[0, 1], [1, 1], [2, 1]])
+  })
+
+  test('records whose lock ran out in the prefetch buffer are not handed out: the member that got them next keeps them (renewed), nobody processes them twice', async () => {
+    // The sequence of the real-broker renew() test's failure: member B acquired records, held
+    // them unprocessed in its buffer past the lock, A got them next (deliveryCount 2) and
+    // renewed them, and B then handed its stale copies (deliveryCount 1) to its handler.
+    const { cluster, client } = await setup(0)
+    for (let i = 0; i < 2; i++) await client.produceRaw({ topic: 't', partition: 0, records: [{ value: Buffer.from(String(i)) }] })
+    cluster.setShareLockMs(300)
+    const b = consumer(client, { acknowledgement: 'explicit', maxRecords: 1 })
+    const first = await b.nextBatch()
+    assert.deepEqual(first?.records.map(r => Number(r.offset)), [0])
+    // B prefetches offset 1 (room: 2 × maxRecords) while its application works on offset 0, renewing it.
+    await until('B holding offset 1 in its buffer', () => states(cluster).includes('1:acquired:1'))
+    const stopB = keepRenewing(b, first!.records[0])
+    const a = consumer(client, { acknowledgement: 'explicit' })
+    const taken = await a.nextBatch(AbortSignal.timeout(5000))
+    // B's lock on offset 1 ran out in its buffer; A has it now.
+    assert.deepEqual(taken?.records.map(r => [Number(r.offset), r.deliveryCount]), [[1, 2]])
+    const stopA = keepRenewing(a, taken!.records[0])
+    await stopB()
+    first!.records[0].accept()
+    const next = await b.nextBatch(AbortSignal.timeout(400))
+    assert.deepEqual(next?.records.map(r => [Number(r.offset), r.deliveryCount]), undefined)
+    const renewed = await stopA()
+    assert.ok(renewed.length > 0 && renewed.every(error => error === null), `A's renewals: ${renewed.join(', ')}`)
+    assert.deepEqual(states(cluster), ['1:acquired:2'])
+    taken!.records[0].accept()
+    assert.deepEqual((await a.commit()).map(r => r.error), [null])
   })
 
   test('renew() against a broker without ShareFetch/ShareAcknowledge v2 throws UnsupportedVersionError at once and sends nothing', async () => {

@@ -266,6 +266,7 @@ describe('share groups on a real broker', { skip, timeout: 300_000 }, () => {
       }
       // First deliveries: B, idle until its run(), took none of them.
       assert.deepEqual(records.map(r => [Number(r.offset), r.deliveryCount]), [[0, 1], [1, 1], [2, 1], [3, 1], [4, 1]])
+      const acquiredAt = Date.now()
       // Renewed from the start, every eighth of the lock (a loaded machine delays requests).
       let renewing = true
       const renewResults: Array<[number[], string | null]> = []
@@ -282,7 +283,10 @@ describe('share groups on a real broker', { skip, timeout: 300_000 }, () => {
       await sleep(2 * lockMs)
       renewing = false
       await renewals
-      assert.ok(renewResults.length >= 10, `only ${renewResults.length} renewals answered`)
+      // Held for more than two lock durations. How many renewals that took depends on the
+      // machine (each waits for the long poll in flight); fewer than one per lock could not have kept it.
+      assert.ok(Date.now() - acquiredAt > 2 * lockMs)
+      assert.ok(renewResults.length >= 2, `only ${renewResults.length} renewals answered`)
       assert.deepEqual(renewResults.filter(([, error]) => error !== null), [])
       assert.deepEqual(takenByB, [])
       // A was not handed them again either (a lapsed lock would have let A re-acquire them).

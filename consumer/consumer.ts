@@ -12,9 +12,11 @@
  * Rules:
  * - A partition has at most one batch handed out at a time; the next one goes out after
  *   the application finished the previous one, so each partition is processed in order.
- * - Fetching is bounded: a partition is not fetched while it holds `maxPartitionBytes`
- *   of buffered data, and nothing is fetched while the whole buffer holds
- *   `maxBufferedBytes` — the application's pace sets the fetch pace.
+ * - Fetching is bounded: nothing is fetched while the whole buffer holds
+ *   `maxBufferedBytes`, and a Fetch asks only for the room left — the application's pace
+ *   sets the fetch pace. `maxPartitionBytes` is the wire limit a partition's Fetch asks for
+ *   (as in the Java client); a partition is not fetched again while it still buffers that
+ *   much (so about one answer of it waits, not the whole buffer's worth).
  * - A batch is handed out only if its partition is still held under the same ownership
  *   and cursor version as when it was fetched; `beforeHandOut` (at-most-once) may veto it.
  * - `release` (revoke or loss) drops what was fetched and not handed out; what is being
@@ -43,7 +45,10 @@ export interface FetchOptions {
   minBytes?: number
   /** Most bytes one Fetch response may carry (default 50 MiB, as the Java client). */
   maxBytes?: number
-  /** Most bytes per partition per Fetch (default 1 MiB). */
+  /**
+   * Most bytes per partition per Fetch (default 1 MiB), sent to the broker as it is; a
+   * partition that still buffers this much is not fetched again until its records go out.
+   */
   maxPartitionBytes?: number
   /** Prefetched, not yet handed out bytes before fetching pauses (default 64 MiB). */
   maxBufferedBytes?: number
@@ -837,6 +842,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     const now = Date.now()
     for (const cursor of this.#cursors.values()) {
       if (cursor.paused || cursor.inFetch || cursor.fetchOffset === undefined || cursor.ownership.released || cursor.retryAt > now) continue
+      // Memory against the wire limit: one full answer of the partition (which costs more in memory than on the wire) stops it until it is handed out.
       if (cursor.bufferedBytes >= this.#settings.maxPartitionBytes) continue
       if (this.#fetchNode(cursor) !== nodeId) continue
       cursors.push(cursor)

@@ -432,16 +432,18 @@ export class Source {
     const useSessions = version >= 7
     if (!useSessions) this.#session.forget()
     // Asks for no more than the room left in the consumer's buffer (in wire bytes, by what
-    // a wire byte has been costing), so one answer cannot bring more than the bound.
+    // a wire byte has been costing), so one answer cannot bring more than the bound. Each
+    // partition asks for maxPartitionBytes as it is (a wire limit, as in the Java client),
+    // or less when the buffer's room is smaller: shrinking it by the memory a wire byte
+    // costs cut kafkajs's maxBytesPerPartition 180 to 90, short of a batch and its marker.
     const settings = this.#settings
     const account = this.#account = cursors[0]?.account ?? this.#account
     const requestBytes = account === undefined ? settings.maxBytes : account.fetchBytes(settings.maxBytes)
+    // At least 1: Kafka returns the first partition's first batch whole whatever the limits.
+    const partitionBytes = Math.max(1, Math.min(settings.maxPartitionBytes, requestBytes))
     const wanted = new Map<string, SessionPartition>()
     for (const c of cursors) {
       const meta = this.#client.metadata.partition(c.topic, c.partition)
-      const partitionRoom = Math.floor(Math.max(0, settings.maxPartitionBytes - c.bufferedBytes) / (account?.expansion ?? 1))
-      // At least 1: Kafka returns the first partition's first batch whole whatever the limits.
-      const partitionBytes = Math.max(1, Math.min(settings.maxPartitionBytes, requestBytes, partitionRoom))
       wanted.set(c.key, {
         topic: c.topic,
         topicId: this.#client.metadata.topic(c.topic)?.topicId ?? ZERO_UUID,

@@ -288,6 +288,30 @@ describe('prefetch memory is bounded by what memory holds, not by what the wire 
     assert.ok(waits.includes(100) && waits.includes(8000), `Fetch waits asked for: ${[...new Set(waits)].join(', ')}`)
   })
 
+  test('maxPartitionBytes is the wire limit each Fetch asks for: batches just over half of it and within it come in one answer', async () => {
+    const { cluster, client } = await setup()
+    // kafkajs's maxBytesPerPartition 180 for an aborted record and its marker (~150 bytes): asking for
+    // half of it (the memory a wire byte costs) brought the record alone, then the marker in a second Fetch.
+    const value = Buffer.alloc(150, 'x')
+    await client.produceRaw({ topic: 't', partition: 0, records: Array.from({ length: 3 }, () => ({ value })) })
+    await client.produceRaw({ topic: 't', partition: 0, records: [{ value }] })
+    const [first, second] = cluster.produceAttempts('t').map(a => a.bytes)
+    const maxPartitionBytes = first + second
+    assert.ok(first > maxPartitionBytes / 2, `first batch ${first} bytes of ${maxPartitionBytes}`)
+    const consumer = Consumer.assigned(client, { assign: [{ topic: 't', partition: 0, offset: 0n }], maxWaitMs: 50, maxPartitionBytes })
+    cleanups.push(async () => await consumer.close())
+    const offsets: bigint[] = []
+    while (offsets.length < 4) {
+      const handed = await consumer.nextBatch(AbortSignal.timeout(5000))
+      offsets.push(...handed!.batch.records.map(r => r.offset))
+      handed!.finish()
+    }
+    assert.deepEqual(offsets, [0n, 1n, 2n, 3n])
+    assert.deepEqual(fetchPositions(cluster).filter(([offset]) => offset === 3n), [], 'a Fetch for the second batch alone')
+    const asked = cluster.requests(Fetch).flatMap(r => (r.request as FetchRequest).topics.flatMap(t => t.partitions.map(p => p.partitionMaxBytes)))
+    assert.equal(asked[0], maxPartitionBytes, 'partitionMaxBytes of the first Fetch')
+  })
+
   test('small records: the per-record overhead is counted, so 100-byte records buffer far fewer than maxBufferedBytes / 100', async () => {
     const { cluster, client } = await setup()
     const value = Buffer.alloc(100, 'x')

@@ -658,8 +658,30 @@ function truncatedRecord (what: string): ProtocolError {
   return new ProtocolError(`Truncated record: ${what} at byte ${cursor} runs past the end of its record`)
 }
 
-/** A zigzag varint (signed 32-bit) at `cursor`, not reading at or past `end`. */
+/**
+ * A zigzag varint (signed 32-bit) at `cursor`, not reading at or past `end`. One and two
+ * bytes (values -8192..8191: lengths, deltas and counts of most records) are read
+ * without the loop.
+ */
 function readVarint (buf: Buffer, end: number, what: string): number {
+  const at = cursor
+  if (at + 1 < end) {
+    const b0 = buf[at]
+    if (b0 < 0x80) {
+      cursor = at + 1
+      return (b0 >>> 1) ^ -(b0 & 1)
+    }
+    const b1 = buf[at + 1]
+    if (b1 < 0x80) {
+      const result = (b0 & 0x7f) | (b1 << 7)
+      cursor = at + 2
+      return (result >>> 1) ^ -(result & 1)
+    }
+  }
+  return readLongVarint(buf, end, what)
+}
+
+function readLongVarint (buf: Buffer, end: number, what: string): number {
   let pos = cursor
   let result = 0
   for (let shift = 0; ; shift += 7) {
@@ -689,6 +711,10 @@ let largeVarlong = 0n
  * value in `largeVarlong`.
  */
 function readSmallVarlong (buf: Buffer, end: number, what: string): number {
+  if (cursor < end && buf[cursor] < 0x80) {
+    const b0 = buf[cursor++]
+    return (b0 >>> 1) ^ -(b0 & 1)
+  }
   let pos = cursor
   let small = 0
   for (let shift = 0; shift < 28; shift += 7) {

@@ -165,6 +165,21 @@ describe('record batch v2 encoding', () => {
     assert.deepEqual(batch.records.map(r => r.value?.toString()), timestamps.map((_, i) => `v${i}`))
   })
 
+  test('lengths and deltas at the edges of one-, two- and three-byte varints decode to their values', () => {
+    // Zigzag: 63 and -64 are the last one-byte values, 8191 and -8192 the last two-byte ones.
+    const sizes = [0, 1, 31, 32, 63, 64, 4095, 4096, 8191, 8192, 70_000]
+    const deltas = [0n, 63n, -64n, 64n, -65n, 8191n, -8192n, 8192n, -8193n, 2n ** 27n, 2n ** 40n]
+    const records = sizes.map((size, i) => ({
+      key: size === 0 ? null : Buffer.alloc(size, 1 + i),
+      value: Buffer.alloc(sizes[sizes.length - 1 - i], 100 + i),
+      headers: Array.from({ length: i * 7 }, (_, h) => ({ key: `h${h}`, value: Buffer.alloc(h, h) })),
+      timestamp: T0 + deltas[i]
+    }))
+    const buf = encodeRecordBatchSync({ records, baseOffset: 10n })
+    const [batch] = decodeRecordBatchesSync(buf)
+    assert.deepEqual(batch.records.map(plain), records.map((r, i) => plain({ ...r, offset: 10n + BigInt(i) })))
+  })
+
   test('golden bytes decode to the records and header fields', async () => {
     const [batch] = await decodeRecordBatches(Buffer.from(GOLDEN_HEX, 'hex'))
     assert.equal(batch.baseOffset, 100n)

@@ -314,16 +314,9 @@ export class Source {
     const waiting = cursor.buffered[cursor.buffered.length - 1]
     const merge = waiting !== undefined && waiting.version === version && waiting.batch.records.length > 0 &&
       waiting.batch.records.length + count <= owner.maxBatchRecords && waiting.bytes + bytes <= owner.maxBatchBytes
-    const out: KafkaRecord[] = merge ? waiting.batch.records : []
-    const before = out.length
-    for (const b of kept) {
-      const rs = b.records
-      if (b.baseOffset >= fetchOffset) {
-        for (let i = 0; i < rs.length; i++) out.push(rs[i])
-      } else {
-        for (let i = 0; i < rs.length; i++) if (rs[i].offset >= fetchOffset) out.push(rs[i])
-      }
-    }
+    const out = merge ? waiting.batch.records : handOutRecords(kept, count, fetchOffset)
+    const before = merge ? out.length : 0
+    if (merge) appendRecords(out, kept, fetchOffset)
     cursor.fetchOffset = nextOffset
     cursor.lastFetchedEpoch = last.partitionLeaderEpoch
     if (out.length === before && !(this.#settings.emptyBatches && !merge)) {
@@ -492,6 +485,35 @@ export class Source {
     if (response.errorCode !== 0) throw new BrokerError(response.errorCode, `Fetch from broker ${this.nodeId}`)
     return response
   }
+}
+
+/**
+ * The records of `kept` from `fetchOffset` on, as a new batch's array: the decoded array
+ * itself when one batch holds them all, else one array of the right size (no pushes).
+ */
+function handOutRecords (kept: RecordBatch[], count: number, fetchOffset: bigint): KafkaRecord[] {
+  if (kept.length === 0 || kept[0].baseOffset < fetchOffset) return appendRecords([], kept, fetchOffset)
+  if (kept.length === 1) return kept[0].records
+  const out: KafkaRecord[] = new Array(count)
+  let n = 0
+  for (const b of kept) {
+    const rs = b.records
+    for (let i = 0; i < rs.length; i++) out[n++] = rs[i]
+  }
+  return out
+}
+
+/** Appends the records of `kept` from `fetchOffset` on to `out`. */
+function appendRecords (out: KafkaRecord[], kept: RecordBatch[], fetchOffset: bigint): KafkaRecord[] {
+  for (const b of kept) {
+    const rs = b.records
+    if (b.baseOffset >= fetchOffset) {
+      for (let i = 0; i < rs.length; i++) out.push(rs[i])
+    } else {
+      for (let i = 0; i < rs.length; i++) if (rs[i].offset >= fetchOffset) out.push(rs[i])
+    }
+  }
+  return out
 }
 
 /** Per-partition codes that a metadata refresh (or just time) resolves, beside invalidatesMetadata's. */

@@ -10,8 +10,10 @@
  * carries no acknowledgements; each later request uses the next epoch (wrapping to 1) and
  * lists only partitions added (in `topics`) and removed (`forgottenTopicsData`); -1 sends
  * the last acknowledgements and closes it. SHARE_SESSION_NOT_FOUND or
- * INVALID_SHARE_SESSION_EPOCH: the session is gone, so is every lock it held; the next
- * request opens a new one, and acknowledgements not yet answered fail with that error.
+ * INVALID_SHARE_SESSION_EPOCH: the session is gone but the member keeps its records; the
+ * next request opens a new one and the refused acknowledgements go again. A lost request
+ * (its connection closes) loses the records too: the broker releases them, so their
+ * acknowledgements fail here with SHARE_SESSION_NOT_FOUND (see INTERNALS.md).
  *
  * The broker answers `records` (whole record batches) and `acquiredRecords` (the offset
  * ranges locked for this member, with their delivery counts): only records inside a range
@@ -104,6 +106,8 @@ export class SharePartition {
   /** Acknowledgements waiting for the next request. */
   pending = new AckList()
   renewals = new AckList()
+  /** Acknowledgements of records whose session's connection was lost: failed, never sent. */
+  lost = new AckList()
 
   constructor (source: ShareSource, topic: string, topicId: string, partition: number) {
     this.source = source
@@ -157,7 +161,12 @@ export class ShareRecord implements KafkaRecord {
    * broker releases a member's records when that connection closes).
    */
   lockLost (now: number): boolean {
-    return now >= this.lockedUntil || this.generation !== this.owner.source.generation
+    return now >= this.lockedUntil || this.#lost()
+  }
+
+  /** Acquired over a connection that was lost since: the broker released it. */
+  #lost (): boolean {
+    return this.generation !== this.owner.source.generation
   }
 
   /** The final acknowledgement given, if any (renew is not final). */
@@ -178,7 +187,7 @@ export class ShareRecord implements KafkaRecord {
   renew (): void {
     if (this.#acknowledged !== undefined) throw new KafkaTsError('SHARE_ACKNOWLEDGED', `Record ${this.topic}[${this.partition}]@${this.offset} was already acknowledged (${this.#acknowledged}); it cannot be renewed`)
     if (this.owner.source.renewSupported === false) throw new UnsupportedVersionError(`Renewing the lock of a share record needs ShareFetch/ShareAcknowledge v2 (KIP-1222, Kafka 4.2+); broker ${this.owner.source.nodeId} does not speak them. Accept or release the record instead.`)
-    this.owner.renewals.push(this.offset, KIND_CODE.renew)
+    this.owner[this.#lost() ? 'lost' : 'renewals'].push(this.offset, KIND_CODE.renew)
     this.owner.source.acknowledgementsAdded(0)
   }
 
@@ -195,7 +204,7 @@ export class ShareRecord implements KafkaRecord {
       throw new KafkaTsError('SHARE_ACKNOWLEDGED', `Record ${this.topic}[${this.partition}]@${this.offset} was already acknowledged (${this.#acknowledged}); it cannot be acknowledged again as ${kind}`)
     }
     this.#acknowledged = kind
-    this.owner.pending.push(this.offset, KIND_CODE[kind])
+    this.owner[this.#lost() ? 'lost' : 'pending'].push(this.offset, KIND_CODE[kind])
     this.owner.source.acknowledgementsAdded(1)
   }
 }
@@ -307,7 +316,7 @@ export class ShareSource {
   }
 
   #hasPending (): boolean {
-    for (const p of this.#partitions.values()) if (p.pending.size > 0 || p.renewals.size > 0) return true
+    for (const p of this.#partitions.values()) if (p.pending.size > 0 || p.renewals.size > 0 || p.lost.size > 0) return true
     return false
   }
 
@@ -372,7 +381,8 @@ export class ShareSource {
       }
       this.#epoch = OPEN_EPOCH
     }
-    this.#failAcks(this.#take(() => true, 'pending'), new KafkaTsError('CLOSED', 'The share consumer closed before these acknowledgements were sent'))
+    this.#failLost()
+    this.#failAcks([...this.#take(() => true, 'pending'), ...this.#take(() => true, 'renewals')], new KafkaTsError('CLOSED', 'The share consumer closed before these acknowledgements were sent'))
     this.#resolveFlushes(this.#flushWaiters.splice(0))
   }
 
@@ -409,6 +419,7 @@ export class ShareSource {
       const sp = this.partition(p.topic, p.topicId, p.partition)
       wanted.set(sp.key, sp)
     }
+    this.#failLost()
     // Renewals go alone (isRenewAck), so they never wait behind a long poll.
     if ([...this.#partitions.values()].some(p => p.renewals.size > 0) && this.#epoch !== OPEN_EPOCH) {
       await this.#acknowledge(this.#take(() => true, 'renewals'), true)
@@ -421,12 +432,12 @@ export class ShareSource {
       await this.#acknowledge(this.#take(() => true, 'pending'), false)
       return true
     }
-    if (this.#epoch === OPEN_EPOCH && this.#hasPending()) {
-      // Acknowledgements of a session that is gone cannot be sent: their locks went with it.
-      const orphaned = [...this.#take(() => true, 'pending'), ...this.#take(() => true, 'renewals')]
-      const waiters = this.#flushWaiters.splice(0)
-      this.#failAcks(orphaned, new BrokerError(SHARE_SESSION_NOT_FOUND, `Acknowledging records of a share session with broker ${this.nodeId} that ended`), waiters)
-      this.#resolveFlushes(waiters)
+    // Acknowledgements pending while no session is open wait for the new one (its first
+    // request may carry none): a 4.4 broker keeps the member's records across epoch 0. With
+    // no room to fetch, the session is opened with no partitions, acquiring nothing.
+    if (this.#epoch === OPEN_EPOCH && this.#hasPending() && (!room || wanted.size === 0)) {
+      await this.#fetch(new Map(), signal)
+      return true
     }
     if (wanted.size === 0 && this.#inSession.size === 0) return false
     if (!room || wanted.size === 0) return false
@@ -435,7 +446,7 @@ export class ShareSource {
   }
 
   /** Takes the pending acknowledgements of the partitions `which` selects, with the flush waiters they answer. */
-  #take (which: (p: SharePartition) => boolean, list: 'pending' | 'renewals'): InFlightAcks[] {
+  #take (which: (p: SharePartition) => boolean, list: 'pending' | 'renewals' | 'lost'): InFlightAcks[] {
     const taken: InFlightAcks[] = []
     for (const p of this.#partitions.values()) {
       if (p[list].size === 0 || !which(p)) continue
@@ -494,6 +505,10 @@ export class ShareSource {
           throw error
         }
         this.#debug('ShareAcknowledge answered', () => ({ renew, errorCode: response.errorCode, codes: response.responses.flatMap(t => t.partitions.map(p => p.errorCode)) }))
+        if (isSessionError(response.errorCode)) {
+          this.#requeue(taken, renew ? 'renewals' : 'pending', waiters)
+          this.#topLevelError(response.errorCode, response.errorMessage)
+        }
         this.#answerAcks(taken, response.errorCode, response.errorMessage, response.responses.flatMap(t => t.partitions.map(p => ({ topicId: t.topicId, ...p }))), waiters)
         if (response.errorCode !== 0) this.#topLevelError(response.errorCode, response.errorMessage)
         this.#nextEpoch()
@@ -506,7 +521,8 @@ export class ShareSource {
   async #fetch (wanted: Map<string, SharePartition>, signal: AbortSignal): Promise<void> {
     const opening = this.#epoch === OPEN_EPOCH
     const taken = opening ? [] : this.#take(p => wanted.has(p.key), 'pending')
-    const waiters = this.#flushWaiters.splice(0)
+    // A session's first request carries no acknowledgements: flush() waiters wait for the next.
+    const waiters = opening ? [] : this.#flushWaiters.splice(0)
     const ackBatches = new Map(taken.map(t => [t.partition.key, toAcknowledgementBatches(t.acks.offsets, t.acks.types)]))
     const topics = new Map<string, Array<{ partitionIndex: number, acknowledgementBatches: AcknowledgementBatch[] }>>()
     const added: SharePartition[] = []
@@ -559,7 +575,8 @@ export class ShareSource {
       }
       this.#debug('ShareFetch answered', () => ({ errorCode: response.errorCode, acquired: response.responses.flatMap(t => t.partitions.map(p => p.acquiredRecords.map(r => `${r.firstOffset}-${r.lastOffset}x${r.deliveryCount}`).join(','))) }))
       if (response.errorCode !== 0) {
-        this.#answerAcks(taken, response.errorCode, response.errorMessage, [], waiters)
+        if (isSessionError(response.errorCode)) this.#requeue(taken, 'pending', waiters)
+        else this.#answerAcks(taken, response.errorCode, response.errorMessage, [], waiters)
         this.#resolveFlushes(waiters)
         this.#topLevelError(response.errorCode, response.errorMessage)
       }
@@ -637,8 +654,35 @@ export class ShareSource {
   /** A request whose answer never came may or may not have moved the session's epoch: start a new session. */
   #resetSessionAfterLostRequest (error: unknown): void {
     if (error instanceof BrokerError) return
+    // Lost requests close the connection, and the broker released the member's records with
+    // it: what is acquired and not yet acknowledged here is no longer ours.
     this.generation++
+    for (const p of this.#partitions.values()) {
+      for (const list of ['pending', 'renewals'] as const) {
+        const acks = p[list]
+        p[list] = new AckList()
+        for (let i = 0; i < acks.size; i++) if (acks.types[i] !== AcknowledgeType.GAP) p.lost.push(acks.offsets[i], acks.types[i])
+      }
+    }
     this.#resetSession()
+  }
+
+  /** Fails the acknowledgements of records lost with a connection (see #resetSessionAfterLostRequest); flush() waiters get them. */
+  #failLost (): void {
+    const lost = this.#take(() => true, 'lost')
+    if (lost.length === 0) return
+    this.#failAcks(lost, new BrokerError(SHARE_SESSION_NOT_FOUND, `Acknowledging records acquired in a share session with broker ${this.nodeId} whose connection was lost (a request to it timed out or failed): the broker released them, and they will be delivered again, maybe to another member`), this.#flushWaiters)
+    if (!this.#hasPending()) this.#resolveFlushes(this.#flushWaiters.splice(0))
+  }
+
+  /** Acknowledgements a session error refused (nothing applied) go back to be sent in the new session, with their flush() waiters. */
+  #requeue (taken: InFlightAcks[], list: 'pending' | 'renewals', waiters: Array<{ resolve: (results: ShareAcknowledgementResult[]) => void, results: ShareAcknowledgementResult[] }>): void {
+    for (const { partition, acks } of taken) {
+      const later = partition[list]
+      for (let i = 0; i < later.size; i++) acks.push(later.offsets[i], later.types[i])
+      partition[list] = acks
+    }
+    this.#flushWaiters.unshift(...waiters.splice(0))
   }
 
   #answerAcks (taken: InFlightAcks[], topCode: number, topMessage: string | null, answers: Array<{ topicId: string, partitionIndex: number, errorCode: number, errorMessage: string | null }>, waiters?: Array<{ results: ShareAcknowledgementResult[] }>): void {

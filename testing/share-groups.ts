@@ -4,8 +4,12 @@
  * acquired by a member until a lock deadline, acknowledged, archived) with delivery counts,
  * and share sessions per (group, member, broker) with Kafka's epoch rules:
  *
- * - epoch 0 opens a session (replacing one the member had on that broker, whose records are
- *   released) and may not carry acknowledgements (INVALID_REQUEST);
+ * - epoch 0 opens a session (replacing one the member had on that broker; the member keeps
+ *   its acquired records, as Kafka 4.4's SharePartitionManager.newContext does) and may not
+ *   carry acknowledgements (INVALID_REQUEST);
+ * - when the connection a session was opened on closes, the session ends and the member's
+ *   records are released (4.4's ShareSessionCache disconnect listener → onMemberLeave),
+ *   unless a newer session replaced it;
  * - any other epoch must be the session's next one (INVALID_SHARE_SESSION_EPOCH), and a
  *   session must exist (SHARE_SESSION_NOT_FOUND); -1 acknowledges and closes it;
  * - acknowledging an offset that this member has not acquired (lock expired, acknowledged
@@ -122,15 +126,19 @@ export class ShareGroups {
    * The session checks of a ShareFetch or ShareAcknowledge; on success the session (or
    * undefined after a close) and the epoch is used up.
    */
-  useSession (group: ShareGroupState, memberId: string, brokerId: number, epoch: number, hasAcks: boolean, opens: boolean): { errorCode: number } | { session: ShareSession | undefined } {
+  useSession (group: ShareGroupState, memberId: string, brokerId: number, epoch: number, hasAcks: boolean, opens: boolean, connectionGone?: Promise<void>): { errorCode: number } | { session: ShareSession | undefined } {
     const key = `${memberId}\0${brokerId}`
     const existing = group.sessions.get(key)
     if (epoch === 0) {
       if (!opens) return { errorCode: ErrorCode.INVALID_SHARE_SESSION_EPOCH }
       if (hasAcks) return { errorCode: ErrorCode.INVALID_REQUEST }
-      if (existing !== undefined) this.#releaseMember(group, memberId)
       const session: ShareSession = { nextEpoch: 1, partitions: new Set() }
       group.sessions.set(key, session)
+      void connectionGone?.then(() => {
+        if (group.sessions.get(key) !== session) return
+        group.sessions.delete(key)
+        this.#releaseMember(group, memberId)
+      })
       return { session }
     }
     if (existing === undefined) return { errorCode: ErrorCode.SHARE_SESSION_NOT_FOUND }

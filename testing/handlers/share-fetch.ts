@@ -24,7 +24,7 @@ export function shareFetchHandler (shares: ShareGroups): ApiHandler<ShareFetchRe
       const group = shares.group(request.groupId ?? '')
       const memberId = request.memberId ?? ''
       const hasAcks = request.topics.some(t => t.partitions.some(p => p.acknowledgementBatches.length > 0))
-      const used = shares.useSession(group, memberId, ctx.brokerId, request.shareSessionEpoch, hasAcks, true)
+      const used = shares.useSession(group, memberId, ctx.brokerId, request.shareSessionEpoch, hasAcks, true, ctx.gone)
       if ('errorCode' in used) return answer(used.errorCode)
       const session = used.session
       const acks = new Map<string, number>()

@@ -103,7 +103,7 @@ describe('share consumer against the fake cluster', () => {
     assert.throws(() => r0.release(), /already acknowledged \(accept\)/)
   })
 
-  test('share-session epochs: 0 opens, each request takes the next one, a session error starts over at 0 and fails the acknowledgements it carried', async () => {
+  test('share-session epochs: 0 opens, each request takes the next one; a session error starts over at 0 and the acknowledgements it refused go again in the new session (the member keeps its records)', async () => {
     const { cluster, client } = await setup(3)
     const c = consumer(client, { acknowledgement: 'explicit' })
     const batch = await c.nextBatch()
@@ -113,17 +113,43 @@ describe('share consumer against the fake cluster', () => {
     cluster.intercept(ShareAcknowledge, () => ({ error: 123 }), { times: 1 })
     for (const r of batch.records) r.accept()
     const results = await c.commit()
-    assert.equal(results.length, 1)
-    assert.equal(results[0].error?.code, 123)
-    assert.equal(results[0].error?.type, 'INVALID_SHARE_SESSION_EPOCH')
-    await until('a new session', () => ackBodies(cluster).filter(b => b.epoch === 0).length === 2)
-    const epochs = ackBodies(cluster).map(b => b.epoch)
+    // Kafka 4.4 applied nothing of the refused request and kept the records the member's across epoch 0.
+    assert.deepEqual(results.map(r => [r.offsets.map(Number), r.error]), [[[0, 1, 2], null]])
+    assert.deepEqual(states(cluster), [])
+    const bodies = ackBodies(cluster)
+    const epochs = bodies.map(b => b.epoch)
     const reopened = epochs.lastIndexOf(0)
+    assert.ok(reopened > 0, `epochs ${epochs.join(',')}`)
     assert.deepEqual(epochs.slice(0, 3), [0, 1, 2])
-    for (let i = 1; i < reopened - 1; i++) assert.equal(epochs[i], epochs[i - 1] + 1, `epochs ${epochs.join(',')}`)
-    // The fenced session's records went back to the group: the new session gets them again.
-    const again = await c.nextBatch()
+    for (let i = 1; i < reopened; i++) assert.equal(epochs[i], epochs[i - 1] + 1, `epochs ${epochs.join(',')}`)
+    // Refused at the old session's epoch, opened without them, sent with the new session's first epoch.
+    assert.deepEqual(bodies[reopened - 1].batches, [[0, 2, 1]])
+    assert.deepEqual(bodies[reopened].batches, [])
+    assert.deepEqual(bodies.slice(reopened + 1).find(b => b.batches.length > 0), { api: 'ShareAcknowledge', epoch: 1, batches: [[0, 2, 1]] })
+  })
+
+  test('a lost ShareFetch (connection closed): the broker released the records, so accepting or renewing the ones in hand is a SHARE_SESSION_NOT_FOUND result, never a silent success, and the new deliveries are handed out', async () => {
+    const { cluster, client } = await setup(3)
+    const a = consumer(client, { acknowledgement: 'explicit' })
+    const batch = await a.nextBatch()
+    assert.deepEqual(batch?.records.map(r => [Number(r.offset), r.deliveryCount]), [[0, 1], [1, 1], [2, 1]])
+    // The next long poll is lost with its connection; Kafka releases the member's records with it.
+    cluster.intercept(ShareFetch, () => ({ drop: 'before-apply' }), { times: 1 })
+    // A's new session acquires them again (it has room): new deliveries, not the ones in hand.
+    await until('A holding the records again', () => states(cluster).join() === '0:acquired:2,1:acquired:2,2:acquired:2')
+    const [kept, done] = batch!.records
+    kept.renew()
+    done.accept()
+    const results = await a.commit()
+    assert.deepEqual(results.map(r => [r.offsets.map(Number), r.error?.type]), [[[0, 1], 'SHARE_SESSION_NOT_FOUND']])
+    assert.match(results[0].error!.message, /connection was lost/)
+    // Nothing of them was sent: the new deliveries are still acquired, as they were.
+    assert.deepEqual(states(cluster), ['0:acquired:2', '1:acquired:2', '2:acquired:2'])
+    const again = await a.nextBatch(AbortSignal.timeout(2000))
     assert.deepEqual(again?.records.map(r => [Number(r.offset), r.deliveryCount]), [[0, 2], [1, 2], [2, 2]])
+    for (const r of again!.records) r.accept()
+    assert.deepEqual((await a.commit()).map(r => r.error), [null])
+    assert.deepEqual(states(cluster), [])
   })
 
   test('implicit mode: a handler that returns accepts its record, one that throws releases it (redelivered with deliveryCount 2)', async () => {

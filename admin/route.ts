@@ -115,7 +115,7 @@ export class Router {
         // No attempt without the time to be answered: it could only time out (and close its connection).
         if (!retriable || Date.now() + wait + MIN_ATTEMPT_MS > deadline) throw misrouted ? error.error : error
         if (misrouted) await onMisrouted?.(error.error)
-        await sleep(wait, signal)
+        await sleep(wait, signal, misrouted ? error.error : error)
         // The wait may have ended late (a busy event loop) and eaten the time the check above counted on.
         if (deadline - Date.now() < MIN_ATTEMPT_MS) throw misrouted ? error.error : error
       }
@@ -205,18 +205,32 @@ export class Router {
   async leaders<P extends TopicPartitionKey> (items: P[], deadline: number, signal: AbortSignal | undefined, send: (leader: number, items: P[]) => Promise<Map<string, number>>): Promise<Map<string, number>> {
     const codes = new Map<string, number>()
     let pending = items
+    /** Why some partition has no answer (a connection or metadata failure): thrown if one still has none at the end. */
     let lastError: unknown
+    /** Why some partition is asked again although it has an answer (the leader moved). */
+    let retrying: BrokerError | undefined
     for (let tries = 0; pending.length > 0; tries++) {
       const topics = [...new Set(pending.map(p => p.topic))]
       // The cached leaders first; a refresh when some are unknown, and before every retry.
       const metadata = this.client.metadata
-      if (tries > 0 || pending.some(p => (metadata.partition(p.topic, p.partition)?.leaderId ?? -1) < 0)) await metadata.refresh(topics, signal).catch(() => {})
+      let refreshError: unknown
+      if (tries > 0 || pending.some(p => (metadata.partition(p.topic, p.partition)?.leaderId ?? -1) < 0)) {
+        refreshError = await metadata.refresh(topics, signal).then(() => undefined, (error: unknown) => error)
+      }
       const byLeader = new Map<number, P[]>()
       const retry: P[] = []
       for (const item of pending) {
         const leader = this.client.metadata.partition(item.topic, item.partition)?.leaderId ?? -1
         if (leader < 0) {
-          codes.set(tpKey(item.topic, item.partition), this.client.metadata.topic(item.topic) === undefined ? 3 : 5)
+          // No metadata answer is no news of the topic: the refresh's error is the answer then, not UNKNOWN_TOPIC_OR_PARTITION.
+          if (refreshError !== undefined) {
+            codes.delete(tpKey(item.topic, item.partition))
+            lastError = refreshError
+          } else {
+            const code = this.client.metadata.topic(item.topic) === undefined ? 3 : 5
+            codes.set(tpKey(item.topic, item.partition), code)
+            retrying = new BrokerError(code, `The leader of ${item.topic}-${item.partition}`)
+          }
           retry.push(item)
           continue
         }
@@ -228,7 +242,10 @@ export class Router {
           for (const item of group) {
             const code = answered.get(tpKey(item.topic, item.partition)) ?? -1
             codes.set(tpKey(item.topic, item.partition), code)
-            if (invalidatesMetadata(code)) retry.push(item)
+            if (invalidatesMetadata(code)) {
+              retry.push(item)
+              retrying = new BrokerError(code, `${item.topic}-${item.partition} on broker ${leader}`)
+            }
           }
         } catch (error) {
           if (!wasNotWritten(error) || signal?.aborted === true) throw error
@@ -239,7 +256,7 @@ export class Router {
       }))
       if (retry.length === 0 || deadline - Date.now() < MIN_ATTEMPT_MS) break
       pending = retry
-      await sleep(Math.min(backoffDelay(tries, this.client.backoff), Math.max(0, deadline - Date.now() - MIN_ATTEMPT_MS)), signal)
+      await sleep(Math.min(backoffDelay(tries, this.client.backoff), Math.max(0, deadline - Date.now() - MIN_ATTEMPT_MS)), signal, lastError ?? retrying)
       if (deadline - Date.now() < MIN_ATTEMPT_MS) break
     }
     // A leader we never reached within the deadline: its connection error is the answer.

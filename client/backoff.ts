@@ -19,16 +19,20 @@ export function backoffDelay (attempt: number, options: BackoffOptions = default
   return base / 2 + Math.random() * base / 2
 }
 
-/** Resolves after `ms`, or rejects with AbortedError when `signal` aborts first. */
-export function sleep (ms: number, signal?: AbortSignal): Promise<void> {
+/**
+ * Resolves after `ms`, or rejects with AbortedError when `signal` aborts first. `retrying`
+ * is the error that made the caller wait: the AbortedError names it (as `lastError` and in
+ * its message), since "aborted while waiting" alone hides why nothing had succeeded.
+ */
+export function sleep (ms: number, signal?: AbortSignal, retrying?: unknown): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted === true) {
-      reject(abortError(signal, 'while waiting to retry'))
+      reject(abortError(signal, 'while waiting to retry', false, retrying))
       return
     }
     const onAbort = (): void => {
       clearTimeout(timer)
-      reject(abortError(signal!, 'while waiting to retry'))
+      reject(abortError(signal!, 'while waiting to retry', false, retrying))
     }
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort)
@@ -38,7 +42,17 @@ export function sleep (ms: number, signal?: AbortSignal): Promise<void> {
   })
 }
 
-export function abortError (signal: AbortSignal, doing: string, written = false): AbortedError {
+/** The AbortedError of `signal`; `lastError` (the failure being retried, if any) is named in it. */
+export function abortError (signal: AbortSignal, doing: string, written = false, lastError?: unknown): AbortedError {
   const reason = signal.reason instanceof Error ? signal.reason.message : String(signal.reason ?? 'aborted')
-  return new AbortedError(`Aborted ${doing}: ${reason}`, { written, cause: signal.reason })
+  const last = lastError === undefined ? '' : `; the last attempt had failed with ${describeError(lastError)}`
+  return new AbortedError(`Aborted ${doing}: ${reason}${last}`, { written, cause: signal.reason, lastError })
+}
+
+/** An error for a message: its class, its Kafka `type` and `code` when it has them, its message. */
+export function describeError (error: unknown): string {
+  if (!(error instanceof Error)) return String(error)
+  const { type, code } = error as { type?: unknown, code?: unknown }
+  const kafka = typeof type === 'string' && typeof code === 'number' && !error.message.includes(type) ? ` ${type} (${code})` : ''
+  return `${error.name}${kafka}: ${error.message}`
 }

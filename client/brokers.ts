@@ -169,7 +169,7 @@ export class BrokerPool {
           if (Date.now() + wait > deadline) {
             throw new ConnectionError(describe(address), `could not connect after ${failures.attempts} attempt(s): ${failures.lastError.message}`, { written: false, cause: failures.lastError })
           }
-          await sleep(wait, signal)
+          await sleep(wait, signal, failures.lastError)
           continue
         }
       }

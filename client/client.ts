@@ -210,6 +210,7 @@ export class Client extends TypedEmitter<ClientEvents> {
     // per round, with a backoff between rounds (a request that was written is not repeated).
     const tried = new Set<number>()
     let attempts = 0
+    let lastError: unknown
     for (let round = 0; ;) {
       const nodeId = this.brokers.leastLoadedNode(purpose, tried)
       tried.add(nodeId)
@@ -217,13 +218,14 @@ export class Client extends TypedEmitter<ClientEvents> {
         return await this.#sendTo(nodeId, purpose, api, body, { signal: options.signal, deadline, version: options.version, timeoutMs: options.timeoutMs, anyBroker: true })
       } catch (error) {
         if (!wasNotWritten(error) || (options.signal?.aborted ?? false) || this.#closed || Date.now() >= deadline) throw error
+        lastError = error
         const everyBrokerTried = this.brokers.brokers.every(b => tried.has(b.nodeId))
         const backoffMs = everyBrokerTried ? Math.round(Math.min(backoffDelay(round, this.backoff), Math.max(0, deadline - Date.now()))) : 0
         this.#retrying({ api: api.name, nodeId, attempt: ++attempts, backoffMs, error: error as Error })
       }
       if (this.brokers.brokers.every(b => tried.has(b.nodeId))) {
         tried.clear()
-        await sleep(Math.min(backoffDelay(round++, this.backoff), Math.max(0, deadline - Date.now())), options.signal)
+        await sleep(Math.min(backoffDelay(round++, this.backoff), Math.max(0, deadline - Date.now())), options.signal, lastError)
       }
     }
   }
@@ -394,7 +396,7 @@ export class Client extends TypedEmitter<ClientEvents> {
         if (error instanceof BrokerError && invalidatesMetadata(error.code)) await this.metadata.refresh([topic], signal).catch(() => {})
         const backoffMs = Math.round(Math.min(backoffDelay(tries, this.backoff), Math.max(0, deadline - Date.now())))
         this.#retrying({ api, nodeId: meta.leaderId, topic, partition, attempt: tries + 1, backoffMs, error: error as Error })
-        await sleep(backoffMs, signal)
+        await sleep(backoffMs, signal, error)
       }
     }
   }

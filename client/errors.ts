@@ -40,11 +40,14 @@ export class RequestTimeoutError extends KafkaTsError {
 /** The caller's AbortSignal fired. If `written`, the broker may still have applied the request. */
 export class AbortedError extends KafkaTsError {
   readonly written: boolean
+  /** Aborted while waiting to retry: the error of the attempt before the wait (a BrokerError, a ConnectionError…). */
+  readonly lastError: unknown
 
-  constructor (message: string, details: RequestFailureDetails) {
+  constructor (message: string, details: RequestFailureDetails & { lastError?: unknown }) {
     super('ABORTED', message, { retriable: false, cause: details.cause })
     this.name = 'AbortedError'
     this.written = details.written
+    this.lastError = details.lastError
   }
 }
 

@@ -22,9 +22,9 @@
 import { Metadata as MetadataApi, type MetadataResponse } from '../protocol/apis/metadata'
 import { errorCodeInfo } from '../protocol/error-codes'
 import { BrokerError, ProtocolError } from '../protocol/errors'
-import { backoffDelay, sleep, type BackoffOptions } from './backoff'
+import { abortError, backoffDelay, sleep, type BackoffOptions } from './backoff'
 import type { BrokerAddress, BrokerPool } from './brokers'
-import { ClientClosedError, isRefusedIdentity, RequestTimeoutError, UnknownTopicError } from './errors'
+import { AbortedError, ClientClosedError, ConnectionError, isRefusedIdentity, RequestTimeoutError, UnknownTopicError } from './errors'
 import type { Instrumentation } from './instrumentation'
 
 export interface PartitionMetadata {
@@ -193,6 +193,7 @@ export class MetadataCache {
     const signal = this.#withClosing(callerSignal)
     const deadline = Date.now() + waitMs
     let attempt = 0
+    let refreshError: unknown
     for (;;) {
       const known = this.#topics.get(name)
       const failed = attempt > 0 ? this.#topicErrors.get(name) : undefined
@@ -203,10 +204,12 @@ export class MetadataCache {
         throw new UnknownTopicError(name, `Topic "${name}" is not available after waiting ${waitMs} ms: ${why}`)
       }
       try {
-        if (attempt > 0) await sleep(Math.min(backoffDelay(attempt - 1, this.#options.backoff), Math.max(0, deadline - Date.now())), signal)
+        if (attempt > 0) await sleep(Math.min(backoffDelay(attempt - 1, this.#options.backoff), Math.max(0, deadline - Date.now())), signal, refreshError)
         attempt++
+        refreshError = undefined
         await this.refresh([name], signal).catch(error => {
           if (error instanceof ClientClosedError || isRefusedIdentity(error) || Date.now() >= deadline) throw error
+          refreshError = error
         })
       } catch (error) {
         if (this.#closed) throw new ClientClosedError()
@@ -226,34 +229,48 @@ export class MetadataCache {
    * One Metadata request to the least-loaded broker; on failure the next one (each broker
    * once, then a backoff), until the deadline. A broker that hangs is left behind: it
    * fails its connection within the connect timeout, and leastLoadedNode avoids it then.
+   * Past the deadline, the error names every broker tried and the last failure.
    */
   async #request (topics: Array<{ name: string, topicId: string }> | null, deadline: number, signal?: AbortSignal): Promise<MetadataResponse> {
+    const startedAt = Date.now()
     let lastError: unknown
+    let attempts = 0
     let rounds = 0
     let overtime = false
+    /** This round's brokers; `roundDone` once each was tried (then a backoff, and a new round). */
     const tried = new Set<number>()
+    let roundDone = false
+    const addresses = new Set<string>()
     for (;;) {
-      if (Date.now() >= deadline && tried.size > 0) {
-        // A broker that let the request time out used up the deadline: one more broker gets a full timeout of its own.
-        if (overtime || !(lastError instanceof RequestTimeoutError) || this.#pool.brokers.every(b => tried.has(b.nodeId))) break
+      // Counted in attempts, not in `tried`: a round's set is emptied after its last broker,
+      // so with one broker it was always empty here and the refresh never ended.
+      if (attempts > 0 && Date.now() >= deadline) {
+        // A broker that let the request time out used up the deadline: one more broker of the round gets a full timeout of its own.
+        if (overtime || !(lastError instanceof RequestTimeoutError) || roundDone) break
         overtime = true
         deadline = Date.now() + this.#options.requestTimeoutMs
       }
+      if (roundDone) {
+        tried.clear()
+        roundDone = false
+      }
       const nodeId = this.#pool.leastLoadedNode('admin', tried)
       tried.add(nodeId)
+      attempts++
+      const address = this.#pool.broker(nodeId)
+      addresses.add(address === undefined ? `broker ${nodeId}` : `${address.host}:${address.port}`)
       try {
         return await this.#send(nodeId, { topics, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }, deadline, signal)
       } catch (error) {
-        lastError = error
         // Refused credentials or certificates are refused by every broker, every time.
-        if (signal?.aborted === true || error instanceof ClientClosedError || isRefusedIdentity(error)) throw error
+        if (error instanceof ClientClosedError || isRefusedIdentity(error)) throw error
+        if (signal?.aborted === true) throw error instanceof AbortedError && lastError !== undefined ? abortError(signal, 'while retrying Metadata', error.written, lastError) : error
+        lastError = error
       }
-      if (this.#pool.brokers.every(b => tried.has(b.nodeId))) {
-        tried.clear()
-        await sleep(Math.min(backoffDelay(rounds++, this.#options.backoff), Math.max(0, deadline - Date.now())), signal)
-      }
+      roundDone = this.#pool.brokers.every(b => tried.has(b.nodeId))
+      if (roundDone) await sleep(Math.min(backoffDelay(rounds++, this.#options.backoff), Math.max(0, deadline - Date.now())), signal, lastError)
     }
-    throw lastError
+    throw unreachable(lastError, [...addresses], attempts, Date.now() - startedAt)
   }
 
   #apply (response: MetadataResponse, all: boolean): void {
@@ -389,4 +406,18 @@ function mergeEpochs (previous: TopicMetadata, next: PartitionMetadata[]): Parti
     if (old !== undefined && now !== undefined && now.leaderEpoch >= 0 && old.leaderEpoch > now.leaderEpoch) next[i] = old
   }
   return next
+}
+
+/**
+ * The error of a Metadata request that no broker answered in time: the last connection
+ * failure or timeout, restated with every broker tried and what to check. Other errors
+ * (a protocol violation, no common version) already say what is wrong: they stay as they are.
+ */
+function unreachable (lastError: unknown, addresses: string[], attempts: number, elapsedMs: number): unknown {
+  const last = String((lastError as Error)?.message).replace(/[.?!]$/, match => match === '.' ? '' : match)
+  const what = `no broker answered Metadata within ${elapsedMs} ms (${attempts} attempt(s) to ${addresses.join(', ')}); the last error: ${last}${last.endsWith('?') ? '' : '.'} ` +
+    'Check that the bootstrap addresses are right and that the brokers are running and reachable from here (their listeners, a firewall, TLS or SASL settings), or raise requestTimeoutMs if they are only slow to answer'
+  if (lastError instanceof ConnectionError) return new ConnectionError(`${addresses.length > 1 ? 'brokers' : 'broker'} ${addresses.join(', ')}`, what, { written: lastError.written, cause: lastError })
+  if (lastError instanceof RequestTimeoutError) return new RequestTimeoutError(`Brokers ${addresses.join(', ')}: ${what}`, { written: lastError.written, cause: lastError })
+  return lastError
 }

@@ -10,8 +10,10 @@ import { FindCoordinator } from '../../protocol/apis/find-coordinator'
 import { ListOffsets } from '../../protocol/apis/list-offsets'
 import { OffsetCommit } from '../../protocol/apis/offset-commit'
 import { OffsetFetch } from '../../protocol/apis/offset-fetch'
+import { AbortedError, ConnectionError } from '../../client/errors'
 import { BrokerError } from '../../protocol/errors'
 import { FakeCluster } from '../../testing/index'
+import { closedPort } from '../support/ports'
 import { MIN_ATTEMPT_MS, Misrouted, Router } from '../../admin/route'
 
 async function withCluster (body: (cluster: FakeCluster, client: Client) => Promise<void>): Promise<void> {
@@ -87,17 +89,60 @@ describe('admin routing and retries', () => {
     })
   })
 
-  test('listTopics and describeTopics against brokers that cannot be reached end at their timeoutMs', { timeout: 10_000 }, async () => {
-    const client = new Client({ bootstrap: ['127.0.0.1:1'], retryBackoff: { initialMs: 10, maxMs: 50 } })
+  test('listTopics and describeTopics against brokers that cannot be reached end at their timeoutMs, naming the connection error', { timeout: 10_000 }, async () => {
+    const port = await closedPort()
+    const client = new Client({ bootstrap: [`127.0.0.1:${port}`], retryBackoff: { initialMs: 10, maxMs: 50 } })
     try {
       for (const call of [async () => await client.admin.listTopics({ timeoutMs: 300 }), async () => await client.admin.describeTopics(['t'], { timeoutMs: 300 })]) {
         const started = Date.now()
-        await assert.rejects(call())
+        await assert.rejects(call(), (error: unknown) => {
+          // Not only "Aborted while waiting to retry: ... timeout": what kept failing.
+          assert.ok(error instanceof AbortedError, String(error))
+          assert.match(error.message, new RegExp(`the last attempt had failed with ConnectionError: .*ECONNREFUSED 127\\.0\\.0\\.1:${port}`))
+          assert.ok(error.lastError instanceof ConnectionError)
+          return true
+        })
         assert.ok(Date.now() - started < 5_000, `took ${Date.now() - started} ms`)
       }
     } finally {
       await client.close()
     }
+  })
+
+  test('listOffsets with no broker reachable fails with the connection error, not an UNKNOWN_TOPIC_OR_PARTITION result', { timeout: 10_000 }, async () => {
+    const port = await closedPort()
+    const client = new Client({ bootstrap: [`127.0.0.1:${port}`], retryBackoff: { initialMs: 10, maxMs: 50 }, requestTimeoutMs: 300 })
+    try {
+      await assert.rejects(client.admin.listOffsets([{ topic: 't', partition: 0, spec: 'latest' }], { timeoutMs: 1000 }), (error: unknown) => {
+        assert.ok(error instanceof ConnectionError, String(error))
+        assert.match(error.message, new RegExp(`ECONNREFUSED 127\\.0\\.0\\.1:${port}`))
+        return true
+      })
+    } finally {
+      await client.close()
+    }
+  })
+
+  test('an abort while waiting to retry a refusal names the refusal\'s Kafka code and type', async () => {
+    await withCluster(async (cluster, client) => {
+      const backoffClient = new Client({ bootstrap: cluster.bootstrap, retryBackoff: { initialMs: 4000, maxMs: 4000 }, requestTimeoutMs: 10_000 })
+      const controller = new AbortController()
+      try {
+        // The abort comes while the call waits out its 2–4 s backoff after the first refusal.
+        cluster.intercept(FindCoordinator, () => {
+          setTimeout(() => controller.abort(new Error('the caller gave up')), 200)
+          return { error: 15 }
+        })
+        await assert.rejects(backoffClient.admin.fetchOffsets(['g'], { signal: controller.signal }), (error: unknown) => {
+          assert.ok(error instanceof AbortedError, String(error))
+          assert.match(error.message, /^Aborted while waiting to retry: the caller gave up; the last attempt had failed with BrokerError: .*COORDINATOR_NOT_AVAILABLE \(15\)/)
+          assert.ok(error.lastError instanceof BrokerError && error.lastError.code === 15 && error.lastError.type === 'COORDINATOR_NOT_AVAILABLE')
+          return true
+        })
+      } finally {
+        await backoffClient.close()
+      }
+    })
   })
 
   test('a leader move: listOffsets refreshes the metadata and sends the refused partitions again, the rest once', async () => {

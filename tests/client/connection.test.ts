@@ -20,6 +20,7 @@ import { decodeRequestHeader, encodeResponseFrame } from '../../protocol/header'
 import { Reader } from '../../protocol/reader'
 import { Writer } from '../../protocol/writer'
 import { allApis } from '../../protocol/apis/index'
+import { closedPort } from '../support/ports'
 
 interface Received { apiKey: number, apiVersion: number, correlationId: number, socket: net.Socket }
 type Script = (request: Received) => void
@@ -269,10 +270,7 @@ test('versions with no overlap give a clear UnsupportedVersionError', async () =
 })
 
 test('connecting to a closed port fails with a ConnectionError that says so', async () => {
-  const server = net.createServer()
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  const port = (server.address() as net.AddressInfo).port
-  await new Promise<void>(resolve => server.close(() => resolve()))
+  const port = await closedPort()
   await assert.rejects(Connection.connect({ host: '127.0.0.1', port, clientId: 't' }), (error: unknown) => {
     assert.ok(error instanceof ConnectionError)
     assert.match(error.message, /refused/)

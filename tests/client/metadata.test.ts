@@ -4,10 +4,12 @@
 import { afterEach, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Client } from '../../client/client'
+import { ConnectionError } from '../../client/errors'
 import { Consumer } from '../../consumer/consumer'
 import { Metadata } from '../../protocol/apis/metadata'
 import { BrokerError, ProtocolError } from '../../protocol/errors'
 import { FakeCluster } from '../../testing/index'
+import { closedPort } from '../support/ports'
 
 const cleanups: Array<() => Promise<unknown>> = []
 afterEach(async () => {
@@ -29,6 +31,38 @@ function rewriteTopic (cluster: FakeCluster, topic: string, change: (t: Metadata
 }
 
 describe('metadata cache', () => {
+  test('refresh() with no broker reachable fails within requestTimeoutMs, naming the broker tried and its connection error', { timeout: 15_000 }, async () => {
+    // One bootstrap broker: its round of tries ended with each attempt, and the refresh retried forever.
+    const port = await closedPort()
+    const client = new Client({ bootstrap: `127.0.0.1:${port}`, requestTimeoutMs: 500, retryBackoff: { initialMs: 10, maxMs: 50 } })
+    cleanups.push(async () => await client.close())
+    const started = Date.now()
+    const outcome = await Promise.race([
+      client.metadata.refresh().then(() => 'answered', (error: unknown) => error),
+      new Promise(resolve => setTimeout(() => resolve('still waiting after 10 s'), 10_000).unref())
+    ])
+    const elapsed = Date.now() - started
+    assert.ok(outcome instanceof ConnectionError, String(outcome))
+    assert.ok(elapsed < 5_000, `failed after ${elapsed} ms (requestTimeoutMs 500)`)
+    assert.match(outcome.message, new RegExp(`^broker 127\\.0\\.0\\.1:${port}: no broker answered Metadata within \\d+ ms \\(\\d+ attempt\\(s\\) to 127\\.0\\.0\\.1:${port}\\)`))
+    assert.match(outcome.message, new RegExp(`ECONNREFUSED 127\\.0\\.0\\.1:${port}`))
+    assert.match(outcome.message, /Check that the bootstrap addresses are right/)
+    assert.ok(outcome.cause instanceof ConnectionError, 'the last connection error is the cause')
+    assert.equal(outcome.written, false)
+  })
+
+  test('refresh() with two unreachable brokers names both in its error', { timeout: 15_000 }, async () => {
+    const ports = [await closedPort(), await closedPort()]
+    const client = new Client({ bootstrap: ports.map(p => `127.0.0.1:${p}`), requestTimeoutMs: 500, retryBackoff: { initialMs: 10, maxMs: 50 } })
+    cleanups.push(async () => await client.close())
+    await assert.rejects(client.metadata.refresh(), (error: unknown) => {
+      assert.ok(error instanceof ConnectionError, String(error))
+      for (const port of ports) assert.ok(error.broker.includes(`127.0.0.1:${port}`), error.broker)
+      assert.match(error.message, /ECONNREFUSED/)
+      return true
+    })
+  })
+
   test('a topic deleted and re-created under its name takes the new topic id\'s leaders and epochs', async () => {
     // 'old' plays the topic before the delete (leader epoch 4 after four moves), 'new' the re-created one (epoch 0).
     const { cluster, client } = await setup(2, [{ name: 'old', partitions: 1, replicationFactor: 2 }, { name: 'new', partitions: 1, replicationFactor: 2 }])

@@ -505,10 +505,9 @@ export class ShareSource {
           throw error
         }
         this.#debug('ShareAcknowledge answered', () => ({ renew, errorCode: response.errorCode, codes: response.responses.flatMap(t => t.partitions.map(p => p.errorCode)) }))
-        if (isSessionError(response.errorCode)) {
-          this.#requeue(taken, renew ? 'renewals' : 'pending', waiters)
-          this.#topLevelError(response.errorCode, response.errorMessage)
-        }
+        if (response.errorCode === INVALID_SHARE_SESSION_EPOCH) this.#requeue(taken, renew ? 'renewals' : 'pending', waiters)
+        if (response.errorCode === SHARE_SESSION_NOT_FOUND) this.#sessionLost(taken, waiters)
+        if (isSessionError(response.errorCode)) this.#topLevelError(response.errorCode, response.errorMessage)
         this.#answerAcks(taken, response.errorCode, response.errorMessage, response.responses.flatMap(t => t.partitions.map(p => ({ topicId: t.topicId, ...p }))), waiters)
         if (response.errorCode !== 0) this.#topLevelError(response.errorCode, response.errorMessage)
         this.#nextEpoch()
@@ -575,7 +574,8 @@ export class ShareSource {
       }
       this.#debug('ShareFetch answered', () => ({ errorCode: response.errorCode, acquired: response.responses.flatMap(t => t.partitions.map(p => p.acquiredRecords.map(r => `${r.firstOffset}-${r.lastOffset}x${r.deliveryCount}`).join(','))) }))
       if (response.errorCode !== 0) {
-        if (isSessionError(response.errorCode)) this.#requeue(taken, 'pending', waiters)
+        if (response.errorCode === INVALID_SHARE_SESSION_EPOCH) this.#requeue(taken, 'pending', waiters)
+        else if (response.errorCode === SHARE_SESSION_NOT_FOUND) this.#sessionLost(taken, waiters)
         else this.#answerAcks(taken, response.errorCode, response.errorMessage, [], waiters)
         this.#resolveFlushes(waiters)
         this.#topLevelError(response.errorCode, response.errorMessage)
@@ -654,8 +654,18 @@ export class ShareSource {
   /** A request whose answer never came may or may not have moved the session's epoch: start a new session. */
   #resetSessionAfterLostRequest (error: unknown): void {
     if (error instanceof BrokerError) return
-    // Lost requests close the connection, and the broker released the member's records with
-    // it: what is acquired and not yet acknowledged here is no longer ours.
+    // Lost requests close the connection, and the broker released the member's records with it.
+    this.#sessionLost([])
+  }
+
+  /**
+   * The broker no longer holds the records of our session: its connection closed (a lost
+   * request, or SHARE_SESSION_NOT_FOUND: a 4.4 broker removes a session only when its
+   * connection closes, it is closed with -1, or the broker restarted). What is acquired and
+   * not yet acknowledged is no longer ours; `taken` (refused, not applied) fails with it.
+   */
+  #sessionLost (taken: InFlightAcks[], waiters?: Array<{ results: ShareAcknowledgementResult[] }>): void {
+    this.#failAcks(taken, this.#lostError(), waiters)
     this.generation++
     for (const p of this.#partitions.values()) {
       for (const list of ['pending', 'renewals'] as const) {
@@ -671,8 +681,12 @@ export class ShareSource {
   #failLost (): void {
     const lost = this.#take(() => true, 'lost')
     if (lost.length === 0) return
-    this.#failAcks(lost, new BrokerError(SHARE_SESSION_NOT_FOUND, `Acknowledging records acquired in a share session with broker ${this.nodeId} whose connection was lost (a request to it timed out or failed): the broker released them, and they will be delivered again, maybe to another member`), this.#flushWaiters)
+    this.#failAcks(lost, this.#lostError(), this.#flushWaiters)
     if (!this.#hasPending()) this.#resolveFlushes(this.#flushWaiters.splice(0))
+  }
+
+  #lostError (): BrokerError {
+    return new BrokerError(SHARE_SESSION_NOT_FOUND, `Acknowledging records acquired in a share session with broker ${this.nodeId} whose connection was lost (a request timed out or failed, or the broker restarted): the broker released them, and they will be delivered again, maybe to another member`)
   }
 
   /** Acknowledgements a session error refused (nothing applied) go back to be sent in the new session, with their flush() waiters. */

@@ -152,6 +152,23 @@ describe('share consumer against the fake cluster', () => {
     assert.deepEqual(states(cluster), [])
   })
 
+  test('SHARE_SESSION_NOT_FOUND (a 4.4 broker drops a session only with its connection, or when it restarts): the acknowledgements it refused and later ones of records in hand fail with it, never sent again', async () => {
+    const { cluster, client } = await setup(2)
+    const c = consumer(client, { acknowledgement: 'explicit' })
+    const batch = await c.nextBatch()
+    assert.equal(batch?.records.length, 2)
+    cluster.intercept(ShareAcknowledge, () => ({ error: 122 }), { times: 1 })
+    batch!.records[0].accept()
+    const refused = await c.commit()
+    assert.deepEqual(refused.map(r => [r.offsets.map(Number), r.error?.type]), [[[0], 'SHARE_SESSION_NOT_FOUND']])
+    const sent = ackBodies(cluster).filter(b => b.batches.length > 0).length
+    batch!.records[1].renew()
+    const renewed = await c.commit()
+    assert.deepEqual(renewed.map(r => [r.offsets.map(Number), r.error?.type]), [[[1], 'SHARE_SESSION_NOT_FOUND']])
+    assert.match(renewed[0].error!.message, /connection was lost/)
+    assert.equal(ackBodies(cluster).filter(b => b.batches.length > 0).length, sent)
+  })
+
   test('implicit mode: a handler that returns accepts its record, one that throws releases it (redelivered with deliveryCount 2)', async () => {
     const { cluster, client } = await setup(5)
     const c = consumer(client)

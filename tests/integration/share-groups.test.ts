@@ -1,7 +1,7 @@
 // Share groups (KIP-932) against the real 4.4 broker: cooperative consumption, redelivery
 // after release, no redelivery after reject, archiving at the delivery-count limit and the
 // dead-letter handler at the last delivery, the DLQ example, renew() (and a group that
-// refuses renewals), redelivery of a SIGKILLed member's records after the lock duration,
+// refuses renewals), a member's lost share-session connection, redelivery of a SIGKILLed member's records after the lock duration,
 // and acknowledgement errors after a lock expired. Churn: share-churn.test.ts.
 //
 // KAFKATS_SHARE_RECORDS sets how many records the cooperative test moves (default 20,000;
@@ -9,6 +9,7 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
+import * as net from 'node:net'
 import * as path from 'node:path'
 import { Client, ShareConsumer, type ShareAcknowledgementResult, type ShareBatch, type ShareRecord } from '../../index'
 import { sharedBootstrap } from '../broker/kafka'
@@ -314,6 +315,57 @@ describe('share groups on a real broker', { skip, timeout: 300_000 }, () => {
       assert.match(result.error?.message ?? '', /share\.renew\.acknowledge\.enable/)
     } finally {
       await c.close()
+    }
+  })
+
+  test('a member whose share-session connection is lost: the broker releases its records to another member at once (deliveryCount 2), and its accept() / renew() of them answer SHARE_SESSION_NOT_FOUND, never success', async () => {
+    const topic = await topicWith('share-lost', 1, 5)
+    // A lock far longer than the test: only the lost connection can free the records.
+    const groupId = await groupFor('share-lost', 60_000)
+    const sockets: net.Socket[] = []
+    let cutUntil = 0
+    const clientA = new Client({
+      bootstrap: bootstrap!,
+      clientId: 'kafkats-share-lost',
+      socketFactory: ({ host, port, onConnect }) => {
+        if (Date.now() < cutUntil) throw new Error('network cut (test)')
+        const socket = net.connect({ host, port }, onConnect)
+        sockets.push(socket)
+        return socket
+      }
+    })
+    const a = clientA.shareConsumer({ groupId, topics: topic, acknowledgement: 'explicit' })
+    const b = client.shareConsumer({ groupId, topics: topic, acknowledgement: 'explicit' })
+    try {
+      const held: ShareRecord[] = []
+      while (held.length < 5) {
+        const batch = await a.nextBatch(AbortSignal.timeout(30_000))
+        assert.ok(batch !== undefined)
+        held.push(...batch.records)
+      }
+      await b.ready()
+      await until('B assigned the partition', () => b.assignment.length > 0, 30_000)
+      // Every socket of A's client goes (its share session's among them), as a network cut would.
+      cutUntil = Date.now() + 5000
+      for (const socket of sockets) socket.destroy()
+      const taken: ShareRecord[] = []
+      while (taken.length < 5) {
+        const batch = await b.nextBatch(AbortSignal.timeout(30_000))
+        assert.ok(batch !== undefined, `B got ${taken.length} of the 5 records`)
+        taken.push(...batch.records)
+      }
+      assert.deepEqual(taken.map(r => [Number(r.offset), r.deliveryCount]), [[0, 2], [1, 2], [2, 2], [3, 2], [4, 2]])
+      held[0].renew()
+      for (const record of held.slice(1)) record.accept()
+      const results = await a.commit()
+      assert.deepEqual(results.map(r => r.error?.type), ['SHARE_SESSION_NOT_FOUND'])
+      assert.deepEqual(results.flatMap(r => r.offsets.map(Number)), [0, 1, 2, 3, 4])
+      for (const record of taken) record.accept()
+      assert.deepEqual((await b.commit()).map(r => r.error), [null])
+    } finally {
+      await a.close()
+      await b.close()
+      await clientA.close()
     }
   })
 

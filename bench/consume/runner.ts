@@ -7,6 +7,7 @@
  * ../common/runner.mjs's setup() loads.
  */
 import { cpuSecondsSince, readConfigArgument, reportResult, runtime, type BaseRunnerConfig } from '../common/runner'
+import { RecordTally, watchTallyForStall, type ConsumedResult } from '../common/tally'
 
 export { cpuSecondsSince, RESULT_PREFIX, runMain, runtime } from '../common/runner'
 
@@ -22,23 +23,7 @@ export interface ConsumeConfig extends BaseRunnerConfig {
   stallSeconds: number
 }
 
-export interface ConsumeResult {
-  /** Set instead of the numbers when the client cannot run (e.g. not written yet). */
-  unavailable?: string
-  received: number
-  /** Value bytes received. */
-  valueBytes: number
-  /** From the start (client creation) to the last record received. */
-  wallSeconds: number
-  /** From the start to the first record received (joining the group, first fetch). */
-  firstRecordSeconds: number | null
-  /** process.cpuUsage() from client creation to close: user + system seconds. */
-  cpuSeconds: number
-  /** What the checks found wrong: missing, duplicated or out-of-order offsets, a stall. */
-  problems: string[]
-  /** The settings used, for the table's notes. */
-  settings: string
-  runtime: string
+export interface ConsumeResult extends ConsumedResult {
   /** With the option retainRecords N: the memory the first N records take while the runner holds them. */
   heldMemory?: HeldMemory
 }
@@ -105,37 +90,27 @@ export function readConfig (): ConsumeConfig {
  * every offset arrived exactly once, in order (a topic with no transactions or
  * compaction has no gaps). `done` resolves at the `records`-th record.
  */
-export class Tally {
-  readonly started = performance.now()
-  received = 0
-  valueBytes = 0
-  firstAt = -1
-  lastAt = -1
-  readonly problems: string[] = []
-  readonly done: Promise<void>
-  readonly #target: number
+export class Tally extends RecordTally {
   readonly #counts: number[]
   readonly #first: bigint[]
   readonly #last: bigint[]
-  #resolve!: () => void
 
   constructor (config: ConsumeConfig) {
-    this.#target = config.records
+    super(config.records)
     this.#counts = new Array<number>(config.partitions).fill(0)
     this.#first = new Array<bigint>(config.partitions).fill(-1n)
     this.#last = new Array<bigint>(config.partitions).fill(-1n)
-    this.done = new Promise(resolve => { this.#resolve = resolve })
   }
 
   /** One record. */
   add (partition: number, offset: bigint, value: Buffer | null | undefined): void {
     const last = this.#last[partition]
-    if (offset <= last) this.#problem(`partition ${partition}: offset ${offset} after ${last}`)
+    if (offset <= last) this.problem(`partition ${partition}: offset ${offset} after ${last}`)
     else if (last === -1n) this.#first[partition] = offset
     this.#last[partition] = offset
     this.#counts[partition]++
     if (value !== null && value !== undefined) this.valueBytes += value.length
-    this.#arrived(1)
+    this.arrived(1)
   }
 
   /**
@@ -146,12 +121,12 @@ export class Tally {
   addRun (partition: number, firstOffset: bigint, lastOffset: bigint, count: number, valueBytes: number): void {
     const last = this.#last[partition]
     if (last === -1n) this.#first[partition] = firstOffset
-    else if (firstOffset !== last + 1n) this.#problem(`partition ${partition}: offset ${firstOffset} after ${last}`)
-    if (lastOffset - firstOffset + 1n !== BigInt(count)) this.#problem(`partition ${partition}: ${count} records from offset ${firstOffset} to ${lastOffset}`)
+    else if (firstOffset !== last + 1n) this.problem(`partition ${partition}: offset ${firstOffset} after ${last}`)
+    if (lastOffset - firstOffset + 1n !== BigInt(count)) this.problem(`partition ${partition}: ${count} records from offset ${firstOffset} to ${lastOffset}`)
     this.#last[partition] = lastOffset
     this.#counts[partition] += count
     this.valueBytes += valueBytes
-    this.#arrived(count)
+    this.arrived(count)
   }
 
   /** The end-of-run checks against the topic's offsets; returns the problems found. */
@@ -160,25 +135,11 @@ export class Tally {
       const start = BigInt(config.startOffsets[p])
       const end = BigInt(config.endOffsets[p])
       const expected = Number(end - start)
-      if (this.#counts[p] !== expected) this.#problem(`partition ${p}: ${this.#counts[p]} records, not ${expected}`)
-      else if (expected > 0 && (this.#first[p] !== start || this.#last[p] !== end - 1n)) this.#problem(`partition ${p}: offsets ${this.#first[p]}..${this.#last[p]}, not ${start}..${end - 1n}`)
+      if (this.#counts[p] !== expected) this.problem(`partition ${p}: ${this.#counts[p]} records, not ${expected}`)
+      else if (expected > 0 && (this.#first[p] !== start || this.#last[p] !== end - 1n)) this.problem(`partition ${p}: offsets ${this.#first[p]}..${this.#last[p]}, not ${start}..${end - 1n}`)
     }
-    if (this.received !== config.records) this.#problem(`${this.received} records received, not ${config.records}`)
+    if (this.received !== config.records) this.problem(`${this.received} records received, not ${config.records}`)
     return this.problems
-  }
-
-  #arrived (count: number): void {
-    if (this.received === 0) this.firstAt = performance.now()
-    this.received += count
-    if (this.received >= this.#target && this.lastAt < 0) {
-      this.lastAt = performance.now()
-      this.#resolve()
-    }
-  }
-
-  #problem (text: string): void {
-    // A broken run could find millions; the first few say enough.
-    if (this.problems.length < 5) this.problems.push(text)
   }
 }
 
@@ -187,31 +148,15 @@ export class Tally {
  * `config.stallSeconds` — so a client that stops short gives a row, not just a timeout.
  */
 export function watchForStall (config: ConsumeConfig, tally: Tally, cpuStart: NodeJS.CpuUsage, settings: () => string): NodeJS.Timeout {
-  let seen = -1
-  let since = performance.now()
-  const timer = setInterval(() => {
-    if (tally.received !== seen) {
-      seen = tally.received
-      since = performance.now()
-      return
-    }
-    if (performance.now() - since < config.stallSeconds * 1000) return
-    tally.problems.push(`stalled: nothing received for ${config.stallSeconds} s`)
-    finish(config, tally, cpuSecondsSince(cpuStart), settings())
-    process.exit(0)
-  }, 500)
-  timer.unref()
-  return timer
+  return watchTallyForStall(tally, config.stallSeconds, () => { finish(config, tally, cpuSecondsSince(cpuStart), settings()) })
 }
 
 /** Runs the end-of-run checks and prints the result line. */
 export function finish (config: ConsumeConfig, tally: Tally, cpuSeconds: number, settings: string, heldMemory?: HeldMemory): void {
-  const end = tally.lastAt >= 0 ? tally.lastAt : performance.now()
   const result: ConsumeResult = {
     received: tally.received,
     valueBytes: tally.valueBytes,
-    wallSeconds: (end - tally.started) / 1000,
-    firstRecordSeconds: tally.firstAt < 0 ? null : (tally.firstAt - tally.started) / 1000,
+    ...tally.timing(),
     cpuSeconds,
     problems: tally.check(config),
     settings,

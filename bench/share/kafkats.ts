@@ -9,7 +9,7 @@
  * whole process's, all consumers together.
  */
 import { Client } from '../../index'
-import { cpuSecondsSince, DistinctTally, readConfig, report, runMain } from './runner'
+import { cpuSecondsSince, DistinctTally, readConfig, report, runMain, watchTallyForStall } from './runner'
 
 interface BenchConsumer extends AsyncIterable<{ partition: number, records: Array<{ offset: bigint, value: Buffer | null }> }> {
   close: () => Promise<void>
@@ -28,17 +28,7 @@ runMain(async () => {
   const settings = config.mode === 'share'
     ? `client.shareConsumer({ groupId, topics${Object.keys(options).length > 0 ? `, ${JSON.stringify(options)}` : ''} }) ×${config.consumers}, one Client each, for await over batches (implicit acceptance; other settings: the defaults, maxRecords 500)`
     : `client.consumer({ groupId, topics, fromBeginning: true, delivery: 'at-least-once'${Object.keys(options).length > 0 ? `, ${JSON.stringify(options)}` : ''} }) ×${config.consumers} (KIP-848), one Client each, for await over batches`
-  let lastCount = -1
-  let quietSince = performance.now()
-  const stall = setInterval(() => {
-    if (tally.received !== lastCount) { lastCount = tally.received; quietSince = performance.now(); return }
-    if (performance.now() - quietSince > config.stallSeconds * 1000) {
-      tally.problems.push(`stalled: nothing new for ${config.stallSeconds} s`)
-      report(tally.result(cpuSecondsSince(cpuStart), perConsumer, settings))
-      process.exit(0)
-    }
-  }, 500)
-  stall.unref()
+  const stall = watchTallyForStall(tally, config.stallSeconds, () => { report(tally.result(cpuSecondsSince(cpuStart), perConsumer, settings)) })
   await Promise.all(consumers.map(async (consumer, i) => {
     const reading = (async () => {
       for await (const batch of consumer) {

@@ -1,14 +1,16 @@
 /**
  * What the share benchmark's orchestrator (run.ts) and its kafkats runner (kafkats.ts)
- * share: the runner's config and result, and DistinctTally, which counts what several
- * consumers receive together. Members of one share group read the same partitions side by
+ * share: the runner's config and result, and DistinctTally (a RecordTally, as the consume
+ * benchmark's Tally), which counts what several consumers receive together. Members of one share group read the same partitions side by
  * side, so offsets do not arrive in order per partition: each offset is marked in a
  * bitmap, and a second arrival counts as a duplicate (a redelivery; none is expected when
  * nobody fails).
  */
 import { readConfigArgument, reportResult, runtime, type BaseRunnerConfig } from '../common/runner'
+import { RecordTally, type ConsumedResult } from '../common/tally'
 
 export { cpuSecondsSince, runMain } from '../common/runner'
+export { watchTallyForStall } from '../common/tally'
 
 export type ShareBenchMode = 'share' | 'group'
 
@@ -25,22 +27,11 @@ export interface ShareBenchConfig extends BaseRunnerConfig {
   stallSeconds: number
 }
 
-export interface ShareBenchResult {
-  unavailable?: string
-  /** Distinct records received. */
-  received: number
+/** `received` counts distinct records; `cpuSeconds` is all consumers' together. */
+export interface ShareBenchResult extends ConsumedResult {
   duplicates: number
-  valueBytes: number
-  /** From the start (client creation) to the last distinct record. */
-  wallSeconds: number
-  firstRecordSeconds: number | null
-  /** process.cpuUsage() from client creation to close, all consumers together. */
-  cpuSeconds: number
   /** Records each consumer received (duplicates included). */
   perConsumer: number[]
-  problems: string[]
-  settings: string
-  runtime: string
 }
 
 export function readConfig (): ShareBenchConfig {
@@ -48,53 +39,37 @@ export function readConfig (): ShareBenchConfig {
 }
 
 /** Distinct offsets per partition (a bitmap over each partition's offsets after the fill). */
-export class DistinctTally {
-  readonly started = performance.now()
-  received = 0
+export class DistinctTally extends RecordTally {
   duplicates = 0
-  valueBytes = 0
-  firstAt = -1
-  lastAt = -1
-  readonly problems: string[] = []
-  readonly done: Promise<void>
-  readonly #target: number
   readonly #start: number[]
   readonly #seen: Uint8Array[]
-  #resolve!: () => void
 
   constructor (config: ShareBenchConfig) {
-    this.#target = config.records
+    super(config.records)
     this.#start = config.startOffsets.map(Number)
     this.#seen = config.endOffsets.map((end, p) => new Uint8Array(Number(end) - this.#start[p]))
-    this.done = new Promise(resolve => { this.#resolve = resolve })
   }
 
   add (partition: number, offset: bigint, value: Buffer | null): void {
     const seen = this.#seen[partition]
     const index = Number(offset) - this.#start[partition]
     if (seen === undefined || index < 0 || index >= seen.length) {
-      if (this.problems.length < 5) this.problems.push(`partition ${partition}: offset ${offset} outside the filled range`)
+      this.problem(`partition ${partition}: offset ${offset} outside the filled range`)
       return
     }
     if (seen[index] !== 0) { this.duplicates++; return }
     seen[index] = 1
     if (value !== null) this.valueBytes += value.length
-    if (this.received === 0) this.firstAt = performance.now()
-    if (++this.received === this.#target) {
-      this.lastAt = performance.now()
-      this.#resolve()
-    }
+    this.arrived(1)
   }
 
   result (cpuSeconds: number, perConsumer: number[], settings: string): ShareBenchResult {
-    if (this.received !== this.#target) this.problems.push(`${this.received} distinct records received, not ${this.#target}`)
-    const end = this.lastAt >= 0 ? this.lastAt : performance.now()
+    if (this.received !== this.target) this.problems.push(`${this.received} distinct records received, not ${this.target}`)
     return {
       received: this.received,
       duplicates: this.duplicates,
       valueBytes: this.valueBytes,
-      wallSeconds: (end - this.started) / 1000,
-      firstRecordSeconds: this.firstAt < 0 ? null : (this.firstAt - this.started) / 1000,
+      ...this.timing(),
       cpuSeconds,
       perConsumer,
       problems: this.problems,

@@ -15,6 +15,7 @@ import { kafkaClasspath, repoRoot, sharedBootstrap, startCluster, type KafkaClus
 import type { CompressionCodec } from '../../protocol/compression'
 import type { RecordInput } from '../../protocol/record-batch'
 import { CallSender, partitionShares, readPayloadValues, RESULT_PREFIX, type BaseRunnerConfig } from './runner'
+import type { ConsumedResult } from './tally'
 
 /** A confluent row's note when the package is not installed; the table then says why. */
 export const CONFLUENT_NOT_INSTALLED = 'not installed here (see below)'
@@ -431,21 +432,43 @@ export class BenchHarness<O extends BenchOptions> {
   }
 
   /**
-   * Runs a case for every client, `repeat` rounds of one run per client in turn (so a
-   * change in the machine's load touches every client alike), with progress on stderr,
-   * and gives each client's median run.
+   * Runs a case for every variant (a client, or what the share benchmark varies too),
+   * `repeat` rounds of one run per variant in turn (so a change in the machine's load
+   * touches every variant alike), with progress on stderr (`label` names a variant), and
+   * gives each variant's median run.
    */
-  async measure<R extends BenchRow> (clients: ClientName[], size: number, compression: string, run: (client: ClientName) => Promise<R>): Promise<R[]> {
-    const runs = clients.map(() => [] as R[])
+  async measure<V, R extends BenchRow> (variants: readonly V[], size: number, compression: string, run: (variant: V) => Promise<R>, label: (variant: V) => string = String): Promise<R[]> {
+    const runs = variants.map(() => [] as R[])
     for (let round = 1; round <= this.options.repeat; round++) {
-      for (let c = 0; c < clients.length; c++) {
-        process.stderr.write(`bench: ${clients[c]}, ${sizeLabel(size)} values, ${compression}${this.options.repeat > 1 ? `, run ${round} of ${this.options.repeat}` : ''} …`)
-        const row = await run(clients[c])
-        runs[c].push(row)
+      for (let v = 0; v < variants.length; v++) {
+        process.stderr.write(`bench: ${label(variants[v])}, ${sizeLabel(size)} values, ${compression}${this.options.repeat > 1 ? `, run ${round} of ${this.options.repeat}` : ''} …`)
+        const row = await run(variants[v])
+        runs[v].push(row)
         process.stderr.write(` ${formatNumber(row.recordsPerSecond, 0)} records/s; ${row.notes.join('; ')}\n`)
       }
     }
     return runs.map(medianRun)
+  }
+
+  /**
+   * For every (value size, compression), as forEachCase: fills a topic named after
+   * `prefix` with the options' records and partitions (`fill`, progress on stderr), runs
+   * `body` on it and deletes it. Returns one line per fill for the table's notes.
+   */
+  async forEachFilledTopic (prefix: string, batchBytes: number, body: (filled: FilledTopic, size: number, compression: string) => Promise<void>): Promise<string[]> {
+    const fills: string[] = []
+    await this.forEachCase(async (size, compression) => {
+      process.stderr.write(`bench: filling a topic with ${this.options.records.toLocaleString('en-US')} records of ${sizeLabel(size)}, ${compression} …`)
+      const filled = await this.fill(prefix, size, compression, this.options.records, this.options.partitions, batchBytes)
+      fills.push(`${sizeLabel(size)} ${compression} in ${filled.seconds.toFixed(1)} s`)
+      process.stderr.write(` ${filled.seconds.toFixed(1)} s\n`)
+      try {
+        await body(filled, size, compression)
+      } finally {
+        await this.deleteTopic(filled.topic)
+      }
+    })
+    return fills
   }
 
   /** A row for a client that has no runner (confluent): its note says why. */
@@ -593,6 +616,36 @@ export class BenchHarness<O extends BenchOptions> {
     return { result, outcome }
   }
 
+  /**
+   * Runs a consuming runner (the consume and share benchmarks') over the filled topic in
+   * group `groupId` and fills in the row: `passed` gives the notes of a run whose checks
+   * passed (else the problems are noted), records/s and MiB/s from the runner's start to
+   * its N-th record, CPU, the time to the first record, then the process's CPU.
+   */
+  async runConsumingRunner<T extends ConsumedResult> (row: BenchRow & { firstRecordSeconds?: number }, filled: FilledTopic, groupId: string, stallSeconds: number,
+    extra: object, passed: (result: T) => string[]): Promise<{ result: T, outcome: ChildOutcome } | undefined> {
+    const run = await this.runNodeRunner<T>(row, () => ({
+      ...this.runnerConfig(row, filled.topic),
+      groupId,
+      startOffsets: filled.startOffsets.map(String),
+      endOffsets: filled.endOffsets.map(String),
+      stallSeconds,
+      ...extra
+    }))
+    if (run === undefined) return undefined
+    const { result, outcome } = run
+    if (result.problems.length > 0) row.notes.push(`CHECK FAILED: ${result.problems.join('; ')}`)
+    else row.notes.push(...passed(result))
+    if (result.received === this.options.records) {
+      row.recordsPerSecond = result.received / result.wallSeconds
+      row.mbPerSecond = result.valueBytes / result.wallSeconds / (1024 * 1024)
+      row.cpuSeconds = result.cpuSeconds
+      if (result.firstRecordSeconds !== null) row.firstRecordSeconds = result.firstRecordSeconds
+    }
+    if (outcome.totalCpuSeconds !== undefined) row.notes.push(`process CPU ${outcome.totalCpuSeconds.toFixed(2)} s`)
+    return run
+  }
+
   /** Why a run gave no result: its timeout, or its exit code and the end of `output`. */
   failureNote (outcome: ChildOutcome, output: string): string {
     return outcome.timedOut ? `timed out after ${this.timeoutMs() / 1000} s` : `failed (exit ${String(outcome.code)}): ${tail(output, 3)}`
@@ -610,6 +663,22 @@ export class BenchHarness<O extends BenchOptions> {
       '--bootstrap-server', this.broker.bootstrap, '--topic', topic, '--num-records', String(records), ...toolArgs,
       '--command-property', ...Object.entries(props).map(([k, v]) => `${k}=${v}`)
     ]
+  }
+
+  #javaReadBaseline: Promise<number | undefined> | undefined
+
+  /**
+   * The CPU a JVM spends to start, load the consumer, join a group and read one record of
+   * a one-record topic (once per harness): taken off each Java consuming run's process CPU,
+   * as the Node runners count from client creation on (Node's own start is a few tens of
+   * milliseconds). `args` gives the tool's command line for the baseline's topic.
+   */
+  async javaReadBaseline (args: (topic: string) => Promise<string[]> | string[]): Promise<number | undefined> {
+    this.#javaReadBaseline ??= (async () => {
+      const topic = `bench-${this.#benchmark}-java-baseline-${Date.now()}`
+      return await this.javaBaselineCpu(topic, await args(topic), async () => await this.admin.produceRaw({ topic, partition: 0, records: [{ value: Buffer.from('baseline') }], acks: 'all' }))
+    })()
+    return await this.#javaReadBaseline
   }
 
   /**

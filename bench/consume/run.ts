@@ -15,7 +15,7 @@
 import { ensureKafkaJars } from '../../tests/broker/kafka'
 import {
   ALL_CLIENTS, BenchHarness, benchBroker, DEFAULT_CLIENTS, defaultBenchOptions, formatNumber, javaProperties, javaVersion, parseBenchArgs, positiveInt,
-  renderTable as renderBenchTable, runChild, sizeLabel, writeResults, type BenchBroker, type BenchOptions, type BenchRow, type ClientName, type FilledTopic as Filled
+  renderTable as renderBenchTable, runChild, writeResults, type BenchBroker, type BenchOptions, type BenchRow, type ClientName, type FilledTopic as Filled
 } from '../common/harness'
 import { runMain } from '../common/runner'
 import type { ConsumeConfig, ConsumeResult } from './runner'
@@ -81,7 +81,6 @@ function parseArgs (argv: string[]): Options {
 // The harness
 
 class Bench extends BenchHarness<Options> {
-  #javaBaseline: { cpu: number | undefined } | undefined
   #runs = 0
 
   constructor (options: Options, broker: BenchBroker) {
@@ -100,27 +99,10 @@ class Bench extends BenchHarness<Options> {
   }
 
   async runNode (row: Row, filled: Filled, groupId: string): Promise<void> {
-    const run = await this.runNodeRunner<ConsumeResult>(row, (): ConsumeConfig => ({
-      ...this.runnerConfig(row, filled.topic),
-      groupId,
-      startOffsets: filled.startOffsets.map(String),
-      endOffsets: filled.endOffsets.map(String),
-      stallSeconds: this.options.stallSeconds
-    }))
+    const run = await this.runConsumingRunner<ConsumeResult>(row, filled, groupId, this.options.stallSeconds, {} satisfies Partial<ConsumeConfig>, () => ['N records, each offset once ✓'])
     if (run === undefined) return
-    const { result, outcome } = run
-    if (result.problems.length > 0) row.notes.push(`CHECK FAILED: ${result.problems.join('; ')}`)
-    else row.notes.push('N records, each offset once ✓')
-    if (result.received === this.options.records) {
-      row.recordsPerSecond = result.received / result.wallSeconds
-      row.mbPerSecond = result.valueBytes / result.wallSeconds / (1024 * 1024)
-      if (result.firstRecordSeconds !== null) {
-        row.firstRecordSeconds = result.firstRecordSeconds
-        row.afterFirstPerSecond = result.received / (result.wallSeconds - result.firstRecordSeconds)
-      }
-      row.cpuSeconds = result.cpuSeconds
-    }
-    if (outcome.totalCpuSeconds !== undefined) row.notes.push(`process CPU ${outcome.totalCpuSeconds.toFixed(2)} s`)
+    const { result } = run
+    if (row.firstRecordSeconds !== undefined) row.afterFirstPerSecond = result.received / (result.wallSeconds - row.firstRecordSeconds)
     if (result.heldMemory !== undefined) {
       row.heldBytesPerRecord = result.heldMemory.bytesPerRecord
       row.notes.push(`${formatNumber(result.heldMemory.bytesPerRecord, 0)} bytes of memory per held record (${formatNumber(result.heldMemory.records, 0)} held; retainRecords)`)
@@ -132,24 +114,9 @@ class Bench extends BenchHarness<Options> {
     return this.javaToolArgs('ConsumerPerformance', topic, records, toolArgs, JAVA_DEFAULTS)
   }
 
-  /**
-   * The CPU a JVM spends to start, load the consumer, join a group and read one record
-   * (of a one-record topic). It is taken off each Java run's process CPU, as the Node
-   * runners count from client creation on (Node's own start is a few tens of milliseconds).
-   */
-  async javaBaseline (): Promise<number | undefined> {
-    if (this.#javaBaseline === undefined) {
-      const topic = `bench-consume-java-baseline-${Date.now()}`
-      const args = this.javaArgs(topic, 1, `bench-consume-java-baseline-${Date.now()}`)
-      const cpu = await this.javaBaselineCpu(topic, args, async () => await this.admin.produceRaw({ topic, partition: 0, records: [{ value: Buffer.from('baseline') }], acks: 'all' }))
-      this.#javaBaseline = { cpu }
-    }
-    return this.#javaBaseline.cpu
-  }
-
   async runJava (row: Row, filled: Filled, groupId: string): Promise<void> {
     await ensureKafkaJars()
-    const baseline = await this.javaBaseline()
+    const baseline = await this.javaReadBaseline(topic => this.javaArgs(topic, 1, `bench-consume-java-baseline-${Date.now()}`))
     const args = this.javaArgs(filled.topic, this.options.records, groupId)
     const outcome = await runChild('java', args, this.timeoutMs(), this.scratch)
     // start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec
@@ -198,17 +165,8 @@ runMain(async () => {
   const options = parseArgs(process.argv.slice(2))
   const bench = new Bench(options, await benchBroker())
   const rows: Row[] = []
-  const fills: string[] = []
-  await bench.forEachCase(async (size, compression) => {
-    process.stderr.write(`bench: filling a topic with ${options.records.toLocaleString('en-US')} records of ${sizeLabel(size)}, ${compression} …`)
-    const filled = await bench.fill('bench-consume', size, compression, options.records, options.partitions, options.fillBatchBytes)
-    fills.push(`${sizeLabel(size)} ${compression} in ${filled.seconds.toFixed(1)} s`)
-    process.stderr.write(` ${filled.seconds.toFixed(1)} s\n`)
-    try {
-      rows.push(...await bench.measure(options.clients, size, compression, async client => await bench.run(client, filled, size, compression)))
-    } finally {
-      await bench.deleteTopic(filled.topic)
-    }
+  const fills = await bench.forEachFilledTopic('bench-consume', options.fillBatchBytes, async (filled, size, compression) => {
+    rows.push(...await bench.measure(options.clients, size, compression, async client => await bench.run(client, filled, size, compression)))
   })
   writeResults(renderTable(rows, options, fills), rows, options.json)
 })

@@ -14,8 +14,8 @@
  */
 import { ensureKafkaJars } from '../../tests/broker/kafka'
 import {
-  ALL_CLIENTS, BenchHarness, benchBroker, defaultBenchOptions, formatNumber, javaProperties, javaVersion, medianRun, parseBenchArgs, positiveInt,
-  renderTable, runChild, sizeLabel, splitList, writeResults, type BenchBroker, type BenchOptions, type BenchRow, type ClientName, type FilledTopic
+  ALL_CLIENTS, BenchHarness, benchBroker, defaultBenchOptions, formatNumber, javaProperties, javaVersion, parseBenchArgs, positiveInt,
+  renderTable, runChild, splitList, writeResults, type BenchBroker, type BenchOptions, type BenchRow, type ClientName, type FilledTopic
 } from '../common/harness'
 import { runMain } from '../common/runner'
 import type { ShareBenchConfig, ShareBenchMode, ShareBenchResult } from './runner'
@@ -67,7 +67,6 @@ function parseArgs (argv: string[]): Options {
 }
 
 class Bench extends BenchHarness<Options> {
-  #javaBaseline: { cpu: number | undefined } | undefined
   #runs = 0
 
   constructor (options: Options, broker: BenchBroker) {
@@ -92,28 +91,11 @@ class Bench extends BenchHarness<Options> {
   }
 
   async runKafkats (row: Row, filled: FilledTopic, groupId: string): Promise<void> {
-    const run = await this.runNodeRunner<ShareBenchResult>(row, (): ShareBenchConfig => ({
-      ...this.runnerConfig(row, filled.topic),
-      mode: row.mode,
-      consumers: row.consumers,
-      groupId,
-      startOffsets: filled.startOffsets.map(String),
-      endOffsets: filled.endOffsets.map(String),
-      stallSeconds: this.options.stallSeconds
-    }))
-    if (run === undefined) return
-    const { result, outcome } = run
-    row.duplicates = result.duplicates
-    if (result.problems.length > 0) row.notes.push(`CHECK FAILED: ${result.problems.join('; ')}`)
-    else row.notes.push(`N distinct records ✓${result.duplicates > 0 ? ` (+${result.duplicates} redelivered)` : ''}`)
-    row.notes.push(`per consumer ${result.perConsumer.map(n => formatNumber(n, 0)).join(' / ')}`)
-    if (result.received === this.options.records) {
-      row.recordsPerSecond = result.received / result.wallSeconds
-      row.mbPerSecond = result.valueBytes / result.wallSeconds / (1024 * 1024)
-      row.cpuSeconds = result.cpuSeconds
-      if (result.firstRecordSeconds !== null) row.firstRecordSeconds = result.firstRecordSeconds
-    }
-    if (outcome.totalCpuSeconds !== undefined) row.notes.push(`process CPU ${outcome.totalCpuSeconds.toFixed(2)} s`)
+    const run = await this.runConsumingRunner<ShareBenchResult>(row, filled, groupId, this.options.stallSeconds, { mode: row.mode, consumers: row.consumers } satisfies Partial<ShareBenchConfig>, result => [
+      `N distinct records ✓${result.duplicates > 0 ? ` (+${result.duplicates} redelivered)` : ''}`,
+      `per consumer ${result.perConsumer.map(n => formatNumber(n, 0)).join(' / ')}`
+    ])
+    if (run !== undefined) row.duplicates = run.result.duplicates
   }
 
   javaArgs (topic: string, records: number, groupId: string, threads: number): string[] {
@@ -122,24 +104,14 @@ class Bench extends BenchHarness<Options> {
     return this.javaToolArgs('ShareConsumerPerformance', topic, records, toolArgs, { 'max.poll.records': '500' })
   }
 
-  /** The CPU of a JVM that starts, joins a share group and reads a one-record topic: taken off each Java run. */
-  async javaBaseline (): Promise<number | undefined> {
-    if (this.#javaBaseline === undefined) {
-      const topic = `bench-share-java-baseline-${Date.now()}`
-      const groupId = await this.group('java', 'share', 1)
-      const cpu = await this.javaBaselineCpu(topic, this.javaArgs(topic, 1, groupId, 1), async () => await this.admin.produceRaw({ topic, partition: 0, records: [{ value: Buffer.from('baseline') }], acks: 'all' }))
-      this.#javaBaseline = { cpu }
-    }
-    return this.#javaBaseline.cpu
-  }
-
   async runJava (row: Row, filled: FilledTopic, groupId: string): Promise<void> {
     if (row.mode !== 'share') {
       row.notes.push('no Java row: ConsumerPerformance runs one consumer (see the consume benchmark)')
       return
     }
     await ensureKafkaJars()
-    const baseline = await this.javaBaseline()
+    // A JVM that starts, joins a share group and reads a one-record topic.
+    const baseline = await this.javaReadBaseline(async topic => this.javaArgs(topic, 1, await this.group('java', 'share', 1), 1))
     const args = this.javaArgs(filled.topic, this.options.records, groupId, row.consumers)
     const outcome = await runChild('java', args, this.timeoutMs(), this.scratch)
     // start.time, end.time, data.consumed.in.MB, MB.sec, nMsg.sec, data.consumed.in.nMsg, fetch.time.ms (the total: the last such line)
@@ -168,33 +140,15 @@ runMain(async () => {
   const options = parseArgs(process.argv.slice(2))
   const bench = new Bench(options, await benchBroker())
   const rows: Row[] = []
-  const fills: string[] = []
   const variants: Array<{ client: ClientName, mode: ShareBenchMode, consumers: number }> = []
   for (const consumers of options.consumers) {
     for (const mode of options.modes) {
       for (const client of options.clients) if (client === 'kafkats' || mode === 'share') variants.push({ client, mode, consumers })
     }
   }
-  await bench.forEachCase(async (size, compression) => {
-    process.stderr.write(`bench: filling a topic with ${options.records.toLocaleString('en-US')} records of ${sizeLabel(size)}, ${compression} …`)
-    const filled = await bench.fill('bench-share', size, compression, options.records, options.partitions, 256 * 1024)
-    fills.push(`${sizeLabel(size)} ${compression} in ${filled.seconds.toFixed(1)} s`)
-    process.stderr.write(` ${filled.seconds.toFixed(1)} s\n`)
-    try {
-      // Rounds of one run per variant in turn, so a change in load touches all alike.
-      const runs = variants.map(() => [] as Row[])
-      for (let round = 1; round <= options.repeat; round++) {
-        for (const [v, { client, mode, consumers }] of variants.entries()) {
-          process.stderr.write(`bench: ${client} ${mode} ×${consumers}, ${sizeLabel(size)}${options.repeat > 1 ? `, run ${round} of ${options.repeat}` : ''} …`)
-          const row = await bench.run(client, mode, consumers, filled, size, compression)
-          runs[v].push(row)
-          process.stderr.write(` ${formatNumber(row.recordsPerSecond, 0)} records/s; ${row.notes.join('; ')}\n`)
-        }
-      }
-      rows.push(...runs.map(medianRun))
-    } finally {
-      await bench.deleteTopic(filled.topic)
-    }
+  const fills = await bench.forEachFilledTopic('bench-share', 256 * 1024, async (filled, size, compression) => {
+    rows.push(...await bench.measure(variants, size, compression, async ({ client, mode, consumers }) => await bench.run(client, mode, consumers, filled, size, compression),
+      ({ client, mode, consumers }) => `${client} ${mode} ×${consumers}`))
   })
   const table = renderTable(
     `Share benchmark: ${options.records.toLocaleString('en-US')} records per run from a topic of ${options.partitions} partitions, filled once per (size, compression) and read by every (client, group type, consumers) in a fresh group, each in its own process. Null keys, random-letter values.`,

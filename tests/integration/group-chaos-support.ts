@@ -1,10 +1,12 @@
 // Helpers for the consumer-group chaos test (group-chaos.test.ts): the member program's
 // configuration and log lines, a slot that runs one member process after another (start,
-// SIGTERM, SIGKILL, SIGSTOP/SIGCONT; share-churn.test.ts runs its members with it too), and
+// SIGTERM, SIGKILL, SIGSTOP/SIGCONT), the cast of a run's slots (MemberCast: share-churn.test.ts
+// runs its members with it too), and
 // the tally of what every member process wrote to its output file, read incrementally
 // while the run goes on.
 import { spawn, type ChildProcess } from 'node:child_process'
 import * as fs from 'node:fs'
+import * as os from 'node:os'
 import * as path from 'node:path'
 import { createInterface } from 'node:readline'
 import type { Timeline } from './chaos-support'
@@ -249,6 +251,66 @@ export class MemberSlot {
     if (incarnation === undefined || incarnation.exit !== undefined) return
     incarnation.expectedExit ??= 'SIGKILL'
     incarnation.child.kill('SIGKILL')
+  }
+}
+
+/**
+ * The members of one chaos run (group-chaos.test.ts, share-churn.test.ts): a slot per
+ * name, all started from `program`, with their files in one run folder, one registry of
+ * every process started and the list of those that exited on their own.
+ */
+export class MemberCast {
+  readonly registry: Incarnation[] = []
+  readonly unexpectedExits: Incarnation[] = []
+  readonly slots: MemberSlot[]
+  /** The members' output and log files (MemberSlot.start). */
+  readonly runDir: string
+
+  constructor (options: {
+    names: string[]
+    program: string
+    /** The run folder's name prefix, under the OS's temporary folder. */
+    runDirPrefix: string
+    timeline: Timeline
+    /** A process's configuration; `member` is its slot's index among `names`. */
+    config: (label: string, output: string, member: number) => object
+    onStart?: (incarnation: Incarnation) => void
+  }) {
+    this.runDir = fs.mkdtempSync(path.join(os.tmpdir(), options.runDirPrefix))
+    this.slots = options.names.map((name, member) => new MemberSlot({
+      name,
+      program: options.program,
+      runDir: this.runDir,
+      registry: this.registry,
+      timeline: options.timeline,
+      onUnexpectedExit: incarnation => this.unexpectedExits.push(incarnation),
+      onStart: options.onStart,
+      config: (label, output) => options.config(label, output, member)
+    }))
+  }
+
+  /** Slots whose process has been up for at least `minUpMs` (long enough to act on a signal) and that `fits`. */
+  running (minUpMs: number, fits: (slot: MemberSlot) => boolean = () => true): MemberSlot[] {
+    return this.slots.filter(s => s.state === 'running' && s.current !== undefined && Date.now() - s.current.startedAt >= minUpMs && fits(s))
+  }
+
+  /** Starts `slot` again after `downMs` if it is still down; whether it did. */
+  async restartAfter (slot: MemberSlot, downMs: number): Promise<boolean> {
+    await sleep(downMs)
+    if (slot.state !== 'down') return false
+    slot.start()
+    return true
+  }
+
+  /**
+   * Ends the run: kills every process still running (none starts again) and waits for all
+   * to exit; the run folder is removed when `removeFiles`, else its path is printed.
+   */
+  async stop (removeFiles: boolean, what: string): Promise<void> {
+    for (const slot of this.slots) slot.killNow()
+    await Promise.all(this.registry.map(async i => await i.exited))
+    if (removeFiles) fs.rmSync(this.runDir, { recursive: true, force: true })
+    else console.log(`  ${what}: member files and logs kept in ${this.runDir}`)
   }
 }
 

@@ -28,8 +28,6 @@
 // wait, default 180), KAFKATS_GROUP_CHAOS_KEEP=1 (keep the members' files and logs),
 // KAFKATS_GROUP_CHAOS_TRACE=1 (members log every group request and answer).
 import { randomInt } from 'node:crypto'
-import * as fs from 'node:fs'
-import * as os from 'node:os'
 import * as path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -38,7 +36,7 @@ import { GroupCoordinator } from '../../group/coordinator'
 import { OffsetFetch } from '../../protocol/apis/offset-fetch'
 import { sharedBootstrap } from '../broker/kafka'
 import { envInt, seededRandom, sleep, Timeline } from './chaos-support'
-import { logTail, MemberSlot, ProcessedTally, type Incarnation, type MemberConfig } from './group-chaos-support'
+import { logTail, MemberCast, ProcessedTally, type Incarnation, type MemberConfig, type MemberSlot } from './group-chaos-support'
 import { uniqueName } from './support'
 
 const bootstrap = sharedBootstrap()
@@ -196,20 +194,13 @@ describe('consumer group members join, leave, crash and stall while records flow
     const coordinator = new GroupCoordinator(client, groupId)
     const sessionTimeoutMs = protocol === 'consumer' ? await kip848SessionTimeoutMs() : CLASSIC_TIMEOUTS.sessionTimeoutMs
     const plan = makePlan(random, sessionTimeoutMs)
-    const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kafkats-group-chaos-'))
-    timeline.note(`${variant}: topic ${topic}, group ${groupId}, seed ${seed}, session timeout ${sessionTimeoutMs} ms, files in ${runDir}`)
-
-    const registry: Incarnation[] = []
-    const unexpectedExits: Incarnation[] = []
-    const slots = MEMBER_NAMES.map((name, m) => new MemberSlot({
-      name,
+    const cast = new MemberCast({
+      names: MEMBER_NAMES,
       program: MEMBER_PROGRAM,
-      runDir,
-      registry,
+      runDirPrefix: 'kafkats-group-chaos-',
       timeline,
-      onUnexpectedExit: incarnation => unexpectedExits.push(incarnation),
       onStart: incarnation => everyIncarnation.push(incarnation),
-      config: (label, output): MemberConfig => ({
+      config: (label, output, m): MemberConfig => ({
         label,
         bootstrap: bootstrap!,
         topic,
@@ -220,11 +211,13 @@ describe('consumer group members join, leave, crash and stall while records flow
         ...(protocol === 'classic' ? CLASSIC_TIMEOUTS : { rebalanceTimeoutMs: 10_000 }),
         autoCommitIntervalMs: 1000,
         maxProcessingDelayMs: 20,
-        seed: seed + m * 1000 + registry.length,
+        seed: seed + m * 1000 + cast.registry.length,
         closeTimeoutMs: MEMBER_CLOSE_TIMEOUT_MS,
         traceGroupRequests: TRACE
       })
-    }))
+    })
+    const { registry, unexpectedExits, slots } = cast
+    timeline.note(`${variant}: topic ${topic}, group ${groupId}, seed ${seed}, session timeout ${sessionTimeoutMs} ms, files in ${cast.runDir}`)
     const tally = new ProcessedTally(PARTITIONS)
     const counts = { starts: 0, leaves: 0, uncleanLeaves: 0, kills: 0, stalls: 0, restarts: 0 }
     let stalled: { incarnation: Incarnation, resumedAt: number, forMs: number } | undefined
@@ -273,8 +266,7 @@ describe('consumer group members join, leave, crash and stall while records flow
         const deadline = Date.now() + 10_000
         for (;;) {
           // The stalled process is left alone after SIGCONT: it has to show that it rejoins.
-          const candidates = slots.filter(s => s.state === 'running' && s.current !== undefined && s.current !== stalledProcess &&
-            Date.now() - s.current.startedAt >= 1500 && fits(s))
+          const candidates = cast.running(1500, s => s.current !== stalledProcess && fits(s))
           if (candidates.length > 0) return candidates[Math.floor(roll * candidates.length)]
           if (Date.now() > deadline) {
             timeline.note(`no member to ${what}: skipped`)
@@ -284,10 +276,7 @@ describe('consumer group members join, leave, crash and stall while records flow
         }
       }
       const restartAfter = async (slot: MemberSlot, downMs: number): Promise<void> => {
-        await sleep(downMs)
-        if (slot.state !== 'down') return
-        slot.start()
-        counts.restarts++
+        if (await cast.restartAfter(slot, downMs)) counts.restarts++
       }
       let chaosError: Error | undefined
       const chaos = Promise.all([
@@ -473,14 +462,9 @@ describe('consumer group members join, leave, crash and stall while records flow
       passed = true
     } finally {
       sampling = false
-      for (const slot of slots) slot.killNow()
-      await Promise.all(registry.map(async i => await i.exited))
-      if ((passed || knownBug) && !KEEP_FILES) {
-        fs.rmSync(runDir, { recursive: true, force: true })
-        await client.admin.deleteTopics([topic], { ignoreMissing: true }).catch(() => {})
-      } else {
-        console.log(`  group chaos [${variant}]: member files and logs kept in ${runDir}`)
-      }
+      const removeFiles = (passed || knownBug) && !KEEP_FILES
+      await cast.stop(removeFiles, `group chaos [${variant}]`)
+      if (removeFiles) await client.admin.deleteTopics([topic], { ignoreMissing: true }).catch(() => {})
     }
   }
 

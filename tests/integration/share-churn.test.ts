@@ -27,15 +27,13 @@
 // KAFKATS_SHARE_CHURN_SEED fixes the schedule (printed otherwise); KAFKATS_SHARE_CHURN_KEEP=1
 // keeps the members' files.
 import { randomInt } from 'node:crypto'
-import * as fs from 'node:fs'
-import * as os from 'node:os'
 import * as path from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Client } from '../../index'
 import { sharedBootstrap } from '../broker/kafka'
 import { envInt, seededRandom, sleep, Timeline } from './chaos-support'
-import { logTail, MemberSlot, type Incarnation } from './group-chaos-support'
+import { logTail, MemberCast, type MemberSlot } from './group-chaos-support'
 import { ShareTally, type ShareChurnMemberConfig } from './share-churn-support'
 import { requireJavaOrSkip, uniqueName } from './support'
 
@@ -100,21 +98,17 @@ describe('share group churn on a real broker', { skip, timeout: 300_000 }, () =>
         'share.delivery.count.limit': String(DELIVERY_LIMIT)
       }
     }])
-    const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kafkats-share-churn-'))
-    timeline.note(`topic ${topic}, group ${groupId}, seed ${seed}, files in ${runDir}`)
-    const registry: Incarnation[] = []
-    const unexpectedExits: Incarnation[] = []
-    const slots = MEMBER_NAMES.map((name, m) => new MemberSlot({
-      name,
+    const cast = new MemberCast({
+      names: MEMBER_NAMES,
       program: MEMBER_PROGRAM,
-      runDir,
-      registry,
+      runDirPrefix: 'kafkats-share-churn-',
       timeline,
-      onUnexpectedExit: incarnation => unexpectedExits.push(incarnation),
-      config: (label, output): ShareChurnMemberConfig => ({
-        label, bootstrap: bootstrap!, topic, groupId, output, maxRecords: 200, maxProcessingDelayMs: 50, seed: seed + m * 1000 + registry.length, closeTimeoutMs: 20_000
+      config: (label, output, m): ShareChurnMemberConfig => ({
+        label, bootstrap: bootstrap!, topic, groupId, output, maxRecords: 200, maxProcessingDelayMs: 50, seed: seed + m * 1000 + cast.registry.length, closeTimeoutMs: 20_000
       })
-    }))
+    })
+    const { registry, unexpectedExits, slots } = cast
+    timeline.note(`topic ${topic}, group ${groupId}, seed ${seed}, files in ${cast.runDir}`)
     const tally = new ShareTally(PARTITIONS)
     const fates = new Map<number, 'SIGKILL' | 'SIGTERM' | 'stalled'>()
     const startedAt = Date.now()
@@ -124,8 +118,7 @@ describe('share group churn on a real broker', { skip, timeout: 300_000 }, () =>
       const producing = produceAll(topic)
       // The schedule: offsets (ms from the start) of each event, jittered by the seed.
       const jitter = (ms: number): number => ms + Math.floor(random() * 1500)
-      const running = (): MemberSlot[] => slots.filter(s => s.state === 'running' && s.current !== undefined && Date.now() - s.current.startedAt > 1500)
-      const pick = (): MemberSlot | undefined => { const r = running(); return r[Math.floor(random() * r.length)] }
+      const pick = (): MemberSlot | undefined => { const r = cast.running(1500); return r[Math.floor(random() * r.length)] }
       const at = async (ms: number): Promise<void> => { const wait = startedAt + ms - Date.now(); if (wait > 0) await sleep(wait) }
       const events: Array<{ at: number, what: 'leave' | 'kill' | 'stall' }> = ([
         { at: jitter(4000), what: 'leave' },
@@ -151,7 +144,7 @@ describe('share group churn on a real broker', { skip, timeout: 300_000 }, () =>
         }
         fates.set(incarnation.index, event.what === 'kill' ? 'SIGKILL' : 'SIGTERM')
         if (event.what === 'kill') { await slot.kill(); counts.kills++ } else { await slot.leave(20_000); counts.leaves++ }
-        background.push(sleep(1000 + Math.floor(random() * 1000)).then(() => { if (slot.state === 'down') slot.start() }))
+        background.push(cast.restartAfter(slot, 1000 + Math.floor(random() * 1000)).then(() => {}))
       }
       await producing
       await Promise.all(background)
@@ -240,10 +233,7 @@ describe('share group churn on a real broker', { skip, timeout: 300_000 }, () =>
       if (neverSeen > 0) assert.ok(counts.kills > 0, `${neverSeen} deliveries were never seen, without a SIGKILL`)
       passed = true
     } finally {
-      for (const slot of slots) slot.killNow()
-      await Promise.all(registry.map(async i => await i.exited))
-      if (passed && !KEEP_FILES) fs.rmSync(runDir, { recursive: true, force: true })
-      else console.log(`  share churn: member files kept in ${runDir}`)
+      await cast.stop(passed && !KEEP_FILES, 'share churn')
     }
   })
 })

@@ -78,3 +78,18 @@ export interface TopicPartition {
 export function sortPartitions<T extends TopicPartition> (list: T[]): T[] {
   return list.sort((a, b) => a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition)
 }
+
+/** The name with the most votes (a tie goes to the one voted for first), or `none` without votes: a group's protocol or server assignor. */
+export function mostVoted<T> (names: Iterable<string>, none: T): string | T {
+  const votes = new Map<string, number>()
+  for (const name of names) votes.set(name, (votes.get(name) ?? 0) + 1)
+  let best: string | T = none
+  let bestVotes = 0
+  for (const [name, count] of votes) {
+    if (count > bestVotes) {
+      best = name
+      bestVotes = count
+    }
+  }
+  return best
+}

@@ -28,7 +28,7 @@
  *   current generation and syncs to receive the old member's assignment.
  */
 import { randomUUID } from 'node:crypto'
-import { GroupError, type GroupEnv } from './group-common'
+import { GroupError, mostVoted, type GroupEnv } from './group-common'
 
 export type ClassicGroupState = 'Empty' | 'PreparingRebalance' | 'CompletingRebalance' | 'Stable' | 'Dead'
 
@@ -265,20 +265,12 @@ export class ClassicGroup {
   /** Each member votes for its most preferred candidate; the most votes win (ties: the earlier vote). */
   #selectProtocol (): string | null {
     const candidates = this.#candidateProtocols()
-    const votes = new Map<string, number>()
+    const votes: string[] = []
     for (const m of this.members.values()) {
       const vote = m.protocols.find(p => candidates.has(p.name))?.name
-      if (vote !== undefined) votes.set(vote, (votes.get(vote) ?? 0) + 1)
+      if (vote !== undefined) votes.push(vote)
     }
-    let best: string | null = null
-    let bestVotes = 0
-    for (const [name, count] of votes) {
-      if (count > bestVotes) {
-        best = name
-        bestVotes = count
-      }
-    }
-    return best
+    return mostVoted(votes, null)
   }
 
   // -----------------------------------------------------------------------------------

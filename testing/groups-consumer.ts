@@ -26,7 +26,7 @@
  * in join order, skipping members not subscribed to the topic; 'range' gives each
  * member a contiguous range of every topic it subscribes to.
  */
-import { GroupError, type GroupEnv, type TopicPartition } from './group-common'
+import { GroupError, mostVoted, type GroupEnv, type TopicPartition } from './group-common'
 import type { TopicState } from './state'
 
 export type ConsumerMemberState = 'stable' | 'unrevoked-partitions' | 'unreleased-partitions'
@@ -242,17 +242,9 @@ export class ConsumerGroup {
 
   /** The assignor the members asked for most (ties: the first asked), else 'uniform'. */
   get assignor (): string {
-    const votes = new Map<string, number>()
-    for (const m of this.members.values()) if (m.serverAssignor !== null) votes.set(m.serverAssignor, (votes.get(m.serverAssignor) ?? 0) + 1)
-    let best = 'uniform'
-    let bestVotes = 0
-    for (const [name, count] of votes) {
-      if (count > bestVotes) {
-        best = name
-        bestVotes = count
-      }
-    }
-    return best
+    const votes: string[] = []
+    for (const m of this.members.values()) if (m.serverAssignor !== null) votes.push(m.serverAssignor)
+    return mostVoted(votes, 'uniform')
   }
 
   #computeTarget (): void {

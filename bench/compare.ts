@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { benchBroker, formatNumber, positiveInt, sizeLabel, splitList, type BenchRow } from './common/harness'
+import { benchBroker, formatNumber, parseOptionPairs, positiveInt, sizeLabel, splitList, type BenchRow } from './common/harness'
 
 const USAGE = `usage: node dist/bench/compare.js [--records N] [--repeat N] [--clients LIST] [--memory-records N|0] [--json FILE]
   --records N          records per run (default 500,000)
@@ -38,21 +38,15 @@ interface Options {
 
 function parse (argv: string[]): Options {
   const options: Options = { records: 500_000, repeat: 3, clients: ['kafkats', 'kafkats-kafkajs', 'franz', 'java', 'kafkajs', 'platformatic'], memoryRecords: 200_000, json: undefined }
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]
-    if (arg === '--help' || arg === '-h') {
-      process.stdout.write(USAGE + '\n')
-      process.exit(0)
-    }
-    const value = argv[++i]
-    if (value === undefined) throw new Error(`${arg} needs a value\n${USAGE}`)
+  parseOptionPairs(argv, USAGE, (arg, value) => {
     if (arg === '--records') options.records = positiveInt(arg, value)
     else if (arg === '--repeat') options.repeat = positiveInt(arg, value)
     else if (arg === '--clients') options.clients = splitList(value)
     else if (arg === '--memory-records') options.memoryRecords = value === '0' ? 0 : positiveInt(arg, value)
     else if (arg === '--json') options.json = value
-    else throw new Error(`Unknown option ${arg}\n${USAGE}`)
-  }
+    else return false
+    return true
+  })
   if (!options.clients.includes('franz')) throw new Error('--clients must include franz: every ratio is to franz-go')
   return options
 }

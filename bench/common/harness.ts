@@ -254,14 +254,7 @@ export function defaultBenchOptions (): BenchOptions {
  * --help prints `usage` and exits.
  */
 export function parseBenchArgs<T extends BenchOptions> (argv: string[], usage: string, options: T, ownOption: (arg: string, value: string) => boolean = () => false): T {
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]
-    if (arg === '--help' || arg === '-h') {
-      process.stdout.write(usage + '\n')
-      process.exit(0)
-    }
-    const value = argv[++i]
-    if (value === undefined) throw new Error(`${arg} needs a value\n${usage}`)
+  parseOptionPairs(argv, usage, (arg, value) => {
     if (arg === '--records') options.records = positiveInt(arg, value)
     else if (arg === '--sizes') options.sizes = splitList(value).map(s => positiveInt(arg, s))
     else if (arg === '--compression') options.compressions = splitList(value)
@@ -279,11 +272,27 @@ export function parseBenchArgs<T extends BenchOptions> (argv: string[], usage: s
       const client = arg.slice('--options-'.length) as ClientName
       if (!ALL_CLIENTS.includes(client)) throw new Error(`Unknown client in ${arg}`)
       options.clientOptions[client] = JSON.parse(value) as Record<string, unknown>
-    } else if (!ownOption(arg, value)) {
-      throw new Error(`Unknown option ${arg}\n${usage}`)
-    }
-  }
+    } else return ownOption(arg, value)
+    return true
+  })
   return options
+}
+
+/**
+ * Walks a command line of `--option value` pairs: `set` takes one and says whether it
+ * knew it (an unknown one throws, with `usage`); --help prints `usage` and exits.
+ */
+export function parseOptionPairs (argv: string[], usage: string, set: (arg: string, value: string) => boolean): void {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]
+    if (arg === '--help' || arg === '-h') {
+      process.stdout.write(usage + '\n')
+      process.exit(0)
+    }
+    const value = argv[++i]
+    if (value === undefined) throw new Error(`${arg} needs a value\n${usage}`)
+    if (!set(arg, value)) throw new Error(`Unknown option ${arg}\n${usage}`)
+  }
 }
 
 export function splitList (text: string): string[] {

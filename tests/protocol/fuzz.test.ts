@@ -270,6 +270,57 @@ function buildTargets (rng: Random, side: Side): Target[] {
   return targets
 }
 
+/**
+ * What both fuzz loops record of each decode: decoded, refused (the error the decoder is
+ * meant to raise) or a failure (anything else thrown, or an allocation past the input),
+ * the slowest decode, and the decodes still slow when timed again (a GC pause can land
+ * inside any decode).
+ */
+class DecodeOutcomes {
+  decoded = 0
+  refused = 0
+  readonly failures: string[] = []
+  slowest = { ms: 0, where: '' }
+  readonly slowConfirmed: string[] = []
+
+  /** One decode: what it threw (undefined: nothing), whether that was expected, its time and the guard's new violations. Returns whether it was slow (time it again). */
+  note (where: string, error: unknown, expected: boolean, elapsed: number, violations: string[]): boolean {
+    if (error === undefined) this.decoded++
+    else if (expected) this.refused++
+    else if (this.failures.length < 10) this.failures.push(`${where}\n  threw ${String((error as Error)?.stack ?? error)}`)
+    if (violations.length > 0 && this.failures.length < 10) this.failures.push(`${where}\n  allocated: ${violations.join('; ')}`)
+    if (elapsed > this.slowest.ms) this.slowest = { ms: elapsed, where }
+    return elapsed > SLOW_DECODE_MS
+  }
+
+  /** A slow decode timed again: still slow at its best of `times`, it is confirmed. */
+  retimed (where: string, times: number[]): void {
+    const best = Math.min(...times)
+    if (best > SLOW_DECODE_MS) this.slowConfirmed.push(`${where}\n  took ${best.toFixed(1)} ms`)
+  }
+}
+
+/** Times `decode` three times (errors ignored). */
+function timeThrice (decode: () => void): number[] {
+  const times: number[] = []
+  for (let again = 0; again < 3; again++) {
+    const t1 = performance.now()
+    try { decode() } catch {}
+    times.push(performance.now() - t1)
+  }
+  return times
+}
+
+async function timeThriceAsync (decode: () => Promise<unknown>): Promise<number[]> {
+  const times: number[] = []
+  for (let again = 0; again < 3; again++) {
+    const t1 = performance.now()
+    try { await decode() } catch {}
+    times.push(performance.now() - t1)
+  }
+  return times
+}
+
 function fuzz (t: TestContext, side: Side, frames: number, seed: number): void {
   const rng = new Random(seed)
   const targets = buildTargets(rng, side)
@@ -287,10 +338,8 @@ function fuzz (t: TestContext, side: Side, frames: number, seed: number): void {
   const before = memory(gc)
   let peakHeap = before.heapUsed
   const guard = new AllocationGuard()
-  const failures: string[] = []
-  const counts = { pristine: 0, random: 0, mutated: 0, decoded: 0, refused: 0 }
-  let slowest = { ms: 0, where: '' }
-  const slowConfirmed: string[] = []
+  const outcomes = new DecodeOutcomes()
+  const counts = { pristine: 0, random: 0, mutated: 0 }
   const started = performance.now()
 
   guard.arm()
@@ -324,22 +373,8 @@ function fuzz (t: TestContext, side: Side, frames: number, seed: number): void {
       const elapsed = performance.now() - t0
       const where = `frame ${n}: ${describeTarget(target)} (${path}) input ${input.subarray(0, 256).toString('hex')}${input.length > 256 ? '…' : ''}`
 
-      if (error === undefined) counts.decoded++
-      else if (error instanceof ProtocolError) counts.refused++
-      else if (failures.length < 10) failures.push(`${where}\n  threw ${String((error as Error)?.stack ?? error)}`)
-      if (guard.violations.length > violationsBefore && failures.length < 10) {
-        failures.push(`${where}\n  allocated: ${guard.violations.slice(violationsBefore).join('; ')}`)
-      }
-      if (elapsed > slowest.ms) slowest = { ms: elapsed, where }
-      if (elapsed > SLOW_DECODE_MS) {
-        // A GC pause can land inside any decode: time it again before calling it slow.
-        let best = Infinity
-        for (let again = 0; again < 3; again++) {
-          const t1 = performance.now()
-          try { decodeOnce(target, path, input) } catch {}
-          best = Math.min(best, performance.now() - t1)
-        }
-        if (best > SLOW_DECODE_MS) slowConfirmed.push(`${where}\n  took ${best.toFixed(1)} ms`)
+      if (outcomes.note(where, error, error instanceof ProtocolError, elapsed, guard.violations.slice(violationsBefore))) {
+        outcomes.retimed(where, timeThrice(() => decodeOnce(target, path, input)))
       }
       if (n % 4096 === 0) peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed)
     }
@@ -351,8 +386,8 @@ function fuzz (t: TestContext, side: Side, frames: number, seed: number): void {
   const after = memory(gc)
   const summary = [
     `${side}s: seed=${seed} frames=${frames} (api versions: ${targets.length}, APIs: ${allApis.length}) in ${seconds.toFixed(2)} s`,
-    `pristine=${counts.pristine} random=${counts.random} mutated=${counts.mutated}; decoded=${counts.decoded} refused with ProtocolError=${counts.refused}`,
-    `slowest decode ${slowest.ms.toFixed(3)} ms (${slowest.where.slice(0, 80)}…)`,
+    `pristine=${counts.pristine} random=${counts.random} mutated=${counts.mutated}; decoded=${outcomes.decoded} refused with ProtocolError=${outcomes.refused}`,
+    `slowest decode ${outcomes.slowest.ms.toFixed(3)} ms (${outcomes.slowest.where.slice(0, 80)}…)`,
     `largest array asked for: ${guard.largestArray}`,
     `heapUsed ${mb(before.heapUsed)} → ${mb(after.heapUsed)} (peak ${mb(peakHeap)}), arrayBuffers ${mb(before.arrayBuffers)} → ${mb(after.arrayBuffers)}${gc === undefined ? ' (no gc available)' : ''}`
   ]
@@ -361,9 +396,9 @@ function fuzz (t: TestContext, side: Side, frames: number, seed: number): void {
     console.log(`fuzz: ${line}`)
   }
 
-  assert.deepEqual(failures, [], `seed ${seed}: decoders raised something other than ProtocolError or allocated beyond their input`)
-  assert.deepEqual(slowConfirmed.slice(0, 5), [], `seed ${seed}: decodes slower than ${SLOW_DECODE_MS} ms`)
-  assert.ok(counts.decoded > 0 && counts.refused > 0, 'the fuzzer produced both decodable and refused frames')
+  assert.deepEqual(outcomes.failures, [], `seed ${seed}: decoders raised something other than ProtocolError or allocated beyond their input`)
+  assert.deepEqual(outcomes.slowConfirmed.slice(0, 5), [], `seed ${seed}: decodes slower than ${SLOW_DECODE_MS} ms`)
+  assert.ok(outcomes.decoded > 0 && outcomes.refused > 0, 'the fuzzer produced both decodable and refused frames')
   assert.ok(after.heapUsed - before.heapUsed < MAX_RETAINED_BYTES, `heap grew by ${mb(after.heapUsed - before.heapUsed)}`)
   assert.ok(after.arrayBuffers - before.arrayBuffers < MAX_RETAINED_BYTES, `arrayBuffers grew by ${mb(after.arrayBuffers - before.arrayBuffers)}`)
   assert.ok(peakHeap - before.heapUsed < MAX_PEAK_BYTES, `heap peaked ${mb(peakHeap - before.heapUsed)} above the start`)
@@ -555,10 +590,8 @@ test(`record batch decoder survives ${BATCH_FRAMES} mutated batches`, { timeout:
   const before = memory(gc)
   const guard = new AllocationGuard()
   guard.bufferLimit = 4 * MAX_DECOMPRESSED
-  const failures: string[] = []
-  const counts = { decoded: 0, refused: 0, crcFixed: 0 }
-  let slowest = { ms: 0, where: '' }
-  const slowConfirmed: string[] = []
+  const outcomes = new DecodeOutcomes()
+  const counts = { crcFixed: 0 }
   const started = performance.now()
 
   guard.arm()
@@ -586,21 +619,8 @@ test(`record batch decoder survives ${BATCH_FRAMES} mutated batches`, { timeout:
       const elapsed = performance.now() - t0
       const where = `batch frame ${n} (${sync ? 'sync' : 'async'}) input ${input.subarray(0, 256).toString('hex')}${input.length > 256 ? '…' : ''}`
       const expected = error instanceof ProtocolError || error instanceof CompressedBatchError || error instanceof CompressionCodecUnavailableError
-      if (error === undefined) counts.decoded++
-      else if (expected) counts.refused++
-      else if (failures.length < 10) failures.push(`${where}\n  threw ${String((error as Error)?.stack ?? error)}`)
-      if (guard.violations.length > violationsBefore && failures.length < 10) {
-        failures.push(`${where}\n  allocated: ${guard.violations.slice(violationsBefore).join('; ')}`)
-      }
-      if (elapsed > slowest.ms) slowest = { ms: elapsed, where }
-      if (elapsed > SLOW_DECODE_MS) {
-        let best = Infinity
-        for (let again = 0; again < 3; again++) {
-          const t1 = performance.now()
-          try { sync ? decodeRecordBatchesSync(input, context) : await decodeRecordBatches(input, context) } catch {}
-          best = Math.min(best, performance.now() - t1)
-        }
-        if (best > SLOW_DECODE_MS) slowConfirmed.push(`${where}\n  took ${best.toFixed(1)} ms`)
+      if (outcomes.note(where, error, expected, elapsed, guard.violations.slice(violationsBefore))) {
+        outcomes.retimed(where, sync ? timeThrice(() => decodeRecordBatchesSync(input, context)) : await timeThriceAsync(async () => await decodeRecordBatches(input, context)))
       }
     }
   } finally {
@@ -614,18 +634,18 @@ test(`record batch decoder survives ${BATCH_FRAMES} mutated batches`, { timeout:
   const after = memory(gc)
   const summary = [
     `record batches: seed=${SEED} frames=${BATCH_FRAMES} from ${samples.length} valid samples in ${seconds.toFixed(2)} s${unavailable.length > 0 ? ` (codecs unavailable: ${unavailable.join(', ')})` : ''}`,
-    `decoded=${counts.decoded} refused=${counts.refused} crc re-computed on ${counts.crcFixed}; unhandled rejections=${unhandled.length}`,
-    `slowest decode ${slowest.ms.toFixed(3)} ms, largest array asked for: ${guard.largestArray}`,
+    `decoded=${outcomes.decoded} refused=${outcomes.refused} crc re-computed on ${counts.crcFixed}; unhandled rejections=${unhandled.length}`,
+    `slowest decode ${outcomes.slowest.ms.toFixed(3)} ms, largest array asked for: ${guard.largestArray}`,
     `heapUsed ${mb(before.heapUsed)} → ${mb(after.heapUsed)}, arrayBuffers ${mb(before.arrayBuffers)} → ${mb(after.arrayBuffers)}`
   ]
   for (const line of summary) {
     t.diagnostic(line)
     console.log(`fuzz: ${line}`)
   }
-  assert.deepEqual(failures, [], `seed ${SEED}: the record batch decoder raised something other than ProtocolError or allocated too much`)
+  assert.deepEqual(outcomes.failures, [], `seed ${SEED}: the record batch decoder raised something other than ProtocolError or allocated too much`)
   assert.deepEqual(unhandled.map(String).slice(0, 5), [], `seed ${SEED}: a decode left a rejected promise nobody awaited`)
-  assert.deepEqual(slowConfirmed.slice(0, 5), [], `seed ${SEED}: batch decodes slower than ${SLOW_DECODE_MS} ms`)
-  assert.ok(counts.decoded > 0 && counts.refused > 0, 'the fuzzer produced both decodable and refused batches')
+  assert.deepEqual(outcomes.slowConfirmed.slice(0, 5), [], `seed ${SEED}: batch decodes slower than ${SLOW_DECODE_MS} ms`)
+  assert.ok(outcomes.decoded > 0 && outcomes.refused > 0, 'the fuzzer produced both decodable and refused batches')
   assert.ok(after.heapUsed - before.heapUsed < MAX_RETAINED_BYTES, `heap grew by ${mb(after.heapUsed - before.heapUsed)}`)
   assert.ok(after.arrayBuffers - before.arrayBuffers < MAX_RETAINED_BYTES, `arrayBuffers grew by ${mb(after.arrayBuffers - before.arrayBuffers)}`)
 })

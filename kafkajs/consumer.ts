@@ -586,12 +586,18 @@ export class KafkaJSConsumer {
     const config = this.#runConfig
     const messages = batch.records.map(toKafkaMessage)
     const kbatch = toBatch(batch, messages)
+    // What this batch's handler resolved: it sets the partition's resolved offset whatever that
+    // was before, as kafkajs's resolveOffset does (a seek past the end had set 100; the records
+    // read again from 0 after the reset never counted as resolved and were handed out for ever).
+    let batchResolved: bigint | undefined
     const resolveOffset = (offset: string): void => {
       const next = BigInt(offset) + 1n
-      if (state!.resolved === undefined || next > state!.resolved) {
-        state!.resolved = next
-        this.#resolvedSinceCommit++
-      }
+      if (batchResolved !== undefined && next <= batchResolved) return
+      batchResolved = next
+      // A seek during the batch decides where the partition goes on and what is committed.
+      if (state!.interrupted) return
+      state!.resolved = next
+      this.#resolvedSinceCommit++
     }
     const pauseThis = (): (() => void) => {
       this.pause([{ topic, partitions: [partition] }])
@@ -645,8 +651,10 @@ export class KafkaJSConsumer {
       failure = error
     }
     // The next fetch starts at the last resolved offset, as in kafkajs: what was not resolved comes again.
-    const resolved = state.resolved !== undefined && (startResolved === undefined || state.resolved > startResolved) ? state.resolved : undefined
     const interrupted = state.interrupted
+    // Moved during the batch by the handler's resolves, or by a commit (commitOffsets, a transaction's sendOffsets).
+    const advanced = state.resolved !== undefined && (startResolved === undefined || state.resolved > startResolved) ? state.resolved : undefined
+    const resolved = interrupted || batchResolved === undefined || (advanced !== undefined && advanced > batchResolved) ? advanced : batchResolved
     handed.finish(config.autoCommit !== false && resolved !== undefined ? resolved : null)
     const position = resolved ?? batch.records[0]?.offset
     if (!interrupted && position !== undefined && position < batch.nextOffset && this.#group === group) {

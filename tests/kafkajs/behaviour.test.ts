@@ -55,6 +55,31 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     await consumer.disconnect()
   })
 
+  test('seek past the end right after run(): the reset reads the record once, and its offset is committed', async () => {
+    const topic = await topicWith(1, ['a'])
+    const groupId = unique('group')
+    const consumer = kafka.consumer({ groupId, heartbeatInterval: 1000, sessionTimeout: 10_000 })
+    await consumer.connect()
+    await consumer.subscribe({ topic, fromBeginning: true })
+    const seen: string[] = []
+    void consumer.run({ eachMessage: async ({ message }) => { seen.push(message.offset) } })
+    // Committed at once (autoCommit), out of range, reset to the earliest offset: 0.
+    consumer.seek({ topic, partition: 0, offset: '100' })
+    await until(() => seen.length >= 1, 'the record after the reset')
+    const admin = kafka.admin()
+    await admin.connect()
+    let committed: string | undefined
+    for (let i = 0; i < 100 && committed !== '1'; i++) {
+      committed = (await admin.fetchOffsets({ groupId, topics: [topic] }))[0].partitions[0].offset
+      if (committed !== '1') await new Promise(resolve => setTimeout(resolve, 100))
+    }
+    await admin.disconnect()
+    // The seek's offset (100) stood above the record's: its resolve did not count, and offset 0 was handed out again and again.
+    assert.equal(committed, '1', 'committed after the record')
+    assert.deepEqual(seen.slice(0, 5), ['0'])
+    await consumer.disconnect()
+  })
+
   test('resetOffsets commits -1 / -2 as kafkajs does; fetchOffsets({ resolveOffsets }) turns them into offsets and commits those', async () => {
     const topic = await topicWith(1, ['a', 'b', 'c'])
     const admin = kafka.admin()

@@ -35,6 +35,22 @@ async function topicWith (partitions: number, values: string[] = []): Promise<st
   return topic
 }
 
+/** The group's committed offset of partition 0, polled until it is `expected` (or 10 s pass): what the last poll saw. */
+async function committedOffsetOnceItIs (groupId: string, topic: string, expected: string): Promise<string | undefined> {
+  const admin = kafka.admin()
+  await admin.connect()
+  let committed: string | undefined
+  try {
+    for (let i = 0; i < 100 && committed !== expected; i++) {
+      committed = (await admin.fetchOffsets({ groupId, topics: [topic] }))[0].partitions[0].offset
+      if (committed !== expected) await new Promise(resolve => setTimeout(resolve, 100))
+    }
+  } finally {
+    await admin.disconnect()
+  }
+  return committed
+}
+
 describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => {
   test('seek and pause called right after an un-awaited run() apply once the partitions are assigned', async () => {
     const topic = await topicWith(1, ['a', 'b', 'c', 'd'])
@@ -66,14 +82,7 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     // Committed at once (autoCommit), out of range, reset to the earliest offset: 0.
     consumer.seek({ topic, partition: 0, offset: '100' })
     await until(() => seen.length >= 1, 'the record after the reset')
-    const admin = kafka.admin()
-    await admin.connect()
-    let committed: string | undefined
-    for (let i = 0; i < 100 && committed !== '1'; i++) {
-      committed = (await admin.fetchOffsets({ groupId, topics: [topic] }))[0].partitions[0].offset
-      if (committed !== '1') await new Promise(resolve => setTimeout(resolve, 100))
-    }
-    await admin.disconnect()
+    const committed = await committedOffsetOnceItIs(groupId, topic, '1')
     // The seek's offset (100) stood above the record's: its resolve did not count, and offset 0 was handed out again and again.
     assert.equal(committed, '1', 'committed after the record')
     assert.deepEqual(seen.slice(0, 5), ['0'])
@@ -316,15 +325,8 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
       assert.deepEqual(starts[0], { topic, partition: 0, highWatermark: '2', offsetLag: '0', offsetLagLow: '1', batchSize: 0, firstOffset: '0', lastOffset: '1' })
       assert.equal(ends[0].lastOffset, '1')
       assert.deepEqual(messages, [])
-      const admin = kafka.admin()
-      await admin.connect()
-      let committed: string | undefined
-      for (let i = 0; i < 100 && committed !== '2'; i++) {
-        committed = (await admin.fetchOffsets({ groupId, topics: [topic] }))[0].partitions[0].offset
-        if (committed !== '2') await new Promise(resolve => setTimeout(resolve, 100))
-      }
+      const committed = await committedOffsetOnceItIs(groupId, topic, '2')
       assert.equal(committed, '2', 'committed past the abort marker')
-      await admin.disconnect()
       await consumer.disconnect()
     })
   }

@@ -199,7 +199,12 @@ const adminProgram: Program = async (module, brokers, names) => {
   out.createdAgain = await admin.createTopics({ topics: [{ topic: names.topic, numPartitions: 2 }] })
   out.listed = (await admin.listTopics()).includes(names.topic)
   await admin.createPartitions({ topicPartitions: [{ topic: names.topic, count: 4 }] })
-  const metadata = await admin.fetchTopicMetadata({ topics: [names.topic] })
+  // The new partitions reach the metadata a moment later (npm kafkajs once read 2 of the 4).
+  let metadata = await admin.fetchTopicMetadata({ topics: [names.topic] })
+  for (let i = 0; i < 50 && metadata.topics[0].partitions.length < 4; i++) {
+    await new Promise(resolve => setTimeout(resolve, 100))
+    metadata = await admin.fetchTopicMetadata({ topics: [names.topic] })
+  }
   out.partitions = metadata.topics.map(t => ({ name: t.name, partitions: t.partitions.map((p: any) => p.partitionId).sort() }))
   const producer = kafka.producer()
   await producer.connect()

@@ -48,7 +48,7 @@ export type { TransactionalRunOptions, TransactionalStats, TransactionAbortedEve
 export type { RecordMetadata, RecordCallback } from './producer/batch'
 export { Consumer, GroupConsumer }
 export type { AssignOptions, FetchOptions, FetchErrorEvent, FetchEvent, TruncationEvent, ConsumerBatch, RunOptions, RunRetryOptions, ProcessingTimeoutEvent, HandlerErrorEvent, ConsumerEvents, OffsetSpec as ConsumerOffsetSpec } from './consumer/consumer'
-export type { GroupConsumerOptions, DeliveryMode, RefusedCommit, GroupConsumerEvents, AssignedEvent, LostEvent, BatchDroppedEvent } from './group/group-consumer'
+export type { GroupConsumerOptions, DeliveryMode, RefusedCommit, GroupConsumerEvents, AssignedEvent, RebalancingEvent, LostEvent, BatchDroppedEvent } from './group/group-consumer'
 export type { TopicPartition } from './group/membership'
 export type { Assignor, MemberSubscription } from './group/assignors'
 export { rangeAssignor, roundRobinAssignor, cooperativeStickyAssignor } from './group/assignors'

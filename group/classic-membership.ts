@@ -88,6 +88,8 @@ export class ClassicMembership implements Membership {
   }
 
   #fenced = false
+  /** Why #heartbeatUntilRejoin ended with 'rejoin' (the 'rebalancing' event's reason). */
+  #rejoinReason = ''
 
   async stop (leave: boolean): Promise<void> {
     const wasMember = this.#memberId !== '' && this.#state !== 'stopped'
@@ -132,7 +134,10 @@ export class ClassicMembership implements Membership {
           await this.#onFenced('fenced while the assignment was applied')
           continue
         }
-        if (this.#rejoinRequested) continue
+        if (this.#rejoinRequested) {
+          this.#host.rebalancing(identity, 'a rebalance began while the assignment was applied')
+          continue
+        }
         if (revoked.length > 0 && this.#assignor.protocol === 'cooperative') {
           // KIP-429: the revoked partitions can go to their new owner only in the next rebalance.
           continue
@@ -140,6 +145,7 @@ export class ClassicMembership implements Membership {
         this.#setState('stable')
         const outcome = await this.#heartbeatUntilRejoin(signal)
         if (outcome === 'stopped') return
+        if (outcome === 'rejoin') this.#host.rebalancing(identity, this.#rejoinReason)
         if (outcome === 'fenced') await this.#onFenced('the coordinator no longer knows this member (session expired, or it was fenced)')
       } catch (error) {
         if (signal.aborted) return
@@ -302,8 +308,12 @@ export class ClassicMembership implements Membership {
 
   async #heartbeatUntilRejoin (signal: AbortSignal): Promise<HeartbeatOutcome> {
     while (!signal.aborted) {
+      this.#rejoinReason = 'the coordinator began a rebalance'
       if (this.#rejoinRequested) return this.#fenced ? 'fenced' : 'rejoin'
-      if (this.#isLeader && await this.#partitionCountsChanged(signal)) return 'rejoin'
+      if (this.#isLeader && await this.#partitionCountsChanged(signal)) {
+        this.#rejoinReason = 'a subscribed topic gained partitions'
+        return 'rejoin'
+      }
       let code: number
       try {
         code = await this.#sendHeartbeat(signal)

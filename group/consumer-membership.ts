@@ -175,6 +175,7 @@ export class ConsumerMembership implements Membership {
     const epochChanged = response.memberEpoch !== this.#loop.memberEpoch
     this.#joinedOnce = true
     if (response.assignment !== null) {
+      if (this.#loop.memberEpoch > 0 && this.#fenceReason === undefined) this.#host.rebalancing({ memberId: this.#loop.memberId, generation: this.#loop.memberEpoch }, 'the coordinator sent a new target assignment')
       const byId = response.assignment.topicPartitions
       this.#target = knownPartitions(this.#client, byId) ?? await assignedPartitions(this.#client, byId, signal)
       this.#targetVersion++

@@ -169,6 +169,12 @@ export interface AssignedEvent {
   identity: MemberIdentity
 }
 
+/** A rebalance began ('rebalancing'): the member held an assignment under `identity`; 'assigned' follows with the new one. */
+export interface RebalancingEvent {
+  identity: MemberIdentity
+  reason: string
+}
+
 /** Partitions lost without a revoke (a fence, an expired session): nothing of them was committed. */
 export interface LostEvent {
   partitions: TopicPartition[]
@@ -177,6 +183,7 @@ export interface LostEvent {
 
 /** The events of a GroupConsumer: a Consumer's and the group's own. */
 export interface GroupConsumerEvents extends ConsumerEvents {
+  rebalancing: [event: RebalancingEvent]
   assigned: [event: AssignedEvent]
   lost: [event: LostEvent]
   /** Offsets that could not be committed (the partition left the member, the deadline passed…). */
@@ -597,6 +604,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
       subscribedTopics: async signal => await this.#subscribedTopics(signal),
       heldPartitions: () => this.cursors.filter(c => !c.ownership.released).map(c => ({ topic: c.topic, partition: c.partition })),
       applyAssignment: async (target, identity, reconciliation) => await this.#applyAssignment(target, identity, reconciliation),
+      rebalancing: (identity, reason) => { this.emit('rebalancing', { identity, reason }) },
       revokeAll: async identity => { await this.#revoke(this.#host.heldPartitions(), identity) },
       loseAll: async reason => await this.#loseAll(reason),
       fatal: error => this.fail(error),

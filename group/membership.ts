@@ -38,6 +38,8 @@ export interface MembershipHost {
    * Returns the partitions revoked.
    */
   applyAssignment: (target: TopicPartition[], identity: MemberIdentity, reconciliation?: Reconciliation) => Promise<TopicPartition[]>
+  /** A rebalance began for this member, which held an assignment under `identity` (classic: it rejoins; KIP-848: a new target came). */
+  rebalancing: (identity: MemberIdentity, reason: string) => void
   /** Eager rebalancing: revoke everything before rejoining. */
   revokeAll: (identity: MemberIdentity | undefined) => Promise<void>
   /** This member was fenced: every partition is lost, released without a commit. */

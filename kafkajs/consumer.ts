@@ -15,7 +15,7 @@
 import type { Client } from '../client/client'
 import type { ConsumerBatch } from '../consumer/cursor'
 import type { FetchEvent, HandedBatch } from '../consumer/consumer'
-import type { GroupConsumer, GroupConsumerOptions } from '../group/group-consumer'
+import type { GroupConsumer, GroupConsumerOptions, RebalancingEvent } from '../group/group-consumer'
 import type { MemberIdentity, TopicPartition } from '../group/membership'
 import { DescribeGroups } from '../protocol/apis/describe-groups'
 import { FindCoordinator } from '../protocol/apis/find-coordinator'
@@ -462,11 +462,19 @@ export class KafkaJSConsumer {
     const group = client.consumer(options)
     this.#group = group
     const joinStarted = Date.now()
+    // kafkajs says REBALANCING when its heartbeat learns of the rebalance, before it rejoins: a member
+    // joining later sees it already said. A new generation no 'rebalancing' came before says it late.
+    let announced = false
+    group.on('rebalancing', (event: RebalancingEvent) => {
+      announced = true
+      this.#instrumentation.emit(consumerEvents.REBALANCING, { groupId: this.#groupId, memberId: event.identity.memberId })
+    })
     group.on('assigned', (event: { added: TopicPartition[], revoked: TopicPartition[], identity: MemberIdentity }) => {
       const previous = this.#identity
-      if (previous !== undefined && previous.generation !== event.identity.generation) {
+      if (previous !== undefined && previous.generation !== event.identity.generation && !announced) {
         this.#instrumentation.emit(consumerEvents.REBALANCING, { groupId: this.#groupId, memberId: previous.memberId })
       }
+      announced = false
       this.#identity = event.identity
       const isLeader = this.#assignedAsLeader
       this.#assignedAsLeader = false

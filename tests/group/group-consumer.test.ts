@@ -74,6 +74,26 @@ for (const protocol of protocols) {
       })
     })
 
+    test('a member joining: the member already in the group says \'rebalancing\' under its old identity before its next \'assigned\'', async () => {
+      await withHarness({ partitions: 2, records: 0 }, async h => {
+        const a = await h.member('a', protocol)
+        const rebalancing: Array<{ identity: { memberId: string, generation: number }, reason: string, assignedBefore: number }> = []
+        a.consumer.on('rebalancing', event => { rebalancing.push({ ...event, assignedBefore: a.assignedEvents.length }) })
+        a.run(h)
+        await until(() => a.held().length === 2, 'A holding both partitions')
+        assert.equal(rebalancing.length, 0, 'no rebalance before B joins')
+        const first = a.identity!
+        const b = await h.member('b', protocol)
+        b.run(h)
+        await until(() => a.held().length === 1 && b.held().length === 1, 'A and B holding one partition each')
+        assert.ok(rebalancing.length >= 1, 'A said rebalancing')
+        assert.ok(sameIdentity(rebalancing[0].identity, first), `under its first identity, not ${JSON.stringify(rebalancing[0].identity)}`)
+        assert.equal(rebalancing[0].assignedBefore, 1, 'before the assignment of the rebalance')
+        assert.match(rebalancing[0].reason, protocol === 'classic' ? /began a rebalance/ : /new target/)
+        if (protocol === 'classic') assert.ok(b.assignedEvents[0].at >= a.assignedEvents[0].at)
+      })
+    })
+
     // ------------------------------------------------------------------ invariant 2: fences
 
     test('fenced, and the same partition comes back after the rejoin: the batch in flight across the fence commits nothing', async () => {

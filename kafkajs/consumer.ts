@@ -109,6 +109,8 @@ export interface ConsumerSubscribeTopics { topics: Array<string | RegExp>, fromB
 
 const key = (topic: string, partition: number): string => `${topic}\u0000${partition}`
 const HEARTBEAT_API_KEY = 12
+/** A subscription pattern no topic name matches: run() without subscribe(). */
+const NO_TOPIC = /(?!)/
 
 function headersOf (record: KafkaRecord): Record<string, Buffer | Buffer[]> {
   const headers: Record<string, Buffer | Buffer[]> = {}
@@ -426,13 +428,9 @@ export class KafkaJSConsumer {
     if (!this.#running) return // stopped while connecting
     this.#logger.info('Starting', { groupId: this.#groupId })
     const topics = [...this.#subscriptions.keys()]
-    if (topics.length === 0) {
-      // kafkajs runs with no subscription (it joins and gets nothing); with nothing to consume, this one
-      // only reaches the group's coordinator, as kafkajs's join starts, and then waits.
-      this.#logger.warn('consumer#run was called without a subscription: nothing to consume', { groupId: this.#groupId })
-      await this.#findCoordinator(client).catch(error => this.#logger.warn('The group coordinator could not be reached', { groupId: this.#groupId, error: (error as Error).message }))
-      return
-    }
+    // kafkajs runs without a subscription too: it joins the group as a member of no topic and gets
+    // nothing (describeGroup shows it). A pattern that matches no topic name is that member here.
+    if (topics.length === 0) this.#logger.warn('consumer#run was called without a subscription: nothing to consume', { groupId: this.#groupId })
     const fromBeginning = [...this.#subscriptions.values()].some(s => s.fromBeginning)
     const assigners = (this.#config.partitionAssigners ?? [PartitionAssigners.roundRobin]).map(create => create({
       cluster: { findTopicPartitionMetadata: (topic: string) => partitionMetadataOf(client, topic) },
@@ -441,7 +439,7 @@ export class KafkaJSConsumer {
     }))
     const options: GroupConsumerOptions = {
       groupId: this.#groupId,
-      topics,
+      topics: topics.length > 0 ? topics : NO_TOPIC,
       groupProtocol: 'classic',
       assignor: toAssignor(assigners[0], () => topics, () => { this.#assignedAsLeader = true }),
       fromBeginning,

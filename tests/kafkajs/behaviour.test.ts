@@ -372,13 +372,23 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     await consumer.disconnect()
   })
 
-  test('run() without a subscription reaches the group coordinator, as kafkajs\'s join does', async () => {
+  test('run() without a subscription joins the group as a member of no topic, as kafkajs does (describeGroup shows it)', async () => {
     const consumer = kafka.consumer({ groupId: unique('group') })
     const requests: string[] = []
+    const joins: Array<{ memberId: string, memberAssignment: Record<string, number[]> }> = []
     consumer.on(consumer.events.REQUEST, e => { requests.push(e.payload.apiName) })
+    consumer.on(consumer.events.GROUP_JOIN, e => { joins.push(e.payload) })
     await consumer.connect()
     await consumer.run({ eachMessage: async () => {} })
-    assert.ok(requests.includes('FindCoordinator'), requests.join(', '))
-    await consumer.disconnect()
+    try {
+      for (const api of ['FindCoordinator', 'JoinGroup', 'SyncGroup']) assert.ok(requests.includes(api), `${api} in ${requests.join(', ')}`)
+      assert.equal(joins.length, 1)
+      assert.deepEqual(joins[0].memberAssignment, {})
+      const group = await consumer.describeGroup()
+      assert.equal(group.state, 'Stable')
+      assert.deepEqual(group.members.map((m: { memberId: string }) => m.memberId), [joins[0].memberId])
+    } finally {
+      await consumer.disconnect()
+    }
   })
 })

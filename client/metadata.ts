@@ -89,7 +89,8 @@ export class MetadataCache {
   readonly #send: Send
   #refreshing: Promise<void> | undefined
   #refreshQueued: Promise<void> | undefined
-  #lastRefreshAt = 0
+  /** A double from the start, as the times it takes later (see the producer's #wakeTime). */
+  #lastRefreshAt = Number.NEGATIVE_INFINITY
   #timer: NodeJS.Timeout | undefined
 
   constructor (pool: BrokerPool, options: MetadataOptions, send: Send) {

@@ -233,8 +233,8 @@ export class Cursor {
   readonly buffered: BufferedBatch[] = []
   bufferedBytes = 0
   readonly account: PrefetchAccount
-  /** Not fetched before this time (ms since the epoch): a retriable error backs it off. */
-  retryAt = 0
+  /** Not fetched before this time (ms since the epoch): a retriable error backs it off. -Infinity (a double, as times are) when not backing off, so a first back-off does not change the cursor's hidden class. */
+  retryAt = Number.NEGATIVE_INFINITY
   /** Fetch answers in a row for this partition that could not be used. */
   fetchFailures = 0
   /** A batch was taken from `buffered` and waits for `beforeHandOut` (e.g. an at-most-once commit). */
@@ -303,7 +303,7 @@ export class Cursor {
     this.dropBuffered()
     this.lastFetchedEpoch = typeof to === 'bigint' ? leaderEpoch : -1
     this.preferredReplica = -1
-    this.retryAt = 0
+    this.retryAt = Number.NEGATIVE_INFINITY
     this.fetchFailures = 0
     // A batch out with the application no longer moves what counts as processed.
     if (this.processing !== undefined) this.processing.seeked = true

@@ -25,8 +25,8 @@ export class PartitionQueue {
   inFlight = 0
   /** The broker the in-flight batches went to. */
   inFlightNode = -1
-  /** Do not send before this time (retry backoff). */
-  retryAt = 0
+  /** Do not send before this time (retry backoff). -Infinity, a double, when not backing off: a Smi 0 turned into a time would change the queue's hidden class and deoptimise the append path. */
+  retryAt = Number.NEGATIVE_INFINITY
   serial = false
   /**
    * A batch of this partition succeeded under the current producer id and epoch. Until
@@ -99,7 +99,7 @@ export class PartitionQueue {
     this.nextSequence = 0
     this.confirmed = false
     this.serial = false
-    this.retryAt = 0
+    this.retryAt = Number.NEGATIVE_INFINITY
     for (const batch of this.batches) {
       if (!batch.sent) continue
       batch.baseSequence = -1

@@ -421,7 +421,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
         inFlight: q.inFlight,
         inFlightNode: q.inFlightNode,
         serial: q.serial,
-        retryInMs: q.retryAt - Date.now(),
+        retryInMs: Math.max(0, q.retryAt - Date.now()),
         nextSequence: q.nextSequence,
         identity: `${q.identity.producerId}/${q.identity.producerEpoch}${q.leaving ? ' (leaving)' : ''}`,
         leader: this.#client.metadata.partition(q.topic, q.partition)?.leaderId,
@@ -850,7 +850,8 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   }
 
   #wakeTimer: NodeJS.Timeout | undefined
-  #wakeTime = 0
+  /** A double from the start (a time since the epoch is no Smi): a field that turns from Smi to double changes the producer's hidden class, and every optimised function that reads the producer deoptimised ("wrong map") once a retry or linger set it. */
+  #wakeTime = Number.POSITIVE_INFINITY
 
   #wakeAt (time: number): void {
     if (this.#wakeTimer !== undefined && this.#wakeTime <= time) return

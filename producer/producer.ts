@@ -1348,16 +1348,33 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   }
 }
 
-// Records appended in the same millisecond share one BigInt timestamp.
-let lastNow = 0
-let lastNowBig = 0n
-function nowAsBigInt (): bigint {
-  const now = Date.now()
-  if (now !== lastNow) {
-    lastNow = now
-    lastNowBig = BigInt(now)
+// A record without its own timestamp gets a coarse clock's: Date.now() (about 70 ns a call
+// here, one per record was 4-7% of a produce profile) is read by the first record of a
+// synchronous run of produce()/send() calls, then again after every CLOCK_READ_EVERY
+// records of that run, and the run's end (a microtask) makes the next record read it again.
+// Each read takes Date.now() as it is, also when it is behind the time read before: a wall
+// clock stepped back gives the records the new time at once, as one Date.now() a record did
+// (holding the old time would stamp records in the future until the clock caught up).
+const CLOCK_READ_EVERY = 64
+let clockMs = 0
+let clockBig = 0n
+/** Records stamped since the clock was last read; 0: read it for the next record. */
+let clockUses = 0
+function expireClock (): void {
+  clockUses = 0
+}
+function recordTimestamp (): bigint {
+  if (clockUses === 0 || clockUses >= CLOCK_READ_EVERY) {
+    if (clockUses === 0) queueMicrotask(expireClock)
+    clockUses = 0
+    const now = Date.now()
+    if (now !== clockMs) {
+      clockMs = now
+      clockBig = BigInt(now)
+    }
   }
-  return lastNowBig
+  clockUses++
+  return clockBig
 }
 
 function toBuffer (value: ProducerBytes | null | undefined): Buffer | null {
@@ -1379,7 +1396,7 @@ function toRecordInput (record: ProducerRecord): RecordInput {
     }
   }
   const ts = record.timestamp
-  const timestamp = ts === undefined ? nowAsBigInt() : typeof ts === 'bigint' ? ts : BigInt(ts instanceof Date ? ts.getTime() : Math.trunc(ts))
+  const timestamp = ts === undefined ? recordTimestamp() : typeof ts === 'bigint' ? ts : BigInt(ts instanceof Date ? ts.getTime() : Math.trunc(ts))
   return { key: toBuffer(record.key), value: toBuffer(record.value), headers, timestamp }
 }
 

@@ -620,6 +620,51 @@ describe('limits and lifecycle', () => {
     }
   })
 
+  test('a record without a timestamp gets its send time: the clock is read again after each synchronous run and within a long one, and follows a wall clock stepped back', async () => {
+    const p = producer({ lingerMs: 20 })
+    await p.send({ topic: TOPIC, partition: 0, value: 'warm-up' })
+    const stamps: bigint[] = []
+    const produceOne = (): void => {
+      const i = stamps.length
+      stamps.push(-1n)
+      p.produce({ topic: TOPIC, partition: 0, value: `c${i}` }, (error, result) => { stamps[i] = error === null ? result!.timestamp : -2n })
+    }
+    // One synchronous run: the first record, a busy wait of 20 ms, then 100 more records:
+    // the last of them must not carry the first one's time.
+    const before = BigInt(Date.now())
+    produceOne()
+    const spinUntil = Date.now() + 20
+    while (Date.now() < spinUntil);
+    const afterSpin = BigInt(Date.now())
+    for (let i = 0; i < 100; i++) produceOne()
+    // A later turn reads the clock again for its first record.
+    await new Promise(resolve => setTimeout(resolve, 30))
+    const nextTurn = BigInt(Date.now())
+    produceOne()
+    // A wall clock stepped back an hour: the next turn's records get the stepped-back time,
+    // not the time read before the step (which would now be an hour in the future).
+    await new Promise(resolve => setImmediate(resolve))
+    const realNow = Date.now
+    const stepBack = 3_600_000
+    let steppedFrom = 0n
+    Date.now = () => realNow() - stepBack
+    try {
+      steppedFrom = BigInt(Date.now())
+      produceOne()
+      produceOne()
+    } finally {
+      Date.now = realNow
+    }
+    const steppedTo = BigInt(Date.now()) - BigInt(stepBack)
+    await p.flush()
+    assert.ok(stamps.every(s => s >= 0n), 'every record acknowledged')
+    assert.ok(stamps[0] >= before && stamps[0] < afterSpin, `the first record's time (${stamps[0]}) is its produce() call's`)
+    assert.ok(stamps[100] >= afterSpin, `the last record of the run (${stamps[100]}) is not stamped with the run's start (${stamps[0]})`)
+    assert.ok(stamps[101] >= nextTurn, `a record of a later turn (${stamps[101]}) gets that turn's time (${nextTurn})`)
+    for (let i = 1; i <= 101; i++) assert.ok(stamps[i] >= stamps[i - 1], `timestamps of a steady clock never go backwards (record ${i})`)
+    for (const i of [102, 103]) assert.ok(stamps[i] >= steppedFrom && stamps[i] <= steppedTo, `record ${i} after the wall clock stepped back an hour is stamped with the clock's new time (${stamps[i]}, expected ${steppedFrom}..${steppedTo})`)
+  })
+
   test('an unknown topic waits for metadata, then fails naming the topic', async () => {
     const p = producer({ metadataWaitMs: 300 })
     await assert.rejects(p.send({ topic: 'no-such-topic', value: 'x' }), /no-such-topic/)

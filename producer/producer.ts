@@ -41,7 +41,7 @@ import { NO_IDENTITY, ProducerIdentity, sameIdentity } from './identity'
 import { checkProducerOptions, checkRecord, refuseKafkajsShape } from './input'
 import { checkSignal, describeValue } from '../client/validate'
 import { PartitionQueue } from './partition-queue'
-import { createPartitioner, type Partitioner, type PartitionerOption } from './partitioners'
+import { createPartitioner, type Partitioner, type PartitionerInput, type PartitionerOption } from './partitioners'
 import { Sink, type ItemOutcome, type SendItem } from './sink'
 import { RecordSerializer, type Serializers } from '../client/serializers'
 import { AbortedError } from '../client/errors'
@@ -200,6 +200,8 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   readonly #compression: CompressionCodec
   readonly #compressionByTopic: Record<string, CompressionCodec>
   readonly #partitioner: Partitioner
+  /** The built-in partitioners keep nothing of their input: one object serves every record. A partitioner of the application's gets a fresh one each time. */
+  readonly #sharedPartitionerInput: PartitionerInput | undefined
   readonly #metadataWaitMs: number
   readonly #abortUnknownOutcome: 'wait' | 'settle'
   readonly #sinkOptions: ConstructorParameters<typeof Sink>[3]
@@ -259,6 +261,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     this.#compression = options.compression ?? 'none'
     this.#compressionByTopic = options.compressionByTopic ?? {}
     this.#partitioner = createPartitioner(options.partitioner, { batchMaxBytes: this.#batchMaxBytes })
+    this.#sharedPartitionerInput = options.partitioner === undefined || typeof options.partitioner === 'string' ? { topic: '', key: null, value: null, partitionCount: 0, availablePartitions: [] } : undefined
     this.#metadataWaitMs = options.metadataWaitMs ?? 60_000
     this.#abortUnknownOutcome = options.abortUnknownOutcome ?? 'wait'
     this.#sinkOptions = {
@@ -667,13 +670,13 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     const bytes = recordSizeUpperBound(input)
     let partition = record.partition
     if (partition === undefined) {
-      partition = this.#partitioner.partition({
-        topic: record.topic,
-        key: input.key ?? null,
-        value: input.value,
-        partitionCount: topic.partitions.length,
-        availablePartitions: availablePartitions(topic.partitions)
-      })
+      const partitionerInput: PartitionerInput = this.#sharedPartitionerInput ?? { topic: '', key: null, value: null, partitionCount: 0, availablePartitions: [] }
+      partitionerInput.topic = record.topic
+      partitionerInput.key = input.key ?? null
+      partitionerInput.value = input.value
+      partitionerInput.partitionCount = topic.partitions.length
+      partitionerInput.availablePartitions = availablePartitions(topic.partitions)
+      partition = this.#partitioner.partition(partitionerInput)
     }
     if (!Number.isInteger(partition) || partition < 0 || partition >= topic.partitions.length) {
       const error = new BrokerError(3, `Record for ${record.topic}: partition ${partition} does not exist (the topic has ${topic.partitions.length}${record.partition === undefined ? '; the partitioner chose it' : ''})`)
@@ -939,14 +942,18 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     this.#metrics.batchProduced(topic, batch.recordCount, encodedBytes, batch.bytes, (this.#compressionByTopic[topic] ?? this.#compression) !== 'none')
     // Records are answered in order: each offset is the previous one + 1n (one bigint per
     // record, not two), unless one was skipped (answered early).
+    // The bigint comparisons are made once per batch, not per record.
+    const hasOffsets = baseOffset >= 0n
+    const appendTime = logAppendTime >= 0n ? logAppendTime : undefined
+    const records = batch.records
     let lastIndex = -2
     let lastOffset = -1n
     this.#finishBatch(queue, batch, null, i => {
       let offset = -1n
-      if (baseOffset >= 0n) offset = i === lastIndex + 1 ? lastOffset + 1n : baseOffset + BigInt(i)
+      if (hasOffsets) offset = i === lastIndex + 1 ? lastOffset + 1n : baseOffset + BigInt(i)
       lastIndex = i
       lastOffset = offset
-      return { topic, partition, offset, timestamp: logAppendTime >= 0n ? logAppendTime : batch.records[i].timestamp!, logStartOffset }
+      return { topic, partition, offset, timestamp: appendTime ?? records[i].timestamp!, logStartOffset }
     })
     if (!queue.batches.some(b => b.sent && !b.inFlight)) queue.serial = false
     if (batch.producerEpoch === queue.identity.producerEpoch && batch.producerId === queue.identity.producerId) queue.confirmed = true

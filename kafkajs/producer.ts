@@ -134,6 +134,9 @@ export function partitionMetadataOf (client: Client, topic: string): PartitionMe
 
 type ConnectionStatus = 'connected' | 'disconnecting' | 'disconnected'
 
+/** One topic-partition's answer to a send(), and the lowest offset written there. */
+interface PartitionResult { first: bigint, metadata: RecordMetadata }
+
 export class KafkaJSProducer {
   readonly events = producerEvents
   readonly #context: ClientContext
@@ -271,14 +274,31 @@ export class KafkaJSProducer {
       throw toKafkaJSError(error)
     }
     if (acks === 0) return []
-    const byPartition = new Map<string, RecordMetadata & { first: bigint }>()
-    for (const r of results) {
-      const key = `${r.topic}\u0000${r.partition}`
-      const known = byPartition.get(key)
-      if (known === undefined) byPartition.set(key, { topicName: r.topic, partition: r.partition, errorCode: 0, baseOffset: String(r.offset), logAppendTime: '-1', logStartOffset: String(r.logStartOffset), first: r.offset })
-      else if (r.offset < known.first) { known.first = r.offset; known.baseOffset = String(r.offset) }
+    // Per record, no string key: the partitions of each topic in an array by partition number
+    // (building a `${topic}-${partition}` key per record was a sixth of a send()'s CPU).
+    const byTopic = new Map<string, Array<PartitionResult | undefined>>()
+    const inOrder: PartitionResult[] = []
+    let lastTopic: string | undefined
+    let partitions: Array<PartitionResult | undefined> = []
+    for (let i = 0; i < results.length; i++) {
+      const r = results[i]
+      if (r.topic !== lastTopic) {
+        lastTopic = r.topic
+        let known = byTopic.get(r.topic)
+        if (known === undefined) byTopic.set(r.topic, known = [])
+        partitions = known
+      }
+      const result = partitions[r.partition]
+      if (result === undefined) {
+        const first = { first: r.offset, metadata: { topicName: r.topic, partition: r.partition, errorCode: 0, baseOffset: String(r.offset), logAppendTime: '-1', logStartOffset: String(r.logStartOffset) } }
+        partitions[r.partition] = first
+        inOrder.push(first)
+      } else if (r.offset < result.first) {
+        result.first = r.offset
+        result.metadata.baseOffset = String(r.offset)
+      }
     }
-    return [...byPartition.values()].map(({ first, ...rest }) => rest)
+    return inOrder.map(result => result.metadata)
   }
 
   /**

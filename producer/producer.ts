@@ -41,6 +41,8 @@ import { NO_IDENTITY, ProducerIdentity, sameIdentity } from './identity'
 import { checkProducerOptions, checkRecord, refuseKafkajsShape } from './input'
 import { checkSignal, describeValue } from '../client/validate'
 import { PartitionQueue } from './partition-queue'
+import { BatchBuffers } from './batch-buffers'
+import type { Writer } from '../protocol/writer'
 import { createPartitioner, type Partitioner, type PartitionerInput, type PartitionerOption } from './partitioners'
 import { Sink, type ItemOutcome, type SendItem } from './sink'
 import { RecordSerializer, type Serializers } from '../client/serializers'
@@ -185,6 +187,9 @@ const UNKNOWN_TOPIC_ID = 100
 const MESSAGE_TOO_LARGE = 10
 /** DescribeConfigs resource type of a topic. */
 const TOPIC_RESOURCE = 2
+/** Idle encode buffers a producer keeps (see BatchBuffers), and the largest batchMaxBytes it keeps them for. */
+const POOLED_BATCH_BUFFERS = 8
+const MAX_POOLED_BATCH_BYTES = 4 * 1024 * 1024
 
 export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter<ProducerEvents> {
   readonly #client: Client
@@ -200,6 +205,8 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   readonly #compression: CompressionCodec
   readonly #compressionByTopic: Record<string, CompressionCodec>
   readonly #partitioner: Partitioner
+  /** Reused buffers for uncompressed batches (undefined when batchMaxBytes is too large to keep idle buffers of). */
+  readonly #batchBuffers: BatchBuffers | undefined
   /** The built-in partitioners keep nothing of their input: one object serves every record. A partitioner of the application's gets a fresh one each time. */
   readonly #sharedPartitionerInput: PartitionerInput | undefined
   readonly #metadataWaitMs: number
@@ -260,6 +267,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     this.#retries = options.retries ?? Number.POSITIVE_INFINITY
     this.#compression = options.compression ?? 'none'
     this.#compressionByTopic = options.compressionByTopic ?? {}
+    this.#batchBuffers = this.#batchMaxBytes <= MAX_POOLED_BATCH_BYTES ? new BatchBuffers(POOLED_BATCH_BUFFERS, this.#batchMaxBytes) : undefined
     this.#partitioner = createPartitioner(options.partitioner, { batchMaxBytes: this.#batchMaxBytes })
     this.#sharedPartitionerInput = options.partitioner === undefined || typeof options.partitioner === 'string' ? { topic: '', key: null, value: null, partitionCount: 0, availablePartitions: [] } : undefined
     this.#metadataWaitMs = options.metadataWaitMs ?? 60_000
@@ -866,6 +874,11 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     }, Math.max(0, time - Date.now()))
   }
 
+  /** @internal Sink callback: see BatchBuffers. */
+  batchWriter (sizeBound: number): Writer | undefined {
+    return this.#batchBuffers?.take(sizeBound)
+  }
+
   /** @internal */
   compressionFor (topic: string): CompressionCodec {
     return this.#compressionByTopic[topic] ?? this.#compression
@@ -913,6 +926,13 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     const code = response.errorCode
     if (code === 0 || code === DUPLICATE_SEQUENCE_NUMBER) {
       this.#succeed(queue, batch, response.baseOffset, response.logAppendTimeMs, response.logStartOffset)
+      // The broker answered the one request that ever carried the batch, so it read all of
+      // it: the socket is done with the encoded bytes, and they are reused (BatchBuffers).
+      // Not for acks=0 (no answer proves the write finished) nor after any other attempt.
+      if (!batch.ambiguous && batch.attempts === 0 && batch.encoded !== undefined && this.#batchBuffers !== undefined) {
+        this.#batchBuffers.give(batch.encoded)
+        batch.encoded = undefined
+      }
       return
     }
     const error = new BrokerError(code, `Produce to ${queue.key} on broker ${nodeId}`, response.errorMessage)

@@ -18,6 +18,7 @@ import { encodeRecordBatch } from '../protocol/record-batch'
 import type { CompressionCodec } from '../protocol/compression'
 import type { ProducerBatch } from './batch'
 import type { PartitionQueue } from './partition-queue'
+import type { Writer } from '../protocol/writer'
 
 export interface SendItem {
   queue: PartitionQueue
@@ -37,6 +38,8 @@ export interface SinkOwner {
   /** A request finished: there may be room to send more. */
   onRequestDone: (nodeId: number) => void
   compressionFor: (topic: string) => CompressionCodec
+  /** A writer over a reused buffer for an uncompressed batch of up to `sizeBound` bytes, or undefined (the encoder allocates). */
+  batchWriter: (sizeBound: number) => Writer | undefined
 }
 
 export interface SinkOptions {
@@ -126,15 +129,16 @@ export class Sink {
       const batch = item.batch
       if (batch.encoded === undefined) {
         try {
+          const compression = this.#owner.compressionFor(batch.topic)
           batch.encoded = await encodeRecordBatch({
             records: batch.records,
             sizeHint: batch.bytes,
-            compression: this.#owner.compressionFor(batch.topic),
+            compression,
             producerId: batch.producerId,
             producerEpoch: batch.producerEpoch,
             baseSequence: batch.baseSequence,
             transactional: this.#options.transactionalId !== null
-          })
+          }, compression === 'none' ? this.#owner.batchWriter(batch.bytes) : undefined)
         } catch (error) {
           this.#owner.onOutcome(this.nodeId, item, { kind: 'error', error: error as Error, written: false })
           return

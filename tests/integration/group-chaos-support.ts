@@ -1,7 +1,7 @@
 // Helpers for the consumer-group chaos test (group-chaos.test.ts): the member program's
 // configuration and log lines, a slot that runs one member process after another (start,
-// SIGTERM, SIGKILL, SIGSTOP/SIGCONT), the cast of a run's slots (MemberCast: share-churn.test.ts
-// runs its members with it too), and
+// SIGTERM, SIGKILL, SIGSTOP/SIGCONT), the cast of a run's slots (MemberCast: share-churn.test.ts and
+// transactions-three-nodes.test.ts run their members with it too), and
 // the tally of what every member process wrote to its output file, read incrementally
 // while the run goes on.
 import { spawn, type ChildProcess } from 'node:child_process'
@@ -255,7 +255,7 @@ export class MemberSlot {
 }
 
 /**
- * The members of one chaos run (group-chaos.test.ts, share-churn.test.ts): a slot per
+ * The members of one chaos run (group-chaos, share-churn, transactions-three-nodes): a slot per
  * name, all started from `program`, with their files in one run folder, one registry of
  * every process started and the list of those that exited on their own.
  */
@@ -302,13 +302,18 @@ export class MemberCast {
     return true
   }
 
+  /** Kills every process still running (none starts again) and waits for all to exit. */
+  async killAll (): Promise<void> {
+    for (const slot of this.slots) slot.killNow()
+    await Promise.all(this.registry.map(async i => await i.exited))
+  }
+
   /**
    * Ends the run: kills every process still running (none starts again) and waits for all
    * to exit; the run folder is removed when `removeFiles`, else its path is printed.
    */
   async stop (removeFiles: boolean, what: string): Promise<void> {
-    for (const slot of this.slots) slot.killNow()
-    await Promise.all(this.registry.map(async i => await i.exited))
+    await this.killAll()
     if (removeFiles) fs.rmSync(this.runDir, { recursive: true, force: true })
     else console.log(`  ${what}: member files and logs kept in ${this.runDir}`)
   }

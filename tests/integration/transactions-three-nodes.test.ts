@@ -16,14 +16,13 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import * as fs from 'node:fs'
-import * as os from 'node:os'
 import * as path from 'node:path'
 import { Client, TransactionOutcomeUnknownError } from '../../index'
 import { FindCoordinator } from '../../protocol/apis/find-coordinator'
 import { readCommitted } from './transactions-support'
 import { startCluster, type KafkaCluster } from '../broker/kafka'
 import { envInt, partitionsByLeader, seededRandom, sleep, Timeline, withTimeout } from './chaos-support'
-import { logTail, MemberSlot, type Incarnation, type MemberConfig } from './group-chaos-support'
+import { logTail, MemberCast, type MemberConfig } from './group-chaos-support'
 import { requireJavaOrSkip, uniqueName } from './support'
 
 const RECORDS = envInt('KAFKATS_EOS_RECORDS', 20_000)
@@ -160,22 +159,18 @@ describe('transactions on three nodes: the coordinator SIGKILLed, and exactly-on
       await seeder.close()
 
       const timeline = new Timeline()
-      const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kafkats-eos-chaos-'))
-      const registry: Incarnation[] = []
-      const unexpected: string[] = []
-      const slots = ['A', 'B', 'C'].map(name => new MemberSlot({
-        name,
+      const cast = new MemberCast({
+        names: ['A', 'B', 'C'],
         program: path.join(__dirname, 'eos-chaos-member.js'),
-        runDir,
-        registry,
+        runDirPrefix: 'kafkats-eos-chaos-',
         timeline,
-        onUnexpectedExit: incarnation => unexpected.push(`${incarnation.label} exited: ${JSON.stringify(incarnation.exit)}; ${incarnation.events.slice(-3).map(e => JSON.stringify(e)).join(' ')}`),
         config: (label, out) => ({
           label, bootstrap: cluster.bootstrap, topic: input, outputTopic: output, groupId, groupProtocol, delivery: 'at-least-once', output: out,
           sessionTimeoutMs: 6000, heartbeatIntervalMs: 500, rebalanceTimeoutMs: 10_000, transactionTimeoutMs: 5000,
           maxProcessingDelayMs: 0, seed: 1, closeTimeoutMs: 20_000
         } as MemberConfig)
-      }))
+      })
+      const { registry, slots, runDir } = cast
       const membersNow = (): string => registry.filter(i => i.exit === undefined).map(i => `    ${i.label}:\n${logTail(i, 4)}`).join('\n')
       const random = seededRandom(groupProtocol === 'consumer' ? 7 : 11)
       const committedTotal = async (): Promise<bigint> => {
@@ -221,9 +216,9 @@ describe('transactions on three nodes: the coordinator SIGKILLed, and exactly-on
           }
         })(), 600_000, () => `the group to commit all ${RECORDS} inputs\n${timeline.toString()}\nmember logs:\n${membersNow()}`)
       } finally {
-        for (const slot of slots) slot.killNow()
-        await Promise.all(registry.map(async i => await i.exited))
+        await cast.killAll()
       }
+      const unexpected = cast.unexpectedExits.map(i => `${i.label} exited: ${JSON.stringify(i.exit)}; ${i.events.slice(-3).map(e => JSON.stringify(e)).join(' ')}`)
 
       // The read_committed output.
       const seen = new Map<number, number>()
@@ -259,7 +254,7 @@ describe('transactions on three nodes: the coordinator SIGKILLed, and exactly-on
       assert.equal(missing, 0, report)
       assert.equal(outOfOrder, 0, report)
       assert.equal(outputCount, RECORDS, report)
-      fs.rmSync(runDir, { recursive: true, force: true })
+      fs.rmSync(runDir, { recursive: true, force: true }) // kept when an assertion fails, for its logs
     })
   }
 })

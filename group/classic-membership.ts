@@ -32,7 +32,8 @@ import {
 } from './membership'
 
 type ClassicState = 'unjoined' | 'joining' | 'syncing' | 'stable' | 'stopped'
-type HeartbeatOutcome = 'rejoin' | 'fenced' | 'stopped'
+/** How heartbeating ended: 'rejoin' when the coordinator began a rebalance, 'grown' when this leader saw a subscribed topic gain partitions. */
+type HeartbeatOutcome = 'rejoin' | 'grown' | 'fenced' | 'stopped'
 
 export class ClassicMembership implements Membership {
   readonly protocol = 'classic' as const
@@ -88,8 +89,6 @@ export class ClassicMembership implements Membership {
   }
 
   #fenced = false
-  /** Why #heartbeatUntilRejoin ended with 'rejoin' (the 'rebalancing' event's reason). */
-  #rejoinReason = ''
 
   async stop (leave: boolean): Promise<void> {
     const wasMember = this.#memberId !== '' && this.#state !== 'stopped'
@@ -145,7 +144,8 @@ export class ClassicMembership implements Membership {
         this.#setState('stable')
         const outcome = await this.#heartbeatUntilRejoin(signal)
         if (outcome === 'stopped') return
-        if (outcome === 'rejoin') this.#host.rebalancing(identity, this.#rejoinReason)
+        if (outcome === 'rejoin') this.#host.rebalancing(identity, 'the coordinator began a rebalance')
+        if (outcome === 'grown') this.#host.rebalancing(identity, 'a subscribed topic gained partitions')
         if (outcome === 'fenced') await this.#onFenced('the coordinator no longer knows this member (session expired, or it was fenced)')
       } catch (error) {
         if (signal.aborted) return
@@ -308,12 +308,8 @@ export class ClassicMembership implements Membership {
 
   async #heartbeatUntilRejoin (signal: AbortSignal): Promise<HeartbeatOutcome> {
     while (!signal.aborted) {
-      this.#rejoinReason = 'the coordinator began a rebalance'
       if (this.#rejoinRequested) return this.#fenced ? 'fenced' : 'rejoin'
-      if (this.#isLeader && await this.#partitionCountsChanged(signal)) {
-        this.#rejoinReason = 'a subscribed topic gained partitions'
-        return 'rejoin'
-      }
+      if (this.#isLeader && await this.#partitionCountsChanged(signal)) return 'grown'
       let code: number
       try {
         code = await this.#sendHeartbeat(signal)

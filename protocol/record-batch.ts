@@ -301,29 +301,41 @@ function writeUncompressedBatch (w: Writer, options: EncodeRecordBatchOptions, c
   header.writeInt32BE(count, start + OFFSET_RECORD_COUNT)
 
   let maxTimestamp = count === 0 ? baseTimestamp : -0x8000000000000000n
+  // Records of a batch mostly share one timestamp bigint (the producer's clock stamps a run
+  // of records with one): its delta is worked out once, not a bigint subtraction and range
+  // checks per record.
+  let lastTimestamp: bigint | undefined
+  let delta = 0
+  let bigDelta: bigint | undefined
   for (let i = 0; i < count; i++) {
     const record = records[i]
     let timestamp = record.timestamp
     if (timestamp === undefined) timestamp = now ??= BigInt(Date.now())
-    if (timestamp > maxTimestamp) maxTimestamp = timestamp
-    writeRecord(w, record, i, timestamp - baseTimestamp)
+    if (timestamp !== lastTimestamp) {
+      lastTimestamp = timestamp
+      if (timestamp > maxTimestamp) maxTimestamp = timestamp
+      const difference = timestamp - baseTimestamp
+      const small = difference >= SMALL_VARLONG_MIN && difference <= SMALL_VARLONG_MAX
+      delta = small ? Number(difference) : 0
+      bigDelta = small ? undefined : difference
+    }
+    writeRecord(w, record, i, delta, bigDelta)
   }
   // The buffer may have grown while writing records: patch through w.buffer.
   w.buffer.writeBigInt64BE(maxTimestamp, start + OFFSET_MAX_TIMESTAMP)
 }
 
-function writeRecord (w: Writer, record: RecordInput, offsetDelta: number, timestampDelta: bigint): void {
+/** `bigDelta` is the timestamp delta when it does not fit 31 bits; otherwise it is undefined and `timestampDelta` holds it. */
+function writeRecord (w: Writer, record: RecordInput, offsetDelta: number, timestampDelta: number, bigDelta: bigint | undefined): void {
   const key = record.key ?? null
   const value = record.value ?? null
   const headers = record.headers
   const keyLength = key === null ? -1 : key.length
   const valueLength = value === null ? -1 : value.length
   const headerCount = headers === undefined ? 0 : headers.length
-  const smallDelta = timestampDelta >= SMALL_VARLONG_MIN && timestampDelta <= SMALL_VARLONG_MAX
-  const timestampDeltaNumber = smallDelta ? Number(timestampDelta) : 0
 
   let bodySize = 1 +
-    (smallDelta ? sizeOfVarint(timestampDeltaNumber) : sizeOfBigVarlong(timestampDelta)) +
+    (bigDelta === undefined ? sizeOfVarint(timestampDelta) : sizeOfBigVarlong(bigDelta)) +
     sizeOfVarint(offsetDelta) +
     sizeOfVarint(keyLength) + (keyLength > 0 ? keyLength : 0) +
     sizeOfVarint(valueLength) + (valueLength > 0 ? valueLength : 0) +
@@ -339,7 +351,7 @@ function writeRecord (w: Writer, record: RecordInput, offsetDelta: number, times
   const buf = w.buffer
   let pos = writeVarint(buf, w.offset, bodySize)
   buf[pos++] = 0 // record attributes: unused
-  pos = smallDelta ? writeVarint(buf, pos, timestampDeltaNumber) : writeBigVarlong(buf, pos, timestampDelta)
+  pos = bigDelta === undefined ? writeVarint(buf, pos, timestampDelta) : writeBigVarlong(buf, pos, bigDelta)
   pos = writeVarint(buf, pos, offsetDelta)
   pos = writeVarint(buf, pos, keyLength)
   if (keyLength > 0) {

@@ -1,5 +1,5 @@
 /**
- * BatchBuffers: the buffers uncompressed record batches are encoded into, reused.
+ * BatchBuffers: the buffers record batches are encoded into, reused.
  *
  * A batch of about batchMaxBytes (1 MB by default) was encoded into a fresh buffer of its
  * own, outside the V8 heap, that became garbage when the batch was acknowledged. At
@@ -10,6 +10,11 @@
  * request, so the socket holds no reference into the buffer any more. A batch that was
  * ever ambiguous (a timed-out request may still sit in a socket's write queue) leaves its
  * buffer to the garbage collector.
+ *
+ * Compressed batches use them too: the records are written uncompressed into the buffer,
+ * compressed from it (on libuv's threadpool for lz4 and zstd), and the compressed bytes
+ * copied back over them after the header, so a compressed batch costs no batch-sized
+ * buffer of its own besides the one the compression package returns.
  */
 import { Writer } from '../protocol/writer'
 

@@ -38,7 +38,7 @@ export interface SinkOwner {
   /** A request finished: there may be room to send more. */
   onRequestDone: (nodeId: number) => void
   compressionFor: (topic: string) => CompressionCodec
-  /** A writer over a reused buffer for an uncompressed batch of up to `sizeBound` bytes, or undefined (the encoder allocates). */
+  /** A writer over a reused buffer for a batch of up to `sizeBound` bytes before compression, or undefined (the encoder allocates). */
   batchWriter: (sizeBound: number) => Writer | undefined
 }
 
@@ -138,7 +138,7 @@ export class Sink {
             producerEpoch: batch.producerEpoch,
             baseSequence: batch.baseSequence,
             transactional: this.#options.transactionalId !== null
-          }, compression === 'none' ? this.#owner.batchWriter(batch.bytes) : undefined)
+          }, this.#owner.batchWriter(batch.bytes))
         } catch (error) {
           this.#owner.onOutcome(this.nodeId, item, { kind: 'error', error: error as Error, written: false })
           return

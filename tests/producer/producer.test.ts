@@ -620,11 +620,13 @@ describe('limits and lifecycle', () => {
     }
   })
 
-  test('full uncompressed batches reuse the encode buffers of answered ones without mixing records: every value lands once, in order, intact', { timeout: 30_000 }, async () => {
+  for (const compression of ['none', 'lz4'] as const) test(`full batches (compression ${compression}) reuse the encode buffers of answered ones without mixing records: every value lands once, in order, intact`, { timeout: 30_000 }, async () => {
     // Batches of about batchMaxBytes are encoded into reused buffers (BatchBuffers): a
     // buffer handed back before the socket was done with it, or to two batches at once,
     // would put one batch's bytes in another's request (a CRC error, or wrong values).
-    const p = producer({ batchMaxBytes: 128 * 1024, lingerMs: 5 })
+    // A compressed batch is compressed from its buffer and its compressed bytes written
+    // back over the records: a buffer still being compressed must be no one else's.
+    const p = producer({ batchMaxBytes: 128 * 1024, lingerMs: 5, compression })
     const expected: string[][] = [[], []]
     for (let round = 0; round < 4; round++) {
       const sends: Array<Promise<unknown>> = []

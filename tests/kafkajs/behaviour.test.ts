@@ -145,6 +145,26 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     await transactional.disconnect()
   })
 
+  test('producer: send() calls made one after another land in call order even when the first outgrows the buffer; a call with a bad record writes none of it', async () => {
+    const topic = await topicWith(1)
+    const producer = kafka.producer()
+    await producer.connect()
+    try {
+      // 72 MiB: past the native producer's 64 MiB buffer, so the first call waits for room and the second must wait behind it.
+      const big = Buffer.alloc(512 * 1024, 'b')
+      const first = producer.send({ topic, messages: Array.from({ length: 144 }, () => ({ value: big, partition: 0 })) })
+      const second = producer.send({ topic, messages: [{ value: 'after-1', partition: 0 }, { value: 'after-2', partition: 0 }] })
+      const [[firstAnswer], [secondAnswer]] = await Promise.all([first, second])
+      assert.equal(firstAnswer.baseOffset, '0')
+      assert.equal(secondAnswer.baseOffset, '144')
+      await assert.rejects(producer.send({ topic, messages: [{ value: 'good', partition: 0 }, { value: 5 as unknown as string, partition: 0 }] }), /send\(\) record 1 value/)
+      const [afterBad] = await producer.send({ topic, messages: [{ value: 'last', partition: 0 }] })
+      assert.equal(afterBad.baseOffset, '146', 'the refused call wrote nothing')
+    } finally {
+      await producer.disconnect()
+    }
+  })
+
   test('socketFactory opens every broker socket, with kafkajs\'s arguments (ssl undefined for plaintext, onConnect)', async () => {
     const topic = await topicWith(1)
     const asked: Array<{ host: string, port: number, ssl: unknown }> = []

@@ -30,8 +30,9 @@ import type { MetricsRegistry, PartitionLag } from '../client/metrics'
 import { checkBoolean, checkDuration, checkFunction, checkInteger, checkKnownKeys, checkObject, checkString, describeValue } from '../client/validate'
 import { AbortedError } from '../client/errors'
 import { KafkaTsError } from '../protocol/errors'
-import type { KafkaRecord } from '../protocol/record-batch'
-import { Cursor, directOwnership, PrefetchAccount, type ConsumerBatch, type OffsetSpec, type Ownership, type Processing } from './cursor'
+import { decodeScannedBatches, type KafkaRecord } from '../protocol/record-batch'
+import { backoffDelay } from '../client/backoff'
+import { Cursor, directOwnership, PrefetchAccount, type BufferedBatch, type ConsumerBatch, type OffsetSpec, type Ownership, type PendingBatch, type Processing } from './cursor'
 import { Source, type FetchErrorEvent, type FetchEvent, type FetchSettings, type SourceOwner, type TruncationEvent } from './source'
 import { RecordDeserializer, type ConsumerRecord, type Deserializers } from '../client/serializers'
 
@@ -197,7 +198,8 @@ export function nextFetchPurpose (): `fetch-${number}` {
 class HandOutBatch implements ConsumerBatch {
   readonly topic: string
   readonly partition: number
-  readonly records: KafkaRecord[]
+  /** Empty while buffered: filled when the batch is handed out (Consumer.#decode). */
+  records: KafkaRecord[]
   highWatermark: bigint
   nextOffset: bigint
   skippedFrom?: bigint
@@ -426,7 +428,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     for (const c of this.#cursors.values()) {
       const highWatermark = c.highWatermark >= 0n ? c.highWatermark : undefined
       // The first record not processed: after what was processed (or committed), else the first one out or buffered, else where fetching stands.
-      const from = c.processedOffset ?? c.committedOffset ?? c.processing?.batch.records[0]?.offset ?? c.buffered[0]?.batch.records[0]?.offset ?? c.fetchOffset
+      const from = c.processedOffset ?? c.committedOffset ?? c.processing?.batch.records[0]?.offset ?? c.buffered[0]?.fetchedFrom ?? c.fetchOffset
       const lag = highWatermark === undefined || from === undefined ? undefined : (highWatermark > from ? highWatermark - from : 0n)
       lags.push({ group, topic: c.topic, partition: c.partition, processedOffset: c.processedOffset, committedOffset: c.committedOffset, fetchOffset: c.fetchOffset, highWatermark, lag })
     }
@@ -494,7 +496,12 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       if (this.#closed || this.#stopping) return undefined
       const handed = this.#takeBatch()
       if (handed !== undefined) {
-        const { cursor, batch } = handed
+        const { cursor, batch, entry } = handed
+        if (entry.pending.length > 0 && !await this.#decode(cursor, entry)) {
+          cursor.handingOut = false
+          this.#wakeData()
+          continue
+        }
         if (this.hooks.beforeHandOut !== undefined) {
           // The batch is not "processing" yet: a revoke does not wait for a hand-out that
           // itself waits for the rebalance (at-most-once commits first), but `handingOut`
@@ -714,7 +721,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
 
   // ---------------------------------------------------------------- hand-out
 
-  #takeBatch (): { cursor: Cursor, batch: ConsumerBatch } | undefined {
+  #takeBatch (): { cursor: Cursor, batch: ConsumerBatch, entry: BufferedBatch } | undefined {
     const cursors = [...this.#cursors.values()]
     const n = cursors.length
     // Round-robin over partitions, so one busy partition does not starve the others.
@@ -728,9 +735,52 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       if (entry.version !== cursor.version || cursor.ownership.released) continue
       this.#handOutStart = (this.#handOutStart + i + 1) % Math.max(1, n)
       cursor.handingOut = true
-      return { cursor, batch: entry.batch }
+      return { cursor, batch: entry.batch, entry }
     }
     return undefined
+  }
+
+  /**
+   * Decodes a buffered batch's records as it is handed out (decompression, records; the
+   * CRC was checked when the answer came). False when there is nothing to hand out: the
+   * partition moved on meanwhile, the records were all below the fetch position, or they
+   * could not be decoded — then the partition is fetched again from the batch's start
+   * after a backoff, with a 'fetchError' event, as for bad bytes at arrival.
+   */
+  async #decode (cursor: Cursor, entry: BufferedBatch): Promise<boolean> {
+    const pending = entry.pending
+    entry.pending = []
+    const scanned = new Array(pending.length)
+    for (let i = 0; i < pending.length; i++) scanned[i] = pending[i].scanned
+    try {
+      await decodeScannedBatches(scanned, { topic: cursor.topic, partition: cursor.partition })
+    } catch (error) {
+      if (entry.version === cursor.version && this.#cursors.get(cursor.key) === cursor) this.#undecodable(cursor, entry, error as Error)
+      return false
+    }
+    if (entry.version !== cursor.version || cursor.ownership.released || this.#cursors.get(cursor.key) !== cursor) return false
+    cursor.decodeFailures = 0
+    const batch = entry.batch
+    batch.records = decodedRecords(pending)
+    if (batch.records.length > 0) return true
+    // A compacted batch may keep its last offset and lose the records at or past the fetch position.
+    if (this.#settings.emptyBatches) {
+      batch.skippedFrom = entry.fetchedFrom
+      return true
+    }
+    if (cursor.processing === undefined && cursor.buffered.length === 0) cursor.processedOffset = batch.nextOffset
+    return false
+  }
+
+  /** A buffered batch could not be decoded: fetch it again from its start after a backoff, reported as a fetchError. */
+  #undecodable (cursor: Cursor, entry: BufferedBatch, error: Error): void {
+    // Drops what was buffered after it and any answer in flight (the version moves on); what was processed stands.
+    cursor.seek(entry.fetchedFrom, entry.fetchedEpoch)
+    const delay = backoffDelay(cursor.decodeFailures++, this.client.backoff)
+    cursor.retryAt = Date.now() + Math.ceil(delay)
+    this.#events.emit('fetchError', { nodeId: this.#fetchNode(cursor), topic: cursor.topic, partition: cursor.partition, error, retryInMs: Math.round(delay) })
+    setTimeout(() => this.#wakeWork(), Math.ceil(delay) + 2).unref()
+    this.#wakeWork()
   }
 
   #finish (cursor: Cursor, batch: ConsumerBatch, processedUpTo: bigint | null): void {
@@ -954,6 +1004,40 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     this.#wakeData()
     void this.close()
   }
+}
+
+/**
+ * The decoded records of pending batches from each one's fetch offset on: the decoded array
+ * itself when one batch holds them all, else one array of the right size (no pushes).
+ */
+function decodedRecords (pending: PendingBatch[]): KafkaRecord[] {
+  let count = 0
+  for (const { scanned, from } of pending) {
+    if (scanned.batch.baseOffset < from) return recordsFrom(pending)
+    count += scanned.batch.records.length
+  }
+  if (pending.length === 1) return pending[0].scanned.batch.records
+  const out: KafkaRecord[] = new Array(count)
+  let n = 0
+  for (const { scanned } of pending) {
+    const rs = scanned.batch.records
+    for (let i = 0; i < rs.length; i++) out[n++] = rs[i]
+  }
+  return out
+}
+
+/** The records of pending batches at or past each one's fetch offset, pushed one by one. */
+function recordsFrom (pending: PendingBatch[]): KafkaRecord[] {
+  const out: KafkaRecord[] = []
+  for (const { scanned, from } of pending) {
+    const rs = scanned.batch.records
+    if (scanned.batch.baseOffset >= from) {
+      for (let i = 0; i < rs.length; i++) out.push(rs[i])
+    } else {
+      for (let i = 0; i < rs.length; i++) if (rs[i].offset >= from) out.push(rs[i])
+    }
+  }
+  return out
 }
 
 /** Where a partition starts or moves to: a bigint offset, 'earliest', 'latest' or { timestamp }. */

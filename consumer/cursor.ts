@@ -13,7 +13,7 @@
  *   committed any more, and late marks are dropped (invariant 3).
  */
 import type { ConsumerRecord } from '../client/serializers'
-import type { KafkaRecord } from '../protocol/record-batch'
+import type { ScannedBatch } from '../protocol/record-batch'
 
 /** The membership a partition is held under; the group layer owns and stamps it. */
 export interface Ownership {
@@ -59,19 +59,37 @@ export interface Processing {
 
 export type OffsetSpec = 'earliest' | 'latest' | { timestamp: bigint | number | Date }
 
+/** A fetched record batch waiting in a buffered batch, checked (CRC included) and not decoded. */
+export interface PendingBatch {
+  scanned: ScannedBatch
+  /** The fetch offset of the answer it came in: its records below this are left out (the fetch started inside it). */
+  from: bigint
+}
+
 export interface BufferedBatch {
+  /** Its `records` stay empty while buffered: the consumer decodes `pending` into them when it hands the batch out. */
   batch: ConsumerBatch
   /**
-   * What the batch holds in memory: decompressed bytes, RECORD_MEMORY_OVERHEAD per record,
-   * and `viewBytes`. Counts against maxPartitionBytes and the merge limit.
+   * What the records will take in memory once decoded (decompressed bytes, RECORD_MEMORY_OVERHEAD
+   * per record, uncompressed record bytes), estimated from the batch headers. Counts against
+   * maxPartitionBytes and the merge limits; the prefetch account counts what is held instead.
    */
   bytes: number
-  /** Of `bytes`, the record bytes that are views into Fetch answers (`pins`), counted there instead. */
+  /** What the account counts for it besides the answers it views: a copy of its own (after compaction), records decoded at arrival. */
+  ownBytes: number
+  /** The fetched bytes it views in answers (`pins`), counted there. */
   viewBytes: number
-  /** The answers' buffers the records are views into; counted whole while any buffered batch views them. */
+  /** The answers' buffers its batches are views into; counted whole while any buffered batch views them. */
   pins: ArrayBufferLike[]
   /** The cursor version the batch was fetched under. */
   version: number
+  /** Its record batches as fetched, in offset order; decoded at hand-out. */
+  pending: PendingBatch[]
+  /** Records the headers claim (an upper bound: the first batch may start before the fetch offset), for maxBatchRecords. */
+  recordCount: number
+  /** Where its first answer was fetched from, and the leader epoch sent then: where a batch that cannot be decoded is fetched again. */
+  fetchedFrom: bigint
+  fetchedEpoch: number
 }
 
 interface Pin {
@@ -119,12 +137,6 @@ export class PrefetchAccount {
     return Math.max(1, Math.min(limit, Math.floor(Math.max(0, this.maxBytes - this.bytes) / this.expansion)))
   }
 
-  /** The room an answer's records may take once its buffer is counted (it is, whole, while any record views it). */
-  decodeBudget (answer: ArrayBufferLike): number {
-    const pinned = this.#pins.has(answer) ? 0 : answer.byteLength
-    return Math.max(0, this.maxBytes - this.bytes - pinned)
-  }
-
   /** Learns `expansion` from what `wireBytes` of an answer cost once buffered. */
   noteAnswer (wireBytes: number, memoryBytes: number): void {
     if (wireBytes > 0) this.expansion = Math.max(1, (this.expansion + memoryBytes / wireBytes) / 2)
@@ -137,7 +149,7 @@ export class PrefetchAccount {
     return this.bytes >= this.maxBytes
   }
 
-  /** Counts a buffered batch (its own bytes, and the answers it views). */
+  /** Counts a buffered batch (its own bytes, and the answers it views: what memory holds until it is decoded). */
   add (entry: BufferedBatch, ownBytes: number, pin: ArrayBufferLike | undefined, viewBytes: number): void {
     this.bytes += ownBytes
     if (pin === undefined || viewBytes === 0) return
@@ -154,7 +166,7 @@ export class PrefetchAccount {
 
   /** A buffered batch left the buffer (handed out or dropped). */
   remove (entry: BufferedBatch): void {
-    this.bytes -= entry.bytes - entry.viewBytes
+    this.bytes -= entry.ownBytes
     this.#unpin(entry)
   }
 
@@ -177,23 +189,30 @@ export class PrefetchAccount {
     for (const held of [...this.#pins.values()]) {
       if (held.used * 2 > held.bytes) continue
       for (const entry of [...held.users.keys()]) {
-        const copied = copyOut(entry.batch.records)
+        const copied = copyOut(entry.pending)
         this.#unpin(entry)
         // The copy is the batch's own now (its views were counted in the answer, just let go).
         this.bytes += copied
-        entry.bytes += copied - entry.viewBytes
+        entry.ownBytes += copied
         entry.viewBytes = 0
       }
     }
   }
 }
 
-/** Moves the records' keys, values and header values into one new buffer; returns its size. */
-function copyOut (records: KafkaRecord[]): number {
+/**
+ * Moves the fetched bytes of pending batches (and the keys, values and header values of
+ * those decoded at arrival) into one new buffer; returns its size.
+ */
+function copyOut (pending: PendingBatch[]): number {
   let total = 0
-  for (const r of records) {
-    total += (r.key?.length ?? 0) + (r.value?.length ?? 0)
-    for (const h of r.headers) total += h.value?.length ?? 0
+  for (const { scanned } of pending) {
+    total += scanned.data.length
+    if (scanned.data.length > 0) continue
+    for (const r of scanned.batch.records) {
+      total += (r.key?.length ?? 0) + (r.value?.length ?? 0)
+      for (const h of r.headers) total += h.value?.length ?? 0
+    }
   }
   const out = Buffer.allocUnsafeSlow(total)
   let at = 0
@@ -202,10 +221,16 @@ function copyOut (records: KafkaRecord[]): number {
     at += view.length
     return out.subarray(at - view.length, at)
   }
-  for (const r of records) {
-    if (r.key !== null) r.key = move(r.key)
-    if (r.value !== null) r.value = move(r.value)
-    for (const h of r.headers) if (h.value !== null) h.value = move(h.value)
+  for (const { scanned } of pending) {
+    if (scanned.data.length > 0) {
+      scanned.data = move(scanned.data)
+      continue
+    }
+    for (const r of scanned.batch.records) {
+      if (r.key !== null) r.key = move(r.key)
+      if (r.value !== null) r.value = move(r.value)
+      for (const h of r.headers) if (h.value !== null) h.value = move(h.value)
+    }
   }
   return total
 }
@@ -237,6 +262,11 @@ export class Cursor {
   retryAt = Number.NEGATIVE_INFINITY
   /** Fetch answers in a row for this partition that could not be used. */
   fetchFailures = 0
+  /**
+   * Buffered batches in a row that could not be decoded when handed out (their answers
+   * scanned well, which resets fetchFailures): the backoff before fetching them again.
+   */
+  decodeFailures = 0
   /** A batch was taken from `buffered` and waits for `beforeHandOut` (e.g. an at-most-once commit). */
   handingOut = false
   /** The batch handed to the application and not finished yet. */
@@ -265,15 +295,17 @@ export class Cursor {
   }
 
   /**
-   * Buffers fetched records: a new batch, or (`into`) more records merged into a buffered
-   * one. `ownBytes`: decompressed bytes and the per-record overhead; `viewBytes`: record
-   * bytes that are views into `pin`, the Fetch answer's buffer.
+   * Buffers fetched batches: a new buffered batch, or more merged into the last one.
+   * `decodedBytes`: what they will take once decoded (BufferedBatch.bytes); `ownBytes`:
+   * what they hold besides views (records decoded at arrival); `viewBytes`: fetched bytes
+   * that are views into `pin`, the Fetch answer's buffer.
    */
-  push (entry: BufferedBatch, ownBytes: number, pin: ArrayBufferLike | undefined, viewBytes: number): void {
+  push (entry: BufferedBatch, decodedBytes: number, ownBytes: number, pin: ArrayBufferLike | undefined, viewBytes: number): void {
     if (this.buffered[this.buffered.length - 1] !== entry) this.buffered.push(entry)
-    entry.bytes += ownBytes + viewBytes
+    entry.bytes += decodedBytes
+    entry.ownBytes += ownBytes
     entry.viewBytes += viewBytes
-    this.bufferedBytes += ownBytes + viewBytes
+    this.bufferedBytes += decodedBytes
     this.account.add(entry, ownBytes, pin, viewBytes)
   }
 

@@ -18,11 +18,11 @@ import type { Client } from '../client/client'
 import { backoffDelay, sleep } from '../client/backoff'
 import type { ConnectionPurpose } from '../client/brokers'
 import { invalidatesMetadata } from '../client/metadata'
-import { dropAbortedAndControl, dropControl } from '../client/read-committed'
+import { dropAbortedAndControl } from '../client/read-committed'
 import { Fetch, type FetchPartitionResponse, type FetchRequest, type FetchResponse } from '../protocol/apis/fetch'
 import { errorCodeInfo } from '../protocol/error-codes'
 import { BrokerError, KafkaTsError, ProtocolError } from '../protocol/errors'
-import { decodeRecordBatches, RECORD_MEMORY_OVERHEAD, type KafkaRecord, type RecordBatch } from '../protocol/record-batch'
+import { decodeScannedBatches, RECORD_MEMORY_OVERHEAD, scanRecordBatches, type KafkaRecord, type RecordBatch, type ScannedBatch } from '../protocol/record-batch'
 import type { BufferedBatch, ConsumerBatch, Cursor, PrefetchAccount } from './cursor'
 import { FetchSession, type SessionPartition } from './fetch-session'
 
@@ -270,19 +270,24 @@ export class Source {
       return
     }
     const fetchOffset = cursor.fetchOffset
-    let batches: RecordBatch[]
+    const context = { topic: cursor.topic, partition: cursor.partition }
+    let scanned: ScannedBatch[]
     try {
-      // What this answer may add to memory: the room left in the consumer's buffer once the
-      // answer itself is counted (the first batch always decodes, so fetching moves on).
-      const memoryBudget = cursor.account.decodeBudget(records.buffer)
-      batches = await decodeRecordBatches(records, { topic: cursor.topic, partition: cursor.partition, memoryBudget })
+      // Headers only (bounds and CRC checked): records are decoded when the batch is handed
+      // out, so they are young garbage by the time the application is done with them.
+      scanned = scanRecordBatches(records, context)
+      // read_committed tells aborts from commits by the markers: a compressed control
+      // batch (Kafka writes none) is decoded now.
+      if (this.#settings.isolationLevel === 1 && scanned.some(b => b.batch.isControl && !b.decoded)) {
+        await decodeScannedBatches(scanned.filter(b => b.batch.isControl), context)
+      }
     } catch (error) {
       // Bad bytes: report and back off this partition rather than loop on them or end the consumer.
       this.#backOff(cursor, error as Error, true)
       return
     }
     if (!owner.isCurrent(cursor, version)) return
-    if (batches.length === 0) {
+    if (scanned.length === 0) {
       // Bytes but no complete batch: the broker cut the first batch at a size limit (it
       // does for any partition but the first with data), or the answer lies about a
       // batch length. Either way: not at once again.
@@ -290,36 +295,44 @@ export class Source {
       return
     }
     cursor.fetchFailures = 0
-    const last = batches[batches.length - 1]
+    // One hand-out decodes at most maxBufferedBytes of this answer (the first batch always,
+    // so fetching moves on): a batch that decompresses far past its wire size waits for a later fetch.
+    keepWithin(scanned, cursor.account.maxBytes)
+    const last = scanned[scanned.length - 1].batch
     const nextOffset = last.baseOffset + BigInt(last.lastOffsetDelta) + 1n
     if (nextOffset <= fetchOffset) return
-    const kept = this.#settings.isolationLevel === 1 ? dropAbortedAndControl(batches, response.abortedTransactions) : dropControl(batches)
-    // What the records hold in memory: decompressed bytes are theirs; uncompressed ones are
-    // views into the answer's buffer (counted whole by the account while viewed).
+    const kept = this.#settings.isolationLevel === 1 ? keptBy(scanned, dropAbortedAndControl(scanned.map(b => b.batch), response.abortedTransactions)) : dropControlScanned(scanned)
+    // What memory holds until hand-out: the answer's buffer, counted whole by the account
+    // while a buffered batch views it (records decoded at arrival hold their objects too);
+    // what the records will take once decoded is estimated from the headers.
     let count = 0
-    let decompressed = 0
+    let decodedBytes = 0
+    let ownBytes = 0
     let viewBytes = 0
-    for (const b of kept) {
-      count += b.records.length
-      if (b.compression === 'none') viewBytes += b.batchLength + 12
-      else decompressed += b.decompressedBytes
+    let pendingFrom = 0
+    for (let i = 0; i < kept.length; i++) {
+      const b = kept[i]
+      const header = b.batch
+      if (header.baseOffset + BigInt(header.lastOffsetDelta) < fetchOffset) {
+        pendingFrom = i + 1
+        continue
+      }
+      const wire = header.batchLength + 12
+      count += header.recordCount
+      decodedBytes += b.cost + (header.compression === 'none' ? wire : 0)
+      viewBytes += wire
+      if (b.decoded) ownBytes += header.records.length * RECORD_MEMORY_OVERHEAD
     }
-    const ownBytes = decompressed + count * RECORD_MEMORY_OVERHEAD
-    const bytes = ownBytes + viewBytes
-    let wireBytes = 0
-    for (const b of kept) wireBytes += b.batchLength + 12
-    cursor.account.noteAnswer(wireBytes, bytes)
+    cursor.account.noteAnswer(viewBytes, decodedBytes)
     // The application is behind (the last answer still waits): append to it, up to the
     // batch limits, rather than handing out one small batch per fetch answer.
     const waiting = cursor.buffered[cursor.buffered.length - 1]
-    const merge = waiting !== undefined && waiting.version === version && waiting.batch.records.length > 0 &&
-      waiting.batch.records.length + count <= owner.maxBatchRecords && waiting.bytes + bytes <= owner.maxBatchBytes
-    const out = merge ? waiting.batch.records : handOutRecords(kept, count, fetchOffset)
-    const before = merge ? out.length : 0
-    if (merge) appendRecords(out, kept, fetchOffset)
+    const merge = waiting !== undefined && waiting.version === version && waiting.recordCount > 0 &&
+      waiting.recordCount + count <= owner.maxBatchRecords && waiting.bytes + decodedBytes <= owner.maxBatchBytes
+    const fetchedEpoch = cursor.lastFetchedEpoch
     cursor.fetchOffset = nextOffset
     cursor.lastFetchedEpoch = last.partitionLeaderEpoch
-    if (out.length === before && !(this.#settings.emptyBatches && !merge)) {
+    if (count === 0 && !(this.#settings.emptyBatches && !merge)) {
       // Only control records or aborted data: the position moves on and nothing is handed out.
       if (cursor.processing === undefined && cursor.buffered.length === 0) cursor.processedOffset = nextOffset
       return
@@ -330,10 +343,12 @@ export class Source {
       entry.batch.nextOffset = nextOffset
       entry.batch.highWatermark = response.highWatermark
     } else {
-      entry = { batch: owner.newBatch(cursor, version, out, response.highWatermark, nextOffset), bytes: 0, viewBytes: 0, pins: [], version }
-      if (out.length === 0) entry.batch.skippedFrom = batches[0].baseOffset > fetchOffset ? batches[0].baseOffset : fetchOffset
+      entry = { batch: owner.newBatch(cursor, version, [], response.highWatermark, nextOffset), bytes: 0, ownBytes: 0, viewBytes: 0, pins: [], version, pending: [], recordCount: 0, fetchedFrom: fetchOffset, fetchedEpoch }
+      if (count === 0) entry.batch.skippedFrom = scanned[0].batch.baseOffset > fetchOffset ? scanned[0].batch.baseOffset : fetchOffset
     }
-    cursor.push(entry, ownBytes, records.buffer, viewBytes)
+    for (let i = pendingFrom; i < kept.length; i++) entry.pending.push({ scanned: kept[i], from: fetchOffset })
+    entry.recordCount += count
+    cursor.push(entry, decodedBytes, ownBytes, records.buffer, viewBytes)
     owner.buffered()
   }
 
@@ -487,33 +502,30 @@ export class Source {
   }
 }
 
-/**
- * The records of `kept` from `fetchOffset` on, as a new batch's array: the decoded array
- * itself when one batch holds them all, else one array of the right size (no pushes).
- */
-function handOutRecords (kept: RecordBatch[], count: number, fetchOffset: bigint): KafkaRecord[] {
-  if (kept.length === 0 || kept[0].baseOffset < fetchOffset) return appendRecords([], kept, fetchOffset)
-  if (kept.length === 1) return kept[0].records
-  const out: KafkaRecord[] = new Array(count)
-  let n = 0
-  for (const b of kept) {
-    const rs = b.records
-    for (let i = 0; i < rs.length; i++) out[n++] = rs[i]
-  }
-  return out
-}
-
-/** Appends the records of `kept` from `fetchOffset` on to `out`. */
-function appendRecords (out: KafkaRecord[], kept: RecordBatch[], fetchOffset: bigint): KafkaRecord[] {
-  for (const b of kept) {
-    const rs = b.records
-    if (b.baseOffset >= fetchOffset) {
-      for (let i = 0; i < rs.length; i++) out.push(rs[i])
-    } else {
-      for (let i = 0; i < rs.length; i++) if (rs[i].offset >= fetchOffset) out.push(rs[i])
+/** Cuts `scanned` before the first batch (never the first) whose decoding would take the total past `budget`. */
+function keepWithin (scanned: ScannedBatch[], budget: number): void {
+  let total = 0
+  for (let i = 0; i < scanned.length; i++) {
+    total += scanned[i].cost
+    if (i > 0 && total > budget) {
+      scanned.length = i
+      return
     }
   }
-  return out
+}
+
+/** The scanned batches whose headers `batches` (a subsequence of theirs, in order) kept. */
+function keptBy (scanned: ScannedBatch[], batches: RecordBatch[]): ScannedBatch[] {
+  if (batches.length === scanned.length) return scanned
+  const kept: ScannedBatch[] = []
+  let j = 0
+  for (const b of scanned) if (j < batches.length && b.batch === batches[j]) { kept.push(b); j++ }
+  return kept
+}
+
+/** Control batches out (read_uncommitted still hides transaction markers from the application). */
+function dropControlScanned (scanned: ScannedBatch[]): ScannedBatch[] {
+  return scanned.some(b => b.batch.isControl) ? scanned.filter(b => !b.batch.isControl) : scanned
 }
 
 /** Per-partition codes that a metadata refresh (or just time) resolves, beside invalidatesMetadata's. */

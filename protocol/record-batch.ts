@@ -450,67 +450,118 @@ export class CompressedBatchError extends KafkaTsError {
  * ignored. Compressed batches are decompressed concurrently.
  */
 export async function decodeRecordBatches (buffer: Buffer, context: DecodeContext = {}): Promise<RecordBatch[]> {
-  const batches: RecordBatch[] = []
-  let pending: Array<Promise<void>> | undefined
+  const scanned = scanRecordBatches(buffer, context)
+  const complete = await decodeScannedBatches(scanned, context)
+  const batches: RecordBatch[] = new Array(complete)
+  for (let i = 0; i < complete; i++) batches[i] = scanned[i].batch
+  return batches
+}
+
+/**
+ * A record batch whose header was read and checked (bounds, magic, codec and, unless
+ * `checkCrc` is false, its CRC-32C) and whose records are not decoded yet:
+ * decodeScannedBatches makes them. `data` is its records section as it came (compressed
+ * or not), a view into the scanned bytes.
+ */
+export interface ScannedBatch {
+  /** The header's fields; `records` stays empty until decoded (`decoded`). */
+  batch: RecordBatch
+  data: Buffer
+  /** The decompressed size its records may take (a limit for decompression). */
+  maxBytes: number
+  /** What decoding it may add to memory: decompressed bytes (an upper bound until decompressed) and RECORD_MEMORY_OVERHEAD per record. */
+  cost: number
+  /** Records decoded already (uncompressed legacy messages, uncompressed control batches, empty batches). */
+  decoded: boolean
+}
+
+/**
+ * Reads and checks the headers of the complete batches in `buffer` without decoding their
+ * records (memoryBudget as for decodeRecordBatches: it stops before a batch, never the
+ * first, whose cost would pass it). Uncompressed control batches are decoded at once, so
+ * read_committed filtering can tell aborts from commits.
+ */
+export function scanRecordBatches (buffer: Buffer, context: DecodeContext = {}): ScannedBatch[] {
+  const scanned: ScannedBatch[] = []
   const budget = context.memoryBudget ?? Infinity
   const maxDecompressed = context.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES
   let reserved = 0
-  /** Index of the first batch that turned out larger than its size hint: it and those after are left out. */
-  let overBudgetAt = Infinity
   let pos = 0
-  try {
-    for (;;) {
-      const end = completeBatchEnd(buffer, pos, context)
-      if (end < 0) break
-      if (buffer[pos + OFFSET_MAGIC] < MAGIC) {
-        const legacy = decodeLegacyEntry(buffer, pos, end, context)
-        if (legacy.compression === 'none') {
-          batches.push(legacy)
-        } else {
-          const data = legacy.records[0].value!
-          if (budget !== Infinity && batches.length > 0) {
-            const cost = sizeHintInContext(legacy, data, context, maxDecompressed)
-            if (reserved + cost > budget) break
-            reserved += cost
-          }
-          batches.push(legacy)
-          ;(pending ??= []).push(decodeLegacyWrapper(legacy, data, context, maxDecompressed))
-        }
-        pos = end
-        continue
-      }
-      const batch = decodeBatchHeader(buffer, pos, end, context)
-      // Like the Java client, a batch with no records (compaction can leave one) is not read further.
-      if (batch.recordCount === 0) {
-        batches.push(batch)
-        pos = end
-        continue
-      }
-      const first = batches.length === 0
-      const compressed = batch.compression !== 'none'
-      const data = buffer.subarray(pos + RECORD_BATCH_OVERHEAD, end)
-      let limit = maxDecompressed
-      if (budget !== Infinity) {
-        const hint = compressed ? sizeHintInContext(batch, data, context, maxDecompressed) : 0
-        const cost = hint + batch.recordCount * RECORD_MEMORY_OVERHEAD
+  for (;;) {
+    const end = completeBatchEnd(buffer, pos, context)
+    if (end < 0) break
+    const first = scanned.length === 0
+    if (buffer[pos + OFFSET_MAGIC] < MAGIC) {
+      const legacy = decodeLegacyEntry(buffer, pos, end, context)
+      if (legacy.compression === 'none') {
+        scanned.push({ batch: legacy, data: EMPTY, maxBytes: 0, cost: RECORD_MEMORY_OVERHEAD, decoded: true })
+      } else {
+        const data = legacy.records[0].value!
+        const cost = budget !== Infinity && !first ? sizeHintInContext(legacy, data, context, maxDecompressed) : 0
         if (!first && reserved + cost > budget) break
         reserved += cost
-        // A gzip trailer is only a claim: past the first batch, hold it to what it claimed.
-        if (!first && batch.compression === 'gzip') limit = hint
-      }
-      batches.push(batch)
-      if (!compressed) {
-        decodeRecordsInContext(batch, buffer, pos + RECORD_BATCH_OVERHEAD, end, context)
-      } else if (limit === maxDecompressed) {
-        (pending ??= []).push(decodeCompressedRecords(batch, data, context, limit))
-      } else {
-        const index = batches.length - 1
-        ;(pending ??= []).push(decodeCompressedRecords(batch, data, context, limit).catch((error: unknown) => {
-          if (!(error instanceof DecompressedTooLargeError)) throw error
-          overBudgetAt = Math.min(overBudgetAt, index)
-        }))
+        scanned.push({ batch: legacy, data, maxBytes: maxDecompressed, cost, decoded: false })
       }
       pos = end
+      continue
+    }
+    const batch = decodeBatchHeader(buffer, pos, end, context)
+    const data = buffer.subarray(pos + RECORD_BATCH_OVERHEAD, end)
+    // Like the Java client, a batch with no records (compaction can leave one) is not read further.
+    if (batch.recordCount === 0) {
+      scanned.push({ batch, data, maxBytes: 0, cost: 0, decoded: true })
+      pos = end
+      continue
+    }
+    const compressed = batch.compression !== 'none'
+    let maxBytes = maxDecompressed
+    const hint = compressed ? sizeHintInContext(batch, data, context, maxDecompressed) : 0
+    const cost = hint + batch.recordCount * RECORD_MEMORY_OVERHEAD
+    if (budget !== Infinity) {
+      if (!first && reserved + cost > budget) break
+      reserved += cost
+      // A gzip trailer is only a claim: past the first batch, hold it to what it claimed.
+      if (!first && batch.compression === 'gzip') maxBytes = hint
+    }
+    const entry: ScannedBatch = { batch, data, maxBytes, cost, decoded: false }
+    if (batch.isControl && !compressed) decodeScanned(entry, context)
+    scanned.push(entry)
+    pos = end
+  }
+  return scanned
+}
+
+const EMPTY = Buffer.alloc(0)
+
+function decodeScanned (scanned: ScannedBatch, context: DecodeContext): void {
+  decodeRecordsInContext(scanned.batch, scanned.data, 0, scanned.data.length, context)
+  scanned.decoded = true
+}
+
+/**
+ * Decodes the records of scanned batches (decompressing concurrently) into each one's
+ * `batch.records`. Returns how many of them, from the first, were decoded: a batch held
+ * to its size hint (memoryBudget) that decompressed past it is left out with those after
+ * it, to be fetched again. Bad bytes are a ProtocolError.
+ */
+export async function decodeScannedBatches (scanned: readonly ScannedBatch[], context: DecodeContext = {}): Promise<number> {
+  let pending: Array<Promise<void>> | undefined
+  let overLimitAt = scanned.length
+  const maxDecompressed = context.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES
+  try {
+    for (let i = 0; i < scanned.length; i++) {
+      const s = scanned[i]
+      if (s.decoded) continue
+      const batch = s.batch
+      if (batch.compression === 'none') {
+        decodeScanned(s, context)
+        continue
+      }
+      const decoding = batch.magic < MAGIC ? decodeLegacyWrapper(batch, s.data, context, s.maxBytes) : decodeCompressedRecords(batch, s.data, context, s.maxBytes)
+      ;(pending ??= []).push(decoding.then(() => { s.decoded = true }, (error: unknown) => {
+        if (!(error instanceof DecompressedTooLargeError) || s.maxBytes === maxDecompressed) throw error
+        overLimitAt = Math.min(overLimitAt, i)
+      }))
     }
   } catch (error) {
     // A later batch is bad while earlier ones are still decompressing: their failures must
@@ -519,8 +570,7 @@ export async function decodeRecordBatches (buffer: Buffer, context: DecodeContex
     throw error
   }
   if (pending !== undefined) await Promise.all(pending)
-  if (overBudgetAt < batches.length) batches.length = overBudgetAt
-  return batches
+  return overLimitAt
 }
 
 /** A batch decompressed past the limit it was given (its own size hint). */

@@ -34,7 +34,8 @@ async function main (): Promise<void> {
     // The application is stalled: no batch is taken. Fetching stops at the bound; give it time.
     for (let i = 0; i < 40; i++) {
       await sleep(250)
-      const now = consumer.cursors.reduce((n, c) => n + c.buffered.reduce((m, e) => m + e.batch.records.length, 0), 0)
+      // Buffered batches are decoded when handed out: count the records their headers claim.
+      const now = consumer.cursors.reduce((n, c) => n + c.buffered.reduce((m, e) => m + e.pending.reduce((k, p) => k + p.scanned.batch.recordCount, 0), 0), 0)
       if (now === records && now > 0) break
       records = now
     }

@@ -1,7 +1,8 @@
 // The consumer's prefetch bound against a real broker, measured: a stalled application
 // (it takes no batch) with maxBufferedBytes 16 MiB, in a child process for a clean RSS.
-// zstd data (the bound counts decompressed bytes), one answer of four large zstd
-// batches (only what fits is decompressed), and a slow application reading 100-byte
+// zstd data (buffered compressed: records are decoded when a batch is handed out), one
+// answer of four large zstd batches (one hand-out decompresses at most maxBufferedBytes
+// beyond its first batch), and a slow application reading 100-byte
 // records with maxBufferedBytes 1 MiB (each Fetch asks only for the room left).
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'

@@ -9,11 +9,9 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Client } from '../../index'
-import { GroupConsumer, type GroupConsumerOptions } from '../../group/group-consumer'
-import { OffsetFetch } from '../../protocol/apis/offset-fetch'
 import type { ConsumerBatch } from '../../consumer/cursor'
 import { sharedBootstrap } from '../broker/kafka'
-import { oneRecordPerBatchTopic } from './group-handout-support'
+import { committedOffset, member, oneRecordPerBatchTopic } from './group-handout-support'
 import { uniqueName } from './support'
 
 const bootstrap = sharedBootstrap()
@@ -38,33 +36,6 @@ describe('fenced and revoked members commit nothing behind the new owner', { ski
     await client?.close()
   })
 
-  async function committedOffset (groupId: string, topic: string, partition: number): Promise<bigint> {
-    const topicId = client.metadata.topic(topic)?.topicId
-    const response = await client.request(OffsetFetch, version => version >= 8
-      ? { groups: [{ groupId, topics: [version >= 10 ? { topicId, partitionIndexes: [partition] } : { name: topic, partitionIndexes: [partition] }] }] }
-      : { groupId, topics: [{ name: topic, partitionIndexes: [partition] }] })
-    const topics = response.groups.length > 0 ? response.groups[0].topics : response.topics
-    return topics[0]?.partitions[0]?.committedOffset ?? -1n
-  }
-
-  /** A topic whose records are one per batch, values "<partition>:<i>". */
-  function member (protocol: 'classic' | 'consumer', groupId: string, topic: string, extra: Partial<GroupConsumerOptions> = {}): GroupConsumer {
-    return new GroupConsumer(client, {
-      groupId,
-      topics: [topic],
-      groupProtocol: protocol,
-      fromBeginning: true,
-      // One record batch per fetch: the record in flight is exactly the one the test holds.
-      maxPartitionBytes: 1,
-      rebalanceTimeoutMs: 3000,
-      // Classic only: a KIP-848 broker sets them (the harness's group.consumer.* settings).
-      ...(protocol === 'classic' ? { sessionTimeoutMs: 6000, heartbeatIntervalMs: 300 } : {}),
-      autoCommitIntervalMs: 100,
-      assignor: protocol === 'classic' ? 'cooperative-sticky' : undefined,
-      ...extra
-    })
-  }
-
   for (const protocol of ['consumer', 'classic'] as const) {
     test(`${protocol}: at-least-once — a member whose revoke outlasts the rebalance timeout never moves the new owner's commit back`, async () => {
       // Two partitions: when B joins, one of them moves from A to B. A holds record 1 of
@@ -75,7 +46,7 @@ describe('fenced and revoked members commit nothing behind the new owner', { ski
       const heldA = new Promise<void>(resolve => { releaseA = resolve })
       const holding = new Set<number>()
       const finishedByA: string[] = []
-      const a = member(protocol, groupId, topic)
+      const a = member(client, protocol, groupId, topic)
       const aRun = a.run({
         partitionsConcurrently: 2,
         eachBatch: async (batch: ConsumerBatch) => {
@@ -89,9 +60,9 @@ describe('fenced and revoked members commit nothing behind the new owner', { ski
       }).catch(() => {})
       await until(() => holding.size === 2, 'A holding record 1 of both partitions')
       await a.commit()
-      for (const p of [0, 1]) assert.equal(await committedOffset(groupId, topic, p), 1n, `A committed record 0 of partition ${p}`)
+      for (const p of [0, 1]) assert.equal(await committedOffset(client, groupId, topic, p), 1n, `A committed record 0 of partition ${p}`)
 
-      const b = member(protocol, groupId, topic)
+      const b = member(client, protocol, groupId, topic)
       const bProcessed = new Map<number, bigint[]>()
       let releaseB!: () => void
       const heldB = new Promise<void>(resolve => { releaseB = resolve })
@@ -109,18 +80,18 @@ describe('fenced and revoked members commit nothing behind the new owner', { ski
       // B started where A's commit left off and processed offsets 1..10.
       assert.deepEqual(offsets, Array.from({ length: 10 }, (_, i) => BigInt(i + 1)))
       assert.deepEqual(await b.commit(), [])
-      assert.equal(await committedOffset(groupId, topic, moved), 11n)
+      assert.equal(await committedOffset(client, groupId, topic, moved), 11n)
 
       // A's held record of the moved partition finishes now; its mark must be dropped.
       releaseA()
       await until(() => finishedByA.includes(`${moved}:1`), 'A finishing its held record')
       await new Promise(resolve => setTimeout(resolve, 1000)) // several of A's auto-commit intervals
       await a.commit()
-      assert.equal(await committedOffset(groupId, topic, moved), 11n, 'the member that lost the partition moved its committed offset')
+      assert.equal(await committedOffset(client, groupId, topic, moved), 11n, 'the member that lost the partition moved its committed offset')
       releaseB()
       await Promise.all([a.close(), b.close()])
       await Promise.all([aRun, bRun])
-      assert.equal(await committedOffset(groupId, topic, moved) >= 11n, true)
+      assert.equal(await committedOffset(client, groupId, topic, moved) >= 11n, true)
     })
 
     test(`${protocol}: at-most-once — across the same rebalance no record is processed by both members`, async () => {
@@ -131,7 +102,7 @@ describe('fenced and revoked members commit nothing behind the new owner', { ski
       const holding = new Set<number>()
       const processedBy = new Map<string, string[]>()
       const note = (who: string, value: string): void => { processedBy.set(value, [...(processedBy.get(value) ?? []), who]) }
-      const a = member(protocol, groupId, topic, { delivery: 'at-most-once' })
+      const a = member(client, protocol, groupId, topic, { delivery: 'at-most-once' })
       const aRun = a.run({
         partitionsConcurrently: 2,
         eachBatch: async batch => {
@@ -144,7 +115,7 @@ describe('fenced and revoked members commit nothing behind the new owner', { ski
         }
       }).catch(() => {})
       await until(() => holding.size === 2, 'A holding record 2 of both partitions')
-      const b = member(protocol, groupId, topic, { delivery: 'at-most-once' })
+      const b = member(client, protocol, groupId, topic, { delivery: 'at-most-once' })
       let bCount = 0
       const bRun = b.run({ eachBatch: async batch => { note('B', batch.records[0].value!.toString()); bCount++ } }).catch(() => {})
       await until(() => bCount >= 10, 'B processing 10 records', 60_000)
@@ -168,7 +139,7 @@ describe('fenced and revoked members commit nothing behind the new owner', { ski
       const groupId = uniqueName('g-coop')
       const processedA = new Map<number, bigint[]>()
       const slow = new Set<number>()
-      const a = member(protocol, groupId, topic, { rebalanceTimeoutMs: 20_000 })
+      const a = member(client, protocol, groupId, topic, { rebalanceTimeoutMs: 20_000 })
       // Offsets committed by anyone, sampled all along: never past what A processed on partitions it gave away.
       const aRun = a.run({
         partitionsConcurrently: 4,
@@ -185,7 +156,7 @@ describe('fenced and revoked members commit nothing behind the new owner', { ski
       }).catch(() => {})
       await until(() => slow.size === 4, 'A in the slow batch of every partition')
       const firstOffsetOfB = new Map<number, bigint>()
-      const b = member(protocol, groupId, topic, { rebalanceTimeoutMs: 20_000 })
+      const b = member(client, protocol, groupId, topic, { rebalanceTimeoutMs: 20_000 })
       const bRun = b.run({
         eachBatch: async batch => {
           if (!firstOffsetOfB.has(batch.partition)) firstOffsetOfB.set(batch.partition, batch.records[0].offset)
@@ -206,7 +177,7 @@ describe('fenced and revoked members commit nothing behind the new owner', { ski
       await Promise.all([aRun, bRun])
       // After both left, every partition's committed offset is exactly what was processed.
       for (let p = 0; p < 4; p++) {
-        const committed = await committedOffset(groupId, topic, p)
+        const committed = await committedOffset(client, groupId, topic, p)
         const all = [...(processedA.get(p) ?? [])]
         assert.ok(committed <= 20n)
         if (!firstOffsetOfB.has(p)) assert.equal(committed, all.length === 0 ? -1n : all[all.length - 1] + 1n)

@@ -56,9 +56,9 @@ export function member (client: Client, protocol: Protocol, groupId: string, top
     fromBeginning: true,
     // One record batch per fetch, so the batch a test holds is one offset.
     maxPartitionBytes: 1,
-    sessionTimeoutMs: 6000,
     rebalanceTimeoutMs: 3000,
-    heartbeatIntervalMs: 300,
+    // Classic only: a KIP-848 broker sets them (the harness's group.consumer.* settings).
+    ...(protocol === 'classic' ? { sessionTimeoutMs: 6000, heartbeatIntervalMs: 300 } : {}),
     autoCommitIntervalMs: 100,
     assignor: protocol === 'classic' ? 'cooperative-sticky' : undefined,
     ...extra

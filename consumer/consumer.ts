@@ -30,9 +30,9 @@ import type { MetricsRegistry, PartitionLag } from '../client/metrics'
 import { checkBoolean, checkDuration, checkFunction, checkInteger, checkKnownKeys, checkObject, checkString, describeValue } from '../client/validate'
 import { AbortedError } from '../client/errors'
 import { KafkaTsError } from '../protocol/errors'
-import { decodeScannedBatches, type KafkaRecord } from '../protocol/record-batch'
+import { decodeScannedBatches, type KafkaRecord, type ScannedBatch } from '../protocol/record-batch'
 import { backoffDelay } from '../client/backoff'
-import { Cursor, directOwnership, PrefetchAccount, type BufferedBatch, type ConsumerBatch, type OffsetSpec, type Ownership, type PendingBatch, type Processing } from './cursor'
+import { Cursor, directOwnership, PrefetchAccount, type BufferedBatch, type ConsumerBatch, type OffsetSpec, type Ownership, type Processing } from './cursor'
 import { Source, type FetchErrorEvent, type FetchEvent, type FetchSettings, type SourceOwner, type TruncationEvent } from './source'
 import { RecordDeserializer, type ConsumerRecord, type Deserializers } from '../client/serializers'
 
@@ -750,10 +750,8 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
   async #decode (cursor: Cursor, entry: BufferedBatch): Promise<boolean> {
     const pending = entry.pending
     entry.pending = []
-    const scanned = new Array(pending.length)
-    for (let i = 0; i < pending.length; i++) scanned[i] = pending[i].scanned
     try {
-      await decodeScannedBatches(scanned, { topic: cursor.topic, partition: cursor.partition })
+      await decodeScannedBatches(pending, { topic: cursor.topic, partition: cursor.partition })
     } catch (error) {
       if (entry.version === cursor.version && this.#cursors.get(cursor.key) === cursor) this.#undecodable(cursor, entry, error as Error)
       return false
@@ -761,7 +759,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     if (entry.version !== cursor.version || cursor.ownership.released || this.#cursors.get(cursor.key) !== cursor) return false
     cursor.decodeFailures = 0
     const batch = entry.batch
-    batch.records = decodedRecords(pending)
+    batch.records = decodedRecords(pending, entry.fetchedFrom)
     if (batch.records.length > 0) return true
     // A compacted batch may keep its last offset and lose the records at or past the fetch position.
     if (this.#settings.emptyBatches) {
@@ -1007,31 +1005,30 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
 }
 
 /**
- * The decoded records of pending batches from each one's fetch offset on: the decoded array
- * itself when one batch holds them all, else one array of the right size (no pushes).
+ * The decoded records of pending batches at or past `from` (where the first was fetched
+ * from): the decoded array itself when one batch holds them all, else one array of the
+ * right size (no pushes).
  */
-function decodedRecords (pending: PendingBatch[]): KafkaRecord[] {
+function decodedRecords (pending: ScannedBatch[], from: bigint): KafkaRecord[] {
+  if (pending[0].batch.baseOffset < from) return recordsFrom(pending, from)
+  if (pending.length === 1) return pending[0].batch.records
   let count = 0
-  for (const { scanned, from } of pending) {
-    if (scanned.batch.baseOffset < from) return recordsFrom(pending)
-    count += scanned.batch.records.length
-  }
-  if (pending.length === 1) return pending[0].scanned.batch.records
+  for (let i = 0; i < pending.length; i++) count += pending[i].batch.records.length
   const out: KafkaRecord[] = new Array(count)
   let n = 0
-  for (const { scanned } of pending) {
-    const rs = scanned.batch.records
-    for (let i = 0; i < rs.length; i++) out[n++] = rs[i]
+  for (let i = 0; i < pending.length; i++) {
+    const rs = pending[i].batch.records
+    for (let j = 0; j < rs.length; j++) out[n++] = rs[j]
   }
   return out
 }
 
-/** The records of pending batches at or past each one's fetch offset, pushed one by one. */
-function recordsFrom (pending: PendingBatch[]): KafkaRecord[] {
+/** The records of pending batches at or past `from`, pushed one by one (the first batch starts below it). */
+function recordsFrom (pending: ScannedBatch[], from: bigint): KafkaRecord[] {
   const out: KafkaRecord[] = []
-  for (const { scanned, from } of pending) {
-    const rs = scanned.batch.records
-    if (scanned.batch.baseOffset >= from) {
+  for (const { batch } of pending) {
+    const rs = batch.records
+    if (batch.baseOffset >= from) {
       for (let i = 0; i < rs.length; i++) out.push(rs[i])
     } else {
       for (let i = 0; i < rs.length; i++) if (rs[i].offset >= from) out.push(rs[i])

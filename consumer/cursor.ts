@@ -59,13 +59,6 @@ export interface Processing {
 
 export type OffsetSpec = 'earliest' | 'latest' | { timestamp: bigint | number | Date }
 
-/** A fetched record batch waiting in a buffered batch, checked (CRC included) and not decoded. */
-export interface PendingBatch {
-  scanned: ScannedBatch
-  /** The fetch offset of the answer it came in: its records below this are left out (the fetch started inside it). */
-  from: bigint
-}
-
 export interface BufferedBatch {
   /** Its `records` stay empty while buffered: the consumer decodes `pending` into them when it hands the batch out. */
   batch: ConsumerBatch
@@ -83,8 +76,12 @@ export interface BufferedBatch {
   pins: ArrayBufferLike[]
   /** The cursor version the batch was fetched under. */
   version: number
-  /** Its record batches as fetched, in offset order; decoded at hand-out. */
-  pending: PendingBatch[]
+  /**
+   * Its record batches as fetched (checked, CRC included), in offset order; decoded at
+   * hand-out. Records below `fetchedFrom` are left out then: only the first answer's
+   * first batch can hold some (a merged answer was fetched from where the one before ended).
+   */
+  pending: ScannedBatch[]
   /** Records the headers claim (an upper bound: the first batch may start before the fetch offset), for maxBatchRecords. */
   recordCount: number
   /** Where its first answer was fetched from, and the leader epoch sent then: where a batch that cannot be decoded is fetched again. */
@@ -204,9 +201,9 @@ export class PrefetchAccount {
  * Moves the fetched bytes of pending batches (and the keys, values and header values of
  * those decoded at arrival) into one new buffer; returns its size.
  */
-function copyOut (pending: PendingBatch[]): number {
+function copyOut (pending: ScannedBatch[]): number {
   let total = 0
-  for (const { scanned } of pending) {
+  for (const scanned of pending) {
     total += scanned.data.length
     if (scanned.data.length > 0) continue
     for (const r of scanned.batch.records) {
@@ -221,7 +218,7 @@ function copyOut (pending: PendingBatch[]): number {
     at += view.length
     return out.subarray(at - view.length, at)
   }
-  for (const { scanned } of pending) {
+  for (const scanned of pending) {
     if (scanned.data.length > 0) {
       scanned.data = move(scanned.data)
       continue

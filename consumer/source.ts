@@ -18,7 +18,7 @@ import type { Client } from '../client/client'
 import { backoffDelay, sleep } from '../client/backoff'
 import type { ConnectionPurpose } from '../client/brokers'
 import { invalidatesMetadata } from '../client/metadata'
-import { dropAbortedAndControl } from '../client/read-committed'
+import { dropAbortedAndControl, dropControl } from '../client/read-committed'
 import { Fetch, type FetchPartitionResponse, type FetchRequest, type FetchResponse } from '../protocol/apis/fetch'
 import { errorCodeInfo } from '../protocol/error-codes'
 import { BrokerError, KafkaTsError, ProtocolError } from '../protocol/errors'
@@ -301,7 +301,7 @@ export class Source {
     const last = scanned[scanned.length - 1].batch
     const nextOffset = last.baseOffset + BigInt(last.lastOffsetDelta) + 1n
     if (nextOffset <= fetchOffset) return
-    const kept = this.#settings.isolationLevel === 1 ? keptBy(scanned, dropAbortedAndControl(scanned.map(b => b.batch), response.abortedTransactions)) : dropControlScanned(scanned)
+    const kept = this.#settings.isolationLevel === 1 ? dropAbortedAndControl(scanned, response.abortedTransactions) : dropControl(scanned)
     // What memory holds until hand-out: the answer's buffer, counted whole by the account
     // while a buffered batch views it (records decoded at arrival hold their objects too);
     // what the records will take once decoded is estimated from the headers.
@@ -346,7 +346,7 @@ export class Source {
       entry = { batch: owner.newBatch(cursor, version, [], response.highWatermark, nextOffset), bytes: 0, ownBytes: 0, viewBytes: 0, pins: [], version, pending: [], recordCount: 0, fetchedFrom: fetchOffset, fetchedEpoch }
       if (count === 0) entry.batch.skippedFrom = scanned[0].batch.baseOffset > fetchOffset ? scanned[0].batch.baseOffset : fetchOffset
     }
-    for (let i = pendingFrom; i < kept.length; i++) entry.pending.push({ scanned: kept[i], from: fetchOffset })
+    for (let i = pendingFrom; i < kept.length; i++) entry.pending.push(kept[i])
     entry.recordCount += count
     cursor.push(entry, decodedBytes, ownBytes, records.buffer, viewBytes)
     owner.buffered()
@@ -512,20 +512,6 @@ function keepWithin (scanned: ScannedBatch[], budget: number): void {
       return
     }
   }
-}
-
-/** The scanned batches whose headers `batches` (a subsequence of theirs, in order) kept. */
-function keptBy (scanned: ScannedBatch[], batches: RecordBatch[]): ScannedBatch[] {
-  if (batches.length === scanned.length) return scanned
-  const kept: ScannedBatch[] = []
-  let j = 0
-  for (const b of scanned) if (j < batches.length && b.batch === batches[j]) { kept.push(b); j++ }
-  return kept
-}
-
-/** Control batches out (read_uncommitted still hides transaction markers from the application). */
-function dropControlScanned (scanned: ScannedBatch[]): ScannedBatch[] {
-  return scanned.some(b => b.batch.isControl) ? scanned.filter(b => !b.batch.isControl) : scanned
 }
 
 /** Per-partition codes that a metadata refresh (or just time) resolves, beside invalidatesMetadata's. */

@@ -261,7 +261,7 @@ function retained (consumer: Consumer): { fetched: number, records: number, deco
   for (const cursor of consumer.cursors) {
     for (const entry of cursor.buffered) {
       decoded += entry.batch.records.length
-      for (const { scanned } of entry.pending) {
+      for (const scanned of entry.pending) {
         records += scanned.batch.recordCount
         decoded += scanned.batch.records.length
         fetched += scanned.data.length
@@ -433,7 +433,7 @@ describe('prefetch memory is bounded by what memory holds: fetched bytes until a
     const account = new PrefetchAccount(1000)
     const answer = new ArrayBuffer(2000)
     const scanned = { batch: { records: [] }, data: Buffer.from(answer, 0, 100), maxBytes: 0, cost: 300, decoded: false } as any
-    const entry: BufferedBatch = { batch: { records: [] } as any, bytes: 0, ownBytes: 0, viewBytes: 0, pins: [], version: 0, pending: [{ scanned, from: 0n }], recordCount: 1, fetchedFrom: 0n, fetchedEpoch: -1 }
+    const entry: BufferedBatch = { batch: { records: [] } as any, bytes: 0, ownBytes: 0, viewBytes: 0, pins: [], version: 0, pending: [scanned], recordCount: 1, fetchedFrom: 0n, fetchedEpoch: -1 }
     // As Cursor.push counts it: 300 bytes of its own, 100 viewing the 2,000-byte answer (counted whole).
     entry.bytes = 400
     entry.ownBytes = 300

@@ -35,7 +35,7 @@ async function main (): Promise<void> {
     for (let i = 0; i < 40; i++) {
       await sleep(250)
       // Buffered batches are decoded when handed out: count the records their headers claim.
-      const now = consumer.cursors.reduce((n, c) => n + c.buffered.reduce((m, e) => m + e.pending.reduce((k, p) => k + p.scanned.batch.recordCount, 0), 0), 0)
+      const now = consumer.cursors.reduce((n, c) => n + c.buffered.reduce((m, e) => m + e.pending.reduce((k, p) => k + p.batch.recordCount, 0), 0), 0)
       if (now === records && now > 0) break
       records = now
     }

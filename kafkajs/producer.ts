@@ -12,8 +12,7 @@ import { Metadata } from '../protocol/apis/metadata'
 import { compress, CompressionCodecUnavailableError, type CompressionCodec } from '../protocol/compression'
 import type { RecordHeader } from '../protocol/record-batch'
 import type { Producer, ProducerOptions, ProducerRecord } from '../producer/producer'
-import type { RecordCallback, RecordMetadata as NativeRecordMetadata } from '../producer/batch'
-import { checkRecord } from '../producer/input'
+import type { RecordMetadata as NativeRecordMetadata, SendAnswer } from '../producer/batch'
 import '../index'
 import type { PartitionMetadata } from './assigners'
 import { CompressionTypes } from './constants'
@@ -139,32 +138,34 @@ type ConnectionStatus = 'connected' | 'disconnecting' | 'disconnected'
 interface PartitionResult { first: bigint, metadata: RecordMetadata }
 
 /**
- * What one send() call gathers from its records' acknowledgements through one callback:
- * kafkajs's answer (per topic-partition, the lowest offset written there, in first-seen
- * order) and the first error. No per-record result outlives its callback: the native
- * send()'s array of them, held until the whole call was answered, made the drop-in's
+ * What one send() call gathers from its records' acknowledgements (the native sendTo()'s
+ * answer): kafkajs's answer (per topic-partition, the lowest offset written there, in
+ * first-seen order) and the first error. No per-record result outlives its settle: the
+ * native send()'s array of them, held until the whole call was answered, made the drop-in's
  * produce spend a fifth more CPU, most of it in garbage collection.
  */
-class SendAnswer {
-  readonly partitions: PartitionResult[] = []
-  error: Error | undefined
-  readonly done: Promise<void>
+class KafkaJSAnswer implements SendAnswer<RecordMetadata[]> {
+  readonly #partitions: PartitionResult[] = []
+  #error: Error | undefined
+  readonly #acks: number
   /** The partitions of each topic in an array by partition number (no string key per record). */
   readonly #byTopic = new Map<string, Array<PartitionResult | undefined>>()
   #lastTopic: string | undefined
   #ofTopic: Array<PartitionResult | undefined> = []
-  #remaining: number
-  #resolve: () => void = () => {}
 
-  constructor (count: number) {
-    this.#remaining = count
-    this.done = new Promise(resolve => { this.#resolve = resolve })
+  constructor (acks: number) {
+    this.#acks = acks
   }
 
-  readonly callback: RecordCallback = (error, r) => {
-    if (error !== null) this.error ??= error
+  settle (_index: number, error: Error | null, r: NativeRecordMetadata | null): void {
+    if (error !== null) this.#error ??= error
     else if (r !== null) this.#add(r)
-    if (--this.#remaining === 0) this.#resolve()
+  }
+
+  /** kafkajs's answer; a failure with the first failed record's error, as kafkajs reports it. */
+  finish (): RecordMetadata[] {
+    if (this.#error !== undefined) throw toKafkaJSError(this.#error)
+    return this.#acks === 0 ? [] : this.#partitions.map(result => result.metadata)
   }
 
   #add (r: NativeRecordMetadata): void {
@@ -178,32 +179,12 @@ class SendAnswer {
     if (result === undefined) {
       const first = { first: r.offset, metadata: { topicName: r.topic, partition: r.partition, errorCode: 0, baseOffset: String(r.offset), logAppendTime: '-1', logStartOffset: String(r.logStartOffset) } }
       this.#ofTopic[r.partition] = first
-      this.partitions.push(first)
+      this.#partitions.push(first)
     } else if (r.offset < result.first) {
       result.first = r.offset
       result.metadata.baseOffset = String(r.offset)
     }
   }
-}
-
-/** The native send()'s checks of every record, its message naming the index only when one fails (no label string per record). */
-function checkRecords (records: ProducerRecord[]): void {
-  let i = 0
-  try {
-    for (; i < records.length; i++) checkRecord('send() record', records[i])
-  } catch (error) {
-    checkRecord(`send() record ${i}`, records[i])
-    throw error
-  }
-}
-
-/** produce() of records from `from` on while the native buffer has room; the index of the first not produced. */
-function produceWhileRoom (producer: Producer, records: ProducerRecord[], from: number, callback: RecordCallback): number {
-  for (let i = from; i < records.length; i++) {
-    if (producer.full) return i
-    producer.produce(records[i], callback)
-  }
-  return records.length
 }
 
 export class KafkaJSProducer {
@@ -222,8 +203,6 @@ export class KafkaJSProducer {
   readonly #producers = new Map<string, Producer>()
   #transactional: Producer | undefined
   #status: ConnectionStatus = 'disconnected'
-  /** Per native producer, the records of send() calls still waiting for room in its buffer, in call order. */
-  readonly #entering = new Map<Producer, Promise<void>>()
 
   constructor (context: ClientContext, config: ProducerConfig = {}) {
     this.#context = context
@@ -337,42 +316,16 @@ export class KafkaJSProducer {
   }
 
   /**
-   * Sends, and answers as kafkajs does: per topic-partition, the first offset written there;
-   * a failure with the first failed record's error, as kafkajs reports it.
+   * Sends through the native sendTo() (its checks of every record before any is buffered,
+   * its waiting for room in call order, its trace), answering as kafkajs does.
    */
   async #deliver (producer: Producer, records: ProducerRecord[], acks: number): Promise<RecordMetadata[]> {
     if (records.length === 0) return []
-    // Every record is checked before any is buffered, as the native send() does: a bad one refuses the whole call.
-    checkRecords(records)
-    const answer = new SendAnswer(records.length)
-    this.#enter(producer, records, answer.callback)
-    await answer.done
-    if (answer.error !== undefined) throw toKafkaJSError(answer.error)
-    return acks === 0 ? [] : answer.partitions.map(result => result.metadata)
-  }
-
-  /**
-   * Hands a call's records to the native producer in call order: while its buffer is full
-   * they wait for room (as the native send() would), and the calls after them wait behind.
-   */
-  #enter (producer: Producer, records: ProducerRecord[], callback: RecordCallback): void {
-    const before = this.#entering.get(producer)
-    const from = before === undefined ? produceWhileRoom(producer, records, 0, callback) : 0
-    if (from === records.length) return
-    const rest = (async () => {
-      await before
-      let next = from
-      try {
-        while (next < records.length) {
-          await producer.waitForSpace()
-          next = produceWhileRoom(producer, records, next, callback)
-        }
-      } catch (error) {
-        for (let i = next; i < records.length; i++) callback(error as Error, null)
-      }
-    })()
-    this.#entering.set(producer, rest)
-    void rest.then(() => { if (this.#entering.get(producer) === rest) this.#entering.delete(producer) })
+    try {
+      return await producer.sendTo(records, new KafkaJSAnswer(acks))
+    } catch (error) {
+      throw toKafkaJSError(error)
+    }
   }
 
   /**

@@ -33,6 +33,16 @@ export interface SendTracker {
   batches?: Set<ProducerBatch>
 }
 
+/**
+ * What the records of one send call are answered into (Producer#sendTo; send() keeps an
+ * array of results): each record's outcome by its index in the call, then, once every
+ * record was answered, the call's result (or its error, thrown).
+ */
+export interface SendAnswer<T> {
+  settle: (index: number, error: Error | null, result: RecordMetadata | null) => void
+  finish: () => T
+}
+
 export type Waiter = RecordCallback | SendTracker
 
 /**

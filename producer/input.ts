@@ -76,6 +76,20 @@ function isBytes (value: unknown): boolean {
 }
 
 /**
+ * checkRecord for every record of one call. With `indexed`, the error names the failing
+ * record's index (\`send() record 2\`): the label is made only then, not once per record.
+ */
+export function checkRecords (where: string, records: readonly unknown[], indexed: boolean): void {
+  let i = 0
+  try {
+    for (; i < records.length; i++) checkRecord(where, records[i])
+  } catch (error) {
+    if (indexed) checkRecord(`${where} ${i}`, records[i])
+    throw error
+  }
+}
+
+/**
  * Throws a TypeError naming `where` (e.g. 'send() record 2') and the field when a record is
  * not one the producer can write. Runs for every record of a call before any is buffered.
  */

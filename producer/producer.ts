@@ -35,10 +35,10 @@ import type { CompressionCodec } from '../protocol/compression'
 import { DescribeConfigs } from '../protocol/apis/describe-configs'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
 import { recordSizeUpperBound, type RecordHeader, type RecordInput } from '../protocol/record-batch'
-import { notifyWaiter, ProducerBatch, type RecordCallback, type RecordMetadata, type SendTracker, type Waiter } from './batch'
+import { notifyWaiter, ProducerBatch, type RecordCallback, type RecordMetadata, type SendAnswer, type SendTracker, type Waiter } from './batch'
 import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError, RecordTooLargeError, SendError, TopicDeletedError } from './errors'
 import { NO_IDENTITY, ProducerIdentity, sameIdentity } from './identity'
-import { checkProducerOptions, checkRecord, refuseKafkajsShape } from './input'
+import { checkProducerOptions, checkRecord, checkRecords, refuseKafkajsShape } from './input'
 import { checkSignal, describeValue } from '../client/validate'
 import { PartitionQueue } from './partition-queue'
 import { BatchBuffers } from './batch-buffers'
@@ -464,50 +464,72 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       const serialized = this.#serializer.records(input) as ProducerRecord | ProducerRecord[] | Promise<ProducerRecord | ProducerRecord[]>
       records = serialized instanceof Promise ? await serialized : serialized
     }
-    if (!subscribed(channels.producerSend)) return await this.#send(records, options)
+    return await this.#traced(records, async () => await this.#send(records, options))
+  }
+
+  /**
+   * @internal kafkats/kafkajs's send(): send() of records already in bytes (no serializers),
+   * each record's outcome handed to `answer.settle` by its index instead of kept in an array
+   * of results; resolves with `answer.finish()` once every record is answered. Same checks,
+   * waiting for room, call order and tracing as send().
+   */
+  async sendTo<T> (records: ProducerRecord[], answer: SendAnswer<T>): Promise<T> {
+    return await this.#traced(records, async () => {
+      checkRecords('send() record', records, true)
+      await this.#enter(records, answer, undefined)
+      return answer.finish()
+    })
+  }
+
+  /** Runs one send call inside a 'kafkats:producer:send' trace while anyone listens (no extra promise otherwise). */
+  #traced<T> (records: unknown, run: () => Promise<T>): Promise<T> {
+    if (!subscribed(channels.producerSend)) return run()
     const first: unknown = Array.isArray(records) ? records[0] : records
     const topic = typeof first === 'object' && first !== null && typeof (first as { topic?: unknown }).topic === 'string' ? (first as { topic: string }).topic : ''
     const trace: ProducerSendTrace = { clientId: this.#client.clientId, topic, records: Array.isArray(records) ? records.length : 1 }
-    return await channels.producerSend.tracePromise(async () => await this.#send(records, options), trace)
+    return channels.producerSend.tracePromise(run, trace)
   }
 
   async #send (records: ProducerRecord | ProducerRecord[], options: SendOptions): Promise<RecordMetadata | RecordMetadata[]> {
-    const list = Array.isArray(records) ? records : [records]
-    // Every record is checked before any is buffered: a bad one refuses the whole call.
-    if (!Array.isArray(records)) refuseKafkajsShape(records)
-    for (let i = 0; i < list.length; i++) checkRecord(Array.isArray(records) ? `send() record ${i}` : 'send() record', list[i])
-    checkSignal('send() option', 'signal', options.signal)
-    const signal = options.signal
+    const many = Array.isArray(records)
+    const list = many ? records : [records]
+    if (!many) refuseKafkajsShape(records)
+    checkRecords('send() record', list, many)
+    const answer = new ResultsAnswer(list.length, many)
+    await this.#enter(list, answer, options.signal)
+    const results = answer.finish()
+    return many ? results : results[0]
+  }
+
+  /**
+   * Buffers the records of one send call (checked already): what fits before this returns,
+   * so an abort or close right after the call finds it; the rest as acknowledgements make
+   * room, behind earlier calls still waiting. Resolves once every record was answered.
+   */
+  async #enter (list: ProducerRecord[], answer: SendAnswer<unknown>, signal: AbortSignal | undefined): Promise<void> {
+    checkSignal('send() option', 'signal', signal)
     if (signal?.aborted === true) throw new AbortedError('Aborted before the records were buffered', { written: false, cause: signal.reason })
     this.#checkOpen()
     this.#txn?.checkSend()
     this.#txn?.onAppend()
-    const results = await new Promise<RecordMetadata[]>((resolve, reject) => {
-      const out = new Array<RecordMetadata>(list.length)
+    if (list.length === 0) return
+    await new Promise<void>(resolve => {
       let remaining = list.length
-      let errors: Array<Error | undefined> | undefined
       const tracker: SendTracker & { batches: Set<ProducerBatch> } = {
         batches: new Set(),
         settle: (index, error, result) => {
-          if (error !== null) (errors ??= new Array(list.length))[index] = error
-          else out[index] = result!
+          answer.settle(index, error, result)
           if (--remaining === 0) {
             signal?.removeEventListener('abort', onAbort)
-            if (errors === undefined) resolve(out)
-            // One record: its own error. Several: one error with every record's outcome.
-            else reject(Array.isArray(records) ? new SendError(out, errors) : errors[0])
+            resolve()
           }
         }
       }
       const onAbort = (): void => this.#abortTracker(tracker, signal!)
       signal?.addEventListener('abort', onAbort, { once: true })
-      if (remaining === 0) { resolve(out); return }
-      // What fits is buffered before send() returns, so an abort or close right after the
-      // call finds it; the rest enters as acknowledgements make room.
       const next = this.#waitingSends.length > 0 ? 0 : this.#appendWhileRoom(list, 0, tracker)
       if (next < list.length) void this.#appendAsRoomFrees(list, next, tracker, signal)
     })
-    return Array.isArray(records) ? results : results[0]
   }
 
   /**
@@ -1409,6 +1431,29 @@ function toBuffer (value: ProducerBytes | null | undefined): Buffer | null {
   if (typeof value === 'string') return Buffer.from(value, 'utf8')
   // A view of the same memory, not a copy.
   return Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength)
+}
+
+/** send()'s answer: every record's metadata in call order; one record's own error, or a SendError with every record's outcome. */
+class ResultsAnswer implements SendAnswer<RecordMetadata[]> {
+  readonly #results: RecordMetadata[]
+  #errors: Array<Error | undefined> | undefined
+  readonly #many: boolean
+
+  constructor (count: number, many: boolean) {
+    this.#results = new Array<RecordMetadata>(count)
+    this.#many = many
+  }
+
+  settle (index: number, error: Error | null, result: RecordMetadata | null): void {
+    if (error !== null) (this.#errors ??= new Array(this.#results.length))[index] = error
+    else this.#results[index] = result!
+  }
+
+  finish (): RecordMetadata[] {
+    const errors = this.#errors
+    if (errors === undefined) return this.#results
+    throw this.#many ? new SendError(this.#results, errors) : errors.find(e => e !== undefined)!
+  }
 }
 
 function toRecordInput (record: ProducerRecord): RecordInput {

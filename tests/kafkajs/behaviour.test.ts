@@ -5,9 +5,11 @@
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import * as net from 'node:net'
+import { tracingChannel } from 'node:diagnostics_channel'
 import { until, useBroker } from './support'
 import { Kafka, KafkaJSNotImplemented, CompressionTypes } from '../../kafkajs/index'
 import { setCodecPackageLoaderForTests } from '../../protocol/compression'
+import type { ProducerSendTrace } from '../../client/instrumentation'
 
 let brokers: string[] = []
 let kafka: Kafka
@@ -163,6 +165,43 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     } finally {
       await producer.disconnect()
     }
+  })
+
+  test('producer: each send() is one kafkats:producer:send trace answered with kafkajs\'s result; a call with a bad record is refused once, naming the record', async () => {
+    const topic = await topicWith(2)
+    const seen: Array<[string, ProducerSendTrace]> = []
+    const channel = tracingChannel<unknown, ProducerSendTrace>('kafkats:producer:send')
+    const phase = (name: string) => (context: ProducerSendTrace): void => { if (context.topic === topic) seen.push([name, context]) }
+    const handlers = { start: phase('start'), end: phase('end'), asyncStart: phase('asyncStart'), asyncEnd: phase('asyncEnd'), error: phase('error') }
+    channel.subscribe(handlers)
+    const producer = kafka.producer()
+    await producer.connect()
+    let answer: unknown
+    let refusal: unknown
+    try {
+      answer = await producer.send({ topic, messages: [{ value: 'a', partition: 0 }, { value: 'b', partition: 1 }, { value: 'c', partition: 0 }] })
+      await assert.rejects(producer.send({ topic, messages: [{ value: 'good', partition: 0 }, { value: 5 as unknown as string, partition: 0 }] }), (error: unknown) => {
+        refusal = error
+        return error instanceof TypeError && /^send\(\) record 1 value: expected a Buffer, Uint8Array, string or null/.test(error.message)
+      })
+    } finally {
+      channel.unsubscribe(handlers)
+      await producer.disconnect()
+    }
+    const calls = [...new Set(seen.map(([, context]) => context))]
+    assert.equal(calls.length, 2, 'one trace per send() call')
+    const phasesOf = (context: ProducerSendTrace): string[] => seen.filter(([, c]) => c === context).map(([phase]) => phase)
+    const [sent, refused] = calls
+    assert.deepEqual(phasesOf(sent), ['start', 'end', 'asyncStart', 'asyncEnd'])
+    assert.equal(sent.records, 3)
+    assert.deepEqual(sent.result, answer)
+    assert.deepEqual(answer, [
+      { topicName: topic, partition: 0, errorCode: 0, baseOffset: '0', logAppendTime: '-1', logStartOffset: '0' },
+      { topicName: topic, partition: 1, errorCode: 0, baseOffset: '0', logAppendTime: '-1', logStartOffset: '0' }
+    ])
+    assert.deepEqual(phasesOf(refused), ['start', 'end', 'error', 'asyncStart', 'asyncEnd'])
+    assert.equal(refused.records, 2)
+    assert.equal(refused.error, refusal, 'the trace carries the error the call was refused with')
   })
 
   test('socketFactory opens every broker socket, with kafkajs\'s arguments (ssl undefined for plaintext, onConnect)', async () => {

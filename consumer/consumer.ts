@@ -30,7 +30,7 @@ import type { MetricsRegistry, PartitionLag } from '../client/metrics'
 import { checkBoolean, checkDuration, checkFunction, checkInteger, checkKnownKeys, checkObject, checkString, describeValue } from '../client/validate'
 import { AbortedError } from '../client/errors'
 import { KafkaTsError } from '../protocol/errors'
-import { decodeScannedBatches, type KafkaRecord, type ScannedBatch } from '../protocol/record-batch'
+import { decodeScannedBatches, type KafkaRecord, type RecordMaker, type ScannedBatch } from '../protocol/record-batch'
 import { backoffDelay } from '../client/backoff'
 import { Cursor, directOwnership, PrefetchAccount, type BufferedBatch, type ConsumerBatch, type OffsetSpec, type Ownership, type Processing } from './cursor'
 import { Source, type FetchErrorEvent, type FetchEvent, type FetchSettings, type SourceOwner, type TruncationEvent } from './source'
@@ -78,6 +78,11 @@ export interface FetchOptions {
    * `skippedFrom` say what it covered; finishing it commits past the markers at once.
    */
   emptyBatches?: boolean
+  /**
+   * @internal What records are decoded into instead of KafkaRecords (the kafkajs drop-in's
+   * messages): batches then hold what it makes, so deserializers and run() don't apply.
+   */
+  recordMaker?: RecordMaker
 }
 
 /** A handler that took longer than `maxProcessingMs` ('processingTimeout' event). */
@@ -297,10 +302,12 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
   readonly #unregister: () => void
   /** Undefined without deserializers: batches go out as fetched. */
   readonly #deserializer: RecordDeserializer | undefined
+  readonly #recordMaker: RecordMaker | undefined
 
   constructor (client: Client, options: FetchOptions & DeserializerOptions<K, V> = {}) {
     super()
     this.#deserializer = RecordDeserializer.from('consumer option', options.deserializers)
+    this.#recordMaker = options.recordMaker
     this.client = client
     // Closed with the client: the iterator and run() end with its ClientClosedError.
     this.#unregister = client.register({
@@ -428,7 +435,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     for (const c of this.#cursors.values()) {
       const highWatermark = c.highWatermark >= 0n ? c.highWatermark : undefined
       // The first record not processed: after what was processed (or committed), else the first one out or buffered, else where fetching stands.
-      const from = c.processedOffset ?? c.committedOffset ?? c.processing?.batch.records[0]?.offset ?? c.buffered[0]?.fetchedFrom ?? c.fetchOffset
+      const from = c.processedOffset ?? c.committedOffset ?? c.processing?.firstOffset ?? c.buffered[0]?.fetchedFrom ?? c.fetchOffset
       const lag = highWatermark === undefined || from === undefined ? undefined : (highWatermark > from ? highWatermark - from : 0n)
       lags.push({ group, topic: c.topic, partition: c.partition, processedOffset: c.processedOffset, committedOffset: c.committedOffset, fetchOffset: c.fetchOffset, highWatermark, lag })
     }
@@ -521,14 +528,16 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
         cursor.handingOut = false
         let finish!: () => void
         const finished = new Promise<void>(resolve => { finish = resolve })
-        cursor.processing = { batch, finished, finish, startedAt: Date.now(), seeked: false, overdue: false }
+        const records = batch.records
+        const firstOffset = records.length === 0 ? undefined : this.#recordMaker === undefined ? records[0].offset : this.#recordMaker.offsetOf(records[0])
+        cursor.processing = { batch, firstOffset, finished, finish, startedAt: Date.now(), seeked: false, overdue: false }
         this.#watchOverdue()
         if (this.#deserializer !== undefined) {
           const pending = this.#deserialize(cursor, batch)
           if (pending !== undefined) await pending
         }
         this.#metrics.batchConsumed(batch.topic, batch.records.length)
-        if (subscribed(channels.consumerBatch)) this.#traceHandOut(batch, forRun)
+        if (subscribed(channels.consumerBatch)) this.#traceHandOut(batch, firstOffset, forRun)
         return { batch, cursor, finish: (processedUpTo?: bigint | null) => this.#finish(cursor, batch, processedUpTo === undefined ? batch.nextOffset : processedUpTo) }
       }
       if (signal?.aborted === true) throw new AbortedError('Aborted while waiting for records', { written: false, cause: signal.reason })
@@ -641,14 +650,14 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     }
   }
 
-  #traceHandOut (batch: ConsumerBatch, forRun: boolean): void {
+  #traceHandOut (batch: ConsumerBatch, firstOffset: bigint | undefined, forRun: boolean): void {
     const trace: ConsumerBatchTrace = {
       clientId: this.client.clientId,
       group: (this as unknown as { groupId?: string }).groupId,
       topic: batch.topic,
       partition: batch.partition,
       records: batch.records.length,
-      firstOffset: batch.records[0]?.offset,
+      firstOffset,
       nextOffset: batch.nextOffset,
       highWatermark: batch.highWatermark
     }
@@ -751,7 +760,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     const pending = entry.pending
     entry.pending = []
     try {
-      await decodeScannedBatches(pending, { topic: cursor.topic, partition: cursor.partition })
+      await decodeScannedBatches(pending, { topic: cursor.topic, partition: cursor.partition, recordMaker: this.#recordMaker })
     } catch (error) {
       if (entry.version === cursor.version && this.#cursors.get(cursor.key) === cursor) this.#undecodable(cursor, entry, error as Error)
       return false
@@ -759,7 +768,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     if (entry.version !== cursor.version || cursor.ownership.released || this.#cursors.get(cursor.key) !== cursor) return false
     cursor.decodeFailures = 0
     const batch = entry.batch
-    batch.records = decodedRecords(pending, entry.fetchedFrom)
+    batch.records = decodedRecords(pending, entry.fetchedFrom, this.#recordMaker)
     if (batch.records.length > 0) return true
     // A compacted batch may keep its last offset and lose the records at or past the fetch position.
     if (this.#settings.emptyBatches) {
@@ -829,7 +838,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
         if (processing.overdue || now - processing.startedAt < this.#maxProcessingMs) continue
         processing.overdue = true
         const batch = processing.batch
-        const event: ProcessingTimeoutEvent = { topic: batch.topic, partition: batch.partition, firstOffset: batch.records[0]?.offset, nextOffset: batch.nextOffset, elapsedMs: now - processing.startedAt }
+        const event: ProcessingTimeoutEvent = { topic: batch.topic, partition: batch.partition, firstOffset: processing.firstOffset, nextOffset: batch.nextOffset, elapsedMs: now - processing.startedAt }
         this.#events.emit('processingTimeout', event)
         this.hooks.onProcessingTimeout?.(cursor, processing)
       }
@@ -1009,8 +1018,8 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
  * from): the decoded array itself when one batch holds them all, else one array of the
  * right size (no pushes).
  */
-function decodedRecords (pending: ScannedBatch[], from: bigint): KafkaRecord[] {
-  if (pending[0].batch.baseOffset < from) return recordsFrom(pending, from)
+function decodedRecords (pending: ScannedBatch[], from: bigint, maker: RecordMaker | undefined): KafkaRecord[] {
+  if (pending[0].batch.baseOffset < from) return recordsFrom(pending, from, maker)
   if (pending.length === 1) return pending[0].batch.records
   let count = 0
   for (let i = 0; i < pending.length; i++) count += pending[i].batch.records.length
@@ -1024,14 +1033,14 @@ function decodedRecords (pending: ScannedBatch[], from: bigint): KafkaRecord[] {
 }
 
 /** The records of pending batches at or past `from`, pushed one by one (the first batch starts below it). */
-function recordsFrom (pending: ScannedBatch[], from: bigint): KafkaRecord[] {
+function recordsFrom (pending: ScannedBatch[], from: bigint, maker: RecordMaker | undefined): KafkaRecord[] {
   const out: KafkaRecord[] = []
   for (const { batch } of pending) {
     const rs = batch.records
     if (batch.baseOffset >= from) {
       for (let i = 0; i < rs.length; i++) out.push(rs[i])
     } else {
-      for (let i = 0; i < rs.length; i++) if (rs[i].offset >= from) out.push(rs[i])
+      for (let i = 0; i < rs.length; i++) if ((maker === undefined ? rs[i].offset : maker.offsetOf(rs[i])) >= from) out.push(rs[i])
     }
   }
   return out

@@ -47,6 +47,8 @@ export interface ConsumerBatch<K = Buffer, V = Buffer> {
 /** The batch out with the application, and how far into it the application got. */
 export interface Processing {
   batch: ConsumerBatch
+  /** Its first record's offset (undefined without records), read once: with a record maker the records are not KafkaRecords. */
+  firstOffset: bigint | undefined
   finished: Promise<void>
   finish: () => void
   /** When it was handed out (Date.now()), for maxProcessingMs. */

@@ -134,6 +134,29 @@ export interface DecodeContext {
    * out are like a partial batch at the end: the caller fetches them again later.
    */
   memoryBudget?: number
+  /**
+   * What each record of a data batch is made into instead of a KafkaRecord (decodeRecordBatches
+   * and decodeScannedBatches; decodeRecordBatchesSync ignores it): the batch's `records` then
+   * hold what it made. Control batches stay KafkaRecords.
+   */
+  recordMaker?: RecordMaker
+}
+
+/**
+ * Makes the objects a batch's records are decoded into when a consumer hands out another
+ * shape than KafkaRecord (the kafkajs drop-in's messages): one object per record instead of
+ * a KafkaRecord and its copy, and no offset or timestamp bigint per record. Offsets and
+ * timestamps come as deltas from the batch's (startBatch gets the batch first).
+ */
+export interface RecordMaker<R = unknown> {
+  /** Before the records of `batch` (its baseOffset, baseTimestamp, timestampType and maxTimestamp are read). */
+  startBatch (batch: RecordBatch): void
+  /** `timestampDelta` from baseTimestamp is a bigint only when it needs more than 27 bits. Log-append batches: the record's time is maxTimestamp. */
+  make (offsetDelta: number, timestampDelta: number | bigint, key: Buffer | null, value: Buffer | null, headers: RecordHeader[]): R
+  /** What it makes of a record decoded as a KafkaRecord (legacy message sets, magic 0 and 1). */
+  fromRecord (record: KafkaRecord): R
+  /** The offset of a record it made. */
+  offsetOf (record: R): bigint
 }
 
 /**
@@ -534,7 +557,7 @@ export function scanRecordBatches (buffer: Buffer, context: DecodeContext = {}):
 const EMPTY = Buffer.alloc(0)
 
 function decodeScanned (scanned: ScannedBatch, context: DecodeContext): void {
-  decodeRecordsInContext(scanned.batch, scanned.data, 0, scanned.data.length, context)
+  decodeRecordsInContext(scanned.batch, scanned.data, 0, scanned.data.length, context, context.recordMaker)
   scanned.decoded = true
 }
 
@@ -542,7 +565,8 @@ function decodeScanned (scanned: ScannedBatch, context: DecodeContext): void {
  * Decodes the records of scanned batches (decompressing concurrently) into each one's
  * `batch.records`. Returns how many of them, from the first, were decoded: a batch held
  * to its size hint (memoryBudget) that decompressed past it is left out with those after
- * it, to be fetched again. Bad bytes are a ProtocolError.
+ * it, to be fetched again. Bad bytes are a ProtocolError. With `context.recordMaker`, each
+ * data batch must be decoded by one call only (its legacy records are made over at the end).
  */
 export async function decodeScannedBatches (scanned: readonly ScannedBatch[], context: DecodeContext = {}): Promise<number> {
   let pending: Array<Promise<void>> | undefined
@@ -570,6 +594,13 @@ export async function decodeScannedBatches (scanned: readonly ScannedBatch[], co
     throw error
   }
   if (pending !== undefined) await Promise.all(pending)
+  const maker = context.recordMaker
+  if (maker !== undefined) {
+    for (let i = 0; i < overLimitAt; i++) {
+      const batch = scanned[i].batch
+      if (batch.magic < MAGIC) batch.records = batch.records.map(record => maker.fromRecord(record)) as KafkaRecord[]
+    }
+  }
   return overLimitAt
 }
 
@@ -692,16 +723,16 @@ async function decodeCompressedRecords (batch: RecordBatch, compressed: Buffer, 
     throw error
   }
   batch.decompressedBytes = records.length
-  decodeRecordsInContext(batch, records, 0, records.length, context)
+  decodeRecordsInContext(batch, records, 0, records.length, context, context.recordMaker)
 }
 
 function inBatch (batch: RecordBatch, context: DecodeContext, error: ProtocolError): ProtocolError {
   return new ProtocolError(`Record batch at base offset ${batch.baseOffset} of ${where(context)}: ${error.message}`, { cause: error })
 }
 
-function decodeRecordsInContext (batch: RecordBatch, buf: Buffer, start: number, end: number, context: DecodeContext): void {
+function decodeRecordsInContext (batch: RecordBatch, buf: Buffer, start: number, end: number, context: DecodeContext, maker?: RecordMaker): void {
   try {
-    decodeRecords(batch, buf, start, end)
+    decodeRecords(batch, buf, start, end, batch.isControl ? undefined : maker)
     if (batch.isControl) batch.controlRecord = decodeControlRecord(batch)
   } catch (error) {
     if (error instanceof ProtocolError) throw inBatch(batch, context, error)
@@ -837,7 +868,8 @@ function readNullableBytes (buf: Buffer, end: number, what: string): Buffer | nu
  */
 export const NO_HEADERS: RecordHeader[] = Object.freeze([]) as unknown as RecordHeader[]
 
-function decodeRecords (batch: RecordBatch, buf: Buffer, start: number, end: number): void {
+/** Into KafkaRecords, or into what `maker` makes (then no offset or timestamp bigints are made here). */
+function decodeRecords (batch: RecordBatch, buf: Buffer, start: number, end: number, maker: RecordMaker | undefined): void {
   const count = batch.recordCount
   if (count > (end - start) / MIN_RECORD_SIZE) {
     throw new ProtocolError(`Record count ${count} cannot fit in the ${end - start} bytes of records (each takes at least ${MIN_RECORD_SIZE})`)
@@ -853,6 +885,7 @@ function decodeRecords (batch: RecordBatch, buf: Buffer, start: number, end: num
   const timestamps: Array<bigint | undefined> = []
   let previousOffset = -1n
   let previousDelta = NaN // matches no first delta
+  maker?.startBatch(batch)
   cursor = start
   for (let i = 0; i < count; i++) {
     const length = readVarint(buf, end, 'record length')
@@ -883,6 +916,10 @@ function decodeRecords (batch: RecordBatch, buf: Buffer, start: number, end: num
       }
     }
     if (cursor !== recordEnd) throw new ProtocolError(`Record ${i} declares ${length} bytes but its fields take ${length - (recordEnd - cursor)}`)
+    if (maker !== undefined) {
+      records[i] = maker.make(offsetDelta, timestampDelta, key, value, headers) as KafkaRecord
+      continue
+    }
     const offset = offsetDelta === previousDelta + 1 ? previousOffset + 1n : baseOffset + BigInt(offsetDelta)
     previousOffset = offset
     previousDelta = offsetDelta

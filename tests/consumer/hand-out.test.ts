@@ -11,6 +11,8 @@ import { Client } from '../../client/client'
 import { Consumer } from '../../consumer/consumer'
 import type { ConsumerBatch } from '../../consumer/cursor'
 import { FakeCluster } from '../../testing/index'
+import { KafkaMessageMaker, toKafkaMessages } from '../../kafkajs/consumer'
+import type { KafkaRecord } from '../../protocol/record-batch'
 
 const sleep = async (ms: number): Promise<void> => await new Promise(resolve => setTimeout(resolve, ms))
 
@@ -113,6 +115,35 @@ describe('consumer hand-out', { timeout: 60_000 }, () => {
     await running
     assert.deepEqual(stale, [true], 'the seeked batch did not say it was stale')
     assert.deepEqual(seen, [0n, 1n, 2n, 3n, 1n, 2n, 3n, 4n, 5n, 6n, 7n, 8n, 9n])
+  })
+
+  test('a record maker: batches hold what it made, from the fetch offset on when the fetch starts inside a batch, and lag() still counts', async () => {
+    const topic = `hand-out-${++topicNo}`
+    await client.metadata.refresh([topic])
+    const values = (from: number, n: number): Array<{ value: Buffer, headers?: Array<{ key: string, value: Buffer | null }> }> =>
+      Array.from({ length: n }, (_, i) => ({ value: Buffer.from(`v${from + i}`), headers: i === 1 ? [{ key: 'h', value: null }] : undefined }))
+    await client.produceRaw({ topic, partition: 0, records: values(0, 10), compression: 'lz4' })
+    await client.produceRaw({ topic, partition: 0, records: values(10, 5) })
+    const read = async (recordMaker?: KafkaMessageMaker): Promise<{ records: unknown[], lag: bigint | undefined }> => {
+      const consumer = Consumer.assigned(client, { assign: [{ topic, partition: 0, offset: 4n }], maxWaitMs: 10, recordMaker })
+      try {
+        await until(() => consumer.cursor(topic, 0)?.fetchOffset === 15n, 'both batches fetched')
+        const handed = await consumer.nextBatch()
+        assert.ok(handed !== undefined)
+        // Processed nothing yet: the lag counts from the batch's first record.
+        const lag = consumer.lag()[0].lag
+        handed.finish()
+        return { records: handed.batch.records, lag }
+      } finally {
+        await consumer.close()
+      }
+    }
+    const native = await read()
+    const made = await read(new KafkaMessageMaker())
+    assert.deepEqual((native.records as KafkaRecord[]).map(r => r.offset), Array.from({ length: 11 }, (_, i) => BigInt(4 + i)))
+    assert.deepEqual(made.records, toKafkaMessages(native.records as KafkaRecord[]))
+    assert.equal(made.lag, 11n)
+    assert.equal(native.lag, 11n)
   })
 
   test('what users pass to assign, seek and run() is checked where they pass it', async () => {

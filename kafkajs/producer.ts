@@ -286,29 +286,33 @@ export class KafkaJSProducer {
     if (this.#explicitlyIdempotent && acks !== -1) throw new KafkaJSNonRetriableError('Not requiring ack for all messages invalidates the idempotent producer\'s EoS guarantees')
     for (const { topic, messages } of topicMessages) {
       if (messages === undefined || messages === null || !Array.isArray(messages)) throw new KafkaJSNonRetriableError(`Invalid messages array [${String(messages)}] for topic "${topic}"`)
-      const withoutValue = messages.find(m => m.value === undefined)
-      if (withoutValue !== undefined) throw new KafkaJSNonRetriableError(`Invalid message without value for topic "${topic}": ${JSON.stringify(withoutValue)}`)
+      for (let i = 0; i < messages.length; i++) {
+        if (messages[i].value === undefined) throw new KafkaJSNonRetriableError(`Invalid message without value for topic "${topic}": ${JSON.stringify(messages[i])}`)
+      }
     }
     if (this.#status === 'disconnecting') throw new KafkaJSNonRetriableError('The producer is disconnecting; therefore, it can\'t safely accept messages anymore')
     const client = this.#client
     if (this.#status === 'disconnected' || client === undefined) throw new KafkaJSError('The producer is disconnected')
     const codec = codecOf(compression)
     await checkAvailable(codec)
+    // Handed to the native sendTo(), which buffers each of these objects as it is (no copy).
     const records: ProducerRecord[] = []
     for (const { topic, messages } of topicMessages) {
       await this.#ensureTopic(client, topic)
-      for (const message of messages) {
+      for (let i = 0; i < messages.length; i++) {
+        const message = messages[i]
         let partition = message.partition
         if (partition === undefined && this.#partitioner !== undefined) {
           partition = this.#partitioner({ topic, partitionMetadata: partitionMetadataOf(client, topic), message })
         }
+        const { headers, timestamp } = message
         records.push({
           topic,
           key: message.key ?? null,
           value: message.value,
-          headers: toHeaders(message.headers),
+          headers: headers === undefined || headers === null ? undefined : toHeaders(headers),
           partition,
-          timestamp: message.timestamp === undefined || message.timestamp === null ? undefined : Number(message.timestamp)
+          timestamp: timestamp === undefined || timestamp === null ? undefined : Number(timestamp)
         })
       }
     }

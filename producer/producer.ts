@@ -471,12 +471,14 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
    * @internal kafkats/kafkajs's send(): send() of records already in bytes (no serializers),
    * each record's outcome handed to `answer.settle` by its index instead of kept in an array
    * of results; resolves with `answer.finish()` once every record is answered. Same checks,
-   * waiting for room, call order and tracing as send().
+   * waiting for room, call order and tracing as send(). The records become the caller's no
+   * more: each is buffered as its own RecordInput (its bytes, headers and timestamp
+   * converted in place), not copied into a second object.
    */
   async sendTo<T> (records: ProducerRecord[], answer: SendAnswer<T>): Promise<T> {
     return await this.#traced(records, async () => {
       checkRecords('send() record', records, true)
-      await this.#enter(records, answer, undefined)
+      await this.#enter(records, answer, undefined, true)
       return answer.finish()
     })
   }
@@ -496,7 +498,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     if (!many) refuseKafkajsShape(records)
     checkRecords('send() record', list, many)
     const answer = new ResultsAnswer(list.length, many)
-    await this.#enter(list, answer, options.signal)
+    await this.#enter(list, answer, options.signal, false)
     const results = answer.finish()
     return many ? results : results[0]
   }
@@ -505,8 +507,9 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
    * Buffers the records of one send call (checked already): what fits before this returns,
    * so an abort or close right after the call finds it; the rest as acknowledgements make
    * room, behind earlier calls still waiting. Resolves once every record was answered.
+   * `adopt`: the records are the producer's to convert in place (sendTo).
    */
-  async #enter (list: ProducerRecord[], answer: SendAnswer<unknown>, signal: AbortSignal | undefined): Promise<void> {
+  async #enter (list: ProducerRecord[], answer: SendAnswer<unknown>, signal: AbortSignal | undefined, adopt: boolean): Promise<void> {
     checkSignal('send() option', 'signal', signal)
     if (signal?.aborted === true) throw new AbortedError('Aborted before the records were buffered', { written: false, cause: signal.reason })
     this.#checkOpen()
@@ -515,8 +518,9 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     if (list.length === 0) return
     await new Promise<void>(resolve => {
       let remaining = list.length
-      const tracker: SendTracker & { batches: Set<ProducerBatch> } = {
+      const tracker: CallTracker = {
         batches: new Set(),
+        adopt,
         settle: (index, error, result) => {
           answer.settle(index, error, result)
           if (--remaining === 0) {
@@ -565,9 +569,9 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   }
 
   /** Appends records of one send from `from` on while each fits the buffer; returns the index of the first that does not. */
-  #appendWhileRoom (list: ProducerRecord[], from: number, tracker: SendTracker & { batches: Set<ProducerBatch> }): number {
+  #appendWhileRoom (list: ProducerRecord[], from: number, tracker: CallTracker): number {
     for (let i = from; i < list.length; i++) {
-      const input = toRecordInput(list[i])
+      const input = tracker.adopt ? adoptAsRecordInput(list[i]) : toRecordInput(list[i])
       if (!this.#hasRoom(recordSizeUpperBound(input))) return i
       this.#append(list[i], tracker, i, tracker.batches, input)
     }
@@ -582,13 +586,13 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
    * (an abort, a close, a failed transaction) settle with its error; buffered ones keep
    * their own outcome.
    */
-  async #appendAsRoomFrees (list: ProducerRecord[], from: number, tracker: SendTracker & { batches: Set<ProducerBatch> }, signal: AbortSignal | undefined): Promise<void> {
+  async #appendAsRoomFrees (list: ProducerRecord[], from: number, tracker: CallTracker, signal: AbortSignal | undefined): Promise<void> {
     const turn = {}
     this.#waitingSends.push(turn)
     let next = from
     try {
       while (next < list.length) {
-        const size = recordSizeUpperBound(toRecordInput(list[next]))
+        const size = recordSizeUpperBound(tracker.adopt ? adoptAsRecordInput(list[next]) : toRecordInput(list[next]))
         await this.#waitUntil(() => this.#waitingSends[0] === turn && this.#hasRoom(size), signal, true)
         this.#checkOpen()
         if (signal?.aborted === true) throw new AbortedError('Aborted while waiting for room in the producer buffer: the record is not in the log', { written: false, cause: signal.reason })
@@ -1433,6 +1437,9 @@ function toBuffer (value: ProducerBytes | null | undefined): Buffer | null {
   return Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength)
 }
 
+/** What the records of one send()/sendTo() call are buffered with: where their outcomes go, their batches (for an abort), and whether the records are the producer's to convert in place. */
+type CallTracker = SendTracker & { batches: Set<ProducerBatch>, adopt: boolean }
+
 /** send()'s answer: every record's metadata in call order; one record's own error, or a SendError with every record's outcome. */
 class ResultsAnswer implements SendAnswer<RecordMetadata[]> {
   readonly #results: RecordMetadata[]
@@ -1457,19 +1464,36 @@ class ResultsAnswer implements SendAnswer<RecordMetadata[]> {
 }
 
 function toRecordInput (record: ProducerRecord): RecordInput {
-  let headers: RecordHeader[] | undefined
-  if (Array.isArray(record.headers)) {
-    headers = record.headers.map(h => ({ key: h.key, value: toBuffer(h.value) }))
-  } else if (record.headers !== undefined && record.headers !== null) {
-    headers = []
-    for (const [key, value] of Object.entries(record.headers)) {
-      if (Array.isArray(value)) for (const v of value) headers.push({ key, value: toBuffer(v) })
-      else headers.push({ key, value: toBuffer(value) })
-    }
+  return { key: toBuffer(record.key), value: toBuffer(record.value), headers: headersOf(record.headers), timestamp: timestampOf(record.timestamp) }
+}
+
+/**
+ * toRecordInput's conversions made on the record itself, which then is its RecordInput
+ * (sendTo's records are the producer's to change): no second object per record. Converting
+ * a record again changes nothing.
+ */
+function adoptAsRecordInput (record: ProducerRecord): RecordInput {
+  const input = record as unknown as { key: Buffer | null, value: Buffer | null, headers: RecordHeader[] | undefined, timestamp: bigint }
+  input.key = toBuffer(record.key)
+  input.value = toBuffer(record.value)
+  if (record.headers !== undefined) input.headers = headersOf(record.headers)
+  input.timestamp = timestampOf(record.timestamp)
+  return input
+}
+
+function headersOf (headers: ProducerHeaders | null | undefined): RecordHeader[] | undefined {
+  if (headers === undefined || headers === null) return undefined
+  if (Array.isArray(headers)) return headers.map(h => ({ key: h.key, value: toBuffer(h.value) }))
+  const out: RecordHeader[] = []
+  for (const [key, value] of Object.entries(headers)) {
+    if (Array.isArray(value)) for (const v of value) out.push({ key, value: toBuffer(v) })
+    else out.push({ key, value: toBuffer(value) })
   }
-  const ts = record.timestamp
-  const timestamp = ts === undefined ? recordTimestamp() : typeof ts === 'bigint' ? ts : BigInt(ts instanceof Date ? ts.getTime() : Math.trunc(ts))
-  return { key: toBuffer(record.key), value: toBuffer(record.value), headers, timestamp }
+  return out
+}
+
+function timestampOf (ts: bigint | number | Date | undefined): bigint {
+  return ts === undefined ? recordTimestamp() : typeof ts === 'bigint' ? ts : BigInt(ts instanceof Date ? ts.getTime() : Math.trunc(ts))
 }
 
 /** A rough size of a record that is not encoded yet. */

@@ -58,12 +58,13 @@ export interface FetchOptions {
   /** Where to go when an offset is out of range: 'earliest', 'latest' (default) or 'none' (an error). */
   offsetReset?: 'earliest' | 'latest' | 'none'
   /**
-   * While the application is behind, fetch answers of a partition waiting in the buffer are
-   * merged into one batch of up to this many records (default 500, as the Java client's
-   * max.poll.records). One fetch answer is never split.
+   * Records a batch holds at most (default 500, as the Java client's max.poll.records):
+   * while the application is behind, fetch answers of a partition waiting in the buffer are
+   * merged up to it, and an answer holding more is handed out in parts. A record batch (as
+   * the producer wrote it) is never split, so one larger than this comes whole.
    */
   maxBatchRecords?: number
-  /** The same bound in fetched bytes (default 1 MiB). */
+  /** The same bound in the memory the decoded records take (default 1 MiB). */
   maxBatchBytes?: number
   /**
    * How long one batch may be out with the application (default 300000, as the Java
@@ -83,6 +84,12 @@ export interface FetchOptions {
    * messages): batches then hold what it makes, so deserializers and run() don't apply.
    */
   recordMaker?: RecordMaker
+  /**
+   * @internal Hand each fetch answer out whole, however large (the kafkajs drop-in: a kafkajs
+   * batch is a partition's fetch answer, and it commits after each). By default an answer
+   * past maxBatchRecords/maxBatchBytes comes in parts.
+   */
+  wholeAnswers?: boolean
 }
 
 /** A handler that took longer than `maxProcessingMs` ('processingTimeout' event). */
@@ -324,7 +331,8 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       isolationLevel: options.isolation === 'read_committed' ? 1 : 0,
       rack: options.rack ?? '',
       offsetReset: options.offsetReset ?? 'latest',
-      emptyBatches: options.emptyBatches ?? false
+      emptyBatches: options.emptyBatches ?? false,
+      wholeAnswers: options.wholeAnswers === true
     }
     this.#account = new PrefetchAccount(options.maxBufferedBytes ?? 64 * 1024 * 1024)
     checkInteger('consumer option', 'maxBatchRecords', options.maxBatchRecords, { min: 1 })

@@ -39,6 +39,8 @@ export interface FetchSettings {
   offsetReset: 'earliest' | 'latest' | 'none'
   /** Answers with only markers or aborted data become batches without records (FetchOptions.emptyBatches). */
   emptyBatches: boolean
+  /** Each answer is buffered as one batch, never split at maxBatchRecords/maxBatchBytes (FetchOptions.wholeAnswers). */
+  wholeAnswers: boolean
 }
 
 export interface TruncationEvent {
@@ -85,7 +87,7 @@ export interface SourceOwner {
   isCurrent: (cursor: Cursor, version: number) => boolean
   /** The batch object the application will see. */
   newBatch: (cursor: Cursor, version: number, records: KafkaRecord[], highWatermark: bigint, nextOffset: bigint) => ConsumerBatch
-  /** While the application is behind, answers are appended to the last buffered batch up to these. */
+  /** A buffered batch holds at most these (a record batch is never split): answers are appended to the last while the application is behind, and split past them. */
   readonly maxBatchRecords: number
   readonly maxBatchBytes: number
   /** A batch was buffered: wake the readers. */
@@ -317,11 +319,10 @@ export class Source {
         pendingFrom = i + 1
         continue
       }
-      const wire = header.batchLength + 12
       count += header.recordCount
-      decodedBytes += b.cost + (header.compression === 'none' ? wire : 0)
-      viewBytes += wire
-      if (b.decoded) ownBytes += header.records.length * RECORD_MEMORY_OVERHEAD
+      decodedBytes += decodedCost(b)
+      viewBytes += wireBytes(header)
+      ownBytes += decodedOwnBytes(b)
     }
     cursor.account.noteAnswer(viewBytes, decodedBytes)
     // The application is behind (the last answer still waits): append to it, up to the
@@ -337,18 +338,34 @@ export class Source {
       if (cursor.processing === undefined && cursor.buffered.length === 0) cursor.processedOffset = nextOffset
       return
     }
+    const newEntry = (from: bigint): BufferedBatch => ({ batch: owner.newBatch(cursor, version, [], response.highWatermark, nextOffset), bytes: 0, ownBytes: 0, viewBytes: 0, pins: [], version, pending: [], recordCount: 0, fetchedFrom: from, fetchedEpoch })
     let entry: BufferedBatch
     if (merge) {
       entry = waiting
       entry.batch.nextOffset = nextOffset
       entry.batch.highWatermark = response.highWatermark
     } else {
-      entry = { batch: owner.newBatch(cursor, version, [], response.highWatermark, nextOffset), bytes: 0, ownBytes: 0, viewBytes: 0, pins: [], version, pending: [], recordCount: 0, fetchedFrom: fetchOffset, fetchedEpoch }
+      entry = newEntry(fetchOffset)
       if (count === 0) entry.batch.skippedFrom = scanned[0].batch.baseOffset > fetchOffset ? scanned[0].batch.baseOffset : fetchOffset
     }
-    for (let i = pendingFrom; i < kept.length; i++) entry.pending.push(kept[i])
-    entry.recordCount += count
-    cursor.push(entry, decodedBytes, ownBytes, records.buffer, viewBytes)
+    // An answer past the batch limits is buffered in parts, split between record batches
+    // (never inside one): a hand-out decodes all its records at once and they stay alive
+    // until the handler is done, so a big fetch handed out whole outlives the young
+    // generation and costs far more collection per record.
+    for (let i = pendingFrom; i < kept.length; i++) {
+      const b = kept[i]
+      const header = b.batch
+      const cost = decodedCost(b)
+      if (entry.recordCount > 0 && !this.#settings.wholeAnswers && (entry.recordCount + header.recordCount > owner.maxBatchRecords || entry.bytes + cost > owner.maxBatchBytes)) {
+        entry.batch.nextOffset = header.baseOffset
+        entry = newEntry(header.baseOffset)
+      }
+      entry.pending.push(b)
+      entry.recordCount += header.recordCount
+      cursor.push(entry, cost, decodedOwnBytes(b), records.buffer, wireBytes(header))
+    }
+    // Only markers or aborted data (emptyBatches): the batch that reports them.
+    if (pendingFrom >= kept.length) cursor.push(entry, 0, 0, records.buffer, 0)
     owner.buffered()
   }
 
@@ -500,6 +517,21 @@ export class Source {
     if (response.errorCode !== 0) throw new BrokerError(response.errorCode, `Fetch from broker ${this.nodeId}`)
     return response
   }
+}
+
+/** The bytes of a record batch on the wire (batchLength does not count baseOffset and itself). */
+function wireBytes (header: RecordBatch): number {
+  return header.batchLength + 12
+}
+
+/** What a buffered batch will take once decoded (BufferedBatch.bytes): its records, and its wire bytes while uncompressed records view the answer. */
+function decodedCost (b: ScannedBatch): number {
+  return b.cost + (b.batch.compression === 'none' ? wireBytes(b.batch) : 0)
+}
+
+/** What records decoded at arrival already hold. */
+function decodedOwnBytes (b: ScannedBatch): number {
+  return b.decoded ? b.batch.records.length * RECORD_MEMORY_OVERHEAD : 0
 }
 
 /** Cuts `scanned` before the first batch (never the first) whose decoding would take the total past `budget`. */

@@ -544,6 +544,9 @@ export class KafkaJSConsumer {
       // The commit schedule is kafkajs's, driven from here (see #commitIfDue).
       autoCommitIntervalMs: 2_147_483_647,
       emptyBatches: true,
+      // kafkajs hands out a partition's fetch answer as one batch and commits after each:
+      // answers split into parts would each pay a commit.
+      wholeAnswers: true,
       recordMaker: new KafkaMessageMaker()
     }
     if (this.#config.rackId !== undefined && this.#config.rackId !== '') options.rack = this.#config.rackId

@@ -650,23 +650,34 @@ export class KafkaJSConsumer {
   async #work (group: GroupConsumer): Promise<void> {
     const attempts = new Map<string, number>()
     while (this.#running && this.#group === group) {
-      const handed = await group.nextBatch()
-      if (handed === undefined) return
-      const k = key(handed.batch.topic, handed.batch.partition)
-      try {
-        await this.#process(group, handed)
-        attempts.delete(k)
-      } catch (error) {
-        const attempt = attempts.get(k) ?? 0
-        const retries = this.#config.retry?.retries ?? this.#context.config.retry?.retries ?? 5
-        const err = error as Error & { retriable?: boolean }
-        if (err.retriable === false || attempt >= retries) {
-          throw attempt >= retries ? new KafkaJSNumberOfRetriesExceeded(err, { retryCount: attempt, retryTime: retryDelay(this.#retry(), attempt) }) : err
-        }
-        attempts.set(k, attempt + 1)
-        await new Promise(resolve => setTimeout(resolve, retryDelay(this.#retry(), attempt)))
-      }
+      if (!await this.#workOne(group, attempts)) return
     }
+  }
+
+  /**
+   * One batch taken and processed; false when the consumer is closed. Its own frame, so the
+   * batch is garbage once processed: a suspended loop keeps its locals, and a batch held
+   * while the next one is decoded (a kafkajs batch is a whole fetch answer) survives the
+   * young generation and costs collection per record.
+   */
+  async #workOne (group: GroupConsumer, attempts: Map<string, number>): Promise<boolean> {
+    const handed = await group.nextBatch()
+    if (handed === undefined) return false
+    const k = key(handed.batch.topic, handed.batch.partition)
+    try {
+      await this.#process(group, handed)
+      attempts.delete(k)
+    } catch (error) {
+      const attempt = attempts.get(k) ?? 0
+      const retries = this.#config.retry?.retries ?? this.#context.config.retry?.retries ?? 5
+      const err = error as Error & { retriable?: boolean }
+      if (err.retriable === false || attempt >= retries) {
+        throw attempt >= retries ? new KafkaJSNumberOfRetriesExceeded(err, { retryCount: attempt, retryTime: retryDelay(this.#retry(), attempt) }) : err
+      }
+      attempts.set(k, attempt + 1)
+      await new Promise(resolve => setTimeout(resolve, retryDelay(this.#retry(), attempt)))
+    }
+    return true
   }
 
   #retry (): RetryOptions {

@@ -868,6 +868,9 @@ function readNullableBytes (buf: Buffer, end: number, what: string): Buffer | nu
  */
 export const NO_HEADERS: RecordHeader[] = Object.freeze([]) as unknown as RecordHeader[]
 
+/** The records of a record batch whose records were moved on (a consumer's hand-out holds them now): frozen and empty. */
+export const NO_RECORDS: KafkaRecord[] = Object.freeze([]) as unknown as KafkaRecord[]
+
 /** Into KafkaRecords, or into what `maker` makes (then no offset or timestamp bigints are made here). */
 function decodeRecords (batch: RecordBatch, buf: Buffer, start: number, end: number, maker: RecordMaker | undefined): void {
   const count = batch.recordCount

@@ -307,7 +307,13 @@ export class ClassicMembership implements Membership {
   }
 
   async #heartbeatUntilRejoin (signal: AbortSignal): Promise<HeartbeatOutcome> {
+    // The first heartbeat one interval after the SyncGroup, as the Java client and kafkajs
+    // (whose HEARTBEAT events come at least heartbeatInterval apart) send it: the SyncGroup
+    // just answered told all a heartbeat would.
+    let delayMs = this.#host.heartbeatIntervalMs
     while (!signal.aborted) {
+      await this.#sleepUntilNextHeartbeat(delayMs, signal)
+      if (signal.aborted) break
       if (this.#rejoinRequested) return this.#fenced ? 'fenced' : 'rejoin'
       if (this.#isLeader && await this.#partitionCountsChanged(signal)) return 'grown'
       let code: number
@@ -315,10 +321,11 @@ export class ClassicMembership implements Membership {
         code = await this.#sendHeartbeat(signal)
       } catch (error) {
         if (signal.aborted) return 'stopped'
-        // A failed heartbeat is retried; the session timeout decides whether we are still a member.
-        await sleep(this.#host.heartbeatIntervalMs / 3, signal).catch(() => {})
+        // A failed heartbeat is retried sooner; the session timeout decides whether we are still a member.
+        delayMs = this.#host.heartbeatIntervalMs / 3
         continue
       }
+      delayMs = this.#host.heartbeatIntervalMs
       if (code === 0) this.#heartbeated.notify()
       if (code === REBALANCE_IN_PROGRESS) return 'rejoin'
       if (code === FENCED_INSTANCE_ID) throw new BrokerError(code, `Heartbeat in group "${this.#host.groupId}"`)
@@ -327,7 +334,6 @@ export class ClassicMembership implements Membership {
         return 'fenced'
       }
       if (code !== 0) throw new BrokerError(code, `Heartbeat in group "${this.#host.groupId}"`)
-      await this.#sleepUntilNextHeartbeat(signal)
     }
     return 'stopped'
   }
@@ -343,8 +349,8 @@ export class ClassicMembership implements Membership {
     return response.errorCode
   }
 
-  async #sleepUntilNextHeartbeat (signal: AbortSignal): Promise<void> {
-    const deadline = Date.now() + this.#host.heartbeatIntervalMs
+  async #sleepUntilNextHeartbeat (delayMs: number, signal: AbortSignal): Promise<void> {
+    const deadline = Date.now() + delayMs
     // Wake early for a requested rejoin (a commit saw REBALANCE_IN_PROGRESS or a fence).
     while (Date.now() < deadline && !this.#rejoinRequested && !signal.aborted) {
       await sleep(Math.min(100, deadline - Date.now()), signal).catch(() => {})

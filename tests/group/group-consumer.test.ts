@@ -553,6 +553,26 @@ describe('GroupConsumer (consumer protocol): reconciliation while the coordinato
   })
 })
 
+describe('GroupConsumer (classic protocol): heartbeats', { timeout: 60_000 }, () => {
+  test('the first Heartbeat comes one heartbeatIntervalMs after the SyncGroup, and each next one an interval after the last answer (as the Java client and kafkajs)', async () => {
+    await withHarness({ partitions: 1, records: 0 }, async h => {
+      const intervalMs = 300
+      const a = await h.member('a', 'classic', { heartbeatIntervalMs: intervalMs, sessionTimeoutMs: 6000 })
+      a.run(h)
+      await until(() => h.cluster.requests(Heartbeat).filter(r => r.clientId === 'a').length >= 3, 'three heartbeats of A', 5000)
+      const synced = h.cluster.requests(SyncGroup).filter(r => r.clientId === 'a')
+      const beats = h.cluster.requests(Heartbeat).filter(r => r.clientId === 'a')
+      // Timers may fire a millisecond early against Date.now()'s rounding.
+      const afterSync = beats[0].receivedAt - synced[synced.length - 1].receivedAt
+      assert.ok(afterSync >= intervalMs - 5, `the first Heartbeat came ${afterSync} ms after the SyncGroup, before the ${intervalMs} ms interval`)
+      for (let i = 1; i < beats.length; i++) {
+        const gap = beats[i].receivedAt - beats[i - 1].receivedAt
+        assert.ok(gap >= intervalMs - 5, `Heartbeat ${i + 1} came ${gap} ms after the one before`)
+      }
+    })
+  })
+})
+
 describe('GroupConsumer (classic protocol): static membership', { timeout: 60_000 }, () => {
   test('a static leader\'s close() sends no LeaveGroup, and its restart within the session timeout gets the partitions back without a rebalance', async () => {
     await withHarness({ partitions: 2, records: 3 }, async h => {

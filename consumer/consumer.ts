@@ -203,14 +203,13 @@ export function nextFetchPurpose (): `fetch-${number}` {
 }
 
 /**
- * A batch as the application sees it. One object per fetch answer (or merged answers);
- * `isStale` compares the cursor's version with the one it was fetched under, so it costs
- * no closure per batch.
+ * A batch as the application sees it, made when it is handed out (from its buffered entry,
+ * with the records decoded then). `isStale` compares the cursor's version with the one it
+ * was fetched under, so it costs no closure per batch.
  */
 class HandOutBatch implements ConsumerBatch {
   readonly topic: string
   readonly partition: number
-  /** Empty while buffered: filled when the batch is handed out (Consumer.#decode). */
   records: KafkaRecord[]
   highWatermark: bigint
   nextOffset: bigint
@@ -218,14 +217,15 @@ class HandOutBatch implements ConsumerBatch {
   readonly #cursor: Cursor
   readonly #version: number
 
-  constructor (cursor: Cursor, version: number, records: KafkaRecord[], highWatermark: bigint, nextOffset: bigint) {
+  constructor (cursor: Cursor, entry: BufferedBatch, records: KafkaRecord[]) {
     this.topic = cursor.topic
     this.partition = cursor.partition
     this.records = records
-    this.highWatermark = highWatermark
-    this.nextOffset = nextOffset
+    this.highWatermark = entry.highWatermark
+    this.nextOffset = entry.nextOffset
+    if (entry.skippedFrom !== undefined) this.skippedFrom = entry.skippedFrom
     this.#cursor = cursor
-    this.#version = version
+    this.#version = entry.version
   }
 
   isStale (): boolean {
@@ -512,7 +512,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       const handed = this.#takeBatch()
       if (handed !== undefined) {
         const { cursor, entry } = handed
-        const batch = entry.pending.length > 0 ? await this.#decode(cursor, entry) : entry.batch
+        const batch = entry.pending.length > 0 ? await this.#decode(cursor, entry) : new HandOutBatch(cursor, entry, [])
         if (batch === undefined) {
           cursor.handingOut = false
           this.#wakeData()
@@ -784,15 +784,13 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     }
     if (entry.version !== cursor.version || cursor.ownership.released || this.#cursors.get(cursor.key) !== cursor) return undefined
     cursor.decodeFailures = 0
-    // The batch object is made now, not when its answer came, and nothing that waited in
-    // the buffer (the entry, its record batches) is left pointing at the records: those
-    // objects may have reached the old generation, and an old object pointing at young
-    // records keeps them alive through every scavenge until the next full collection. With
-    // 9,000-record batches (the kafkajs drop-in's) that promoted half of all records and
-    // took CPU per record up by half.
-    const buffered = entry.batch
-    const batch = new HandOutBatch(cursor, entry.version, decodedRecords(pending, entry.fetchedFrom, this.#recordMaker), buffered.highWatermark, buffered.nextOffset)
-    if (buffered.skippedFrom !== undefined) batch.skippedFrom = buffered.skippedFrom
+    // Nothing that waited in the buffer (the entry, its record batches) is left pointing at
+    // the records: those objects may have reached the old generation, and an old object
+    // pointing at young records keeps them alive through every scavenge until the next full
+    // collection. With 9,000-record batches (the kafkajs drop-in's) that promoted half of
+    // all records and took CPU per record up by half. So the batch object is made here, and
+    // the record batches let go of their records.
+    const batch = new HandOutBatch(cursor, entry, decodedRecords(pending, entry.fetchedFrom, this.#recordMaker))
     for (let i = 0; i < pending.length; i++) pending[i].batch.records = NO_RECORDS
     if (batch.records.length > 0) return batch
     // A compacted batch may keep its last offset and lose the records at or past the fetch position.
@@ -891,7 +889,6 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       fetchable: nodeId => this.#fetchable(nodeId),
       heldBack: nodeId => this.#heldBack(nodeId),
       isCurrent: (cursor, version) => cursor.version === version && this.#cursors.get(cursor.key) === cursor,
-      newBatch: (cursor, version, records, highWatermark, nextOffset) => new HandOutBatch(cursor, version, records, highWatermark, nextOffset),
       get maxBatchRecords (): number { return consumer.#maxBatchRecords },
       get maxBatchBytes (): number { return consumer.#maxBatchBytes },
       buffered: () => this.#wakeData(),

@@ -61,9 +61,17 @@ export interface Processing {
 
 export type OffsetSpec = 'earliest' | 'latest' | { timestamp: bigint | number | Date }
 
+/**
+ * A batch waiting to be handed out. It holds its record batches as fetched and no batch
+ * object: the consumer makes that at hand-out, with the records it decodes then.
+ */
 export interface BufferedBatch {
-  /** Its `records` stay empty while buffered: the consumer decodes `pending` into them when it hands the batch out. */
-  batch: ConsumerBatch
+  /** The partition's high watermark in the answer last merged in. */
+  highWatermark: bigint
+  /** The offset after the batch: where a commit of it points, and where the next part starts. */
+  nextOffset: bigint
+  /** A batch without records (FetchOptions.emptyBatches): the first offset of the markers or aborted data it skipped. */
+  skippedFrom?: bigint
   /**
    * What the records will take in memory once decoded (decompressed bytes, RECORD_MEMORY_OVERHEAD
    * per record, uncompressed record bytes), estimated from the batch headers. Counts against

@@ -22,8 +22,8 @@ import { dropAbortedAndControl, dropControl } from '../client/read-committed'
 import { Fetch, type FetchPartitionResponse, type FetchRequest, type FetchResponse } from '../protocol/apis/fetch'
 import { errorCodeInfo } from '../protocol/error-codes'
 import { BrokerError, KafkaTsError, ProtocolError } from '../protocol/errors'
-import { decodeScannedBatches, RECORD_MEMORY_OVERHEAD, scanRecordBatches, type KafkaRecord, type RecordBatch, type ScannedBatch } from '../protocol/record-batch'
-import type { BufferedBatch, ConsumerBatch, Cursor, PrefetchAccount } from './cursor'
+import { decodeScannedBatches, RECORD_MEMORY_OVERHEAD, scanRecordBatches, type RecordBatch, type ScannedBatch } from '../protocol/record-batch'
+import type { BufferedBatch, Cursor, PrefetchAccount } from './cursor'
 import { FetchSession, type SessionPartition } from './fetch-session'
 
 const ZERO_UUID = '00000000-0000-0000-0000-000000000000'
@@ -85,8 +85,6 @@ export interface SourceOwner {
   heldBack: (nodeId: number) => boolean
   /** The cursor is still the consumer's, at `version` (no seek, reset or removal since). */
   isCurrent: (cursor: Cursor, version: number) => boolean
-  /** The batch object the application will see. */
-  newBatch: (cursor: Cursor, version: number, records: KafkaRecord[], highWatermark: bigint, nextOffset: bigint) => ConsumerBatch
   /** A buffered batch holds at most these (a record batch is never split): answers are appended to the last while the application is behind, and split past them. */
   readonly maxBatchRecords: number
   readonly maxBatchBytes: number
@@ -338,15 +336,15 @@ export class Source {
       if (cursor.processing === undefined && cursor.buffered.length === 0) cursor.processedOffset = nextOffset
       return
     }
-    const newEntry = (from: bigint): BufferedBatch => ({ batch: owner.newBatch(cursor, version, [], response.highWatermark, nextOffset), bytes: 0, ownBytes: 0, viewBytes: 0, pins: [], version, pending: [], recordCount: 0, fetchedFrom: from, fetchedEpoch })
+    const newEntry = (from: bigint): BufferedBatch => ({ highWatermark: response.highWatermark, nextOffset, bytes: 0, ownBytes: 0, viewBytes: 0, pins: [], version, pending: [], recordCount: 0, fetchedFrom: from, fetchedEpoch })
     let entry: BufferedBatch
     if (merge) {
       entry = waiting
-      entry.batch.nextOffset = nextOffset
-      entry.batch.highWatermark = response.highWatermark
+      entry.nextOffset = nextOffset
+      entry.highWatermark = response.highWatermark
     } else {
       entry = newEntry(fetchOffset)
-      if (count === 0) entry.batch.skippedFrom = scanned[0].batch.baseOffset > fetchOffset ? scanned[0].batch.baseOffset : fetchOffset
+      if (count === 0) entry.skippedFrom = scanned[0].batch.baseOffset > fetchOffset ? scanned[0].batch.baseOffset : fetchOffset
     }
     // An answer past the batch limits is buffered in parts, split between record batches
     // (never inside one): a hand-out decodes all its records at once and they stay alive
@@ -357,7 +355,7 @@ export class Source {
       const header = b.batch
       const cost = decodedCost(b)
       if (entry.recordCount > 0 && !this.#settings.wholeAnswers && (entry.recordCount + header.recordCount > owner.maxBatchRecords || entry.bytes + cost > owner.maxBatchBytes)) {
-        entry.batch.nextOffset = header.baseOffset
+        entry.nextOffset = header.baseOffset
         entry = newEntry(header.baseOffset)
       }
       entry.pending.push(b)

@@ -84,12 +84,6 @@ export interface FetchOptions {
    * messages): batches then hold what it makes, so deserializers and run() don't apply.
    */
   recordMaker?: RecordMaker
-  /**
-   * @internal Hand each fetch answer out whole, however large (the kafkajs drop-in: a kafkajs
-   * batch is a partition's fetch answer, and it commits after each). By default an answer
-   * past maxBatchRecords/maxBatchBytes comes in parts.
-   */
-  wholeAnswers?: boolean
 }
 
 /** A handler that took longer than `maxProcessingMs` ('processingTimeout' event). */
@@ -184,6 +178,12 @@ export interface HandedBatch<K = Buffer, V = Buffer> {
    * unless the caller seeks back to them.
    */
   finish: (processedUpTo?: bigint | null) => void
+  /**
+   * The fetch answer this batch was cut from goes on in the partition's next buffered batch
+   * (an answer past maxBatchRecords/maxBatchBytes is handed out in parts): the kafkajs
+   * drop-in commits after an answer's last part, as kafkajs commits after each fetched batch.
+   */
+  moreOfAnswer: boolean
 }
 
 export interface ConsumerHooks {
@@ -331,8 +331,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       isolationLevel: options.isolation === 'read_committed' ? 1 : 0,
       rack: options.rack ?? '',
       offsetReset: options.offsetReset ?? 'latest',
-      emptyBatches: options.emptyBatches ?? false,
-      wholeAnswers: options.wholeAnswers === true
+      emptyBatches: options.emptyBatches ?? false
     }
     this.#account = new PrefetchAccount(options.maxBufferedBytes ?? 64 * 1024 * 1024)
     checkInteger('consumer option', 'maxBatchRecords', options.maxBatchRecords, { min: 1 })
@@ -547,7 +546,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
         }
         this.#metrics.batchConsumed(batch.topic, batch.records.length)
         if (subscribed(channels.consumerBatch)) this.#traceHandOut(batch, firstOffset, forRun)
-        return { batch, cursor, finish: (processedUpTo?: bigint | null) => this.#finish(cursor, batch, processedUpTo === undefined ? batch.nextOffset : processedUpTo) }
+        return { batch, cursor, finish: (processedUpTo?: bigint | null) => this.#finish(cursor, batch, processedUpTo === undefined ? batch.nextOffset : processedUpTo), moreOfAnswer: entry.moreOfAnswer }
       }
       if (signal?.aborted === true) throw new AbortedError('Aborted while waiting for records', { written: false, cause: signal.reason })
       await new Promise<void>(resolve => {

@@ -97,6 +97,8 @@ export interface BufferedBatch {
   /** Where its first answer was fetched from, and the leader epoch sent then: where a batch that cannot be decoded is fetched again. */
   fetchedFrom: bigint
   fetchedEpoch: number
+  /** Split from the rest of its fetch answer at the batch limits: the next buffered batch goes on with it (HandedBatch.moreOfAnswer). */
+  moreOfAnswer: boolean
 }
 
 interface Pin {

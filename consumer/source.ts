@@ -39,8 +39,6 @@ export interface FetchSettings {
   offsetReset: 'earliest' | 'latest' | 'none'
   /** Answers with only markers or aborted data become batches without records (FetchOptions.emptyBatches). */
   emptyBatches: boolean
-  /** Each answer is buffered as one batch, never split at maxBatchRecords/maxBatchBytes (FetchOptions.wholeAnswers). */
-  wholeAnswers: boolean
 }
 
 export interface TruncationEvent {
@@ -336,7 +334,7 @@ export class Source {
       if (cursor.processing === undefined && cursor.buffered.length === 0) cursor.processedOffset = nextOffset
       return
     }
-    const newEntry = (from: bigint): BufferedBatch => ({ highWatermark: response.highWatermark, nextOffset, bytes: 0, ownBytes: 0, viewBytes: 0, pins: [], version, pending: [], recordCount: 0, fetchedFrom: from, fetchedEpoch })
+    const newEntry = (from: bigint): BufferedBatch => ({ highWatermark: response.highWatermark, nextOffset, bytes: 0, ownBytes: 0, viewBytes: 0, pins: [], version, pending: [], recordCount: 0, fetchedFrom: from, fetchedEpoch, moreOfAnswer: false })
     let entry: BufferedBatch
     if (merge) {
       entry = waiting
@@ -354,8 +352,9 @@ export class Source {
       const b = kept[i]
       const header = b.batch
       const cost = decodedCost(b)
-      if (entry.recordCount > 0 && !this.#settings.wholeAnswers && (entry.recordCount + header.recordCount > owner.maxBatchRecords || entry.bytes + cost > owner.maxBatchBytes)) {
+      if (entry.recordCount > 0 && (entry.recordCount + header.recordCount > owner.maxBatchRecords || entry.bytes + cost > owner.maxBatchBytes)) {
         entry.nextOffset = header.baseOffset
+        entry.moreOfAnswer = true
         entry = newEntry(header.baseOffset)
       }
       entry.pending.push(b)

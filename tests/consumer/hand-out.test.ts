@@ -96,7 +96,7 @@ describe('consumer hand-out', { timeout: 60_000 }, () => {
   })
 
   /** The batches (first offset, record count, nextOffset) of a partition's records, read to `end` with `options`. */
-  async function batchesOf (topic: string, end: bigint, options: { maxBatchRecords?: number, maxBatchBytes?: number, wholeAnswers?: boolean }): Promise<Array<[bigint, number, bigint]>> {
+  async function batchesOf (topic: string, end: bigint, options: { maxBatchRecords?: number, maxBatchBytes?: number }): Promise<Array<[bigint, number, bigint]>> {
     const consumer = Consumer.assigned(client, { assign: [{ topic, partition: 0, offset: 0n }], maxWaitMs: 10, ...options })
     const batches: Array<[bigint, number, bigint]> = []
     const running = consumer.run({
@@ -119,7 +119,26 @@ describe('consumer hand-out', { timeout: 60_000 }, () => {
     assert.deepEqual(await batchesOf(topic, 10n, { maxBatchRecords: 500 }), [[0n, 10, 10n]], 'an answer within the limit comes whole')
     const perRecord = (await batchesOf(topic, 10n, { maxBatchRecords: 500, maxBatchBytes: 1 }))
     assert.deepEqual(perRecord.map(b => b[1]), Array(10).fill(1), 'maxBatchBytes splits too')
-    assert.deepEqual(await batchesOf(topic, 10n, { maxBatchRecords: 3, wholeAnswers: true }), [[0n, 10, 10n]], 'wholeAnswers (the kafkajs drop-in) hands the answer out as one batch')
+  })
+
+  test('each part of a split answer but its last says more of the answer follows (moreOfAnswer, what the kafkajs drop-in commits by)', async () => {
+    const topic = await topicWith(10)
+    const consumer = Consumer.assigned(client, { assign: [{ topic, partition: 0, offset: 0n }], maxWaitMs: 10, maxBatchRecords: 4 })
+    const parts: Array<[bigint, number, boolean]> = []
+    try {
+      while (parts.length === 0 || parts[parts.length - 1][0] + BigInt(parts[parts.length - 1][1]) < 10n) {
+        const handed = (await consumer.nextBatch())!
+        parts.push([handed.batch.records[0].offset, handed.batch.records.length, handed.moreOfAnswer])
+        handed.finish()
+      }
+      await produce(topic, 1)
+      const next = (await consumer.nextBatch())!
+      parts.push([next.batch.records[0].offset, next.batch.records.length, next.moreOfAnswer])
+      next.finish()
+    } finally {
+      await consumer.close()
+    }
+    assert.deepEqual(parts, [[0n, 4, true], [4n, 4, true], [8n, 2, false], [10n, 1, false]])
   })
 
   test('a record batch larger than maxBatchRecords comes whole', async () => {

@@ -432,7 +432,7 @@ describe('prefetch memory is bounded by what memory holds: fetched bytes until a
     const account = new PrefetchAccount(1000)
     const answer = new ArrayBuffer(2000)
     const scanned = { batch: { records: [] }, data: Buffer.from(answer, 0, 100), maxBytes: 0, cost: 300, decoded: false } as any
-    const entry: BufferedBatch = { highWatermark: 1n, nextOffset: 1n, bytes: 0, ownBytes: 0, viewBytes: 0, pins: [], version: 0, pending: [scanned], recordCount: 1, fetchedFrom: 0n, fetchedEpoch: -1 }
+    const entry: BufferedBatch = { highWatermark: 1n, nextOffset: 1n, bytes: 0, ownBytes: 0, viewBytes: 0, pins: [], version: 0, pending: [scanned], recordCount: 1, fetchedFrom: 0n, fetchedEpoch: -1, moreOfAnswer: false }
     // As Cursor.push counts it: 300 bytes of its own, 100 viewing the 2,000-byte answer (counted whole).
     entry.bytes = 400
     entry.ownBytes = 300

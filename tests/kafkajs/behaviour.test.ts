@@ -390,6 +390,71 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     })
   }
 
+  test('a big fetch answer comes in parts, committed once after its last part; a pause in a part commits what it resolved at once', async () => {
+    // 600 messages of 10 KB (6 MB) in one fetch answer: parts of about 2 MiB of messages.
+    const topic = await topicWith(1)
+    const producer = kafka.producer()
+    await producer.connect()
+    for (let i = 0; i < 12; i++) {
+      await producer.send({ topic, messages: Array.from({ length: 50 }, (_, j) => ({ partition: 0, value: `${i * 50 + j}:`.padEnd(10_000, 'x') })) })
+    }
+    await producer.disconnect()
+    const consumerOf = (groupId: string): ReturnType<Kafka['consumer']> => kafka.consumer({ groupId, maxBytesPerPartition: 16 * 1024 * 1024, maxBytes: 32 * 1024 * 1024, maxWaitTimeInMs: 100 })
+    const committedOffsets = (consumer: ReturnType<Kafka['consumer']>): string[] => {
+      const offsets: string[] = []
+      consumer.on(consumer.events.COMMIT_OFFSETS, e => { offsets.push(e.payload.topics[0].partitions[0].offset) })
+      return offsets
+    }
+
+    const consumer = consumerOf(unique('group'))
+    const commits = committedOffsets(consumer)
+    const parts: Array<[string, string]> = []
+    const values: number[] = []
+    await consumer.connect()
+    try {
+      await consumer.subscribe({ topic, fromBeginning: true })
+      await consumer.run({
+        eachBatch: async ({ batch }) => {
+          parts.push([batch.firstOffset()!, batch.lastOffset()])
+          for (const m of batch.messages) values.push(Number(String(m.value).split(':')[0]))
+        }
+      })
+      await until(() => values.length === 600 && commits.length > 0, 'every message and a commit')
+      await new Promise(resolve => setTimeout(resolve, 500))
+      assert.deepEqual(values, Array.from({ length: 600 }, (_, i) => i))
+      assert.ok(parts.length >= 3, `the answer was not split: ${JSON.stringify(parts)}`)
+      assert.deepEqual(commits, ['600'], `a commit per part rather than per answer (parts ${JSON.stringify(parts)})`)
+    } finally {
+      await consumer.disconnect()
+    }
+
+    const paused = consumerOf(unique('group'))
+    const pausedCommits = committedOffsets(paused)
+    const pausedParts: Array<[string, string]> = []
+    let resume: (() => void) | undefined
+    await paused.connect()
+    try {
+      await paused.subscribe({ topic, fromBeginning: true })
+      await paused.run({
+        eachBatch: async ({ batch, pause }) => {
+          pausedParts.push([batch.firstOffset()!, batch.lastOffset()])
+          if (resume === undefined) resume = pause()
+        }
+      })
+      await until(() => pausedParts.length > 0, 'the first part')
+      await new Promise(resolve => setTimeout(resolve, 1000))
+      const firstEnd = String(Number(pausedParts[0][1]) + 1)
+      assert.ok(Number(firstEnd) < 600, `the first part was the whole answer: ${JSON.stringify(pausedParts)}`)
+      assert.deepEqual(pausedCommits, [firstEnd], 'the paused part\'s offsets waited for the rest of the answer')
+      assert.equal(pausedParts.length, 1, 'parts handed out while paused')
+      resume!()
+      await until(() => pausedCommits[pausedCommits.length - 1] === '600', 'the rest after resume')
+      assert.equal(pausedParts[1][0], firstEnd)
+    } finally {
+      await paused.disconnect()
+    }
+  })
+
   test('createPartitions places new partitions on the brokers given in assignments, and refuses a broker that does not exist', async () => {
     const topic = await topicWith(1)
     const admin = kafka.admin()

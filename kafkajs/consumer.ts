@@ -784,8 +784,9 @@ export class KafkaJSConsumer {
     }
     this.#instrumentation.emit(consumerEvents.END_BATCH_PROCESS, { ...payloadBase, duration: Date.now() - started })
     // Mid-answer, kafkajs's commit after the batch waits for the answer's last part, unless
-    // the rest will not come now (a seek, unresolved messages fetched again, a pause, a failure).
-    const midAnswer = handed.moreOfAnswer && !interrupted && !fetchAgain && failure === undefined && !this.#isPaused(topic, partition)
+    // the rest will not come now (a seek, unresolved messages fetched again, a pause; a
+    // failure forces the commit anyway).
+    const midAnswer = handed.moreOfAnswer && !interrupted && !fetchAgain && !this.#isPaused(topic, partition)
     if (config.autoCommit !== false) await this.#commitIfDue(group, failure !== undefined, midAnswer)
     if (failure !== undefined) throw failure
   }

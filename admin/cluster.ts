@@ -82,7 +82,11 @@ export interface FeatureUpdate {
 
 const UPGRADE_TYPES = { upgrade: 1, 'safe-downgrade': 2, 'unsafe-downgrade': 3 }
 
-/** Changes finalized feature levels; the whole update succeeds or fails together (v2+). */
+/**
+ * Changes finalized feature levels; the whole update succeeds or fails together (v2+).
+ * The controller has committed the change when this resolves; each broker applies it from the
+ * metadata log shortly after, so describeFeatures() (answered by a broker) may briefly show the old level.
+ */
 export async function updateFeatures (router: Router, updates: FeatureUpdate[], options: AdminCallOptions & { validateOnly?: boolean } = {}): Promise<void> {
   const deadline = router.deadline('updateFeatures', options, ['validateOnly'])
   for (const u of updates) {

@@ -192,6 +192,15 @@ rootLogger.appenderRef.stderr.ref = STDERR
 let cachedJavaVersion: string | undefined
 
 /** "java 17.0.15, kafka-clients 4.4.0", for the notes. */
+/**
+ * Writes the page cache's dirty pages to disk before a run. A run writes up to a GiB into
+ * the broker's log; without this the kernel flushes it during the next run, whichever client
+ * that is, and its records/s halves (the fast and slow modes of earlier rounds).
+ */
+function flushDirtyPages (): void {
+  spawnSync('sync', { stdio: 'ignore' })
+}
+
 export async function javaVersion (): Promise<string> {
   if (cachedJavaVersion !== undefined) return cachedJavaVersion
   const outcome = await new Promise<string>(resolve => {
@@ -451,6 +460,7 @@ export class BenchHarness<O extends BenchOptions> {
     for (let round = 1; round <= this.options.repeat; round++) {
       for (let v = 0; v < variants.length; v++) {
         process.stderr.write(`bench: ${label(variants[v])}, ${sizeLabel(size)} values, ${compression}${this.options.repeat > 1 ? `, run ${round} of ${this.options.repeat}` : ''} …`)
+        flushDirtyPages()
         const row = await run(variants[v])
         runs[v].push(row)
         process.stderr.write(` ${formatNumber(row.recordsPerSecond, 0)} records/s; ${row.notes.join('; ')}\n`)

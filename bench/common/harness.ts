@@ -189,9 +189,6 @@ rootLogger.level = warn
 rootLogger.appenderRef.stderr.ref = STDERR
 `
 
-let cachedJavaVersion: string | undefined
-
-/** "java 17.0.15, kafka-clients 4.4.0", for the notes. */
 /**
  * Writes the page cache's dirty pages to disk before a run. A run writes up to a GiB into
  * the broker's log; without this the kernel flushes it during the next run, whichever client
@@ -201,6 +198,9 @@ function flushDirtyPages (): void {
   spawnSync('sync', { stdio: 'ignore' })
 }
 
+let cachedJavaVersion: string | undefined
+
+/** "java 17.0.15, kafka-clients 4.4.0", for the notes. */
 export async function javaVersion (): Promise<string> {
   if (cachedJavaVersion !== undefined) return cachedJavaVersion
   const outcome = await new Promise<string>(resolve => {
@@ -452,7 +452,7 @@ export class BenchHarness<O extends BenchOptions> {
   /**
    * Runs a case for every variant (a client, or what the share benchmark varies too),
    * `repeat` rounds of one run per variant in turn (so a change in the machine's load
-   * touches every variant alike), with progress on stderr (`label` names a variant), and
+   * touches every variant alike), each after flushDirtyPages(), with progress on stderr (`label` names a variant), and
    * gives each variant's median run.
    */
   async measure<V, R extends BenchRow> (variants: readonly V[], size: number, compression: string, run: (variant: V) => Promise<R>, label: (variant: V) => string = String): Promise<R[]> {

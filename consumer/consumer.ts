@@ -27,11 +27,11 @@ import { TypedEmitter, type TypedEvents } from '../client/events'
 import type { LogFields } from '../client/logger'
 import { channels, publishAsyncEnd, subscribed, type ConsumerBatchTrace } from '../client/instrumentation'
 import type { MetricsRegistry, PartitionLag } from '../client/metrics'
-import { checkBoolean, checkDuration, checkFunction, checkInteger, checkKnownKeys, checkObject, checkString, describeValue } from '../client/validate'
+import { checkBoolean, checkDuration, checkFunction, checkInteger, checkKnownKeys, checkObject, checkSignal, checkString, describeValue } from '../client/validate'
 import { AbortedError } from '../client/errors'
 import { KafkaTsError } from '../protocol/errors'
 import { decodeScannedBatches, NO_RECORDS, type KafkaRecord, type RecordMaker, type ScannedBatch } from '../protocol/record-batch'
-import { backoffDelay } from '../client/backoff'
+import { backoffDelay, sleep } from '../client/backoff'
 import { Cursor, directOwnership, PrefetchAccount, type BufferedBatch, type ConsumerBatch, type OffsetSpec, type Ownership, type Processing } from './cursor'
 import { Source, type FetchErrorEvent, type FetchEvent, type FetchSettings, type SourceOwner, type TruncationEvent } from './source'
 import { RecordDeserializer, type ConsumerRecord, type Deserializers } from '../client/serializers'
@@ -129,6 +129,24 @@ export interface RunOptions<K = Buffer, V = Buffer> {
    * while the partition is still held.
    */
   retry?: boolean | RunRetryOptions
+  /**
+   * Stops run() gracefully: no batch is handed out after it aborts, handlers already
+   * running finish their batch (eachRecord: every record of it), which counts as
+   * processed, and run() resolves then. A batch waiting to be retried is not retried; it
+   * stays unprocessed. The consumer stays open: close() then commits and leaves.
+   */
+  signal?: AbortSignal
+}
+
+/** Options of `consumer.batches()`. */
+export interface BatchesOptions {
+  /**
+   * Ends the loop gracefully: once it aborts, the next `next()` (the loop asking for the
+   * next batch) marks the batch in hand processed and ends the loop instead of handing out
+   * another; a loop waiting for records ends at once. The consumer stays open: close() then
+   * commits and leaves.
+   */
+  signal?: AbortSignal
 }
 
 /** K and V are what the `deserializers` make of keys and values (Buffer without). */
@@ -233,8 +251,6 @@ class HandOutBatch implements ConsumerBatch {
   }
 }
 
-const sleep = async (ms: number): Promise<void> => await new Promise(resolve => setTimeout(resolve, ms))
-
 /**
  * Calls the application's callback for one batch of run(), from record `progress.next`;
  * false if it stopped early (`keepGoing`). Its name marks run() handlers in async stack
@@ -295,6 +311,8 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
   #overdueTimer: NodeJS.Timeout | undefined
   /** No more hand-outs: close() started. */
   #stopping = false
+  /** Aborts when hand-outs stop (close() or a group member's close): ends this consumer's own waits (retry and offset-resolve backoffs, ListOffsets). */
+  readonly #stop = new AbortController()
   /**
    * Cursors removed (revoked, lost, replaced) while their batch was still processed, by
    * partition key: a partition that comes back hands out nothing until that batch returned,
@@ -498,16 +516,33 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     this.#wakeData()
   }
 
-  /** The next batch, waiting for one; undefined once the consumer is closed. */
+  /**
+   * The next batch, waiting for one; undefined once the consumer is closed. Once `signal`
+   * aborts no batch is handed out: it rejects with AbortedError (a batch already in hand
+   * is the caller's to finish).
+   */
   async nextBatch (signal?: AbortSignal): Promise<HandedBatch<K, V> | undefined> {
-    return await this.#nextBatch(signal, false) as HandedBatch<K, V> | undefined
+    const stopListening = this.#wakeOnAbort(signal)
+    let handed: HandedBatch<K, V> | undefined
+    try {
+      handed = await this.#nextBatch(signal, false) as HandedBatch<K, V> | undefined
+    } finally {
+      stopListening()
+    }
+    if (handed === undefined && signal?.aborted === true && !this.#stopping) throw new AbortedError('Aborted while waiting for records', { written: false, cause: signal.reason })
+    return handed
   }
 
-  /** `forRun`: the batch goes to a run() handler, which publishes its trace's start itself (so the handler runs in the subscriber's context). */
+  /**
+   * Undefined once closing or once `signal` aborted (checked before a batch is taken, so an
+   * abort stops the hand-out, not a batch already on its way). `forRun`: the batch goes to
+   * a run() handler, which publishes its trace's start itself (so the handler runs in the
+   * subscriber's context).
+   */
   async #nextBatch (signal: AbortSignal | undefined, forRun: boolean): Promise<HandedBatch | undefined> {
     for (;;) {
       if (this.#failure !== undefined) throw this.#failure
-      if (this.#closed || this.#stopping) return undefined
+      if (this.#closed || this.#stopping || signal?.aborted === true) return undefined
       const handed = this.#takeBatch()
       if (handed !== undefined) {
         const { cursor, entry } = handed
@@ -548,16 +583,17 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
         if (subscribed(channels.consumerBatch)) this.#traceHandOut(batch, firstOffset, forRun)
         return { batch, cursor, finish: (processedUpTo?: bigint | null) => this.#finish(cursor, batch, processedUpTo === undefined ? batch.nextOffset : processedUpTo), moreOfAnswer: entry.moreOfAnswer }
       }
-      if (signal?.aborted === true) throw new AbortedError('Aborted while waiting for records', { written: false, cause: signal.reason })
-      await new Promise<void>(resolve => {
-        const onAbort = (): void => resolve()
-        signal?.addEventListener('abort', onAbort, { once: true })
-        this.#dataWaiters.push(() => {
-          signal?.removeEventListener('abort', onAbort)
-          resolve()
-        })
-      })
+      // The caller's signal wakes the waiters (#wakeOnAbort): one listener per call, not per worker.
+      await new Promise<void>(resolve => { this.#dataWaiters.push(resolve) })
     }
+  }
+
+  /** Wakes readers when `signal` aborts, so they end; call the result to stop listening. */
+  #wakeOnAbort (signal: AbortSignal | undefined): () => void {
+    if (signal === undefined) return () => {}
+    const wake = (): void => this.#wakeData()
+    signal.addEventListener('abort', wake, { once: true })
+    return () => signal.removeEventListener('abort', wake)
   }
 
   /** A batch being handed out through the deserializers; one that fails ends the consumer (its batch is not processed). */
@@ -574,24 +610,49 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     }
   }
 
-  /** `for await (const batch of consumer)`: a batch is finished when the loop body returns. */
-  [Symbol.asyncIterator] (): AsyncIterator<ConsumerBatch<K, V>> {
+  /** `for await (const batch of consumer)`: `batches()` without options. */
+  [Symbol.asyncIterator] (): AsyncIterableIterator<ConsumerBatch<K, V>> {
+    return this.batches()
+  }
+
+  /**
+   * `for await (const batch of consumer.batches({ signal }))`. A batch counts as processed
+   * when the loop asks for the next one (invariant 7). Leaving the loop early (break,
+   * return, a throw) releases the batch in hand without marking it, and closes the
+   * consumer: a group member commits what was processed before it and leaves, so the
+   * batch is read again. `signal` ends the loop gracefully (BatchesOptions) and leaves the
+   * consumer open.
+   */
+  batches (options: BatchesOptions = {}): AsyncIterableIterator<ConsumerBatch<K, V>> {
+    checkObject('batches()', 'options', options as unknown)
+    checkKnownKeys('batches() option', options, ['signal'])
+    checkSignal('batches() option', 'signal', options.signal)
+    const signal = options.signal
     let current: HandedBatch<K, V> | undefined
-    return {
+    const iterator: AsyncIterableIterator<ConsumerBatch<K, V>> = {
       next: async () => {
+        // The loop asked for the next batch: the one in hand is processed.
         current?.finish()
         current = undefined
-        current = await this.nextBatch()
+        const stopListening = this.#wakeOnAbort(signal)
+        try {
+          current = await this.#nextBatch(signal, false) as HandedBatch<K, V> | undefined
+        } finally {
+          stopListening()
+        }
         if (current === undefined) return { done: true, value: undefined }
         return { done: false, value: current.batch }
       },
       return: async () => {
-        current?.finish()
+        // Left early: the batch in hand is released, not processed (the fetch position moves on, the consumer closes).
+        current?.finish(null)
         current = undefined
         await this.close()
         return { done: true, value: undefined }
-      }
+      },
+      [Symbol.asyncIterator]: () => iterator
     }
+    return iterator
   }
 
   /**
@@ -599,7 +660,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
    * `partitionsConcurrently` partitions at a time, each partition in order. Resolves when
    * the consumer is closed. A throwing callback rejects run() and closes the consumer (a
    * group member leaves its group), unless `retry` is set; the records it did not finish
-   * are not marked processed.
+   * are not marked processed. `signal` stops it gracefully (RunOptions.signal).
    */
   async run (options: RunOptions<K, V>): Promise<void> {
     checkRunOptions(options as RunOptions)
@@ -608,7 +669,9 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     const worker = async (): Promise<void> => {
       while (await this.#runOne(options as RunOptions, retry));
     }
+    const stopListening = this.#wakeOnAbort(options.signal)
     const results = await Promise.allSettled(Array.from({ length: workers }, worker))
+    stopListening()
     const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')
     if (failed !== undefined) {
       // Rejects once the consumer has left (its partitions are other members' now).
@@ -623,7 +686,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
    * a batch held while the next one is decoded survives the young generation.
    */
   async #runOne (options: RunOptions, retry: RunRetryOptions | undefined): Promise<boolean> {
-    const handed = await this.#nextBatch(undefined, true)
+    const handed = await this.#nextBatch(options.signal, true)
     if (handed === undefined) return false
     this.#runBatches.add(handed.batch)
     await this.#process(handed, options, retry)
@@ -657,8 +720,10 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
         const retryInMs = Math.min(retry.maxMs ?? 30_000, (retry.initialMs ?? 100) * 2 ** attempt)
         const event: HandlerErrorEvent = { error, topic: batch.topic, partition: batch.partition, offset: records[progress.next]?.offset ?? batch.nextOffset, attempt: attempt + 1, retryInMs }
         this.#events.emit('handlerError', event)
-        await sleep(retryInMs)
-        if (batch.isStale() || this.#stopping) {
+        // Ended early by close() (or a member's close) and by run()'s signal: the batch is not retried then.
+        const wait = options.signal === undefined ? this.#stop.signal : AbortSignal.any([this.#stop.signal, options.signal])
+        await sleep(retryInMs, wait).catch(() => {})
+        if (batch.isStale() || this.#stopping || options.signal?.aborted === true) {
           this.#finish(cursor, batch, null)
           return
         }
@@ -702,6 +767,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     if (this.#closed) return
     this.#closed = true
     this.#stopping = true
+    this.#stop.abort()
     clearTimeout(this.#refreshTimer)
     clearTimeout(this.#overdueTimer)
     this.#wakeWork()
@@ -725,6 +791,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
    */
   protected stopHandingOut (): void {
     this.#stopping = true
+    this.#stop.abort()
     this.#wakeData()
   }
 
@@ -964,26 +1031,30 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     if (this.#resolving.has(cursor)) return
     this.#resolving.add(cursor)
     try {
-      for (let attempt = 0; !this.#closed; attempt++) {
+      const stop = this.#stop.signal
+      for (let attempt = 0; !stop.aborted; attempt++) {
         const spec = cursor.resetTo
         if (spec === undefined || this.#cursors.get(cursor.key) !== cursor) return
         const version = cursor.version
         try {
-          const { offset } = await this.client.listOffsets({ topic: cursor.topic, partition: cursor.partition, spec, isolation: this.#settings.isolationLevel === 1 ? 'read_committed' : 'read_uncommitted' })
+          const { offset } = await this.client.listOffsets({ topic: cursor.topic, partition: cursor.partition, spec, isolation: this.#settings.isolationLevel === 1 ? 'read_committed' : 'read_uncommitted', signal: stop })
           if (cursor.version !== version) continue
           // A timestamp after the last record gives -1: start at the end then.
-          cursor.fetchOffset = offset >= 0n ? offset : (await this.client.listOffsets({ topic: cursor.topic, partition: cursor.partition, spec: 'latest' })).offset
+          cursor.fetchOffset = offset >= 0n ? offset : (await this.client.listOffsets({ topic: cursor.topic, partition: cursor.partition, spec: 'latest', signal: stop })).offset
           cursor.resetTo = undefined
           if (this.#seekedToSpec.delete(cursor)) cursor.processedOffset = cursor.fetchOffset
           this.#startSources()
           this.#wakeWork()
           return
         } catch (error) {
+          // Stopped: the error is the abort of the ListOffsets in flight, not a failure.
+          if (stop.aborted) return
           if (error instanceof KafkaTsError && !error.retriable) {
             this.#fail(error)
             return
           }
-          await new Promise(resolve => setTimeout(resolve, Math.min(1000, 100 * 2 ** attempt)))
+          // close() ends the wait (and the loop) at once.
+          await sleep(Math.min(1000, 100 * 2 ** attempt), stop).catch(() => {})
         }
       }
     } finally {
@@ -1083,7 +1154,7 @@ function checkOffset (what: string, offset: unknown): void {
   throw new TypeError(`${what}: expected a bigint offset${hint}, 'earliest', 'latest' or { timestamp }, got ${describeValue(offset)}`)
 }
 
-const runOptionKeys = ['eachBatch', 'eachRecord', 'partitionsConcurrently', 'retry'] as const
+const runOptionKeys = ['eachBatch', 'eachRecord', 'partitionsConcurrently', 'retry', 'signal'] as const
 
 function checkRunOptions (options: RunOptions): void {
   checkObject('run() option', 'options', options)
@@ -1092,6 +1163,7 @@ function checkRunOptions (options: RunOptions): void {
   checkFunction('run() option', 'eachRecord', options.eachRecord)
   if ((options.eachBatch === undefined) === (options.eachRecord === undefined)) throw new TypeError('run() needs exactly one of eachBatch and eachRecord')
   checkInteger('run() option', 'partitionsConcurrently', options.partitionsConcurrently, { min: 1, max: 10_000 })
+  checkSignal('run() option', 'signal', options.signal)
   const retry = options.retry
   if (retry === undefined || typeof retry === 'boolean') {
     checkBoolean('run() option', 'retry', retry)

@@ -9,6 +9,8 @@
 // and cost 1.6x the CPU per record in garbage collection.
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import * as path from 'node:path'
 import { Client } from '../../client/client'
 import { Consumer } from '../../consumer/consumer'
 import type { ConsumerBatch } from '../../consumer/cursor'
@@ -32,7 +34,7 @@ describe('consumer hand-out', { timeout: 60_000 }, () => {
   let topicNo = 0
 
   before(async () => {
-    cluster = await FakeCluster.start({ log: false, topics: Array.from({ length: 10 }, (_, i) => ({ name: `hand-out-${i + 1}`, partitions: 1 })) })
+    cluster = await FakeCluster.start({ log: false, topics: Array.from({ length: 20 }, (_, i) => ({ name: `hand-out-${i + 1}`, partitions: 1 })) })
     client = new Client({ bootstrap: cluster.bootstrap, clientId: 'hand-out', retryBackoff: { initialMs: 5, maxMs: 50 }, requestTimeoutMs: 5000 })
   })
 
@@ -222,8 +224,119 @@ describe('consumer hand-out', { timeout: 60_000 }, () => {
       await assert.rejects(consumer.run({ eachBatch: () => {}, partitionsConcurrently: 0 }), RangeError)
       await assert.rejects(consumer.run({ eachBatch: () => {}, retry: { initialMs: -5 } }), RangeError)
       await assert.rejects(consumer.run({ eachBatch: () => {}, retry: { backoff: 5 } as never }), TypeError)
+      await assert.rejects(consumer.run({ eachBatch: () => {}, signal: 'stop' as never }), (e: Error) => e instanceof TypeError && /signal/.test(e.message))
+      assert.throws(() => consumer.batches({ signal: {} as never }), (e: Error) => e instanceof TypeError && /signal/.test(e.message))
+      assert.throws(() => consumer.batches({ sginal: new AbortController().signal } as never), (e: Error) => e instanceof TypeError && /sginal/.test(e.message) && /signal/.test(e.message.replace('sginal', '')))
     } finally {
       await consumer.close()
     }
+  })
+
+  /** A consumer of a fresh topic with 10 records in batches of 2, once all of them are fetched into the buffer. */
+  async function bufferedInTwos (): Promise<{ topic: string, consumer: Consumer }> {
+    const topic = await topicWith(10)
+    const consumer = Consumer.assigned(client, { assign: [{ topic, partition: 0, offset: 0n }], maxWaitMs: 10, maxBatchRecords: 2 })
+    await until(() => consumer.cursor(topic, 0)?.fetchOffset === 10n, 'everything fetched into the buffer')
+    return { topic, consumer }
+  }
+
+  test('run({ signal }): the handler running when it aborts finishes its whole batch, which counts as processed; run() resolves, nothing more is handed out, and the consumer stays open', async () => {
+    const { consumer } = await bufferedInTwos()
+    const stop = new AbortController()
+    const seen: bigint[] = []
+    try {
+      await consumer.run({
+        signal: stop.signal,
+        eachRecord: record => {
+          seen.push(record.offset)
+          if (record.offset === 2n) stop.abort()
+        }
+      })
+      assert.deepEqual(seen, [0n, 1n, 2n, 3n])
+      assert.equal(consumer.lag()[0].processedOffset, 4n)
+      assert.equal(consumer.closed, false)
+    } finally {
+      await consumer.close()
+    }
+  })
+
+  test('batches({ signal }): the loop ends when it asks for the next batch, the batch in hand then counts as processed, and the consumer stays open', async () => {
+    const { consumer } = await bufferedInTwos()
+    const stop = new AbortController()
+    const firsts: bigint[] = []
+    try {
+      for await (const batch of consumer.batches({ signal: stop.signal })) {
+        firsts.push(batch.records[0].offset)
+        if (batch.records[0].offset === 2n) stop.abort()
+      }
+      assert.deepEqual(firsts, [0n, 2n])
+      assert.equal(consumer.lag()[0].processedOffset, 4n)
+      assert.equal(consumer.closed, false)
+      // A loop waiting for records ends at once when the signal aborts.
+      const waiting = new AbortController()
+      const loop = (async () => { for await (const batch of consumer.batches({ signal: waiting.signal })) firsts.push(batch.records[0].offset) })()
+      await until(() => firsts.length === 5, 'the rest handed out')
+      waiting.abort()
+      await loop
+      assert.equal(consumer.lag()[0].processedOffset, 10n)
+    } finally {
+      await consumer.close()
+    }
+  })
+
+  for (const stopBy of ['close()', 'run()\'s signal'] as const) {
+    test(`${stopBy} during run()'s retry backoff ends the backoff at once: run() resolves well before the 30 s backoff, the batch not processed`, async () => {
+      const topic = await topicWith(3)
+      const consumer = Consumer.assigned(client, { assign: [{ topic, partition: 0, offset: 0n }], maxWaitMs: 10 })
+      const stop = new AbortController()
+      let retries = 0
+      consumer.on('handlerError', () => { retries++ })
+      try {
+        const running = consumer.run({ signal: stop.signal, retry: { initialMs: 30_000, maxMs: 30_000 }, eachBatch: () => { throw new Error('not yet') } })
+        await until(() => retries === 1, 'the first retry backoff')
+        const started = Date.now()
+        if (stopBy === 'close()') await consumer.close()
+        else stop.abort()
+        await running
+        assert.ok(Date.now() - started < 5000, `run() took ${Date.now() - started} ms to end`)
+        assert.equal(consumer.lag()[0]?.processedOffset, undefined)
+        assert.equal(retries, 1)
+      } finally {
+        await consumer.close()
+      }
+    })
+  }
+
+  test('close() ends the wait to resolve a start offset: a script that closed its consumer exits at once, not after the ListOffsets retry backoff (30 s)', async () => {
+    const dist = path.join(__dirname, '..', '..')
+    const script = `
+      const { Client } = require(${JSON.stringify(path.join(dist, 'client', 'client.js'))})
+      const { Consumer } = require(${JSON.stringify(path.join(dist, 'consumer', 'consumer.js'))})
+      const { FakeCluster } = require(${JSON.stringify(path.join(dist, 'testing', 'index.js'))})
+      const { ListOffsets } = require(${JSON.stringify(path.join(dist, 'protocol', 'apis', 'list-offsets.js'))})
+      ;(async () => {
+        const cluster = await FakeCluster.start({ log: false, topics: [{ name: 't', partitions: 1 }] })
+        let answered = 0
+        // NOT_LEADER_OR_FOLLOWER for ever: the start offset is asked again after each backoff.
+        cluster.intercept(ListOffsets, () => { answered++; return { error: 6 } })
+        const client = new Client({ bootstrap: cluster.bootstrap, retryBackoff: { initialMs: 30000, maxMs: 30000 }, requestTimeoutMs: 120000 })
+        const consumer = Consumer.assigned(client, { assign: [{ topic: 't', partition: 0, offset: 'earliest' }] })
+        while (answered === 0) await new Promise(resolve => setTimeout(resolve, 10))
+        await consumer.close()
+        await client.close()
+        await cluster.close()
+        process.stdout.write('closed\\n')
+      })()`
+    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let stderr = ''
+    child.stderr.on('data', chunk => { stderr += chunk })
+    let closedAt: number | undefined
+    child.stdout.on('data', chunk => { if (String(chunk).includes('closed')) closedAt = Date.now() })
+    const killer = setTimeout(() => child.kill('SIGKILL'), 60_000)
+    const code = await new Promise(resolve => child.on('close', resolve))
+    clearTimeout(killer)
+    assert.equal(code, 0, stderr)
+    assert.ok(closedAt !== undefined, `the script did not close: ${stderr}`)
+    assert.ok(Date.now() - closedAt < 5000, `the process lived on ${Date.now() - closedAt} ms after everything was closed`)
   })
 })

@@ -251,6 +251,56 @@ for (const protocol of protocols) {
       })
     })
 
+    test('close() during run()\'s retry backoff settles at once, not after the 30 s backoff (nor after waiting the rebalance timeout for the handler)', async () => {
+      await withHarness({ partitions: 1, records: 3 }, async h => {
+        const a = await h.member('a', protocol, { rebalanceTimeoutMs: 60_000 })
+        let retries = 0
+        a.consumer.on('handlerError', () => { retries++ })
+        a.running = a.consumer.run({ retry: { initialMs: 30_000, maxMs: 30_000 }, eachBatch: () => { throw new Error('not yet') } }).catch(error => { a.error = error })
+        await until(() => retries === 1, 'the first retry backoff')
+        const started = Date.now()
+        await a.consumer.close()
+        await a.running
+        assert.ok(Date.now() - started < 5000, `close() and run() took ${Date.now() - started} ms to end`)
+        assert.equal(a.error, undefined)
+        assert.equal(h.committed(0), undefined, 'the batch that failed was committed')
+      })
+    })
+
+    for (const exit of ['throw', 'break', 'return'] as const) {
+      test(`at-least-once: leaving a for await loop early (${exit}) in the middle of a batch commits what was processed before that batch, not the batch`, async () => {
+        await withHarness({ partitions: 1, records: 10 }, async h => {
+          // Whole fetch answers: the first batch is 0..9, the second 10..19 (one record batch).
+          const a = await h.member('a', protocol, { maxPartitionBytes: 1024 * 1024 })
+          const batches: Array<[bigint, bigint]> = []
+          const failure = new Error('the loop body failed at record 15')
+          const loop = async (): Promise<string> => {
+            for await (const batch of a.consumer) {
+              batches.push([batch.records[0].offset, batch.nextOffset])
+              if (batches.length === 1) {
+                await h.admin.produceRaw({ topic: h.topic, partition: 0, records: Array.from({ length: 10 }, (_, i) => ({ value: Buffer.from(`0:${10 + i}`) })) })
+                continue
+              }
+              for (const record of batch.records) {
+                if (record.offset < 15n) continue
+                if (exit === 'throw') throw failure
+                if (exit === 'break') break
+                return 'returned'
+              }
+              if (exit === 'break') break
+            }
+            return 'ended'
+          }
+          const outcome = await loop().catch((error: unknown) => error)
+          assert.equal(outcome, exit === 'throw' ? failure : exit === 'break' ? 'ended' : 'returned')
+          assert.deepEqual(batches, [[0n, 10n], [10n, 20n]])
+          // The loop's end closed the member: it committed the first batch (the loop asked for the next one), not the second.
+          assert.equal(a.consumer.closed, true)
+          assert.equal(h.committed(0), 10n)
+        })
+      })
+    }
+
     test('close() called from inside a handler returns promptly, commits what was processed and leaves', async () => {
       await withHarness({ partitions: 1, records: 10 }, async h => {
         const a = await h.member('a', protocol, { sessionTimeoutMs: 20_000, rebalanceTimeoutMs: 20_000 })

@@ -175,15 +175,22 @@ export async function consume (args: string[]): Promise<number> {
     const consumer = group !== undefined
       ? client.consumer({ groupId: group, topics, offsetReset: start as 'earliest' | 'latest', isolation })
       : client.consumer({ assign: partitions.map(p => ({ ...p, offset: starts.get(key(p.topic, p.partition))! })), isolation })
-    let stopping = false
-    const stop = (): void => {
-      stopping = true
-      void consumer.close()
-    }
+    // Ctrl-C / SIGTERM: no batch is handed out any more; what was written is committed on close.
+    const shutdown = new AbortController()
+    const stop = (): void => { shutdown.abort() }
     process.once('SIGINT', stop)
     process.once('SIGTERM', stop)
     try {
-      for await (const batch of consumer as AsyncIterable<ConsumerBatch>) {
+      for (;;) {
+        let handed
+        try {
+          handed = await consumer.nextBatch(shutdown.signal)
+        } catch (error) {
+          if (shutdown.signal.aborted) break
+          throw error
+        }
+        if (handed === undefined) break
+        const batch: ConsumerBatch = handed.batch
         let out = ''
         let n = batch.records.length
         if (count !== undefined && records + n > count) n = count - records
@@ -194,10 +201,12 @@ export async function consume (args: string[]): Promise<number> {
         }
         records += n
         await write(out)
+        // Processed (and committed by a group on close) is what was written: with -c, up to the first record not written.
+        handed.finish(n < batch.records.length ? batch.records[n].offset : batch.nextOffset)
         const k = key(batch.topic, batch.partition)
         const end = remaining.get(k)
         if (end !== undefined && batch.nextOffset >= end) remaining.delete(k)
-        if ((count !== undefined && records >= count) || (values.exit === true && remaining.size === 0) || stopping) break
+        if ((count !== undefined && records >= count) || (values.exit === true && remaining.size === 0)) break
       }
     } finally {
       process.off('SIGINT', stop)

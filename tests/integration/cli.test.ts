@@ -145,6 +145,18 @@ describe('the kafkats command', { skip, timeout: 240_000 }, () => {
     assert.match(badFormat.stderr, /unknown token %x/)
   })
 
+  test('consume -g -c 10 of 1,000 records commits only the 10 it wrote, so the next run goes on at the 11th', async () => {
+    const topic = uniqueName('cli-count')
+    const group = uniqueName('cli-count-group')
+    topics.push(topic)
+    await ok(['topics', 'create', topic, '-p', '1'])
+    await ok(['produce', '-t', topic, '-q'], { stdin: Array.from({ length: 1000 }, (_, i) => `r${i}`).join('\n') + '\n' })
+    assert.equal(await ok(['consume', '-t', topic, '-g', group, '-o', 'beginning', '-c', '10', '-q']), Array.from({ length: 10 }, (_, i) => `r${i}\n`).join(''))
+    const [described] = JSON.parse(await ok(['groups', 'describe', group, '--json']))
+    assert.deepEqual(described.lag.map((l: { partition: number, committed: number }) => [l.partition, l.committed]), [[0, 10]])
+    assert.equal(await ok(['consume', '-t', topic, '-g', group, '-o', 'beginning', '-c', '2', '-q']), 'r10\nr11\n')
+  })
+
   test('groups: consume as a group, describe with lag, reset offsets (dry run, then --execute), list, delete', async () => {
     const topic = uniqueName('cli-groups')
     const group = uniqueName('cli-group')

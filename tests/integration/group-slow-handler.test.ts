@@ -74,6 +74,30 @@ describe('slow and failing handlers on a real broker', { skip, timeout: 300_000 
       await b.close()
     })
 
+    test(`${protocol}: a for await body that throws at record 5 of a batch 0..9 commits nothing of that batch; the next member reads it from 0`, async () => {
+      const topic = uniqueName('loop-throw')
+      await client.admin.createTopics([{ topic, numPartitions: 1 }])
+      // One record batch of 10: the first batch handed out is 0..9.
+      await client.produceRaw({ topic, partition: 0, records: Array.from({ length: 10 }, (_, i) => ({ value: Buffer.from(String(i)) })) })
+      const groupId = uniqueName('g-loop-throw')
+      const failure = new Error('the loop body failed at record 5')
+      const a = member(client, protocol, groupId, topic, { maxPartitionBytes: 1024 * 1024, rebalanceTimeoutMs: 30_000 })
+      let handed: [bigint, bigint] | undefined
+      await assert.rejects((async () => {
+        for await (const batch of a) {
+          handed = [batch.records[0].offset, batch.nextOffset]
+          for (const record of batch.records) if (record.offset === 5n) throw failure
+        }
+      })(), error => error === failure)
+      assert.deepEqual(handed, [0n, 10n])
+      assert.equal(a.closed, true)
+      assert.equal(await committedOffset(client, groupId, topic, 0), -1n, 'the batch the loop left by a throw was committed')
+      const b = follower(protocol, groupId, topic)
+      await until(() => b.last.get(0) === 9n, 'B reading the partition', 10_000)
+      assert.equal(b.first.get(0), 0n)
+      await b.close()
+    })
+
     test(`${protocol}: close() from inside a handler returns, commits what was processed and leaves`, async () => {
       const topic = await oneRecordPerBatchTopic(client, 'close-inside', 1, 10)
       const groupId = uniqueName('g-close')

@@ -285,12 +285,12 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
     }
     for (;;) {
       if (this.#error !== undefined) throw this.#error
-      if (this.#closing !== undefined) return undefined
+      // An aborted signal stops the hand-out, also of batches already buffered (close() releases them).
+      if (this.#closing !== undefined || signal?.aborted === true) return undefined
       const batch = this.#buffer.shift()
       if (batch === undefined) {
         const stops = signal === undefined ? this.#stop.signal : AbortSignal.any([signal, this.#stop.signal])
         await this.#bufferChanged.wait(stops).catch(() => {})
-        if (signal?.aborted === true) return undefined
         continue
       }
       const records = await this.#deadLetter(this.#dropLapsed(batch.records))

@@ -47,7 +47,7 @@ export { runTransactional } from './group/transactional'
 export type { TransactionalRunOptions, TransactionalStats, TransactionAbortedEvent } from './group/transactional'
 export type { RecordMetadata, RecordCallback } from './producer/batch'
 export { Consumer, GroupConsumer }
-export type { AssignOptions, FetchOptions, FetchErrorEvent, FetchEvent, TruncationEvent, ConsumerBatch, RunOptions, RunRetryOptions, ProcessingTimeoutEvent, HandlerErrorEvent, ConsumerEvents, OffsetSpec as ConsumerOffsetSpec } from './consumer/consumer'
+export type { AssignOptions, FetchOptions, FetchErrorEvent, FetchEvent, TruncationEvent, ConsumerBatch, HandedBatch, BatchesOptions, RunOptions, RunRetryOptions, ProcessingTimeoutEvent, HandlerErrorEvent, ConsumerEvents, OffsetSpec as ConsumerOffsetSpec } from './consumer/consumer'
 export type { GroupConsumerOptions, DeliveryMode, RefusedCommit, GroupConsumerEvents, AssignedEvent, RebalancingEvent, LostEvent, BatchDroppedEvent } from './group/group-consumer'
 export type { TopicPartition } from './group/membership'
 export type { Assignor, MemberSubscription } from './group/assignors'

@@ -65,9 +65,11 @@ test('kafkats produces, consumes in a group (KIP-848) and commits against FakeCl
 
     const consumer = client.consumer({ groupId: 'g-kts', topics: ['orders'], fromBeginning: true })
     const seen: string[] = []
-    for await (const batch of consumer) {
+    // A break would leave the last batch unprocessed (read again); the signal ends the loop at its next batch, with this one processed.
+    const allSeen = new AbortController()
+    for await (const batch of consumer.batches({ signal: allSeen.signal })) {
       for (const record of batch.records) seen.push(record.value?.toString() ?? '')
-      if (seen.length >= RECORDS) break
+      if (seen.length >= RECORDS) allSeen.abort()
     }
     await consumer.close()
     assert.deepEqual(seen.sort(), Array.from({ length: RECORDS }, (_, i) => `v${i}`).sort())

@@ -47,6 +47,7 @@ import { createPartitioner, type Partitioner, type PartitionerInput, type Partit
 import { Sink, type ItemOutcome, type SendItem } from './sink'
 import { RecordSerializer, type Serializers } from '../client/serializers'
 import { AbortedError } from '../client/errors'
+import { onAbort } from '../client/abort-signal'
 import {
   TransactionManager, TransactionAbortableError, type ConsumerGroupMetadata, type SendOffsetsOptions, type TransactionCallOptions, type TransactionHost, type TransactionState
 } from './transaction'
@@ -524,13 +525,13 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
         settle: (index, error, result) => {
           answer.settle(index, error, result)
           if (--remaining === 0) {
-            signal?.removeEventListener('abort', onAbort)
+            stopWaiting?.()
             resolve()
           }
         }
       }
-      const onAbort = (): void => this.#abortTracker(tracker, signal!)
-      signal?.addEventListener('abort', onAbort, { once: true })
+      // One listener per signal however many sends share it (abort-signal.ts).
+      const stopWaiting = signal === undefined ? undefined : onAbort(signal, () => this.#abortTracker(tracker, signal))
       const next = this.#waitingSends.length > 0 ? 0 : this.#appendWhileRoom(list, 0, tracker)
       if (next < list.length) void this.#appendAsRoomFrees(list, next, tracker, signal)
     })
@@ -1362,11 +1363,11 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       if (failIfClosed) this.#checkOpen()
       else if (this.#closed) return
       await new Promise<void>((resolve, reject) => {
-        const onAbort = (): void => reject(new AbortedError('Aborted while waiting for room in the producer buffer', { written: false, cause: signal!.reason }))
-        if (signal?.aborted === true) { onAbort(); return }
-        signal?.addEventListener('abort', onAbort, { once: true })
+        const aborted = (): void => reject(new AbortedError('Aborted while waiting for room in the producer buffer', { written: false, cause: signal!.reason }))
+        if (signal?.aborted === true) { aborted(); return }
+        const stopWaiting = signal === undefined ? undefined : onAbort(signal, aborted)
         this.#spaceWaiters.push(() => {
-          signal?.removeEventListener('abort', onAbort)
+          stopWaiting?.()
           resolve()
         })
       })

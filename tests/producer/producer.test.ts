@@ -8,6 +8,7 @@
 // A by the broker: B is "acknowledged" at A's offset and B's value is nowhere in the log.
 import { afterEach, beforeEach, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
+import { getEventListeners } from 'node:events'
 import { Client } from '../../client/client'
 import { AbortedError, ClientClosedError } from '../../client/errors'
 import { Produce } from '../../protocol/apis/produce'
@@ -513,6 +514,34 @@ describe('limits and lifecycle', () => {
     await assert.rejects(a, (error: unknown) => error instanceof AbortedError && !error.written)
     assertLanded(await b, 'kept')
     assert.deepEqual(values(), ['kept'])
+  })
+
+  test('50 concurrent sends with one AbortSignal: one listener on the signal, no MaxListenersExceededWarning, and the abort reaches every send', async () => {
+    const warnings: Error[] = []
+    const onWarning = (warning: Error): void => { warnings.push(warning) }
+    process.on('warning', onWarning)
+    try {
+      // Nothing is sent while InitProducerId is held: every record is still in the buffer when the abort comes.
+      let release!: () => void
+      const held = new Promise<void>(resolve => { release = resolve })
+      cluster.intercept(InitProducerId, () => ({ hold: held }))
+      const p = producer()
+      const controller = new AbortController()
+      const sends = Array.from({ length: 50 }, async (_, i) => await p.send({ topic: TOPIC, partition: i % 2, value: `v${i}` }, { signal: controller.signal }))
+      assert.equal(getEventListeners(controller.signal, 'abort').length, 1)
+      controller.abort(new Error('shutting down'))
+      const outcomes = await Promise.allSettled(sends)
+      assert.deepEqual(outcomes.map(o => o.status === 'rejected' && o.reason instanceof AbortedError && !o.reason.written), outcomes.map(() => true))
+      assert.equal(getEventListeners(controller.signal, 'abort').length, 0)
+      release()
+      assertLanded(await p.send({ topic: TOPIC, partition: 0, value: 'after' }), 'after')
+      assert.deepEqual(values(0), ['after'])
+      // Warnings are emitted on a later tick.
+      await new Promise(resolve => setImmediate(resolve))
+      assert.deepEqual(warnings.filter(w => w.name === 'MaxListenersExceededWarning').map(w => w.message), [])
+    } finally {
+      process.off('warning', onWarning)
+    }
   })
 
   test('backpressure: produce() refuses when the buffer is full and send() waits for room', async () => {

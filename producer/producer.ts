@@ -1098,15 +1098,34 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       this.#backOff(queue, 0)
       return
     }
-    // The broker's sequence state does not match ours with nothing ahead of this batch:
-    // records acknowledged earlier may have been lost (e.g. an unclean leader election).
-    const event: DataLossEvent = { topic: batch.topic, partition: batch.partition, code: error.code, message: `${error.message}: the broker lost track of this producer's sequence on ${queue.key}; records acknowledged earlier may be missing from the log. The producer moves to a new epoch and resends what is pending.` }
-    if (this.listenerCount('dataLoss') > 0) this.emit('dataLoss', event)
-    else this.#client.instrumentation.log.warn(event.message, { code: 'KAFKATS_DATA_LOSS', topic: event.topic, partition: event.partition })
+    if (this.#madeGapItself(queue, batch, error.code)) {
+      // The producer dropped a sent batch of this identity itself (a definite failure, a
+      // timeout, an abort): the broker refuses what follows the gap, and nothing it
+      // acknowledged is missing. The partition is leaving the identity already.
+      if (this.#client.instrumentation.log.debugOn) this.#client.instrumentation.log.debug(`${error.message}: expected after a batch of ${queue.key} was dropped; resent under the new epoch`, { topic: batch.topic, partition: batch.partition })
+    } else {
+      // The broker's sequence state does not match ours with nothing ahead of this batch:
+      // records acknowledged earlier may have been lost (e.g. an unclean leader election).
+      const event: DataLossEvent = { topic: batch.topic, partition: batch.partition, code: error.code, message: `${error.message}: the broker lost track of this producer's sequence on ${queue.key}; records acknowledged earlier may be missing from the log. The producer moves to a new epoch and resends what is pending.` }
+      if (this.listenerCount('dataLoss') > 0) this.emit('dataLoss', event)
+      else this.#client.instrumentation.log.warn(event.message, { code: 'KAFKATS_DATA_LOSS', topic: event.topic, partition: event.partition })
+    }
     // The broker refused this attempt; whatever an earlier attempt did is now resolved as "not in the log".
     batch.ambiguous = false
     queue.serial = true
     this.#leaveIdentity(queue, error.message)
+  }
+
+  /**
+   * Whether a sequence error answers a gap this producer made: the partition is `leaving`
+   * the identity the batch was sent under (a sent batch of it was dropped before the broker
+   * took it), and the broker says the sequence is out of order or the epoch moved. Only
+   * UNKNOWN_PRODUCER_ID, or a gap under an identity nothing was dropped from, can mean
+   * that acknowledged records are missing.
+   */
+  #madeGapItself (queue: PartitionQueue, batch: ProducerBatch, code: number): boolean {
+    if (code !== OUT_OF_ORDER_SEQUENCE_NUMBER && code !== INVALID_PRODUCER_EPOCH) return false
+    return queue.leaving && batch.producerId === queue.identity.producerId && batch.producerEpoch === queue.identity.producerEpoch
   }
 
   #failDefinitely (queue: PartitionQueue, batch: ProducerBatch, error: Error): void {

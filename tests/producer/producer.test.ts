@@ -223,6 +223,8 @@ describe('epoch bumps (KIP-360)', () => {
   test('a definite failure of a sent batch resets sequences under a new epoch for the batches behind it', async () => {
     // Tiny batches: 'bad' and 'good' go in separate batches, pipelined.
     const p = producer({ batchMaxBytes: 80 })
+    const losses: unknown[] = []
+    p.on('dataLoss', event => losses.push(event))
     await p.send({ topic: TOPIC, partition: 0, value: 'first' })
     // INVALID_RECORD (87): the batch is refused for good.
     cluster.intercept(Produce, () => ({ error: 87 }), { times: 1 })
@@ -231,6 +233,8 @@ describe('epoch bumps (KIP-360)', () => {
     await assert.rejects(bad, (error: any) => error.code === 87 && error.type === 'INVALID_RECORD')
     assertLanded(await good, 'good')
     assert.deepEqual(values(), ['first', 'good'])
+    // 'good', pipelined behind the gap 'bad' left, was refused as out of order: the producer's own gap, no data loss.
+    assert.deepEqual(losses, [])
   })
 
   test("a bump caused by one partition leaves another partition's ambiguous batch to be resolved under its own identity", async () => {
@@ -443,6 +447,33 @@ describe('MESSAGE_TOO_LARGE: split, and a record too large on its own fails alon
     // The second batch really was in flight behind the first (and refused as out of order).
     const attempts = cluster.produceAttempts(SMALL, 0).map(a => [a.baseSequence, a.recordCount])
     assert.deepEqual(attempts.slice(1, 3), [[1, 3], [4, 3]], JSON.stringify(attempts))
+  })
+
+  test('a gap the producer made itself is no data loss: [a, too large, c, d], the refused record fails and the epoch moves while [c, d] is in flight, [c, d] is answered out of order and resent; no dataLoss', async () => {
+    cluster.createTopic({ name: SMALL, partitions: 1, configs: { 'max.message.bytes': String(LIMIT) } })
+    // Small batches: a, the large record and [c, d] are three batches, the last two pipelined.
+    const p = producer({ batchMaxBytes: 1000 })
+    const losses: unknown[] = []
+    p.on('dataLoss', event => losses.push(event))
+    let bumped!: () => void
+    const epochMoved = new Promise<void>(resolve => { bumped = resolve })
+    p.once('epochBump', () => bumped())
+    let produced = 0
+    // [c, d] (the third request) is answered only after the large record failed and the epoch moved.
+    cluster.intercept(Produce, () => ++produced === 3 ? { hold: epochMoved } : undefined)
+    const error = await p.send([
+      { topic: SMALL, partition: 0, value: 'a' },
+      { topic: SMALL, partition: 0, value: value('big', 1500) },
+      { topic: SMALL, partition: 0, value: 'c' },
+      { topic: SMALL, partition: 0, value: 'd' }
+    ]).then(() => undefined, (e: unknown) => e)
+    assert.ok(error instanceof SendError, String(error))
+    assert.deepEqual(error.outcomes.map(o => o.ok ? `ok@${o.metadata.offset}` : o.error.name), ['ok@0', 'RecordTooLargeError', 'ok@1', 'ok@2'])
+    assert.deepEqual(logOf(), ['a', 'c', 'd'])
+    // [c, d] really was refused as out of order under the old epoch before it was resent.
+    const attempts = cluster.produceAttempts(SMALL, 0).map(a => `${a.recordCount}@${a.baseSequence}`)
+    assert.deepEqual(attempts, ['1@0', '1@1', '2@2', '2@0'])
+    assert.deepEqual(losses, [])
   })
 
   test('a batch whose earlier attempt may be in the log is not split: MESSAGE_TOO_LARGE then ends it as unknown', async () => {

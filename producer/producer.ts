@@ -245,6 +245,8 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   /** Why the producer is closed: ProducerClosedError, or the client's ClientClosedError. */
   #closedError: Error | undefined
   readonly #unregister: () => void
+  /** Aborted when the producer closes: ends the retry sleeps of InitProducerId and of the transaction's requests. */
+  readonly #closing = new AbortController()
   readonly #metrics: MetricsRegistry
   /** Ends this one's part in client.metrics() (set once its collector is registered, at the end of the constructor). */
   #stopCollecting: () => void = () => {}
@@ -290,7 +292,8 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       transactionTimeoutMs: this.#txn?.transactionTimeoutMs ?? 60_000,
       // A transaction's InitProducerId goes to its coordinator, and is retried there (transaction.ts).
       send: this.#txn === undefined ? undefined : async request => await this.#txn!.sendInitProducerId(request),
-      keepTrying: () => !this.#closed && (this.#txn !== undefined || this.#hasBatchesWaitingForIdentity())
+      keepTrying: () => !this.#closed && (this.#txn !== undefined || this.#hasBatchesWaitingForIdentity()),
+      closing: this.#closing.signal
     })
     // Closed with its client: pending work fails with the client's ClientClosedError at once.
     this.#unregister = client.register({ closeWithClient: error => this.#abandonAll(error, error) })
@@ -416,7 +419,8 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
         for (const pending of this.#awaitingMetadata.values()) pending.fail(error)
       },
       wake: () => this.#scheduleDrain(),
-      capProduceVersion: max => { this.#sinkOptions.maxProduceVersion = max }
+      capProduceVersion: max => { this.#sinkOptions.maxProduceVersion = max },
+      closing: this.#closing.signal
     }
   }
 
@@ -680,6 +684,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   }
 
   #releaseResources (): void {
+    this.#closing.abort(this.#closedError)
     this.#stopTimers()
     for (const queue of this.#queues.values()) if (queue.lingerTimer !== undefined) clearTimeout(queue.lingerTimer)
     if (this.#wakeTimer !== undefined) clearTimeout(this.#wakeTimer)

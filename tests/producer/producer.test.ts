@@ -519,6 +519,24 @@ describe('limits and lifecycle', () => {
     assert.deepEqual(values(), ['after'])
   })
 
+  test('close() ends the retries of InitProducerId at once: no sleep outlives it, no InitProducerId is sent after it', async () => {
+    // A minute between retries: only close() can end the wait in time.
+    const slowClient = new Client({ bootstrap: cluster.bootstrap, retryBackoff: { initialMs: 60_000, maxMs: 60_000 }, requestTimeoutMs: 2000 })
+    try {
+      let asked = 0
+      cluster.intercept(InitProducerId, () => { asked++; return { error: 15 } }) // COORDINATOR_NOT_AVAILABLE
+      const p = new Producer(slowClient, { lingerMs: 0 })
+      const sent = p.send({ topic: TOPIC, partition: 0, value: 'never' })
+      await until(() => asked === 1 && (p.debugState() as { acquiringIdentity: boolean }).acquiringIdentity, 'the first InitProducerId')
+      await p.close({ force: true })
+      await assert.rejects(sent, ProducerClosedError)
+      await until(() => !(p.debugState() as { acquiringIdentity: boolean }).acquiringIdentity, 'the InitProducerId retries to end', 20_000)
+      assert.equal(asked, 1)
+    } finally {
+      await slowClient.close()
+    }
+  })
+
   test('InitProducerId down during an epoch bump: the partition\'s records fail by the delivery timeout, then it bumps and sends again', async () => {
     const p = producer({ deliveryTimeoutMs: 300 })
     await p.send({ topic: TOPIC, partition: 0, value: 'first' })

@@ -52,6 +52,26 @@ function producer (options: ProducerOptions = {}): Producer {
   return p
 }
 
+async function waitFor (condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise(resolve => setTimeout(resolve, 5))
+  }
+}
+
+/** How `promise` settled within `ms`: 'resolved', 'rejected <ErrorName>: <message>' or 'pending'. */
+async function outcomeWithin (promise: Promise<unknown>, ms: number): Promise<string> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<string>(resolve => { timer = setTimeout(() => resolve('pending'), ms) })
+  const settled = promise.then(() => 'resolved', (error: Error) => `rejected ${error.name}: ${error.message}`)
+  try {
+    return await Promise.race([settled, timeout])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
 function visible (partition: number): string[] {
   return cluster.committedLog(TOPIC, partition).map(r => r.value?.toString() ?? '')
 }
@@ -321,6 +341,22 @@ describe('transaction version 2 (KIP-890)', () => {
     cluster.intercept(FindCoordinator, () => ({ error: 15 }))
     await assert.rejects(p.beginTransaction({ signal: AbortSignal.timeout(200) }), (error: Error) => error.name === 'AbortedError')
   })
+
+  for (const [api, name] of [[InitProducerId, 'InitProducerId'], [FindCoordinator, 'FindCoordinator']] as const) {
+    test(`close() ends a transaction call that retries ${name} (COORDINATOR_LOAD_IN_PROGRESS for ever): it settles at once, nothing is asked after it`, async () => {
+      const p = producer()
+      let asked = 0
+      cluster.intercept(api.key, () => { asked++; return { error: 14 } })
+      const begin = p.beginTransaction()
+      begin.catch(() => {})
+      await waitFor(() => asked >= 2, `${name} retried`)
+      await p.close({ force: true })
+      const after = asked
+      const outcome = await outcomeWithin(begin, 10_000)
+      assert.match(outcome, /^rejected (ProducerClosedError|AbortedError): .*closed/)
+      assert.ok(asked <= after + 1, `${asked - after} ${name} requests after close()`)
+    })
+  }
 
   test('bad options fail fast', () => {
     assert.throws(() => producer({ transactionalId: '' }), /transactionalId/)

@@ -30,7 +30,7 @@ import { channels, subscribed, type ProducerSendTrace } from '../client/instrume
 import type { MetricsRegistry } from '../client/metrics'
 import { ConnectionError, RequestTimeoutError } from '../client/errors'
 import { invalidatesMetadata } from '../client/metadata'
-import { backoffDelay } from '../client/backoff'
+import { backoffDelay, describeError } from '../client/backoff'
 import type { CompressionCodec } from '../protocol/compression'
 import { DescribeConfigs } from '../protocol/apis/describe-configs'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
@@ -1234,7 +1234,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
           this.#finishBatch(queue, batch, new OutcomeUnknownError(`Record for ${queue.key} was not acknowledged within deliveryTimeoutMs (${this.#deliveryTimeoutMs} ms); an attempt was written without a definite answer (${batch.lastError?.message ?? 'no answer'}), so it may or may not be in the log.`, { cause: batch.lastError }), null)
           continue
         }
-        const lastError = batch.lastError ?? (this.#waitsForIdentity(queue) ? this.#identity.lastError : undefined)
+        const lastError = batch.lastError ?? (this.#waitsForIdentity(queue) ? this.#identity.lastError : undefined) ?? (this.#hasNoLeader(queue) ? this.#metadataFailure : undefined)
         const error = new DeliveryTimeoutError(`Record for ${queue.key} was not delivered within deliveryTimeoutMs (${this.#deliveryTimeoutMs} ms)${lastError !== undefined ? `; last error: ${lastError.message}` : ''}. It is not in the log.`, { cause: lastError })
         if (batch.sent) this.#failDefinitely(queue, batch, error)
         else this.#finishBatch(queue, batch, error, null)
@@ -1342,10 +1342,26 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       this.#refreshTimer = undefined
       const topics = new Set([...this.#active].map(q => q.topic))
       this.#client.metadata.refresh(topics).then(() => {
+        this.#metadataFailure = undefined
         this.#failDeletedTopics()
         this.#scheduleDrain()
-      }, () => this.#scheduleDrain())
+      }, (error: Error) => {
+        if (this.#closed) return
+        this.#onMetadataFailure(error)
+        this.#scheduleDrain()
+      })
     }, this.#client.backoff.initialMs)
+  }
+
+  /** The last failure of the producer's own metadata refresh, until one succeeds: the delivery timeout of a partition without a leader names it. */
+  #metadataFailure: Error | undefined
+
+  /** A refresh failed: a warning once per run of failures (each refresh is retried while records wait), and the error kept for their messages. */
+  #onMetadataFailure (error: Error): void {
+    const first = this.#metadataFailure === undefined
+    this.#metadataFailure = error
+    if (!first) return
+    this.#client.instrumentation.log.warn(`the producer could not refresh metadata (${describeError(error)}); records whose partition leader is unknown or moved wait and it is tried again, until their deliveryTimeoutMs (${this.#deliveryTimeoutMs} ms)`, { code: 'KAFKATS_PRODUCER_METADATA', error })
   }
 
   /**
@@ -1371,6 +1387,10 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       // The broker has no producer state for a new topic: start over on it.
       if (queue.inFlight === 0) queue.adopt(NO_IDENTITY)
     }
+  }
+
+  #hasNoLeader (queue: PartitionQueue): boolean {
+    return (this.#client.metadata.partition(queue.topic, queue.partition)?.leaderId ?? -1) < 0
   }
 
   #isFull (): boolean {

@@ -519,6 +519,28 @@ describe('limits and lifecycle', () => {
     assert.deepEqual(values(), ['after'])
   })
 
+  test("a failed metadata refresh of the producer is logged as a warning, not dropped; the records still go through once it works", async () => {
+    const warnings: string[] = []
+    const logger = { debug () {}, info () {}, error () {}, warn: (message: string) => { warnings.push(message) } }
+    const loggedClient = new Client({ bootstrap: cluster.bootstrap, retryBackoff: { initialMs: 10, maxMs: 50 }, requestTimeoutMs: 500, logger })
+    try {
+      const p = new Producer(loggedClient, { lingerMs: 0 })
+      await p.send({ topic: TOPIC, partition: 0, value: 'first' })
+      // Every Metadata request loses its connection; one Produce does too, which makes the producer refresh.
+      const removeOutage = cluster.intercept(Metadata, () => ({ drop: 'before-apply' }))
+      cluster.intercept(Produce, () => ({ drop: 'before-apply' }), { times: 1 })
+      const second = p.send({ topic: TOPIC, partition: 0, value: 'second' })
+      await until(() => warnings.some(w => w.includes('could not refresh metadata')), 'the warning', 20_000)
+      const warning = warnings.find(w => w.includes('could not refresh metadata'))!
+      assert.match(warning, /ConnectionError/)
+      removeOutage()
+      assertLanded(await second, 'second')
+      await p.close()
+    } finally {
+      await loggedClient.close()
+    }
+  })
+
   test('close() ends the retries of InitProducerId at once: no sleep outlives it, no InitProducerId is sent after it', async () => {
     // A minute between retries: only close() can end the wait in time.
     const slowClient = new Client({ bootstrap: cluster.bootstrap, retryBackoff: { initialMs: 60_000, maxMs: 60_000 }, requestTimeoutMs: 2000 })

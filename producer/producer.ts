@@ -34,7 +34,7 @@ import { backoffDelay, describeError } from '../client/backoff'
 import type { CompressionCodec } from '../protocol/compression'
 import { DescribeConfigs } from '../protocol/apis/describe-configs'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
-import { recordSizeUpperBound, type RecordHeader, type RecordInput } from '../protocol/record-batch'
+import { RECORD_BATCH_OVERHEAD, recordSizeUpperBound, type RecordHeader, type RecordInput } from '../protocol/record-batch'
 import { notifyWaiter, ProducerBatch, type RecordCallback, type RecordMetadata, type SendAnswer, type SendTracker, type Waiter } from './batch'
 import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError, RecordTooLargeError, SendError, TopicDeletedError } from './errors'
 import { NO_IDENTITY, ProducerIdentity, sameIdentity } from './identity'
@@ -186,6 +186,14 @@ const DUPLICATE_SEQUENCE_NUMBER = 46
 const UNKNOWN_TOPIC_OR_PARTITION = 3
 const UNKNOWN_TOPIC_ID = 100
 const MESSAGE_TOO_LARGE = 10
+/**
+ * Connection deaths in a row, with the request written, after which a batch is given up on
+ * (OutcomeUnknownError, and its partition moves to a new epoch). The 2nd to the last are
+ * deaths with the batch's request alone on its connection: a broker that is up and
+ * closes the connection on the same request every time (one over its
+ * socket.request.max.bytes) would otherwise be retried for ever without a word.
+ */
+const MAX_CONNECTION_DEATHS = 5
 /** DescribeConfigs resource type of a topic. */
 const TOPIC_RESOURCE = 2
 /** Idle encode buffers a producer keeps (see BatchBuffers), and the largest batchMaxBytes it keeps them for. */
@@ -199,6 +207,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   readonly #lingerMs: number
   readonly #batchMaxBytes: number
   readonly #maxBufferedBytes: number
+  readonly #maxRequestBytes: number
   readonly #maxBufferedRecords: number
   readonly #requestTimeoutMs: number
   readonly #deliveryTimeoutMs: number
@@ -262,7 +271,9 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       throw new TypeError(`An idempotent producer needs acks='all' (got acks=${String(options.acks)}): set acks to 'all', or idempotent to false`)
     }
     this.#lingerMs = options.lingerMs ?? 5
-    this.#batchMaxBytes = options.batchMaxBytes ?? 1_000_000
+    this.#maxRequestBytes = options.maxRequestBytes ?? 32 * 1024 * 1024
+    // A batch never outgrows the request that carries it.
+    this.#batchMaxBytes = Math.min(options.batchMaxBytes ?? 1_000_000, this.#maxRequestBytes)
     this.#maxBufferedBytes = options.maxBufferedBytes ?? 64 * 1024 * 1024
     this.#maxBufferedRecords = options.maxBufferedRecords ?? 500_000
     this.#requestTimeoutMs = options.requestTimeoutMs ?? 30_000
@@ -278,7 +289,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     this.#sinkOptions = {
       acks: this.#acks,
       requestTimeoutMs: this.#requestTimeoutMs,
-      maxRequestBytes: options.maxRequestBytes ?? 32 * 1024 * 1024,
+      maxRequestBytes: this.#maxRequestBytes,
       maxInFlightRequests: 5,
       transactionalId: options.transactionalId ?? null,
       maxProduceVersion: Number.POSITIVE_INFINITY
@@ -565,11 +576,18 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       }
       this.#txn.onAppend()
     }
+    const prepared = toRecordInput(record)
+    const bytes = recordSizeUpperBound(prepared)
+    const tooLarge = this.#tooLarge(record, bytes)
+    if (tooLarge !== undefined) {
+      callback(tooLarge, null)
+      return false
+    }
     if (this.#isFull()) {
       callback(new BufferFullError(`The producer buffer is full (${this.#bufferedRecords} records, ${this.#bufferedBytes} bytes): wait for producer.waitForSpace() or use await producer.send()`), null)
       return false
     }
-    this.#append(record, callback, 0, undefined)
+    this.#append(record, callback, 0, undefined, prepared, bytes)
     return true
   }
 
@@ -577,10 +595,31 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   #appendWhileRoom (list: ProducerRecord[], from: number, tracker: CallTracker): number {
     for (let i = from; i < list.length; i++) {
       const input = tracker.adopt ? adoptAsRecordInput(list[i]) : toRecordInput(list[i])
-      if (!this.#hasRoom(recordSizeUpperBound(input))) return i
-      this.#append(list[i], tracker, i, tracker.batches, input)
+      const bytes = recordSizeUpperBound(input)
+      const tooLarge = this.#tooLarge(list[i], bytes)
+      if (tooLarge !== undefined) {
+        tracker.settle(i, tooLarge, null)
+        continue
+      }
+      if (!this.#hasRoom(bytes)) return i
+      this.#append(list[i], tracker, i, tracker.batches, input, bytes)
     }
     return list.length
+  }
+
+  /**
+   * A record that no request or no buffer of this producer can hold, as a batch of its
+   * own: refused at once (as the Java client's max.request.size and buffer.memory checks).
+   * Sent anyway, a request over the broker's socket.request.max.bytes is answered by
+   * closing the connection, again at every retry.
+   */
+  #tooLarge (record: ProducerRecord, recordBytes: number): RecordTooLargeError | undefined {
+    const bytes = RECORD_BATCH_OVERHEAD + recordBytes
+    if (bytes <= this.#maxRequestBytes && bytes <= this.#maxBufferedBytes) return undefined
+    const limit = bytes > this.#maxRequestBytes
+      ? { option: 'maxRequestBytes' as const, bytes: this.#maxRequestBytes }
+      : bytes > this.#maxBufferedBytes ? { option: 'maxBufferedBytes' as const, bytes: this.#maxBufferedBytes } : undefined
+    return limit === undefined ? undefined : new RecordTooLargeError(record.topic, record.partition ?? -1, bytes, undefined, limit)
   }
 
   /**
@@ -597,7 +636,9 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     let next = from
     try {
       while (next < list.length) {
-        const size = recordSizeUpperBound(tracker.adopt ? adoptAsRecordInput(list[next]) : toRecordInput(list[next]))
+        const bytes = recordSizeUpperBound(tracker.adopt ? adoptAsRecordInput(list[next]) : toRecordInput(list[next]))
+        // A record too large for the buffer is refused on its turn, not after the buffer emptied.
+        const size = this.#tooLarge(list[next], bytes) === undefined ? bytes : 0
         await this.#waitUntil(() => this.#waitingSends[0] === turn && this.#hasRoom(size), signal, true)
         this.#checkOpen()
         if (signal?.aborted === true) throw new AbortedError('Aborted while waiting for room in the producer buffer: the record is not in the log', { written: false, cause: signal.reason })
@@ -700,14 +741,14 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   readonly #awaitingMetadata = new Map<string, { ready: Promise<void>, records: Array<{ record: ProducerRecord, waiter: Waiter, index: number, batches?: Set<ProducerBatch> }>, fail: (error: Error) => void }>()
   readonly #batchDone = new WeakMap<ProducerBatch, { promise: Promise<void>, resolve: () => void }>()
 
-  #append (record: ProducerRecord, waiter: Waiter, index: number, batches: Set<ProducerBatch> | undefined, prepared?: RecordInput): void {
+  #append (record: ProducerRecord, waiter: Waiter, index: number, batches: Set<ProducerBatch> | undefined, prepared?: RecordInput, preparedBytes?: number): void {
     const topic = this.#client.metadata.topic(record.topic)
     if (topic === undefined || topic.partitions.length === 0) {
       this.#appendAfterMetadata(record, waiter, index, batches)
       return
     }
     const input = prepared ?? toRecordInput(record)
-    const bytes = recordSizeUpperBound(input)
+    const bytes = prepared !== undefined && preparedBytes !== undefined ? preparedBytes : recordSizeUpperBound(input)
     let partition = record.partition
     if (partition === undefined) {
       const partitionerInput: PartitionerInput = this.#sharedPartitionerInput ?? { topic: '', key: null, value: null, partitionCount: 0, availablePartitions: [] }
@@ -840,10 +881,19 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   }
 
   /** @internal Sink callback: one sendable batch per partition led by `nodeId`. */
-  takeSendable (nodeId: number, maxBytes: number): SendItem[] {
+  takeSendable (nodeId: number, maxBytes: number, nothingInFlight: boolean): SendItem[] {
     const items: SendItem[] = []
-    let bytes = 0
     const now = Date.now()
+    if (this.#suspects.size > 0) {
+      // A batch whose connection died goes alone, with nothing else in flight to its broker:
+      // if the connection dies again, it was this request (see MAX_CONNECTION_DEATHS).
+      const suspect = this.#readySuspect(nodeId, now)
+      if (suspect !== undefined) {
+        if (nothingInFlight) this.#markSent(suspect.queue, suspect.batch, nodeId, items)
+        return items
+      }
+    }
+    let bytes = 0
     for (const queue of this.#active) {
       if (this.#client.metadata.partition(queue.topic, queue.partition)?.leaderId !== nodeId) continue
       const batch = this.#nextSendable(queue, nodeId, now)
@@ -852,20 +902,37 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       if (this.#txn !== undefined && !this.#txn.isPartitionReady(queue.topic, queue.partition)) continue
       if (items.length > 0 && bytes + batch.bytes > maxBytes) break
       bytes += batch.bytes
-      batch.sealed = true
-      if (batch.baseSequence < 0 && this.#idempotent) {
-        batch.baseSequence = queue.takeSequence(batch.recordCount)
-        batch.producerId = queue.identity.producerId
-        batch.producerEpoch = queue.identity.producerEpoch
-      }
-      batch.topicId ??= this.#client.metadata.topic(queue.topic)?.topicId
-      batch.inFlight = true
-      queue.inFlight++
-      queue.inFlightNode = nodeId
-      this.#inFlightBatches++
-      items.push({ queue, batch })
+      this.#markSent(queue, batch, nodeId, items)
     }
     return items
+  }
+
+  /** The first batch led by `nodeId` that may be sent now and whose connection died before. */
+  #readySuspect (nodeId: number, now: number): SendItem | undefined {
+    for (const queue of this.#active) {
+      if (this.#client.metadata.partition(queue.topic, queue.partition)?.leaderId !== nodeId) continue
+      const batch = this.#nextSendable(queue, nodeId, now)
+      if (batch === undefined || !this.#suspects.has(batch)) continue
+      if (this.#txn !== undefined && !this.#txn.isPartitionReady(queue.topic, queue.partition)) continue
+      return { queue, batch }
+    }
+    return undefined
+  }
+
+  /** Seals `batch`, gives it its sequence at its first send, and counts it in flight to `nodeId`. */
+  #markSent (queue: PartitionQueue, batch: ProducerBatch, nodeId: number, items: SendItem[]): void {
+    batch.sealed = true
+    if (batch.baseSequence < 0 && this.#idempotent) {
+      batch.baseSequence = queue.takeSequence(batch.recordCount)
+      batch.producerId = queue.identity.producerId
+      batch.producerEpoch = queue.identity.producerEpoch
+    }
+    batch.topicId ??= this.#client.metadata.topic(queue.topic)?.topicId
+    batch.inFlight = true
+    queue.inFlight++
+    queue.inFlightNode = nodeId
+    this.#inFlightBatches++
+    items.push({ queue, batch })
   }
 
   #nextSendable (queue: PartitionQueue, nodeId: number, now: number): ProducerBatch | undefined {
@@ -939,6 +1006,8 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       // The broker may be gone and its partitions led elsewhere now.
       if (outcome.error instanceof ConnectionError || outcome.error instanceof RequestTimeoutError) this.#refreshMetadataSoon()
       if (outcome.written) {
+        if (!(outcome.error instanceof ConnectionError)) this.#clearSuspect(batch)
+        else if (this.#connectionDied(queue, batch, nodeId, outcome.error)) return
         // The request may have reached the broker: the batch's outcome is unknown.
         this.#retryAmbiguous(queue, batch, outcome.error)
       } else if (!batch.ambiguous && outcome.error instanceof KafkaTsError && !(outcome.error instanceof ConnectionError) && !outcome.error.retriable) {
@@ -950,6 +1019,8 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       }
       return
     }
+    // The broker answered: whatever closed connections before, it reads this request.
+    this.#clearSuspect(batch)
     const response = outcome.partition
     if (response === undefined) {
       this.#retryAmbiguous(queue, batch, new BrokerError(-1, `Produce to ${queue.key} on broker ${nodeId}: the response has no entry for the partition`))
@@ -985,6 +1056,36 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     } else {
       this.#failDefinitely(queue, batch, error)
     }
+  }
+
+  /** Batches whose connection died after their request was written, and that have not been answered since (see MAX_CONNECTION_DEATHS). */
+  readonly #suspects = new Set<ProducerBatch>()
+
+  /**
+   * The connection died with the batch's request written. The batch becomes a suspect (sent
+   * alone from now on); after MAX_CONNECTION_DEATHS in a row it is given up on: its records
+   * get OutcomeUnknownError and the partition leaves its identity, so nothing later can be
+   * deduplicated against it (invariant 1). True when the batch was given up on.
+   */
+  #connectionDied (queue: PartitionQueue, batch: ProducerBatch, nodeId: number, error: ConnectionError): boolean {
+    batch.connectionDeaths++
+    if (batch.connectionDeaths < MAX_CONNECTION_DEATHS) {
+      this.#suspects.add(batch)
+      return false
+    }
+    const bytes = batch.encoded?.length ?? batch.bytes
+    const message = `Produce to ${queue.key} on broker ${nodeId}: the connection closed ${batch.connectionDeaths} times in a row after this batch's request (${bytes} bytes of records) was written, the last ${batch.connectionDeaths - 1} times with nothing else in flight to the broker. A broker closes the connection on a request larger than its socket.request.max.bytes (100 MiB by default) or one it cannot read; lower maxRequestBytes below that limit. The records may or may not be in the log${this.#idempotent ? '; the partition moves to a new producer epoch' : ''}. Last error: ${error.message}`
+    this.#client.instrumentation.log.warn(message, { code: 'KAFKATS_CONNECTION_CLOSED_ON_REQUEST', topic: batch.topic, partition: batch.partition, nodeId })
+    this.#finishBatch(queue, batch, new OutcomeUnknownError(message, { cause: error }), null)
+    this.#leaveIdentity(queue, `the connection to broker ${nodeId} closed ${batch.connectionDeaths} times in a row on a batch of ${queue.key}, whose outcome is unknown`)
+    this.#scheduleDrain()
+    return true
+  }
+
+  #clearSuspect (batch: ProducerBatch): void {
+    if (batch.connectionDeaths === 0) return
+    batch.connectionDeaths = 0
+    this.#suspects.delete(batch)
   }
 
   #succeed (queue: PartitionQueue, batch: ProducerBatch, baseOffset: bigint, logAppendTime: bigint, logStartOffset: bigint): void {
@@ -1150,6 +1251,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     // Once: a forced close answers in-flight batches, and their outcome arrives later.
     if (batch.finished) return
     batch.finished = true
+    this.#suspects.delete(batch)
     queue.remove(batch)
     if (queue.batches.length === 0) this.#active.delete(queue)
     this.#releaseBuffer(batch)

@@ -856,12 +856,48 @@ describe('limits and lifecycle', () => {
   test('a non-idempotent producer (acks=1) fails an ambiguous record by the delivery timeout: nothing can be deduplicated', async () => {
     const p = producer({ acks: 1, deliveryTimeoutMs: 300 })
     await p.send({ topic: TOPIC, partition: 0, value: 'warm-up' })
-    // Every attempt's connection dies after the write, without an answer.
-    const removeFault = cluster.intercept(Produce, () => ({ drop: 'before-apply' }))
+    // Every attempt is written and answered without a definite outcome.
+    const removeFault = cluster.intercept(Produce, () => ({ error: 7 })) // REQUEST_TIMED_OUT
     assert.match(await outcomeWithin(p.send({ topic: TOPIC, partition: 0, value: 'x' }), 2500), /^rejected OutcomeUnknownError: .*deliveryTimeoutMs \(300 ms\)/)
     removeFault()
     assertLanded(await p.send({ topic: TOPIC, partition: 0, value: 'after' }), 'after')
   })
+
+  for (const [name, options] of [['idempotent', {}], ['acks=1, not idempotent', { acks: 1, idempotent: false }]] as Array<[string, ProducerOptions]>) {
+    test(`${name}: a broker that closes the connection on every Produce of a batch ends it after a bounded number of tries, as unknown, with a warning; other partitions' batches are not failed with it`, async () => {
+      const warnings: string[] = []
+      const logger = { debug () {}, info () {}, error () {}, warn: (message: string) => { warnings.push(message) } }
+      const loggedClient = new Client({ bootstrap: cluster.bootstrap, retryBackoff: { initialMs: 10, maxMs: 50 }, requestTimeoutMs: 2000, logger })
+      try {
+        const p = new Producer(loggedClient, { lingerMs: 0, ...options })
+        await p.send([{ topic: TOPIC, partition: 0, value: 'warm-up0' }, { topic: TOPIC, partition: 1, value: 'warm-up1' }])
+        // Both partitions' leaders on one broker, so their batches share requests and connections.
+        cluster.moveLeader(TOPIC, 1, cluster.leaderOf(TOPIC, 0))
+        await loggedClient.metadata.refresh([TOPIC])
+        const before = p.producerIdentity
+        // The broker closes the connection on any request that carries partition 0 (as on a request over socket.request.max.bytes).
+        const carriesPartition0 = (request: any): boolean => request.topicData.some((t: any) => t.partitionData.some((d: any) => d.index === 0))
+        const removeFault = cluster.intercept(Produce, ({ request }) => carriesPartition0(request) ? { drop: 'before-apply' } : undefined)
+        const poisoned = p.send({ topic: TOPIC, partition: 0, value: 'poison' })
+        const healthy = p.send({ topic: TOPIC, partition: 1, value: 'healthy' })
+        const outcome = await outcomeWithin(poisoned, 20_000)
+        assert.match(outcome, /^rejected OutcomeUnknownError: .*closed 5 times in a row.*socket\.request\.max\.bytes/)
+        assertLanded(await healthy, 'healthy')
+        // Five tries: the first with partition 1's batch in the same request, four alone on the connection.
+        const dropped = cluster.requests(Produce).filter(r => r.outcome === 'dropped')
+        assert.equal(dropped.length, 5)
+        assert.ok(dropped.slice(1).every(r => r.request.topicData.length === 1 && r.request.topicData[0].partitionData.length === 1), 'retries were not alone')
+        assert.equal(warnings.filter(w => w.includes('socket.request.max.bytes')).length, 1, warnings.join('\n'))
+        removeFault()
+        assertLanded(await p.send({ topic: TOPIC, partition: 0, value: 'after' }), 'after')
+        // Idempotent: the partition moved to a new identity, so nothing can be deduplicated against the unknown batch.
+        if (options.acks === undefined) assert.notDeepEqual(p.producerIdentity, before)
+        await p.close()
+      } finally {
+        await loggedClient.close()
+      }
+    })
+  }
 
   test('a batch whose topic was deleted while its outcome was unknown fails with TopicDeletedError, and flush() ends', async () => {
     const p = producer({ deliveryTimeoutMs: 300 })

@@ -28,7 +28,8 @@ import type { Client } from '../client/client'
 import { TypedEmitter } from '../client/events'
 import { channels, subscribed, type ProducerSendTrace } from '../client/instrumentation'
 import type { MetricsRegistry } from '../client/metrics'
-import { ConnectionError, RequestTimeoutError } from '../client/errors'
+import { ConnectionError, RequestTimeoutError, UnknownTopicError } from '../client/errors'
+import { Metadata } from '../protocol/apis/metadata'
 import { invalidatesMetadata } from '../client/metadata'
 import { backoffDelay, describeError } from '../client/backoff'
 import type { CompressionCodec } from '../protocol/compression'
@@ -108,6 +109,12 @@ export interface ProducerOptions<K = ProducerBytes, V = ProducerBytes> {
   partitioner?: PartitionerOption
   /** How long to wait for an unknown topic to appear in metadata (default 60 s). */
   metadataWaitMs?: number
+  /**
+   * Ask the broker to create a topic that does not exist (Metadata's allow_auto_topic_creation;
+   * the broker must have auto.create.topics.enable). Default false: a misspelt topic name
+   * fails instead of creating a topic with the broker's default partitions and settings.
+   */
+  allowAutoTopicCreation?: boolean
   /**
    * What an abort does to a record whose batch's outcome is unknown. 'wait' (default):
    * the send settles when the outcome is known. 'settle': it settles at once with
@@ -220,6 +227,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   /** The built-in partitioners keep nothing of their input: one object serves every record. A partitioner of the application's gets a fresh one each time. */
   readonly #sharedPartitionerInput: PartitionerInput | undefined
   readonly #metadataWaitMs: number
+  readonly #allowAutoTopicCreation: boolean
   readonly #abortUnknownOutcome: 'wait' | 'settle'
   readonly #sinkOptions: ConstructorParameters<typeof Sink>[3]
   /** Undefined without serializers: then send() and produce() take bytes as they are. */
@@ -285,6 +293,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     this.#partitioner = createPartitioner(options.partitioner, { batchMaxBytes: this.#batchMaxBytes })
     this.#sharedPartitionerInput = options.partitioner === undefined || typeof options.partitioner === 'string' ? { topic: '', key: null, value: null, partitionCount: 0, availablePartitions: [] } : undefined
     this.#metadataWaitMs = options.metadataWaitMs ?? 60_000
+    this.#allowAutoTopicCreation = options.allowAutoTopicCreation ?? false
     this.#abortUnknownOutcome = options.abortUnknownOutcome ?? 'wait'
     this.#sinkOptions = {
       acks: this.#acks,
@@ -801,7 +810,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
           notifyWaiter(r.waiter, r.index, error, null, this.#onCallbackThrow)
         }
       }
-      const ready = this.#client.metadata.waitForTopic(record.topic, this.#metadataWaitMs).then(() => {
+      const ready = this.#waitForTopic(record.topic).then(() => {
         this.#awaitingMetadata.delete(record.topic)
         for (const r of records.splice(0)) {
           this.#unbufferWaiting(r.record)
@@ -817,6 +826,41 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     // Waiting records count against the buffer limits like buffered ones.
     this.#bufferedBytes += waitingSize(record)
     this.#bufferedRecords++
+  }
+
+  /**
+   * The topic's metadata once it exists, for up to metadataWaitMs; with allowAutoTopicCreation
+   * the broker is asked to create it first. A topic that never appeared fails with an
+   * UnknownTopicError that says whether creation was asked for and what the broker answered.
+   */
+  async #waitForTopic (topic: string): Promise<void> {
+    const refusal = this.#allowAutoTopicCreation ? await this.#askToCreate(topic) : undefined
+    try {
+      await this.#client.metadata.waitForTopic(topic, this.#metadataWaitMs)
+    } catch (error) {
+      if (!(error instanceof UnknownTopicError) || this.#client.metadata.topic(topic) !== undefined) throw error
+      const why = !this.#allowAutoTopicCreation
+        ? 'The producer did not ask the broker to create it (allowAutoTopicCreation is off): create it (admin.createTopics, kafka-topics.sh), or set allowAutoTopicCreation: true for a broker with auto.create.topics.enable'
+        : refusal === undefined
+          ? 'The broker was asked to create it (allowAutoTopicCreation) and it did not appear in time'
+          : refusal.code === UNKNOWN_TOPIC_OR_PARTITION
+            ? 'The broker was asked to create it (allowAutoTopicCreation) and did not: its auto.create.topics.enable is off. Create the topic (admin.createTopics, kafka-topics.sh)'
+            : `The broker was asked to create it (allowAutoTopicCreation) and refused: ${refusal.message}`
+      throw new UnknownTopicError(topic, `Topic "${topic}" does not exist (waited metadataWaitMs, ${this.#metadataWaitMs} ms, for it). ${why}. The record was not written.`)
+    }
+  }
+
+  /** A Metadata request that lets the broker create `topic` (KIP-487's allow_auto_topic_creation); the broker's refusal, if it answered one. */
+  async #askToCreate (topic: string): Promise<BrokerError | undefined> {
+    try {
+      const response = await this.#client.request(Metadata, { topics: [{ name: topic }], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }, { timeoutMs: Math.min(this.#requestTimeoutMs, this.#metadataWaitMs) })
+      const code = response.topics.find(t => t.name === topic)?.errorCode ?? 0
+      // 5 LEADER_NOT_AVAILABLE: being created.
+      return code === 0 || code === 5 ? undefined : new BrokerError(code, `Metadata (creating topic "${topic}")`)
+    } catch {
+      // No answer: the wait below reports what it finds.
+      return undefined
+    }
   }
 
   #unbufferWaiting (record: ProducerRecord): void {

@@ -131,4 +131,29 @@ describe('producer size limits against a real broker', { skip, timeout: 120_000 
       await producer.close()
     }
   })
+
+  test('a topic that does not exist: without allowAutoTopicCreation the send fails within metadataWaitMs with an UnknownTopicError that says creation was not asked for; with it, the broker creates the topic and the send succeeds', async () => {
+    const missing = uniqueName('missing')
+    topics.push(missing)
+    const producer = new Producer(client, { metadataWaitMs: 2000 })
+    try {
+      const started = Date.now()
+      const error = await producer.send({ topic: missing, value: 'x' }).then(() => undefined, (e: unknown) => e)
+      const took = Date.now() - started
+      assert.ok(error instanceof Error && error.name === 'UnknownTopicError', String(error))
+      assert.match(error.message, new RegExp(`Topic "${missing}" does not exist \\(waited metadataWaitMs, 2000 ms.*did not ask the broker to create it \\(allowAutoTopicCreation is off\\)`))
+      assert.ok(took >= 1900 && took < 15_000, `failed after ${took} ms`)
+      assert.ok(!(await client.admin.listTopics()).includes(missing), 'the topic was created')
+    } finally {
+      await producer.close()
+    }
+    const creating = new Producer(client, { metadataWaitMs: 30_000, allowAutoTopicCreation: true })
+    try {
+      const result = await creating.send({ topic: missing, value: 'created' })
+      assert.equal(result.offset, 0n)
+      assert.ok((await client.admin.listTopics()).includes(missing))
+    } finally {
+      await creating.close()
+    }
+  })
 })

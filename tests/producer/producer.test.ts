@@ -19,6 +19,7 @@ import { Producer, type ProducerOptions, type ProducerRecord } from '../../produ
 import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError, RecordTooLargeError, SendError, TopicDeletedError } from '../../producer/errors'
 import type { RecordMetadata } from '../../producer/batch'
 import { FakeCluster } from '../../testing/index'
+import { outcomeWithin, until } from '../support/settle'
 
 const TOPIC = 't'
 
@@ -52,26 +53,6 @@ function values (partition = 0): string[] {
 }
 
 const never = new Promise<never>(() => {})
-
-const until = async (condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 5))
-  }
-}
-
-/** How `promise` settled within `ms`: 'resolved', 'rejected <ErrorName>: <message>' or 'pending'. */
-async function outcomeWithin (promise: Promise<unknown>, ms: number): Promise<string> {
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<string>(resolve => { timer = setTimeout(() => resolve('pending'), ms) })
-  const settled = promise.then(() => 'resolved', (error: Error) => `rejected ${error.name}: ${error.message}`)
-  try {
-    return await Promise.race([settled, timeout])
-  } finally {
-    clearTimeout(timer)
-  }
-}
 
 /** The record at `result.offset` in the fake's log holds `value`. */
 function assertLanded (result: RecordMetadata, value: string): void {

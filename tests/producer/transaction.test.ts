@@ -21,6 +21,7 @@ import {
   ProducerFencedError, TransactionAbortableError, TransactionAbortedError, TransactionOutcomeUnknownError, TransactionStateError
 } from '../../producer/transaction'
 import { FakeCluster } from '../../testing/index'
+import { outcomeWithin, until } from '../support/settle'
 
 const TOPIC = 't'
 const GROUP = { groupId: 'g', memberId: '', generationId: -1, groupInstanceId: null }
@@ -50,26 +51,6 @@ function producer (options: ProducerOptions = {}): Producer {
   const p = new Producer(client, { lingerMs: 0, transactionalId: 'tx', ...options })
   producers.push(p)
   return p
-}
-
-async function waitFor (condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 5))
-  }
-}
-
-/** How `promise` settled within `ms`: 'resolved', 'rejected <ErrorName>: <message>' or 'pending'. */
-async function outcomeWithin (promise: Promise<unknown>, ms: number): Promise<string> {
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<string>(resolve => { timer = setTimeout(() => resolve('pending'), ms) })
-  const settled = promise.then(() => 'resolved', (error: Error) => `rejected ${error.name}: ${error.message}`)
-  try {
-    return await Promise.race([settled, timeout])
-  } finally {
-    clearTimeout(timer)
-  }
 }
 
 function visible (partition: number): string[] {
@@ -349,7 +330,7 @@ describe('transaction version 2 (KIP-890)', () => {
       cluster.intercept(api.key, () => { asked++; return { error: 14 } })
       const begin = p.beginTransaction()
       begin.catch(() => {})
-      await waitFor(() => asked >= 2, `${name} retried`)
+      await until(() => asked >= 2, `${name} retried`)
       await p.close({ force: true })
       const after = asked
       const outcome = await outcomeWithin(begin, 10_000)

@@ -2,6 +2,7 @@
  * Waiting between attempts: capped exponential backoff with full jitter, and a
  * sleep that an AbortSignal ends early.
  */
+import { onAbort } from './abort-signal'
 import { AbortedError } from './errors'
 
 export interface BackoffOptions {
@@ -30,15 +31,16 @@ export function sleep (ms: number, signal?: AbortSignal, retrying?: unknown): Pr
       reject(abortError(signal, 'while waiting to retry', false, retrying))
       return
     }
-    const onAbort = (): void => {
-      clearTimeout(timer)
-      reject(abortError(signal!, 'while waiting to retry', false, retrying))
-    }
     const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
+      stopWaiting?.()
       resolve()
     }, ms)
-    signal?.addEventListener('abort', onAbort, { once: true })
+    const stopWaiting = signal === undefined
+      ? undefined
+      : onAbort(signal, () => {
+        clearTimeout(timer)
+        reject(abortError(signal, 'while waiting to retry', false, retrying))
+      })
   })
 }
 

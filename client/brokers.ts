@@ -20,6 +20,7 @@
  */
 import { setMaxListeners } from 'node:events'
 import { ProtocolError } from '../protocol/errors'
+import { onAbort } from './abort-signal'
 import { abortError, backoffDelay, sleep, type BackoffOptions } from './backoff'
 import { Connection, type ConnectionOptions } from './connection'
 import { ClientClosedError, ConnectionError, isRefusedIdentity, ProtocolViolationError } from './errors'
@@ -350,13 +351,12 @@ function raceSignal<T> (promise: Promise<T>, signal: AbortSignal | undefined, do
       reject(abortError(signal, doing))
       return
     }
-    const onAbort = (): void => reject(abortError(signal, doing))
-    signal.addEventListener('abort', onAbort, { once: true })
+    const stopWaiting = onAbort(signal, () => reject(abortError(signal, doing)))
     promise.then(value => {
-      signal.removeEventListener('abort', onAbort)
+      stopWaiting()
       resolve(value)
     }, error => {
-      signal.removeEventListener('abort', onAbort)
+      stopWaiting()
       reject(error)
     })
   })

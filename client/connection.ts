@@ -25,6 +25,7 @@ import { ApiVersions, type ApiVersionsResponse } from '../protocol/apis/api-vers
 import { ProtocolError } from '../protocol/errors'
 import { decodeResponseFrame, encodeRequestChunks } from '../protocol/header'
 import { Reader } from '../protocol/reader'
+import { onAbort } from './abort-signal'
 import { abortError } from './backoff'
 import { ConnectionError, MalformedResponseError, RequestTimeoutError, TlsError, UnsupportedVersionError } from './errors'
 import { authenticate, type SaslOptions } from './sasl'
@@ -98,7 +99,8 @@ interface InFlight {
   reject: (error: Error) => void
   timer: NodeJS.Timeout | undefined
   signal: AbortSignal | undefined
-  onAbort: (() => void) | undefined
+  /** Stops waiting for `signal` (see abort-signal.ts). */
+  stopWaiting: (() => void) | undefined
   abandoned: boolean
   /** performance.now() at the write: request latency for logs, metrics and tracing. */
   startedAt: number
@@ -273,13 +275,12 @@ export class Connection {
     }
     return new Promise<Response>((resolve, reject) => {
       const trace = subscribed(channels.request) ? this.#traceStart(api, version, correlationId, frame.size) : undefined
-      const entry: InFlight = { correlationId, api, version, resolve, reject, timer: undefined, signal: options.signal, onAbort: undefined, abandoned: false, startedAt: performance.now(), stats, trace, size: frame.size }
+      const entry: InFlight = { correlationId, api, version, resolve, reject, timer: undefined, signal: options.signal, stopWaiting: undefined, abandoned: false, startedAt: performance.now(), stats, trace, size: frame.size }
       if (this.#instrumentation.log.debugOn) this.#instrumentation.log.debug(`${api.name} v${version} sent`, { broker: this.label, api: api.name, correlationId, bytes: frame.size })
       const timeoutMs = options.timeoutMs ?? this.#options.requestTimeoutMs ?? 30_000
       entry.timer = setTimeout(() => this.#onTimeout(entry, timeoutMs), timeoutMs)
       if (options.signal !== undefined) {
-        entry.onAbort = () => this.#abandon(entry)
-        options.signal.addEventListener('abort', entry.onAbort, { once: true })
+        entry.stopWaiting = onAbort(options.signal, () => this.#abandon(entry))
       }
       this.#inFlight.set(correlationId, entry)
       writeChunks(socket, frame.chunks)
@@ -363,19 +364,18 @@ export class Connection {
         if (settled) return
         settled = true
         clearTimeout(timer)
-        signal?.removeEventListener('abort', onAbort)
+        stopWaiting?.()
         resolve()
       }
       const fail = (error: Error): void => {
         if (settled) return
         settled = true
         clearTimeout(timer)
-        signal?.removeEventListener('abort', onAbort)
+        stopWaiting?.()
         reject(error)
       }
-      const onAbort = (): void => fail(abortError(signal!, `connecting to ${this.label}`))
       const timer = setTimeout(() => fail(new ConnectionError(this.label, `connecting timed out after ${timeoutMs} ms; is the broker running and reachable?`, { written: false })), timeoutMs)
-      signal?.addEventListener('abort', onAbort, { once: true })
+      const stopWaiting = signal === undefined ? undefined : onAbort(signal, () => fail(abortError(signal, `connecting to ${this.label}`)))
       let socket: net.Socket
       if (factory === undefined) {
         socket = usesTls
@@ -623,7 +623,7 @@ export class Connection {
   #abandon (entry: InFlight): void {
     if (!this.#inFlight.has(entry.correlationId) || entry.abandoned) return
     entry.abandoned = true
-    if (entry.signal !== undefined && entry.onAbort !== undefined) entry.signal.removeEventListener('abort', entry.onAbort)
+    entry.stopWaiting?.()
     const error = abortError(entry.signal!, `${entry.api.name} to ${this.label} after it was written`, true)
     if (entry.trace !== undefined) {
       entry.trace.durationMs = performance.now() - entry.startedAt
@@ -656,7 +656,7 @@ export class Connection {
   #settle (entry: InFlight): void {
     if (entry.timer !== undefined) clearTimeout(entry.timer)
     entry.timer = undefined
-    if (entry.signal !== undefined && entry.onAbort !== undefined) entry.signal.removeEventListener('abort', entry.onAbort)
+    entry.stopWaiting?.()
   }
 }
 

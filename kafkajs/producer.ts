@@ -402,7 +402,9 @@ export class KafkaJSProducer {
         compression: codec,
         partitioner: this.#nativePartitioner,
         // kafkajs sends at once; kafkats batches what is sent together in one call anyway.
-        lingerMs: 0
+        lingerMs: 0,
+        // kafkajs asks the broker to create unknown topics unless told not to.
+        allowAutoTopicCreation: this.#config.allowAutoTopicCreation !== false
       }
       if (timeout !== undefined) options.requestTimeoutMs = timeout
       if (options.idempotent !== true) options.retries = this.#config.retry?.retries ?? this.#context.config.retry?.retries ?? 5

@@ -88,6 +88,13 @@ export class ProducerBatch {
   /** Every waiter was answered early: the batch is dropped once it is not in flight. */
   abandoned = false
   lastError: Error | undefined
+  /**
+   * Attempts in a row whose connection died after the request was written (no answer, no
+   * timeout). From the first one the batch is sent alone, with nothing else in flight to
+   * its broker (sink.ts), so each further death is this request's own; see
+   * MAX_CONNECTION_DEATHS in producer.ts.
+   */
+  connectionDeaths = 0
   /** Every record was answered and the batch left its queue; a late outcome changes nothing. */
   finished = false
   /** The topic's id when the batch was first sent: a different id later means the topic was deleted. */

@@ -72,19 +72,36 @@ export class TopicDeletedError extends KafkaTsError {
  */
 export class RecordTooLargeError extends BrokerError {
   readonly topic: string
+  /** -1 when the record was refused before a partition was chosen for it. */
   readonly partition: number
   readonly recordBytes: number
   readonly maxMessageBytes: number | undefined
+  /**
+   * The producer option the record is over, when the producer refused it before sending
+   * (as the Java client's max.request.size / buffer.memory checks): 'maxRequestBytes' (the
+   * largest Produce request; a larger one is cut off by the broker's socket.request.max.bytes)
+   * or 'maxBufferedBytes'. Undefined when the broker refused it.
+   */
+  readonly producerOption: 'maxRequestBytes' | 'maxBufferedBytes' | undefined
 
-  constructor (topic: string, partition: number, recordBytes: number, maxMessageBytes: number | undefined) {
+  constructor (topic: string, partition: number, recordBytes: number, maxMessageBytes: number | undefined, producerLimit?: { option: 'maxRequestBytes' | 'maxBufferedBytes', bytes: number }) {
     super(10, `Produce to ${topic}-${partition}`)
-    const limit = maxMessageBytes === undefined ? 'the topic\'s max.message.bytes (its value could not be read)' : `the topic's max.message.bytes of ${maxMessageBytes} bytes`
-    this.message = `Produce to ${topic}-${partition}: MESSAGE_TOO_LARGE (10): the record is ${recordBytes} bytes as a record batch of its own, over ${limit}. It is not in the log (the other records of its batch were sent without it). Send a smaller record, or raise the topic's max.message.bytes (and the broker's message.max.bytes / replica.fetch.max.bytes).`
     this.name = 'RecordTooLargeError'
     this.topic = topic
     this.partition = partition
     this.recordBytes = recordBytes
     this.maxMessageBytes = maxMessageBytes
+    this.producerOption = producerLimit?.option
+    if (producerLimit !== undefined) {
+      const where = partition < 0 ? topic : `${topic}-${partition}`
+      const raise = producerLimit.option === 'maxRequestBytes'
+        ? 'raise the producer\'s maxRequestBytes (a request over the broker\'s socket.request.max.bytes, 100 MiB by default, is cut off, and the topic\'s max.message.bytes applies too)'
+        : 'raise the producer\'s maxBufferedBytes'
+      this.message = `Record for ${where}: MESSAGE_TOO_LARGE (10): the record is ${recordBytes} bytes as a record batch of its own, over the producer's ${producerLimit.option} of ${producerLimit.bytes} bytes. It was not sent. Send a smaller record, or ${raise}.`
+      return
+    }
+    const limit = maxMessageBytes === undefined ? 'the topic\'s max.message.bytes (its value could not be read)' : `the topic's max.message.bytes of ${maxMessageBytes} bytes`
+    this.message = `Produce to ${topic}-${partition}: MESSAGE_TOO_LARGE (10): the record is ${recordBytes} bytes as a record batch of its own, over ${limit}. It is not in the log (the other records of its batch were sent without it). Send a smaller record, or raise the topic's max.message.bytes (and the broker's message.max.bytes / replica.fetch.max.bytes).`
   }
 }
 

@@ -16,6 +16,7 @@ import type { Client } from '../client/client'
 import { backoffDelay, sleep } from '../client/backoff'
 import { InitProducerId, type InitProducerIdRequest, type InitProducerIdResponse } from '../protocol/apis/init-producer-id'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
+import { ProducerClosedError } from './errors'
 
 export interface Identity {
   readonly producerId: bigint
@@ -36,6 +37,8 @@ export interface ProducerIdentityOptions {
   keepTrying: () => boolean
   /** Sends one InitProducerId (default: any broker; a transaction coordinator for transactions). */
   send?: (request: InitProducerIdRequest) => Promise<InitProducerIdResponse>
+  /** Aborts when the producer closes: the request and the sleeps between retries end then. */
+  closing: AbortSignal
 }
 
 // The broker no longer knows the id or its epoch: start over with a new id.
@@ -91,6 +94,10 @@ export class ProducerIdentity {
     return await this.#pending
   }
 
+  #closedWhileRetrying (failure: Error | undefined): ProducerClosedError {
+    return new ProducerClosedError(`The producer was closed while it was getting a producer id (InitProducerId)${failure === undefined ? '' : `, which had failed with ${failure.message}`}`)
+  }
+
   /** The transaction layer's new identity (EndTxn v5 returns one, KIP-890); partitions move to it as to a bump's. */
   adopt (identity: Identity): void {
     this.#current = { producerId: identity.producerId, producerEpoch: identity.producerEpoch }
@@ -111,7 +118,7 @@ export class ProducerIdentity {
         })
         const response = this.#options.send !== undefined
           ? await this.#options.send(request(Number.MAX_SAFE_INTEGER))
-          : await this.#client.request(InitProducerId, request)
+          : await this.#client.request(InitProducerId, request, { signal: this.#options.closing })
         if (response.errorCode === 0) return { producerId: response.producerId, producerEpoch: response.producerEpoch }
         failure = new BrokerError(response.errorCode, 'InitProducerId')
         if (START_OVER_CODES.has(response.errorCode)) {
@@ -121,12 +128,13 @@ export class ProducerIdentity {
           throw failure
         }
       } catch (error) {
+        if (this.#options.closing.aborted) throw this.#closedWhileRetrying(this.lastError)
         if (error instanceof KafkaTsError && !error.retriable) throw error
         failure = error as Error
       }
       this.lastError = failure
       if (!this.#options.keepTrying()) throw failure
-      await sleep(backoffDelay(attempt, this.#client.backoff))
+      await sleep(backoffDelay(attempt, this.#client.backoff), this.#options.closing).catch(() => { throw this.#closedWhileRetrying(failure) })
     }
   }
 }

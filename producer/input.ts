@@ -13,7 +13,7 @@ const PARTITIONERS = ['default', 'round-robin', 'kafkajs-default', 'kafkajs-lega
 export const PRODUCER_OPTION_KEYS = [
   'acks', 'idempotent', 'lingerMs', 'batchMaxBytes', 'maxRequestBytes', 'maxBufferedBytes', 'maxBufferedRecords',
   'requestTimeoutMs', 'deliveryTimeoutMs', 'retries', 'compression', 'compressionByTopic', 'partitioner',
-  'metadataWaitMs', 'abortUnknownOutcome', 'transactionalId', 'transactionTimeoutMs', 'serializers'
+  'metadataWaitMs', 'allowAutoTopicCreation', 'abortUnknownOutcome', 'transactionalId', 'transactionTimeoutMs', 'serializers'
 ] as const
 
 const HINTS: Record<string, string> = {
@@ -22,7 +22,8 @@ const HINTS: Record<string, string> = {
   timeout: 'requestTimeoutMs',
   idempotence: 'idempotent',
   createPartitioner: 'partitioner',
-  transactionTimeout: 'transactionTimeoutMs'
+  transactionTimeout: 'transactionTimeoutMs',
+  autoCreateTopics: 'allowAutoTopicCreation'
 }
 
 /** Throws a TypeError/RangeError naming the first wrong producer option. */
@@ -40,6 +41,7 @@ export function checkProducerOptions (options: unknown): void {
     checkDuration(WHERE, name, options[name], 1)
   }
   checkDuration(WHERE, 'metadataWaitMs', options.metadataWaitMs)
+  checkBoolean(WHERE, 'allowAutoTopicCreation', options.allowAutoTopicCreation)
   if (options.retries !== Number.POSITIVE_INFINITY) checkInteger(WHERE, 'retries', options.retries, { min: 0 })
   checkOneOf(WHERE, 'compression', options.compression, CODECS)
   if (options.compressionByTopic !== undefined) {

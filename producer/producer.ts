@@ -28,13 +28,14 @@ import type { Client } from '../client/client'
 import { TypedEmitter } from '../client/events'
 import { channels, subscribed, type ProducerSendTrace } from '../client/instrumentation'
 import type { MetricsRegistry } from '../client/metrics'
-import { ConnectionError, RequestTimeoutError } from '../client/errors'
+import { ConnectionError, RequestTimeoutError, UnknownTopicError } from '../client/errors'
+import { Metadata } from '../protocol/apis/metadata'
 import { invalidatesMetadata } from '../client/metadata'
-import { backoffDelay } from '../client/backoff'
+import { backoffDelay, describeError } from '../client/backoff'
 import type { CompressionCodec } from '../protocol/compression'
 import { DescribeConfigs } from '../protocol/apis/describe-configs'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
-import { recordSizeUpperBound, type RecordHeader, type RecordInput } from '../protocol/record-batch'
+import { RECORD_BATCH_OVERHEAD, recordSizeUpperBound, type RecordHeader, type RecordInput } from '../protocol/record-batch'
 import { notifyWaiter, ProducerBatch, type RecordCallback, type RecordMetadata, type SendAnswer, type SendTracker, type Waiter } from './batch'
 import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError, RecordTooLargeError, SendError, TopicDeletedError } from './errors'
 import { NO_IDENTITY, ProducerIdentity, sameIdentity } from './identity'
@@ -47,6 +48,7 @@ import { createPartitioner, type Partitioner, type PartitionerInput, type Partit
 import { Sink, type ItemOutcome, type SendItem } from './sink'
 import { RecordSerializer, type Serializers } from '../client/serializers'
 import { AbortedError } from '../client/errors'
+import { onAbort } from '../client/abort-signal'
 import {
   TransactionManager, TransactionAbortableError, type ConsumerGroupMetadata, type SendOffsetsOptions, type TransactionCallOptions, type TransactionHost, type TransactionState
 } from './transaction'
@@ -107,6 +109,12 @@ export interface ProducerOptions<K = ProducerBytes, V = ProducerBytes> {
   partitioner?: PartitionerOption
   /** How long to wait for an unknown topic to appear in metadata (default 60 s). */
   metadataWaitMs?: number
+  /**
+   * Ask the broker to create a topic that does not exist (Metadata's allow_auto_topic_creation;
+   * the broker must have auto.create.topics.enable). Default false: a misspelt topic name
+   * fails instead of creating a topic with the broker's default partitions and settings.
+   */
+  allowAutoTopicCreation?: boolean
   /**
    * What an abort does to a record whose batch's outcome is unknown. 'wait' (default):
    * the send settles when the outcome is known. 'settle': it settles at once with
@@ -185,6 +193,14 @@ const DUPLICATE_SEQUENCE_NUMBER = 46
 const UNKNOWN_TOPIC_OR_PARTITION = 3
 const UNKNOWN_TOPIC_ID = 100
 const MESSAGE_TOO_LARGE = 10
+/**
+ * Connection deaths in a row, with the request written, after which a batch is given up on
+ * (OutcomeUnknownError, and its partition moves to a new epoch). The 2nd to the last are
+ * deaths with the batch's request alone on its connection: a broker that is up and
+ * closes the connection on the same request every time (one over its
+ * socket.request.max.bytes) would otherwise be retried for ever without a word.
+ */
+const MAX_CONNECTION_DEATHS = 5
 /** DescribeConfigs resource type of a topic. */
 const TOPIC_RESOURCE = 2
 /** Idle encode buffers a producer keeps (see BatchBuffers), and the largest batchMaxBytes it keeps them for. */
@@ -198,6 +214,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   readonly #lingerMs: number
   readonly #batchMaxBytes: number
   readonly #maxBufferedBytes: number
+  readonly #maxRequestBytes: number
   readonly #maxBufferedRecords: number
   readonly #requestTimeoutMs: number
   readonly #deliveryTimeoutMs: number
@@ -210,6 +227,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   /** The built-in partitioners keep nothing of their input: one object serves every record. A partitioner of the application's gets a fresh one each time. */
   readonly #sharedPartitionerInput: PartitionerInput | undefined
   readonly #metadataWaitMs: number
+  readonly #allowAutoTopicCreation: boolean
   readonly #abortUnknownOutcome: 'wait' | 'settle'
   readonly #sinkOptions: ConstructorParameters<typeof Sink>[3]
   /** Undefined without serializers: then send() and produce() take bytes as they are. */
@@ -244,6 +262,8 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   /** Why the producer is closed: ProducerClosedError, or the client's ClientClosedError. */
   #closedError: Error | undefined
   readonly #unregister: () => void
+  /** Aborted when the producer closes: ends the retry sleeps of InitProducerId and of the transaction's requests. */
+  readonly #closing = new AbortController()
   readonly #metrics: MetricsRegistry
   /** Ends this one's part in client.metrics() (set once its collector is registered, at the end of the constructor). */
   #stopCollecting: () => void = () => {}
@@ -259,7 +279,9 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       throw new TypeError(`An idempotent producer needs acks='all' (got acks=${String(options.acks)}): set acks to 'all', or idempotent to false`)
     }
     this.#lingerMs = options.lingerMs ?? 5
-    this.#batchMaxBytes = options.batchMaxBytes ?? 1_000_000
+    this.#maxRequestBytes = options.maxRequestBytes ?? 32 * 1024 * 1024
+    // A batch never outgrows the request that carries it.
+    this.#batchMaxBytes = Math.min(options.batchMaxBytes ?? 1_000_000, this.#maxRequestBytes)
     this.#maxBufferedBytes = options.maxBufferedBytes ?? 64 * 1024 * 1024
     this.#maxBufferedRecords = options.maxBufferedRecords ?? 500_000
     this.#requestTimeoutMs = options.requestTimeoutMs ?? 30_000
@@ -271,11 +293,12 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     this.#partitioner = createPartitioner(options.partitioner, { batchMaxBytes: this.#batchMaxBytes })
     this.#sharedPartitionerInput = options.partitioner === undefined || typeof options.partitioner === 'string' ? { topic: '', key: null, value: null, partitionCount: 0, availablePartitions: [] } : undefined
     this.#metadataWaitMs = options.metadataWaitMs ?? 60_000
+    this.#allowAutoTopicCreation = options.allowAutoTopicCreation ?? false
     this.#abortUnknownOutcome = options.abortUnknownOutcome ?? 'wait'
     this.#sinkOptions = {
       acks: this.#acks,
       requestTimeoutMs: this.#requestTimeoutMs,
-      maxRequestBytes: options.maxRequestBytes ?? 32 * 1024 * 1024,
+      maxRequestBytes: this.#maxRequestBytes,
       maxInFlightRequests: 5,
       transactionalId: options.transactionalId ?? null,
       maxProduceVersion: Number.POSITIVE_INFINITY
@@ -289,7 +312,8 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       transactionTimeoutMs: this.#txn?.transactionTimeoutMs ?? 60_000,
       // A transaction's InitProducerId goes to its coordinator, and is retried there (transaction.ts).
       send: this.#txn === undefined ? undefined : async request => await this.#txn!.sendInitProducerId(request),
-      keepTrying: () => !this.#closed && (this.#txn !== undefined || this.#hasBatchesWaitingForIdentity())
+      keepTrying: () => !this.#closed && (this.#txn !== undefined || this.#hasBatchesWaitingForIdentity()),
+      closing: this.#closing.signal
     })
     // Closed with its client: pending work fails with the client's ClientClosedError at once.
     this.#unregister = client.register({ closeWithClient: error => this.#abandonAll(error, error) })
@@ -415,7 +439,8 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
         for (const pending of this.#awaitingMetadata.values()) pending.fail(error)
       },
       wake: () => this.#scheduleDrain(),
-      capProduceVersion: max => { this.#sinkOptions.maxProduceVersion = max }
+      capProduceVersion: max => { this.#sinkOptions.maxProduceVersion = max },
+      closing: this.#closing.signal
     }
   }
 
@@ -524,13 +549,13 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
         settle: (index, error, result) => {
           answer.settle(index, error, result)
           if (--remaining === 0) {
-            signal?.removeEventListener('abort', onAbort)
+            stopWaiting?.()
             resolve()
           }
         }
       }
-      const onAbort = (): void => this.#abortTracker(tracker, signal!)
-      signal?.addEventListener('abort', onAbort, { once: true })
+      // One listener per signal however many sends share it (abort-signal.ts).
+      const stopWaiting = signal === undefined ? undefined : onAbort(signal, () => this.#abortTracker(tracker, signal))
       const next = this.#waitingSends.length > 0 ? 0 : this.#appendWhileRoom(list, 0, tracker)
       if (next < list.length) void this.#appendAsRoomFrees(list, next, tracker, signal)
     })
@@ -560,11 +585,18 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       }
       this.#txn.onAppend()
     }
+    const prepared = toRecordInput(record)
+    const bytes = recordSizeUpperBound(prepared)
+    const tooLarge = this.#tooLarge(record, bytes)
+    if (tooLarge !== undefined) {
+      callback(tooLarge, null)
+      return false
+    }
     if (this.#isFull()) {
       callback(new BufferFullError(`The producer buffer is full (${this.#bufferedRecords} records, ${this.#bufferedBytes} bytes): wait for producer.waitForSpace() or use await producer.send()`), null)
       return false
     }
-    this.#append(record, callback, 0, undefined)
+    this.#append(record, callback, 0, undefined, prepared, bytes)
     return true
   }
 
@@ -572,10 +604,31 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   #appendWhileRoom (list: ProducerRecord[], from: number, tracker: CallTracker): number {
     for (let i = from; i < list.length; i++) {
       const input = tracker.adopt ? adoptAsRecordInput(list[i]) : toRecordInput(list[i])
-      if (!this.#hasRoom(recordSizeUpperBound(input))) return i
-      this.#append(list[i], tracker, i, tracker.batches, input)
+      const bytes = recordSizeUpperBound(input)
+      const tooLarge = this.#tooLarge(list[i], bytes)
+      if (tooLarge !== undefined) {
+        tracker.settle(i, tooLarge, null)
+        continue
+      }
+      if (!this.#hasRoom(bytes)) return i
+      this.#append(list[i], tracker, i, tracker.batches, input, bytes)
     }
     return list.length
+  }
+
+  /**
+   * A record that no request or no buffer of this producer can hold, as a batch of its
+   * own: refused at once (as the Java client's max.request.size and buffer.memory checks).
+   * Sent anyway, a request over the broker's socket.request.max.bytes is answered by
+   * closing the connection, again at every retry.
+   */
+  #tooLarge (record: ProducerRecord, recordBytes: number): RecordTooLargeError | undefined {
+    const bytes = RECORD_BATCH_OVERHEAD + recordBytes
+    if (bytes <= this.#maxRequestBytes && bytes <= this.#maxBufferedBytes) return undefined
+    const limit = bytes > this.#maxRequestBytes
+      ? { option: 'maxRequestBytes' as const, bytes: this.#maxRequestBytes }
+      : bytes > this.#maxBufferedBytes ? { option: 'maxBufferedBytes' as const, bytes: this.#maxBufferedBytes } : undefined
+    return limit === undefined ? undefined : new RecordTooLargeError(record.topic, record.partition ?? -1, bytes, undefined, limit)
   }
 
   /**
@@ -592,7 +645,9 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     let next = from
     try {
       while (next < list.length) {
-        const size = recordSizeUpperBound(tracker.adopt ? adoptAsRecordInput(list[next]) : toRecordInput(list[next]))
+        const bytes = recordSizeUpperBound(tracker.adopt ? adoptAsRecordInput(list[next]) : toRecordInput(list[next]))
+        // A record too large for the buffer is refused on its turn, not after the buffer emptied.
+        const size = this.#tooLarge(list[next], bytes) === undefined ? bytes : 0
         await this.#waitUntil(() => this.#waitingSends[0] === turn && this.#hasRoom(size), signal, true)
         this.#checkOpen()
         if (signal?.aborted === true) throw new AbortedError('Aborted while waiting for room in the producer buffer: the record is not in the log', { written: false, cause: signal.reason })
@@ -679,6 +734,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   }
 
   #releaseResources (): void {
+    this.#closing.abort(this.#closedError)
     this.#stopTimers()
     for (const queue of this.#queues.values()) if (queue.lingerTimer !== undefined) clearTimeout(queue.lingerTimer)
     if (this.#wakeTimer !== undefined) clearTimeout(this.#wakeTimer)
@@ -694,14 +750,14 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   readonly #awaitingMetadata = new Map<string, { ready: Promise<void>, records: Array<{ record: ProducerRecord, waiter: Waiter, index: number, batches?: Set<ProducerBatch> }>, fail: (error: Error) => void }>()
   readonly #batchDone = new WeakMap<ProducerBatch, { promise: Promise<void>, resolve: () => void }>()
 
-  #append (record: ProducerRecord, waiter: Waiter, index: number, batches: Set<ProducerBatch> | undefined, prepared?: RecordInput): void {
+  #append (record: ProducerRecord, waiter: Waiter, index: number, batches: Set<ProducerBatch> | undefined, prepared?: RecordInput, preparedBytes?: number): void {
     const topic = this.#client.metadata.topic(record.topic)
     if (topic === undefined || topic.partitions.length === 0) {
       this.#appendAfterMetadata(record, waiter, index, batches)
       return
     }
     const input = prepared ?? toRecordInput(record)
-    const bytes = recordSizeUpperBound(input)
+    const bytes = prepared !== undefined && preparedBytes !== undefined ? preparedBytes : recordSizeUpperBound(input)
     let partition = record.partition
     if (partition === undefined) {
       const partitionerInput: PartitionerInput = this.#sharedPartitionerInput ?? { topic: '', key: null, value: null, partitionCount: 0, availablePartitions: [] }
@@ -754,7 +810,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
           notifyWaiter(r.waiter, r.index, error, null, this.#onCallbackThrow)
         }
       }
-      const ready = this.#client.metadata.waitForTopic(record.topic, this.#metadataWaitMs).then(() => {
+      const ready = this.#waitForTopic(record.topic).then(() => {
         this.#awaitingMetadata.delete(record.topic)
         for (const r of records.splice(0)) {
           this.#unbufferWaiting(r.record)
@@ -770,6 +826,41 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     // Waiting records count against the buffer limits like buffered ones.
     this.#bufferedBytes += waitingSize(record)
     this.#bufferedRecords++
+  }
+
+  /**
+   * The topic's metadata once it exists, for up to metadataWaitMs; with allowAutoTopicCreation
+   * the broker is asked to create it first. A topic that never appeared fails with an
+   * UnknownTopicError that says whether creation was asked for and what the broker answered.
+   */
+  async #waitForTopic (topic: string): Promise<void> {
+    const refusal = this.#allowAutoTopicCreation ? await this.#askToCreate(topic) : undefined
+    try {
+      await this.#client.metadata.waitForTopic(topic, this.#metadataWaitMs)
+    } catch (error) {
+      if (!(error instanceof UnknownTopicError) || this.#client.metadata.topic(topic) !== undefined) throw error
+      const why = !this.#allowAutoTopicCreation
+        ? 'The producer did not ask the broker to create it (allowAutoTopicCreation is off): create it (admin.createTopics, kafka-topics.sh), or set allowAutoTopicCreation: true for a broker with auto.create.topics.enable'
+        : refusal === undefined
+          ? 'The broker was asked to create it (allowAutoTopicCreation) and it did not appear in time'
+          : refusal.code === UNKNOWN_TOPIC_OR_PARTITION
+            ? 'The broker was asked to create it (allowAutoTopicCreation) and did not: its auto.create.topics.enable is off. Create the topic (admin.createTopics, kafka-topics.sh)'
+            : `The broker was asked to create it (allowAutoTopicCreation) and refused: ${refusal.message}`
+      throw new UnknownTopicError(topic, `Topic "${topic}" does not exist (waited metadataWaitMs, ${this.#metadataWaitMs} ms, for it). ${why}. The record was not written.`)
+    }
+  }
+
+  /** A Metadata request that lets the broker create `topic` (KIP-487's allow_auto_topic_creation); the broker's refusal, if it answered one. */
+  async #askToCreate (topic: string): Promise<BrokerError | undefined> {
+    try {
+      const response = await this.#client.request(Metadata, { topics: [{ name: topic }], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }, { timeoutMs: Math.min(this.#requestTimeoutMs, this.#metadataWaitMs) })
+      const code = response.topics.find(t => t.name === topic)?.errorCode ?? 0
+      // 5 LEADER_NOT_AVAILABLE: being created.
+      return code === 0 || code === 5 ? undefined : new BrokerError(code, `Metadata (creating topic "${topic}")`)
+    } catch {
+      // No answer: the wait below reports what it finds.
+      return undefined
+    }
   }
 
   #unbufferWaiting (record: ProducerRecord): void {
@@ -834,10 +925,19 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   }
 
   /** @internal Sink callback: one sendable batch per partition led by `nodeId`. */
-  takeSendable (nodeId: number, maxBytes: number): SendItem[] {
+  takeSendable (nodeId: number, maxBytes: number, nothingInFlight: boolean): SendItem[] {
     const items: SendItem[] = []
-    let bytes = 0
     const now = Date.now()
+    if (this.#suspects.size > 0) {
+      // A batch whose connection died goes alone, with nothing else in flight to its broker:
+      // if the connection dies again, it was this request (see MAX_CONNECTION_DEATHS).
+      const suspect = this.#readySuspect(nodeId, now)
+      if (suspect !== undefined) {
+        if (nothingInFlight) this.#markSent(suspect.queue, suspect.batch, nodeId, items)
+        return items
+      }
+    }
+    let bytes = 0
     for (const queue of this.#active) {
       if (this.#client.metadata.partition(queue.topic, queue.partition)?.leaderId !== nodeId) continue
       const batch = this.#nextSendable(queue, nodeId, now)
@@ -846,20 +946,37 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       if (this.#txn !== undefined && !this.#txn.isPartitionReady(queue.topic, queue.partition)) continue
       if (items.length > 0 && bytes + batch.bytes > maxBytes) break
       bytes += batch.bytes
-      batch.sealed = true
-      if (batch.baseSequence < 0 && this.#idempotent) {
-        batch.baseSequence = queue.takeSequence(batch.recordCount)
-        batch.producerId = queue.identity.producerId
-        batch.producerEpoch = queue.identity.producerEpoch
-      }
-      batch.topicId ??= this.#client.metadata.topic(queue.topic)?.topicId
-      batch.inFlight = true
-      queue.inFlight++
-      queue.inFlightNode = nodeId
-      this.#inFlightBatches++
-      items.push({ queue, batch })
+      this.#markSent(queue, batch, nodeId, items)
     }
     return items
+  }
+
+  /** The first batch led by `nodeId` that may be sent now and whose connection died before. */
+  #readySuspect (nodeId: number, now: number): SendItem | undefined {
+    for (const queue of this.#active) {
+      if (this.#client.metadata.partition(queue.topic, queue.partition)?.leaderId !== nodeId) continue
+      const batch = this.#nextSendable(queue, nodeId, now)
+      if (batch === undefined || !this.#suspects.has(batch)) continue
+      if (this.#txn !== undefined && !this.#txn.isPartitionReady(queue.topic, queue.partition)) continue
+      return { queue, batch }
+    }
+    return undefined
+  }
+
+  /** Seals `batch`, gives it its sequence at its first send, and counts it in flight to `nodeId`. */
+  #markSent (queue: PartitionQueue, batch: ProducerBatch, nodeId: number, items: SendItem[]): void {
+    batch.sealed = true
+    if (batch.baseSequence < 0 && this.#idempotent) {
+      batch.baseSequence = queue.takeSequence(batch.recordCount)
+      batch.producerId = queue.identity.producerId
+      batch.producerEpoch = queue.identity.producerEpoch
+    }
+    batch.topicId ??= this.#client.metadata.topic(queue.topic)?.topicId
+    batch.inFlight = true
+    queue.inFlight++
+    queue.inFlightNode = nodeId
+    this.#inFlightBatches++
+    items.push({ queue, batch })
   }
 
   #nextSendable (queue: PartitionQueue, nodeId: number, now: number): ProducerBatch | undefined {
@@ -933,6 +1050,8 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       // The broker may be gone and its partitions led elsewhere now.
       if (outcome.error instanceof ConnectionError || outcome.error instanceof RequestTimeoutError) this.#refreshMetadataSoon()
       if (outcome.written) {
+        if (!(outcome.error instanceof ConnectionError)) this.#clearSuspect(batch)
+        else if (this.#connectionDied(queue, batch, nodeId, outcome.error)) return
         // The request may have reached the broker: the batch's outcome is unknown.
         this.#retryAmbiguous(queue, batch, outcome.error)
       } else if (!batch.ambiguous && outcome.error instanceof KafkaTsError && !(outcome.error instanceof ConnectionError) && !outcome.error.retriable) {
@@ -944,6 +1063,8 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       }
       return
     }
+    // The broker answered: whatever closed connections before, it reads this request.
+    this.#clearSuspect(batch)
     const response = outcome.partition
     if (response === undefined) {
       this.#retryAmbiguous(queue, batch, new BrokerError(-1, `Produce to ${queue.key} on broker ${nodeId}: the response has no entry for the partition`))
@@ -979,6 +1100,36 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     } else {
       this.#failDefinitely(queue, batch, error)
     }
+  }
+
+  /** Batches whose connection died after their request was written, and that have not been answered since (see MAX_CONNECTION_DEATHS). */
+  readonly #suspects = new Set<ProducerBatch>()
+
+  /**
+   * The connection died with the batch's request written. The batch becomes a suspect (sent
+   * alone from now on); after MAX_CONNECTION_DEATHS in a row it is given up on: its records
+   * get OutcomeUnknownError and the partition leaves its identity, so nothing later can be
+   * deduplicated against it (invariant 1). True when the batch was given up on.
+   */
+  #connectionDied (queue: PartitionQueue, batch: ProducerBatch, nodeId: number, error: ConnectionError): boolean {
+    batch.connectionDeaths++
+    if (batch.connectionDeaths < MAX_CONNECTION_DEATHS) {
+      this.#suspects.add(batch)
+      return false
+    }
+    const bytes = batch.encoded?.length ?? batch.bytes
+    const message = `Produce to ${queue.key} on broker ${nodeId}: the connection closed ${batch.connectionDeaths} times in a row after this batch's request (${bytes} bytes of records) was written, the last ${batch.connectionDeaths - 1} times with nothing else in flight to the broker. A broker closes the connection on a request larger than its socket.request.max.bytes (100 MiB by default) or one it cannot read; lower maxRequestBytes below that limit. The records may or may not be in the log${this.#idempotent ? '; the partition moves to a new producer epoch' : ''}. Last error: ${error.message}`
+    this.#client.instrumentation.log.warn(message, { code: 'KAFKATS_CONNECTION_CLOSED_ON_REQUEST', topic: batch.topic, partition: batch.partition, nodeId })
+    this.#finishBatch(queue, batch, new OutcomeUnknownError(message, { cause: error }), null)
+    this.#leaveIdentity(queue, `the connection to broker ${nodeId} closed ${batch.connectionDeaths} times in a row on a batch of ${queue.key}, whose outcome is unknown`)
+    this.#scheduleDrain()
+    return true
+  }
+
+  #clearSuspect (batch: ProducerBatch): void {
+    if (batch.connectionDeaths === 0) return
+    batch.connectionDeaths = 0
+    this.#suspects.delete(batch)
   }
 
   #succeed (queue: PartitionQueue, batch: ProducerBatch, baseOffset: bigint, logAppendTime: bigint, logStartOffset: bigint): void {
@@ -1097,15 +1248,34 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       this.#backOff(queue, 0)
       return
     }
-    // The broker's sequence state does not match ours with nothing ahead of this batch:
-    // records acknowledged earlier may have been lost (e.g. an unclean leader election).
-    const event: DataLossEvent = { topic: batch.topic, partition: batch.partition, code: error.code, message: `${error.message}: the broker lost track of this producer's sequence on ${queue.key}; records acknowledged earlier may be missing from the log. The producer moves to a new epoch and resends what is pending.` }
-    if (this.listenerCount('dataLoss') > 0) this.emit('dataLoss', event)
-    else this.#client.instrumentation.log.warn(event.message, { code: 'KAFKATS_DATA_LOSS', topic: event.topic, partition: event.partition })
+    if (this.#madeGapItself(queue, batch, error.code)) {
+      // The producer dropped a sent batch of this identity itself (a definite failure, a
+      // timeout, an abort): the broker refuses what follows the gap, and nothing it
+      // acknowledged is missing. The partition is leaving the identity already.
+      if (this.#client.instrumentation.log.debugOn) this.#client.instrumentation.log.debug(`${error.message}: expected after a batch of ${queue.key} was dropped; resent under the new epoch`, { topic: batch.topic, partition: batch.partition })
+    } else {
+      // The broker's sequence state does not match ours with nothing ahead of this batch:
+      // records acknowledged earlier may have been lost (e.g. an unclean leader election).
+      const event: DataLossEvent = { topic: batch.topic, partition: batch.partition, code: error.code, message: `${error.message}: the broker lost track of this producer's sequence on ${queue.key}; records acknowledged earlier may be missing from the log. The producer moves to a new epoch and resends what is pending.` }
+      if (this.listenerCount('dataLoss') > 0) this.emit('dataLoss', event)
+      else this.#client.instrumentation.log.warn(event.message, { code: 'KAFKATS_DATA_LOSS', topic: event.topic, partition: event.partition })
+    }
     // The broker refused this attempt; whatever an earlier attempt did is now resolved as "not in the log".
     batch.ambiguous = false
     queue.serial = true
     this.#leaveIdentity(queue, error.message)
+  }
+
+  /**
+   * Whether a sequence error answers a gap this producer made: the partition is `leaving`
+   * the identity the batch was sent under (a sent batch of it was dropped before the broker
+   * took it), and the broker says the sequence is out of order or the epoch moved. Only
+   * UNKNOWN_PRODUCER_ID, or a gap under an identity nothing was dropped from, can mean
+   * that acknowledged records are missing.
+   */
+  #madeGapItself (queue: PartitionQueue, batch: ProducerBatch, code: number): boolean {
+    if (code !== OUT_OF_ORDER_SEQUENCE_NUMBER && code !== INVALID_PRODUCER_EPOCH) return false
+    return queue.leaving && batch.producerId === queue.identity.producerId && batch.producerEpoch === queue.identity.producerEpoch
   }
 
   #failDefinitely (queue: PartitionQueue, batch: ProducerBatch, error: Error): void {
@@ -1125,6 +1295,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     // Once: a forced close answers in-flight batches, and their outcome arrives later.
     if (batch.finished) return
     batch.finished = true
+    this.#suspects.delete(batch)
     queue.remove(batch)
     if (queue.batches.length === 0) this.#active.delete(queue)
     this.#releaseBuffer(batch)
@@ -1209,7 +1380,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
           this.#finishBatch(queue, batch, new OutcomeUnknownError(`Record for ${queue.key} was not acknowledged within deliveryTimeoutMs (${this.#deliveryTimeoutMs} ms); an attempt was written without a definite answer (${batch.lastError?.message ?? 'no answer'}), so it may or may not be in the log.`, { cause: batch.lastError }), null)
           continue
         }
-        const lastError = batch.lastError ?? (this.#waitsForIdentity(queue) ? this.#identity.lastError : undefined)
+        const lastError = batch.lastError ?? (this.#waitsForIdentity(queue) ? this.#identity.lastError : undefined) ?? (this.#hasNoLeader(queue) ? this.#metadataFailure : undefined)
         const error = new DeliveryTimeoutError(`Record for ${queue.key} was not delivered within deliveryTimeoutMs (${this.#deliveryTimeoutMs} ms)${lastError !== undefined ? `; last error: ${lastError.message}` : ''}. It is not in the log.`, { cause: lastError })
         if (batch.sent) this.#failDefinitely(queue, batch, error)
         else this.#finishBatch(queue, batch, error, null)
@@ -1317,10 +1488,26 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       this.#refreshTimer = undefined
       const topics = new Set([...this.#active].map(q => q.topic))
       this.#client.metadata.refresh(topics).then(() => {
+        this.#metadataFailure = undefined
         this.#failDeletedTopics()
         this.#scheduleDrain()
-      }, () => this.#scheduleDrain())
+      }, (error: Error) => {
+        if (this.#closed) return
+        this.#onMetadataFailure(error)
+        this.#scheduleDrain()
+      })
     }, this.#client.backoff.initialMs)
+  }
+
+  /** The last failure of the producer's own metadata refresh, until one succeeds: the delivery timeout of a partition without a leader names it. */
+  #metadataFailure: Error | undefined
+
+  /** A refresh failed: a warning once per run of failures (each refresh is retried while records wait), and the error kept for their messages. */
+  #onMetadataFailure (error: Error): void {
+    const first = this.#metadataFailure === undefined
+    this.#metadataFailure = error
+    if (!first) return
+    this.#client.instrumentation.log.warn(`the producer could not refresh metadata (${describeError(error)}); records whose partition leader is unknown or moved wait and it is tried again, until their deliveryTimeoutMs (${this.#deliveryTimeoutMs} ms)`, { code: 'KAFKATS_PRODUCER_METADATA', error })
   }
 
   /**
@@ -1348,6 +1535,10 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     }
   }
 
+  #hasNoLeader (queue: PartitionQueue): boolean {
+    return (this.#client.metadata.partition(queue.topic, queue.partition)?.leaderId ?? -1) < 0
+  }
+
   #isFull (): boolean {
     return this.#bufferedBytes >= this.#maxBufferedBytes || this.#bufferedRecords >= this.#maxBufferedRecords
   }
@@ -1362,11 +1553,11 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       if (failIfClosed) this.#checkOpen()
       else if (this.#closed) return
       await new Promise<void>((resolve, reject) => {
-        const onAbort = (): void => reject(new AbortedError('Aborted while waiting for room in the producer buffer', { written: false, cause: signal!.reason }))
-        if (signal?.aborted === true) { onAbort(); return }
-        signal?.addEventListener('abort', onAbort, { once: true })
+        const aborted = (): void => reject(new AbortedError('Aborted while waiting for room in the producer buffer', { written: false, cause: signal!.reason }))
+        if (signal?.aborted === true) { aborted(); return }
+        const stopWaiting = signal === undefined ? undefined : onAbort(signal, aborted)
         this.#spaceWaiters.push(() => {
-          signal?.removeEventListener('abort', onAbort)
+          stopWaiting?.()
           resolve()
         })
       })

@@ -31,8 +31,11 @@ export type ItemOutcome =
   | { kind: 'error', error: Error, written: boolean }
 
 export interface SinkOwner {
-  /** Takes up to one sendable batch per partition led by `nodeId`, marking them in flight. */
-  takeSendable: (nodeId: number, maxBytes: number) => SendItem[]
+  /**
+   * Takes up to one sendable batch per partition led by `nodeId`, marking them in flight.
+   * A batch whose connection died before is taken alone, and only when `nothingInFlight`.
+   */
+  takeSendable: (nodeId: number, maxBytes: number, nothingInFlight: boolean) => SendItem[]
   /** Every item of a finished request, with its outcome. */
   onOutcome: (nodeId: number, item: SendItem, outcome: ItemOutcome) => void
   /** A request finished: there may be room to send more. */
@@ -74,13 +77,23 @@ export class Sink {
 
   /** Sends requests while there is room on the connection and batches to send. */
   drain (): void {
-    while (this.#inFlightRequests < this.#options.maxInFlightRequests) {
-      const items = this.#owner.takeSendable(this.nodeId, this.#options.maxRequestBytes)
+    while (this.#inFlightRequests < this.#options.maxInFlightRequests && !this.#aloneInFlight) {
+      const nothingInFlight = this.#inFlightRequests === 0
+      const items = this.#owner.takeSendable(this.nodeId, this.#options.maxRequestBytes, nothingInFlight)
       if (items.length === 0) return
       this.#inFlightRequests++
-      void this.#produce(items)
+      // A retry of a request whose connection died has the connection to itself (see producer.ts MAX_CONNECTION_DEATHS).
+      const alone = items.length === 1 && items[0].batch.connectionDeaths > 0
+      const sending = this.#produce(items)
+      if (alone) {
+        this.#aloneInFlight = true
+        void sending.finally(() => { this.#aloneInFlight = false })
+      }
     }
   }
+
+  /** A batch whose connection died before is in flight: nothing else is sent to the broker until it is answered. */
+  #aloneInFlight = false
 
   async #produce (items: SendItem[]): Promise<void> {
     const previousWrite = this.#writeOrder

@@ -210,6 +210,8 @@ export interface TransactionHost {
   wake: () => void
   /** Caps the Produce version (transaction version 1 stays at v11). */
   capProduceVersion: (max: number) => void
+  /** Aborts when the producer closes: every retry loop here ends then, whatever it waits for. */
+  readonly closing: AbortSignal
 }
 
 export interface TransactionOptions {
@@ -263,6 +265,12 @@ export class TransactionManager {
 
   get state (): TransactionState {
     return this.#state
+  }
+
+  /** A call's signal joined with the producer's closing one: close() ends the call's retries and their sleeps. */
+  #untilClosed (signal: AbortSignal | undefined): AbortSignal {
+    const closing = this.#host.closing
+    return signal === undefined ? closing : AbortSignal.any([signal, closing])
   }
 
   /** The transaction version in use (known after the first beginTransaction). */
@@ -543,11 +551,18 @@ export class TransactionManager {
         this.#abortable(new TransactionAbortableError(`AddPartitionsToTxn for "${this.transactionalId}" was answered without the partitions asked for`))
         return
       }
-      if (retry) await sleep(backoffDelay(attempt, this.#client.backoff))
+      if (retry) {
+        try {
+          await sleep(backoffDelay(attempt, this.#client.backoff), this.#host.closing)
+        } catch {
+          return
+        }
+      }
     }
   }
 
-  async #txnOffsetCommit (group: ConsumerGroupMetadata, offsets: TransactionOffset[], signal?: AbortSignal): Promise<void> {
+  async #txnOffsetCommit (group: ConsumerGroupMetadata, offsets: TransactionOffset[], callerSignal?: AbortSignal): Promise<void> {
+    const signal = this.#untilClosed(callerSignal)
     // v6 names topics by id, and a producer may never have sent to the topics whose offsets it
     // commits (a consume-transform-produce's input): their metadata is loaded first.
     for (const topic of new Set(offsets.map(o => o.topic))) {
@@ -615,7 +630,9 @@ export class TransactionManager {
    * Commits or aborts. Retried until the coordinator answers definitely; see the header for
    * what an ambiguous (written, unanswered) EndTxn means.
    */
-  async #endTxn (commit: boolean, signal?: AbortSignal): Promise<void> {
+  async #endTxn (commit: boolean, callerSignal?: AbortSignal): Promise<void> {
+    // Its sleeps end when the producer closes; the written EndTxn itself is not bound (its answer is what we wait for).
+    const signal = this.#untilClosed(callerSignal)
     const what = commit ? 'commit' : 'abort'
     const { producerId, producerEpoch } = this.#host.identity()
     let ambiguous: Error | undefined
@@ -636,7 +653,7 @@ export class TransactionManager {
           throw error
         }
         this.#coordinatorId = undefined
-        await sleep(backoffDelay(attempt, this.#client.backoff)).catch(() => {})
+        await sleep(backoffDelay(attempt, this.#client.backoff), signal).catch(() => {})
         continue
       }
       const code = response.errorCode
@@ -646,7 +663,7 @@ export class TransactionManager {
       }
       if (isRetriableTxnCode(code)) {
         if (code === NOT_COORDINATOR || code === COORDINATOR_NOT_AVAILABLE) this.#coordinatorId = undefined
-        await sleep(backoffDelay(attempt, this.#client.backoff)).catch(() => {})
+        await sleep(backoffDelay(attempt, this.#client.backoff), signal).catch(() => {})
         continue
       }
       if (ambiguous !== undefined && (code === PRODUCER_FENCED || code === INVALID_PRODUCER_EPOCH)) {
@@ -666,7 +683,8 @@ export class TransactionManager {
 
   /** A request to the transaction coordinator, retried while it moves, loads or finishes the previous transaction. */
   async #toCoordinator<Request, Response> (api: Api<Request, Response>, body: Request | ((version: number) => Request), ...rest: [{ version?: number }, (response: Response) => number, AbortSignal?] | [(response: Response) => number, AbortSignal?]): Promise<Response> {
-    const [options, codeOf, signal] = typeof rest[0] === 'function' ? [{}, rest[0], rest[1] as AbortSignal | undefined] : rest as [{ version?: number }, (response: Response) => number, AbortSignal?]
+    const [options, codeOf, callerSignal] = typeof rest[0] === 'function' ? [{}, rest[0], rest[1] as AbortSignal | undefined] : rest as [{ version?: number }, (response: Response) => number, AbortSignal?]
+    const signal = this.#untilClosed(callerSignal)
     for (let attempt = 0; ; attempt++) {
       const nodeId = await this.#findCoordinator(signal)
       let response: Response
@@ -698,7 +716,8 @@ export class TransactionManager {
   }
 
   /** FindCoordinator: key type 1 (transaction) or 0 (group), retried while the coordinator is not available. */
-  async #lookup (key: string, keyType: 0 | 1, signal?: AbortSignal): Promise<number> {
+  async #lookup (key: string, keyType: 0 | 1, callerSignal?: AbortSignal): Promise<number> {
+    const signal = this.#untilClosed(callerSignal)
     for (let attempt = 0; ; attempt++) {
       let entry
       try {

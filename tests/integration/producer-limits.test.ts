@@ -90,4 +90,70 @@ describe('producer size limits against a real broker', { skip, timeout: 120_000 
       await producer.close()
     }
   })
+
+  test('a record larger than one request can carry (100 MiB, over maxRequestBytes) fails at once with RecordTooLargeError naming maxRequestBytes; send() and close() settle, later records are written', async () => {
+    const topic = await newTopic('over-request')
+    const producer = new Producer(client)
+    try {
+      const huge = Buffer.alloc(100 * 1024 * 1024, 'x')
+      const started = Date.now()
+      const error = await producer.send({ topic, value: huge }).then(() => undefined, (e: unknown) => e)
+      assert.ok(error instanceof RecordTooLargeError, String(error))
+      assert.equal(error.producerOption, 'maxRequestBytes')
+      assert.ok(error.recordBytes > huge.length, String(error.recordBytes))
+      assert.match(error.message, /over the producer's maxRequestBytes of 33554432 bytes\. It was not sent/)
+      assert.ok(Date.now() - started < 5000, `took ${Date.now() - started} ms`)
+      let callbackError: unknown
+      assert.equal(producer.produce({ topic, value: huge }, e => { callbackError = e }), false)
+      assert.ok(callbackError instanceof RecordTooLargeError)
+      // A record over the buffer (and under the request limit) names maxBufferedBytes.
+      const small = new Producer(client, { maxBufferedBytes: 1024 * 1024 })
+      const overBuffer = await small.send({ topic, value: Buffer.alloc(2 * 1024 * 1024) }).then(() => undefined, (e: unknown) => e)
+      assert.ok(overBuffer instanceof RecordTooLargeError && overBuffer.producerOption === 'maxBufferedBytes', String(overBuffer))
+      await small.close()
+      await producer.send({ topic, partition: 0, value: 'after' })
+      assert.deepEqual(await logValues(topic), ['after'])
+    } finally {
+      await producer.close()
+    }
+  })
+
+  test('maxRequestBytes raised over the broker\'s socket.request.max.bytes (100 MiB): the broker closes the connection on the request each time, and the send ends as OutcomeUnknownError after a bounded number of tries', async () => {
+    const topic = await newTopic('over-socket-limit', { 'max.message.bytes': String(200 * 1024 * 1024) })
+    const producer = new Producer(client, { maxRequestBytes: 200 * 1024 * 1024, maxBufferedBytes: 256 * 1024 * 1024, batchMaxBytes: 200 * 1024 * 1024 })
+    try {
+      const error = await producer.send({ topic, partition: 0, value: Buffer.alloc(101 * 1024 * 1024, 'y') }).then(() => undefined, (e: unknown) => e)
+      assert.ok(error instanceof Error && error.name === 'OutcomeUnknownError', String(error))
+      assert.match(error.message, /closed 5 times in a row.*socket\.request\.max\.bytes/)
+      await producer.send({ topic, partition: 0, value: 'after' })
+      assert.deepEqual(await logValues(topic), ['after'])
+    } finally {
+      await producer.close()
+    }
+  })
+
+  test('a topic that does not exist: without allowAutoTopicCreation the send fails within metadataWaitMs with an UnknownTopicError that says creation was not asked for; with it, the broker creates the topic and the send succeeds', async () => {
+    const missing = uniqueName('missing')
+    topics.push(missing)
+    const producer = new Producer(client, { metadataWaitMs: 2000 })
+    try {
+      const started = Date.now()
+      const error = await producer.send({ topic: missing, value: 'x' }).then(() => undefined, (e: unknown) => e)
+      const took = Date.now() - started
+      assert.ok(error instanceof Error && error.name === 'UnknownTopicError', String(error))
+      assert.match(error.message, new RegExp(`Topic "${missing}" does not exist \\(waited metadataWaitMs, 2000 ms.*did not ask the broker to create it \\(allowAutoTopicCreation is off\\)`))
+      assert.ok(took >= 1900 && took < 15_000, `failed after ${took} ms`)
+      assert.ok(!(await client.admin.listTopics()).includes(missing), 'the topic was created')
+    } finally {
+      await producer.close()
+    }
+    const creating = new Producer(client, { metadataWaitMs: 30_000, allowAutoTopicCreation: true })
+    try {
+      const result = await creating.send({ topic: missing, value: 'created' })
+      assert.equal(result.offset, 0n)
+      assert.ok((await client.admin.listTopics()).includes(missing))
+    } finally {
+      await creating.close()
+    }
+  })
 })

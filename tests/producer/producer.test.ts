@@ -8,6 +8,7 @@
 // A by the broker: B is "acknowledged" at A's offset and B's value is nowhere in the log.
 import { afterEach, beforeEach, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
+import { getEventListeners } from 'node:events'
 import { Client } from '../../client/client'
 import { AbortedError, ClientClosedError } from '../../client/errors'
 import { Produce } from '../../protocol/apis/produce'
@@ -18,6 +19,7 @@ import { Producer, type ProducerOptions, type ProducerRecord } from '../../produ
 import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError, RecordTooLargeError, SendError, TopicDeletedError } from '../../producer/errors'
 import type { RecordMetadata } from '../../producer/batch'
 import { FakeCluster } from '../../testing/index'
+import { outcomeWithin, until } from '../support/settle'
 
 const TOPIC = 't'
 
@@ -51,26 +53,6 @@ function values (partition = 0): string[] {
 }
 
 const never = new Promise<never>(() => {})
-
-const until = async (condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 5))
-  }
-}
-
-/** How `promise` settled within `ms`: 'resolved', 'rejected <ErrorName>: <message>' or 'pending'. */
-async function outcomeWithin (promise: Promise<unknown>, ms: number): Promise<string> {
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<string>(resolve => { timer = setTimeout(() => resolve('pending'), ms) })
-  const settled = promise.then(() => 'resolved', (error: Error) => `rejected ${error.name}: ${error.message}`)
-  try {
-    return await Promise.race([settled, timeout])
-  } finally {
-    clearTimeout(timer)
-  }
-}
 
 /** The record at `result.offset` in the fake's log holds `value`. */
 function assertLanded (result: RecordMetadata, value: string): void {
@@ -222,6 +204,8 @@ describe('epoch bumps (KIP-360)', () => {
   test('a definite failure of a sent batch resets sequences under a new epoch for the batches behind it', async () => {
     // Tiny batches: 'bad' and 'good' go in separate batches, pipelined.
     const p = producer({ batchMaxBytes: 80 })
+    const losses: unknown[] = []
+    p.on('dataLoss', event => losses.push(event))
     await p.send({ topic: TOPIC, partition: 0, value: 'first' })
     // INVALID_RECORD (87): the batch is refused for good.
     cluster.intercept(Produce, () => ({ error: 87 }), { times: 1 })
@@ -230,6 +214,8 @@ describe('epoch bumps (KIP-360)', () => {
     await assert.rejects(bad, (error: any) => error.code === 87 && error.type === 'INVALID_RECORD')
     assertLanded(await good, 'good')
     assert.deepEqual(values(), ['first', 'good'])
+    // 'good', pipelined behind the gap 'bad' left, was refused as out of order: the producer's own gap, no data loss.
+    assert.deepEqual(losses, [])
   })
 
   test("a bump caused by one partition leaves another partition's ambiguous batch to be resolved under its own identity", async () => {
@@ -444,6 +430,33 @@ describe('MESSAGE_TOO_LARGE: split, and a record too large on its own fails alon
     assert.deepEqual(attempts.slice(1, 3), [[1, 3], [4, 3]], JSON.stringify(attempts))
   })
 
+  test('a gap the producer made itself is no data loss: [a, too large, c, d], the refused record fails and the epoch moves while [c, d] is in flight, [c, d] is answered out of order and resent; no dataLoss', async () => {
+    cluster.createTopic({ name: SMALL, partitions: 1, configs: { 'max.message.bytes': String(LIMIT) } })
+    // Small batches: a, the large record and [c, d] are three batches, the last two pipelined.
+    const p = producer({ batchMaxBytes: 1000 })
+    const losses: unknown[] = []
+    p.on('dataLoss', event => losses.push(event))
+    let bumped!: () => void
+    const epochMoved = new Promise<void>(resolve => { bumped = resolve })
+    p.once('epochBump', () => bumped())
+    let produced = 0
+    // [c, d] (the third request) is answered only after the large record failed and the epoch moved.
+    cluster.intercept(Produce, () => ++produced === 3 ? { hold: epochMoved } : undefined)
+    const error = await p.send([
+      { topic: SMALL, partition: 0, value: 'a' },
+      { topic: SMALL, partition: 0, value: value('big', 1500) },
+      { topic: SMALL, partition: 0, value: 'c' },
+      { topic: SMALL, partition: 0, value: 'd' }
+    ]).then(() => undefined, (e: unknown) => e)
+    assert.ok(error instanceof SendError, String(error))
+    assert.deepEqual(error.outcomes.map(o => o.ok ? `ok@${o.metadata.offset}` : o.error.name), ['ok@0', 'RecordTooLargeError', 'ok@1', 'ok@2'])
+    assert.deepEqual(logOf(), ['a', 'c', 'd'])
+    // [c, d] really was refused as out of order under the old epoch before it was resent.
+    const attempts = cluster.produceAttempts(SMALL, 0).map(a => `${a.recordCount}@${a.baseSequence}`)
+    assert.deepEqual(attempts, ['1@0', '1@1', '2@2', '2@0'])
+    assert.deepEqual(losses, [])
+  })
+
   test('a batch whose earlier attempt may be in the log is not split: MESSAGE_TOO_LARGE then ends it as unknown', async () => {
     const p = producer({ lingerMs: 20 })
     let produced = 0
@@ -487,6 +500,46 @@ describe('limits and lifecycle', () => {
     assert.deepEqual(values(), ['after'])
   })
 
+  test("a failed metadata refresh of the producer is logged as a warning, not dropped; the records still go through once it works", async () => {
+    const warnings: string[] = []
+    const logger = { debug () {}, info () {}, error () {}, warn: (message: string) => { warnings.push(message) } }
+    const loggedClient = new Client({ bootstrap: cluster.bootstrap, retryBackoff: { initialMs: 10, maxMs: 50 }, requestTimeoutMs: 500, logger })
+    try {
+      const p = new Producer(loggedClient, { lingerMs: 0 })
+      await p.send({ topic: TOPIC, partition: 0, value: 'first' })
+      // Every Metadata request loses its connection; one Produce does too, which makes the producer refresh.
+      const removeOutage = cluster.intercept(Metadata, () => ({ drop: 'before-apply' }))
+      cluster.intercept(Produce, () => ({ drop: 'before-apply' }), { times: 1 })
+      const second = p.send({ topic: TOPIC, partition: 0, value: 'second' })
+      await until(() => warnings.some(w => w.includes('could not refresh metadata')), 'the warning', 20_000)
+      const warning = warnings.find(w => w.includes('could not refresh metadata'))!
+      assert.match(warning, /ConnectionError/)
+      removeOutage()
+      assertLanded(await second, 'second')
+      await p.close()
+    } finally {
+      await loggedClient.close()
+    }
+  })
+
+  test('close() ends the retries of InitProducerId at once: no sleep outlives it, no InitProducerId is sent after it', async () => {
+    // A minute between retries: only close() can end the wait in time.
+    const slowClient = new Client({ bootstrap: cluster.bootstrap, retryBackoff: { initialMs: 60_000, maxMs: 60_000 }, requestTimeoutMs: 2000 })
+    try {
+      let asked = 0
+      cluster.intercept(InitProducerId, () => { asked++; return { error: 15 } }) // COORDINATOR_NOT_AVAILABLE
+      const p = new Producer(slowClient, { lingerMs: 0 })
+      const sent = p.send({ topic: TOPIC, partition: 0, value: 'never' })
+      await until(() => asked === 1 && (p.debugState() as { acquiringIdentity: boolean }).acquiringIdentity, 'the first InitProducerId')
+      await p.close({ force: true })
+      await assert.rejects(sent, ProducerClosedError)
+      await until(() => !(p.debugState() as { acquiringIdentity: boolean }).acquiringIdentity, 'the InitProducerId retries to end', 20_000)
+      assert.equal(asked, 1)
+    } finally {
+      await slowClient.close()
+    }
+  })
+
   test('InitProducerId down during an epoch bump: the partition\'s records fail by the delivery timeout, then it bumps and sends again', async () => {
     const p = producer({ deliveryTimeoutMs: 300 })
     await p.send({ topic: TOPIC, partition: 0, value: 'first' })
@@ -513,6 +566,34 @@ describe('limits and lifecycle', () => {
     await assert.rejects(a, (error: unknown) => error instanceof AbortedError && !error.written)
     assertLanded(await b, 'kept')
     assert.deepEqual(values(), ['kept'])
+  })
+
+  test('50 concurrent sends with one AbortSignal: one listener on the signal, no MaxListenersExceededWarning, and the abort reaches every send', async () => {
+    const warnings: Error[] = []
+    const onWarning = (warning: Error): void => { warnings.push(warning) }
+    process.on('warning', onWarning)
+    try {
+      // Nothing is sent while InitProducerId is held: every record is still in the buffer when the abort comes.
+      let release!: () => void
+      const held = new Promise<void>(resolve => { release = resolve })
+      cluster.intercept(InitProducerId, () => ({ hold: held }))
+      const p = producer()
+      const controller = new AbortController()
+      const sends = Array.from({ length: 50 }, async (_, i) => await p.send({ topic: TOPIC, partition: i % 2, value: `v${i}` }, { signal: controller.signal }))
+      assert.equal(getEventListeners(controller.signal, 'abort').length, 1)
+      controller.abort(new Error('shutting down'))
+      const outcomes = await Promise.allSettled(sends)
+      assert.deepEqual(outcomes.map(o => o.status === 'rejected' && o.reason instanceof AbortedError && !o.reason.written), outcomes.map(() => true))
+      assert.equal(getEventListeners(controller.signal, 'abort').length, 0)
+      release()
+      assertLanded(await p.send({ topic: TOPIC, partition: 0, value: 'after' }), 'after')
+      assert.deepEqual(values(0), ['after'])
+      // Warnings are emitted on a later tick.
+      await new Promise(resolve => setImmediate(resolve))
+      assert.deepEqual(warnings.filter(w => w.name === 'MaxListenersExceededWarning').map(w => w.message), [])
+    } finally {
+      process.off('warning', onWarning)
+    }
   })
 
   test('backpressure: produce() refuses when the buffer is full and send() waits for room', async () => {
@@ -756,12 +837,48 @@ describe('limits and lifecycle', () => {
   test('a non-idempotent producer (acks=1) fails an ambiguous record by the delivery timeout: nothing can be deduplicated', async () => {
     const p = producer({ acks: 1, deliveryTimeoutMs: 300 })
     await p.send({ topic: TOPIC, partition: 0, value: 'warm-up' })
-    // Every attempt's connection dies after the write, without an answer.
-    const removeFault = cluster.intercept(Produce, () => ({ drop: 'before-apply' }))
+    // Every attempt is written and answered without a definite outcome.
+    const removeFault = cluster.intercept(Produce, () => ({ error: 7 })) // REQUEST_TIMED_OUT
     assert.match(await outcomeWithin(p.send({ topic: TOPIC, partition: 0, value: 'x' }), 2500), /^rejected OutcomeUnknownError: .*deliveryTimeoutMs \(300 ms\)/)
     removeFault()
     assertLanded(await p.send({ topic: TOPIC, partition: 0, value: 'after' }), 'after')
   })
+
+  for (const [name, options] of [['idempotent', {}], ['acks=1, not idempotent', { acks: 1, idempotent: false }]] as Array<[string, ProducerOptions]>) {
+    test(`${name}: a broker that closes the connection on every Produce of a batch ends it after a bounded number of tries, as unknown, with a warning; other partitions' batches are not failed with it`, async () => {
+      const warnings: string[] = []
+      const logger = { debug () {}, info () {}, error () {}, warn: (message: string) => { warnings.push(message) } }
+      const loggedClient = new Client({ bootstrap: cluster.bootstrap, retryBackoff: { initialMs: 10, maxMs: 50 }, requestTimeoutMs: 2000, logger })
+      try {
+        const p = new Producer(loggedClient, { lingerMs: 0, ...options })
+        await p.send([{ topic: TOPIC, partition: 0, value: 'warm-up0' }, { topic: TOPIC, partition: 1, value: 'warm-up1' }])
+        // Both partitions' leaders on one broker, so their batches share requests and connections.
+        cluster.moveLeader(TOPIC, 1, cluster.leaderOf(TOPIC, 0))
+        await loggedClient.metadata.refresh([TOPIC])
+        const before = p.producerIdentity
+        // The broker closes the connection on any request that carries partition 0 (as on a request over socket.request.max.bytes).
+        const carriesPartition0 = (request: any): boolean => request.topicData.some((t: any) => t.partitionData.some((d: any) => d.index === 0))
+        const removeFault = cluster.intercept(Produce, ({ request }) => carriesPartition0(request) ? { drop: 'before-apply' } : undefined)
+        const poisoned = p.send({ topic: TOPIC, partition: 0, value: 'poison' })
+        const healthy = p.send({ topic: TOPIC, partition: 1, value: 'healthy' })
+        const outcome = await outcomeWithin(poisoned, 20_000)
+        assert.match(outcome, /^rejected OutcomeUnknownError: .*closed 5 times in a row.*socket\.request\.max\.bytes/)
+        assertLanded(await healthy, 'healthy')
+        // Five tries: the first with partition 1's batch in the same request, four alone on the connection.
+        const dropped = cluster.requests(Produce).filter(r => r.outcome === 'dropped')
+        assert.equal(dropped.length, 5)
+        assert.ok(dropped.slice(1).every(r => r.request.topicData.length === 1 && r.request.topicData[0].partitionData.length === 1), 'retries were not alone')
+        assert.equal(warnings.filter(w => w.includes('socket.request.max.bytes')).length, 1, warnings.join('\n'))
+        removeFault()
+        assertLanded(await p.send({ topic: TOPIC, partition: 0, value: 'after' }), 'after')
+        // Idempotent: the partition moved to a new identity, so nothing can be deduplicated against the unknown batch.
+        if (options.acks === undefined) assert.notDeepEqual(p.producerIdentity, before)
+        await p.close()
+      } finally {
+        await loggedClient.close()
+      }
+    })
+  }
 
   test('a batch whose topic was deleted while its outcome was unknown fails with TopicDeletedError, and flush() ends', async () => {
     const p = producer({ deliveryTimeoutMs: 300 })

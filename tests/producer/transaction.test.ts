@@ -21,6 +21,7 @@ import {
   ProducerFencedError, TransactionAbortableError, TransactionAbortedError, TransactionOutcomeUnknownError, TransactionStateError
 } from '../../producer/transaction'
 import { FakeCluster } from '../../testing/index'
+import { outcomeWithin, until } from '../support/settle'
 
 const TOPIC = 't'
 const GROUP = { groupId: 'g', memberId: '', generationId: -1, groupInstanceId: null }
@@ -321,6 +322,22 @@ describe('transaction version 2 (KIP-890)', () => {
     cluster.intercept(FindCoordinator, () => ({ error: 15 }))
     await assert.rejects(p.beginTransaction({ signal: AbortSignal.timeout(200) }), (error: Error) => error.name === 'AbortedError')
   })
+
+  for (const [api, name] of [[InitProducerId, 'InitProducerId'], [FindCoordinator, 'FindCoordinator']] as const) {
+    test(`close() ends a transaction call that retries ${name} (COORDINATOR_LOAD_IN_PROGRESS for ever): it settles at once, nothing is asked after it`, async () => {
+      const p = producer()
+      let asked = 0
+      cluster.intercept(api.key, () => { asked++; return { error: 14 } })
+      const begin = p.beginTransaction()
+      begin.catch(() => {})
+      await until(() => asked >= 2, `${name} retried`)
+      await p.close({ force: true })
+      const after = asked
+      const outcome = await outcomeWithin(begin, 10_000)
+      assert.match(outcome, /^rejected (ProducerClosedError|AbortedError): .*closed/)
+      assert.ok(asked <= after + 1, `${asked - after} ${name} requests after close()`)
+    })
+  }
 
   test('bad options fail fast', () => {
     assert.throws(() => producer({ transactionalId: '' }), /transactionalId/)

@@ -21,6 +21,7 @@ import { runTransactional, type TransactionalRunOptions } from '../../group/tran
 import { rangeAssignor } from '../../group/assignors'
 import { deserializers } from '../../client/serializers'
 import { FakeCluster } from '../../testing/index'
+import { trackTimers } from '../support/timers'
 import '../../index'
 
 describe('group consumer options are checked at construction', () => {
@@ -297,17 +298,7 @@ describe('group consumer start-up against the fake cluster', { timeout: 60_000 }
     await withHarness({ partitions: 1, records: 2 }, async h => {
       const answer = gate()
       // The commit timers this consumer makes (its own interval, told apart by the period).
-      const commitTimers = new Set<unknown>()
-      const { setInterval: realSetInterval, clearInterval: realClearInterval } = globalThis
-      globalThis.setInterval = ((handler: () => void, ms?: number) => {
-        const timer = realSetInterval(handler, ms)
-        if (ms === 4321) commitTimers.add(timer)
-        return timer
-      }) as typeof setInterval
-      globalThis.clearInterval = ((timer?: NodeJS.Timeout) => {
-        commitTimers.delete(timer)
-        realClearInterval(timer)
-      }) as typeof clearInterval
+      const commitTimers = trackTimers('interval', 4321)
       try {
         // Protocol left out (and no classic-only option): the consumer first asks ApiVersions.
         // Its Client is connected already (h.member loads metadata first): only the probe is held.
@@ -322,13 +313,12 @@ describe('group consumer start-up against the fake cluster', { timeout: 60_000 }
         const closing = a.consumer.close()
         answer.release()
         await closing
-        assert.equal(commitTimers.size, 0, 'an auto-commit interval outlived close()')
+        assert.equal(commitTimers.live.size, 0, 'an auto-commit interval outlived close()')
         assert.equal(a.consumer.groupProtocol, undefined, 'a membership was started after close()')
         const joins = h.cluster.requests().filter(r => r.clientId === 'a' && (r.apiName === 'ConsumerGroupHeartbeat' || r.apiName === 'JoinGroup'))
         assert.deepEqual(joins.map(r => r.apiName), [])
       } finally {
-        globalThis.setInterval = realSetInterval
-        globalThis.clearInterval = realClearInterval
+        commitTimers.restore()
       }
     })
   })

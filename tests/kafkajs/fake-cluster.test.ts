@@ -6,6 +6,7 @@ import assert from 'node:assert/strict'
 import { AssignerProtocol, Kafka, logLevel, type Assigner, type LogEntry } from '../../kafkajs/index'
 import { FakeCluster } from '../../testing/index'
 import { JoinGroup } from '../../protocol/apis/join-group'
+import { trackTimers } from '../support/timers'
 
 async function until (condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
@@ -36,17 +37,7 @@ test('disconnect() ends the idle FETCH loop of a member without partitions at on
       protocol: ({ topics }) => ({ name: 'Nothing', metadata: AssignerProtocol.MemberMetadata.encode({ version: 0, topics }) })
     })
     // The member's FETCH wait, told apart by its length (kafkajs waits maxWaitTimeInMs per empty fetch).
-    const waits = new Set<unknown>()
-    const { setTimeout: realSetTimeout, clearTimeout: realClearTimeout } = globalThis
-    globalThis.setTimeout = ((handler: () => void, ms?: number) => {
-      const timer = realSetTimeout(handler, ms)
-      if (ms === 123_457) waits.add(timer)
-      return timer
-    }) as typeof setTimeout
-    globalThis.clearTimeout = ((timer?: NodeJS.Timeout) => {
-      waits.delete(timer)
-      realClearTimeout(timer)
-    }) as typeof clearTimeout
+    const waits = trackTimers('timeout', 123_457)
     try {
       const idle = kafka.consumer({ groupId: 'g', heartbeatInterval: 100, sessionTimeout: 3000, maxWaitTimeInMs: 123_457, partitionAssigners: [nothing] })
       let fetchesStarted = 0
@@ -54,12 +45,11 @@ test('disconnect() ends the idle FETCH loop of a member without partitions at on
       await idle.connect()
       await idle.subscribe({ topic: 't', fromBeginning: true })
       await idle.run({ eachMessage: async () => {} })
-      await until(() => fetchesStarted > 0 && waits.size > 0, 'the member waiting out an empty fetch')
+      await until(() => fetchesStarted > 0 && waits.live.size > 0, 'the member waiting out an empty fetch')
       await idle.disconnect()
-      assert.equal(waits.size, 0, 'the idle loop\'s wait outlived disconnect()')
+      assert.equal(waits.live.size, 0, 'the idle loop\'s wait outlived disconnect()')
     } finally {
-      globalThis.setTimeout = realSetTimeout
-      globalThis.clearTimeout = realClearTimeout
+      waits.restore()
     }
   })
 })

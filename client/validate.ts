@@ -31,8 +31,8 @@ export function describeValue (value: unknown): string {
   return constructorName !== undefined && constructorName !== 'Object' ? `a ${constructorName}` : 'an object'
 }
 
-function fail (kind: 'type' | 'range', where: string, name: string, expected: string, value: unknown): never {
-  const message = `${where} ${name}: expected ${expected}, got ${describeValue(value)}`
+function fail (kind: 'type' | 'range', where: string, name: string, expected: string, value: unknown, suffix = ''): never {
+  const message = `${where} ${name}: expected ${expected}, got ${describeValue(value)}${suffix}`
   throw kind === 'type' ? new TypeError(message) : new RangeError(message)
 }
 
@@ -42,16 +42,65 @@ export function checkObject (where: string, name: string, value: unknown): asser
 }
 
 /**
- * Refuses keys the callee does not know, so a typo (`linger` for `lingerMs`) fails instead of
- * being ignored. `hints` maps a known wrong name to the right one ('linger' → 'lingerMs').
+ * Refuses keys the callee does not know, so a typo (`linger` for `lingerMs`, `sesionTimeoutMs`)
+ * fails instead of being ignored. `hints` maps a known wrong name to the right one
+ * ('linger' → 'lingerMs'); otherwise the nearest known name is suggested (see `closestName`).
  */
 export function checkKnownKeys (where: string, options: object, known: readonly string[], hints: Record<string, string> = {}): void {
   for (const key of Object.keys(options)) {
     if (known.includes(key)) continue
     if ((options as Record<string, unknown>)[key] === undefined) continue
-    const hint = hints[key] ?? known.find(candidate => candidate.toLowerCase() === key.toLowerCase() || candidate.toLowerCase().startsWith(key.toLowerCase()))
+    const hint = hints[key] ?? closestName(key, known)
     throw new TypeError(`${where} ${key} is not an option${hint !== undefined ? `; did you mean ${hint}?` : ''} (known: ${known.join(', ')})`)
   }
+}
+
+/**
+ * The candidate a user most likely meant by `word`: the same but for case, '-' and '_'
+ * ('read-committed' → 'read_committed'), one it begins ('linger' → 'lingerMs'), or one
+ * within a typo or two ('maxBytez' → 'maxBytes'; one for words of up to 4 characters).
+ */
+export function closestName (word: string, candidates: readonly string[]): string | undefined {
+  const plain = (s: string): string => s.toLowerCase().replace(/[-_]/g, '')
+  const wanted = plain(word)
+  if (wanted === '') return undefined
+  const same = candidates.find(c => plain(c) === wanted) ?? candidates.find(c => plain(c).startsWith(wanted))
+  if (same !== undefined) return same
+  let best: string | undefined
+  let bestDistance = wanted.length <= 4 ? 2 : 3
+  for (const candidate of candidates) {
+    const distance = editDistance(wanted, plain(candidate))
+    if (distance < bestDistance) [best, bestDistance] = [candidate, distance]
+  }
+  return best
+}
+
+/** Levenshtein distance with adjacent swaps counted as one edit (optimal string alignment). */
+function editDistance (a: string, b: string): number {
+  let before = new Array<number>(b.length + 1).fill(0)
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i]
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) current[j] = Math.min(current[j], before[j - 2] + 1)
+    }
+    before = previous
+    previous = current
+  }
+  return previous[b.length]
+}
+
+/**
+ * The option names of an options type, as checkKnownKeys takes them, held to the type by the
+ * compiler: a key the type gains and the list lacks fails the build (the list may name
+ * more), so the check never refuses a real option.
+ *
+ *   const RUN_OPTION_KEYS = optionKeys<RunOptions>()(['eachBatch', 'eachRecord', …])
+ */
+export function optionKeys<T> (): <const K extends readonly string[]>(keys: K & ([Exclude<keyof T, K[number]>] extends [never] ? unknown : { missingKeys: Exclude<keyof T, K[number]> })) => K {
+  return keys => keys
 }
 
 export interface NumberBounds {
@@ -107,7 +156,9 @@ export function checkBoolean (where: string, name: string, value: unknown): void
 export function checkOneOf<T> (where: string, name: string, value: unknown, allowed: readonly T[]): void {
   if (value === undefined) return
   if (!allowed.includes(value as T)) {
-    fail(allowed.some(v => typeof v === typeof value) ? 'range' : 'type', where, name, `one of ${allowed.map(v => typeof v === 'string' ? `'${v}'` : String(v)).join(', ')}`, value)
+    const expected = `one of ${allowed.map(v => typeof v === 'string' ? `'${v}'` : String(v)).join(', ')}`
+    const meant = typeof value === 'string' ? closestName(value, allowed.filter(v => typeof v === 'string') as string[]) : undefined
+    fail(allowed.some(v => typeof v === typeof value) ? 'range' : 'type', where, name, expected, value, meant !== undefined ? `; did you mean '${meant}'?` : '')
   }
 }
 

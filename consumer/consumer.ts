@@ -27,7 +27,7 @@ import { TypedEmitter, type TypedEvents } from '../client/events'
 import type { LogFields } from '../client/logger'
 import { channels, publishAsyncEnd, subscribed, type ConsumerBatchTrace } from '../client/instrumentation'
 import type { MetricsRegistry, PartitionLag } from '../client/metrics'
-import { checkBoolean, checkDuration, checkFunction, checkInteger, checkKnownKeys, checkObject, checkSignal, checkString, describeValue } from '../client/validate'
+import { checkBoolean, checkDuration, checkFunction, checkInteger, checkKnownKeys, checkObject, checkOneOf, checkSignal, checkString, describeValue, optionKeys } from '../client/validate'
 import { AbortedError } from '../client/errors'
 import { KafkaTsError } from '../protocol/errors'
 import { decodeScannedBatches, NO_RECORDS, type KafkaRecord, type RecordMaker, type ScannedBatch } from '../protocol/record-batch'
@@ -331,6 +331,8 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
 
   constructor (client: Client, options: FetchOptions & DeserializerOptions<K, V> = {}) {
     super()
+    // Before anything is registered: a refused option leaves nothing behind.
+    checkFetchOptions('consumer option', options)
     this.#deserializer = RecordDeserializer.from('consumer option', options.deserializers)
     this.#recordMaker = options.recordMaker
     this.client = client
@@ -352,10 +354,6 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       emptyBatches: options.emptyBatches ?? false
     }
     this.#account = new PrefetchAccount(options.maxBufferedBytes ?? 64 * 1024 * 1024)
-    checkInteger('consumer option', 'maxBatchRecords', options.maxBatchRecords, { min: 1 })
-    checkInteger('consumer option', 'maxBatchBytes', options.maxBatchBytes, { min: 1 })
-    checkDuration('consumer option', 'maxProcessingMs', options.maxProcessingMs, 1)
-    checkBoolean('consumer option', 'emptyBatches', options.emptyBatches)
     this.#maxBatchRecords = options.maxBatchRecords ?? 500
     this.#maxBatchBytes = options.maxBatchBytes ?? 1024 * 1024
     this.#maxProcessingMs = options.maxProcessingMs ?? 300_000
@@ -374,9 +372,12 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
 
   /** Direct consumption: start fetching these partitions. */
   static assigned<K = Buffer, V = Buffer> (client: Client, options: AssignOptions<K, V>): Consumer<K, V> {
+    checkObject('client.consumer()', 'options', options)
+    checkKnownKeys('consumer option', withoutInternal(options), ASSIGN_OPTION_KEYS, CONSUMER_OPTION_HINTS)
     if (!Array.isArray(options.assign)) throw new TypeError(`consumer option assign: expected an array of { topic, partition, offset }, got ${describeValue(options.assign)}`)
     options.assign.forEach((a, i) => {
       checkObject('consumer option', `assign[${i}]`, a)
+      checkKnownKeys(`consumer option assign[${i}]`, a, POSITION_KEYS)
       checkString('consumer option', `assign[${i}].topic`, a.topic)
       if (a.topic === undefined) throw new TypeError(`consumer option assign[${i}].topic: expected a non-empty string, got undefined`)
       checkInteger('consumer option', `assign[${i}].partition`, a.partition, { min: 0 })
@@ -482,6 +483,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
    */
   seek (target: { topic: string, partition: number, offset: bigint | OffsetSpec, leaderEpoch?: number }): void {
     checkObject('seek()', 'target', target)
+    checkKnownKeys('seek() target', target, POSITION_KEYS)
     checkOffset('seek() offset', target.offset)
     checkInteger('seek()', 'leaderEpoch', target.leaderEpoch, { min: 0 })
     const cursor = this.#cursors.get(`${target.topic}-${target.partition}`)
@@ -1154,11 +1156,65 @@ function checkOffset (what: string, offset: unknown): void {
   throw new TypeError(`${what}: expected a bigint offset${hint}, 'earliest', 'latest' or { timestamp }, got ${describeValue(offset)}`)
 }
 
-const runOptionKeys = ['eachBatch', 'eachRecord', 'partitionsConcurrently', 'retry', 'signal'] as const
+/**
+ * The options every consumer takes (FetchOptions, deserializers), as checkKnownKeys takes them;
+ * `recordMaker` is internal (the kafkajs layer's) and not offered to users (see withoutInternal).
+ */
+export const CONSUMER_OPTION_KEYS = optionKeys<Omit<FetchOptions & DeserializerOptions, 'recordMaker'>>()([
+  'isolation', 'maxWaitMs', 'minBytes', 'maxBytes', 'maxPartitionBytes', 'maxBufferedBytes', 'rack', 'offsetReset',
+  'maxBatchRecords', 'maxBatchBytes', 'maxProcessingMs', 'emptyBatches', 'deserializers'
+])
+
+const ASSIGN_OPTION_KEYS = optionKeys<Omit<AssignOptions, 'recordMaker'>>()([...CONSUMER_OPTION_KEYS, 'assign'])
+
+/** A partition's position (`assign` entries, seek()). */
+const POSITION_KEYS = ['topic', 'partition', 'offset', 'leaderEpoch'] as const
+
+/** The names other clients (kafkajs, Java) give these options. */
+export const CONSUMER_OPTION_HINTS: Record<string, string> = {
+  isolationLevel: 'isolation',
+  readUncommitted: 'isolation',
+  readCommitted: 'isolation',
+  maxWaitTime: 'maxWaitMs',
+  maxWaitTimeInMs: 'maxWaitMs',
+  fetchMaxWaitMs: 'maxWaitMs',
+  maxBytesPerPartition: 'maxPartitionBytes',
+  autoOffsetReset: 'offsetReset',
+  maxPollRecords: 'maxBatchRecords',
+  maxPollIntervalMs: 'maxProcessingMs',
+  rackId: 'rack'
+}
+
+/** The options a user gave: without the internal `recordMaker`, which the key check neither allows nor lists. */
+export function withoutInternal (options: object): object {
+  if (!('recordMaker' in options)) return options
+  const { recordMaker: _internal, ...given } = options as { recordMaker?: unknown }
+  return given
+}
+
+/** Checks the values of the options every consumer takes (FetchOptions); `where` names the consumer kind. */
+export function checkFetchOptions (where: string, options: FetchOptions): void {
+  checkObject(where, 'options', options)
+  checkOneOf(where, 'isolation', options.isolation, ['read_uncommitted', 'read_committed'])
+  checkDuration(where, 'maxWaitMs', options.maxWaitMs)
+  checkInteger(where, 'minBytes', options.minBytes, { min: 0, max: 0x7fffffff })
+  for (const name of ['maxBytes', 'maxPartitionBytes'] as const) checkInteger(where, name, options[name], { min: 1, max: 0x7fffffff })
+  checkInteger(where, 'maxBufferedBytes', options.maxBufferedBytes, { min: 1 })
+  checkString(where, 'rack', options.rack)
+  checkOneOf(where, 'offsetReset', options.offsetReset, ['earliest', 'latest', 'none'])
+  checkInteger(where, 'maxBatchRecords', options.maxBatchRecords, { min: 1 })
+  checkInteger(where, 'maxBatchBytes', options.maxBatchBytes, { min: 1 })
+  checkDuration(where, 'maxProcessingMs', options.maxProcessingMs, 1)
+  checkBoolean(where, 'emptyBatches', options.emptyBatches)
+}
+
+/** run()'s options; `signal` stops the loop. */
+const RUN_OPTION_KEYS = optionKeys<RunOptions>()(['eachBatch', 'eachRecord', 'partitionsConcurrently', 'retry', 'signal'])
+const RUN_RETRY_OPTION_KEYS = optionKeys<RunRetryOptions>()(['maxRetries', 'initialMs', 'maxMs'])
 
 function checkRunOptions (options: RunOptions): void {
   checkObject('run() option', 'options', options)
-  checkKnownKeys('run() option', options, runOptionKeys, { eachMessage: 'eachRecord', concurrency: 'partitionsConcurrently', partitionsConsumedConcurrently: 'partitionsConcurrently' })
+  checkKnownKeys('run() option', options, RUN_OPTION_KEYS, { eachMessage: 'eachRecord', concurrency: 'partitionsConcurrently', partitionsConsumedConcurrently: 'partitionsConcurrently' })
   checkFunction('run() option', 'eachBatch', options.eachBatch)
   checkFunction('run() option', 'eachRecord', options.eachRecord)
   if ((options.eachBatch === undefined) === (options.eachRecord === undefined)) throw new TypeError('run() needs exactly one of eachBatch and eachRecord')
@@ -1170,7 +1226,7 @@ function checkRunOptions (options: RunOptions): void {
     return
   }
   checkObject('run() option', 'retry', retry)
-  checkKnownKeys('run() option retry', retry, ['maxRetries', 'initialMs', 'maxMs'])
+  checkKnownKeys('run() option retry', retry, RUN_RETRY_OPTION_KEYS)
   checkInteger('run() option', 'retry.maxRetries', retry.maxRetries, { min: 0 })
   checkDuration('run() option', 'retry.initialMs', retry.initialMs)
   checkDuration('run() option', 'retry.maxMs', retry.maxMs)

@@ -27,7 +27,7 @@ import type { GroupCoordinator } from './coordinator'
 import { leaveRequestBound } from './coordinator'
 import { StaticMembershipError } from './errors'
 import {
-  FENCED_INSTANCE_ID, ILLEGAL_GENERATION, isFencingError, MEMBER_ID_REQUIRED, REBALANCE_IN_PROGRESS, Signal, UNKNOWN_MEMBER_ID,
+  FENCED_INSTANCE_ID, ILLEGAL_GENERATION, isFencingError, leaveFailed, MEMBER_ID_REQUIRED, REBALANCE_IN_PROGRESS, Signal, UNKNOWN_MEMBER_ID,
   type MemberIdentity, type Membership, type MembershipHost, type TopicPartition
 } from './membership'
 
@@ -79,7 +79,9 @@ export class ClassicMembership implements Membership {
     await this.#heartbeated.wait(signal)
   }
 
-  onFencedResponse (): void {
+  onFencedResponse (errorCode: number): void {
+    // FENCED_INSTANCE_ID ends the member wherever it is learnt (see #heartbeatOutcome).
+    if (errorCode === FENCED_INSTANCE_ID) this.#endedBy ??= new BrokerError(errorCode, `Committing offsets in group "${this.#host.groupId}"`)
     this.#rejoinRequested = true
     this.#fenced = true
   }
@@ -89,6 +91,12 @@ export class ClassicMembership implements Membership {
   }
 
   #fenced = false
+  /**
+   * An error that ends the membership, learnt while the run loop was busy (a heartbeat
+   * during a revoke, a commit's answer): the loop throws it at its next step, where the
+   * one rule for membership errors applies.
+   */
+  #endedBy: KafkaTsError | undefined
 
   async stop (leave: boolean): Promise<void> {
     const wasMember = this.#memberId !== '' && this.#state !== 'stopped'
@@ -100,7 +108,7 @@ export class ClassicMembership implements Membership {
     if (leave && wasMember && this.#host.instanceId === null) {
       await this.#coordinator.send(LeaveGroup, version => version >= 3
         ? { groupId: this.#host.groupId, members: [{ memberId: this.#memberId, groupInstanceId: this.#host.instanceId, reason: 'the consumer is closing' }] }
-        : { groupId: this.#host.groupId, memberId: this.#memberId }, r => r.errorCode, leaveRequestBound()).catch(() => {})
+        : { groupId: this.#host.groupId, memberId: this.#memberId }, r => r.errorCode, leaveRequestBound()).catch(error => { this.#host.warning(leaveFailed(this.#host.groupId, error)) })
     }
   }
 
@@ -114,6 +122,7 @@ export class ClassicMembership implements Membership {
     let failures = 0
     while (!signal.aborted) {
       try {
+        if (this.#endedBy !== undefined) throw this.#endedBy
         if (this.#assignor.protocol === 'eager' || this.#fenced) {
           // Eager: give everything back before joining. After a fence, everything was lost already.
           if (!this.#fenced) await this.#whileHeartbeating(this.#host.revokeAll(this.#generation >= 0 ? { memberId: this.#memberId, generation: this.#generation } : undefined), signal)
@@ -149,12 +158,13 @@ export class ClassicMembership implements Membership {
         if (outcome === 'fenced') await this.#onFenced('the coordinator no longer knows this member (session expired, or it was fenced)')
       } catch (error) {
         if (signal.aborted) return
+        if (error instanceof BrokerError && error.code === FENCED_INSTANCE_ID) {
+          // Another consumer took this instanceId: rejoining would fence it in turn, for ever.
+          this.#host.fatal(new StaticMembershipError(error.code, this.#host.groupId, this.#host.instanceId ?? ''))
+          this.#setState('stopped')
+          return
+        }
         if (error instanceof BrokerError && isFencingError(error.code)) {
-          if (error.code === FENCED_INSTANCE_ID) {
-            this.#host.fatal(new StaticMembershipError(error.code, this.#host.groupId, this.#host.instanceId ?? ''))
-            this.#setState('stopped')
-            return
-          }
           await this.#onFenced(error.message)
           continue
         }
@@ -172,7 +182,8 @@ export class ClassicMembership implements Membership {
   /**
    * Keeps the session alive while `work` (a revoke waiting for the application, or an
    * assignment being applied) runs: heartbeats never wait for processing. What they learn
-   * (a rebalance, a fence) is acted on once the work is done.
+   * (a rebalance, a fence, an error that ends the membership) is acted on once the work is
+   * done; an error that is retried is said as a 'warning', since the session may run out.
    */
   async #whileHeartbeating<T> (work: Promise<T>, signal: AbortSignal): Promise<T> {
     if (this.#memberId === '' || this.#generation < 0) return await work
@@ -183,27 +194,36 @@ export class ClassicMembership implements Membership {
       while (!stop.signal.aborted) {
         await sleep(this.#host.heartbeatIntervalMs, stop.signal).catch(() => {})
         if (stop.signal.aborted) return
+        let outcome: HeartbeatOutcome | undefined
         try {
-          const code = await this.#sendHeartbeat(stop.signal)
-          if (code === REBALANCE_IN_PROGRESS) this.#rejoinRequested = true
-          if (isFencingError(code)) {
-            this.#rejoinRequested = true
-            this.#fenced = true
-            if (code === UNKNOWN_MEMBER_ID) this.#memberId = ''
-            return
+          outcome = this.#heartbeatOutcome(await this.#sendHeartbeat(stop.signal))
+        } catch (error) {
+          if (stop.signal.aborted) return
+          if (!(error instanceof KafkaTsError) || error.retriable) {
+            this.#host.warning(new KafkaTsError('HEARTBEAT_FAILED', `Group "${this.#host.groupId}": a heartbeat sent while partitions were revoked or assigned failed (${(error as Error).message}); retried in ${this.#host.heartbeatIntervalMs} ms, the member stays in the group while its session timeout (${this.#host.sessionTimeoutMs} ms) has not passed`))
+            continue
           }
-        } catch {
-          // Retried at the next interval; the session timeout decides.
+          this.#endedBy ??= error
+          return
+        }
+        if (outcome === 'rejoin') this.#rejoinRequested = true
+        if (outcome === 'fenced') {
+          this.#rejoinRequested = true
+          this.#fenced = true
+          return
         }
       }
     })()
+    let result: T
     try {
-      return await work
+      result = await work
     } finally {
       stop.abort()
       signal.removeEventListener('abort', onAbort)
       await beat
     }
+    if (this.#endedBy !== undefined) throw this.#endedBy
+    return result
   }
 
   async #onFenced (reason: string): Promise<void> {
@@ -314,6 +334,7 @@ export class ClassicMembership implements Membership {
     while (!signal.aborted) {
       await this.#sleepUntilNextHeartbeat(delayMs, signal)
       if (signal.aborted) break
+      if (this.#endedBy !== undefined) throw this.#endedBy
       if (this.#rejoinRequested) return this.#fenced ? 'fenced' : 'rejoin'
       if (this.#isLeader && await this.#partitionCountsChanged(signal)) return 'grown'
       let code: number
@@ -326,16 +347,30 @@ export class ClassicMembership implements Membership {
         continue
       }
       delayMs = this.#host.heartbeatIntervalMs
-      if (code === 0) this.#heartbeated.notify()
-      if (code === REBALANCE_IN_PROGRESS) return 'rejoin'
-      if (code === FENCED_INSTANCE_ID) throw new BrokerError(code, `Heartbeat in group "${this.#host.groupId}"`)
-      if (code === ILLEGAL_GENERATION || code === UNKNOWN_MEMBER_ID) {
-        if (code === UNKNOWN_MEMBER_ID) this.#memberId = ''
-        return 'fenced'
-      }
-      if (code !== 0) throw new BrokerError(code, `Heartbeat in group "${this.#host.groupId}"`)
+      const outcome = this.#heartbeatOutcome(code)
+      if (outcome !== undefined) return outcome
     }
     return 'stopped'
+  }
+
+  /**
+   * What a heartbeat's answer means, the same in both heartbeat loops (while stable, and
+   * while a revoke or an assignment runs): REBALANCE_IN_PROGRESS rejoins, a fence
+   * (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID) loses everything and rejoins, and any other
+   * error is thrown — FENCED_INSTANCE_ID among them, which ends the member with
+   * StaticMembershipError (#run's rule). Undefined: heartbeating goes on.
+   */
+  #heartbeatOutcome (code: number): HeartbeatOutcome | undefined {
+    if (code === 0) {
+      this.#heartbeated.notify()
+      return undefined
+    }
+    if (code === REBALANCE_IN_PROGRESS) return 'rejoin'
+    if (code === ILLEGAL_GENERATION || code === UNKNOWN_MEMBER_ID) {
+      if (code === UNKNOWN_MEMBER_ID) this.#memberId = ''
+      return 'fenced'
+    }
+    throw new BrokerError(code, `Heartbeat in group "${this.#host.groupId}"`)
   }
 
   /** One Heartbeat for the current generation; returns its error code. */

@@ -19,7 +19,7 @@ import { leaveRequestBound, type GroupCoordinator } from './coordinator'
 import { StaticMembershipError } from './errors'
 import { assignedPartitions, HeartbeatLoop, isMemberForgotten, knownPartitions } from './heartbeat-loop'
 import {
-  FENCED_INSTANCE_ID, partitionKey, Signal, UNRELEASED_INSTANCE_ID, UNSUPPORTED_VERSION,
+  FENCED_INSTANCE_ID, leaveFailed, partitionKey, Signal, UNRELEASED_INSTANCE_ID, UNSUPPORTED_VERSION,
   type MemberIdentity, type Membership, type MembershipHost, type TopicPartition
 } from './membership'
 
@@ -76,7 +76,7 @@ export class ConsumerMembership implements Membership {
         memberId: this.#loop.memberId,
         memberEpoch: host.instanceId !== null ? LEAVE_STATIC_EPOCH : LEAVE_EPOCH,
         instanceId: host.instanceId
-      }, r => r.errorCode, leaveRequestBound())
+      }, r => r.errorCode, leaveRequestBound()).then(r => r.errorCode)
     })
   }
 
@@ -99,7 +99,12 @@ export class ConsumerMembership implements Membership {
     await this.#heartbeated.wait(signal)
   }
 
-  onFencedResponse (): void {
+  onFencedResponse (errorCode: number): void {
+    // FENCED_INSTANCE_ID ends the member wherever it is learnt, as a heartbeat's (#ends).
+    if (errorCode === FENCED_INSTANCE_ID) {
+      this.#ends(new BrokerError(errorCode, `Committing offsets in group "${this.#host.groupId}"`))
+      return
+    }
     // The next heartbeat learns the details; make it come soon.
     this.#loop.wake()
   }
@@ -109,10 +114,11 @@ export class ConsumerMembership implements Membership {
   }
 
   async stop (leave: boolean): Promise<void> {
-    await this.#loop.stop(leave, async () => {
+    const leaveFailure = await this.#loop.stop(leave, async () => {
       this.#reconcileAbort?.abort()
       await this.#reconciling?.catch(() => {})
     })
+    if (leaveFailure !== undefined) this.#host.warning(leaveFailed(this.#host.groupId, leaveFailure))
   }
 
   /** Whether a heartbeat error (not a fence) ended the membership; else it is retried. */

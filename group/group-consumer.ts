@@ -18,7 +18,7 @@
  */
 import { performance } from 'node:perf_hooks'
 import type { Client } from '../client/client'
-import { calledFromHandler, Consumer, type ConsumerBatch, type ConsumerEvents, type DeserializerOptions, type FetchOptions } from '../consumer/consumer'
+import { calledFromHandler, checkFetchOptions, Consumer, CONSUMER_OPTION_HINTS, CONSUMER_OPTION_KEYS, withoutInternal, type ConsumerBatch, type ConsumerEvents, type DeserializerOptions, type FetchOptions } from '../consumer/consumer'
 import type { LogFields } from '../client/logger'
 import { channels, subscribed, type RebalanceTrace } from '../client/instrumentation'
 import type { TransactionAbortedEvent } from './transactional'
@@ -28,7 +28,7 @@ import { OffsetFetch } from '../protocol/apis/offset-fetch'
 import { ApiVersions } from '../protocol/apis/api-versions'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
 import { sleep } from '../client/backoff'
-import { checkBoolean, checkDuration, checkFunction, checkObject, checkOneOf, checkString, describeValue } from '../client/validate'
+import { checkBoolean, checkDuration, checkFunction, checkKnownKeys, checkObject, checkOneOf, checkSignal, checkString, describeValue, optionKeys } from '../client/validate'
 import { GroupProtocolUnsupportedError } from './errors'
 import { assignorByName, cooperativeStickyAssignor, type Assignor } from './assignors'
 import { ClassicMembership } from './classic-membership'
@@ -84,9 +84,29 @@ export interface GroupConsumerOptions<K = Buffer, V = Buffer> extends FetchOptio
 
 const WHERE = 'group consumer option'
 
+/** Every option a group consumer takes; `autoCommit` turns the automatic commit off (false). */
+const GROUP_OPTION_KEYS = optionKeys<Omit<GroupConsumerOptions, 'recordMaker'>>()([
+  ...CONSUMER_OPTION_KEYS, 'groupId', 'topics', 'delivery', 'groupProtocol', 'assignor', 'instanceId', 'sessionTimeoutMs',
+  'rebalanceTimeoutMs', 'heartbeatIntervalMs', 'autoCommit', 'autoCommitIntervalMs', 'topicsRefreshMs', 'fromBeginning',
+  'onAssigned', 'onRevoked', 'onLost'
+])
+
+/** The names other clients (kafkajs, Java) give group options; closestName finds the plain typos. */
+const GROUP_OPTION_HINTS: Record<string, string> = {
+  ...CONSUMER_OPTION_HINTS,
+  groupInstanceId: 'instanceId',
+  partitionAssigners: 'assignor',
+  partitionAssignmentStrategy: 'assignor',
+  protocol: 'groupProtocol',
+  enableAutoCommit: 'autoCommit',
+  subscription: 'topics',
+  pattern: 'topics'
+}
+
 /** Fails fast on group options a user got wrong (TypeError / RangeError naming the option). */
 function checkGroupOptions (options: GroupConsumerOptions<unknown, unknown>): void {
   checkObject('group consumer', 'options', options)
+  checkKnownKeys(WHERE, withoutInternal(options), GROUP_OPTION_KEYS, GROUP_OPTION_HINTS)
   if (options.groupId === undefined) throw new TypeError(`${WHERE} groupId: a group consumer needs a groupId (or pass \`assign\` for a consumer without a group)`)
   checkString(WHERE, 'groupId', options.groupId)
   const topics = options.topics
@@ -106,6 +126,7 @@ function checkGroupOptions (options: GroupConsumerOptions<unknown, unknown>): vo
   checkDuration(WHERE, 'sessionTimeoutMs', options.sessionTimeoutMs, 1)
   checkDuration(WHERE, 'rebalanceTimeoutMs', options.rebalanceTimeoutMs, 1)
   checkDuration(WHERE, 'heartbeatIntervalMs', options.heartbeatIntervalMs, 1)
+  checkBoolean(WHERE, 'autoCommit', (options as { autoCommit?: unknown }).autoCommit)
   checkDuration(WHERE, 'autoCommitIntervalMs', options.autoCommitIntervalMs, 1)
   checkDuration(WHERE, 'topicsRefreshMs', options.topicsRefreshMs, 1)
   checkOneOf(WHERE, 'offsetReset', options.offsetReset, ['earliest', 'latest', 'none'])
@@ -114,9 +135,17 @@ function checkGroupOptions (options: GroupConsumerOptions<unknown, unknown>): vo
     throw new RangeError(`${WHERE} fromBeginning: true is offsetReset: 'earliest', which contradicts offsetReset: '${options.offsetReset}'; give one of them`)
   }
   for (const name of ['onAssigned', 'onRevoked', 'onLost'] as const) checkFunction(WHERE, name, options[name])
+  checkFetchOptions(WHERE, options)
   if (options.groupProtocol === 'consumer' && options.assignor !== undefined && typeof options.assignor !== 'string') {
     throw new RangeError(`${WHERE} assignor (an Assignor object): classic-protocol only; with groupProtocol: 'consumer' (KIP-848) the broker assigns (give a server assignor by name, e.g. 'uniform' or 'range'), or use groupProtocol: 'classic'`)
   }
+}
+
+/** The options of a call that takes only a signal (commit(), commitOffsets()). */
+function checkCallOptions (call: string, options: { signal?: AbortSignal }): void {
+  checkObject(call, 'options', options)
+  checkKnownKeys(`${call} option`, options, ['signal'], { timeoutMs: 'signal (AbortSignal.timeout(ms))' })
+  checkSignal(`${call} option`, 'signal', options.signal)
 }
 
 /** Said once the consumer runs KIP-848 with classic-only timing options, which the broker overrides. */
@@ -269,7 +298,9 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
       const versions = classicOnlyOptions(this.#options).length > 0 ? undefined : await this.client.request(ApiVersions, { clientSoftwareName: 'kafkats', clientSoftwareVersion: '0' })
       protocol = versions?.apiKeys.some(k => k.apiKey === 68) === true ? 'consumer' : 'classic'
     }
-    if (this.closed) return
+    // close() may have begun during the await: it cleared no timer yet and stops no
+    // membership made after it, so start nothing (what follows is synchronous).
+    if (this.#closing !== undefined) return
     this.#protocol = protocol
     const ignored = protocol === 'consumer' ? ignoredClassicOptions(this.#options) : undefined
     // Later than construction, so a listener attached right after it hears it.
@@ -298,7 +329,8 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
 
   /** The broker lists KIP-848 but has not enabled it: classic when the protocol was left to us, else an error. */
   #onProtocolUnsupported (error: BrokerError): void {
-    if (this.closed) return
+    // Closing: close() leaves with the membership it found; a new one would run for ever.
+    if (this.#closing !== undefined) return
     if (this.#options.groupProtocol === 'consumer') {
       this.fail(new GroupProtocolUnsupportedError(error.code, this.groupId))
       return
@@ -358,6 +390,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
    * left out and why.
    */
   async commit (options: { signal?: AbortSignal } = {}): Promise<RefusedCommit[]> {
+    checkCallOptions('commit()', options)
     await this.#started
     const membership = this.#membership
     // Out of the group (a slow handler): nothing is held, nothing to commit.
@@ -378,6 +411,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
    * commit does not move it back.
    */
   async commitOffsets (offsets: Array<{ topic: string, partition: number, offset: bigint }>, options: { signal?: AbortSignal } = {}): Promise<RefusedCommit[]> {
+    checkCallOptions('commitOffsets()', options)
     await this.#started
     const membership = this.#membership
     if (membership === undefined) return offsets.map(o => ({ ...o, reason: 'the consumer has not joined its group' }))
@@ -608,6 +642,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
       revokeAll: async identity => { await this.#revoke(this.#host.heldPartitions(), identity) },
       loseAll: async reason => await this.#loseAll(reason),
       fatal: error => this.fail(error),
+      warning: error => { this.warn(error) },
       protocolUnsupported: error => { this.#onProtocolUnsupported(error) },
       subscriptionPattern: this.#pattern?.broker ?? null
     }
@@ -839,11 +874,22 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
   async #leave (membership: Membership, fromHandler: boolean): Promise<void> {
     const deadlineAt = Date.now() + this.#host.rebalanceTimeoutMs
     // A rebalance in progress ends first (within the deadline), so what we hold has a current identity to be committed under.
-    await membership.whenStable(AbortSignal.timeout(this.#host.rebalanceTimeoutMs - this.#revokeWaitMs())).catch(() => {})
+    const unstable = await membership.whenStable(AbortSignal.timeout(this.#host.rebalanceTimeoutMs - this.#revokeWaitMs())).then(() => undefined, (error: Error) => error)
     // Revoke (commit what was processed, release) before leaving, so the next owner starts
     // after what we did. run() handlers still out are waited for, unless close() came from one (see #close).
     const identity = membership.identity()
-    const refused = await this.#revoke(this.#host.heldPartitions(), this.delivery === 'at-least-once' ? identity : undefined, { waitMs: fromHandler ? 0 : this.#revokeWaitMs(), deadlineAt }).catch(() => [])
+    const held = this.cursors.filter(c => !c.ownership.released)
+    /** What was processed of `held` and is not committed, with why (for a commit that was never sent). */
+    const uncommitted = (reason: string): RefusedCommit[] => this.delivery === 'at-most-once'
+      ? []
+      : held.filter(c => c.processedOffset !== undefined && c.processedOffset !== c.committedOffset).map(c => ({ topic: c.topic, partition: c.partition, offset: c.processedOffset!, reason }))
+    let refused = await this.#revoke(this.#host.heldPartitions(), this.delivery === 'at-least-once' ? identity : undefined, { waitMs: fromHandler ? 0 : this.#revokeWaitMs(), deadlineAt })
+      .catch((error: Error) => uncommitted(`revoking the partitions failed: ${error.message}`))
+    if (identity === undefined) {
+      // No membership to commit under: nothing was sent, so #revoke reported nothing.
+      refused = uncommitted(unstable?.name === 'TimeoutError' ? 'a rebalance was still in progress when the consumer closed' : `the member was not in the group (${unstable?.message ?? 'not joined'})`)
+      if (refused.length > 0) this.emit('commitRefused', refused)
+    }
     if (refused.length > 0) {
       this.warn(new KafkaTsError('UNCOMMITTED_ON_CLOSE', `Closing the consumer of group "${this.groupId}" left ${refused.length} partition(s) uncommitted: ${refused.map(r => `${r.topic}-${r.partition}@${r.offset} (${r.reason})`).join('; ')}`))
     }

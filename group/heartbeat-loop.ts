@@ -27,13 +27,17 @@ export interface HeartbeatRules {
   pendingFence?: () => string | undefined
   /** Any other heartbeat error: true if it ended the membership (the loop stops), false to back off and retry. */
   ends: (error: unknown) => boolean
-  /** Sends the leave heartbeat. */
-  leave: () => Promise<unknown>
+  /** Sends the leave heartbeat; resolves with its answer's error code. */
+  leave: () => Promise<number>
 }
 
 /** FENCED_MEMBER_EPOCH or UNKNOWN_MEMBER_ID: the member rejoins at epoch 0 with the same member id. */
 export function isMemberForgotten (error: unknown): error is BrokerError {
-  return error instanceof BrokerError && (error.code === FENCED_MEMBER_EPOCH || error.code === UNKNOWN_MEMBER_ID)
+  return error instanceof BrokerError && isForgottenCode(error.code)
+}
+
+function isForgottenCode (code: number): boolean {
+  return code === FENCED_MEMBER_EPOCH || code === UNKNOWN_MEMBER_ID
 }
 
 export class HeartbeatLoop {
@@ -90,16 +94,24 @@ export class HeartbeatLoop {
 
   /**
    * Stops heartbeating, then leaves the group if `leave` and a member. `settle` runs in
-   * between, once no heartbeat runs any more (KIP-848: end the reconciliation).
+   * between, once no heartbeat runs any more (KIP-848: end the reconciliation). Resolves
+   * with why the leave failed, if it did (the coordinator then drops the member only when
+   * its session times out), for the caller to report.
    */
-  async stop (leave: boolean, settle?: () => Promise<void>): Promise<void> {
+  async stop (leave: boolean, settle?: () => Promise<void>): Promise<Error | undefined> {
     this.#stop.abort()
     await this.#running?.catch(() => {})
     if (settle !== undefined) await settle()
     const wasMember = this.memberEpoch > 0
     this.end()
-    if (leave && wasMember) await this.#rules.leave().catch(() => {})
+    let leaveFailure: Error | undefined
+    if (leave && wasMember) {
+      // Answered "not a member" (fenced, expired meanwhile): gone already, as leaving wanted.
+      const left = (code: number): void => { if (code !== 0 && !isForgottenCode(code)) leaveFailure = new BrokerError(code, `Leaving group "${this.#rules.groupId}"`) }
+      await this.#rules.leave().then(left, error => { leaveFailure = error as Error })
+    }
     this.memberEpoch = 0
+    return leaveFailure
   }
 
   async #run (): Promise<void> {

@@ -4,7 +4,7 @@
  * (group-consumer.ts) fetches them, revokes them (waiting for processing and committing)
  * and releases them.
  */
-import type { BrokerError } from '../protocol/errors'
+import { KafkaTsError, type BrokerError } from '../protocol/errors'
 
 export interface TopicPartition {
   topic: string
@@ -46,6 +46,8 @@ export interface MembershipHost {
   loseAll: (reason: string) => Promise<void>
   /** The membership cannot go on (e.g. a fenced static member): the consumer ends with this error. */
   fatal: (error: Error) => void
+  /** Something went wrong that the membership retries (the consumer's 'warning'). */
+  warning: (error: Error) => void
   /** KIP-848: the broker answered the first heartbeat UNSUPPORTED_VERSION (it lists the API but does not run the protocol). */
   protocolUnsupported: (error: BrokerError) => void
 }
@@ -123,4 +125,9 @@ export class Signal {
       })
     })
   }
+}
+
+/** A member's leave (LeaveGroup, a leave heartbeat) failed: said as a warning, since the group waits for the session timeout. */
+export function leaveFailed (groupId: string, error: unknown): KafkaTsError {
+  return new KafkaTsError('LEAVE_FAILED', `Leaving group "${groupId}" failed (${(error as Error).message}); the coordinator removes the member when its session times out, and its partitions wait for that`, { cause: error })
 }

@@ -18,7 +18,8 @@
  */
 import { TypedEmitter } from '../client/events'
 import type { Client } from '../client/client'
-import { checkDuration, checkFunction, checkInteger, checkKnownKeys, checkObject, checkOneOf, checkSignal, checkString } from '../client/validate'
+import type { LogFields } from '../client/logger'
+import { checkDuration, checkFunction, checkInteger, checkKnownKeys, checkObject, checkOneOf, checkSignal, checkString, optionKeys } from '../client/validate'
 import { ShareSource, type ShareAcknowledgementResult, type ShareBatch, type ShareRecord, type ShareSourceOwner } from '../consumer/share-source'
 import { nextFetchPurpose } from '../consumer/consumer'
 import { GroupCoordinator } from './coordinator'
@@ -87,10 +88,14 @@ export interface ShareConsumerEvents {
 }
 
 const WHERE = 'shareConsumer option'
+const SHARE_OPTION_KEYS = optionKeys<ShareConsumerOptions>()(['groupId', 'topics', 'acknowledgement', 'maxRecords', 'maxWaitMs', 'maxBytes', 'onHandlerError', 'deadLetter', 'rack', 'signal'])
+const SHARE_RUN_OPTION_KEYS = optionKeys<ShareRunOptions>()(['eachRecord', 'eachBatch', 'concurrency', 'signal'])
+/** The names other clients give these options (closestName finds the plain typos). */
+const SHARE_OPTION_HINTS: Record<string, string> = { ackMode: 'acknowledgement', acknowledgementMode: 'acknowledgement', maxPollRecords: 'maxRecords', maxWaitTimeInMs: 'maxWaitMs', rackId: 'rack' }
 
 function validate (options: ShareConsumerOptions): void {
   checkObject('client.shareConsumer()', 'options', options as unknown)
-  checkKnownKeys(WHERE, options, ['groupId', 'topics', 'acknowledgement', 'maxRecords', 'maxWaitMs', 'maxBytes', 'onHandlerError', 'deadLetter', 'rack', 'signal'])
+  checkKnownKeys(WHERE, options, SHARE_OPTION_KEYS, SHARE_OPTION_HINTS)
   checkString(WHERE, 'groupId', options.groupId)
   const topics = typeof options.topics === 'string' ? [options.topics] : options.topics
   if (!Array.isArray(topics) || topics.length === 0) throw new TypeError(`${WHERE} topics: expected a topic name or a non-empty array of them`)
@@ -102,7 +107,7 @@ function validate (options: ShareConsumerOptions): void {
   if (options.onHandlerError !== undefined) checkOneOf(WHERE, 'onHandlerError', options.onHandlerError, ['release', 'reject'])
   if (options.deadLetter !== undefined) {
     checkObject(WHERE, 'deadLetter', options.deadLetter as unknown)
-    checkKnownKeys(`${WHERE} deadLetter`, options.deadLetter, ['afterDeliveries', 'handler'])
+    checkKnownKeys(`${WHERE} deadLetter`, options.deadLetter, optionKeys<ShareDeadLetterOptions>()(['afterDeliveries', 'handler']))
     checkInteger(WHERE, 'deadLetter.afterDeliveries', options.deadLetter.afterDeliveries, { min: 1, max: 32767 })
     if (options.deadLetter.handler === undefined) throw new TypeError(`${WHERE} deadLetter.handler: expected a function that takes each record delivered more than afterDeliveries times`)
     checkFunction(WHERE, 'deadLetter.handler', options.deadLetter.handler)
@@ -242,7 +247,14 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
       this.#openRecords += batch.records.length
       this.#bufferChanged.notify()
     },
-    acknowledged: result => { this.emit('acknowledged', result) },
+    acknowledged: result => {
+      // Records whose acknowledgement failed come again (to any member). Without a listener
+      // nobody hears of it in implicit mode, nor at close (explicit mode: commit() returns it).
+      if (result.error !== null && this.listenerCount('acknowledged') === 0 && (this.acknowledgement === 'implicit' || this.#closing !== undefined)) {
+        this.#warn(`share consumer: acknowledging ${result.offsets.length} record(s) of ${result.topic}[${result.partition}] failed; they will be delivered again, to this or another member`, result.error, { topic: result.topic, partition: result.partition })
+      }
+      this.emit('acknowledged', result)
+    },
     fetchError: (error, topic, partition) => { if (this.listenerCount('fetchError') > 0) this.emit('fetchError', { error, topic, partition }) },
     fail: error => this.#fail(error),
     refreshMetadata: () => this.#refreshMetadata(),
@@ -251,6 +263,11 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
     waitForWork: async (signal, since) => {
       while (this.#workVersion === since) await this.#work.wait(signal)
     }
+  }
+
+  /** A failure that does not end the consumer, through the client's logger. */
+  #warn (message: string, error: unknown, fields: LogFields = {}): void {
+    this.client.instrumentation.log.warn(message, { group: this.groupId, memberId: this.#membership.memberId, error, ...fields })
   }
 
   #fail (error: Error): void {
@@ -363,7 +380,7 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
   /** Hands batches (or records) to the handler until the consumer closes or `signal` aborts. */
   async run (options: ShareRunOptions): Promise<void> {
     checkObject('shareConsumer.run()', 'options', options as unknown)
-    checkKnownKeys('shareConsumer.run() option', options, ['eachRecord', 'eachBatch', 'concurrency', 'signal'])
+    checkKnownKeys('shareConsumer.run() option', options, SHARE_RUN_OPTION_KEYS, { eachMessage: 'eachRecord', partitionsConcurrently: 'concurrency' })
     if ((options.eachRecord === undefined) === (options.eachBatch === undefined)) throw new TypeError('shareConsumer.run() needs exactly one of eachRecord and eachBatch')
     if (options.eachRecord !== undefined) checkFunction('shareConsumer.run() option', 'eachRecord', options.eachRecord)
     if (options.eachBatch !== undefined) checkFunction('shareConsumer.run() option', 'eachBatch', options.eachBatch)
@@ -424,8 +441,11 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
     for (const batch of this.#outstanding) for (const record of batch.records) record.acknowledgeIfOpen('release')
     this.#buffer.length = 0
     this.#outstanding.clear()
-    await Promise.all([...this.#sources.values()].map(async source => await source.close().catch(() => {})))
-    await this.#membership.stop(true).catch(() => {})
+    await Promise.all([...this.#sources.values()].map(async source => {
+      await source.close().catch(error => { this.#warn(`share consumer: closing the share session with broker ${source.nodeId} failed; records it held stay locked until their acquisition lock runs out`, error) })
+    }))
+    const leaveFailure = await this.#membership.stop(true).catch(error => error as Error)
+    if (leaveFailure !== undefined) this.#warn(`share consumer: leaving share group "${this.groupId}" failed; the coordinator removes the member when its session times out`, leaveFailure)
     this.#coordinator.closeConnections()
     this.client.brokers.closePurpose(this.#purpose)
     this.client.metadata.untrack(this.topics)

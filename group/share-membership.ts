@@ -66,7 +66,7 @@ export class ShareMembership {
         groupId: host.groupId,
         memberId: this.#loop.memberId,
         memberEpoch: ShareGroupMemberEpoch.LEAVE
-      }, r => r.errorCode, leaveRequestBound())
+      }, r => r.errorCode, leaveRequestBound()).then(r => r.errorCode)
     })
   }
 
@@ -92,8 +92,9 @@ export class ShareMembership {
     this.#loop.wake()
   }
 
-  async stop (leave: boolean): Promise<void> {
-    await this.#loop.stop(leave)
+  /** Resolves with why leaving the group failed, if it did. */
+  async stop (leave: boolean): Promise<Error | undefined> {
+    return await this.#loop.stop(leave)
   }
 
   /** The error to end with when the broker does not run share groups, else undefined. */

@@ -26,7 +26,7 @@
 import type { ConsumerBatch } from '../consumer/consumer'
 import type { Producer, TransactionScope } from '../producer/producer'
 import { TransactionFatalError } from '../producer/transaction'
-import { checkFunction, checkObject, checkSignal } from '../client/validate'
+import { checkFunction, checkKnownKeys, checkObject, checkSignal, optionKeys } from '../client/validate'
 import { AbortedError } from '../client/errors'
 import type { GroupConsumer } from './group-consumer'
 
@@ -36,6 +36,8 @@ export interface TransactionalRunOptions {
   /** Stops the loop (the open transaction, if any, is aborted). */
   signal?: AbortSignal
 }
+
+const TRANSACTIONAL_RUN_OPTION_KEYS = optionKeys<TransactionalRunOptions>()(['eachBatch', 'signal'])
 
 export interface TransactionalStats {
   committed: number
@@ -59,6 +61,7 @@ export interface TransactionAbortedEvent {
  */
 export async function runTransactional (consumer: GroupConsumer, producer: Producer, options: TransactionalRunOptions): Promise<TransactionalStats> {
   checkObject('runTransactional', 'options', options)
+  checkKnownKeys('runTransactional option', options, TRANSACTIONAL_RUN_OPTION_KEYS, { eachMessage: 'eachBatch', eachRecord: 'eachBatch' })
   checkFunction('runTransactional option', 'eachBatch', options.eachBatch)
   if (options.signal !== undefined) checkSignal('runTransactional option', 'signal', options.signal)
   if (producer.transactionState === undefined) throw new TypeError('runTransactional needs a transactional producer: client.producer({ transactionalId })')

@@ -14,6 +14,7 @@
  * (kafkajs could commit behind the new owner's back after a rebalance).
  */
 import type { Client } from '../client/client'
+import { sleep } from '../client/backoff'
 import type { ConsumerBatch } from '../consumer/cursor'
 import type { FetchEvent, HandedBatch } from '../consumer/consumer'
 import type { GroupConsumer, GroupConsumerOptions, RebalancingEvent } from '../group/group-consumer'
@@ -277,8 +278,8 @@ export class KafkaJSConsumer {
   #workers: Promise<void> | undefined
   /** This member ran the assignor for the assignment that comes next (it is the group's leader). */
   #assignedAsLeader = false
-  /** The empty-assignment FETCH loop runs (see #idleFetchLoop). */
-  #idleFetching = false
+  /** Ends the empty-assignment FETCH loop's wait while it runs (see #idleFetchLoop): stop() aborts it. */
+  #idleFetching: AbortController | undefined
   /** Ends run()'s wait for the first join (joined, failed, timed out or stopped). */
   #joinWaiter: (() => void) | undefined
 
@@ -400,6 +401,8 @@ export class KafkaJSConsumer {
     const wasRunning = this.#running
     this.#running = false
     this.#joinWaiter?.()
+    this.#idleFetching?.abort()
+    this.#idleFetching = undefined
     if (group === undefined) {
       if (wasRunning) this.#instrumentation.emit(consumerEvents.STOP, null)
       return
@@ -636,8 +639,8 @@ export class KafkaJSConsumer {
    * reports an empty FETCH. kafkats sends no Fetch then; these are the events kafkajs users see.
    */
   async #idleFetchLoop (group: GroupConsumer, client: Client): Promise<void> {
-    if (this.#idleFetching) return
-    this.#idleFetching = true
+    if (this.#idleFetching !== undefined) return
+    const stop = this.#idleFetching = new AbortController()
     try {
       const waitMs = this.#config.maxWaitTimeInMs ?? 5000
       // Partitions of topics it does not subscribe to are not consumed (see 'assigned'): nothing to fetch either.
@@ -645,11 +648,12 @@ export class KafkaJSConsumer {
         const nodeIds = client.metadata.brokers.map(b => String(b.nodeId))
         const started = Date.now()
         for (const nodeId of nodeIds) this.#instrumentation.emit(consumerEvents.FETCH_START, { nodeId })
-        await new Promise(resolve => setTimeout(resolve, waitMs))
+        // stop()/disconnect() end the wait at once (no timer outlives the consumer), and no FETCH follows.
+        if (!await sleep(waitMs, stop.signal).then(() => true, () => false)) return
         for (const nodeId of nodeIds) this.#instrumentation.emit(consumerEvents.FETCH, { numberOfBatches: 0, duration: Date.now() - started, nodeId })
       }
     } finally {
-      this.#idleFetching = false
+      if (this.#idleFetching === stop) this.#idleFetching = undefined
     }
   }
 
@@ -780,7 +784,11 @@ export class KafkaJSConsumer {
     if (fetchAgain && this.#group === group) {
       try {
         group.seek({ topic, partition, offset: position })
-      } catch {}
+      } catch (error) {
+        // The partition left this member while the batch ran (a revoke that stopped waiting, a
+        // fence): its next owner reads from the committed offset, unresolved messages included.
+        this.#logger.warn('Could not rewind the partition to the first unresolved message; its next consumer reads it from the committed offset', { groupId: this.#groupId, topic, partition, offset: String(position), error: (error as Error).message })
+      }
     }
     this.#instrumentation.emit(consumerEvents.END_BATCH_PROCESS, { ...payloadBase, duration: Date.now() - started })
     // Mid-answer, kafkajs's commit after the batch waits for the answer's last part, unless

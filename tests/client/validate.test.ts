@@ -2,7 +2,7 @@
 // value and says what is allowed, and the error kind tells a wrong type from a wrong range.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { checkDuration, checkInteger, checkKnownKeys, checkOneOf, checkString, describeValue } from '../../client/validate'
+import { checkDuration, checkInteger, checkKnownKeys, checkOneOf, checkString, closestName, describeValue } from '../../client/validate'
 
 test('a string where an integer belongs is a TypeError naming the option and the value', () => {
   assert.throws(() => checkInteger('producer option', 'lingerMs', '5', { min: 0 }),
@@ -29,6 +29,20 @@ test('an unknown option is refused with the likely intended name', () => {
   assert.throws(() => checkKnownKeys('producer option', { linger: 5 }, ['lingerMs', 'acks']),
     (error: unknown) => error instanceof TypeError && /linger is not an option; did you mean lingerMs\?/.test(error.message))
   checkKnownKeys('producer option', { lingerMs: 5, other: undefined }, ['lingerMs'])
+})
+
+test('the name meant: the same but for case and separators, a prefix, or a typo or two away; nothing for a stranger', () => {
+  const keys = ['sessionTimeoutMs', 'maxBytes', 'maxPartitionBytes', 'isolation', 'lingerMs']
+  assert.equal(closestName('sesionTimeoutMs', keys), 'sessionTimeoutMs')
+  assert.equal(closestName('maxBytez', keys), 'maxBytes')
+  assert.equal(closestName('maxbytes', keys), 'maxBytes')
+  assert.equal(closestName('linger', keys), 'lingerMs')
+  assert.equal(closestName('isolaiton', keys), 'isolation')
+  assert.equal(closestName('read-committed', ['read_uncommitted', 'read_committed']), 'read_committed')
+  assert.equal(closestName('brotli', ['none', 'gzip']), undefined)
+  assert.equal(closestName('timeout', keys), undefined)
+  assert.throws(() => checkOneOf('consumer option', 'isolation', 'READ_COMMITTED', ['read_uncommitted', 'read_committed']),
+    (error: unknown) => error instanceof RangeError && error.message === 'consumer option isolation: expected one of \'read_uncommitted\', \'read_committed\', got "READ_COMMITTED" (a string); did you mean \'read_committed\'?')
 })
 
 test('values are described so the user sees what they passed', () => {

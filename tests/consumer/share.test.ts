@@ -235,14 +235,47 @@ describe('share consumer against the fake cluster', () => {
   test('onHandlerError: \'reject\' archives what a throwing handler had', async () => {
     const { cluster, client } = await setup(2)
     const c = consumer(client, { onHandlerError: 'reject' })
-    const running = c.run({ eachBatch: () => { throw new Error('poison') } })
-    await until('the records rejected', () => states(cluster).every(s => s.includes('archived')) && states(cluster).length === 0, 5000).catch(() => {})
+    const handed: string[] = []
+    const running = c.run({
+      eachBatch: batch => {
+        handed.push(...batch.records.map(r => `${r.offset}/${r.deliveryCount}`))
+        throw new Error('poison')
+      }
+    })
+    await until('both records handed out', () => handed.length === 2)
     await c.commit()
     await c.close()
     await running
+    // Every acknowledgement the broker got for each offset (ACCEPT 1, RELEASE 2, REJECT 3), from ShareFetch and ShareAcknowledge.
+    const typesOf = (offset: number): number[] => ackBodies(cluster).flatMap(body => body.batches as number[][])
+      .filter(([first, last]) => first <= offset && offset <= last)
+      .map(([first, , ...types]) => types.length === 1 ? types[0] : types[offset - first])
+    assert.deepEqual([typesOf(0), typesOf(1)], [[3], [3]], 'each record rejected once, never accepted or released')
+    // Rejected: never delivered again (a released record would come back with deliveryCount 2).
+    assert.deepEqual(handed, ['0/1', '1/1'])
     // Archived records below the start offset are forgotten: nothing is left in play.
     assert.deepEqual(states(cluster), [])
-    assert.ok(cluster.requests(ShareFetch).every(e => (e.request as ShareFetchRequest).topics.every(t => t.partitions.every(p => p.acknowledgementBatches.every(b => b.acknowledgeTypes[0] !== 2)))))
+  })
+
+  test('close: failed last acknowledgements and a failed leave are logged as warnings, not dropped', async () => {
+    const cluster = await FakeCluster.start({ brokers: 1, log: false, topics: [{ name: 't', partitions: 1 }] })
+    cleanups.push(async () => await cluster.close())
+    const warnings: string[] = []
+    const said = (message: string, fields?: { error?: Error }): void => { warnings.push(`${message}: ${fields?.error?.message ?? ''}`) }
+    const logger = { debug: () => {}, info: () => {}, warn: said, error: said }
+    const client = new Client({ bootstrap: cluster.bootstrap, retryBackoff: { initialMs: 20, maxMs: 200 }, logger })
+    cleanups.push(async () => await client.close())
+    await client.produceRaw({ topic: 't', partition: 0, records: [{ value: Buffer.from('0') }, { value: Buffer.from('1') }] })
+    const c = consumer(client)
+    const batch = await c.nextBatch()
+    assert.equal(batch?.records.length, 2)
+    // GROUP_AUTHORIZATION_FAILED (30) for the release close() sends and for the leave heartbeat.
+    cluster.intercept(ShareAcknowledge, () => ({ error: 30 }))
+    cluster.intercept(ShareFetch, () => ({ error: 30 }))
+    cluster.intercept(ShareGroupHeartbeat, r => r.request.memberEpoch === -1 ? { error: 30 } : undefined)
+    await c.close()
+    assert.ok(warnings.some(w => /acknowledging 2 record\(s\) of t\[0\] failed.*GROUP_AUTHORIZATION_FAILED/.test(w)), warnings.join('\n'))
+    assert.ok(warnings.some(w => /leaving share group "g" failed.*GROUP_AUTHORIZATION_FAILED/.test(w)), warnings.join('\n'))
   })
 
   test('records past deadLetter.afterDeliveries go to the handler and are rejected, not handed out', async () => {

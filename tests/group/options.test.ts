@@ -9,8 +9,20 @@ import { Client } from '../../client/client'
 import { GroupConsumer, type GroupConsumerOptions } from '../../group/group-consumer'
 import { GroupProtocolUnsupportedError, StaticMembershipError } from '../../group/errors'
 import { ConsumerGroupHeartbeat } from '../../protocol/apis/consumer-group-heartbeat'
+import { ApiVersions } from '../../protocol/apis/api-versions'
+import { Heartbeat } from '../../protocol/apis/heartbeat'
+import { JoinGroup } from '../../protocol/apis/join-group'
+import { OffsetCommit } from '../../protocol/apis/offset-commit'
 import { BrokerError, KafkaTsError, ProtocolError } from '../../protocol/errors'
-import { protocols, until, withHarness } from './support'
+import { gate, protocols, until, withHarness } from './support'
+import { Consumer, type AssignOptions, type RunOptions } from '../../consumer/consumer'
+import { ShareConsumer, type ShareConsumerOptions, type ShareRunOptions } from '../../group/share-consumer'
+import { runTransactional, type TransactionalRunOptions } from '../../group/transactional'
+import { rangeAssignor } from '../../group/assignors'
+import { deserializers } from '../../client/serializers'
+import { FakeCluster } from '../../testing/index'
+import { trackTimers } from '../support/timers'
+import '../../index'
 
 describe('group consumer options are checked at construction', () => {
   const client = new Client({ bootstrap: ['127.0.0.1:9'] })
@@ -42,6 +54,142 @@ describe('group consumer options are checked at construction', () => {
       })
     })
   }
+})
+
+describe('every consumer option is checked: an unknown key is refused with the name meant, an enum value must be exact', () => {
+  const client = new Client({ bootstrap: ['127.0.0.1:9'] })
+  const group = { groupId: 'g', topics: ['t'] }
+  const assign = [{ topic: 't', partition: 0, offset: 0n }]
+  const refusedBy = (type: typeof TypeError | typeof RangeError, message: RegExp) => (error: Error) => {
+    assert.ok(error instanceof type, `${error.name}: ${error.message}`)
+    assert.match(error.message, message)
+    return true
+  }
+  // The misspellings an adopter hit: each was accepted and ignored (or silently read aborted records).
+  const misspelt: Array<[string, () => unknown, typeof TypeError | typeof RangeError, RegExp]> = [
+    ['group: isolation \'read-committed\' (the CLI flag\'s spelling)', () => client.consumer({ ...group, isolation: 'read-committed' as 'read_committed' }), RangeError,
+      /group consumer option isolation: expected one of 'read_uncommitted', 'read_committed', got "read-committed" \(a string\); did you mean 'read_committed'\?/],
+    ['group: sesionTimeoutMs', () => client.consumer({ ...group, sesionTimeoutMs: 10_000 } as any), TypeError, /group consumer option sesionTimeoutMs is not an option; did you mean sessionTimeoutMs\?/],
+    ['group: maxBytez', () => client.consumer({ ...group, maxBytez: 1024 } as any), TypeError, /group consumer option maxBytez is not an option; did you mean maxBytes\?/],
+    ['group: autoCommitInterval (kafkajs\'s name)', () => client.consumer({ ...group, autoCommitInterval: 5000 } as any), TypeError, /autoCommitInterval is not an option; did you mean autoCommitIntervalMs\?/],
+    ['group: a string maxWaitMs', () => client.consumer({ ...group, maxWaitMs: '100' as unknown as number }), TypeError, /group consumer option maxWaitMs: expected an integer/],
+    ['group: autoCommit that is not a boolean', () => client.consumer({ ...group, autoCommit: 'no' } as any), TypeError, /group consumer option autoCommit: expected true or false/],
+    ['direct: isolation \'read-committed\'', () => client.consumer({ assign, isolation: 'read-committed' as 'read_committed' }), RangeError, /consumer option isolation: .*did you mean 'read_committed'\?/],
+    ['direct: maxBytez', () => client.consumer({ assign, maxBytez: 1024 } as any), TypeError, /consumer option maxBytez is not an option; did you mean maxBytes\?/],
+    ['direct: a group option without groupId', () => client.consumer({ assign, sessionTimeoutMs: 10_000 } as any), TypeError, /consumer option sessionTimeoutMs is not an option/],
+    ['direct: an assign entry with ofset', () => client.consumer({ assign: [{ topic: 't', partition: 0, ofset: 0n }] } as any), TypeError, /consumer option assign\[0\] ofset is not an option; did you mean offset\?/],
+    ['direct: offsetReset \'smalest\'', () => client.consumer({ assign, offsetReset: 'smalest' as 'latest' }), RangeError, /offsetReset: expected one of 'earliest', 'latest', 'none', got "smalest"/],
+    ['share: maxBytez', () => client.shareConsumer({ ...group, maxBytez: 1 } as any), TypeError, /shareConsumer option maxBytez is not an option; did you mean maxBytes\?/],
+    ['share: acknowledgement \'explict\'', () => client.shareConsumer({ ...group, acknowledgement: 'explict' as 'explicit' }), RangeError, /acknowledgement: .*got "explict" \(a string\); did you mean 'explicit'\?/]
+  ]
+  for (const [what, make, type, message] of misspelt) {
+    test(`${what}: ${type.name}`, () => { assert.throws(make, refusedBy(type, message)) })
+  }
+
+  test('run(), runTransactional(), commit() and seek() options: unknown keys and wrong types refused', async () => {
+    const consumer = Consumer.assigned(client, { assign: [] })
+    try {
+      await assert.rejects(consumer.run({ eachBatch: () => {}, partitionsConcurently: 2 } as any), refusedBy(TypeError, /run\(\) option partitionsConcurently is not an option; did you mean partitionsConcurrently\?/))
+      await assert.rejects(consumer.run({ eachBatch: () => {}, signal: 'stop' } as any), refusedBy(TypeError, /run\(\) option signal: expected an AbortSignal, got "stop"/))
+      await assert.rejects(consumer.run({ eachBatch: () => {}, retry: { maxRetires: 3 } } as any), refusedBy(TypeError, /maxRetires is not an option; did you mean maxRetries\?/))
+      assert.throws(() => consumer.seek({ topic: 't', partition: 0, ofset: 1n } as any), refusedBy(TypeError, /seek\(\) target ofset is not an option; did you mean offset\?/))
+    } finally {
+      await consumer.close()
+    }
+    const member = new GroupConsumer(client, { ...group, groupProtocol: 'classic', rebalanceTimeoutMs: 1000 })
+    try {
+      await assert.rejects(member.commit({ signall: AbortSignal.timeout(10) } as any), refusedBy(TypeError, /commit\(\) option signall is not an option; did you mean signal\?/))
+      await assert.rejects(member.commitOffsets([], { signal: 5 } as any), refusedBy(TypeError, /commitOffsets\(\) option signal: expected an AbortSignal/))
+      const producer = client.producer({ transactionalId: 'tx' })
+      await assert.rejects(runTransactional(member, producer, { eachBtach: () => {} } as any), refusedBy(TypeError, /runTransactional option eachBtach is not an option; did you mean eachBatch\?/))
+      await assert.rejects(runTransactional(member, producer, { eachBatch: () => {}, signal: 5 } as any), refusedBy(TypeError, /runTransactional option signal: expected an AbortSignal/))
+    } finally {
+      await member.close()
+    }
+  })
+})
+
+describe('every documented consumer option is accepted (the objects below must name every key of the options types)', { timeout: 60_000 }, () => {
+  // Required<…> makes the compiler hold these to the options types: an option added to a
+  // type must be added here, so the known-key lists are checked against every real option.
+  type Every<T> = Required<Omit<T, 'recordMaker'>>
+  const fetchOptions = {
+    isolation: 'read_committed',
+    maxWaitMs: 100,
+    minBytes: 1,
+    maxBytes: 1024 * 1024,
+    maxPartitionBytes: 64 * 1024,
+    maxBufferedBytes: 8 * 1024 * 1024,
+    rack: 'r1',
+    offsetReset: 'earliest',
+    maxBatchRecords: 100,
+    maxBatchBytes: 64 * 1024,
+    maxProcessingMs: 60_000,
+    emptyBatches: false,
+    deserializers: { key: deserializers.string(), value: deserializers.string() }
+  } as const
+
+  test('direct, group and share consumers, run(), runTransactional()', async () => {
+    const cluster = await FakeCluster.start({ brokers: 1, log: false, topics: [{ name: 't', partitions: 1 }] })
+    const client = new Client({ bootstrap: cluster.bootstrap, clientId: 'every-option', requestTimeoutMs: 5000 })
+    try {
+      const direct: Every<AssignOptions<string, string>> = { ...fetchOptions, assign: [{ topic: 't', partition: 0, offset: 'earliest', leaderEpoch: 0 }] }
+      const consumer = client.consumer(direct)
+      const signal = new AbortController().signal
+      // `signal` is accepted by run() and runTransactional (another change makes it stop them).
+      const run: Every<RunOptions<string, string>> & { signal: AbortSignal } = { eachBatch: undefined as never, eachRecord: () => {}, partitionsConcurrently: 2, retry: { maxRetries: 1, initialMs: 10, maxMs: 100 }, signal }
+      const running = consumer.run({ ...run, eachBatch: undefined })
+      await consumer.close()
+      await running
+
+      const groupOptions: Every<GroupConsumerOptions<string, string>> & { autoCommit: boolean } = {
+        ...fetchOptions,
+        groupId: 'every-option',
+        topics: ['t'],
+        delivery: 'at-least-once',
+        groupProtocol: 'classic',
+        assignor: rangeAssignor,
+        instanceId: 'i-1',
+        sessionTimeoutMs: 6000,
+        rebalanceTimeoutMs: 3000,
+        heartbeatIntervalMs: 500,
+        autoCommit: true,
+        autoCommitIntervalMs: 1000,
+        topicsRefreshMs: 1000,
+        fromBeginning: true,
+        onAssigned: () => {},
+        onRevoked: () => {},
+        onLost: () => {}
+      }
+      const member = client.consumer(groupOptions)
+      const producer = client.producer({ transactionalId: 'every-option' })
+      const transactional: Every<TransactionalRunOptions> = { eachBatch: () => {}, signal: AbortSignal.abort() }
+      await runTransactional(member as unknown as GroupConsumer, producer, transactional)
+      await member.close()
+      await producer.close()
+
+      const shareOptions: Every<ShareConsumerOptions> = {
+        groupId: 'every-option-share',
+        topics: ['t'],
+        acknowledgement: 'explicit',
+        maxRecords: 100,
+        maxWaitMs: 100,
+        maxBytes: 1024 * 1024,
+        onHandlerError: 'reject',
+        deadLetter: { afterDeliveries: 3, handler: () => {} },
+        rack: 'r1',
+        signal
+      }
+      const share = client.shareConsumer(shareOptions)
+      const shareRun: Every<ShareRunOptions> = { eachRecord: () => {}, eachBatch: undefined as never, concurrency: 2, signal: AbortSignal.abort() }
+      await share.run({ ...shareRun, eachBatch: undefined })
+      await share.close()
+      assert.ok(share instanceof ShareConsumer)
+    } finally {
+      await client.close()
+      await cluster.close()
+    }
+  })
 })
 
 describe('every error is named after its class', () => {
@@ -145,6 +293,127 @@ describe('group consumer start-up against the fake cluster', { timeout: 60_000 }
       })
     })
   }
+
+  test('a consumer closed while it probes ApiVersions starts no membership and leaves no auto-commit timer', async () => {
+    await withHarness({ partitions: 1, records: 2 }, async h => {
+      const answer = gate()
+      // The commit timers this consumer makes (its own interval, told apart by the period).
+      const commitTimers = trackTimers('interval', 4321)
+      try {
+        // Protocol left out (and no classic-only option): the consumer first asks ApiVersions.
+        // Its Client is connected already (h.member loads metadata first): only the probe is held.
+        const a = await h.member('a', 'consumer', { groupProtocol: undefined, sessionTimeoutMs: undefined, heartbeatIntervalMs: undefined, autoCommitIntervalMs: 4321 })
+        let probing = false
+        h.cluster.intercept(ApiVersions, r => {
+          if (r.clientId !== 'a') return undefined
+          probing = true
+          return { hold: answer.promise }
+        })
+        await until(() => probing, 'the consumer asking ApiVersions')
+        const closing = a.consumer.close()
+        answer.release()
+        await closing
+        assert.equal(commitTimers.live.size, 0, 'an auto-commit interval outlived close()')
+        assert.equal(a.consumer.groupProtocol, undefined, 'a membership was started after close()')
+        const joins = h.cluster.requests().filter(r => r.clientId === 'a' && (r.apiName === 'ConsumerGroupHeartbeat' || r.apiName === 'JoinGroup'))
+        assert.deepEqual(joins.map(r => r.apiName), [])
+      } finally {
+        commitTimers.restore()
+      }
+    })
+  })
+
+  test('classic: FENCED_INSTANCE_ID is fatal wherever it comes (a heartbeat during a revoke, a commit, a join), never a rejoin', async () => {
+    const staticFence = (member: { error: unknown }): void => {
+      assert.ok(member.error instanceof StaticMembershipError, String(member.error))
+      assert.equal(member.error.code, 82)
+      assert.match(member.error.message, /instanceId "i-1"/)
+    }
+    // A heartbeat sent while an eager revoke waits for the handler (#whileHeartbeating).
+    await withHarness({ partitions: 2, records: 2 }, async h => {
+      const a = await h.member('a', 'classic', { instanceId: 'i-1', assignor: 'range' })
+      const held = h.gate()
+      a.handler = async () => { await held.promise }
+      a.run(h)
+      await until(() => a.deliveries.length > 0, 'A holding a batch')
+      let fenced = false
+      a.consumer.once('rebalancing', () => {
+        h.cluster.intercept(Heartbeat, r => {
+          if (r.clientId !== 'a') return undefined
+          fenced = true
+          return { error: 82 }
+        })
+      })
+      const b = await h.member('b', 'classic', { instanceId: 'i-2', assignor: 'range' })
+      b.run(h)
+      await until(() => fenced, 'a heartbeat of A during its revoke answered FENCED_INSTANCE_ID', 10_000)
+      const joinsBefore = h.cluster.requests(JoinGroup).filter(r => r.clientId === 'a').length
+      held.release()
+      await until(() => a.error !== undefined, 'A failing')
+      staticFence(a)
+      assert.equal(h.cluster.requests(JoinGroup).filter(r => r.clientId === 'a').length, joinsBefore, 'A rejoined after FENCED_INSTANCE_ID')
+    })
+    // A commit answered FENCED_INSTANCE_ID (onFencedResponse).
+    await withHarness({ partitions: 1, records: 2 }, async h => {
+      const a = await h.member('a', 'classic', { instanceId: 'i-1' })
+      a.run(h)
+      await until(() => a.processedUpTo(0) === 2n, 'A consuming')
+      h.cluster.intercept(OffsetCommit, r => r.clientId === 'a' ? { error: 82 } : undefined)
+      const refused = await a.consumer.commit()
+      assert.equal(refused.length, 1)
+      await until(() => a.error !== undefined, 'A failing')
+      staticFence(a)
+      assert.equal(a.lostEvents.length, 0, 'A was treated as fenced and rejoined')
+    })
+    // The first JoinGroup answered FENCED_INSTANCE_ID.
+    await withHarness({ partitions: 1, records: 2 }, async h => {
+      h.cluster.intercept(JoinGroup, r => r.clientId === 'a' ? { error: 82 } : undefined)
+      const a = await h.member('a', 'classic', { instanceId: 'i-1' })
+      a.run(h)
+      await until(() => a.error !== undefined, 'A failing')
+      staticFence(a)
+    })
+  })
+
+  test('consumer protocol: a commit answered FENCED_INSTANCE_ID ends the member with StaticMembershipError, as a heartbeat does', async () => {
+    await withHarness({ partitions: 1, records: 2 }, async h => {
+      const a = await h.member('a', 'consumer', { instanceId: 'i-1' })
+      a.run(h)
+      await until(() => a.processedUpTo(0) === 2n, 'A consuming')
+      h.cluster.intercept(OffsetCommit, r => r.clientId === 'a' ? { error: 82 } : undefined)
+      await a.consumer.commit()
+      await until(() => a.error !== undefined, 'A failing')
+      assert.ok(a.error instanceof StaticMembershipError, String(a.error))
+      assert.equal(a.error.code, 82)
+    })
+  })
+
+  test('classic: heartbeat errors during a revoke are not dropped: a retriable one is a warning, another ends the member', async () => {
+    await withHarness({ partitions: 2, records: 2 }, async h => {
+      const a = await h.member('a', 'classic', { assignor: 'range' })
+      const held = h.gate()
+      a.handler = async () => { await held.promise }
+      a.run(h)
+      await until(() => a.deliveries.length > 0, 'A holding a batch')
+      let answered = 0
+      a.consumer.once('rebalancing', () => {
+        // COORDINATOR_LOAD_IN_PROGRESS is retried by the coordinator; NOT_ENOUGH_REPLICAS (19, retriable) comes through, then GROUP_AUTHORIZATION_FAILED (30).
+        h.cluster.intercept(Heartbeat, r => {
+          if (r.clientId !== 'a') return undefined
+          return { error: answered++ < 2 ? 19 : 30 }
+        })
+      })
+      const b = await h.member('b', 'classic', { assignor: 'range' })
+      b.run(h)
+      await until(() => answered > 2, 'heartbeats of A during its revoke answered with errors', 10_000)
+      held.release()
+      await until(() => a.error !== undefined, 'A failing')
+      assert.ok(a.error instanceof BrokerError && a.error.code === 30, String(a.error))
+      const warned = a.warnings.filter(w => (w as KafkaTsError).kind === 'HEARTBEAT_FAILED') as Error[]
+      assert.ok(warned.length >= 2, `warnings: ${a.warnings.map(String).join('; ')}`)
+      assert.match(warned[0].message, /NOT_ENOUGH_REPLICAS.*session timeout/)
+    })
+  })
 
   test('consumer protocol: a RegExp subscription is sent as SubscribedTopicRegex and matched on the broker (whole names)', async () => {
     await withHarness({ partitions: 1, records: 2 }, async h => {

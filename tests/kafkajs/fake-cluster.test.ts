@@ -1,0 +1,103 @@
+// The kafkajs drop-in against the in-process fake cluster, for what needs a deterministic
+// broker: the idle FETCH loop ending with disconnect(), a failed rewind after a partition
+// was lost mid-batch (logged, not dropped).
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { AssignerProtocol, Kafka, logLevel, type Assigner, type LogEntry } from '../../kafkajs/index'
+import { FakeCluster } from '../../testing/index'
+import { JoinGroup } from '../../protocol/apis/join-group'
+import { trackTimers } from '../support/timers'
+
+async function until (condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise(resolve => setTimeout(resolve, 10))
+  }
+}
+
+async function withCluster (body: (cluster: FakeCluster, kafka: Kafka, logs: LogEntry[]) => Promise<void>): Promise<void> {
+  const cluster = await FakeCluster.start({ brokers: 1, log: false, topics: [{ name: 't', partitions: 1 }] })
+  const logs: LogEntry[] = []
+  const kafka = new Kafka({ brokers: cluster.bootstrap, clientId: 'kjs-fake', logLevel: logLevel.INFO, logCreator: () => entry => { logs.push(entry) } })
+  try {
+    await body(cluster, kafka, logs)
+  } finally {
+    await cluster.close()
+  }
+}
+
+test('disconnect() ends the idle FETCH loop of a member without partitions at once: its wait leaves no timer behind', async () => {
+  await withCluster(async (_cluster, kafka) => {
+    // An assigner that gives nobody anything: the member only waits out empty fetches.
+    const nothing = (): Assigner => ({
+      name: 'Nothing',
+      version: 0,
+      assign: async ({ members }) => members.map(m => ({ memberId: m.memberId, memberAssignment: AssignerProtocol.MemberAssignment.encode({ version: 0, assignment: {} }) })),
+      protocol: ({ topics }) => ({ name: 'Nothing', metadata: AssignerProtocol.MemberMetadata.encode({ version: 0, topics }) })
+    })
+    // The member's FETCH wait, told apart by its length (kafkajs waits maxWaitTimeInMs per empty fetch).
+    const waits = trackTimers('timeout', 123_457)
+    try {
+      const idle = kafka.consumer({ groupId: 'g', heartbeatInterval: 100, sessionTimeout: 3000, maxWaitTimeInMs: 123_457, partitionAssigners: [nothing] })
+      let fetchesStarted = 0
+      idle.on(idle.events.FETCH_START, () => { fetchesStarted++ })
+      await idle.connect()
+      await idle.subscribe({ topic: 't', fromBeginning: true })
+      await idle.run({ eachMessage: async () => {} })
+      await until(() => fetchesStarted > 0 && waits.live.size > 0, 'the member waiting out an empty fetch')
+      await idle.disconnect()
+      assert.equal(waits.live.size, 0, 'the idle loop\'s wait outlived disconnect()')
+    } finally {
+      waits.restore()
+    }
+  })
+})
+
+test('a partition lost while its batch was in the handler: the failed rewind to the unresolved messages is logged', async () => {
+  await withCluster(async (cluster, kafka, logs) => {
+    const producer = kafka.producer()
+    await producer.connect()
+    await producer.send({ topic: 't', messages: [{ value: 'a' }, { value: 'b' }] })
+    await producer.disconnect()
+    const consumer = kafka.consumer({ groupId: 'g', heartbeatInterval: 100, sessionTimeout: 3000, maxWaitTimeInMs: 100 })
+    let memberId = ''
+    consumer.on(consumer.events.GROUP_JOIN, event => { memberId = event.payload.memberId })
+    let release!: () => void
+    const held = new Promise<void>(resolve => { release = resolve })
+    let noteLogged!: () => void
+    const logged = new Promise<void>(resolve => { noteLogged = resolve })
+    let inHandler = false
+    let lost = false
+    consumer.on(consumer.events.REBALANCING, () => { lost = true })
+    await consumer.connect()
+    await consumer.subscribe({ topic: 't', fromBeginning: true })
+    await consumer.run({
+      eachBatchAutoResolve: false,
+      eachBatch: async () => {
+        inHandler = true
+        await held
+      }
+    })
+    try {
+      await until(() => inHandler && memberId !== '', 'a batch in the handler')
+      // The coordinator forgets the member: its next heartbeat learns it, and the partition is
+      // lost. Its rejoin is held, so the partition is not back when the handler returns.
+      cluster.intercept(JoinGroup, () => ({ hold: held.then(async () => await logged) }))
+      cluster.fenceMember('g', memberId)
+      await until(() => lost, 'the partition lost')
+      release()
+      await until(() => logs.some(l => /Could not rewind/.test(l.log.message)), 'the failed rewind logged')
+      noteLogged()
+      const entry = logs.find(l => /Could not rewind/.test(l.log.message))!
+      assert.equal(entry.level, logLevel.WARN)
+      assert.equal(entry.log.topic, 't')
+      assert.equal(entry.log.partition, 0)
+      assert.match(String(entry.log.error), /not assigned/)
+    } finally {
+      release()
+      noteLogged()
+      await consumer.disconnect()
+    }
+  })
+})

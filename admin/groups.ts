@@ -36,7 +36,7 @@ export interface ListedGroup {
 /** Every group in the cluster (each broker lists those it coordinates), optionally filtered by type and state. */
 export async function listGroups (router: Router, options: AdminCallOptions & { types?: GroupType[], states?: string[] } = {}): Promise<ListedGroup[]> {
   const deadline = router.deadline('listGroups', options, ['types', 'states'])
-  if (router.client.metadata.brokers.every(b => b.nodeId < 0)) await router.client.metadata.refresh([], options.signal)
+  if (router.client.metadata.brokers.every(b => b.nodeId < 0)) await router.client.metadata.refresh([], options.signal, deadline)
   const brokers = router.client.metadata.brokers.filter(b => b.nodeId >= 0)
   const lists = await Promise.all(brokers.map(async broker => {
     const response = await router.any(ListGroups, {

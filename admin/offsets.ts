@@ -97,7 +97,7 @@ export async function fetchOffsets (router: Router, groups: GroupOffsetsQuery[],
   }
   const metadata = router.client.metadata
   const topicsWanted = [...new Set(queries.flatMap(q => q.partitions?.map(p => p.topic) ?? []))]
-  if (topicsWanted.length > 0) await metadata.refresh(topicsWanted, options.signal).catch(() => {})
+  if (topicsWanted.length > 0) await metadata.refresh(topicsWanted, options.signal, deadline).catch(() => {})
   const answers = new Map<string, GroupOffsets>()
   let pending = queries
   await router.retry(deadline, options.signal, async () => {
@@ -177,7 +177,7 @@ export async function alterGroupOffsets (router: Router, groupId: string, offset
     if (typeof o.offset !== 'bigint' || o.offset < 0n) throw new TypeError(`alterGroupOffsets: offset of ${o.topic}-${o.partition} must be a bigint >= 0n, got ${String(o.offset)}`)
   }
   const metadata = router.client.metadata
-  await metadata.refresh([...new Set(offsets.map(o => o.topic))], options.signal).catch(() => {})
+  await metadata.refresh([...new Set(offsets.map(o => o.topic))], options.signal, deadline).catch(() => {})
   const response = await router.coordinator('group', groupId, OffsetCommit, {
     groupId,
     generationIdOrMemberEpoch: -1,
@@ -226,7 +226,7 @@ export async function resetGroupOffsets (router: Router, groupId: string, to: Re
     checkPartitions('resetGroupOffsets', options.partitions)
     partitions = options.partitions
   } else if (options.topics !== undefined) {
-    await router.client.metadata.refresh(options.topics, options.signal)
+    await router.client.metadata.refresh(options.topics, options.signal, deadline)
     partitions = options.topics.flatMap(topic => {
       const meta = router.client.metadata.topic(topic)
       if (meta === undefined) throw new BrokerError(3, `Resetting offsets of group "${groupId}" on topic "${topic}"`)
@@ -331,7 +331,7 @@ export async function describeShareGroupOffsets (router: Router, groupId: string
     topics = [...byTopic(options.partitions)].map(([topicName, ps]) => ({ topicName, partitions: ps.map(p => p.partition) }))
   } else if (options.topics !== undefined) {
     options.topics.forEach(t => checkString('describeShareGroupOffsets', 'topics[]', t))
-    await router.client.metadata.refresh(options.topics, options.signal)
+    await router.client.metadata.refresh(options.topics, options.signal, deadline)
     topics = options.topics.map(topicName => ({ topicName, partitions: (router.client.metadata.topic(topicName)?.partitions ?? []).map(p => p.partition) }))
   }
   const response = await router.coordinator('group', groupId, DescribeShareGroupOffsets, { groups: [{ groupId, topics }] }, deadline, options.signal, r => r.groups.map(g => g.errorCode))

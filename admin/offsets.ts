@@ -189,7 +189,7 @@ const INACTIVE_STATES = new Set(['empty', 'dead'])
 
 /** Refuses (NON_EMPTY_GROUP) a group with active members: its offsets can only be set while it is inactive. */
 async function checkInactive (router: Router, groupId: string, what: string, deadline: number, signal: AbortSignal | undefined): Promise<void> {
-  const [group] = await describeGroups(router, [groupId], { signal, timeoutMs: Math.max(1, deadline - Date.now()) })
+  const [group] = await describeGroups(router, [groupId], { signal, timeoutMs: Math.max(1, deadline - Date.now()) }, 'consumer groups')
   // A group no coordinator knows has no members: its offsets can be set (that creates it).
   if (group.error !== undefined || INACTIVE_STATES.has(group.state.toLowerCase())) return
   throw new BrokerError(NON_EMPTY_GROUP, `${what} of group "${groupId}": the group is ${group.state} with ${group.members.length} member(s), and offsets can only be reset if the group is inactive; stop its consumers and try again`)
@@ -339,7 +339,7 @@ export async function lag (router: Router, groupId: string, options: AdminCallOp
   const deadline = router.deadline('lag', options, ['isolation'])
   checkString('lag', 'groupId', groupId)
   const call = { signal: options.signal, timeoutMs: Math.max(1, deadline - Date.now()) }
-  const [[group], [description]] = await Promise.all([fetchOffsets(router, [groupId], call), describeGroups(router, [groupId], call)])
+  const [[group], [description]] = await Promise.all([fetchOffsets(router, [groupId], call), describeGroups(router, [groupId], call, 'consumer groups')])
   if (group.error !== undefined) throw group.error
   const committed = new Map(group.offsets.filter(o => o.offset >= 0n || o.error !== undefined).map(o => [tpKey(o.topic, o.partition), o]))
   const partitions = new Map<string, TopicPartitionKey>([...committed].map(([key, o]) => [key, { topic: o.topic, partition: o.partition }]))

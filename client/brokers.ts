@@ -20,7 +20,7 @@
  */
 import { setMaxListeners } from 'node:events'
 import { ProtocolError } from '../protocol/errors'
-import { abortError, backoffDelay, sleep, type BackoffOptions } from './backoff'
+import { abortError, backoffDelay, sleep, timerDelay, type BackoffOptions } from './backoff'
 import { Connection, type ConnectionOptions } from './connection'
 import { ClientClosedError, ConnectionError, isRefusedIdentity, ProtocolViolationError, RequestTimeoutError } from './errors'
 import { Instrumentation } from './instrumentation'
@@ -429,7 +429,7 @@ function raceSignal<T> (promise: Promise<T>, signal: AbortSignal, doing: string,
     const timer = setTimeout(() => {
       signal.removeEventListener('abort', onAbort)
       reject(onDeadline())
-    }, Math.max(0, deadline - Date.now()))
+    }, timerDelay(deadline))
     signal.addEventListener('abort', onAbort, { once: true })
     promise.then(value => {
       clearTimeout(timer)

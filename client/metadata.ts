@@ -22,7 +22,7 @@
 import { Metadata as MetadataApi, type MetadataResponse } from '../protocol/apis/metadata'
 import { errorCodeInfo } from '../protocol/error-codes'
 import { BrokerError, ProtocolError } from '../protocol/errors'
-import { abortError, backoffDelay, sleep, type BackoffOptions } from './backoff'
+import { abortError, backoffDelay, sleep, timerDelay, type BackoffOptions } from './backoff'
 import { describeAddress, restateUnreachable, unreachableError, type BrokerAddress, type BrokerPool, type UnreachableDetails } from './brokers'
 import { AbortedError, ClientClosedError, ConnectionError, isRefusedIdentity, RequestTimeoutError, UnknownTopicError } from './errors'
 import type { Instrumentation } from './instrumentation'
@@ -183,7 +183,7 @@ export class MetadataCache {
         reject(failing !== undefined && (failing.lastError instanceof ConnectionError || failing.lastError instanceof RequestTimeoutError)
           ? unreachableError('Metadata', failing)
           : new RequestTimeoutError('Metadata: no broker answered before the deadline (a request is still waiting for its answer)', { written: true }))
-      }, Math.max(0, deadline - Date.now()))
+      }, timerDelay(deadline))
       promise.then(value => {
         clearTimeout(timer)
         resolve(value)

@@ -146,7 +146,7 @@ export interface LogDirDescription {
 export async function describeLogDirs (router: Router, options: AdminCallOptions & { brokers?: number[], partitions?: TopicPartitionKey[] } = {}): Promise<LogDirDescription[]> {
   const deadline = router.deadline('describeLogDirs', options, ['brokers', 'partitions'])
   if (options.partitions !== undefined) checkPartitions('describeLogDirs', options.partitions)
-  if (options.brokers === undefined) await router.client.metadata.refresh([], options.signal)
+  if (options.brokers === undefined) await router.client.metadata.refresh([], options.signal, deadline)
   const brokers = options.brokers ?? router.client.metadata.brokers.filter(b => b.nodeId >= 0).map(b => b.nodeId)
   const perBroker = await Promise.all(brokers.map(async broker => {
     const response = await router.any(DescribeLogDirs, {

@@ -36,7 +36,7 @@ export interface ListedGroup {
 /** Every group in the cluster (each broker lists those it coordinates), optionally filtered by type and state. */
 export async function listGroups (router: Router, options: AdminCallOptions & { types?: GroupType[], states?: string[] } = {}): Promise<ListedGroup[]> {
   const deadline = router.deadline('listGroups', options, ['types', 'states'])
-  if (router.client.metadata.brokers.every(b => b.nodeId < 0)) await router.client.metadata.refresh([], options.signal)
+  if (router.client.metadata.brokers.every(b => b.nodeId < 0)) await router.client.metadata.refresh([], options.signal, deadline)
   const brokers = router.client.metadata.brokers.filter(b => b.nodeId >= 0)
   const lists = await Promise.all(brokers.map(async broker => {
     const response = await router.any(ListGroups, {
@@ -107,10 +107,11 @@ interface DescribeCall { nodeId: number, signal?: AbortSignal, timeoutMs: number
  * Describes groups at their coordinators. Each group type has its own describe API, and
  * each answers GROUP_ID_NOT_FOUND for a group of another type: ConsumerGroupDescribe is
  * asked first, DescribeGroups for what it does not know, then ShareGroupDescribe and
- * StreamsGroupDescribe for what is not classic either. A group no API knows is reported as
+ * StreamsGroupDescribe for what is not classic either (unless `kinds` asks for consumer
+ * groups only: what holds committed offsets). A group no API knows is reported as
  * DescribeGroups reports it (state Dead, or GROUP_ID_NOT_FOUND).
  */
-export async function describeGroups (router: Router, groupIds: string[], options: AdminCallOptions & { includeAuthorizedOperations?: boolean } = {}): Promise<GroupDescription[]> {
+export async function describeGroups (router: Router, groupIds: string[], options: AdminCallOptions & { includeAuthorizedOperations?: boolean } = {}, kinds: 'all' | 'consumer groups' = 'all'): Promise<GroupDescription[]> {
   const deadline = router.deadline('describeGroups', options, ['includeAuthorizedOperations'])
   for (const id of groupIds) checkString('describeGroups', 'groupIds[]', id)
   const includeAuthorizedOperations = options.includeAuthorizedOperations ?? false
@@ -137,6 +138,11 @@ export async function describeGroups (router: Router, groupIds: string[], option
       const classic = await describeClassicGroups(router, notConsumer, call)
       const notClassic = take(classic)
       if (notClassic.length === 0) return
+      // Only consumer groups (KIP-848 or classic) asked for: a group of neither kind is absent.
+      if (kinds === 'consumer groups') {
+        for (const id of notClassic) if (!moved.includes(id)) results.set(id, absentGroup(id, nodeId))
+        return
+      }
       const [share, streams] = await Promise.all([describeShareGroups(router, notClassic, call), describeStreamsGroups(router, notClassic, call)])
       take(share)
       take(new Map([...streams].filter(([id]) => share.get(id) === 'not this type')))

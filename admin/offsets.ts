@@ -15,9 +15,11 @@ import { BrokerError } from '../protocol/errors'
 import type { Isolation } from '../client/client'
 import { checkOneOf, checkString } from '../client/validate'
 import { byTopic, checkPartitions, partitionCodes } from './common'
+import { describeGroups } from './groups'
 import { isCoordinatorMoved, itemError, Misrouted, throwIf, tpKey, type AdminCallOptions, type Router, type TopicPartitionKey } from './route'
 
 const ZERO_UUID = '00000000-0000-0000-0000-000000000000'
+const NON_EMPTY_GROUP = 68
 
 /** 'earliest' (log start), 'latest' (log end), 'max-timestamp' (the record with the largest timestamp, KIP-734), or the first offset at or after a time. */
 export type LogOffsetSpec = 'earliest' | 'latest' | 'max-timestamp' | { timestamp: bigint | number | Date }
@@ -97,7 +99,7 @@ export async function fetchOffsets (router: Router, groups: GroupOffsetsQuery[],
   }
   const metadata = router.client.metadata
   const topicsWanted = [...new Set(queries.flatMap(q => q.partitions?.map(p => p.topic) ?? []))]
-  if (topicsWanted.length > 0) await metadata.refresh(topicsWanted, options.signal).catch(() => {})
+  if (topicsWanted.length > 0) await metadata.refresh(topicsWanted, options.signal, deadline).catch(() => {})
   const answers = new Map<string, GroupOffsets>()
   let pending = queries
   await router.retry(deadline, options.signal, async () => {
@@ -167,7 +169,9 @@ export interface OffsetToCommit extends TopicPartitionKey {
 
 /**
  * Commits offsets for a group as an admin (no member id, generation -1). Kafka accepts
- * this only while the group has no active members (else UNKNOWN_MEMBER_ID).
+ * this only while the group has no active members (it answers UNKNOWN_MEMBER_ID for every
+ * partition otherwise): an active group is refused first, with NON_EMPTY_GROUP naming its
+ * state, as kafka-consumer-groups.sh refuses it.
  */
 export async function alterGroupOffsets (router: Router, groupId: string, offsets: OffsetToCommit[], options: AdminCallOptions = {}): Promise<Array<TopicPartitionKey & { error?: BrokerError }>> {
   const deadline = router.deadline('alterGroupOffsets', options)
@@ -176,8 +180,25 @@ export async function alterGroupOffsets (router: Router, groupId: string, offset
   for (const o of offsets) {
     if (typeof o.offset !== 'bigint' || o.offset < 0n) throw new TypeError(`alterGroupOffsets: offset of ${o.topic}-${o.partition} must be a bigint >= 0n, got ${String(o.offset)}`)
   }
+  await checkInactive(router, groupId, 'Setting the offsets', deadline, options.signal)
+  return await commitAsAdmin(router, groupId, offsets, deadline, options.signal)
+}
+
+/** Group states in which an admin may set offsets (kafka-consumer-groups.sh: Empty or Dead). */
+const INACTIVE_STATES = new Set(['empty', 'dead'])
+
+/** Refuses (NON_EMPTY_GROUP) a group with active members: its offsets can only be set while it is inactive. */
+async function checkInactive (router: Router, groupId: string, what: string, deadline: number, signal: AbortSignal | undefined): Promise<void> {
+  const [group] = await describeGroups(router, [groupId], { signal, timeoutMs: Math.max(1, deadline - Date.now()) }, 'consumer groups')
+  // A group no coordinator knows has no members: its offsets can be set (that creates it).
+  if (group.error !== undefined || INACTIVE_STATES.has(group.state.toLowerCase())) return
+  throw new BrokerError(NON_EMPTY_GROUP, `${what} of group "${groupId}": the group is ${group.state} with ${group.members.length} member(s), and offsets can only be reset if the group is inactive; stop its consumers and try again`)
+}
+
+async function commitAsAdmin (router: Router, groupId: string, offsets: OffsetToCommit[], deadline: number, signal: AbortSignal | undefined): Promise<Array<TopicPartitionKey & { error?: BrokerError }>> {
+  const options = { signal }
   const metadata = router.client.metadata
-  await metadata.refresh([...new Set(offsets.map(o => o.topic))], options.signal).catch(() => {})
+  await metadata.refresh([...new Set(offsets.map(o => o.topic))], options.signal, deadline).catch(() => {})
   const response = await router.coordinator('group', groupId, OffsetCommit, {
     groupId,
     generationIdOrMemberEpoch: -1,
@@ -215,18 +236,20 @@ export interface PlannedOffset extends TopicPartitionKey {
  * Moves a group's committed offsets: of `partitions`, or of every partition of `topics`,
  * or (neither given) of every partition the group has offsets for. Targets are clamped to
  * the log's range, as kafka-consumer-groups.sh does. With `dryRun` nothing is committed.
- * The group must have no active members.
+ * The group must have no active members: an active one is refused at once with
+ * NON_EMPTY_GROUP naming its state (a dry run only plans, and is allowed).
  */
 export async function resetGroupOffsets (router: Router, groupId: string, to: ResetSpec, options: AdminCallOptions & { topics?: string[], partitions?: TopicPartitionKey[], dryRun?: boolean } = {}): Promise<PlannedOffset[]> {
   const deadline = router.deadline('resetGroupOffsets', options, ['topics', 'partitions', 'dryRun'])
   checkString('resetGroupOffsets', 'groupId', groupId)
+  if (options.dryRun !== true) await checkInactive(router, groupId, 'Resetting the offsets', deadline, options.signal)
   const call = { signal: options.signal, timeoutMs: Math.max(1, deadline - Date.now()) }
   let partitions: TopicPartitionKey[]
   if (options.partitions !== undefined) {
     checkPartitions('resetGroupOffsets', options.partitions)
     partitions = options.partitions
   } else if (options.topics !== undefined) {
-    await router.client.metadata.refresh(options.topics, options.signal)
+    await router.client.metadata.refresh(options.topics, options.signal, deadline)
     partitions = options.topics.flatMap(topic => {
       const meta = router.client.metadata.topic(topic)
       if (meta === undefined) throw new BrokerError(3, `Resetting offsets of group "${groupId}" on topic "${topic}"`)
@@ -269,7 +292,7 @@ export async function resetGroupOffsets (router: Router, groupId: string, to: Re
   if (options.dryRun === true) return plan
   const toCommit = plan.filter(p => p.error === undefined)
   if (toCommit.length === 0) return plan
-  const results = await alterGroupOffsets(router, groupId, toCommit.map(p => ({ topic: p.topic, partition: p.partition, offset: p.offset })), { signal: options.signal, timeoutMs: Math.max(1, deadline - Date.now()) })
+  const results = await commitAsAdmin(router, groupId, toCommit.map(p => ({ topic: p.topic, partition: p.partition, offset: p.offset })), deadline, options.signal)
   const errors = new Map(results.map(r => [tpKey(r.topic, r.partition), r.error]))
   return plan.map(p => p.error !== undefined ? p : { ...p, error: errors.get(tpKey(p.topic, p.partition)) })
 }
@@ -288,28 +311,58 @@ export async function deleteGroupOffsets (router: Router, groupId: string, parti
 }
 
 export interface PartitionLag extends TopicPartitionKey {
-  /** The group's committed offset. */
-  committed: bigint
+  /**
+   * The group's committed offset; undefined when the group has none for this partition (a
+   * member holds it or the group subscribes to its topic, but nothing was committed yet).
+   */
+  committed: bigint | undefined
+  /** The log start offset. */
+  start: bigint
   /** The log end offset (the last stable offset with `isolation: 'read_committed'`). */
   end: bigint
-  /** end − committed (0 when the commit is at or past the end). */
+  /**
+   * end − committed (0 when the commit is at or past the end). Without a commit, end − start:
+   * what the group reads from its reset position if that is 'earliest' (the members' reset
+   * policy is not known to an admin; under 'latest' they would start at the end). -1 with `error`.
+   */
   lag: bigint
   error?: BrokerError
 }
 
-/** Per partition the group has offsets for: committed, end, lag. */
+/**
+ * The lag of every partition of the group's topics: those its members are assigned or
+ * subscribe to, and those it has committed offsets for; partitions without a commit
+ * included (committed undefined, lag counted from the log start), as
+ * kafka-consumer-groups.sh --describe lists them. Sorted by topic and partition.
+ */
 export async function lag (router: Router, groupId: string, options: AdminCallOptions & { isolation?: Isolation } = {}): Promise<PartitionLag[]> {
   const deadline = router.deadline('lag', options, ['isolation'])
+  checkString('lag', 'groupId', groupId)
   const call = { signal: options.signal, timeoutMs: Math.max(1, deadline - Date.now()) }
-  const [group] = await fetchOffsets(router, [groupId], call)
+  const [[group], [description]] = await Promise.all([fetchOffsets(router, [groupId], call), describeGroups(router, [groupId], call, 'consumer groups')])
   if (group.error !== undefined) throw group.error
-  const committed = group.offsets.filter(o => o.offset >= 0n)
-  const ends = await listOffsets(router, committed.map(o => ({ topic: o.topic, partition: o.partition, spec: 'latest' as const })), { ...call, isolation: options.isolation })
-  return committed.map((o, i) => {
+  const committed = new Map(group.offsets.filter(o => o.offset >= 0n || o.error !== undefined).map(o => [tpKey(o.topic, o.partition), o]))
+  const partitions = new Map<string, TopicPartitionKey>([...committed].map(([key, o]) => [key, { topic: o.topic, partition: o.partition }]))
+  const members = description.error === undefined ? description.members : []
+  for (const p of members.flatMap(m => [...m.assignment, ...(m.targetAssignment ?? [])])) partitions.set(tpKey(p.topic, p.partition), { topic: p.topic, partition: p.partition })
+  // Every partition of those topics and of the subscribed ones: a partition nobody committed for lags too.
+  const topics = [...new Set([...[...partitions.values()].map(p => p.topic), ...members.flatMap(m => m.subscribedTopics ?? [])])]
+  const metadata = router.client.metadata
+  if (topics.length > 0) await metadata.refresh(topics, options.signal, deadline).catch(() => {})
+  for (const topic of topics) {
+    for (const p of metadata.topic(topic)?.partitions ?? []) partitions.set(tpKey(topic, p.partition), { topic, partition: p.partition })
+  }
+  const all = [...partitions.values()].sort((a, b) => a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition)
+  const listed = async (spec: 'earliest' | 'latest'): Promise<ListedOffset[]> => await listOffsets(router, all.map(p => ({ ...p, spec })), { ...call, timeoutMs: Math.max(1, deadline - Date.now()), isolation: options.isolation })
+  const [starts, ends] = await Promise.all([listed('earliest'), listed('latest')])
+  return all.map((p, i) => {
+    const commit = committed.get(tpKey(p.topic, p.partition))
+    const start = starts[i]
     const end = ends[i]
-    const error = o.error ?? end.error
-    const behind = end.offset - o.offset
-    return { topic: o.topic, partition: o.partition, committed: o.offset, end: end.offset, lag: error !== undefined ? -1n : behind > 0n ? behind : 0n, error }
+    const error = commit?.error ?? end.error ?? start.error
+    const offset = commit !== undefined && commit.offset >= 0n ? commit.offset : undefined
+    const behind = end.offset - (offset ?? start.offset)
+    return { topic: p.topic, partition: p.partition, committed: offset, start: start.offset, end: end.offset, lag: error !== undefined ? -1n : behind > 0n ? behind : 0n, error }
   })
 }
 
@@ -331,7 +384,7 @@ export async function describeShareGroupOffsets (router: Router, groupId: string
     topics = [...byTopic(options.partitions)].map(([topicName, ps]) => ({ topicName, partitions: ps.map(p => p.partition) }))
   } else if (options.topics !== undefined) {
     options.topics.forEach(t => checkString('describeShareGroupOffsets', 'topics[]', t))
-    await router.client.metadata.refresh(options.topics, options.signal)
+    await router.client.metadata.refresh(options.topics, options.signal, deadline)
     topics = options.topics.map(topicName => ({ topicName, partitions: (router.client.metadata.topic(topicName)?.partitions ?? []).map(p => p.partition) }))
   }
   const response = await router.coordinator('group', groupId, DescribeShareGroupOffsets, { groups: [{ groupId, topics }] }, deadline, options.signal, r => r.groups.map(g => g.errorCode))

@@ -84,12 +84,6 @@ export class Router {
     this.client = client
   }
 
-  /** The caller's signal, also aborted at the call's deadline (for waits that take no deadline of their own). */
-  until (deadline: number, signal: AbortSignal | undefined): AbortSignal {
-    const timeout = AbortSignal.timeout(Math.max(1, deadline - Date.now()))
-    return signal === undefined ? timeout : AbortSignal.any([signal, timeout])
-  }
-
   /** Validates the options every call takes and returns its deadline (epoch ms). */
   deadline (where: string, options: AdminCallOptions, extraKeys: readonly string[] = []): number {
     checkObject(where, 'options', options as unknown)
@@ -133,12 +127,12 @@ export class Router {
    */
   async controller<Req, Res> (api: Api<Req, Res>, body: Req | ((version: number) => Req), deadline: number, signal: AbortSignal | undefined, codes: (response: Res) => number[]): Promise<Res> {
     return await this.retry(deadline, signal, async () => {
-      if (this.client.metadata.controllerId < 0) await this.client.metadata.refresh([], signal)
+      if (this.client.metadata.controllerId < 0) await this.client.metadata.refresh([], signal, deadline)
       const controller = this.client.metadata.controllerId
       const response = await this.client.request(api, body, { nodeId: controller >= 0 ? controller : undefined, signal, timeoutMs: Math.max(1, deadline - Date.now()) })
       if (codes(response).includes(NOT_CONTROLLER)) throw new Misrouted(new BrokerError(NOT_CONTROLLER, `${api.name} to broker ${controller}`))
       return response
-    }, async () => { await this.client.metadata.refresh([], signal).catch(() => {}) })
+    }, async () => { await this.client.metadata.refresh([], signal, deadline).catch(() => {}) })
   }
 
   /** The coordinators of several keys at once (FindCoordinator v4+ batches them). */
@@ -163,7 +157,7 @@ export class Router {
       for (const answer of answers) {
         if (answer.errorCode === 0) {
           // A coordinator the metadata does not list yet (a fresh client): learn its address.
-          if (this.client.brokers.broker(answer.nodeId) === undefined) await this.client.metadata.refresh([], signal)
+          if (this.client.brokers.broker(answer.nodeId) === undefined) await this.client.metadata.refresh([], signal, deadline)
           found.set(answer.key, answer.nodeId)
           this.#coordinators.set(`${type}:${answer.key}`, answer.nodeId)
         } else if (isCoordinatorMoved(answer.errorCode)) {
@@ -215,7 +209,7 @@ export class Router {
       const metadata = this.client.metadata
       let refreshError: unknown
       if (tries > 0 || pending.some(p => (metadata.partition(p.topic, p.partition)?.leaderId ?? -1) < 0)) {
-        refreshError = await metadata.refresh(topics, signal).then(() => undefined, (error: unknown) => error)
+        refreshError = await metadata.refresh(topics, signal, deadline).then(() => undefined, (error: unknown) => error)
       }
       const byLeader = new Map<number, P[]>()
       const retry: P[] = []

@@ -98,7 +98,7 @@ export async function createPartitions (router: Router, topics: PartitionCount[]
     for (;;) {
       const meta = await metadata.waitForTopic(t.topic, Math.max(0, deadline - Date.now()), options.signal, { allLeaders: true })
       if (meta.partitions.length >= t.count || Date.now() >= deadline) break
-      await metadata.refresh([t.topic], options.signal)
+      await metadata.refresh([t.topic], options.signal, deadline)
     }
   }
 }
@@ -106,13 +106,13 @@ export async function createPartitions (router: Router, topics: PartitionCount[]
 export async function listTopics (router: Router, options: AdminCallOptions & { includeInternal?: boolean } = {}): Promise<string[]> {
   const deadline = router.deadline('listTopics', options, ['includeInternal'])
   const metadata = router.client.metadata
-  const names = await metadata.refreshAll(router.until(deadline, options.signal))
+  const names = await metadata.refreshAll(options.signal, deadline)
   return names.filter(name => options.includeInternal === true || metadata.topic(name)?.isInternal !== true).sort()
 }
 
 export async function describeTopics (router: Router, names: string[], options: AdminCallOptions = {}): Promise<TopicMetadata[]> {
   const deadline = router.deadline('describeTopics', options)
-  await router.client.metadata.refresh(names, router.until(deadline, options.signal))
+  await router.client.metadata.refresh(names, options.signal, deadline)
   return names.map(name => {
     const topic = router.client.metadata.topic(name)
     if (topic === undefined) throw new BrokerError(UNKNOWN_TOPIC_OR_PARTITION, `Describing topic "${name}"`)

@@ -26,7 +26,7 @@ export interface ListedTransaction {
 
 export async function listTransactions (router: Router, options: AdminCallOptions & { states?: string[], producerIds?: bigint[], durationMs?: number, transactionalIdPattern?: string } = {}): Promise<ListedTransaction[]> {
   const deadline = router.deadline('listTransactions', options, ['states', 'producerIds', 'durationMs', 'transactionalIdPattern'])
-  await router.client.metadata.refresh([], options.signal)
+  await router.client.metadata.refresh([], options.signal, deadline)
   const brokers = router.client.metadata.brokers.filter(b => b.nodeId >= 0)
   const lists = await Promise.all(brokers.map(async broker => {
     const response = await router.any(ListTransactions, {

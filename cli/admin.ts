@@ -1,6 +1,6 @@
 /** `kafkats topics | groups | offsets | acls | cluster`: the admin API (client.admin) from the shell. */
-import type { AclBinding, AclFilter, Client } from '../index'
-import { callOptions, connectionHelp, int, list, newClient, pairs, parse, str, table, toJson, UsageError, write, type Values } from './common'
+import type { AclBinding, AclFilter, Client, PartitionLag } from '../index'
+import { connectionHelp, int, list, newClient, pairs, parse, str, table, timeoutMs, toJson, UsageError, write, type Values } from './common'
 
 export const topicsHelp = `Usage: kafkats topics <list | describe | create | delete | alter-configs> [options]
 
@@ -17,12 +17,14 @@ export const groupsHelp = `Usage: kafkats groups <list | describe | reset-offset
 
   list                                      groups with their type and state
   describe <group>                          state, members and their partitions, and the lag
-                                            per partition (committed, end, lag)
+                                            per partition (committed, end, lag) of every
+                                            partition of the group's topics: "-" where
+                                            nothing was committed (lag counted from the start)
   reset-offsets <group> --to where [--topic t …] [--execute]
                                             where: earliest, latest, an offset n, @timestamp
                                             (ms or ISO date), or --shift-by n; prints the plan,
-                                            and commits it only with --execute (the group must
-                                            be empty)
+                                            and commits it only with --execute (refused while
+                                            the group has active members)
   delete <group…>                           empty groups and their offsets
 
 ${connectionHelp}`
@@ -53,10 +55,12 @@ The cluster id, the controller and every broker (id, host:port, rack).
 
 ${connectionHelp}`
 
-async function withClient (values: Values, work: (client: Client, call: { timeoutMs: number, signal: AbortSignal }) => Promise<void>): Promise<number> {
+async function withClient (values: Values, work: (client: Client, call: { timeoutMs: number }) => Promise<void>): Promise<number> {
   const client = newClient(values)
   try {
-    await work(client, callOptions(values))
+    // Each admin call is bounded by its timeoutMs and fails with what is true (a ConnectionError
+    // naming the brokers); a timeout signal on top would turn that into an AbortedError.
+    await work(client, { timeoutMs: timeoutMs(values) })
   } finally {
     await client.close()
   }
@@ -177,8 +181,10 @@ export async function groups (args: string[]): Promise<number> {
         await out(values, described.map((d, i) => ({ ...d, lag: lag[i] })), () => described.map((d, i) => {
           const head = `group ${d.groupId}  type ${d.type}  state ${d.state}  coordinator ${d.coordinator}${d.assignor !== undefined ? `  assignor ${d.assignor}` : d.protocol !== undefined ? `  protocol ${d.protocol}` : ''}\n`
           const members = d.members.length === 0 ? 'no members\n' : table([['member', 'client', 'host', 'partitions'], ...d.members.map(m => [m.memberId, m.clientId, m.clientHost, m.assignment.map(a => `${a.topic}:${a.partition}`).join(',')])])
-          const total = lag[i].reduce((n, l) => n + l.lag, 0n)
-          const lags = lag[i].length === 0 ? 'no committed offsets\n' : table([['topic', 'partition', 'committed', 'end', 'lag'], ...lag[i].map(l => [l.topic, l.partition, l.committed, l.end, l.lag])]) + `total lag ${total}\n`
+          const total = lag[i].reduce((n, l) => l.error === undefined ? n + l.lag : n, 0n)
+          // As kafka-consumer-groups.sh: "-" for a partition without a commit (its lag counts from the log start).
+          const row = (l: PartitionLag): Array<string | number | bigint> => [l.topic, l.partition, l.committed ?? '-', l.end, l.error !== undefined ? `- (${l.error.type})` : l.committed === undefined ? `${l.lag} (from start)` : l.lag]
+          const lags = lag[i].length === 0 ? 'no partitions: no member is assigned any, and nothing was committed\n' : table([['topic', 'partition', 'committed', 'end', 'lag'], ...lag[i].map(row)]) + `total lag ${total}\n`
           return head + members + lags
         }).join('\n'))
         return
@@ -190,6 +196,7 @@ export async function groups (args: string[]): Promise<number> {
         const dryRun = values.execute !== true
         const planned = await client.admin.resetGroupOffsets(ids[0], to, { ...call, dryRun, topics: topics.length > 0 ? topics : undefined })
         const failed = planned.filter(p => p.error !== undefined)
+        if (planned.length === 0 && topics.length === 0) throw new UsageError(`group ${ids[0]} has no committed offsets to reset: name the topics with --topic`)
         await out(values, { group: ids[0], to: label, executed: !dryRun, offsets: planned }, () =>
           table([['topic', 'partition', 'previous', 'new'], ...planned.map(p => [p.topic, p.partition, p.previous, p.offset])]) +
           (dryRun ? 'dry run: nothing committed; add --execute to commit these offsets\n' : `committed ${planned.length - failed.length} offsets (${label})\n`))

@@ -58,3 +58,8 @@ export function describeError (error: unknown): string {
   const kafka = typeof type === 'string' && typeof code === 'number' && !error.message.includes(type) ? ` ${type} (${code})` : ''
   return `${error.name}${kafka}: ${error.message}`
 }
+
+/** The delay of a timer that fires at `deadline` (epoch ms): never negative, and within setTimeout's range (a longer one would fire at once). */
+export function timerDelay (deadline: number): number {
+  return Math.min(Math.max(0, deadline - Date.now()), 0x7fffffff)
+}

@@ -21,9 +21,9 @@
 import { setMaxListeners } from 'node:events'
 import { ProtocolError } from '../protocol/errors'
 import { onAbort } from './abort-signal'
-import { abortError, backoffDelay, sleep, type BackoffOptions } from './backoff'
+import { abortError, backoffDelay, sleep, timerDelay, type BackoffOptions } from './backoff'
 import { Connection, type ConnectionOptions } from './connection'
-import { ClientClosedError, ConnectionError, isRefusedIdentity, ProtocolViolationError } from './errors'
+import { ClientClosedError, ConnectionError, isRefusedIdentity, ProtocolViolationError, RequestTimeoutError } from './errors'
 import { Instrumentation } from './instrumentation'
 
 /** Connections in a row that may end in a protocol violation before requests for the broker fail instead of reconnecting. */
@@ -50,6 +50,10 @@ interface ConnectFailures {
   attempts: number
   nextAttemptAt: number
   lastError: Error
+  /** When the first failure of this run of failures happened. */
+  since: number
+  /** The outage was reported (a warn line): its end is reported too (an info line). */
+  warned: boolean
 }
 
 export interface ProtocolViolationEvent {
@@ -150,10 +154,10 @@ export class BrokerPool {
       if (pending !== undefined) {
         let connection: Connection | undefined
         try {
-          connection = await raceSignal(pending, signal, `connecting to broker ${nodeId}`)
+          connection = await raceSignal(pending, signal, `connecting to broker ${nodeId}`, deadline, () => this.#stillConnecting(nodeId))
         } catch (error) {
           // Our caller gave up: the shared connection stays in the pool for everyone else.
-          if (isAborted(signal) || once || isRefusedIdentity(error)) throw error
+          if (isAborted(signal) || once || isRefusedIdentity(error) || Date.now() >= deadline) throw error
         }
         if (connection?.isReady === true) return connection
         // It failed to open or has closed since: forget it, then connect again below.
@@ -168,7 +172,7 @@ export class BrokerPool {
         const wait = failures.nextAttemptAt - Date.now()
         if (wait > 0) {
           if (Date.now() + wait > deadline) {
-            throw new ConnectionError(describe(address), `could not connect after ${failures.attempts} attempt(s): ${failures.lastError.message}`, { written: false, cause: failures.lastError })
+            throw unreachableError(`Connecting to ${describe(address)}`, { brokers: [describeAddress(address)], attempts: failures.attempts, lastError: failures.lastError })
           }
           await sleep(wait, signal, failures.lastError)
           continue
@@ -180,14 +184,24 @@ export class BrokerPool {
       const forget = (): void => { if (this.#connections.get(key) === attempt) this.#connections.delete(key) }
       attempt.then(connection => connection.onClose(forget), forget)
       try {
-        return await raceSignal(attempt, signal, `connecting to broker ${nodeId}`)
+        return await raceSignal(attempt, signal, `connecting to broker ${nodeId}`, deadline, () => this.#stillConnecting(nodeId))
       } catch (error) {
         // Refused credentials or certificates fail the same way on every attempt: no retry storm.
         if (error instanceof ClientClosedError || isRefusedIdentity(error) || isAborted(signal)) throw error
         // The failure is recorded by #connect; loop to back off and retry within the deadline.
-        if (once || Date.now() >= deadline) throw error
+        if (once) throw error
+        if (Date.now() >= deadline) throw unreachableError(`Connecting to ${describe(address)}`, { brokers: [describeAddress(address)], attempts: this.#failures.get(nodeId)?.attempts ?? 1, lastError: error })
       }
     }
+  }
+
+  /** The error of a wait for a connection that the caller's deadline ended while the attempt was still under way. */
+  #stillConnecting (nodeId: number): Error {
+    const address = this.broker(nodeId)
+    const where = address === undefined ? `broker ${nodeId}` : describe(address)
+    const failures = this.#failures.get(nodeId)
+    const lastError = failures?.lastError ?? new ConnectionError(where, `the connection attempt was still under way at the deadline (connectTimeoutMs is ${this.#options.connectTimeoutMs ?? 10_000} ms)`, { written: false })
+    return unreachableError(`Connecting to ${where}`, { brokers: [address === undefined ? where : describeAddress(address)], attempts: (failures?.attempts ?? 0) + 1, lastError })
   }
 
   async #connect (address: BrokerAddress, purpose: ConnectionPurpose): Promise<Connection> {
@@ -200,9 +214,11 @@ export class BrokerPool {
         connection.close()
         throw new ClientClosedError()
       }
-      this.#failures.delete(address.nodeId)
-      this.#open.set(key, connection)
       const broker = describe(address)
+      const outage = this.#failures.get(address.nodeId)
+      this.#failures.delete(address.nodeId)
+      if (outage?.warned === true) instrumentation.log.info(`${broker} is reachable again after ${Date.now() - outage.since} ms (${outage.attempts} failed attempt(s))`, { broker, nodeId: address.nodeId, code: 'KAFKATS_BROKER_BACK' })
+      this.#open.set(key, connection)
       instrumentation.log.debug('connected', { broker, purpose })
       instrumentation.events.emit('connect', { nodeId: address.nodeId, broker, purpose })
       connection.onClose(error => {
@@ -229,9 +245,16 @@ export class BrokerPool {
     const previous = this.#failures.get(nodeId)
     const attempts = (previous?.attempts ?? 0) + 1
     const backoffMs = Math.round(backoffDelay(attempts - 1, this.#backoff))
-    this.#failures.set(nodeId, { attempts, nextAttemptAt: Date.now() + backoffMs, lastError: error })
+    const now = Date.now()
+    const failures: ConnectFailures = { attempts, nextAttemptAt: now + backoffMs, lastError: error, since: previous?.since ?? now, warned: previous?.warned ?? false }
+    this.#failures.set(nodeId, failures)
     const address = this.broker(nodeId)
     const broker = address === undefined ? `broker ${nodeId}` : describe(address)
+    // Lost for longer than a backoff (it failed again after one): worth a line at the default level, once per outage.
+    if (attempts >= 2 && !failures.warned) {
+      failures.warned = true
+      this.#instrumentation.log.warn(`${broker} is unreachable: ${attempts} attempts over ${now - failures.since} ms failed; retrying with backoff (up to ${this.#backoff.maxMs} ms)`, { broker, nodeId, code: 'KAFKATS_BROKER_UNREACHABLE', error })
+    }
     this.#instrumentation.log.debug(`reconnecting in ${backoffMs} ms`, { broker, attempt: attempts, error })
     this.#instrumentation.events.emit('reconnect', { nodeId, broker, attempt: attempts, backoffMs, reason: error })
   }
@@ -340,22 +363,80 @@ function protocolViolationOf (error: unknown): ProtocolError | undefined {
   return undefined
 }
 
+/** What a call that reached no broker knows: the brokers it tried, how often, and the last failure. */
+export interface UnreachableDetails {
+  /** host:port of each broker tried. */
+  brokers: string[]
+  attempts: number
+  lastError: unknown
+}
+
+/** The details behind each error made by unreachableError, so an outer call can restate it with its own bound. */
+const unreachableDetails = new WeakMap<object, UnreachableDetails>()
+
+/**
+ * The one error of a call that reached no broker: a ConnectionError (a RequestTimeoutError
+ * when the last broker accepted the connection but never answered) naming every broker
+ * tried, the call's bound and the option that set it, with the last failure as `cause`.
+ * `bound` is omitted by inner layers that only know a deadline; the call that owns the
+ * bound restates the error with it (restateUnreachable).
+ */
+export function unreachableError (what: string, details: UnreachableDetails, bound?: { ms: number, option: string }): ConnectionError | RequestTimeoutError {
+  // An inner layer's error of the same kind: merge, so the cause is the failure itself, not a restatement.
+  const inner = unreachableDetails.get(details.lastError as object)
+  const merged: UnreachableDetails = inner === undefined
+    ? { brokers: [...new Set(details.brokers)], attempts: details.attempts, lastError: details.lastError }
+    : { brokers: [...new Set([...details.brokers, ...inner.brokers])], attempts: Math.max(details.attempts, inner.attempts), lastError: inner.lastError }
+  const last = String((merged.lastError as Error | undefined)?.message ?? merged.lastError).replace(/[.]$/, '')
+  const brokers = `${merged.brokers.length > 1 ? 'brokers' : 'broker'} ${merged.brokers.join(', ')}`
+  const within = bound === undefined ? 'before its deadline' : `within ${bound.ms} ms (${bound.option})`
+  const message = `${what} reached no broker ${within}: ${merged.attempts} attempt(s) to ${merged.brokers.join(', ')}; the last error: ${last}${last.endsWith('?') ? '' : '.'} ` +
+    'Check that the bootstrap addresses are right and that the brokers are running and reachable from here (their listeners, a firewall, TLS or SASL settings)' +
+    (merged.lastError instanceof RequestTimeoutError ? ', or raise the timeout if they are only slow to answer' : '')
+  const error = merged.lastError instanceof RequestTimeoutError
+    ? new RequestTimeoutError(`${brokers}: ${message}`, { written: merged.lastError.written, cause: merged.lastError })
+    : new ConnectionError(brokers, message, { written: false, cause: merged.lastError })
+  unreachableDetails.set(error, merged)
+  return error
+}
+
+/** `error` restated with the bound of the call that owns it when it is an unreachableError; any other error as it is. */
+export function restateUnreachable (error: unknown, what: string, bound: { ms: number, option: string }): unknown {
+  const details = unreachableDetails.get(error as object)
+  return details === undefined ? error : unreachableError(what, details, bound)
+}
+
+/** host:port of a broker. */
+export function describeAddress (address: BrokerAddress): string {
+  return `${address.host}:${address.port}`
+}
+
 function describe (address: BrokerAddress): string {
   return address.nodeId < 0 ? `bootstrap broker ${address.host}:${address.port}` : `broker ${address.nodeId} (${address.host}:${address.port})`
 }
 
-function raceSignal<T> (promise: Promise<T>, signal: AbortSignal | undefined, doing: string): Promise<T> {
-  if (signal === undefined) return promise
+/** `promise`, or an AbortedError when `signal` aborts first, or `onDeadline()` when `deadline` (epoch ms) passes first. */
+function raceSignal<T> (promise: Promise<T>, signal: AbortSignal, doing: string, deadline: number, onDeadline: () => Error): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     if (signal.aborted) {
       reject(abortError(signal, doing))
       return
     }
-    const stopWaiting = onAbort(signal, () => reject(abortError(signal, doing)))
+    const stopWaiting = onAbort(signal, () => {
+      clearTimeout(timer)
+      reject(abortError(signal, doing))
+    })
+    // A connection attempt may take connectTimeoutMs: the caller's deadline is not extended by it.
+    const timer = setTimeout(() => {
+      stopWaiting()
+      reject(onDeadline())
+    }, timerDelay(deadline))
     promise.then(value => {
+      clearTimeout(timer)
       stopWaiting()
       resolve(value)
     }, error => {
+      clearTimeout(timer)
       stopWaiting()
       reject(error)
     })

@@ -18,7 +18,7 @@ import { errorCodeInfo } from '../protocol/error-codes'
 import { BrokerError } from '../protocol/errors'
 import { decodeRecordBatches, encodeRecordBatch, type KafkaRecord, type RecordBatch, type RecordInput } from '../protocol/record-batch'
 import { backoffDelay, defaultBackoff, sleep, type BackoffOptions } from './backoff'
-import { BrokerPool, type ConnectionPurpose, type ProtocolViolationEvent } from './brokers'
+import { BrokerPool, describeAddress, restateUnreachable, unreachableError, type ConnectionPurpose, type ProtocolViolationEvent } from './brokers'
 import type { Connection, SocketFactory, TlsOptions } from './connection'
 import { ClientClosedError, ConnectionError, MalformedResponseError, RequestTimeoutError, wasNotWritten } from './errors'
 import { invalidatesMetadata, MetadataCache, type PartitionMetadata } from './metadata'
@@ -28,7 +28,7 @@ import { TypedEmitter, type ClientEvents, type RequestRetryEvent } from './event
 import { Instrumentation } from './instrumentation'
 import { checkLoggerOptions, Log, type Logger, type LogLevel } from './logger'
 import type { ClientMetrics } from './metrics'
-import { checkDuration, checkInteger, checkKnownKeys, checkObject, checkString, describeValue } from './validate'
+import { checkDuration, checkInteger, checkKnownKeys, checkObject, checkSignal, checkString, describeValue } from './validate'
 
 export interface ClientOptions {
   /** Bootstrap brokers, 'host:port' each (or one comma-separated string). */
@@ -197,6 +197,28 @@ export class Client extends TypedEmitter<ClientEvents> {
   }
 
   /**
+   * Resolves once a broker answered (ApiVersions on a new connection, then Metadata): the
+   * cluster is reachable with these settings. Use it at start-up to fail fast. Rejects
+   * with a ConnectionError naming the brokers tried and the last failure (`cause`) when no
+   * broker answered within `timeoutMs` (default requestTimeoutMs), at once with
+   * AuthenticationError or TlsError for refused credentials or certificates, and with
+   * AbortedError when `signal` aborts.
+   */
+  async connect (options: { timeoutMs?: number, signal?: AbortSignal } = {}): Promise<void> {
+    checkObject('client.connect', 'options', options)
+    checkKnownKeys('client.connect option', options, ['timeoutMs', 'signal'], { timeout: 'timeoutMs' })
+    checkDuration('client.connect option', 'timeoutMs', options.timeoutMs, 1)
+    if (options.signal !== undefined) checkSignal('client.connect option', 'signal', options.signal)
+    this.#checkOpen()
+    const bound = options.timeoutMs === undefined ? { ms: this.requestTimeoutMs, option: 'requestTimeoutMs' } : { ms: options.timeoutMs, option: 'timeoutMs' }
+    try {
+      await this.metadata.refresh([], options.signal, Date.now() + bound.ms)
+    } catch (error) {
+      throw restateUnreachable(error, 'client.connect()', bound)
+    }
+  }
+
+  /**
    * Sends any implemented API's request and returns the decoded response, error codes
    * included (nothing in the body is turned into an exception). `body` may be a function
    * of the negotiated version, for requests whose shape depends on it.
@@ -204,20 +226,32 @@ export class Client extends TypedEmitter<ClientEvents> {
   async request<Request, Response> (api: Api<Request, Response>, body: Request | ((version: number) => Request), options: RequestOptions = {}): Promise<Response> {
     this.#checkOpen()
     const purpose = options.purpose ?? 'admin'
-    const deadline = Date.now() + (options.timeoutMs ?? this.requestTimeoutMs)
-    if (options.nodeId !== undefined) return await this.#sendTo(options.nodeId, purpose, api, body, { signal: options.signal, deadline, version: options.version, timeoutMs: options.timeoutMs })
+    const bound = { ms: options.timeoutMs ?? this.requestTimeoutMs, option: options.timeoutMs === undefined ? 'requestTimeoutMs' : 'timeoutMs' }
+    const deadline = Date.now() + bound.ms
+    if (options.nodeId !== undefined) {
+      try {
+        return await this.#sendTo(options.nodeId, purpose, api, body, { signal: options.signal, deadline, version: options.version, timeoutMs: options.timeoutMs })
+      } catch (error) {
+        throw restateUnreachable(error, api.name, bound)
+      }
+    }
     // Any broker will do: the least-loaded one; if it cannot be reached, the next, each once
     // per round, with a backoff between rounds (a request that was written is not repeated).
     const tried = new Set<number>()
+    const addresses: string[] = []
     let attempts = 0
     let lastError: unknown
     for (let round = 0; ;) {
       const nodeId = this.brokers.leastLoadedNode(purpose, tried)
       tried.add(nodeId)
+      const address = this.brokers.broker(nodeId)
+      addresses.push(address === undefined ? `broker ${nodeId}` : describeAddress(address))
       try {
         return await this.#sendTo(nodeId, purpose, api, body, { signal: options.signal, deadline, version: options.version, timeoutMs: options.timeoutMs, anyBroker: true })
       } catch (error) {
-        if (!wasNotWritten(error) || (options.signal?.aborted ?? false) || this.#closed || Date.now() >= deadline) throw error
+        if (!wasNotWritten(error) || (options.signal?.aborted ?? false) || this.#closed) throw error
+        // Past the deadline: the one error of an unreachable cluster, naming every broker tried.
+        if (Date.now() >= deadline) throw unreachableError(api.name, { brokers: addresses, attempts: attempts + 1, lastError: error }, bound)
         lastError = error
         const everyBrokerTried = this.brokers.brokers.every(b => tried.has(b.nodeId))
         const backoffMs = everyBrokerTried ? Math.round(Math.min(backoffDelay(round, this.backoff), Math.max(0, deadline - Date.now()))) : 0
@@ -250,7 +284,11 @@ export class Client extends TypedEmitter<ClientEvents> {
   /** @internal A ready connection to a broker (connecting with backoff until the request timeout). */
   async connection (nodeId: number, purpose: ConnectionPurpose, signal?: AbortSignal): Promise<Connection> {
     this.#checkOpen()
-    return await this.brokers.get(nodeId, purpose, Date.now() + this.requestTimeoutMs, signal)
+    try {
+      return await this.brokers.get(nodeId, purpose, Date.now() + this.requestTimeoutMs, signal)
+    } catch (error) {
+      throw restateUnreachable(error, `Connecting to broker ${nodeId}`, { ms: this.requestTimeoutMs, option: 'requestTimeoutMs' })
+    }
   }
 
   /**
@@ -382,6 +420,16 @@ export class Client extends TypedEmitter<ClientEvents> {
   async #withPartitionRetries<T> (api: string, topic: string, partition: number, purpose: ConnectionPurpose, signal: AbortSignal | undefined,
     attempt: (leader: number, connection: Connection, meta: PartitionMetadata) => Promise<T>): Promise<T> {
     this.#checkOpen()
+    try {
+      return await this.#partitionAttempts(api, topic, partition, purpose, signal, attempt)
+    } catch (error) {
+      // The call's bound is requestTimeoutMs, whichever step (metadata, connection) used it up.
+      throw restateUnreachable(error, `${api} of ${topic}-${partition}`, { ms: this.requestTimeoutMs, option: 'requestTimeoutMs' })
+    }
+  }
+
+  async #partitionAttempts<T> (api: string, topic: string, partition: number, purpose: ConnectionPurpose, signal: AbortSignal | undefined,
+    attempt: (leader: number, connection: Connection, meta: PartitionMetadata) => Promise<T>): Promise<T> {
     const deadline = Date.now() + this.requestTimeoutMs
     for (let tries = 0; ; tries++) {
       const meta = await this.metadata.waitForLeader(topic, partition, Math.max(0, deadline - Date.now()), signal)

@@ -22,8 +22,8 @@
 import { Metadata as MetadataApi, type MetadataResponse } from '../protocol/apis/metadata'
 import { errorCodeInfo } from '../protocol/error-codes'
 import { BrokerError, ProtocolError } from '../protocol/errors'
-import { abortError, backoffDelay, sleep, type BackoffOptions } from './backoff'
-import type { BrokerAddress, BrokerPool } from './brokers'
+import { abortError, backoffDelay, sleep, timerDelay, type BackoffOptions } from './backoff'
+import { describeAddress, restateUnreachable, unreachableError, type BrokerAddress, type BrokerPool, type UnreachableDetails } from './brokers'
 import { AbortedError, ClientClosedError, ConnectionError, isRefusedIdentity, RequestTimeoutError, UnknownTopicError } from './errors'
 import type { Instrumentation } from './instrumentation'
 
@@ -92,13 +92,17 @@ export class MetadataCache {
   /** A double from the start, as the times it takes later (see the producer's #wakeTime). */
   #lastRefreshAt = Number.NEGATIVE_INFINITY
   #timer: NodeJS.Timeout | undefined
+  /** The Metadata requests that failed since the last answer: what a wait that ends before an answer reports. */
+  #failing: UnreachableDetails | undefined
+  /** Failures of the background refresh already logged (one line per distinct error until a refresh succeeds). */
+  readonly #loggedBackgroundFailures = new Set<string>()
 
   constructor (pool: BrokerPool, options: MetadataOptions, send: Send) {
     this.#pool = pool
     this.#options = options
     this.#send = send
     this.#timer = setInterval(() => {
-      if (this.#tracked.size > 0 && Date.now() - this.#lastRefreshAt >= options.maxAgeMs) this.refresh().catch(() => {})
+      if (this.#tracked.size > 0 && Date.now() - this.#lastRefreshAt >= options.maxAgeMs) this.refresh().catch(error => { this.#backgroundRefreshFailed(error) })
     }, Math.min(options.maxAgeMs, 60_000))
     this.#timer.unref()
   }
@@ -142,31 +146,63 @@ export class MetadataCache {
   /**
    * Refreshes the tracked topics (plus `topics`). If a refresh is running, waits for it
    * and then for one more that started after this call, so the answer is never older
-   * than the call.
+   * than the call. A refresh retries the brokers until `deadline` (epoch ms; default
+   * requestTimeoutMs from its start); a caller that joined a running refresh stops
+   * waiting at its own `deadline`, with the error of the failures so far.
    */
-  refresh (topics: Iterable<string> = [], signal?: AbortSignal): Promise<void> {
+  refresh (topics: Iterable<string> = [], signal?: AbortSignal, deadline?: number): Promise<void> {
     if (this.#closed) return Promise.reject(new ClientClosedError())
     this.track(topics)
     if (this.#refreshing === undefined) {
-      this.#refreshing = this.#closedAware(this.#doRefresh(this.#withClosing(signal))).finally(() => { this.#refreshing = undefined })
+      this.#refreshing = this.#closedAware(this.#doRefresh(this.#withClosing(signal), deadline)).finally(() => { this.#refreshing = undefined })
       return this.#refreshing
     }
     if (this.#refreshQueued === undefined) {
       this.#refreshQueued = this.#refreshing.catch(() => {}).then(() => {
         this.#refreshQueued = undefined
-        return this.refresh([], signal)
+        return this.refresh([], signal, deadline)
       })
     }
-    return this.#refreshQueued
+    return deadline === undefined ? this.#refreshQueued : this.#until(this.#refreshQueued, deadline)
   }
 
-  /** Fetches metadata for every topic in the cluster (not only tracked ones). */
-  async refreshAll (signal?: AbortSignal): Promise<string[]> {
+  /** Fetches metadata for every topic in the cluster (not only tracked ones), retrying until `deadline` (default requestTimeoutMs from now). */
+  async refreshAll (signal?: AbortSignal, deadline?: number): Promise<string[]> {
     if (this.#closed) throw new ClientClosedError()
-    const deadline = Date.now() + this.#options.requestTimeoutMs
-    const response = await this.#closedAware(this.#request(null, deadline, this.#withClosing(signal)))
+    const bound = deadline === undefined ? { ms: this.#options.requestTimeoutMs, option: 'requestTimeoutMs' } : undefined
+    const response = await this.#closedAware(this.#request(null, deadline ?? Date.now() + this.#options.requestTimeoutMs, this.#withClosing(signal), bound))
     this.#apply(response, true)
     return response.topics.filter(t => t.errorCode === 0).map(t => t.name ?? '')
+  }
+
+  /** `promise`, or at `deadline` the error of the Metadata failures so far (the promise goes on for whoever else waits for it). */
+  #until<T> (promise: Promise<T>, deadline: number): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        const failing = this.#failing
+        reject(failing !== undefined && (failing.lastError instanceof ConnectionError || failing.lastError instanceof RequestTimeoutError)
+          ? unreachableError('Metadata', failing)
+          : new RequestTimeoutError('Metadata: no broker answered before the deadline (a request is still waiting for its answer)', { written: true }))
+      }, timerDelay(deadline))
+      promise.then(value => {
+        clearTimeout(timer)
+        resolve(value)
+      }, error => {
+        clearTimeout(timer)
+        reject(error)
+      })
+    })
+  }
+
+  /** A failure of the timer's refresh: nobody waits for it, so it is logged (once per distinct error until a refresh succeeds). */
+  #backgroundRefreshFailed (error: unknown): void {
+    if (this.#closed) return
+    let root = error as { name?: string, message?: string, cause?: unknown } | undefined
+    for (let depth = 0; root?.cause instanceof Error && depth < 4; depth++) root = root.cause as typeof root
+    const key = `${root?.name ?? ''}: ${root?.message ?? String(error)}`
+    if (this.#loggedBackgroundFailures.has(key)) return
+    this.#loggedBackgroundFailures.add(key)
+    this.#options.instrumentation?.log.warn(`the periodic metadata refresh failed (the cache may be out of date; it is tried again every ${Math.min(this.#options.maxAgeMs, 60_000)} ms)`, { code: 'KAFKATS_METADATA_REFRESH_FAILED', error })
   }
 
   /**
@@ -176,9 +212,9 @@ export class MetadataCache {
    * at once. Partitions may still lack a leader (leaderId -1): wait for one with
    * `waitForLeader`, or pass `allLeaders` to wait until every partition has one.
    */
-  async waitForTopic (name: string, waitMs: number, signal?: AbortSignal, options: { allLeaders?: boolean } = {}): Promise<TopicMetadata> {
+  async waitForTopic (name: string, waitMs: number, signal?: AbortSignal, options: { allLeaders?: boolean, waitOption?: string } = {}): Promise<TopicMetadata> {
     const ready = (topic: TopicMetadata): boolean => topic.partitions.length > 0 && (options.allLeaders !== true || topic.partitions.every(p => p.leaderId >= 0))
-    return await this.#waitFor(name, waitMs, signal, ready, 'some of its partitions have no leader')
+    return await this.#waitFor(name, waitMs, signal, ready, 'some of its partitions have no leader', options.waitOption)
   }
 
   /** The metadata of one partition once it has a leader, refreshing for at most `waitMs` (see waitForTopic). */
@@ -189,10 +225,12 @@ export class MetadataCache {
     return p
   }
 
-  async #waitFor (name: string, waitMs: number, callerSignal: AbortSignal | undefined, ready: (topic: TopicMetadata) => boolean, notReady: string): Promise<TopicMetadata> {
+  /** `waitOption`: the option that set `waitMs`, named by the error when no broker answered within it. */
+  async #waitFor (name: string, waitMs: number, callerSignal: AbortSignal | undefined, ready: (topic: TopicMetadata) => boolean, notReady: string, waitOption = 'the wait for the topic'): Promise<TopicMetadata> {
     if (this.#closed) throw new ClientClosedError()
     const signal = this.#withClosing(callerSignal)
     const deadline = Date.now() + waitMs
+    const bound = { ms: waitMs, option: waitOption }
     let attempt = 0
     let refreshError: unknown
     for (;;) {
@@ -201,6 +239,8 @@ export class MetadataCache {
       if (failed !== undefined) throw failed
       if (known !== undefined && ready(known)) return known
       if (attempt > 0 && Date.now() >= deadline) {
+        // No broker answered: that is what is true, not that the topic is missing.
+        if (refreshError !== undefined) throw restateUnreachable(refreshError, `Waiting for topic "${name}"`, bound)
         const why = known === undefined ? 'it does not exist in the cluster (create it, or enable auto-creation on the broker)' : notReady
         throw new UnknownTopicError(name, `Topic "${name}" is not available after waiting ${waitMs} ms: ${why}`)
       }
@@ -208,21 +248,21 @@ export class MetadataCache {
         if (attempt > 0) await sleep(Math.min(backoffDelay(attempt - 1, this.#options.backoff), Math.max(0, deadline - Date.now())), signal, refreshError)
         attempt++
         refreshError = undefined
-        await this.refresh([name], signal).catch(error => {
+        await this.refresh([name], signal, deadline).catch(error => {
           if (error instanceof ClientClosedError || isRefusedIdentity(error) || Date.now() >= deadline) throw error
           refreshError = error
         })
       } catch (error) {
         if (this.#closed) throw new ClientClosedError()
-        throw error
+        throw restateUnreachable(error, `Waiting for topic "${name}"`, bound)
       }
     }
   }
 
-  async #doRefresh (signal?: AbortSignal): Promise<void> {
-    const deadline = Date.now() + this.#options.requestTimeoutMs
+  async #doRefresh (signal: AbortSignal | undefined, deadline: number | undefined): Promise<void> {
+    const bound = deadline === undefined ? { ms: this.#options.requestTimeoutMs, option: 'requestTimeoutMs' } : undefined
     const names = [...this.#tracked]
-    const response = await this.#request(names.map(name => ({ name, topicId: ZERO_UUID })), deadline, signal)
+    const response = await this.#request(names.map(name => ({ name, topicId: ZERO_UUID })), deadline ?? Date.now() + this.#options.requestTimeoutMs, signal, bound)
     this.#apply(response, false)
   }
 
@@ -230,10 +270,10 @@ export class MetadataCache {
    * One Metadata request to the least-loaded broker; on failure the next one (each broker
    * once, then a backoff), until the deadline. A broker that hangs is left behind: it
    * fails its connection within the connect timeout, and leastLoadedNode avoids it then.
-   * Past the deadline, the error names every broker tried and the last failure.
+   * Past the deadline, the error names every broker tried and the last failure; `bound` is
+   * the deadline's duration and the option that set it, when this request owns it.
    */
-  async #request (topics: Array<{ name: string, topicId: string }> | null, deadline: number, signal?: AbortSignal): Promise<MetadataResponse> {
-    const startedAt = Date.now()
+  async #request (topics: Array<{ name: string, topicId: string }> | null, deadline: number, signal: AbortSignal | undefined, bound: { ms: number, option: string } | undefined): Promise<MetadataResponse> {
     let lastError: unknown
     let attempts = 0
     let rounds = 0
@@ -259,19 +299,27 @@ export class MetadataCache {
       tried.add(nodeId)
       attempts++
       const address = this.#pool.broker(nodeId)
-      addresses.add(address === undefined ? `broker ${nodeId}` : `${address.host}:${address.port}`)
+      const described = address === undefined ? `broker ${nodeId}` : describeAddress(address)
+      addresses.add(described)
       try {
-        return await this.#send(nodeId, { topics, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }, deadline, signal)
+        const response = await this.#send(nodeId, { topics, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }, deadline, signal)
+        this.#failing = undefined
+        this.#loggedBackgroundFailures.clear()
+        return response
       } catch (error) {
         // Refused credentials or certificates are refused by every broker, every time.
         if (error instanceof ClientClosedError || isRefusedIdentity(error)) throw error
         if (signal?.aborted === true) throw error instanceof AbortedError && lastError !== undefined ? abortError(signal, 'while retrying Metadata', error.written, lastError) : error
         lastError = error
+        const failing = this.#failing
+        this.#failing = { brokers: failing?.brokers.includes(described) === false ? [...failing.brokers, described] : failing?.brokers ?? [described], attempts: (failing?.attempts ?? 0) + 1, lastError: error }
       }
       roundDone = this.#pool.brokers.every(b => tried.has(b.nodeId))
       if (roundDone) await sleep(Math.min(backoffDelay(rounds++, this.#options.backoff), Math.max(0, deadline - Date.now())), signal, lastError)
     }
-    throw unreachable(lastError, [...addresses], attempts, Date.now() - startedAt)
+    // A protocol violation or no common version already says what is wrong: it stays as it is.
+    if (!(lastError instanceof ConnectionError || lastError instanceof RequestTimeoutError)) throw lastError
+    throw unreachableError('Metadata', { brokers: [...addresses], attempts, lastError }, bound)
   }
 
   #apply (response: MetadataResponse, all: boolean): void {
@@ -407,18 +455,4 @@ function mergeEpochs (previous: TopicMetadata, next: PartitionMetadata[]): Parti
     if (old !== undefined && now !== undefined && now.leaderEpoch >= 0 && old.leaderEpoch > now.leaderEpoch) next[i] = old
   }
   return next
-}
-
-/**
- * The error of a Metadata request that no broker answered in time: the last connection
- * failure or timeout, restated with every broker tried and what to check. Other errors
- * (a protocol violation, no common version) already say what is wrong: they stay as they are.
- */
-function unreachable (lastError: unknown, addresses: string[], attempts: number, elapsedMs: number): unknown {
-  const last = String((lastError as Error)?.message).replace(/[.?!]$/, match => match === '.' ? '' : match)
-  const what = `no broker answered Metadata within ${elapsedMs} ms (${attempts} attempt(s) to ${addresses.join(', ')}); the last error: ${last}${last.endsWith('?') ? '' : '.'} ` +
-    'Check that the bootstrap addresses are right and that the brokers are running and reachable from here (their listeners, a firewall, TLS or SASL settings), or raise requestTimeoutMs if they are only slow to answer'
-  if (lastError instanceof ConnectionError) return new ConnectionError(`${addresses.length > 1 ? 'brokers' : 'broker'} ${addresses.join(', ')}`, what, { written: lastError.written, cause: lastError })
-  if (lastError instanceof RequestTimeoutError) return new RequestTimeoutError(`Brokers ${addresses.join(', ')}: ${what}`, { written: lastError.written, cause: lastError })
-  return lastError
 }

@@ -836,7 +836,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   async #waitForTopic (topic: string): Promise<void> {
     const refusal = this.#allowAutoTopicCreation ? await this.#askToCreate(topic) : undefined
     try {
-      await this.#client.metadata.waitForTopic(topic, this.#metadataWaitMs)
+      await this.#client.metadata.waitForTopic(topic, this.#metadataWaitMs, undefined, { waitOption: 'metadataWaitMs' })
     } catch (error) {
       if (!(error instanceof UnknownTopicError) || this.#client.metadata.topic(topic) !== undefined) throw error
       const why = !this.#allowAutoTopicCreation

@@ -86,8 +86,28 @@ describe('client options are checked at construction', () => {
   })
 
   test('valid options construct without touching the network', async () => {
-    const c = new Client({ bootstrap: 'localhost:1, [::1]:2', clientId: 'x', requestTimeoutMs: 100, connectTimeoutMs: 100, retryBackoff: { initialMs: 1, maxMs: 2 }, metadataMaxAgeMs: 1000, maxResponseBytes: 1 << 20, tls: false })
+    // Every socket a client opens goes through socketFactory: none may be asked for.
+    const opened: string[] = []
+    const c = new Client({
+      bootstrap: 'localhost:1, [::1]:2',
+      clientId: 'x',
+      requestTimeoutMs: 100,
+      connectTimeoutMs: 100,
+      retryBackoff: { initialMs: 1, maxMs: 2 },
+      metadataMaxAgeMs: 1000,
+      maxResponseBytes: 1 << 20,
+      tls: false,
+      socketFactory: ({ host, port }) => { opened.push(`${host}:${port}`); return new net.Socket() }
+    })
+    const events: string[] = []
+    for (const name of ['connect', 'reconnect', 'disconnect'] as const) c.on(name, () => { events.push(name) })
+    assert.deepEqual(opened, [], 'the constructor opened a socket')
+    // Let anything the constructor started run, up to the first socket it would open.
+    await new Promise(resolve => setImmediate(resolve))
     await c.close()
+    assert.deepEqual(opened, [], 'a socket was opened before close()')
+    assert.deepEqual(events, [])
+    assert.equal(c.brokers.openConnectionCount, 0)
   })
 })
 

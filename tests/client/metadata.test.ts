@@ -44,7 +44,7 @@ describe('metadata cache', () => {
     const elapsed = Date.now() - started
     assert.ok(outcome instanceof ConnectionError, String(outcome))
     assert.ok(elapsed < 5_000, `failed after ${elapsed} ms (requestTimeoutMs 500)`)
-    assert.match(outcome.message, new RegExp(`^broker 127\\.0\\.0\\.1:${port}: no broker answered Metadata within \\d+ ms \\(\\d+ attempt\\(s\\) to 127\\.0\\.0\\.1:${port}\\)`))
+    assert.match(outcome.message, new RegExp(`^broker 127\\.0\\.0\\.1:${port}: Metadata reached no broker within 500 ms \\(requestTimeoutMs\\): \\d+ attempt\\(s\\) to 127\\.0\\.0\\.1:${port};`))
     assert.match(outcome.message, new RegExp(`ECONNREFUSED 127\\.0\\.0\\.1:${port}`))
     assert.match(outcome.message, /Check that the bootstrap addresses are right/)
     assert.ok(outcome.cause instanceof ConnectionError, 'the last connection error is the cause')

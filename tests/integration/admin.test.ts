@@ -257,6 +257,45 @@ describe('admin against a real broker', { skip }, () => {
     assert.ok(!after.some(g => g.groupId === classicId || g.groupId === consumerId))
   })
 
+  test('a member that has committed nothing yet: lag lists its assigned partitions (committed undefined, lag from the log start); resetting or setting its offsets is refused with the group\'s state', async () => {
+    const topic = await newTopic(3)
+    for (const partition of [0, 1, 2]) await produce(topic, partition, 5)
+    await client.admin.deleteRecords([{ topic, partition: 2, before: 2n }])
+    const groupId = uniqueName('g-active')
+    // Its handler never returns while the test looks: nothing is committed.
+    let release!: () => void
+    const held = new Promise<void>(resolve => { release = resolve })
+    let batches = 0
+    const member = new GroupConsumer(client, { groupId, topics: [topic], fromBeginning: true })
+    const run = member.run({ eachBatch: async () => { batches++; await held } }).catch(() => {})
+    try {
+      await waitFor('the member to hold a batch', async () => batches > 0 ? true : undefined, 60_000)
+      const lag = await client.admin.lag(groupId)
+      // Before: [] (only partitions with a commit were listed).
+      assert.deepEqual(lag.map(l => [l.partition, l.committed, l.start, l.end, l.lag, l.error]), [[0, undefined, 0n, 5n, 5n, undefined], [1, undefined, 0n, 5n, 5n, undefined], [2, undefined, 2n, 5n, 3n, undefined]])
+      assert.ok(lag.every(l => l.topic === topic))
+
+      const [group] = await client.admin.describeGroups([groupId])
+      const refused = (error: unknown): boolean => {
+        assert.ok(error instanceof BrokerError, String(error))
+        assert.equal(error.type, 'NON_EMPTY_GROUP')
+        assert.match(error.message, new RegExp(`group "${groupId}": the group is ${group.state} with 1 member\\(s\\), and offsets can only be reset if the group is inactive`))
+        return true
+      }
+      // Before: every partition answered UNKNOWN_MEMBER_ID (or, with no commits, "0 offsets" committed).
+      await assert.rejects(client.admin.resetGroupOffsets(groupId, 'earliest', { topics: [topic] }), refused)
+      await assert.rejects(client.admin.resetGroupOffsets(groupId, 'latest'), refused)
+      await assert.rejects(client.admin.alterGroupOffsets(groupId, [{ topic, partition: 0, offset: 1n }]), refused)
+      // A dry run only plans: allowed.
+      const plan = await client.admin.resetGroupOffsets(groupId, 'latest', { topics: [topic], dryRun: true })
+      assert.deepEqual(plan.map(p => [p.partition, p.previous, p.offset]), [[0, -1n, 5n], [1, -1n, 5n], [2, -1n, 5n]])
+    } finally {
+      release()
+      await member.close().catch(() => {})
+      await run
+    }
+  })
+
   test('a streams group (KIP-1071) is listed and described with its topology and task assignment', async () => {
     const topic = await newTopic(2)
     const groupId = uniqueName('g-streams')

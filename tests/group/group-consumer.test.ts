@@ -635,3 +635,30 @@ describe('GroupConsumer (consumer protocol): commits in order', { timeout: 60_00
     })
   })
 })
+
+// autoCommit: false (as Java's enable.auto.commit=false): no commit on a timer, when a
+// partition is revoked or at close(); commit() still commits what the application finished.
+for (const protocol of protocols) {
+  describe(`autoCommit: false (${protocol} protocol)`, () => {
+    test('nothing is committed on a timer, at a revoke or at close; commit() commits what was processed', async () => {
+      await withHarness({ partitions: 2, records: 10 }, async h => {
+        const a = await h.member('a', protocol, { autoCommit: false, autoCommitIntervalMs: undefined })
+        a.run(h)
+        const processedUpTo = (offset: bigint): boolean => [0, 1].every(p => a.processedUpTo(p) === offset)
+        await until(() => processedUpTo(10n), 'every record processed')
+        const commits = (): number => h.cluster.requests(OffsetCommit).filter(r => r.clientId === 'a').length
+        assert.deepEqual(await a.consumer.commit(), [])
+        assert.equal(commits(), 1, 'commit() sent one OffsetCommit')
+        assert.deepEqual([h.committed(0), h.committed(1)], [10n, 10n])
+        // More processed, then a revoke (a second member joins) and a close: none of them commits.
+        await h.produce(5, [0, 1])
+        await until(() => processedUpTo(15n), 'the new records processed')
+        const b = await h.member('b', protocol, { autoCommit: false, autoCommitIntervalMs: undefined })
+        await until(() => a.assignedEvents.some(e => e.revoked.length > 0) && b.held().length > 0, 'member a to revoke a partition to member b', 10_000)
+        await a.consumer.close()
+        assert.equal(commits(), 1, 'no OffsetCommit after the explicit one')
+        assert.deepEqual([h.committed(0), h.committed(1)], [10n, 10n], 'the offsets of the explicit commit')
+      })
+    })
+  })
+}

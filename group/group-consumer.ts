@@ -388,7 +388,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
    */
   async commitInTransactions (partitions?: TopicPartition[]): Promise<void> {
     if (this.delivery === 'at-most-once') {
-      throw new TypeError(`The consumer of group "${this.groupId}" delivers at-most-once: it commits each batch before handing it out, and that ordinary commit would supersede a transaction's offsets. Exactly-once needs delivery: 'at-least-once' (autoCommit: false for sendOffsets without runTransactional)`)
+      throw new TypeError(`The consumer of group "${this.groupId}" delivers at-most-once: it commits each batch before handing it out, and that ordinary commit would supersede a transaction's offsets. Exactly-once needs delivery: 'at-least-once'`)
     }
     if (partitions === undefined) {
       this.#inTransactions = 'all'

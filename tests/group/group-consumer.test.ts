@@ -20,7 +20,8 @@ import { OffsetCommit } from '../../protocol/apis/offset-commit'
 import { OffsetFetch } from '../../protocol/apis/offset-fetch'
 import { SyncGroup } from '../../protocol/apis/sync-group'
 import type { Api } from '../../protocol/api'
-import type { CommitLogEntry } from '../../testing/index'
+import type { CommitLogEntry, GroupMemberInfo } from '../../testing/index'
+import { Client } from '../../client/client'
 import { gate, joinBareConsumerMember, protocols, until, sleep, withHarness, type Harness, type Member, type Protocol } from './support'
 
 /** The rows of `partition` in these commit-log entries, each with its entry. */
@@ -525,6 +526,56 @@ describe('GroupConsumer (consumer protocol): reconciliation while the coordinato
       })
     })
   }
+
+  test('the answer that gives a waiting member its freed partition is lost: the next heartbeat is a full one, and the member gets the partition', async () => {
+    await withHarness({ partitions: 2, records: 3, groups: { consumerSessionTimeoutMs: 30_000 } }, async h => {
+      // 'old', a hand-driven member, joins first and owns both partitions.
+      const old = new Client({ bootstrap: h.cluster.bootstrap, clientId: 'old', requestTimeoutMs: 5000 })
+      await old.metadata.refresh([h.topic])
+      const topicId = h.cluster.topicId(h.topic)
+      let oldEpoch = 0
+      const oldBeat = async (owned: number[] | null): Promise<void> => {
+        const answer = await old.request(ConsumerGroupHeartbeat, {
+          groupId: h.groupId,
+          memberId: 'old',
+          memberEpoch: oldEpoch,
+          rebalanceTimeoutMs: oldEpoch === 0 ? 30_000 : -1,
+          subscribedTopicNames: oldEpoch === 0 ? [h.topic] : null,
+          topicPartitions: owned === null ? null : owned.length === 0 ? [] : [{ topicId, partitions: owned }]
+        }, { nodeId: h.cluster.coordinatorOf(h.groupId) })
+        assert.equal(answer.errorCode, 0, `old's heartbeat: ${String(answer.errorMessage)}`)
+        oldEpoch = answer.memberEpoch
+      }
+      const oldMember = (): GroupMemberInfo | undefined => h.cluster.groupMembers(h.groupId).find(m => m.memberId === 'old')
+      try {
+        await oldBeat([])
+        await oldBeat([0, 1])
+        assert.deepEqual(oldMember()?.assigned.map(p => p.partition), [0, 1])
+        // The heartbeat of A that the coordinator answers with the partition 'old' freed: applied, and its answer lost (the connection closes).
+        let lost = false
+        h.cluster.intercept(ConsumerGroupHeartbeat, r => {
+          const released = oldMember()?.assigned.length === 1 && oldMember()?.pendingRevocation.length === 0
+          if (r.clientId !== 'a' || lost || !released) return undefined
+          lost = true
+          return { drop: 'after-apply' }
+        })
+        // A joins: its target is one partition, which 'old' still owns (A waits for it, unreleased).
+        const a = await h.member('a', 'consumer')
+        a.run(h)
+        await until(() => h.cluster.groupMembers(h.groupId).find(m => m.memberId !== 'old')?.target.length === 1, "A's target")
+        const freed = h.cluster.groupMembers(h.groupId).find(m => m.memberId !== 'old')!.target[0].partition
+        // 'old' releases it (its heartbeat no longer lists it).
+        await oldBeat([1 - freed])
+        assert.deepEqual(oldMember()?.assigned.map(p => p.partition), [1 - freed])
+        await until(() => lost, 'the answer that gives A the freed partition, lost')
+        // Kafka sends the assignment again only in the answer to a full request (or when it changes): A must send one.
+        await until(() => a.processedUpTo(freed) === 3n, `A processing partition ${freed}`, 10_000)
+        assert.equal(a.error, undefined)
+      } finally {
+        await old.close()
+      }
+    })
+  })
 
   test('a newer target that arrives during the OffsetFetch of an older one: the older one\'s partitions are never added', async () => {
     await withHarness({ partitions: 2, records: 3, groups: { consumerSessionTimeoutMs: 30_000 } }, async h => {

@@ -49,6 +49,16 @@ export class ConsumerMembership implements Membership {
   /** What the last heartbeat told the coordinator we own and subscribe to (null fields are "unchanged"). */
   #sentOwned: string | undefined
   #sentTopics: string | undefined
+  /** What we owned at the last heartbeat outside a reconciliation: a full heartbeat during one reports it. */
+  #lastOwned: Array<{ topicId: string, partitions: number[] }> = []
+  /**
+   * The last heartbeat failed (no answer, an error answer, an answer not applied): the next
+   * one is full, every field set (as the Java client's after any error). The coordinator
+   * sends the assignment only when it changed or to a full request, so a change carried by
+   * a lost answer (partitions freed for a member waiting on them keep its epoch) would
+   * otherwise never reach us, and those partitions would be held by nobody.
+   */
+  #sendFull = false
   readonly #heartbeated = new Signal()
   /** Whether the coordinator matches our RegExp subscription itself (ConsumerGroupHeartbeat v1+). */
   #brokerMatchesPattern: boolean | undefined
@@ -143,7 +153,18 @@ export class ConsumerMembership implements Membership {
   }
 
   async #heartbeat (signal: AbortSignal): Promise<void> {
+    try {
+      await this.#heartbeatOnce(signal)
+    } catch (error) {
+      this.#sendFull = true
+      throw error
+    }
+  }
+
+  async #heartbeatOnce (signal: AbortSignal): Promise<void> {
     const joining = this.#loop.memberEpoch === 0
+    // A full request (Kafka's rebalanceTimeoutMs, subscription and owned partitions all set) is answered with the whole assignment.
+    let full = joining || this.#sendFull
     const pattern = this.#host.subscriptionPattern
     // A RegExp subscription is matched by the broker when it speaks v1 (KIP-848's
     // SubscribedTopicRegex); before we know, and on v0, we match it and send names.
@@ -152,21 +173,24 @@ export class ConsumerMembership implements Membership {
     // While a reconciliation runs, report ownership as it was: the coordinator learns the
     // new set only when revocations are done.
     const owned = this.#reconciling === undefined ? this.#ownedByTopicId() : undefined
+    if (owned !== undefined) this.#lastOwned = owned
     const ownedKey = owned === undefined ? undefined : JSON.stringify(owned)
     let sent: ConsumerGroupHeartbeatRequest | undefined
     const response = await this.#coordinator.send(ConsumerGroupHeartbeat, version => {
+      // Sent again (the coordinator moved, the connection died): the last attempt may have been applied and its answer lost.
+      if (sent !== undefined) full = true
       const regex = pattern !== null && version >= 1
       sent = {
         groupId: this.#host.groupId,
         memberId: this.#loop.memberId,
         memberEpoch: this.#loop.memberEpoch,
         instanceId: this.#host.instanceId,
-        rackId: joining ? this.#host.rack : null,
-        rebalanceTimeoutMs: joining ? this.#host.rebalanceTimeoutMs : -1,
-        subscribedTopicNames: regex ? null : joining || topicsKey !== this.#sentTopics ? topics : null,
-        ...(regex ? { subscribedTopicRegex: joining ? pattern : null } : {}),
-        serverAssignor: joining ? this.#serverAssignor : null,
-        topicPartitions: owned !== undefined && (joining || ownedKey !== this.#sentOwned) ? owned : null
+        rackId: full ? this.#host.rack : null,
+        rebalanceTimeoutMs: full ? this.#host.rebalanceTimeoutMs : -1,
+        subscribedTopicNames: regex ? null : full || topicsKey !== this.#sentTopics ? topics : null,
+        ...(regex ? { subscribedTopicRegex: full ? pattern : null } : {}),
+        serverAssignor: full ? this.#serverAssignor : null,
+        topicPartitions: full ? owned ?? this.#lastOwned : owned !== undefined && ownedKey !== this.#sentOwned ? owned : null
       }
       this.#brokerMatchesPattern = regex
       return sent
@@ -177,20 +201,28 @@ export class ConsumerMembership implements Membership {
     if (this.#fenceReason !== undefined) return
     if (request.subscribedTopicNames !== null) this.#sentTopics = topicsKey
     if (request.topicPartitions !== null && ownedKey !== undefined) this.#sentOwned = ownedKey
+    // Answered in full (the assignment below is the whole of it): later heartbeats send what changed.
+    if (full) this.#sendFull = false
     if (response.heartbeatIntervalMs > 0) this.#loop.intervalMs = response.heartbeatIntervalMs
     const epochChanged = response.memberEpoch !== this.#loop.memberEpoch
     this.#joinedOnce = true
+    let newTarget = false
     if (response.assignment !== null) {
-      if (this.#loop.memberEpoch > 0 && this.#fenceReason === undefined) this.#host.rebalancing({ memberId: this.#loop.memberId, generation: this.#loop.memberEpoch }, 'the coordinator sent a new target assignment')
       const byId = response.assignment.topicPartitions
-      this.#target = knownPartitions(this.#client, byId) ?? await assignedPartitions(this.#client, byId, signal)
-      this.#targetVersion++
+      const target = knownPartitions(this.#client, byId) ?? await assignedPartitions(this.#client, byId, signal)
+      // The answer to a full heartbeat repeats the assignment even when it did not change: no rebalance then.
+      newTarget = this.#target === undefined || partitionSetKey(target) !== partitionSetKey(this.#target)
+      if (newTarget) {
+        if (this.#loop.memberEpoch > 0 && this.#fenceReason === undefined) this.#host.rebalancing({ memberId: this.#loop.memberId, generation: this.#loop.memberEpoch }, 'the coordinator sent a new target assignment')
+        this.#target = target
+        this.#targetVersion++
+      }
     }
     this.#loop.memberEpoch = response.memberEpoch
     // A new target, or the same one under a new epoch (the coordinator bumps every
     // member's epoch when any member joins): what is kept must carry the new epoch, or
     // every commit of it is refused. A running reconciliation picks both up when done.
-    if (response.assignment !== null || epochChanged) this.#reconcile()
+    if (newTarget || epochChanged) this.#reconcile()
     this.#loop.stateChanged.notify()
   }
 
@@ -269,4 +301,9 @@ export class ConsumerMembership implements Membership {
     }
     return [...byTopic].map(([topicId, partitions]) => ({ topicId, partitions }))
   }
+}
+
+/** A set of partitions as one comparable string. */
+function partitionSetKey (partitions: TopicPartition[]): string {
+  return partitions.map(partitionKey).sort().join('\u0000')
 }

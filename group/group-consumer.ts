@@ -22,6 +22,7 @@ import { calledFromHandler, checkFetchOptions, Consumer, CONSUMER_OPTION_HINTS, 
 import type { LogFields } from '../client/logger'
 import { channels, subscribed, type RebalanceTrace } from '../client/instrumentation'
 import type { TransactionAbortedEvent } from './transactional'
+import { linkOffsetsOwner, type ConsumerGroupMetadata } from '../producer/transaction'
 import type { Cursor, Ownership, Processing } from '../consumer/cursor'
 import { OffsetCommit, type OffsetCommitRequest } from '../protocol/apis/offset-commit'
 import { OffsetFetch } from '../protocol/apis/offset-fetch'
@@ -67,6 +68,14 @@ export interface GroupConsumerOptions<K = Buffer, V = Buffer> extends FetchOptio
   rebalanceTimeoutMs?: number
   /** Classic only (KIP-848: the broker's group.consumer.heartbeat.interval.ms). */
   heartbeatIntervalMs?: number
+  /**
+   * Whether the consumer commits on its own (default true), as Java's enable.auto.commit:
+   * what the application finished, every `autoCommitIntervalMs` (default 5 s), when a
+   * partition is revoked and at close(). `false`: nothing is committed but by `commit()` /
+   * `commitOffsets()` (nor at a revoke or close); at-least-once only.
+   */
+  autoCommit?: boolean
+  /** How often autoCommit commits (default 5000 ms). */
   autoCommitIntervalMs?: number
   /** Classic with a RegExp `topics`: how often the cluster's topics are matched again (default 30 s). */
   topicsRefreshMs?: number
@@ -126,8 +135,14 @@ function checkGroupOptions (options: GroupConsumerOptions<unknown, unknown>): vo
   checkDuration(WHERE, 'sessionTimeoutMs', options.sessionTimeoutMs, 1)
   checkDuration(WHERE, 'rebalanceTimeoutMs', options.rebalanceTimeoutMs, 1)
   checkDuration(WHERE, 'heartbeatIntervalMs', options.heartbeatIntervalMs, 1)
-  checkBoolean(WHERE, 'autoCommit', (options as { autoCommit?: unknown }).autoCommit)
+  checkBoolean(WHERE, 'autoCommit', options.autoCommit)
   checkDuration(WHERE, 'autoCommitIntervalMs', options.autoCommitIntervalMs, 1)
+  if (options.autoCommit === false && options.autoCommitIntervalMs !== undefined) {
+    throw new RangeError(`${WHERE} autoCommitIntervalMs: ${options.autoCommitIntervalMs} with autoCommit: false, which commits nothing on a timer; give one of them`)
+  }
+  if (options.autoCommit === false && options.delivery === 'at-most-once') {
+    throw new RangeError(`${WHERE} autoCommit: false with delivery: 'at-most-once', which commits each batch before handing it out; use at-least-once with your own commit() calls, or leave autoCommit out`)
+  }
   checkDuration(WHERE, 'topicsRefreshMs', options.topicsRefreshMs, 1)
   checkOneOf(WHERE, 'offsetReset', options.offsetReset, ['earliest', 'latest', 'none'])
   checkBoolean(WHERE, 'fromBeginning', options.fromBeginning)
@@ -258,6 +273,15 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
   readonly #coordinator: GroupCoordinator
   #membership: Membership | undefined
   #commitTimer: NodeJS.Timeout | undefined
+  /** The autoCommit option: the timer's, a revoke's and close()'s commits of what was processed. */
+  readonly #autoCommit: boolean
+  /**
+   * Invariant 8: the partitions whose offsets go into transactions ('all': runTransactional
+   * drives this consumer). No ordinary OffsetCommit of them is built, by anyone, for good.
+   */
+  #inTransactions: Set<string> | 'all' = new Set()
+  /** Aborted when close() begins: waits of the exactly-once loop end with it. */
+  readonly #closeRequested = new AbortController()
   #committing: Promise<void> | undefined
   #started: Promise<void>
   #topicsCache: { at: number, topics: string[] } | undefined
@@ -271,6 +295,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
     super(client, { ...options, offsetReset })
     this.groupId = options.groupId
     this.delivery = options.delivery ?? 'at-least-once'
+    this.#autoCommit = options.autoCommit ?? true
     this.#offsetReset = offsetReset
     this.#pattern = options.topics instanceof RegExp ? wholeNamePattern(options.topics) : undefined
     this.#options = { ...options, topics: typeof options.topics === 'string' ? [options.topics] : options.topics }
@@ -307,7 +332,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
     if (ignored !== undefined) setImmediate(() => this.warn(ignored))
     this.#membership = this.#newMembership(protocol)
     this.#membership.start()
-    if (this.delivery === 'at-least-once') {
+    if (this.delivery === 'at-least-once' && this.#autoCommit && this.#inTransactions !== 'all') {
       this.#commitTimer = setInterval(() => { void this.commit().catch(error => this.warn(error)) }, this.#options.autoCommitIntervalMs ?? 5000)
       this.#commitTimer.unref()
     }
@@ -375,10 +400,63 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
    * sendOffsets: its TxnOffsetCommit is refused if the member was fenced since. Undefined
    * while not a member.
    */
-  groupMetadata (): { groupId: string, memberId: string, generationId: number, groupInstanceId: string | null } | undefined {
+  groupMetadata (): ConsumerGroupMetadata | undefined {
     const identity = this.#membership?.identity()
     if (identity === undefined) return undefined
-    return { groupId: this.groupId, memberId: identity.memberId, generationId: identity.generation, groupInstanceId: this.#options.instanceId ?? null }
+    const metadata: ConsumerGroupMetadata = { groupId: this.groupId, memberId: identity.memberId, generationId: identity.generation, groupInstanceId: this.#options.instanceId ?? null }
+    // A transactional producer's sendOffsets with it tells this consumer to leave those partitions to transactions.
+    linkOffsetsOwner(metadata, async partitions => await this.commitInTransactions(partitions))
+    return metadata
+  }
+
+  /**
+   * @internal Invariant 8: from now on the offsets of `partitions` (every partition, when
+   * left out: runTransactional drives this consumer) are committed only inside transactions
+   * (TxnOffsetCommit). This consumer builds no ordinary OffsetCommit of them: no timer,
+   * revoke or close commit, and commit()/commitOffsets() leave them out; an ordinary commit
+   * between a TxnOffsetCommit and its COMMIT marker would make the coordinator keep the
+   * older offset. Resolves once no ordinary commit of them is still in flight.
+   */
+  async commitInTransactions (partitions?: TopicPartition[]): Promise<void> {
+    if (this.delivery === 'at-most-once') {
+      throw new TypeError(`The consumer of group "${this.groupId}" delivers at-most-once: it commits each batch before handing it out, and that ordinary commit would supersede a transaction's offsets. Exactly-once needs delivery: 'at-least-once'`)
+    }
+    if (partitions === undefined) {
+      this.#inTransactions = 'all'
+      clearInterval(this.#commitTimer)
+    } else if (this.#inTransactions !== 'all') {
+      for (const p of partitions) this.#inTransactions.add(partitionKey(p))
+    }
+    const keys = partitions === undefined ? [...this.#commitsInFlight.keys()] : partitions.map(partitionKey)
+    await Promise.allSettled(keys.map(k => this.#commitsInFlight.get(k)))
+  }
+
+  /**
+   * @internal Resolves once this member is in the group with a settled identity (no join,
+   * sync or reconciliation in progress), or close() began, or `signal` aborted: the
+   * exactly-once loop waits here through a rebalance instead of handing batches out again.
+   */
+  async untilMember (signal?: AbortSignal): Promise<void> {
+    await this.#started
+    const stop = signal === undefined ? this.#closeRequested.signal : AbortSignal.any([signal, this.#closeRequested.signal])
+    // A stopped membership (closing, out for a slow handler) ends the wait too: what is held then is released.
+    await this.#membership?.whenStable(stop).catch(() => {})
+  }
+
+  /** Whether the partition's offsets go into transactions only (invariant 8). */
+  #committedInTransactions (cursor: Cursor): boolean {
+    return this.#inTransactions === 'all' || this.#inTransactions.has(cursor.key)
+  }
+
+  /** Processed past what this member committed, and committed by ordinary commits (not by transactions). */
+  #ordinaryCommitDue (cursor: Cursor): boolean {
+    return cursor.processedOffset !== undefined && cursor.processedOffset !== cursor.committedOffset && !this.#committedInTransactions(cursor)
+  }
+
+  /** Why an ordinary OffsetCommit under `identity` may not carry `cursor`, or undefined when it may. */
+  #whyNotCommittable (cursor: Cursor, identity: MemberIdentity): string | undefined {
+    if (this.#committedInTransactions(cursor)) return 'its offsets are committed inside transactions (runTransactional / sendOffsets): an ordinary commit would supersede them'
+    return notHeldUnder(cursor, identity)
   }
 
   // ---------------------------------------------------------------- commits
@@ -399,7 +477,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
     let refused: RefusedCommit[] = []
     await this.#oneCommitAtATime(membership, signal, async identity => {
       if (identity === undefined) return
-      refused = await this.#commitCursors(this.cursors.filter(c => c.processedOffset !== undefined && c.processedOffset !== c.committedOffset), identity, c => c.processedOffset!, signal)
+      refused = await this.#commitCursors(this.cursors.filter(c => this.#ordinaryCommitDue(c)), identity, c => c.processedOffset!, signal)
     })
     return refused
   }
@@ -504,7 +582,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
       let included: Array<{ cursor: Cursor, offset: bigint }> = []
       for (const cursor of cursors) {
         const offset = offsetOf(cursor)
-        const reason = notHeldUnder(cursor, identity)
+        const reason = this.#whyNotCommittable(cursor, identity)
         if (reason !== undefined) refuse(cursor, offset, reason)
         else included.push({ cursor, offset })
       }
@@ -518,7 +596,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
           break
         }
         const sent = new Set(outcome.sent)
-        for (const item of included) if (!sent.has(item)) refuse(item.cursor, item.offset, notHeldUnder(item.cursor, identity) ?? 'left the commit while it was retried')
+        for (const item of included) if (!sent.has(item)) refuse(item.cursor, item.offset, this.#whyNotCommittable(item.cursor, identity) ?? 'left the commit while it was retried')
         const retry: Array<{ cursor: Cursor, offset: bigint }> = []
         for (const item of outcome.sent) {
           const code = outcome.codes.get(partitionKey(item.cursor)) ?? -1
@@ -549,7 +627,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
         identity = this.#membership?.identity() ?? identity
         included = []
         for (const item of retry) {
-          if (notHeldUnder(item.cursor, identity) === undefined) included.push(item)
+          if (this.#whyNotCommittable(item.cursor, identity) === undefined) included.push(item)
           else refuse(item.cursor, item.offset, 'STALE_MEMBER_EPOCH and the partition is no longer held under the current epoch')
         }
       }
@@ -571,7 +649,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
     let response
     try {
       response = await this.#coordinator.send(OffsetCommit, version => {
-        sent = items.filter(item => notHeldUnder(item.cursor, identity) === undefined)
+        sent = items.filter(item => this.#whyNotCommittable(item.cursor, identity) === undefined)
         if (sent.length === 0) throw new NothingLeftToCommit()
         const byTopic = new Map<string, Array<{ partitionIndex: number, committedOffset: bigint, committedLeaderEpoch: number, committedMetadata: string | null }>>()
         for (const { cursor, offset } of sent) {
@@ -741,8 +819,9 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
     const cursors = await this.removePartitions(partitions, waitMs ?? Math.max(0, deadlineAt - Date.now() - commitMargin))
     let refused: RefusedCommit[] = []
     try {
-      if (identity !== undefined && this.delivery === 'at-least-once') {
-        const pending = cursors.filter(c => c.processedOffset !== undefined && c.processedOffset !== c.committedOffset)
+      // autoCommit: false commits nothing on its own, here neither (as Java's enable.auto.commit=false).
+      if (identity !== undefined && this.delivery === 'at-least-once' && this.#autoCommit) {
+        const pending = cursors.filter(c => this.#ordinaryCommitDue(c))
         if (pending.length > 0) refused = await this.#commitCursors(pending, identity, c => c.processedOffset!, deadline).catch(error => { this.warn(error); return [] })
       }
     } finally {
@@ -858,6 +937,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
     // First: nothing more is handed out. Handlers still out are waited for (bounded, as a
     // revoke), unless close() is called from one of them: it would wait for itself.
     this.stopHandingOut()
+    this.#closeRequested.abort()
     clearInterval(this.#commitTimer)
     await this.#started
     const membership = this.#membership

@@ -22,22 +22,40 @@
  * - A fatal producer error (fenced by another instance of the transactional id, an EndTxn
  *   whose outcome is unknown) ends the loop with that error; so does a throwing eachBatch,
  *   after its transaction was aborted.
+ * - The input offsets are committed only inside the transactions (invariant 8): the loop
+ *   first turns the consumer's own committing off for good (no timer, revoke or close
+ *   commit), since an ordinary OffsetCommit landing between a TxnOffsetCommit and its COMMIT
+ *   marker makes the coordinator keep the older offset, and a crash then duplicates output.
+ * - A batch handed out while the membership is changing (a rebalance in progress) goes back
+ *   before any transaction begins, and the loop waits for the rebalance to end: handing it
+ *   out again at once would spin (and a revoke would wait for it).
+ * - `signal` stops taking batches; the batch in hand finishes its transaction, unless
+ *   `stop: 'abort-batch'` asked for its transaction to be aborted at once.
  */
 import type { ConsumerBatch } from '../consumer/consumer'
-import type { Producer, TransactionScope } from '../producer/producer'
+import type { Producer, ProducerBytes, TransactionScope } from '../producer/producer'
 import { TransactionFatalError } from '../producer/transaction'
-import { checkFunction, checkKnownKeys, checkObject, checkSignal, optionKeys } from '../client/validate'
+import { checkFunction, checkKnownKeys, checkObject, checkOneOf, checkSignal, describeValue, optionKeys } from '../client/validate'
 import { AbortedError } from '../client/errors'
 import type { GroupConsumer } from './group-consumer'
 
-export interface TransactionalRunOptions {
+export interface TransactionalRunOptions<K = Buffer, V = Buffer, PK = ProducerBytes, PV = ProducerBytes> {
   /** Transforms one batch: send its output with `tx.send` / `tx.produce`. Throwing aborts the batch's transaction and ends the loop. */
-  eachBatch: (batch: ConsumerBatch, tx: TransactionScope) => Promise<void> | void
-  /** Stops the loop (the open transaction, if any, is aborted). */
+  eachBatch: (batch: ConsumerBatch<K, V>, tx: TransactionScope<PK, PV>) => Promise<void> | void
+  /**
+   * Stops the loop: no batch is taken after it aborts, and the loop resolves once the batch
+   * in hand is done. By default that batch finishes: its transaction commits (see `stop`).
+   */
   signal?: AbortSignal
+  /**
+   * What `signal` does to the batch in hand: 'finish-batch' (default) lets its transaction
+   * run to its commit (the calls in it are not cut short), 'abort-batch' cuts them short and
+   * aborts the transaction (the batch is read again by whoever owns the partition next).
+   */
+  stop?: 'finish-batch' | 'abort-batch'
 }
 
-const TRANSACTIONAL_RUN_OPTION_KEYS = optionKeys<TransactionalRunOptions>()(['eachBatch', 'signal'])
+const TRANSACTIONAL_RUN_OPTION_KEYS = optionKeys<TransactionalRunOptions>()(['eachBatch', 'signal', 'stop'])
 
 export interface TransactionalStats {
   committed: number
@@ -53,26 +71,39 @@ export interface TransactionAbortedEvent {
   reason: string
 }
 
+const WHERE = 'runTransactional option'
+
 /**
  * Runs the exactly-once loop until the consumer closes or `signal` aborts. The producer
  * must be transactional (`transactionalId`), the consumer a group member reading with
  * `isolation: 'read_committed'` (what it reads is then only committed output of upstream
- * transactions). Resolves with how many transactions committed and aborted.
+ * transactions) and delivering at-least-once. From the first call on, the consumer commits
+ * its offsets only inside the loop's transactions (nothing on a timer, at a revoke or at
+ * close). Resolves with how many transactions committed and aborted.
  */
-export async function runTransactional (consumer: GroupConsumer, producer: Producer, options: TransactionalRunOptions): Promise<TransactionalStats> {
+export async function runTransactional<K = Buffer, V = Buffer, PK = ProducerBytes, PV = ProducerBytes> (consumer: GroupConsumer<K, V>, producer: Producer<PK, PV>, options: TransactionalRunOptions<K, V, PK, PV>): Promise<TransactionalStats> {
   checkObject('runTransactional', 'options', options)
-  checkKnownKeys('runTransactional option', options, TRANSACTIONAL_RUN_OPTION_KEYS, { eachMessage: 'eachBatch', eachRecord: 'eachBatch' })
-  checkFunction('runTransactional option', 'eachBatch', options.eachBatch)
-  if (options.signal !== undefined) checkSignal('runTransactional option', 'signal', options.signal)
+  checkKnownKeys(WHERE, options, TRANSACTIONAL_RUN_OPTION_KEYS, { eachMessage: 'eachBatch', eachRecord: 'eachBatch' })
+  checkFunction(WHERE, 'eachBatch', options.eachBatch)
+  if (options.signal !== undefined) checkSignal(WHERE, 'signal', options.signal)
+  checkOneOf(WHERE, 'stop', options.stop, ['finish-batch', 'abort-batch'])
+  if (typeof (consumer as Partial<GroupConsumer<K, V>> | undefined)?.commitInTransactions !== 'function') throw new TypeError(`runTransactional needs a group consumer (client.consumer({ groupId, topics })), got ${describeValue(consumer)}`)
   if (producer.transactionState === undefined) throw new TypeError('runTransactional needs a transactional producer: client.producer({ transactionalId })')
   const stats: TransactionalStats = { committed: 0, aborted: 0 }
   const signal = options.signal
+  const stopped = (): boolean => signal?.aborted === true
+  // What cuts the calls of a transaction short: only an 'abort-batch' stop.
+  const cut = options.stop === 'abort-batch' ? signal : undefined
+  // Invariant 8, before the first batch: from here on the consumer commits nothing itself (refuses at-most-once).
+  await consumer.commitInTransactions()
   for (;;) {
+    // A stop takes no batch, even one already fetched.
+    if (stopped()) return stats
     let handed
     try {
       handed = await consumer.nextBatch(signal)
     } catch (error) {
-      if (error instanceof AbortedError && signal?.aborted === true) return stats
+      if (error instanceof AbortedError && stopped()) return stats
       throw error
     }
     if (handed === undefined) return stats
@@ -96,7 +127,11 @@ export async function runTransactional (consumer: GroupConsumer, producer: Produ
     }
     const group = consumer.groupMetadata()
     if (group === undefined || ownership.released || group.memberId !== ownership.memberId || group.generationId !== ownership.generation) {
-      rewind('the partition is not held under the current membership')
+      // A rebalance is in progress (or the partition left us): no transaction began, nothing
+      // is aborted. The batch goes back, and the loop waits for the membership to settle
+      // rather than take it again at once, which would spin for as long as the rebalance lasts.
+      giveBack()
+      await consumer.untilMember(signal)
       continue
     }
     try {
@@ -104,7 +139,7 @@ export async function runTransactional (consumer: GroupConsumer, producer: Produ
     } catch (error) {
       // Not processed: finishing it as done moved the partition past records no transaction carried.
       giveBack()
-      if (signal?.aborted === true) return stats
+      if (stopped()) return stats
       throw error
     }
     let failure: unknown
@@ -113,20 +148,21 @@ export async function runTransactional (consumer: GroupConsumer, producer: Produ
       await options.eachBatch(batch, scopeOf(producer))
       if (ownership.released) reason = 'the partition was revoked or lost during the transaction'
       else {
-        await producer.sendOffsets({ groupMetadata: group, offsets: [{ topic: batch.topic, partition: batch.partition, offset: batch.nextOffset, leaderEpoch: cursor.lastFetchedEpoch }], signal })
+        await producer.sendOffsets({ groupMetadata: group, offsets: [{ topic: batch.topic, partition: batch.partition, offset: batch.nextOffset, leaderEpoch: cursor.lastFetchedEpoch }], signal: cut })
         // The franz-go rule: a partition lost while the transaction ran must not see it commit.
         if (ownership.released) reason = 'the partition was revoked or lost during the transaction'
         else if (consumer.groupMetadata()?.memberId !== group.memberId) reason = 'the member was fenced and rejoined during the transaction'
       }
       if (reason === undefined) {
-        await producer.commitTransaction({ signal })
+        await producer.commitTransaction({ signal: cut })
         stats.committed++
         handed.finish()
         continue
       }
     } catch (error) {
       failure = error
-      reason = (error as Error).message
+      // The caller's own stop is named as such, not as what the call it cut short was waiting for.
+      reason = stopped() && causedByAbort(error, signal!) ? 'stopped by the caller: runTransactional\'s signal aborted while the transaction ran' : (error as Error).message
     }
     if (producer.transactionState === 'inTransaction' || producer.transactionState === 'abortableError') {
       try {
@@ -140,14 +176,22 @@ export async function runTransactional (consumer: GroupConsumer, producer: Produ
     // Abortable failures of the transaction itself (a fenced member's offsets, a failed send) are retried with the next read.
     const fatal = failure instanceof TransactionFatalError || producer.transactionState === 'fatalError'
     const fromApplication = !(failure instanceof Error && 'kind' in failure)
-    if (signal?.aborted === true) return stats
+    if (stopped()) return stats
     if (fatal || fromApplication) throw failure
   }
 }
 
-function scopeOf (producer: Producer): TransactionScope {
+/** Whether `error` (or an error it was caused by) is the abort of `signal`. */
+function causedByAbort (error: unknown, signal: AbortSignal): boolean {
+  for (let e = error, depth = 0; e !== undefined && e !== null && depth < 10; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e === signal.reason || (e as { name?: string }).name === 'AbortedError') return true
+  }
+  return false
+}
+
+function scopeOf<K, V> (producer: Producer<K, V>): TransactionScope<K, V> {
   return {
-    send: producer.send.bind(producer) as Producer['send'],
+    send: producer.send.bind(producer) as Producer<K, V>['send'],
     produce: producer.produce.bind(producer),
     sendOffsets: async offsets => await producer.sendOffsets(offsets)
   }

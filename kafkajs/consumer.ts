@@ -545,8 +545,10 @@ export class KafkaJSConsumer {
       maxBytes: this.#config.maxBytes ?? 10_485_760,
       maxWaitMs: this.#config.maxWaitTimeInMs ?? 5000,
       isolation: this.#config.readUncommitted === true ? 'read_uncommitted' : 'read_committed',
-      // The commit schedule is kafkajs's, driven from here (see #commitIfDue).
-      autoCommitIntervalMs: 2_147_483_647,
+      // The commit schedule is kafkajs's, driven from here (see #commitIfDue). With kafkajs's
+      // autoCommit: false (as for its transactions' sendOffsets) the engine commits nothing
+      // either, not at a revoke nor at stop: kafkajs commits only when asked then.
+      ...(this.#runConfig.autoCommit === false ? { autoCommit: false } : { autoCommitIntervalMs: 2_147_483_647 }),
       emptyBatches: true,
       // A kafkajs batch is a partition's fetch answer, of up to maxBytesPerPartition. A big answer
       // comes in parts of about 2 MiB of decoded messages instead: its messages are all alive

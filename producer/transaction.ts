@@ -54,6 +54,19 @@ export interface ConsumerGroupMetadata {
   groupInstanceId: string | null
 }
 
+/**
+ * The group consumer a ConsumerGroupMetadata came from (its groupMetadata() links it): told
+ * which of its partitions' offsets go into a transaction before the TxnOffsetCommit is sent,
+ * so it sends no ordinary OffsetCommit of them that could supersede it (invariant 8).
+ */
+type OffsetsOwner = (partitions: Array<{ topic: string, partition: number }>) => Promise<void>
+const offsetsOwners = new WeakMap<ConsumerGroupMetadata, OffsetsOwner>()
+
+/** @internal A group consumer links the metadata it hands out to itself (see OffsetsOwner). */
+export function linkOffsetsOwner (metadata: ConsumerGroupMetadata, owner: OffsetsOwner): void {
+  offsetsOwners.set(metadata, owner)
+}
+
 export interface TransactionOffset {
   topic: string
   partition: number
@@ -375,6 +388,8 @@ export class TransactionManager {
     }
     this.checkSend()
     if (options.offsets.length === 0) return
+    // Before the TxnOffsetCommit: the consumer stops committing these partitions itself, and its commits in flight end.
+    await offsetsOwners.get(group)?.(options.offsets)
     this.#touched = true
     const signal = options.signal
     try {

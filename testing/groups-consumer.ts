@@ -14,8 +14,10 @@
  *   owner released it (unreleased state until then).
  * - Epoch checks (Kafka's throwIfConsumerGroupMemberEpochIsInvalid): a heartbeat ahead of
  *   the member's epoch, or behind it (unless it is exactly the previous epoch and the
- *   owned partitions are a subset of the assignment: a lost response), gets
- *   FENCED_MEMBER_EPOCH; an unknown member at epoch > 0 gets UNKNOWN_MEMBER_ID.
+ *   owned partitions, which it must list, are a subset of the assignment: a lost
+ *   response), gets FENCED_MEMBER_EPOCH; an unknown member at epoch > 0 gets
+ *   UNKNOWN_MEMBER_ID. The assignment is in the answer only to a join or a full request
+ *   (rebalance timeout, subscription and owned partitions all given) or when it changed.
  * - A member silent for `consumerSessionTimeoutMs` is fenced: removed, its partitions
  *   freed, the group epoch bumped. So is a member that does not release revoked
  *   partitions within its rebalance timeout. Epoch -1 leaves; -2 (static leave) is
@@ -486,7 +488,8 @@ function ownsAny (owned: ConsumerHeartbeatRequest['topicPartitions'], assignment
 }
 
 function isSubset (owned: ConsumerHeartbeatRequest['topicPartitions'], assignment: Assignment): boolean {
-  if (owned === null) return true
+  // As Kafka: a member that does not say what it owns (not a full request) is not taken at its previous epoch.
+  if (owned === null) return false
   return owned.every(({ topicId, partitions }) => partitions.every(p => assignment.get(topicId)?.has(p) ?? false))
 }
 

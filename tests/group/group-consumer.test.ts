@@ -21,7 +21,8 @@ import { OffsetCommit } from '../../protocol/apis/offset-commit'
 import { OffsetFetch } from '../../protocol/apis/offset-fetch'
 import { SyncGroup } from '../../protocol/apis/sync-group'
 import type { Api } from '../../protocol/api'
-import type { CommitLogEntry } from '../../testing/index'
+import type { CommitLogEntry, GroupMemberInfo } from '../../testing/index'
+import { Client } from '../../client/client'
 import { gate, joinBareConsumerMember, protocols, until, sleep, withHarness, type Harness, type Member, type Protocol } from './support'
 
 /** The rows of `partition` in these commit-log entries, each with its entry. */
@@ -561,6 +562,56 @@ describe('GroupConsumer (consumer protocol): reconciliation while the coordinato
     })
   }
 
+  test('the answer that gives a waiting member its freed partition is lost: the next heartbeat is a full one, and the member gets the partition', async () => {
+    await withHarness({ partitions: 2, records: 3, groups: { consumerSessionTimeoutMs: 30_000 } }, async h => {
+      // 'old', a hand-driven member, joins first and owns both partitions.
+      const old = new Client({ bootstrap: h.cluster.bootstrap, clientId: 'old', requestTimeoutMs: 5000 })
+      await old.metadata.refresh([h.topic])
+      const topicId = h.cluster.topicId(h.topic)
+      let oldEpoch = 0
+      const oldBeat = async (owned: number[] | null): Promise<void> => {
+        const answer = await old.request(ConsumerGroupHeartbeat, {
+          groupId: h.groupId,
+          memberId: 'old',
+          memberEpoch: oldEpoch,
+          rebalanceTimeoutMs: oldEpoch === 0 ? 30_000 : -1,
+          subscribedTopicNames: oldEpoch === 0 ? [h.topic] : null,
+          topicPartitions: owned === null ? null : owned.length === 0 ? [] : [{ topicId, partitions: owned }]
+        }, { nodeId: h.cluster.coordinatorOf(h.groupId) })
+        assert.equal(answer.errorCode, 0, `old's heartbeat: ${String(answer.errorMessage)}`)
+        oldEpoch = answer.memberEpoch
+      }
+      const oldMember = (): GroupMemberInfo | undefined => h.cluster.groupMembers(h.groupId).find(m => m.memberId === 'old')
+      try {
+        await oldBeat([])
+        await oldBeat([0, 1])
+        assert.deepEqual(oldMember()?.assigned.map(p => p.partition), [0, 1])
+        // The heartbeat of A that the coordinator answers with the partition 'old' freed: applied, and its answer lost (the connection closes).
+        let lost = false
+        h.cluster.intercept(ConsumerGroupHeartbeat, r => {
+          const released = oldMember()?.assigned.length === 1 && oldMember()?.pendingRevocation.length === 0
+          if (r.clientId !== 'a' || lost || !released) return undefined
+          lost = true
+          return { drop: 'after-apply' }
+        })
+        // A joins: its target is one partition, which 'old' still owns (A waits for it, unreleased).
+        const a = await h.member('a', 'consumer')
+        a.run(h)
+        await until(() => h.cluster.groupMembers(h.groupId).find(m => m.memberId !== 'old')?.target.length === 1, "A's target")
+        const freed = h.cluster.groupMembers(h.groupId).find(m => m.memberId !== 'old')!.target[0].partition
+        // 'old' releases it (its heartbeat no longer lists it).
+        await oldBeat([1 - freed])
+        assert.deepEqual(oldMember()?.assigned.map(p => p.partition), [1 - freed])
+        await until(() => lost, 'the answer that gives A the freed partition, lost')
+        // Kafka sends the assignment again only in the answer to a full request (or when it changes): A must send one.
+        await until(() => a.processedUpTo(freed) === 3n, `A processing partition ${freed}`, 10_000)
+        assert.equal(a.error, undefined)
+      } finally {
+        await old.close()
+      }
+    })
+  })
+
   test('a newer target that arrives during the OffsetFetch of an older one: the older one\'s partitions are never added', async () => {
     await withHarness({ partitions: 2, records: 3, groups: { consumerSessionTimeoutMs: 30_000 } }, async h => {
       const offsetFetchHeld = h.gate()
@@ -670,3 +721,30 @@ describe('GroupConsumer (consumer protocol): commits in order', { timeout: 60_00
     })
   })
 })
+
+// autoCommit: false (as Java's enable.auto.commit=false): no commit on a timer, when a
+// partition is revoked or at close(); commit() still commits what the application finished.
+for (const protocol of protocols) {
+  describe(`autoCommit: false (${protocol} protocol)`, () => {
+    test('nothing is committed on a timer, at a revoke or at close; commit() commits what was processed', async () => {
+      await withHarness({ partitions: 2, records: 10 }, async h => {
+        const a = await h.member('a', protocol, { autoCommit: false, autoCommitIntervalMs: undefined })
+        a.run(h)
+        const processedUpTo = (offset: bigint): boolean => [0, 1].every(p => a.processedUpTo(p) === offset)
+        await until(() => processedUpTo(10n), 'every record processed')
+        const commits = (): number => h.cluster.requests(OffsetCommit).filter(r => r.clientId === 'a').length
+        assert.deepEqual(await a.consumer.commit(), [])
+        assert.equal(commits(), 1, 'commit() sent one OffsetCommit')
+        assert.deepEqual([h.committed(0), h.committed(1)], [10n, 10n])
+        // More processed, then a revoke (a second member joins) and a close: none of them commits.
+        await h.produce(5, [0, 1])
+        await until(() => processedUpTo(15n), 'the new records processed')
+        const b = await h.member('b', protocol, { autoCommit: false, autoCommitIntervalMs: undefined })
+        await until(() => a.assignedEvents.some(e => e.revoked.length > 0) && b.held().length > 0, 'member a to revoke a partition to member b', 10_000)
+        await a.consumer.close()
+        assert.equal(commits(), 1, 'no OffsetCommit after the explicit one')
+        assert.deepEqual([h.committed(0), h.committed(1)], [10n, 10n], 'the offsets of the explicit commit')
+      })
+    })
+  })
+}

@@ -38,6 +38,9 @@ describe('group consumer options are checked at construction', () => {
     ['a negative rebalanceTimeoutMs', { ...base, rebalanceTimeoutMs: -1 }, RangeError, /rebalanceTimeoutMs/],
     ['a fractional sessionTimeoutMs', { ...base, groupProtocol: 'classic', sessionTimeoutMs: 1.5 }, TypeError, /sessionTimeoutMs: expected an integer/],
     ['a string autoCommitIntervalMs', { ...base, autoCommitIntervalMs: '100' }, TypeError, /autoCommitIntervalMs/],
+    ['an autoCommit that is not a boolean', { ...base, autoCommit: 'false' }, TypeError, /autoCommit: expected true or false/],
+    ['autoCommit: false with an autoCommitIntervalMs', { ...base, autoCommit: false, autoCommitIntervalMs: 100 }, RangeError, /autoCommitIntervalMs: 100 with autoCommit: false/],
+    ['autoCommit: false with at-most-once', { ...base, autoCommit: false, delivery: 'at-most-once' }, RangeError, /autoCommit: false with delivery: 'at-most-once'/],
     ['an unknown offsetReset', { ...base, offsetReset: 'smallest' }, RangeError, /offsetReset/],
     ['fromBeginning contradicting offsetReset', { ...base, fromBeginning: true, offsetReset: 'latest' }, RangeError, /fromBeginning/],
     ['an onAssigned that is not a function', { ...base, onAssigned: 'log' }, TypeError, /onAssigned: expected a function/],
@@ -142,7 +145,7 @@ describe('every documented consumer option is accepted (the objects below must n
       await consumer.close()
       await running
 
-      const groupOptions: Every<GroupConsumerOptions<string, string>> & { autoCommit: boolean } = {
+      const groupOptions: Every<GroupConsumerOptions<string, string>> = {
         ...fetchOptions,
         groupId: 'every-option',
         topics: ['t'],
@@ -163,7 +166,7 @@ describe('every documented consumer option is accepted (the objects below must n
       }
       const member = client.consumer(groupOptions)
       const producer = client.producer({ transactionalId: 'every-option' })
-      const transactional: Every<TransactionalRunOptions> = { eachBatch: () => {}, signal: AbortSignal.abort() }
+      const transactional: Every<TransactionalRunOptions> = { eachBatch: () => {}, signal: AbortSignal.abort(), stop: 'finish-batch' }
       await runTransactional(member as unknown as GroupConsumer, producer, transactional)
       await member.close()
       await producer.close()

@@ -5,9 +5,13 @@
 import { afterEach, beforeEach, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Client } from '../../client/client'
-import { GroupConsumer } from '../../group/group-consumer'
+import { GroupConsumer, type GroupConsumerOptions } from '../../group/group-consumer'
 import { runTransactional, type TransactionAbortedEvent } from '../../group/transactional'
+import type { TopicPartition } from '../../group/membership'
+import { deserializers, serializers } from '../../index'
 import { InitProducerId } from '../../protocol/apis/init-producer-id'
+import { JoinGroup } from '../../protocol/apis/join-group'
+import { OffsetCommit } from '../../protocol/apis/offset-commit'
 import { TxnOffsetCommit } from '../../protocol/apis/txn-offset-commit'
 import { Producer } from '../../producer/producer'
 import { TransactionFatalError } from '../../producer/transaction'
@@ -43,12 +47,12 @@ function newClient (name: string): Client {
   return client
 }
 
-async function pipeline (name: string, protocol: 'classic' | 'consumer'): Promise<{ consumer: GroupConsumer, producer: Producer, client: Client }> {
+async function pipeline (name: string, protocol: 'classic' | 'consumer', options: Partial<GroupConsumerOptions> = {}): Promise<{ consumer: GroupConsumer, producer: Producer, client: Client }> {
   const client = newClient(name)
   await client.metadata.refresh([IN, OUT])
   const consumer = new GroupConsumer(client, {
     groupId: 'eos', topics: [IN], groupProtocol: protocol, fromBeginning: true, isolation: 'read_committed',
-    maxPartitionBytes: 200, maxWaitMs: 50, sessionTimeoutMs: 1500, rebalanceTimeoutMs: 1500, heartbeatIntervalMs: 50, autoCommitIntervalMs: 60_000
+    maxPartitionBytes: 200, maxWaitMs: 50, sessionTimeoutMs: 1500, rebalanceTimeoutMs: 1500, heartbeatIntervalMs: 50, autoCommitIntervalMs: 60_000, ...options
   })
   const producer = new Producer(client, { transactionalId: `eos-${name}`, lingerMs: 0 })
   closers.push(async () => { await consumer.close(); await producer.close({ force: true }) })
@@ -72,6 +76,9 @@ function assertExactlyOnce (): void {
     assert.deepEqual(values, [...values].sort((a, b) => a - b), `partition ${p} in input order`)
   }
 }
+
+/** Ordinary (non-transactional) OffsetCommit requests the named clients sent. */
+const ordinaryCommitsOf = (...clientIds: string[]): unknown[] => cluster.requests(OffsetCommit).filter(r => clientIds.includes(r.clientId ?? '')).map(r => r.request)
 
 const offsetsAtEnd = (): boolean => Array.from({ length: PARTITIONS }, (_, p) => cluster.committedOffset('eos', IN, p)?.offset === BigInt(PER_PARTITION)).every(Boolean)
 const done = (): boolean => committedOutput().length >= PARTITIONS * PER_PARTITION && offsetsAtEnd()
@@ -199,5 +206,169 @@ for (const protocol of protocols) {
       assert.ok(committedValues.length > 0)
       assert.equal(cluster.requests(TxnOffsetCommit).length, 1)
     })
+
+    test('a runTransactional member sends no ordinary OffsetCommit: not on its timer, not at a revoke, not at close (invariant 8)', async () => {
+      // A 10 ms auto-commit timer: any ordinary commit it would make comes many times over.
+      const a = await pipeline('a', protocol, { autoCommitIntervalMs: 10 })
+      const stopA = new AbortController()
+      const runningA = runTransactional(a.consumer, a.producer, { eachBatch: transform, signal: stopA.signal })
+      await until(done, 'all input transformed and committed', 15_000)
+      // A second member takes partitions from the first: a revoke of partitions with committed transactions behind them.
+      const revoked: TopicPartition[] = []
+      a.consumer.on('assigned', event => revoked.push(...event.revoked))
+      const b = await pipeline('b', protocol, { autoCommitIntervalMs: 10 })
+      const stopB = new AbortController()
+      const runningB = runTransactional(b.consumer, b.producer, { eachBatch: transform, signal: stopB.signal })
+      await until(() => revoked.length > 0 && b.consumer.assignment().length > 0, 'member a to revoke partitions to member b', 15_000)
+      stopA.abort()
+      await runningA
+      await a.consumer.close()
+      stopB.abort()
+      await runningB
+      await b.consumer.close()
+      assert.deepEqual(ordinaryCommitsOf('a', 'b'), [], 'no ordinary OffsetCommit from a transactional member')
+      // The group's offsets are the transactions' alone.
+      assert.ok(offsetsAtEnd(), 'the group\'s committed offsets are at the input\'s end')
+      assertExactlyOnce()
+    })
+
+    test('sendOffsets with a consumer on auto-commit: its partitions get no ordinary OffsetCommit from then on', async () => {
+      const { consumer, producer } = await pipeline('a', protocol, { autoCommitIntervalMs: 10 })
+      const stop = new AbortController()
+      const loop = (async () => {
+        for (;;) {
+          const handed = await consumer.nextBatch(stop.signal)
+          if (handed === undefined) return
+          const { batch } = handed
+          await producer.transaction(async tx => {
+            await transform(batch, tx)
+            await tx.sendOffsets({ consumer, offsets: [{ topic: batch.topic, partition: batch.partition, offset: batch.nextOffset }] })
+          })
+          handed.finish()
+        }
+      })().catch(error => { if (!stop.signal.aborted) throw error })
+      await until(done, 'all input transformed and committed', 15_000)
+      stop.abort()
+      await loop
+      await consumer.close()
+      assert.deepEqual(ordinaryCommitsOf('a'), [], 'no ordinary OffsetCommit of partitions whose offsets went into transactions')
+      assert.ok(offsetsAtEnd())
+      assertExactlyOnce()
+    })
+
+    test('stopping by the signal finishes the batch in hand: its transaction commits, no batch is taken after it', async () => {
+      const { consumer, producer } = await pipeline('a', protocol)
+      const held = gate()
+      const stop = new AbortController()
+      const batches: Array<{ partition: number, nextOffset: bigint, count: number }> = []
+      const aborted: TransactionAbortedEvent[] = []
+      consumer.on('transactionAborted', event => aborted.push(event))
+      const running = runTransactional(consumer, producer, {
+        signal: stop.signal,
+        eachBatch: async (batch, tx) => {
+          batches.push({ partition: batch.partition, nextOffset: batch.nextOffset, count: batch.records.length })
+          await transform(batch, tx)
+          await held.promise
+        }
+      })
+      await until(() => batches.length > 0, 'a batch in its transaction')
+      stop.abort()
+      held.release()
+      const stats = await running
+      assert.deepEqual(stats, { committed: 1, aborted: 0 }, `aborts: ${aborted.map(e => e.reason).join('; ')}`)
+      assert.equal(batches.length, 1, 'no batch taken after the stop')
+      const [only] = batches
+      assert.equal(cluster.committedLog(OUT, only.partition).length, only.count, 'the batch\'s output is committed')
+      assert.equal(cluster.committedOffset('eos', IN, only.partition)?.offset, only.nextOffset, 'and its offsets with it')
+    })
+
+    test('stop: \'abort-batch\' aborts the transaction in flight, and its reason says the caller stopped it', async () => {
+      const { consumer, producer } = await pipeline('a', protocol)
+      const held = gate()
+      let offsetsArrived = false
+      cluster.intercept(TxnOffsetCommit, () => {
+        offsetsArrived = true
+        return { hold: held.promise }
+      }, { times: 1 })
+      const aborted: TransactionAbortedEvent[] = []
+      consumer.on('transactionAborted', event => aborted.push(event))
+      const stop = new AbortController()
+      const running = runTransactional(consumer, producer, { eachBatch: transform, signal: stop.signal, stop: 'abort-batch' })
+      await until(() => offsetsArrived, 'the first TxnOffsetCommit at the broker')
+      stop.abort()
+      // The cut request's answer no longer matters; later requests on the connection (the abort's EndTxn) go on.
+      held.release()
+      await until(() => aborted.length > 0, 'the transaction to abort')
+      const stats = await running
+      assert.equal(stats.committed, 0)
+      assert.equal(aborted.length, 1)
+      assert.match(aborted[0].reason, /stopped by the caller/)
+      assert.doesNotMatch(aborted[0].reason, /connection|broker|waiting/i)
+      assert.deepEqual(committedOutput(), [], 'nothing of the aborted batch is visible')
+    })
   })
+}
+
+test('runTransactional waits for a classic rebalance held open: no batch handed out again and again, no transactionAborted storm', async () => {
+  const { consumer, producer } = await pipeline('a', 'classic')
+  const stop = new AbortController()
+  let holding = false
+  let handedDuringHold = 0
+  const aborted: TransactionAbortedEvent[] = []
+  consumer.on('transactionAborted', event => { if (holding) aborted.push(event) })
+  // Counts what the loop is handed while the rebalance is held open.
+  const nextBatch = consumer.nextBatch.bind(consumer)
+  consumer.nextBatch = async signal => {
+    const handed = await nextBatch(signal)
+    if (handed !== undefined && holding) handedDuringHold++
+    return handed
+  }
+  const running = runTransactional(consumer, producer, { eachBatch: transform, signal: stop.signal })
+  await until(done, 'all input transformed and committed', 15_000)
+  // The next rebalance (a second member joins): member a's JoinGroup is held at the broker.
+  const held = gate()
+  let rejoining = false
+  cluster.intercept(JoinGroup, ({ clientId }) => {
+    if (clientId !== 'a') return undefined
+    rejoining = true
+    return { hold: held.promise }
+  }, { times: 1 })
+  const other = new GroupConsumer(newClient('b'), { groupId: 'eos', topics: [IN], groupProtocol: 'classic', fromBeginning: true, isolation: 'read_committed', sessionTimeoutMs: 1500, rebalanceTimeoutMs: 1500, heartbeatIntervalMs: 50, autoCommit: false })
+  closers.push(async () => { await other.close() })
+  await until(() => rejoining, 'member a to rejoin (held)', 10_000)
+  holding = true
+  // New input for partitions member a still holds while the rebalance is open.
+  const seeder = newClient('seeder2')
+  for (let p = 0; p < PARTITIONS; p++) await seeder.produceRaw({ topic: IN, partition: p, records: [{ key: Buffer.from(`k${p}`), value: Buffer.from(`${p}:${PER_PARTITION}`) }] })
+  await until(() => handedDuringHold > 0, 'member a to be handed the new input during the rebalance', 5000)
+  // Long enough for a spinning loop to hand the batch out hundreds of times.
+  await sleep(500)
+  const handed = handedDuringHold
+  const abortEvents = aborted.length
+  holding = false
+  held.release()
+  stop.abort()
+  await running
+  assert.ok(handed <= 1 && abortEvents <= 1, `${handed} batches handed out and ${abortEvents} transactionAborted events during the held rebalance`)
+})
+
+// Types only (never called): runTransactional takes typed consumers and producers.
+export function typeChecks (client: Client): void {
+  interface Order { id: number, item: string }
+  const consumer = client.consumer({ groupId: 'g', topics: ['in'], deserializers: { key: deserializers.string(), value: deserializers.json<Order>() } })
+  const producer = client.producer({ transactionalId: 't', serializers: { key: serializers.string(), value: serializers.json<Order>() } })
+  void runTransactional(consumer, producer, {
+    eachBatch: async (batch, tx) => {
+      const order: Order | null = batch.records[0].value
+      const key: string | null = batch.records[0].key
+      await tx.send({ topic: 'out', key: key ?? 'none', value: order })
+      tx.produce({ topic: 'out', key: 'k', value: { id: 1, item: 'x' } }, () => {})
+      // @ts-expect-error tx.send takes Orders
+      await tx.send({ topic: 'out', value: 'not an order' })
+      // @ts-expect-error the batch's values are Orders, not Buffers
+      batch.records[0].value?.subarray(0)
+    }
+  })
+  // @ts-expect-error an eachBatch typed for bytes does not fit a consumer of Orders
+  void runTransactional(consumer, producer, { eachBatch: async (batch: { records: Array<{ value: Buffer | null }> }) => { void batch } })
 }

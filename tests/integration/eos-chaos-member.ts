@@ -14,6 +14,8 @@ const config = readMemberConfig<MemberConfig & { outputTopic: string, transactio
 reportCrashes()
 
 const client = new Client({ bootstrap: config.bootstrap, clientId: `eos-${config.label}`, retryBackoff: { initialMs: 100, maxMs: 1000 } })
+// Invariant 8: a runTransactional member sends no ordinary OffsetCommit; each one is reported (the test counts them).
+client.on('request', event => { if (event.apiName === 'OffsetCommit') log('offsetCommit', { outcome: event.outcome }) })
 let committed = 0
 let aborted = 0
 let producers = 0
@@ -90,7 +92,8 @@ async function main (): Promise<void> {
     sessionTimeoutMs: config.sessionTimeoutMs,
     heartbeatIntervalMs: config.heartbeatIntervalMs,
     rebalanceTimeoutMs: config.rebalanceTimeoutMs,
-    autoCommitIntervalMs: 600_000
+    // Frequent, so a stray ordinary commit (one between a TxnOffsetCommit and its marker supersedes it) would show.
+    autoCommitIntervalMs: 20
   })
   consumerRef = consumer
   track(consumer, 'nextBatch')

@@ -42,7 +42,7 @@ export const MEMBER_CONFIG_ENV = 'KAFKATS_GROUP_CHAOS_MEMBER'
 export interface MemberEvent {
   /** Date.now() in the member. */
   t: number
-  event: 'started' | 'assigned' | 'lost' | 'commitRefused' | 'batchDropped' | 'warning' | 'status' | 'stuck' | 'closing' | 'closed' | 'closeTimeout' | 'error' | 'trace' | 'raw' | 'producerFailed'
+  event: 'started' | 'assigned' | 'lost' | 'commitRefused' | 'batchDropped' | 'warning' | 'status' | 'stuck' | 'closing' | 'closed' | 'closeTimeout' | 'error' | 'trace' | 'raw' | 'producerFailed' | 'offsetCommit'
   /** Partitions this member holds after the event (assigned, lost, status). */
   held?: number[]
   [field: string]: unknown

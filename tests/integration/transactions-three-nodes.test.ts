@@ -246,7 +246,17 @@ describe('transactions on three nodes: the coordinator SIGKILLed, and exactly-on
       let missing = 0
       for (let i = 0; i < RECORDS; i++) if (!seen.has(i)) missing++
       const aborted = registry.reduce((sum, i) => sum + Number([...i.events].reverse().find(e => e.event === 'status')?.aborted ?? 0), 0)
-      const report = `eos chaos (${groupProtocol}): input ${RECORDS}, output ${outputCount}, duplicates ${duplicates}, missing ${missing}, out of key order ${outOfOrder}, aborted transactions ${aborted}, member processes ${registry.length}`
+      // The group's offsets: only transactions commit them (no ordinary OffsetCommit from a member, invariant 8),
+      // and with every input record in the committed output, no input partition's committed offset may be behind its end.
+      const ordinaryCommits = registry.reduce((sum, i) => sum + i.events.filter(e => e.event === 'offsetCommit').length, 0)
+      const [groupOffsets] = await client.admin.fetchOffsets([groupId])
+      const behind: string[] = []
+      for (let partition = 0; partition < PARTITIONS; partition++) {
+        const end = (await client.listOffsets({ topic: input, partition, spec: 'latest' })).offset
+        const committed = groupOffsets.offsets.find(o => o.topic === input && o.partition === partition)?.offset ?? -1n
+        if (committed < end) behind.push(`${partition}: committed ${committed}, end ${end}`)
+      }
+      const report = `eos chaos (${groupProtocol}): input ${RECORDS}, output ${outputCount}, duplicates ${duplicates}, missing ${missing}, out of key order ${outOfOrder}, aborted transactions ${aborted}, member processes ${registry.length}, ordinary OffsetCommits ${ordinaryCommits}, input partitions committed behind the output ${behind.length}`
       console.log(report)
       if (missing > 0) console.log(`missing input records (partition: offset ranges), member logs in ${runDir}:\n${await missingRanges(input, seen)}`)
       assert.deepEqual(unexpected, [], `members exited on their own:\n${timeline.toString()}`)
@@ -254,6 +264,8 @@ describe('transactions on three nodes: the coordinator SIGKILLed, and exactly-on
       assert.equal(missing, 0, report)
       assert.equal(outOfOrder, 0, report)
       assert.equal(outputCount, RECORDS, report)
+      assert.equal(ordinaryCommits, 0, report)
+      assert.deepEqual(behind, [], report)
       fs.rmSync(runDir, { recursive: true, force: true }) // kept when an assertion fails, for its logs
     })
   }

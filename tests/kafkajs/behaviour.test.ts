@@ -496,6 +496,40 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     await consumer.disconnect()
   })
 
+  test('autoCommit: false with a transaction\'s sendOffsets: the consumer commits nothing itself, not for a seek, not at stop (as kafkajs)', async () => {
+    const topic = await topicWith(1, ['a', 'b', 'c'])
+    const out = await topicWith(1)
+    const groupId = unique('group')
+    const producer = kafka.producer({ transactionalId: unique('txn'), maxInFlightRequests: 1, idempotent: true })
+    await producer.connect()
+    const consumer = kafka.consumer({ groupId, heartbeatInterval: 500, sessionTimeout: 10_000 })
+    const offsetCommits: unknown[] = []
+    consumer.on(consumer.events.REQUEST, e => { if (e.payload.apiName === 'OffsetCommit') offsetCommits.push(e.payload) })
+    let seen = 0
+    await consumer.connect()
+    await consumer.subscribe({ topic, fromBeginning: true })
+    await consumer.run({
+      autoCommit: false,
+      eachBatch: async ({ batch, resolveOffset }) => {
+        const transaction = await producer.transaction()
+        await transaction.send({ topic: out, messages: batch.messages.map(m => ({ value: m.value })) })
+        const next = String(BigInt(batch.lastOffset()) + 1n)
+        await transaction.sendOffsets({ consumerGroupId: groupId, topics: [{ topic, partitions: [{ partition: batch.partition, offset: next }] }] })
+        await transaction.commit()
+        for (const message of batch.messages) resolveOffset(message.offset)
+        seen += batch.messages.length
+        // kafkajs: with autoCommit off a seek only moves the position (and the resolved offset); it commits nothing.
+        if (seen === 3) consumer.seek({ topic, partition: 0, offset: '3' })
+      }
+    })
+    await until(() => seen === 3, 'the three records')
+    assert.equal(await committedOffsetOnceItIs(groupId, topic, '3'), '3', 'the transaction committed the offsets')
+    await consumer.disconnect()
+    await producer.disconnect()
+    assert.deepEqual(offsetCommits, [], 'no OffsetCommit from the consumer')
+    assert.equal(await committedOffsetOnceItIs(groupId, topic, '3'), '3')
+  })
+
   test('run() without a subscription joins the group as a member of no topic, as kafkajs does (describeGroup shows it)', async () => {
     const consumer = kafka.consumer({ groupId: unique('group') })
     const requests: string[] = []

@@ -460,6 +460,9 @@ describe('KIP-848 consumer group protocol', () => {
       assert.equal(m1.memberEpoch, 2)
       const retried = await m1.heartbeat({ memberEpoch: 1, topicPartitions: m1.owned })
       assert.deepEqual([retried.errorCode, retried.memberEpoch], [0, 2])
+      // Without its owned partitions (not a full request) the previous epoch is refused, as Kafka refuses it.
+      const unsaid = await m1.heartbeat({ memberEpoch: 1, topicPartitions: null })
+      assert.equal(unsaid.errorCode, E.FENCED_MEMBER_EPOCH)
       const tooOld = await m1.heartbeat({ memberEpoch: 0, topicPartitions: [], rebalanceTimeoutMs: 1000, subscribedTopicNames: ['t'] })
       assert.equal(tooOld.errorCode, E.FENCED_MEMBER_EPOCH)
 

@@ -26,7 +26,7 @@ import { ProtocolError } from '../protocol/errors'
 import { decodeResponseFrame, encodeRequestChunks } from '../protocol/header'
 import { Reader } from '../protocol/reader'
 import { abortError } from './backoff'
-import { ConnectionError, MalformedResponseError, RequestTimeoutError, TlsError, UnsupportedVersionError } from './errors'
+import { ConnectionError, isRefusedIdentity, MalformedResponseError, RequestTimeoutError, TlsError, UnsupportedVersionError } from './errors'
 import { authenticate, type SaslOptions } from './sasl'
 import { SaslAuthenticate } from '../protocol/apis/sasl-authenticate'
 import { SaslHandshake } from '../protocol/apis/sasl-handshake'
@@ -238,6 +238,8 @@ export class Connection {
   /** Sends a request and resolves with the decoded response. */
   send<Request, Response> (api: Api<Request, Response>, body: Request, options: SendOptions = {}): Promise<Response> {
     if (this.#state === 'closed') {
+      // A refused (re-)authentication is the answer for everything that waited on this connection: retrying cannot change it.
+      if (isRefusedIdentity(this.#closeError)) return Promise.reject(this.#closeError)
       return Promise.reject(new ConnectionError(this.label, 'the connection is closed', { written: false, cause: this.#closeError }))
     }
     if (options.signal?.aborted === true) return Promise.reject(abortError(options.signal, `${api.name} to ${this.label}`))
@@ -311,7 +313,7 @@ export class Connection {
   #scheduleReauthentication (sessionLifetimeMs: number): void {
     if (sessionLifetimeMs <= 0 || this.#state === 'closed') return
     const delay = sessionLifetimeMs * (0.85 + Math.random() * 0.1)
-    this.#reauthTimer = setTimeout(() => { this.#reauthenticate().catch(error => this.close(error as Error)) }, delay)
+    this.#reauthTimer = setTimeout(() => { void this.#reauthenticate() }, delay)
     this.#reauthTimer.unref()
   }
 
@@ -326,6 +328,11 @@ export class Connection {
       this.#onDrained = undefined
       if (this.#state === 'closed') return
       this.#scheduleReauthentication(await this.#authenticate(true))
+    } catch (error) {
+      // Closed before the held requests are let go: none of them may reach the socket of a
+      // session the broker is ending, where it would be written without an answer (an
+      // ambiguous produce); they fail, unwritten, with the refusal (see send()).
+      this.close(error as Error)
     } finally {
       this.#reauthGate = undefined
       release()

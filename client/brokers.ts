@@ -229,6 +229,8 @@ export class BrokerPool {
     const attempts = (previous?.attempts ?? 0) + 1
     const backoffMs = Math.round(backoffDelay(attempts - 1, this.#backoff))
     this.#failures.set(nodeId, { attempts, nextAttemptAt: Date.now() + backoffMs, lastError: error })
+    // Refused credentials or certificates are not retried (#get): no reconnect to announce.
+    if (isRefusedIdentity(error)) return
     const address = this.broker(nodeId)
     const broker = address === undefined ? `broker ${nodeId}` : describe(address)
     this.#instrumentation.log.debug(`reconnecting in ${backoffMs} ms`, { broker, attempt: attempts, error })

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict'
 import * as net from 'node:net'
 import { Connection } from '../../client/connection'
 import { AuthenticationError } from '../../client/errors'
+import { Client } from '../../index'
 import { TypedEmitter, type AuthenticateEvent, type ClientEvents } from '../../client/events'
 import { Instrumentation } from '../../client/instrumentation'
 import { Log } from '../../client/logger'
@@ -23,7 +24,7 @@ const SESSION_MS = 300
 const isFlexible = (apiKey: number, version: number): boolean => allApis.find(a => a.key === apiKey)?.isFlexible(version) ?? false
 
 /** Answers ApiVersions, SASL (sessions of SESSION_MS) and Metadata (after a delay), and notes what it saw. */
-async function saslBroker (options: { refuseReauthentication?: boolean } = {}): Promise<{ port: number, events: string[], close: () => void }> {
+async function saslBroker (options: { refuseReauthentication?: boolean, refuseAll?: boolean } = {}): Promise<{ port: number, events: string[], close: () => void }> {
   const events: string[] = []
   const sockets: net.Socket[] = []
   const server = net.createServer(socket => {
@@ -51,7 +52,7 @@ async function saslBroker (options: { refuseReauthentication?: boolean } = {}): 
         } else if (apiKey === SaslAuthenticate.key) {
           events.push('authenticate')
           inSasl = false
-          if (options.refuseReauthentication === true && events.includes('metadata')) {
+          if (options.refuseAll === true || (options.refuseReauthentication === true && events.includes('metadata'))) {
             // As Kafka does when a credential was deleted mid-session: refuse, then close the connection (a moment later).
             events.push('refused')
             answer(0, () => encodeResponseFrame(SaslAuthenticate, apiVersion, correlationId, { errorCode: 58, errorMessage: 'Authentication failed during re-authentication due to invalid credentials with SASL mechanism PLAIN', authBytes: Buffer.alloc(0), sessionLifetimeMs: 0n }))
@@ -141,6 +142,24 @@ test('a refused re-authentication (a credential deleted mid-session) fails the r
     await assert.rejects(connection.send(Metadata, { topics: null }), AuthenticationError, 'a later request gets the refusal too')
   } finally {
     connection.close()
+    broker.close()
+  }
+})
+
+test('a refused identity is not announced as a reconnect: no retry follows it', async () => {
+  const broker = await saslBroker({ refuseAll: true })
+  const client = new Client({ bootstrap: [`127.0.0.1:${broker.port}`], sasl: { mechanism: 'PLAIN', username: 'u', password: 'wrong' } })
+  const reconnects: unknown[] = []
+  let refusals = 0
+  client.on('reconnect', event => { reconnects.push(event) })
+  client.on('authenticationError', () => { refusals++ })
+  try {
+    await assert.rejects(client.admin.describeCluster({ timeoutMs: 30_000 }), AuthenticationError)
+    await assert.rejects(client.producer().send({ topic: 't', value: 'x' }), AuthenticationError)
+    assert.ok(refusals >= 1)
+    assert.deepEqual(reconnects, [])
+  } finally {
+    await client.close()
     broker.close()
   }
 })

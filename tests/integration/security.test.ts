@@ -6,6 +6,8 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
+import * as fs from 'node:fs'
+import * as os from 'node:os'
 import * as path from 'node:path'
 import { AuthenticationError, BrokerError, Client, ConnectionError, GroupConsumer, KafkaTsError, TlsError, type ClientOptions, type SaslOptions } from '../../index'
 import { startCluster, type KafkaCluster, type SecuredListeners } from '../broker/kafka'
@@ -25,9 +27,9 @@ function unsecuredJwt (subject: string, lifetimeMs: number): string {
 const cliBin = path.join(__dirname, '..', '..', 'cli', 'main.js')
 
 /** Runs the `kafkats` command as users do; its exit code and output. */
-async function kafkats (args: string[], env: Record<string, string> = {}): Promise<{ code: number | null, stdout: string, stderr: string }> {
+async function kafkats (args: string[], env: Record<string, string> = {}, cwd?: string): Promise<{ code: number | null, stdout: string, stderr: string }> {
   return await new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cliBin, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [cliBin, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', chunk => { stdout += chunk })
@@ -315,6 +317,10 @@ describe('security against a secured broker', { skip }, () => {
     const readable = uniqueName('describe-only')
     await admin.admin.createTopics([{ topic, numPartitions: 1 }, { topic: readable, numPartitions: 1 }])
     const { user, password } = await scramUser('frank', readable, ['describe'])
+    // A record to read: with none, `consume -e` is done before it fetches.
+    const producer = admin.producer()
+    await producer.send({ topic: readable, value: 'x' })
+    await producer.close()
     const client = connect('saslPlaintext', { sasl: { mechanism: 'SCRAM-SHA-256', username: user, password } })
     const isDenied = (error: unknown): boolean => error instanceof BrokerError && error.type === 'TOPIC_AUTHORIZATION_FAILED' && error.code === 29
     let started = Date.now()
@@ -376,6 +382,20 @@ describe('security against a secured broker', { skip }, () => {
         assert.ok(elapsed < 10_000, `${what} (${call}): failed after ${elapsed} ms`)
         console.log(`# ${what} (${call}): ${error.name} after ${elapsed} ms`)
       }
+    }
+  })
+
+  test('the CLI authenticates with OAUTHBEARER (a token command) and reads a -F config file whose certificate path is relative to the file', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kafkats-cli-'))
+    try {
+      fs.writeFileSync(path.join(dir, 'ca.pem'), secured.ca)
+      fs.writeFileSync(path.join(dir, 'cli.json'), JSON.stringify({ bootstrap: secured.saslSsl, tls: { ca: 'ca.pem' }, sasl: { mechanism: 'OAUTHBEARER', tokenCommand: `echo ${unsecuredJwt('admin', 60_000)}` } }))
+      // Run from elsewhere: the path in the file is relative to the file.
+      const run = await kafkats(['cluster', '--json', '-F', path.join(dir, 'cli.json')], {}, os.tmpdir())
+      assert.equal(run.code, 0, run.stderr)
+      assert.equal(JSON.parse(run.stdout).brokers.length, 1)
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
     }
   })
 })

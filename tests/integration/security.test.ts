@@ -281,16 +281,19 @@ describe('security against a secured broker', { skip }, () => {
     return { user, password }
   }
 
-  test('a producer whose SCRAM credential is deleted mid-session fails its pending sends with AuthenticationError at the next re-authentication, not after minutes', async () => {
+  for (const how of ['a SCRAM credential is deleted', 'an OAUTHBEARER provider starts returning expired tokens'] as const) test(`a producer whose credential is revoked mid-session (${how}) fails its pending sends with AuthenticationError at the next re-authentication, not after minutes`, async () => {
     const topic = uniqueName('revoked')
     await admin.admin.createTopics([{ topic, numPartitions: 1 }])
     const { user, password } = await scramUser('dave', topic, ['write', 'describe'])
-    const client = connect('saslPlaintext', { sasl: { mechanism: 'SCRAM-SHA-256', username: user, password } })
+    let tokenLifetimeMs = 60_000
+    const sasl: SaslOptions = how.startsWith('a SCRAM') ? { mechanism: 'SCRAM-SHA-256', username: user, password } : { mechanism: 'OAUTHBEARER', token: () => unsecuredJwt(user, tokenLifetimeMs) }
+    const client = connect('saslPlaintext', { sasl })
     let authenticationErrors = 0
     client.on('authenticationError', () => { authenticationErrors++ })
     const producer = client.producer({ lingerMs: 1, deliveryTimeoutMs: 120_000 })
     await waitFor('dave to produce', async () => await producer.send({ topic, value: 'first' }).catch(() => undefined))
-    await admin.admin.alterUserScramCredentials([{ user, mechanism: 'SCRAM-SHA-256', delete: true }])
+    if (sasl.mechanism === 'OAUTHBEARER') tokenLifetimeMs = -60_000
+    else await admin.admin.alterUserScramCredentials([{ user, mechanism: 'SCRAM-SHA-256', delete: true }])
     const revokedAt = Date.now()
     // Keeps sending every 200 ms, as an application does, until a send fails.
     let failure: unknown
@@ -309,7 +312,7 @@ describe('security against a secured broker', { skip }, () => {
     assert.equal(settled, true, 'every send settled')
     assert.ok(authenticationErrors <= 5, `${authenticationErrors} authenticationError events: the refusal was retried`)
     await producer.close({ force: true }).catch(() => {})
-    console.log(`# revoked SCRAM credential: first send failed ${failedAfterMs} ms after the revocation, ${authenticationErrors} authenticationError event(s)`)
+    console.log(`# ${how}: the first send failed ${failedAfterMs} ms after the revocation, ${authenticationErrors} authenticationError event(s)`)
   })
 
   test('a topic the principal may not describe is TOPIC_AUTHORIZATION_FAILED at once, in describeTopics, listOffsets and the CLI\'s consume, not UNKNOWN_TOPIC_OR_PARTITION', async () => {

@@ -57,6 +57,7 @@ export { ShareConsumer }
 export type { ShareConsumerOptions, ShareRunOptions, ShareConsumerEvents, ShareAcknowledgementMode, ShareDeadLetterOptions } from './group/share-consumer'
 export { ShareRecord } from './consumer/share-source'
 export type { ShareBatch, ShareAcknowledgementResult, AcknowledgementKind } from './consumer/share-source'
+export { ProducerIdentityError } from './producer/identity'
 export { OutcomeUnknownError, DeliveryTimeoutError, BufferFullError, ProducerClosedError, TopicDeletedError, SendError, RecordTooLargeError } from './producer/errors'
 export type { PartitionerOption, Partitioner, PartitionerInput, PartitionerFunction } from './producer/partitioners'
 

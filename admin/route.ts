@@ -221,6 +221,12 @@ export class Router {
             codes.delete(tpKey(item.topic, item.partition))
             lastError = refreshError
           } else {
+            // The topic's own refusal (TOPIC_AUTHORIZATION_FAILED) is its answer: it does not change on a retry.
+            const refused = metadata.topicError(item.topic)
+            if (refused !== undefined) {
+              codes.set(tpKey(item.topic, item.partition), refused.code)
+              continue
+            }
             const code = this.client.metadata.topic(item.topic) === undefined ? 3 : 5
             codes.set(tpKey(item.topic, item.partition), code)
             retrying = new BrokerError(code, `The leader of ${item.topic}-${item.partition}`)

@@ -18,7 +18,7 @@ const MECHANISMS: Record<ScramMechanism, { code: number, hash: 'sha256' | 'sha51
 }
 const mechanismName = (code: number): ScramMechanism | 'unknown' => code === 1 ? 'SCRAM-SHA-256' : code === 2 ? 'SCRAM-SHA-512' : 'unknown'
 
-/** Kafka's minimum (and the Java tool's default) is 4096. */
+/** Kafka accepts 4096 to 16384 iterations (its tools default to the minimum, 4096); kafkats asks for twice that. */
 const DEFAULT_ITERATIONS = 8192
 
 export interface ScramUserDescription {

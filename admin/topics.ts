@@ -115,7 +115,8 @@ export async function describeTopics (router: Router, names: string[], options: 
   await router.client.metadata.refresh(names, options.signal, deadline)
   return names.map(name => {
     const topic = router.client.metadata.topic(name)
-    if (topic === undefined) throw new BrokerError(UNKNOWN_TOPIC_OR_PARTITION, `Describing topic "${name}"`)
+    // The broker's own answer for the topic (TOPIC_AUTHORIZATION_FAILED without DESCRIBE), else it does not exist.
+    if (topic === undefined) throw router.client.metadata.topicError(name) ?? new BrokerError(UNKNOWN_TOPIC_OR_PARTITION, `Describing topic "${name}"`)
     return topic
   })
 }

@@ -4,7 +4,9 @@
  * means "wrong usage" (exit code 2; any other failure exits 1).
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util'
+import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import * as path from 'node:path'
 import { Client, type ClientOptions, type SaslOptions, type TlsOptions } from '../index'
 
 /** Wrong usage: printed with a pointer to --help, exit code 2. */
@@ -23,11 +25,14 @@ export const connectionOptions = {
   'tls-ca': { type: 'string' },
   'tls-cert': { type: 'string' },
   'tls-key': { type: 'string' },
+  'tls-key-passphrase': { type: 'string' },
   'tls-insecure': { type: 'boolean' },
   'tls-servername': { type: 'string' },
   'sasl-mechanism': { type: 'string' },
   'sasl-username': { type: 'string' },
   'sasl-password': { type: 'string' },
+  'sasl-token-file': { type: 'string' },
+  'sasl-token-command': { type: 'string' },
   json: { type: 'boolean' },
   quiet: { type: 'boolean', short: 'q' },
   help: { type: 'boolean', short: 'h' }
@@ -35,15 +40,22 @@ export const connectionOptions = {
 
 export const connectionHelp = `Connection (every command):
   -b, --bootstrap host:port[,…]   brokers to start from (env KAFKATS_BOOTSTRAP)
-  -F, --config-file file.json     { bootstrap, clientId, sasl: { mechanism, username, password },
-                                    tls: true | { ca, cert, key (file paths), rejectUnauthorized, servername } };
-                                    flags override it (env KAFKATS_CONFIG)
+  -F, --config-file file.json     { bootstrap, clientId,
+                                    sasl: { mechanism, username, password } | { mechanism: "OAUTHBEARER",
+                                      token | tokenFile | tokenCommand },
+                                    tls: true | { ca, cert, key, passphrase, rejectUnauthorized, servername } };
+                                    file paths in it are relative to the file; flags override it
+                                    (env KAFKATS_CONFIG)
       --client-id id              (default kafkats-cli)
       --timeout-ms n              for each admin call and metadata wait (default 30000)
       --tls                       TLS with the system's CAs; --tls-ca/--tls-cert/--tls-key file,
-                                  --tls-servername name, --tls-insecure (no certificate check)
+                                  --tls-key-passphrase p (env KAFKATS_TLS_KEY_PASSPHRASE) for an
+                                  encrypted key, --tls-servername name, --tls-insecure (no check)
       --sasl-mechanism m          PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512, with --sasl-username and
-                                  --sasl-password (env KAFKATS_SASL_PASSWORD)
+                                  --sasl-password (env KAFKATS_SASL_PASSWORD); or OAUTHBEARER with
+                                  the token (a JWT) from --sasl-token-file f (read again at each
+                                  authentication), --sasl-token-command cmd (run for each; its
+                                  output is the token) or env KAFKATS_SASL_TOKEN
       --json                      machine-readable output (admin commands)
   -q, --quiet                     no progress or summary on stderr
   -h, --help                      this help`
@@ -93,8 +105,17 @@ export function pairs (values: Values, name: string): Record<string, string> {
 interface ConfigFile {
   bootstrap?: string | string[]
   clientId?: string
-  sasl?: { mechanism: string, username: string, password: string }
-  tls?: boolean | { ca?: string, cert?: string, key?: string, rejectUnauthorized?: boolean, servername?: string }
+  sasl?: { mechanism: string, username?: string, password?: string, token?: string, tokenFile?: string, tokenCommand?: string }
+  tls?: boolean | { ca?: string, cert?: string, key?: string, passphrase?: string, rejectUnauthorized?: boolean, servername?: string }
+}
+
+/** The config file's paths (certificates, a token file) are relative to the file, as users write them, not to the working directory. */
+function resolvePaths (config: ConfigFile, file: string): ConfigFile {
+  const dir = path.dirname(path.resolve(file))
+  const resolve = (p: string | undefined): string | undefined => p === undefined ? undefined : path.resolve(dir, p)
+  const tls = typeof config.tls === 'object' && config.tls !== null ? { ...config.tls, ca: resolve(config.tls.ca), cert: resolve(config.tls.cert), key: resolve(config.tls.key) } : config.tls
+  const sasl = config.sasl !== undefined && config.sasl !== null ? { ...config.sasl, tokenFile: resolve(config.sasl.tokenFile) } : config.sasl
+  return { ...config, tls, sasl }
 }
 
 function readConfig (file: string): ConfigFile {
@@ -109,7 +130,7 @@ function readConfig (file: string): ConfigFile {
     if (config === null || typeof config !== 'object' || Array.isArray(config)) throw new Error('expected a JSON object')
     const unknown = Object.keys(config).filter(k => !['bootstrap', 'clientId', 'sasl', 'tls'].includes(k))
     if (unknown.length > 0) throw new Error(`unknown key ${unknown.join(', ')} (known: bootstrap, clientId, sasl, tls)`)
-    return config
+    return resolvePaths(config, file)
   } catch (error) {
     throw new UsageError(`--config-file ${file}: ${(error as Error).message}`)
   }
@@ -155,6 +176,8 @@ export function clientOptions (values: Values): ClientOptions {
     if (ca !== undefined) tls.ca = readPem('--tls-ca', ca)
     if (cert !== undefined) tls.cert = readPem('--tls-cert', cert)
     if (key !== undefined) tls.key = readPem('--tls-key', key)
+    const passphrase = str(values, 'tls-key-passphrase') ?? (process.env.KAFKATS_TLS_KEY_PASSPHRASE || undefined) ?? fileTls.passphrase
+    if (passphrase !== undefined) tls.passphrase = passphrase
     const servername = str(values, 'tls-servername') ?? fileTls.servername
     if (servername !== undefined) tls.servername = servername
     if (values['tls-insecure'] === true || fileTls.rejectUnauthorized === false) tls.rejectUnauthorized = false
@@ -164,13 +187,44 @@ export function clientOptions (values: Values): ClientOptions {
   const mechanism = str(values, 'sasl-mechanism') ?? config.sasl?.mechanism
   if (mechanism !== undefined) {
     const upper = mechanism.toUpperCase()
-    if (upper !== 'PLAIN' && upper !== 'SCRAM-SHA-256' && upper !== 'SCRAM-SHA-512') throw new UsageError(`--sasl-mechanism: expected PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512, got ${JSON.stringify(mechanism)}`)
+    if (upper === 'OAUTHBEARER') {
+      options.sasl = { mechanism: 'OAUTHBEARER', token: oauthToken(values, config.sasl) }
+      return options
+    }
+    if (upper !== 'PLAIN' && upper !== 'SCRAM-SHA-256' && upper !== 'SCRAM-SHA-512') throw new UsageError(`--sasl-mechanism: expected PLAIN, SCRAM-SHA-256, SCRAM-SHA-512 or OAUTHBEARER, got ${JSON.stringify(mechanism)}`)
     const username = str(values, 'sasl-username') ?? config.sasl?.username
     const password = str(values, 'sasl-password') ?? process.env.KAFKATS_SASL_PASSWORD ?? config.sasl?.password
     if (username === undefined || password === undefined) throw new UsageError(`SASL ${upper} needs --sasl-username and --sasl-password (or KAFKATS_SASL_PASSWORD)`)
     options.sasl = { mechanism: upper, username, password } as SaslOptions
   }
   return options
+}
+
+/**
+ * OAUTHBEARER's token provider: the token is looked up again at each authentication (each
+ * connection and each re-authentication), so a file another process refreshes, or a
+ * command that prints a fresh token, keeps a long consume going past a token's expiry.
+ */
+function oauthToken (values: Values, fileSasl: ConfigFile['sasl']): () => string {
+  const file = str(values, 'sasl-token-file') ?? fileSasl?.tokenFile
+  const command = str(values, 'sasl-token-command') ?? fileSasl?.tokenCommand
+  const fixed = process.env.KAFKATS_SASL_TOKEN || fileSasl?.token || undefined
+  const given = [file, command, fixed].filter(v => v !== undefined).length
+  if (given !== 1) throw new UsageError(`SASL OAUTHBEARER needs exactly one of --sasl-token-file, --sasl-token-command or KAFKATS_SASL_TOKEN (or token, tokenFile or tokenCommand in --config-file); got ${given}`)
+  if (file !== undefined) {
+    const read = (): string => readFileSync(file, 'utf8').trim()
+    try {
+      read()
+    } catch (error) {
+      throw new UsageError(`--sasl-token-file: cannot read ${file}: ${(error as Error).message}`)
+    }
+    return read
+  }
+  if (command !== undefined) {
+    // Through the shell, as users write it (`--sasl-token-command "my-idp token --audience kafka"`).
+    return () => execFileSync(process.platform === 'win32' ? 'cmd' : '/bin/sh', process.platform === 'win32' ? ['/c', command] : ['-c', command], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 30_000 }).trim()
+  }
+  return () => fixed!
 }
 
 export function newClient (values: Values): Client {

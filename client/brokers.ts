@@ -248,6 +248,8 @@ export class BrokerPool {
     const now = Date.now()
     const failures: ConnectFailures = { attempts, nextAttemptAt: now + backoffMs, lastError: error, since: previous?.since ?? now, warned: previous?.warned ?? false }
     this.#failures.set(nodeId, failures)
+    // Refused credentials or certificates are not retried (#get): no reconnect to announce.
+    if (isRefusedIdentity(error)) return
     const address = this.broker(nodeId)
     const broker = address === undefined ? `broker ${nodeId}` : describe(address)
     // Lost for longer than a backoff (it failed again after one): worth a line at the default level, once per outage.

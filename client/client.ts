@@ -24,6 +24,7 @@ import { ClientClosedError, ConnectionError, MalformedResponseError, RequestTime
 import { invalidatesMetadata, MetadataCache, type PartitionMetadata } from './metadata'
 import { dropAbortedAndControl, dropControl } from './read-committed'
 import { checkSaslOptions, type SaslOptions } from './sasl'
+import { checkTlsOptions } from './tls'
 import { TypedEmitter, type ClientEvents, type RequestRetryEvent } from './events'
 import { Instrumentation } from './instrumentation'
 import { checkLoggerOptions, Log, type Logger, type LogLevel } from './logger'
@@ -499,7 +500,10 @@ function checkClientOptions (options: ClientOptions): Array<{ host: string, port
       throw new RangeError(`${where} retryBackoff: initialMs (${options.retryBackoff.initialMs}) must not exceed maxMs (${options.retryBackoff.maxMs})`)
     }
   }
-  if (options.tls !== undefined && typeof options.tls !== 'boolean') checkObject(where, 'tls', options.tls)
+  if (options.tls !== undefined && typeof options.tls !== 'boolean') {
+    checkObject(where, 'tls', options.tls)
+    checkTlsOptions(where, options.tls)
+  }
   if (options.socketFactory !== undefined && typeof options.socketFactory !== 'function') {
     throw new TypeError(`${where} socketFactory: expected a function ({ host, port, tls, onConnect }) => net.Socket, got ${describeValue(options.socketFactory)}`)
   }

@@ -22,13 +22,14 @@ import * as tls from 'node:tls'
 import { performance } from 'node:perf_hooks'
 import type { Api } from '../protocol/api'
 import { ApiVersions, type ApiVersionsResponse } from '../protocol/apis/api-versions'
-import { ProtocolError } from '../protocol/errors'
+import { ProtocolError, sentence } from '../protocol/errors'
 import { decodeResponseFrame, encodeRequestChunks } from '../protocol/header'
 import { Reader } from '../protocol/reader'
 import { onAbort } from './abort-signal'
 import { abortError } from './backoff'
-import { ConnectionError, MalformedResponseError, RequestTimeoutError, TlsError, UnsupportedVersionError } from './errors'
+import { ConnectionError, isRefusedIdentity, MalformedResponseError, RequestTimeoutError, TlsError, UnsupportedVersionError } from './errors'
 import { authenticate, type SaslOptions } from './sasl'
+import { clientCertificateProblem, looksLikeTlsRecord } from './tls'
 import { SaslAuthenticate } from '../protocol/apis/sasl-authenticate'
 import { SaslHandshake } from '../protocol/apis/sasl-handshake'
 import type { ConnectionPurpose } from './brokers'
@@ -145,6 +146,8 @@ export class Connection {
   #chunk: Buffer | undefined
   #chunkViewed = false
   #readingFrame = false
+  /** Whether any byte came from the broker yet (its first bytes tell a TLS listener from a Kafka answer). */
+  #heardFrom = false
 
   // KIP-368 re-authentication (#reauthenticate): while `#reauthGate` is set, sends other
   // than SASL wait for it; it starts once nothing is in flight, because the broker reads
@@ -180,10 +183,22 @@ export class Connection {
       connection.close(error as Error)
       // A TLS failure found after the handshake (the broker refusing our certificate) surfaces as a closed connection.
       const closedBy = connection.#closeError
-      throw closedBy instanceof TlsError ? closedBy : error
+      if (closedBy instanceof TlsError) throw closedBy
+      // ApiVersions or SASL was written, the caller's request was not: connecting failed, nothing to be unsure of.
+      if (error instanceof ConnectionError && error.written) throw connection.#closedWhileConnecting(error)
+      throw error
     }
     connection.#state = 'ready'
     return connection
+  }
+
+  /** Why the broker may have closed the connection before it was ready: usually a listener of another security protocol. */
+  #closedWhileConnecting (error: ConnectionError): ConnectionError {
+    const doing = this.#brokerVersions.size > 1 ? 'during SASL authentication' : 'before answering ApiVersions'
+    const hint = this.#options.tls === undefined || this.#options.tls === false
+      ? 'A TLS listener (SSL, SASL_SSL) does this to a plaintext client (set the tls option)'
+      : 'A listener of another security protocol does this'
+    return new ConnectionError(this.label, `the broker closed the connection ${doing}. ${hint}, and so does a broker that is starting or stopping, or a proxy without a backend: check the tls and sasl options against the listener's security protocol`, { written: false, cause: error })
   }
 
   /** Responses decoded since the connection became ready (a connection that never got one may be talking to something that is not a Kafka listener). */
@@ -240,6 +255,8 @@ export class Connection {
   /** Sends a request and resolves with the decoded response. */
   send<Request, Response> (api: Api<Request, Response>, body: Request, options: SendOptions = {}): Promise<Response> {
     if (this.#state === 'closed') {
+      // A refused (re-)authentication is the answer for everything that waited on this connection: retrying cannot change it.
+      if (isRefusedIdentity(this.#closeError)) return Promise.reject(this.#closeError)
       return Promise.reject(new ConnectionError(this.label, 'the connection is closed', { written: false, cause: this.#closeError }))
     }
     if (options.signal?.aborted === true) return Promise.reject(abortError(options.signal, `${api.name} to ${this.label}`))
@@ -312,7 +329,7 @@ export class Connection {
   #scheduleReauthentication (sessionLifetimeMs: number): void {
     if (sessionLifetimeMs <= 0 || this.#state === 'closed') return
     const delay = sessionLifetimeMs * (0.85 + Math.random() * 0.1)
-    this.#reauthTimer = setTimeout(() => { this.#reauthenticate().catch(error => this.close(error as Error)) }, delay)
+    this.#reauthTimer = setTimeout(() => { void this.#reauthenticate() }, delay)
     this.#reauthTimer.unref()
   }
 
@@ -327,6 +344,11 @@ export class Connection {
       this.#onDrained = undefined
       if (this.#state === 'closed') return
       this.#scheduleReauthentication(await this.#authenticate(true))
+    } catch (error) {
+      // Closed before the held requests are let go: none of them may reach the socket of a
+      // session the broker is ending, where it would be written without an answer (an
+      // ambiguous produce); they fail, unwritten, with the refusal (see send()).
+      this.close(error as Error)
     } finally {
       this.#reauthGate = undefined
       release()
@@ -400,8 +422,11 @@ export class Connection {
       socket.on('data', chunk => this.#onData(chunk))
       socket.on('error', (error: NodeJS.ErrnoException) => {
         const wrapped = isTlsFailure(error)
-          ? new TlsError(this.label, `the TLS handshake failed: ${error.message.trim()}. Check the CA (tls.ca), the name the certificate is for (tls.servername) and, for mTLS, the client certificate (tls.cert, tls.key).`, { cause: error, tlsCode: error.code })
-          : new ConnectionError(this.label, describeSocketError(error), { written: false, cause: error })
+          ? new TlsError(this.label, `the TLS handshake failed: ${sentence(error.message)} ${tlsAdvice(tlsOptions)}`, { cause: error, tlsCode: error.code })
+          : usesTls && !settled && socket.bytesRead === 0 && error.code === 'ECONNRESET'
+            // A plaintext Kafka listener reads the ClientHello as an impossible frame size and closes without a word.
+            ? new TlsError(this.label, 'the broker closed the connection during the TLS handshake without answering it: the listener does not speak TLS (PLAINTEXT or SASL_PLAINTEXT?). Drop the tls option, or use the broker\'s SSL or SASL_SSL port.', { cause: error, tlsCode: error.code })
+            : new ConnectionError(this.label, describeSocketError(error), { written: false, cause: error })
         fail(wrapped)
         this.close(wrapped)
       })
@@ -486,6 +511,15 @@ export class Connection {
   }
 
   #onData (chunk: Buffer): void {
+    if (this.#state === 'connecting' && !this.#heardFrom) {
+      this.#heardFrom = true
+      if (this.#options.tls === undefined || this.#options.tls === false) {
+        if (looksLikeTlsRecord(chunk)) {
+          this.close(new TlsError(this.label, `the broker answered with a TLS record (${chunk[0] === 0x15 ? 'an alert' : 'a handshake'}), not a Kafka response: the listener expects TLS (SSL or SASL_SSL). Set the tls option (true, or { ca } for a private CA), or use the broker's PLAINTEXT or SASL_PLAINTEXT port.`, { tlsCode: 'KAFKATS_TLS_LISTENER' }))
+          return
+        }
+      }
+    }
     let offset = 0
     while (offset < chunk.length && this.#state !== 'closed') {
       if (this.#frame === undefined) {
@@ -670,6 +704,13 @@ function tlsConnectOptions (host: string, port: number, options: true | TlsOptio
   const { servername, ...rest } = options === true ? {} : options
   const name = typeof servername === 'function' ? servername(host, port) : servername ?? (net.isIP(host) === 0 ? host : undefined)
   return { ...rest, host, port, servername: name }
+}
+
+/** What to check after a refused handshake; names our own certificate's dates when they are the reason. */
+function tlsAdvice (options: boolean | TlsOptions | undefined): string {
+  const expired = typeof options === 'object' ? clientCertificateProblem(options) : undefined
+  if (expired !== undefined) return `The broker refuses ${expired}: renew it (tls.cert, tls.key).`
+  return 'Check the CA (tls.ca), the name the certificate is for (tls.servername) and, for mTLS, the client certificate (tls.cert, tls.key).'
 }
 
 function isTlsFailure (error: NodeJS.ErrnoException): boolean {

@@ -12,6 +12,7 @@ import { createHash, createHmac, pbkdf2Sync, randomBytes, timingSafeEqual } from
 import { SaslAuthenticate } from '../protocol/apis/sasl-authenticate'
 import { SaslHandshake } from '../protocol/apis/sasl-handshake'
 import { errorCodeInfo } from '../protocol/error-codes'
+import { brokerText, sentence } from '../protocol/errors'
 import { AuthenticationError } from './errors'
 import { checkFunction, checkObject, checkOneOf, describeValue } from './validate'
 import type { Connection } from './connection'
@@ -64,7 +65,7 @@ export async function authenticate (connection: Connection, options: SaslOptions
     if (response.errorCode !== 0) {
       const hint = options.mechanism === 'OAUTHBEARER' ? 'Check the token (its signature, expiry and scope).' : 'Check the username and password.'
       const name = errorCodeInfo(response.errorCode).name
-      throw new AuthenticationError(`${connection.label}: SASL ${options.mechanism} authentication failed (${name}): ${response.errorMessage ?? 'no message'}. ${hint}`, { code: response.errorCode })
+      throw new AuthenticationError(`${connection.label}: SASL ${options.mechanism} authentication failed (${name}): ${sentence(brokerText(response.errorMessage ?? 'no message'))} ${hint}`, { code: response.errorCode })
     }
     sessionLifetimeMs = Number(response.sessionLifetimeMs)
     return response.authBytes

@@ -15,7 +15,7 @@
 import type { Client } from '../client/client'
 import { backoffDelay, sleep } from '../client/backoff'
 import { InitProducerId, type InitProducerIdRequest, type InitProducerIdResponse } from '../protocol/apis/init-producer-id'
-import { BrokerError, KafkaTsError } from '../protocol/errors'
+import { BrokerError, KafkaTsError, sentence } from '../protocol/errors'
 import { ProducerClosedError } from './errors'
 
 export interface Identity {
@@ -39,6 +39,34 @@ export interface ProducerIdentityOptions {
   send?: (request: InitProducerIdRequest) => Promise<InitProducerIdResponse>
   /** Aborts when the producer closes: the request and the sleeps between retries end then. */
   closing: AbortSignal
+}
+
+const CLUSTER_AUTHORIZATION_FAILED = 31
+
+/**
+ * An idempotent producer could not get a producer id and epoch (InitProducerId), so the
+ * records that waited for one were not written. Carries the code and name of the error
+ * behind it (`cause`) when it has them, e.g. 31 CLUSTER_AUTHORIZATION_FAILED.
+ */
+export class ProducerIdentityError extends KafkaTsError {
+  /** Kafka's code of the failure behind it, when it has one. */
+  readonly code: number | undefined
+  /** Kafka's name for `code`. */
+  readonly type: string | undefined
+
+  constructor (cause: Error) {
+    const { code, type, retriable } = cause as { code?: unknown, type?: unknown, retriable?: unknown }
+    const what = code === CLUSTER_AUTHORIZATION_FAILED
+      // KIP-679 (Kafka 3.0+, the only rule on 4.x): idempotence needs WRITE on a topic or IDEMPOTENT_WRITE on the cluster.
+      ? 'The principal may not produce idempotently: Kafka needs an ACL allowing WRITE on the topic (any topic will do) or IDEMPOTENT_WRITE on the cluster. Grant one of them, or create the producer with idempotent: false. The record was not written.'
+      : retriable === true
+        ? 'The record was not written; the next send asks for an id again.'
+        : 'The record was not written; the next send asks for an id again, and will fail the same way until what the error names is fixed.'
+    super('PRODUCER_IDENTITY', `Could not get a producer id and epoch (InitProducerId): ${sentence(cause.message)} ${what}`, { cause })
+    this.name = 'ProducerIdentityError'
+    this.code = typeof code === 'number' ? code : undefined
+    this.type = typeof type === 'string' ? type : undefined
+  }
 }
 
 // The broker no longer knows the id or its epoch: start over with a new id.

@@ -38,7 +38,7 @@ import { BrokerError, KafkaTsError } from '../protocol/errors'
 import { RECORD_BATCH_OVERHEAD, recordSizeUpperBound, type RecordHeader, type RecordInput } from '../protocol/record-batch'
 import { notifyWaiter, ProducerBatch, type RecordCallback, type RecordMetadata, type SendAnswer, type SendTracker, type Waiter } from './batch'
 import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError, RecordTooLargeError, SendError, TopicDeletedError } from './errors'
-import { NO_IDENTITY, ProducerIdentity, sameIdentity } from './identity'
+import { NO_IDENTITY, ProducerIdentity, ProducerIdentityError, sameIdentity } from './identity'
 import { checkProducerOptions, checkRecord, checkRecords, refuseKafkajsShape } from './input'
 import { checkSignal, describeValue } from '../client/validate'
 import { PartitionQueue } from './partition-queue'
@@ -1468,7 +1468,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
 
   /** InitProducerId failed for good: records that needed an identity fail (none of them is in the log). */
   #failWaitingForIdentity (error: Error): void {
-    const failure = new KafkaTsError('PRODUCER_IDENTITY', `Could not get a producer id and epoch (InitProducerId): ${error.message}. The record was not written; later sends try again.`, { cause: error })
+    const failure = error instanceof ProducerClosedError ? error : new ProducerIdentityError(error)
     for (const queue of [...this.#active]) {
       if (!this.#waitsForIdentity(queue)) continue
       for (const batch of [...queue.batches]) {

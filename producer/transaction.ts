@@ -38,7 +38,7 @@ import { FindCoordinator } from '../protocol/apis/find-coordinator'
 import { InitProducerId } from '../protocol/apis/init-producer-id'
 import { TxnOffsetCommit, type TxnOffsetCommitRequestPartition } from '../protocol/apis/txn-offset-commit'
 import { errorCodeInfo } from '../protocol/error-codes'
-import { BrokerError, KafkaTsError } from '../protocol/errors'
+import { BrokerError, KafkaTsError, sentence } from '../protocol/errors'
 import type { InitProducerIdRequest, InitProducerIdResponse } from '../protocol/apis/init-producer-id'
 import type { Identity } from './identity'
 
@@ -471,7 +471,7 @@ export class TransactionManager {
   #throwForCode (code: number, context: string): void {
     if (code === 0) return
     if (isFatalTxnCode(code)) throw this.#goFatal(fatalFor(code, context))
-    throw new TransactionAbortableError(`${context} failed: ${new BrokerError(code, context).message}. Abort the transaction.`, { code, cause: new BrokerError(code, context) })
+    throw new TransactionAbortableError(`${context} failed: ${sentence(new BrokerError(code, context).message)} Abort the transaction.`, { code, cause: new BrokerError(code, context) })
   }
 
   // ---------------------------------------------------------------- requests

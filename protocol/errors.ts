@@ -57,12 +57,38 @@ export class BrokerError extends KafkaTsError {
 
   constructor (code: number, context: string, brokerMessage?: string | null) {
     const info = errorCodeInfo(code)
-    const detail = brokerMessage !== undefined && brokerMessage !== null && brokerMessage !== '' ? ` Broker said: ${brokerMessage}.` : ''
-    super('BROKER', `${context}: ${info.name} (${code}): ${info.meaning}${detail}`, { retriable: info.retriable })
+    const said = brokerMessage === undefined || brokerMessage === null ? '' : brokerText(brokerMessage)
+    const detail = said !== '' ? ` Broker said: ${sentence(said)}` : ''
+    super('BROKER', `${context}: ${info.name} (${code}): ${sentence(info.meaning)}${detail}`, { retriable: info.retriable })
     this.name = 'BrokerError'
     this.code = code
     this.type = info.name
   }
+}
+
+/** `text` as a sentence: trimmed, ending in one period (not "failed.." when the text brings its own). */
+export function sentence (text: string): string {
+  const trimmed = text.trim().replace(/\.+$/, '')
+  return trimmed === '' || /[?!]$/.test(trimmed) ? trimmed : `${trimmed}.`
+}
+
+/**
+ * A broker's error message without what only helps Kafka's developers: the broker writes
+ * some refusals as "Request Request(processor=0, connectionId=…, session=Session(…), …) is
+ * not authorized", a dump of its internal request object. The dump becomes "the request".
+ */
+export function brokerText (message: string): string {
+  let text = message
+  for (let start = text.search(/(Request )?Request\(processor=/); start >= 0; start = text.search(/(Request )?Request\(processor=/)) {
+    let depth = 0
+    let end = text.indexOf('(', start)
+    for (; end < text.length; end++) {
+      if (text[end] === '(') depth++
+      else if (text[end] === ')' && --depth === 0) break
+    }
+    text = `${text.slice(0, start)}${start === 0 ? 'The request' : 'the request'}${text.slice(end + 1)}`
+  }
+  return text.trim()
 }
 
 /** Throws a BrokerError when `code` is not 0 (NONE). */

@@ -7,6 +7,8 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import * as net from 'node:net'
 import { Connection } from '../../client/connection'
+import { AuthenticationError } from '../../client/errors'
+import { Client } from '../../index'
 import { TypedEmitter, type AuthenticateEvent, type ClientEvents } from '../../client/events'
 import { Instrumentation } from '../../client/instrumentation'
 import { Log } from '../../client/logger'
@@ -22,7 +24,7 @@ const SESSION_MS = 300
 const isFlexible = (apiKey: number, version: number): boolean => allApis.find(a => a.key === apiKey)?.isFlexible(version) ?? false
 
 /** Answers ApiVersions, SASL (sessions of SESSION_MS) and Metadata (after a delay), and notes what it saw. */
-async function saslBroker (): Promise<{ port: number, events: string[], close: () => void }> {
+async function saslBroker (options: { refuseReauthentication?: boolean, refuseAll?: boolean } = {}): Promise<{ port: number, events: string[], close: () => void }> {
   const events: string[] = []
   const sockets: net.Socket[] = []
   const server = net.createServer(socket => {
@@ -50,9 +52,17 @@ async function saslBroker (): Promise<{ port: number, events: string[], close: (
         } else if (apiKey === SaslAuthenticate.key) {
           events.push('authenticate')
           inSasl = false
+          if (options.refuseAll === true || (options.refuseReauthentication === true && events.includes('metadata'))) {
+            // As Kafka does when a credential was deleted mid-session: refuse, then close the connection (a moment later).
+            events.push('refused')
+            answer(0, () => encodeResponseFrame(SaslAuthenticate, apiVersion, correlationId, { errorCode: 58, errorMessage: 'Authentication failed during re-authentication due to invalid credentials with SASL mechanism PLAIN', authBytes: Buffer.alloc(0), sessionLifetimeMs: 0n }))
+            setTimeout(() => socket.destroy(), 50)
+            continue
+          }
           answer(0, () => encodeResponseFrame(SaslAuthenticate, apiVersion, correlationId, { errorCode: 0, errorMessage: null, authBytes: Buffer.alloc(0), sessionLifetimeMs: BigInt(SESSION_MS) }))
         } else {
           if (inSasl) events.push('VIOLATION: a request inside the SASL exchange')
+          if (events.includes('refused')) events.push('VIOLATION: a request after the refused re-authentication')
           events.push('metadata')
           answer(40, () => encodeResponseFrame(Metadata, apiVersion, correlationId, { throttleTimeMs: 0, brokers: [], clusterId: 'c', controllerId: 1, topics: [], clusterAuthorizedOperations: -2147483648, errorCode: 0 }))
         }
@@ -105,6 +115,51 @@ test('each authentication is reported as the client\'s authenticate event: the f
     assert.ok(seen.slice(1).every(e => e.reauthentication), 'later ones are re-authentications')
   } finally {
     connection.close()
+    broker.close()
+  }
+})
+
+test('a refused re-authentication (a credential deleted mid-session) fails the requests held for it with the AuthenticationError, without writing them', async () => {
+  const broker = await saslBroker({ refuseReauthentication: true })
+  const connection = await Connection.connect({ host: '127.0.0.1', port: broker.port, clientId: 't', sasl: { mechanism: 'PLAIN', username: 'u', password: 'p' } })
+  try {
+    const answers: Array<Promise<unknown>> = []
+    // Requests keep coming until the session ends; those sent during the re-authentication are held for it.
+    while (!connection.isClosed && answers.length < 200) {
+      const answer = connection.send(Metadata, { topics: null })
+      answer.catch(() => {}) // looked at below, all at once
+      answers.push(answer)
+      await new Promise(resolve => setTimeout(resolve, 15))
+    }
+    const results = await Promise.allSettled(answers)
+    const failed = results.filter(r => r.status === 'rejected').map(r => (r as PromiseRejectedResult).reason as Error)
+    assert.ok(failed.length > 0, 'some request waited for the re-authentication')
+    for (const error of failed) {
+      assert.ok(error instanceof AuthenticationError, `failed with ${String(error)}`)
+      assert.equal(error.code, 58)
+    }
+    assert.deepEqual(broker.events.filter(e => e.startsWith('VIOLATION')), [], 'nothing was written after the refusal')
+    await assert.rejects(connection.send(Metadata, { topics: null }), AuthenticationError, 'a later request gets the refusal too')
+  } finally {
+    connection.close()
+    broker.close()
+  }
+})
+
+test('a refused identity is not announced as a reconnect: no retry follows it', async () => {
+  const broker = await saslBroker({ refuseAll: true })
+  const client = new Client({ bootstrap: [`127.0.0.1:${broker.port}`], sasl: { mechanism: 'PLAIN', username: 'u', password: 'wrong' } })
+  const reconnects: unknown[] = []
+  let refusals = 0
+  client.on('reconnect', event => { reconnects.push(event) })
+  client.on('authenticationError', () => { refusals++ })
+  try {
+    await assert.rejects(client.admin.describeCluster({ timeoutMs: 30_000 }), AuthenticationError)
+    await assert.rejects(client.producer().send({ topic: 't', value: 'x' }), AuthenticationError)
+    assert.ok(refusals >= 1)
+    assert.deepEqual(reconnects, [])
+  } finally {
+    await client.close()
     broker.close()
   }
 })

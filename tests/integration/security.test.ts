@@ -5,7 +5,11 @@
 // of a few seconds (every SASL connection here re-authenticates several times).
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { AuthenticationError, BrokerError, Client, GroupConsumer, TlsError, type ClientOptions, type SaslOptions } from '../../index'
+import { spawn } from 'node:child_process'
+import * as fs from 'node:fs'
+import * as os from 'node:os'
+import * as path from 'node:path'
+import { AuthenticationError, BrokerError, Client, ConnectionError, GroupConsumer, KafkaTsError, TlsError, type ClientOptions, type SaslOptions } from '../../index'
 import { startCluster, type KafkaCluster, type SecuredListeners } from '../broker/kafka'
 import { requireJavaOrSkip, uniqueName, waitFor } from './support'
 
@@ -18,6 +22,22 @@ function unsecuredJwt (subject: string, lifetimeMs: number): string {
   const b64 = (value: object): string => Buffer.from(JSON.stringify(value)).toString('base64url')
   const now = Date.now() / 1000
   return `${b64({ alg: 'none' })}.${b64({ sub: subject, iat: now - 5, exp: now + lifetimeMs / 1000 })}.`
+}
+
+const cliBin = path.join(__dirname, '..', '..', 'cli', 'main.js')
+
+/** Runs the `kafkats` command as users do; its exit code and output. */
+async function kafkats (args: string[], env: Record<string, string> = {}, cwd?: string): Promise<{ code: number | null, stdout: string, stderr: string }> {
+  return await new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cliBin, ...args], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', chunk => { stdout += chunk })
+    child.stderr.on('data', chunk => { stderr += chunk })
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`kafkats ${args.join(' ')} did not end within 90 s; stderr: ${stderr}`)) }, 90_000)
+    child.on('error', reject)
+    child.on('close', code => { clearTimeout(timer); resolve({ code, stdout, stderr }) })
+  })
 }
 
 
@@ -249,5 +269,136 @@ describe('security against a secured broker', { skip }, () => {
     await waitFor('the token to be gone', async () => (await admin.admin.describeDelegationTokens()).some(t => t.tokenId === token.tokenId) ? undefined : true)
     const afterExpiry = connect('saslSsl', { sasl: { mechanism: 'SCRAM-SHA-256', username: token.tokenId, password: token.hmac.toString('base64'), tokenAuth: true } })
     await assert.rejects(afterExpiry.admin.describeCluster(), AuthenticationError)
+  })
+
+  /** A SCRAM user made through the admin, allowed `operations` on `topic`. */
+  async function scramUser (prefix: string, topic: string, operations: Array<'write' | 'read' | 'describe'>): Promise<{ user: string, password: string }> {
+    const user = uniqueName(prefix)
+    const password = `${user}-secret`
+    const [result] = await admin.admin.alterUserScramCredentials([{ user, mechanism: 'SCRAM-SHA-256', password }])
+    assert.equal(result.error, undefined)
+    if (operations.length > 0) await admin.admin.createAcls(operations.map(operation => ({ resourceType: 'topic' as const, resourceName: topic, principal: `User:${user}`, operation, permission: 'allow' as const })))
+    return { user, password }
+  }
+
+  for (const how of ['a SCRAM credential is deleted', 'an OAUTHBEARER provider starts returning expired tokens'] as const) test(`a producer whose credential is revoked mid-session (${how}) fails its pending sends with AuthenticationError at the next re-authentication, not after minutes`, async () => {
+    const topic = uniqueName('revoked')
+    await admin.admin.createTopics([{ topic, numPartitions: 1 }])
+    const { user, password } = await scramUser('dave', topic, ['write', 'describe'])
+    let tokenLifetimeMs = 60_000
+    const sasl: SaslOptions = how.startsWith('a SCRAM') ? { mechanism: 'SCRAM-SHA-256', username: user, password } : { mechanism: 'OAUTHBEARER', token: () => unsecuredJwt(user, tokenLifetimeMs) }
+    const client = connect('saslPlaintext', { sasl })
+    let authenticationErrors = 0
+    client.on('authenticationError', () => { authenticationErrors++ })
+    const producer = client.producer({ lingerMs: 1, deliveryTimeoutMs: 120_000 })
+    await waitFor('dave to produce', async () => await producer.send({ topic, value: 'first' }).catch(() => undefined))
+    if (sasl.mechanism === 'OAUTHBEARER') tokenLifetimeMs = -60_000
+    else await admin.admin.alterUserScramCredentials([{ user, mechanism: 'SCRAM-SHA-256', delete: true }])
+    const revokedAt = Date.now()
+    // Keeps sending every 200 ms, as an application does, until a send fails.
+    let failure: unknown
+    const sends: Array<Promise<unknown>> = []
+    while (failure === undefined && Date.now() - revokedAt < 90_000) {
+      sends.push(producer.send({ topic, value: 'more' }).catch(error => { failure ??= error }))
+      await new Promise(resolve => setTimeout(resolve, 200))
+    }
+    const failedAfterMs = Date.now() - revokedAt
+    assert.ok(failure instanceof AuthenticationError, `a send failed with ${String(failure)}`)
+    assert.equal(failure.code, 58)
+    // The session ends within REAUTH_MS; the refusal must then fail the sends, not a retry loop.
+    assert.ok(failedAfterMs < REAUTH_MS + 15_000, `the first send failed ${failedAfterMs} ms after the revocation`)
+    // Every pending send ends: each either made it before the session ended or fails with the refusal.
+    const settled = await Promise.race([Promise.all(sends).then(() => true), new Promise(resolve => setTimeout(() => resolve(false), 30_000))])
+    assert.equal(settled, true, 'every send settled')
+    assert.ok(authenticationErrors <= 5, `${authenticationErrors} authenticationError events: the refusal was retried`)
+    await producer.close({ force: true }).catch(() => {})
+    console.log(`# ${how}: the first send failed ${failedAfterMs} ms after the revocation, ${authenticationErrors} authenticationError event(s)`)
+  })
+
+  test('a topic the principal may not describe is TOPIC_AUTHORIZATION_FAILED at once, in describeTopics, listOffsets and the CLI\'s consume, not UNKNOWN_TOPIC_OR_PARTITION', async () => {
+    const topic = uniqueName('hidden')
+    const readable = uniqueName('describe-only')
+    await admin.admin.createTopics([{ topic, numPartitions: 1 }, { topic: readable, numPartitions: 1 }])
+    const { user, password } = await scramUser('frank', readable, ['describe'])
+    // A record to read: with none, `consume -e` is done before it fetches.
+    const producer = admin.producer()
+    await producer.send({ topic: readable, value: 'x' })
+    await producer.close()
+    const client = connect('saslPlaintext', { sasl: { mechanism: 'SCRAM-SHA-256', username: user, password } })
+    const isDenied = (error: unknown): boolean => error instanceof BrokerError && error.type === 'TOPIC_AUTHORIZATION_FAILED' && error.code === 29
+    let started = Date.now()
+    await assert.rejects(client.admin.describeTopics([topic], { timeoutMs: 60_000 }), isDenied)
+    assert.ok(Date.now() - started < 10_000, `describeTopics took ${Date.now() - started} ms`)
+    started = Date.now()
+    const [listed] = await client.admin.listOffsets([{ topic, partition: 0, spec: 'latest' }], { timeoutMs: 60_000 })
+    assert.ok(isDenied(listed.error), `listOffsets answered ${String(listed.error)}`)
+    assert.ok(Date.now() - started < 10_000, `listOffsets took ${Date.now() - started} ms, as if it retried`)
+    const cli = ['consume', '-b', secured.saslPlaintext, '--sasl-mechanism', 'SCRAM-SHA-256', '--sasl-username', user, '--sasl-password', password, '-o', 'beginning', '-e', '-q', '--timeout-ms', '60000']
+    for (const [name, what] of [[topic, 'without DESCRIBE'], [readable, 'with DESCRIBE but without READ']]) {
+      started = Date.now()
+      const run = await kafkats([...cli, '-t', name])
+      assert.equal(run.code, 1, `${what}: ${run.stderr}`)
+      assert.match(run.stderr, /TOPIC_AUTHORIZATION_FAILED/, what)
+      assert.doesNotMatch(run.stderr, /UNKNOWN_TOPIC/, what)
+      assert.ok(Date.now() - started < 30_000, `${what}: the CLI took ${Date.now() - started} ms`)
+    }
+  })
+
+  test('an idempotent producer without WRITE on the topic or IDEMPOTENT_WRITE fails with CLUSTER_AUTHORIZATION_FAILED naming the missing ACL, without the broker\'s request dump', async () => {
+    const topic = uniqueName('no-write')
+    await admin.admin.createTopics([{ topic, numPartitions: 1 }])
+    const { user, password } = await scramUser('grace', topic, ['describe'])
+    const client = connect('saslPlaintext', { sasl: { mechanism: 'SCRAM-SHA-256', username: user, password } })
+    const producer = client.producer({ deliveryTimeoutMs: 60_000 })
+    const started = Date.now()
+    await assert.rejects(producer.send({ topic, value: 'x' }), (error: unknown) => {
+      assert.ok(error instanceof KafkaTsError, String(error))
+      const { code, type } = error as KafkaTsError & { code?: number, type?: string }
+      assert.equal(code, 31, error.message)
+      assert.equal(type, 'CLUSTER_AUTHORIZATION_FAILED')
+      assert.match(error.message, /IDEMPOTENT_WRITE/)
+      assert.match(error.message, /WRITE on the topic/)
+      assert.doesNotMatch(error.message, /Request\(processor|Session@|later sends try again|\.\./)
+      return true
+    })
+    assert.ok(Date.now() - started < 15_000, `refused after ${Date.now() - started} ms`)
+    await producer.close({ force: true }).catch(() => {})
+  })
+
+  test('a TLS client on a plaintext listener and a plaintext client on a TLS listener fail fast, saying the security protocols differ', async () => {
+    const cases: Array<[string, Client]> = [
+      ['TLS on a SASL_PLAINTEXT listener', new Client({ bootstrap: [secured.saslPlaintext], tls: { ca: secured.ca }, sasl: { mechanism: 'PLAIN', username: 'admin', password: USERS.admin } })],
+      ['plaintext on an SSL listener', new Client({ bootstrap: [secured.ssl] })],
+      ['plaintext SASL on a SASL_SSL listener', new Client({ bootstrap: [secured.saslSsl], sasl: { mechanism: 'PLAIN', username: 'admin', password: USERS.admin } })]
+    ]
+    for (const [what, client] of cases) {
+      clients.push(client)
+      for (const call of ['admin', 'send'] as const) {
+        const started = Date.now()
+        const attempt = call === 'admin'
+          ? client.admin.describeCluster({ timeoutMs: 60_000 })
+          : client.producer({ deliveryTimeoutMs: 60_000 }).send({ topic: 'any', value: 'x' })
+        const error = await attempt.then(() => undefined, (e: unknown) => e)
+        const elapsed = Date.now() - started
+        assert.ok(error instanceof TlsError, `${what} (${call}): ${String(error)}`)
+        assert.match(error.message, /TLS/)
+        assert.ok(elapsed < 10_000, `${what} (${call}): failed after ${elapsed} ms`)
+        console.log(`# ${what} (${call}): ${error.name} after ${elapsed} ms`)
+      }
+    }
+  })
+
+  test('the CLI authenticates with OAUTHBEARER (a token command) and reads a -F config file whose certificate path is relative to the file', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kafkats-cli-'))
+    try {
+      fs.writeFileSync(path.join(dir, 'ca.pem'), secured.ca)
+      fs.writeFileSync(path.join(dir, 'cli.json'), JSON.stringify({ bootstrap: secured.saslSsl, tls: { ca: 'ca.pem' }, sasl: { mechanism: 'OAUTHBEARER', tokenCommand: `echo ${unsecuredJwt('admin', 60_000)}` } }))
+      // Run from elsewhere: the path in the file is relative to the file.
+      const run = await kafkats(['cluster', '--json', '-F', path.join(dir, 'cli.json')], {}, os.tmpdir())
+      assert.equal(run.code, 0, run.stderr)
+      assert.equal(JSON.parse(run.stdout).brokers.length, 1)
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

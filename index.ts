@@ -4,13 +4,12 @@
  *   import { Client } from 'kafkats'
  *   const client = new Client({ bootstrap: ['localhost:9092'] })
  */
-import { Client } from './client/client'
+import { Client as ClientCore } from './client/client'
 import { Producer, type ProducerBytes, type ProducerOptions } from './producer/producer'
 import { Consumer, type AssignOptions } from './consumer/consumer'
 import { GroupConsumer, type GroupConsumerOptions } from './group/group-consumer'
 import { Admin } from './admin/index'
 import { ShareConsumer, type ShareConsumerOptions } from './group/share-consumer'
-export { Client }
 export type { ClientOptions, RequestOptions, ProduceRawOptions, ProduceRawResult, FetchRawOptions, FetchRawResult, OffsetSpec, Isolation, Acks, ClientResource, ClientEvents } from './client/client'
 export type { ProtocolViolationEvent, ConnectionPurpose } from './client/brokers'
 export type {
@@ -61,37 +60,36 @@ export { ProducerIdentityError } from './producer/identity'
 export { OutcomeUnknownError, DeliveryTimeoutError, BufferFullError, ProducerClosedError, TopicDeletedError, SendError, RecordTooLargeError } from './producer/errors'
 export type { PartitionerOption, Partitioner, PartitionerInput, PartitionerFunction } from './producer/partitioners'
 
-// `client.producer(options)`: the client layer does not import producer/ (data flows one
-// way), so the entry point adds the factory to Client.
-declare module './client/client' {
-  interface Client {
-    /** A new Producer on this client's connections and metadata. */
-    producer: <K = ProducerBytes, V = ProducerBytes>(options?: ProducerOptions<K, V>) => Producer<K, V>
-    /** A consumer of assigned partitions (`assign`), or a member of a consumer group (`groupId`). */
-    consumer: (<K = Buffer, V = Buffer>(options: GroupConsumerOptions<K, V>) => GroupConsumer<K, V>) & (<K = Buffer, V = Buffer>(options: AssignOptions<K, V>) => Consumer<K, V>)
-    /** A member of a share group (KIP-932): records acquired one by one, acknowledged one by one. */
-    shareConsumer: (options: ShareConsumerOptions) => ShareConsumer
-    /** The cluster's management calls (admin/), made on first use. */
-    readonly admin: Admin
+/**
+ * The client users make: the broker I/O core (client/client.ts) plus the factories of what runs
+ * on it. The core cannot make producers or consumers itself (client/ imports only protocol/),
+ * so the entry point, which sees every layer, adds them as a subclass: plain methods, nothing
+ * patched onto the core's prototype, and so no import with side effects.
+ */
+export class Client extends ClientCore {
+  #admin: Admin | undefined
+
+  /** A new Producer on this client's connections and metadata. */
+  producer<K = ProducerBytes, V = ProducerBytes> (options?: ProducerOptions<K, V>): Producer<K, V> {
+    return new Producer(this, options)
+  }
+
+  /** A consumer of assigned partitions (`assign`), or a member of a consumer group (`groupId`). */
+  consumer<K = Buffer, V = Buffer> (options: GroupConsumerOptions<K, V>): GroupConsumer<K, V>
+  consumer<K = Buffer, V = Buffer> (options: AssignOptions<K, V>): Consumer<K, V>
+  consumer (options: GroupConsumerOptions<unknown, unknown> | AssignOptions<unknown, unknown>): GroupConsumer<unknown, unknown> | Consumer<unknown, unknown> {
+    if ('groupId' in options && options.groupId !== undefined) return new GroupConsumer(this, options)
+    if ('assign' in options && options.assign !== undefined) return Consumer.assigned(this, options)
+    throw new TypeError('client.consumer() needs either { groupId, topics } for a consumer group or { assign: [{ topic, partition, offset }] } for direct consumption')
+  }
+
+  /** A member of a share group (KIP-932): records acquired one by one, acknowledged one by one. */
+  shareConsumer (options: ShareConsumerOptions): ShareConsumer {
+    return new ShareConsumer(this, options)
+  }
+
+  /** The cluster's management calls (admin/), made on first use. */
+  get admin (): Admin {
+    return (this.#admin ??= new Admin(this))
   }
 }
-Client.prototype.producer = function (this: Client, options?: ProducerOptions<unknown, unknown>): Producer<unknown, unknown> {
-  return new Producer(this, options)
-} as Client['producer']
-Client.prototype.consumer = function (this: Client, options: GroupConsumerOptions<unknown, unknown> | AssignOptions<unknown, unknown>): any {
-  if ('groupId' in options && options.groupId !== undefined) return new GroupConsumer(this, options)
-  if ('assign' in options && options.assign !== undefined) return Consumer.assigned(this, options)
-  throw new TypeError('client.consumer() needs either { groupId, topics } for a consumer group or { assign: [{ topic, partition, offset }] } for direct consumption')
-}
-Client.prototype.shareConsumer = function (this: Client, options: ShareConsumerOptions): ShareConsumer {
-  return new ShareConsumer(this, options)
-}
-const admins = new WeakMap<Client, Admin>()
-Object.defineProperty(Client.prototype, 'admin', {
-  configurable: true,
-  get (this: Client): Admin {
-    let admin = admins.get(this)
-    if (admin === undefined) admins.set(this, admin = new Admin(this))
-    return admin
-  }
-})

@@ -142,6 +142,11 @@ export interface FetchRawResult {
 
 export type OffsetSpec = 'earliest' | 'latest' | { timestamp: bigint | number | Date }
 
+/**
+ * The broker I/O core. Users get its subclass from the package entry (index.ts), which adds
+ * the factories `producer()`, `consumer()`, `shareConsumer()` and `admin`: they need the layers
+ * above, which client/ does not import.
+ */
 export class Client extends TypedEmitter<ClientEvents> {
   readonly clientId: string
   /** @internal Logs, events, channels and metrics of this client and what is made from it. */

@@ -2,7 +2,7 @@
  * kafkajs's admin client on kafkats's `client.admin` (admin/): kafkajs's argument checks
  * and messages, its result shapes (string offsets, numeric enums), its errors.
  */
-import type { Client } from '../client/client'
+import type { Client } from '../index'
 import type { AclBinding, AclFilter, ConfigResourceType as NativeConfigType } from '../admin/index'
 import { BrokerError } from '../protocol/errors'
 import { FindCoordinator } from '../protocol/apis/find-coordinator'

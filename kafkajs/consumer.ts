@@ -13,7 +13,7 @@
  * membership, so a member that lost a partition can no longer move the new owner's offset
  * (kafkajs could commit behind the new owner's back after a rebalance).
  */
-import type { Client } from '../client/client'
+import type { Client } from '../index'
 import { sleep } from '../client/backoff'
 import type { ConsumerBatch } from '../consumer/cursor'
 import type { FetchEvent, HandedBatch } from '../consumer/consumer'

@@ -7,7 +7,7 @@
  * reported, and with `idempotent: true` a batch whose outcome is unknown is retried under its
  * sequence until known (kafkajs could acknowledge a retried batch at another's offset).
  */
-import type { Client } from '../client/client'
+import type { Client } from '../index'
 import { Metadata } from '../protocol/apis/metadata'
 import { compress, CompressionCodecUnavailableError, type CompressionCodec } from '../protocol/compression'
 import type { RecordHeader } from '../protocol/record-batch'

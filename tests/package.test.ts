@@ -32,6 +32,21 @@ test('require() and import() expose the same API', async () => {
   await client.close()
 })
 
+test('loading the entry patches nothing: the factories are methods of the package\'s Client ("sideEffects": false holds)', () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const index = require(path.join(dist, 'index.js'))
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const core = require(path.join(dist, 'client', 'client.js'))
+  for (const name of ['producer', 'consumer', 'shareConsumer', 'admin']) {
+    assert.ok(Object.getOwnPropertyDescriptor(index.Client.prototype, name) !== undefined, `Client.prototype.${name} is missing`)
+    assert.equal(Object.getOwnPropertyDescriptor(core.Client.prototype, name), undefined, `loading kafkats added ${name} to the core client's prototype`)
+  }
+  const client = new index.Client({ bootstrap: ['127.0.0.1:1'] })
+  assert.ok(client instanceof core.Client)
+  assert.equal(client.admin, client.admin, 'one Admin per client')
+  void client.close()
+})
+
 test('package.json points at existing entry points with types, for Node 20 and later', () => {
   const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'))
   assert.equal(pkg.name, 'kafkats')

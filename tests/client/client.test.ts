@@ -5,7 +5,8 @@ import { afterEach, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import * as net from 'node:net'
 import '../../index' // client.admin
-import { Client, type ClientOptions } from '../../client/client'
+import { Client } from '../../index'
+import { type ClientOptions } from '../../client/client'
 import { Connection } from '../../client/connection'
 import { ClientClosedError, ConnectionError, MalformedResponseError } from '../../client/errors'
 import type { RequestEvent } from '../../client/events'
@@ -16,6 +17,7 @@ import { Produce } from '../../protocol/apis/produce'
 import { FakeCluster } from '../../testing/index'
 import { Consumer } from '../../consumer/consumer'
 import { GroupConsumer } from '../../group/group-consumer'
+import { waitFor } from '../support/wait'
 
 const cleanups: Array<() => Promise<unknown>> = []
 afterEach(async () => {
@@ -164,10 +166,10 @@ describe('socketFactory opens the brokers\' sockets', () => {
     })
     let answered = false
     const refresh = slow.metadata.refresh(['t']).then(() => { answered = true })
-    while (connectLater === undefined) await new Promise(resolve => setTimeout(resolve, 5))
+    const connect = await waitFor('the held connection attempt', () => connectLater)
     await new Promise(resolve => setTimeout(resolve, 50))
     assert.equal(answered, false, 'nothing is sent before the factory says the socket is connected')
-    connectLater()
+    connect()
     await refresh
     assert.equal(answered, true)
 

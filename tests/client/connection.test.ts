@@ -9,7 +9,7 @@ import * as path from 'node:path'
 import { execFileSync } from 'node:child_process'
 import { Connection } from '../../client/connection'
 import { AbortedError, ConnectionError, MalformedResponseError, ProtocolViolationError, RequestTimeoutError, UnsupportedVersionError } from '../../client/errors'
-import { Client } from '../../client/client'
+import { Client } from '../../index'
 import { PROTOCOL_VIOLATION_LIMIT, type ProtocolViolationEvent } from '../../client/brokers'
 import { Consumer } from '../../consumer/consumer'
 import { Fetch } from '../../protocol/apis/fetch'
@@ -21,6 +21,7 @@ import { Reader } from '../../protocol/reader'
 import { Writer } from '../../protocol/writer'
 import { allApis } from '../../protocol/apis/index'
 import { closedPort } from '../support/ports'
+import { waitFor } from '../support/wait'
 
 interface Received { apiKey: number, apiVersion: number, correlationId: number, socket: net.Socket }
 type Script = (request: Received) => void
@@ -230,7 +231,7 @@ test('aborting a written request answers the caller at once, and its late respon
     const controller = new AbortController()
     const first = connection.send(Metadata, { topics: null }, { signal: controller.signal })
     const second = connection.send(Metadata, { topics: null })
-    while (held.length < 2) await new Promise(resolve => setTimeout(resolve, 5))
+    await waitFor('both requests held by the broker', () => held.length >= 2)
     controller.abort(new Error('caller gave up'))
     await assert.rejects(first, (error: unknown) => error instanceof AbortedError && error.written)
     // The broker now answers both, in order: the first answer must be dropped, the second delivered.

@@ -15,6 +15,7 @@ import type { GroupConsumer } from '../../group/group-consumer'
 import type { Producer } from '../../producer/producer'
 import type { ShareConsumer } from '../../group/share-consumer'
 import { fast, fixtures } from './fake-support'
+import { waitFor } from '../support/wait'
 
 const { cluster, client } = fixtures()
 
@@ -71,7 +72,7 @@ describe('the Client reports its connections', () => {
     assert.deepEqual(connects.map(e => [e.nodeId, e.purpose]), [[-1, 'admin'], [1, 'produce']])
     assert.match(connects[1].broker, /^broker 1 \(127\.0\.0\.1:\d+\)$/)
     c.closeConnections()
-    await waitFor(() => seen.filter(s => s.name === 'disconnect').length === 2)
+    await waitFor('two disconnect events', () => seen.filter(s => s.name === 'disconnect').length === 2)
     const disconnects = seen.filter(s => s.name === 'disconnect').map(s => s.event as ClientEvents['disconnect'][0])
     assert.deepEqual(disconnects.map(e => e.purpose).sort(), ['admin', 'produce'])
     assert.ok(disconnects.every(e => e.error instanceof ConnectionError), 'the broker closed them')
@@ -137,14 +138,6 @@ describe('the Client reports metadata changes and retries', () => {
     assert.deepEqual(seen.map(s => [s.name, s.event]), [['partitionCountChange', { topic: 't', previousCount: 1, count: 2 }]])
   })
 })
-
-async function waitFor (condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting')
-    await new Promise(resolve => setTimeout(resolve, 10))
-  }
-}
 
 /** A port nothing listens on (taken, then freed). */
 async function closedPort (): Promise<number> {

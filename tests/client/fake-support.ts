@@ -4,7 +4,8 @@
  */
 import { afterEach } from 'node:test'
 import '../../index'
-import { Client, type ClientOptions } from '../../client/client'
+import { Client } from '../../index'
+import { type ClientOptions } from '../../client/client'
 import { FakeCluster } from '../../testing/index'
 
 /** Backoffs short enough for tests. */

@@ -3,7 +3,7 @@
 // and a leaderless partition holds up only itself.
 import { afterEach, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { Client } from '../../client/client'
+import { Client } from '../../index'
 import { ConnectionError } from '../../client/errors'
 import { Consumer } from '../../consumer/consumer'
 import { Metadata } from '../../protocol/apis/metadata'

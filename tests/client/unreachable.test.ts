@@ -6,13 +6,14 @@ import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import * as net from 'node:net'
 import '../../index'
-import { Client, type ClientOptions } from '../../client/client'
+import { Client } from '../../index'
+import { type ClientOptions } from '../../client/client'
 import { AbortedError, ConnectionError } from '../../client/errors'
 import type { Logger } from '../../client/logger'
 import { Metadata } from '../../protocol/apis/metadata'
 import { closedPort } from '../support/ports'
-import { until } from '../group/support'
 import { fast, fixtures } from './fake-support'
+import { waitFor } from '../support/wait'
 
 const made = fixtures()
 
@@ -124,7 +125,7 @@ describe('what an outage logs', () => {
     })
     const answered = k.request(Metadata, { topics: null }, { timeoutMs: 20_000 })
     const lost = (): Line[] => logger.lines.filter(l => l.level === 'warn' && /is unreachable/.test(l.message))
-    await until(() => lost().length > 0, 'the warn line of the lost broker', 10_000)
+    await waitFor('the warn line of the lost broker', () => lost().length > 0, { timeoutMs: 10_000 })
     down = false
     await answered
     assert.equal(lost().length, 1, 'one warn line per outage, not one per attempt')
@@ -143,10 +144,10 @@ describe('what an outage logs', () => {
     let dropped = 0
     const stop = c.intercept(Metadata, () => { dropped++; return { drop: 'before-apply' } })
     const failed = (): Line[] => logger.lines.filter(l => /periodic metadata refresh failed/.test(l.message))
-    await until(() => failed().length > 0, 'the warn line of a failed background refresh', 10_000)
+    await waitFor('the warn line of a failed background refresh', () => failed().length > 0, { timeoutMs: 10_000 })
     // Several more refreshes fail the same way: still one line.
     const seen = dropped
-    await until(() => dropped >= seen + 6, 'more failed refreshes', 10_000)
+    await waitFor('more failed refreshes', () => dropped >= seen + 6, { timeoutMs: 10_000 })
     assert.equal(failed().length, 1, JSON.stringify(failed().map(l => l.message)))
     assert.equal(failed()[0].level, 'warn')
     assert.equal(failed()[0].fields.code, 'KAFKATS_METADATA_REFRESH_FAILED')
@@ -155,7 +156,7 @@ describe('what an outage logs', () => {
     stop()
     await k.metadata.refresh()
     const again = c.intercept(Metadata, () => ({ drop: 'before-apply' }))
-    await until(() => failed().length === 2, 'a second line after a success', 10_000)
+    await waitFor('a second line after a success', () => failed().length === 2, { timeoutMs: 10_000 })
     again()
   })
 })

@@ -11,22 +11,15 @@ import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import * as path from 'node:path'
-import { Client } from '../../client/client'
+import { Client } from '../../index'
 import { Consumer } from '../../consumer/consumer'
 import type { ConsumerBatch } from '../../consumer/cursor'
 import { FakeCluster } from '../../testing/index'
 import { KafkaMessageMaker, toKafkaMessages } from '../../kafkajs/consumer'
 import type { KafkaRecord } from '../../protocol/record-batch'
+import { waitFor } from '../support/wait'
 
-const sleep = async (ms: number): Promise<void> => await new Promise(resolve => setTimeout(resolve, ms))
 
-async function until (condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
-    await sleep(5)
-  }
-}
 
 describe('consumer hand-out', { timeout: 60_000 }, () => {
   let cluster: FakeCluster
@@ -71,11 +64,11 @@ describe('consumer hand-out', { timeout: 60_000 }, () => {
       }
     })
     try {
-      await until(() => sizes.length === 1, 'the first batch')
+      await waitFor('the first batch', () => sizes.length === 1)
       await produce(topic, later)
-      await until(() => consumer.cursor(topic, 0)?.fetchOffset === BigInt(1 + later), 'everything fetched into the buffer')
+      await waitFor('everything fetched into the buffer', () => consumer.cursor(topic, 0)?.fetchOffset === BigInt(1 + later))
       release()
-      await until(() => offsets.length === 1 + later, 'every record handed out')
+      await waitFor('every record handed out', () => offsets.length === 1 + later)
     } finally {
       release()
       await consumer.close()
@@ -105,7 +98,7 @@ describe('consumer hand-out', { timeout: 60_000 }, () => {
       eachBatch: batch => { batches.push([batch.records[0].offset, batch.records.length, batch.nextOffset]) }
     })
     try {
-      await until(() => batches.length > 0 && batches[batches.length - 1][2] === end, `every record to offset ${end}`)
+      await waitFor(`every record to offset ${end}`, () => batches.length > 0 && batches[batches.length - 1][2] === end)
       assert.equal(consumer.cursor(topic, 0)?.bufferedBytes, 0, 'bytes still counted as buffered')
     } finally {
       await consumer.close()
@@ -154,7 +147,7 @@ describe('consumer hand-out', { timeout: 60_000 }, () => {
   test('eachRecord: a seek inside the handler stops the batch at the next record, and reading goes on from the target', async () => {
     const topic = await topicWith(10)
     const consumer = Consumer.assigned(client, { assign: [{ topic, partition: 0, offset: 0n }], maxWaitMs: 10 })
-    await until(() => (consumer.cursor(topic, 0)?.buffered.length ?? 0) > 0 && consumer.cursor(topic, 0)?.fetchOffset === 10n, 'all ten records in one buffered batch')
+    await waitFor('all ten records in one buffered batch', () => (consumer.cursor(topic, 0)?.buffered.length ?? 0) > 0 && consumer.cursor(topic, 0)?.fetchOffset === 10n)
     const seen: bigint[] = []
     const stale: boolean[] = []
     let seeked = false
@@ -168,7 +161,7 @@ describe('consumer hand-out', { timeout: 60_000 }, () => {
         }
       }
     })
-    await until(() => seen.includes(9n), 'the end of the partition')
+    await waitFor('the end of the partition', () => seen.includes(9n))
     await consumer.close()
     await running
     assert.deepEqual(stale, [true], 'the seeked batch did not say it was stale')
@@ -185,7 +178,7 @@ describe('consumer hand-out', { timeout: 60_000 }, () => {
     const read = async (recordMaker?: KafkaMessageMaker): Promise<{ records: unknown[], lag: bigint | undefined }> => {
       const consumer = Consumer.assigned(client, { assign: [{ topic, partition: 0, offset: 4n }], maxWaitMs: 10, recordMaker })
       try {
-        await until(() => consumer.cursor(topic, 0)?.fetchOffset === 15n, 'both batches fetched')
+        await waitFor('both batches fetched', () => consumer.cursor(topic, 0)?.fetchOffset === 15n)
         const handed = await consumer.nextBatch()
         assert.ok(handed !== undefined)
         // Processed nothing yet: the lag counts from the batch's first record.
@@ -236,7 +229,7 @@ describe('consumer hand-out', { timeout: 60_000 }, () => {
   async function bufferedInTwos (): Promise<{ topic: string, consumer: Consumer }> {
     const topic = await topicWith(10)
     const consumer = Consumer.assigned(client, { assign: [{ topic, partition: 0, offset: 0n }], maxWaitMs: 10, maxBatchRecords: 2 })
-    await until(() => consumer.cursor(topic, 0)?.fetchOffset === 10n, 'everything fetched into the buffer')
+    await waitFor('everything fetched into the buffer', () => consumer.cursor(topic, 0)?.fetchOffset === 10n)
     return { topic, consumer }
   }
 
@@ -275,7 +268,7 @@ describe('consumer hand-out', { timeout: 60_000 }, () => {
       // A loop waiting for records ends at once when the signal aborts.
       const waiting = new AbortController()
       const loop = (async () => { for await (const batch of consumer.batches({ signal: waiting.signal })) firsts.push(batch.records[0].offset) })()
-      await until(() => firsts.length === 5, 'the rest handed out')
+      await waitFor('the rest handed out', () => firsts.length === 5)
       waiting.abort()
       await loop
       assert.equal(consumer.lag()[0].processedOffset, 10n)
@@ -293,7 +286,7 @@ describe('consumer hand-out', { timeout: 60_000 }, () => {
       consumer.on('handlerError', () => { retries++ })
       try {
         const running = consumer.run({ signal: stop.signal, retry: { initialMs: 30_000, maxMs: 30_000 }, eachBatch: () => { throw new Error('not yet') } })
-        await until(() => retries === 1, 'the first retry backoff')
+        await waitFor('the first retry backoff', () => retries === 1)
         const started = Date.now()
         if (stopBy === 'close()') await consumer.close()
         else stop.abort()

@@ -4,7 +4,7 @@
 // tests/integration/share-groups.test.ts.
 import { afterEach, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { Client } from '../../client/client'
+import { Client } from '../../index'
 import { ShareConsumer } from '../../group/share-consumer'
 import { ShareGroupsDisabledError } from '../../group/errors'
 import { toAcknowledgementBatches, type ShareRecord } from '../../consumer/share-source'
@@ -14,20 +14,13 @@ import { ShareGroupHeartbeat } from '../../protocol/apis/share-group-heartbeat'
 import { ApiVersions, type ApiVersionsResponse } from '../../protocol/apis/api-versions'
 import { UnsupportedVersionError } from '../../client/errors'
 import { FakeCluster } from '../../testing/index'
+import { waitFor, sleep } from '../support/wait'
 
-const sleep = async (ms: number): Promise<void> => await new Promise(resolve => setTimeout(resolve, ms))
 const cleanups: Array<() => Promise<void>> = []
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c().catch(() => {})
 })
 
-async function until (what: string, condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(10)
-  }
-}
 
 async function setup (records: number): Promise<{ cluster: FakeCluster, client: Client }> {
   const cluster = await FakeCluster.start({ brokers: 1, log: false, topics: [{ name: 't', partitions: 1 }] })
@@ -108,7 +101,7 @@ describe('share consumer against the fake cluster', () => {
     const c = consumer(client, { acknowledgement: 'explicit' })
     const batch = await c.nextBatch()
     assert.ok(batch !== undefined)
-    await until('a few polls', () => ackBodies(cluster).length >= 3)
+    await waitFor('a few polls', () => ackBodies(cluster).length >= 3)
     // The next request that carries acknowledgements finds the session gone.
     cluster.intercept(ShareAcknowledge, () => ({ error: 123 }), { times: 1 })
     for (const r of batch.records) r.accept()
@@ -136,7 +129,7 @@ describe('share consumer against the fake cluster', () => {
     // The next long poll is lost with its connection; Kafka releases the member's records with it.
     cluster.intercept(ShareFetch, () => ({ drop: 'before-apply' }), { times: 1 })
     // A's new session acquires them again (it has room): new deliveries, not the ones in hand.
-    await until('A holding the records again', () => states(cluster).join() === '0:acquired:2,1:acquired:2,2:acquired:2')
+    await waitFor('A holding the records again', () => states(cluster).join() === '0:acquired:2,1:acquired:2,2:acquired:2')
     const [kept, done] = batch!.records
     kept.renew()
     done.accept()
@@ -179,9 +172,9 @@ describe('share consumer against the fake cluster', () => {
         if (record.offset === 2n && record.deliveryCount === 1) throw new Error('not now')
       }
     })
-    await until('offset 2 redelivered', () => seen.includes('2/2'))
+    await waitFor('offset 2 redelivered', () => seen.includes('2/2'))
     await c.commit()
-    await until('everything acknowledged', () => cluster.shareRecordStates('g', 't', 0).length === 0)
+    await waitFor('everything acknowledged', () => cluster.shareRecordStates('g', 't', 0).length === 0)
     await c.close()
     await running
     assert.deepEqual(seen.slice(0, 3), ['0/1', '1/1', '2/1'])
@@ -199,7 +192,7 @@ describe('share consumer against the fake cluster', () => {
         handed.push(batch.records.map(r => r.offset))
         if (handed.length > 1) return
         await client.produceRaw({ topic: 't', partition: 0, records: Array.from({ length: 3 }, (_, i) => ({ value: Buffer.from(String(3 + i)) })) })
-        await until('the next records acquired', () => states(cluster).filter(s => s.endsWith(':acquired:1')).length === 6)
+        await waitFor('the next records acquired', () => states(cluster).filter(s => s.endsWith(':acquired:1')).length === 6)
         // Time for the answer to reach the buffer: too short only makes this test miss the bug, never fail with the fix.
         await sleep(300)
         stop.abort()
@@ -223,9 +216,9 @@ describe('share consumer against the fake cluster', () => {
         if (record.offset === 1n && record.deliveryCount < 3) throw new Error('not now')
       }
     })
-    await until('offset 1 on its third delivery', () => seen.includes('1/3'))
+    await waitFor('offset 1 on its third delivery', () => seen.includes('1/3'))
     await c.commit()
-    await until('everything acknowledged', () => states(cluster).length === 0)
+    await waitFor('everything acknowledged', () => states(cluster).length === 0)
     await c.close()
     await running
     assert.deepEqual(seen, ['0/1', '1/1', '2/1', '3/1', '4/1', '1/2', '1/3'])
@@ -242,7 +235,7 @@ describe('share consumer against the fake cluster', () => {
         throw new Error('poison')
       }
     })
-    await until('both records handed out', () => handed.length === 2)
+    await waitFor('both records handed out', () => handed.length === 2)
     await c.commit()
     await c.close()
     await running
@@ -284,7 +277,7 @@ describe('share consumer against the fake cluster', () => {
     const c = consumer(client, { deadLetter: { afterDeliveries: 2, handler: record => { dead.push(`${record.offset}/${record.deliveryCount}`) } } })
     let handled = 0
     const running = c.run({ eachRecord: () => { handled++; throw new Error('fails every time') } })
-    await until('the dead-letter handler', () => dead.length === 1)
+    await waitFor('the dead-letter handler', () => dead.length === 1)
     await c.commit()
     await c.close()
     await running
@@ -319,7 +312,7 @@ describe('share consumer against the fake cluster', () => {
     cluster.setShareLockMs(400)
     const idle = consumer(client)
     await idle.ready()
-    await until('the idle member assigned the partition', () => idle.assignment.length > 0)
+    await waitFor('the idle member assigned the partition', () => idle.assignment.length > 0)
     await sleep(300)
     // Acquired before anyone asked, the records would sit locked in idle's buffer until the lock ran out.
     assert.deepEqual(states(cluster), [])
@@ -339,7 +332,7 @@ describe('share consumer against the fake cluster', () => {
     const first = await b.nextBatch()
     assert.deepEqual(first?.records.map(r => Number(r.offset)), [0])
     // B prefetches offset 1 (room: 2 × maxRecords) while its application works on offset 0, renewing it.
-    await until('B holding offset 1 in its buffer', () => states(cluster).includes('1:acquired:1'))
+    await waitFor('B holding offset 1 in its buffer', () => states(cluster).includes('1:acquired:1'))
     const stopB = keepRenewing(b, first!.records[0])
     const a = consumer(client, { acknowledgement: 'explicit' })
     const taken = await a.nextBatch(AbortSignal.timeout(5000))

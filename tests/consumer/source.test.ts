@@ -5,7 +5,7 @@
 // the other partitions their progress; only what no retry can fix fails the consumer.
 import { afterEach, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { Client } from '../../client/client'
+import { Client } from '../../index'
 import { Consumer, type FetchErrorEvent } from '../../consumer/consumer'
 import { PrefetchAccount, type BufferedBatch } from '../../consumer/cursor'
 import { Fetch, type FetchRequest, type FetchResponse } from '../../protocol/apis/fetch'
@@ -14,8 +14,8 @@ import { GroupConsumer } from '../../group/group-consumer'
 import { BrokerError, ProtocolError } from '../../protocol/errors'
 import { FakeCluster } from '../../testing/index'
 import { crc32c } from '../../protocol/crc32c'
+import { sleep } from '../support/wait'
 
-const sleep = async (ms: number): Promise<void> => await new Promise(resolve => setTimeout(resolve, ms))
 const cleanups: Array<() => Promise<void>> = []
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c().catch(() => {})

@@ -22,8 +22,9 @@ import { OffsetFetch } from '../../protocol/apis/offset-fetch'
 import { SyncGroup } from '../../protocol/apis/sync-group'
 import type { Api } from '../../protocol/api'
 import type { CommitLogEntry, GroupMemberInfo } from '../../testing/index'
-import { Client } from '../../client/client'
-import { gate, joinBareConsumerMember, protocols, until, sleep, withHarness, type Harness, type Member, type Protocol } from './support'
+import { Client } from '../../index'
+import { gate, joinBareConsumerMember, protocols, withHarness, type Harness, type Member, type Protocol } from './support'
+import { waitFor, sleep } from '../support/wait'
 
 /** The rows of `partition` in these commit-log entries, each with its entry. */
 function commitsOf (entries: CommitLogEntry[], partition: number): Array<{ entry: CommitLogEntry, offset: bigint, accepted: boolean }> {
@@ -67,12 +68,12 @@ for (const protocol of protocols) {
       await withHarness({ partitions: 2, records: 5 }, async h => {
         const a = await h.member('a', protocol)
         a.run(h)
-        await until(() => a.held().length === 2, 'A holding both partitions')
+        await waitFor('A holding both partitions', () => a.held().length === 2)
         const b = await h.member('b', protocol, {}, { coldMetadata: true })
         b.run(h)
-        await until(() => a.held().length === 1 && b.held().length === 1, 'A and B holding one partition each', 3000)
+        await waitFor('A and B holding one partition each', () => a.held().length === 1 && b.held().length === 1, { timeoutMs: 3000 })
         await h.produce(5, [0, 1])
-        await until(() => b.processedUpTo(b.held()[0]) === 10n, 'B processing its partition')
+        await waitFor('B processing its partition', () => b.processedUpTo(b.held()[0]) === 10n)
       })
     })
 
@@ -82,12 +83,12 @@ for (const protocol of protocols) {
         const rebalancing: Array<{ identity: { memberId: string, generation: number }, reason: string, assignedBefore: number }> = []
         a.consumer.on('rebalancing', event => { rebalancing.push({ ...event, assignedBefore: a.assignedEvents.length }) })
         a.run(h)
-        await until(() => a.held().length === 2, 'A holding both partitions')
+        await waitFor('A holding both partitions', () => a.held().length === 2)
         assert.equal(rebalancing.length, 0, 'no rebalance before B joins')
         const first = a.identity!
         const b = await h.member('b', protocol)
         b.run(h)
-        await until(() => a.held().length === 1 && b.held().length === 1, 'A and B holding one partition each')
+        await waitFor('A and B holding one partition each', () => a.held().length === 1 && b.held().length === 1)
         assert.ok(rebalancing.length >= 1, 'A said rebalancing')
         assert.ok(sameIdentity(rebalancing[0].identity, first), `under its first identity, not ${JSON.stringify(rebalancing[0].identity)}`)
         assert.equal(rebalancing[0].assignedBefore, 1, 'before the assignment of the rebalance')
@@ -108,20 +109,20 @@ for (const protocol of protocols) {
           if (d.offset === 5n) await (a.offsets(0).filter(o => o === 5n).length === 1 ? oldBatch.promise : newBatch.promise)
         }
         a.run(h)
-        await until(() => a.offsets(0).includes(5n), 'A processing offset 5')
+        await waitFor('A processing offset 5', () => a.offsets(0).includes(5n))
         assert.deepEqual(await a.consumer.commit(), [])
         assert.equal(h.committed(0), 5n)
         const old = a.identity!
         const fencedAt = h.commits().length
 
         h.cluster.fenceMember(h.groupId, old.memberId)
-        await until(() => a.identities.length >= 2 && !sameIdentity(a.identity, old), 'A rejoining under a new identity')
+        await waitFor('A rejoining under a new identity', () => a.identities.length >= 2 && !sameIdentity(a.identity, old))
         const rejoined = a.identity!
         assert.ok(a.lostEvents.length >= 1, 'the fence was reported as a loss')
 
         // The batch of the old membership finishes now; the new membership has processed nothing yet.
         oldBatch.release()
-        await until(() => a.deliveries[a.offsets(0).indexOf(5n)].finished, 'the old batch finishing')
+        await waitFor('the old batch finishing', () => a.deliveries[a.offsets(0).indexOf(5n)].finished)
         await a.consumer.commit()
         await sleep(100)
         const late = commitsOf(h.commits().slice(fencedAt), 0)
@@ -130,7 +131,7 @@ for (const protocol of protocols) {
 
         // The new membership processes from the committed offset and commits under its own identity.
         newBatch.release()
-        await until(() => a.processedUpTo(0, a.identity) === 20n, 'A processing the partition under its new membership')
+        await waitFor('A processing the partition under its new membership', () => a.processedUpTo(0, a.identity) === 20n)
         assert.deepEqual(await a.consumer.commit(), [])
         assert.equal(h.committed(0), 20n)
         for (const c of commitsOf(h.commits().slice(fencedAt), 0).filter(c => c.accepted)) {
@@ -147,13 +148,13 @@ for (const protocol of protocols) {
         const aBatch = h.gate()
         a.handler = async (_batch, d) => { if (d.offset === 5n) await aBatch.promise }
         a.run(h)
-        await until(() => a.held().length === 2, 'A holding both partitions')
+        await waitFor('A holding both partitions', () => a.held().length === 2)
         const b = await h.member('b', protocol)
         b.run(h)
-        await until(() => a.held().length === 1 && b.held().length === 1 && h.cluster.group(h.groupId)?.state === 'Stable', 'A and B holding one partition each')
+        await waitFor('A and B holding one partition each', () => a.held().length === 1 && b.held().length === 1 && h.cluster.group(h.groupId)?.state === 'Stable')
         const moved = a.held()[0]
         await h.produce(20, [0, 1])
-        await until(() => a.offsets(moved).includes(5n), 'A processing offset 5')
+        await waitFor('A processing offset 5', () => a.offsets(moved).includes(5n))
         assert.deepEqual(await a.consumer.commit(), [])
         assert.equal(h.committed(moved), 5n)
         const old = a.identity!
@@ -163,16 +164,16 @@ for (const protocol of protocols) {
         const rejoin = h.gate()
         holdRejoin(h, a, protocol, rejoin.promise)
         h.cluster.fenceMember(h.groupId, old.memberId)
-        await until(() => b.processedUpTo(moved) === 20n, 'B processing the partition A lost', 10_000)
+        await waitFor('B processing the partition A lost', () => b.processedUpTo(moved) === 20n, { timeoutMs: 10_000 })
         assert.equal(b.offsets(moved)[0], 5n, 'B started where A\'s commit left off')
         assert.deepEqual(await b.consumer.commit(), [])
         assert.equal(h.committed(moved), 20n)
 
         rejoin.release()
-        await until(() => a.identities.length >= 2 && !sameIdentity(a.identity, old) && h.cluster.group(h.groupId)?.state === 'Stable', 'A rejoining under a new identity')
+        await waitFor('A rejoining under a new identity', () => a.identities.length >= 2 && !sameIdentity(a.identity, old) && h.cluster.group(h.groupId)?.state === 'Stable')
         // A's batch of the old membership finishes late.
         aBatch.release()
-        await until(() => a.deliveries.find(d => d.partition === moved && d.offset === 5n)?.finished === true, 'the old batch finishing')
+        await waitFor('the old batch finishing', () => a.deliveries.find(d => d.partition === moved && d.offset === 5n)?.finished === true)
         await a.consumer.commit()
         await sleep(100)
         const fromA = commitsOf(a.commitsBy(h).filter(e => h.commits().indexOf(e) >= fencedAt), moved)
@@ -189,14 +190,14 @@ for (const protocol of protocols) {
       await withHarness({ partitions: 2, records: 0 }, async h => {
         const a = await h.member('a', protocol)
         a.run(h)
-        await until(() => a.held().length === 2, 'A holding both partitions')
+        await waitFor('A holding both partitions', () => a.held().length === 2)
         const b = await h.member('b', protocol)
         b.run(h)
-        await until(() => a.held().length === 1 && b.held().length === 1 && h.cluster.group(h.groupId)?.state === 'Stable', 'A and B holding one partition each')
+        await waitFor('A and B holding one partition each', () => a.held().length === 1 && b.held().length === 1 && h.cluster.group(h.groupId)?.state === 'Stable')
         const [mine] = a.held()
         const [theirs] = b.held()
         await h.produce(10, [0, 1])
-        await until(() => a.processedUpTo(mine) === 10n && b.processedUpTo(theirs) === 10n, 'both processing their partition')
+        await waitFor('both processing their partition', () => a.processedUpTo(mine) === 10n && b.processedUpTo(theirs) === 10n)
         assert.deepEqual(await b.consumer.commit(), [])
         const before = a.identity!
 
@@ -245,14 +246,14 @@ for (const protocol of protocols) {
         const held = [h.gate(), h.gate()]
         a.handler = async (_batch, d) => { if (d.offset === 3n && a.offsets(d.partition).filter(o => o === 3n).length === 1) await held[d.partition].promise }
         a.run(h)
-        await until(() => a.offsets(0).includes(3n) && a.offsets(1).includes(3n), 'A processing offset 3 of both partitions')
+        await waitFor('A processing offset 3 of both partitions', () => a.offsets(0).includes(3n) && a.offsets(1).includes(3n))
         const startedAt = Date.now()
         const b = await h.member('b', protocol)
         b.run(h)
         // Whichever partition moves to B, A still processes its offset 3 when the revoke gives up
         // waiting, a margin before the rebalance timeout (300 ms here, so 200 ms); the late batch
         // must not count, whether the partition ends up revoked or lost.
-        await until(() => b.held().length === 1 && b.processedUpTo(b.held()[0]) === 10n, 'B processing the partition it took', 10_000)
+        await waitFor('B processing the partition it took', () => b.held().length === 1 && b.processedUpTo(b.held()[0]) === 10n, { timeoutMs: 10_000 })
         const [moved] = b.held()
         assert.equal(b.offsets(moved)[0], 3n, 'B started after what A processed before its revoke')
         assert.ok(!held[moved].released && a.deliveries.find(d => d.partition === moved && d.offset === 3n)?.finished === false, 'A\'s batch still in flight')
@@ -266,7 +267,7 @@ for (const protocol of protocols) {
 
         // A's batch finishes after the revoke; auto-commits and an explicit commit follow.
         held[moved].release()
-        await until(() => a.deliveries.find(d => d.partition === moved && d.offset === 3n)?.finished === true, 'the late batch finishing')
+        await waitFor('the late batch finishing', () => a.deliveries.find(d => d.partition === moved && d.offset === 3n)?.finished === true)
         await sleep(200)
         await a.consumer.commit()
         const afterRevoke = commitsOf(a.commitsBy(h).filter(e => h.commits().indexOf(e) >= revokedAt), moved)
@@ -281,19 +282,19 @@ for (const protocol of protocols) {
         const held = [h.gate(), h.gate()]
         a.handler = async (_batch, d) => { if (d.offset === 3n && a.offsets(d.partition).filter(o => o === 3n).length === 1) await held[d.partition].promise }
         a.run(h)
-        await until(() => a.offsets(0).includes(3n) && a.offsets(1).includes(3n), 'A processing offset 3 of both partitions')
+        await waitFor('A processing offset 3 of both partitions', () => a.offsets(0).includes(3n) && a.offsets(1).includes(3n))
         // Nothing committed yet: offsets 0–2 of both partitions are processed and only the revoke commits them.
         assert.equal(h.committed(0), undefined)
         const b = await h.member('b', protocol)
         b.run(h)
-        await until(() => b.held().length === 1 && b.processedUpTo(b.held()[0]) === 10n, 'B processing the partition it took', 10_000)
+        await waitFor('B processing the partition it took', () => b.held().length === 1 && b.processedUpTo(b.held()[0]) === 10n, { timeoutMs: 10_000 })
         const [moved] = b.held()
         const kept = 1 - moved
         assert.equal(b.offsets(moved)[0], 3n, 'B did not start after what A processed: the revoke\'s commit was lost')
         assert.deepEqual(a.lostEvents.map(e => e.reason), [], 'A lost its partitions')
         assert.deepEqual(a.held(), [kept])
         held[kept].release()
-        await until(() => a.processedUpTo(kept) === 10n, 'A going on with the partition it kept')
+        await waitFor('A going on with the partition it kept', () => a.processedUpTo(kept) === 10n)
       })
     })
 
@@ -313,11 +314,11 @@ for (const protocol of protocols) {
             return { error: code }
           }, { times: code === 113 ? 2 : 1 })
           a.run(h)
-          await until(() => a.dropped.length >= 1, '\'batchDropped\'')
+          await waitFor('\'batchDropped\'', () => a.dropped.length >= 1)
           assert.deepEqual(a.dropped.map(d => [d.partition, d.firstOffset, d.nextOffset]), [[0, 5n, 6n]])
           assert.equal(refusedAt.length, code === 113 ? 2 : 1)
           const droppedAt = Date.now()
-          await until(() => a.offsets(0).includes(9n), 'A going on after the dropped batch')
+          await waitFor('A going on after the dropped batch', () => a.offsets(0).includes(9n))
           // Every batch was handed over after the commit of its end was accepted, and only once.
           for (const d of a.deliveries) assert.ok(d.committedAtHandOut !== undefined && d.committedAtHandOut >= d.nextOffset, `offset ${d.offset} handed over with the committed offset at ${String(d.committedAtHandOut)}`)
           const offsets = a.offsets(0)
@@ -336,7 +337,7 @@ for (const protocol of protocols) {
       await withHarness({ partitions: 2, records: 5 }, async h => {
         const a = await h.member('a', protocol)
         a.run(h)
-        await until(() => a.processedUpTo(0) === 5n && a.processedUpTo(1) === 5n, 'A processing both partitions')
+        await waitFor('A processing both partitions', () => a.processedUpTo(0) === 5n && a.processedUpTo(1) === 5n)
         const refused: Array<{ partition: number, offset: bigint }> = []
         a.consumer.on('commitRefused', (list: Array<{ partition: number, offset: bigint }>) => { refused.push(...list) })
         h.cluster.intercept(OffsetCommit, () => ({ error: 16 })) // NOT_COORDINATOR, for ever: retried until the deadline
@@ -359,7 +360,7 @@ for (const protocol of protocols) {
         const a = await h.member('a', protocol, { autoCommitIntervalMs: 50 })
         a.run(h)
         const caughtUp = async (end: bigint, what: string): Promise<void> => {
-          await until(() => a.processedUpTo(0) === end && a.processedUpTo(1) === end && h.committed(0) === end && h.committed(1) === end, what, 10_000)
+          await waitFor(what, () => a.processedUpTo(0) === end && a.processedUpTo(1) === end && h.committed(0) === end && h.committed(1) === end, { timeoutMs: 10_000 })
         }
         await caughtUp(10n, 'A processing and committing the first records')
 
@@ -370,7 +371,7 @@ for (const protocol of protocols) {
         const heartbeatErrors = protocol === 'classic' ? [...codes] : codes.filter(c => c !== 27)
         const heartbeat: Api<any, any> = protocol === 'classic' ? Heartbeat : ConsumerGroupHeartbeat
         h.cluster.intercept(heartbeat, r => r.clientId === 'a' && heartbeatErrors.length > 0 ? { error: heartbeatErrors.shift()! } : undefined)
-        await until(() => heartbeatErrors.length === 0, 'the heartbeat errors being used')
+        await waitFor('the heartbeat errors being used', () => heartbeatErrors.length === 0)
         await h.produce(10, [0, 1])
         await caughtUp(20n, 'A going on after heartbeat errors')
 
@@ -378,11 +379,11 @@ for (const protocol of protocols) {
         const commitErrors = [...codes]
         h.cluster.intercept(OffsetCommit, r => r.clientId === 'a' && commitErrors.length > 0 ? { error: commitErrors.shift()! } : undefined)
         await h.produce(10, [0, 1])
-        await until(() => commitErrors.length === 0, 'the commit errors being used')
+        await waitFor('the commit errors being used', () => commitErrors.length === 0)
         await caughtUp(30n, 'A going on after commit errors')
         // Let the rejoin the REBALANCE_IN_PROGRESS commits asked for finish before the
         // coordinator moves (a commit retried across a rejoin is the next test's subject).
-        await until(() => a.identity?.generation === currentGeneration(h, a), 'A stable in the current generation')
+        await waitFor('A stable in the current generation', () => a.identity?.generation === currentGeneration(h, a))
         await sleep(200)
 
         // The coordinator moves to another broker: the old one answers NOT_COORDINATOR.
@@ -403,7 +404,7 @@ for (const protocol of protocols) {
       await withHarness({ partitions: 2, records: 10, groups: { consumerSessionTimeoutMs: 10_000 } }, async h => {
         const a = await h.member('a', protocol, { sessionTimeoutMs: 10_000 })
         a.run(h)
-        await until(() => a.held().length === 2 && a.processedUpTo(0) === 10n && a.processedUpTo(1) === 10n, 'A processing both partitions')
+        await waitFor('A processing both partitions', () => a.held().length === 2 && a.processedUpTo(0) === 10n && a.processedUpTo(1) === 10n)
         const before = a.identity!
         // A's commit of both partitions is answered COORDINATOR_LOAD_IN_PROGRESS (retried by
         // the client with the same body) until A has moved to a new generation / epoch; the
@@ -411,10 +412,10 @@ for (const protocol of protocols) {
         let loading = true
         h.cluster.intercept(OffsetCommit, r => r.clientId === 'a' && loading && r.request.generationIdOrMemberEpoch === before.generation && r.request.topics.flatMap(t => t.partitions).length === 2 ? { error: 14 } : undefined)
         const commit = a.consumer.commit()
-        await until(() => h.cluster.requests(OffsetCommit).filter(r => r.clientId === 'a').length >= 2, 'the commit being retried')
+        await waitFor('the commit being retried', () => h.cluster.requests(OffsetCommit).filter(r => r.clientId === 'a').length >= 2)
         const b = await h.member('b', protocol)
         b.run(h)
-        await until(() => a.identity!.generation !== before.generation && a.held().length === 1 && b.held().length === 1 && currentGeneration(h, a) === a.identity!.generation, 'A and B holding one partition each')
+        await waitFor('A and B holding one partition each', () => a.identity!.generation !== before.generation && a.held().length === 1 && b.held().length === 1 && currentGeneration(h, a) === a.identity!.generation)
         loading = false
         // Refused by the member itself: by the time the coordinator would take it, neither
         // partition is held under the identity the commit was made for (one moved to B, the
@@ -441,7 +442,7 @@ for (const protocol of protocols) {
         const refusals: Array<{ partition: number, reason: string }> = []
         a.consumer.on('commitRefused', refused => { refusals.push(...refused.map(r => ({ partition: r.partition, reason: r.reason }))) })
         a.run(h)
-        await until(() => a.processedUpTo(0) === 3n && a.processedUpTo(1) === 3n, 'A processing both partitions')
+        await waitFor('A processing both partitions', () => a.processedUpTo(0) === 3n && a.processedUpTo(1) === 3n)
         const rejoin = h.gate()
         let rejoining = false
         h.cluster.intercept(JoinGroup, r => {
@@ -451,7 +452,7 @@ for (const protocol of protocols) {
         })
         const b = await h.member('b', protocol)
         b.run(h)
-        await until(() => rejoining, 'A rejoining (held)')
+        await waitFor('A rejoining (held)', () => rejoining)
         await a.consumer.close()
         assert.deepEqual(refusals.map(r => r.partition).sort(), [0, 1])
         for (const r of refusals) assert.match(r.reason, /a rebalance was still in progress when the consumer closed/)
@@ -465,7 +466,7 @@ for (const protocol of protocols) {
         h.cluster.intercept(OffsetFetch, () => ({ error: 16 }))
         const a = await h.member('a', protocol)
         a.run(h)
-        await until(() => h.cluster.requests(OffsetFetch).length >= 3, 'A asking for its committed offsets')
+        await waitFor('A asking for its committed offsets', () => h.cluster.requests(OffsetFetch).length >= 3)
         const started = Date.now()
         const outcome = await Promise.race([a.consumer.close().then(() => 'closed'), sleep(15_000).then(() => 'still closing after 15 s')])
         assert.equal(outcome, 'closed')
@@ -477,7 +478,7 @@ for (const protocol of protocols) {
       await withHarness({ partitions: 2, records: 2 }, async h => {
         const a = await h.member('a', protocol)
         a.run(h)
-        await until(() => a.held().length === 2 && a.processedUpTo(0) === 2n && a.processedUpTo(1) === 2n, 'A processing both partitions')
+        await waitFor('A processing both partitions', () => a.held().length === 2 && a.processedUpTo(0) === 2n && a.processedUpTo(1) === 2n)
         // The leave itself: classic LeaveGroup, KIP-848 a heartbeat with epoch -1.
         if (protocol === 'classic') h.cluster.intercept(LeaveGroup, () => ({ error: 16 }))
         else h.cluster.intercept(ConsumerGroupHeartbeat, r => (r.request.memberEpoch ?? 0) < 0 ? { error: 16 } : undefined)
@@ -518,11 +519,11 @@ describe('GroupConsumer (consumer protocol): reconciliation while the coordinato
         // Someone joins for another topic: A's epoch moves on, its partitions stay.
         const stopBare = await joinBareConsumerMember(h, 'bare', ['other'])
         try {
-          await until(() => (h.cluster.groupMembers(h.groupId).find(m => m.memberId !== 'bare')?.memberEpoch ?? 0) > epochBefore, 'A at a new epoch at the coordinator')
+          await waitFor('A at a new epoch at the coordinator', () => (h.cluster.groupMembers(h.groupId).find(m => m.memberId !== 'bare')?.memberEpoch ?? 0) > epochBefore)
           slowOnAssigned.release()
-          await until(() => a.processedUpTo(0) === 5n && a.processedUpTo(1) === 5n, 'A processing both partitions')
+          await waitFor('A processing both partitions', () => a.processedUpTo(0) === 5n && a.processedUpTo(1) === 5n)
           const epochNow = h.cluster.groupMembers(h.groupId).find(m => m.memberId !== 'bare')!.memberEpoch
-          await until(() => a.consumer.cursors.every(c => c.ownership.generation === epochNow), `both partitions stamped with epoch ${String(epochNow)}`)
+          await waitFor(`both partitions stamped with epoch ${String(epochNow)}`, () => a.consumer.cursors.every(c => c.ownership.generation === epochNow))
           if (delivery === 'at-least-once') {
             const refused = await a.consumer.commit()
             assert.deepEqual(refused.map(r => `p${r.partition}: ${r.reason}`), [])
@@ -542,7 +543,7 @@ describe('GroupConsumer (consumer protocol): reconciliation while the coordinato
       h.cluster.intercept(OffsetFetch, r => r.clientId === 'a' ? { error: 113 } : undefined, { times: 2 })
       const a = await h.member('a', 'consumer')
       a.run(h)
-      await until(() => a.processedUpTo(0) === 3n && a.processedUpTo(1) === 3n, 'A processing both partitions')
+      await waitFor('A processing both partitions', () => a.processedUpTo(0) === 3n && a.processedUpTo(1) === 3n)
       assert.equal(a.error, undefined)
       assert.ok(h.cluster.requests(OffsetFetch).filter(r => r.clientId === 'a').length >= 3)
     })
@@ -554,7 +555,7 @@ describe('GroupConsumer (consumer protocol): reconciliation while the coordinato
         h.cluster.intercept(OffsetFetch, r => r.clientId === 'a' ? { error: code } : undefined, { times: 1 })
         const a = await h.member('a', 'consumer')
         a.run(h)
-        await until(() => a.processedUpTo(0) === 3n, 'A processing after the rejoin')
+        await waitFor('A processing after the rejoin', () => a.processedUpTo(0) === 3n)
         assert.equal(a.error, undefined)
         const joins = h.cluster.requests(ConsumerGroupHeartbeat).filter(r => r.clientId === 'a' && r.request.memberEpoch === 0)
         assert.equal(joins.length, 2, 'A joined again at epoch 0')
@@ -597,14 +598,14 @@ describe('GroupConsumer (consumer protocol): reconciliation while the coordinato
         // A joins: its target is one partition, which 'old' still owns (A waits for it, unreleased).
         const a = await h.member('a', 'consumer')
         a.run(h)
-        await until(() => h.cluster.groupMembers(h.groupId).find(m => m.memberId !== 'old')?.target.length === 1, "A's target")
+        await waitFor("A's target", () => h.cluster.groupMembers(h.groupId).find(m => m.memberId !== 'old')?.target.length === 1)
         const freed = h.cluster.groupMembers(h.groupId).find(m => m.memberId !== 'old')!.target[0].partition
         // 'old' releases it (its heartbeat no longer lists it).
         await oldBeat([1 - freed])
         assert.deepEqual(oldMember()?.assigned.map(p => p.partition), [1 - freed])
-        await until(() => lost, 'the answer that gives A the freed partition, lost')
+        await waitFor('the answer that gives A the freed partition, lost', () => lost)
         // Kafka sends the assignment again only in the answer to a full request (or when it changes): A must send one.
-        await until(() => a.processedUpTo(freed) === 3n, `A processing partition ${freed}`, 10_000)
+        await waitFor(`A processing partition ${freed}`, () => a.processedUpTo(freed) === 3n, { timeoutMs: 10_000 })
         assert.equal(a.error, undefined)
       } finally {
         await old.close()
@@ -620,15 +621,15 @@ describe('GroupConsumer (consumer protocol): reconciliation while the coordinato
       const a = await h.member('a', 'consumer')
       a.run(h)
       // A's first target is both partitions; its OffsetFetch for them hangs.
-      await until(() => held, "A's OffsetFetch")
+      await waitFor("A's OffsetFetch", () => held)
       const stopBare = await joinBareConsumerMember(h, 'bare', [h.topic])
       try {
         // The bare member takes one partition: A's target shrinks to the other one.
-        await until(() => h.cluster.groupMembers(h.groupId).find(m => m.memberId !== 'bare')?.target.length === 1, "A's new target")
+        await waitFor("A's new target", () => h.cluster.groupMembers(h.groupId).find(m => m.memberId !== 'bare')?.target.length === 1)
         const kept = h.cluster.groupMembers(h.groupId).find(m => m.memberId !== 'bare')!.target[0].partition
         await sleep(300) // the heartbeat that brings it
         offsetFetchHeld.release()
-        await until(() => a.processedUpTo(kept) === 3n, 'A processing the partition it kept')
+        await waitFor('A processing the partition it kept', () => a.processedUpTo(kept) === 3n)
         const added = a.assignedEvents.flatMap(e => e.added.map(p => p.partition))
         assert.deepEqual(added, [kept], `A added ${added.join(', ')}`)
         assert.deepEqual(a.offsets(1 - kept), [], 'A handed out records of the partition its newer target does not have')
@@ -645,7 +646,7 @@ describe('GroupConsumer (classic protocol): heartbeats', { timeout: 60_000 }, ()
       const intervalMs = 300
       const a = await h.member('a', 'classic', { heartbeatIntervalMs: intervalMs, sessionTimeoutMs: 6000 })
       a.run(h)
-      await until(() => h.cluster.requests(Heartbeat).filter(r => r.clientId === 'a').length >= 3, 'three heartbeats of A', 5000)
+      await waitFor('three heartbeats of A', () => h.cluster.requests(Heartbeat).filter(r => r.clientId === 'a').length >= 3, { timeoutMs: 5000 })
       const synced = h.cluster.requests(SyncGroup).filter(r => r.clientId === 'a')
       const beats = h.cluster.requests(Heartbeat).filter(r => r.clientId === 'a')
       // Timers may fire a millisecond early against Date.now()'s rounding.
@@ -665,7 +666,7 @@ describe('GroupConsumer (classic protocol): static membership', { timeout: 60_00
       const options = { instanceId: 'instance-a', sessionTimeoutMs: 10_000 }
       const a = await h.member('a', 'classic', options)
       a.run(h)
-      await until(() => a.processedUpTo(0) === 3n && a.processedUpTo(1) === 3n, 'A processing both partitions')
+      await waitFor('A processing both partitions', () => a.processedUpTo(0) === 3n && a.processedUpTo(1) === 3n)
       const generation = h.cluster.group(h.groupId)!.generationId
       await a.consumer.close()
       assert.deepEqual(h.cluster.requests(LeaveGroup).map(r => r.clientId), [], 'LeaveGroup sent by a static member')
@@ -673,9 +674,9 @@ describe('GroupConsumer (classic protocol): static membership', { timeout: 60_00
       // skipAssignment (it leads, and the group keeps its assignment).
       const restarted = await h.member('a-restarted', 'classic', options)
       restarted.run(h)
-      await until(() => restarted.held().length === 2, 'the restarted member holding both partitions')
+      await waitFor('the restarted member holding both partitions', () => restarted.held().length === 2)
       await h.produce(2, [0, 1])
-      await until(() => restarted.processedUpTo(0) === 5n && restarted.processedUpTo(1) === 5n, 'the restarted member going on from the committed offsets')
+      await waitFor('the restarted member going on from the committed offsets', () => restarted.processedUpTo(0) === 5n && restarted.processedUpTo(1) === 5n)
       await sleep(500)
       assert.equal(h.cluster.group(h.groupId)!.generationId, generation, 'the group rebalanced')
       assert.equal(h.cluster.requests(JoinGroup).filter(r => r.clientId === 'a-restarted').length, 1, 'the restarted leader joined more than once')
@@ -692,18 +693,18 @@ describe('GroupConsumer (consumer protocol): commits in order', { timeout: 60_00
       const onRevokedHeld = h.gate()
       const a = await h.member('a', 'consumer', { rebalanceTimeoutMs: 5000, onRevoked: async () => { await onRevokedHeld.promise } }, { retryBackoffMs: 800 })
       a.run(h)
-      await until(() => a.processedUpTo(0) === 5n && a.processedUpTo(1) === 5n, 'A processing both partitions')
+      await waitFor('A processing both partitions', () => a.processedUpTo(0) === 5n && a.processedUpTo(1) === 5n)
       // A commits both @5; the request dies with its connection before the broker applies it,
       // and the Client resends it 800 ms later.
       h.cluster.intercept(OffsetCommit, r => r.clientId === 'a' ? { drop: 'before-apply' } : undefined, { times: 1 })
       const first = a.consumer.commit()
-      await until(() => h.cluster.requests(OffsetCommit).some(r => r.clientId === 'a'), "A's first commit")
+      await waitFor("A's first commit", () => h.cluster.requests(OffsetCommit).some(r => r.clientId === 'a'))
       await h.produce(5, [0, 1])
-      await until(() => a.processedUpTo(0) === 10n && a.processedUpTo(1) === 10n, 'A processing both partitions up to 10')
+      await waitFor('A processing both partitions up to 10', () => a.processedUpTo(0) === 10n && a.processedUpTo(1) === 10n)
       // A second member takes one partition: A's revoke commits it @10 and releases it.
       const stopBare = await joinBareConsumerMember(h, 'bare', [h.topic])
       try {
-        await until(() => a.held().length === 1, 'A revoking one partition')
+        await waitFor('A revoking one partition', () => a.held().length === 1)
         const revoked = 1 - a.held()[0]
         await first
         await sleep(200)
@@ -731,16 +732,16 @@ for (const protocol of protocols) {
         const a = await h.member('a', protocol, { autoCommit: false, autoCommitIntervalMs: undefined })
         a.run(h)
         const processedUpTo = (offset: bigint): boolean => [0, 1].every(p => a.processedUpTo(p) === offset)
-        await until(() => processedUpTo(10n), 'every record processed')
+        await waitFor('every record processed', () => processedUpTo(10n))
         const commits = (): number => h.cluster.requests(OffsetCommit).filter(r => r.clientId === 'a').length
         assert.deepEqual(await a.consumer.commit(), [])
         assert.equal(commits(), 1, 'commit() sent one OffsetCommit')
         assert.deepEqual([h.committed(0), h.committed(1)], [10n, 10n])
         // More processed, then a revoke (a second member joins) and a close: none of them commits.
         await h.produce(5, [0, 1])
-        await until(() => processedUpTo(15n), 'the new records processed')
+        await waitFor('the new records processed', () => processedUpTo(15n))
         const b = await h.member('b', protocol, { autoCommit: false, autoCommitIntervalMs: undefined })
-        await until(() => a.assignedEvents.some(e => e.revoked.length > 0) && b.held().length > 0, 'member a to revoke a partition to member b', 10_000)
+        await waitFor('member a to revoke a partition to member b', () => a.assignedEvents.some(e => e.revoked.length > 0) && b.held().length > 0, { timeoutMs: 10_000 })
         await a.consumer.close()
         assert.equal(commits(), 1, 'no OffsetCommit after the explicit one')
         assert.deepEqual([h.committed(0), h.committed(1)], [10n, 10n], 'the offsets of the explicit commit')

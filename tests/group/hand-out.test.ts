@@ -12,7 +12,8 @@ import assert from 'node:assert/strict'
 import type { KafkaRecord } from '../../protocol/record-batch'
 import type { ConsumerBatch } from '../../consumer/cursor'
 import type { HandlerErrorEvent, ProcessingTimeoutEvent } from '../../consumer/consumer'
-import { protocols, until, sleep, withHarness, type Harness, type Member } from './support'
+import { protocols, withHarness, type Harness, type Member } from './support'
+import { waitFor, sleep } from '../support/wait'
 
 /** Runs `member` with eachRecord (the harness's Member.run uses eachBatch), logging every record handed out. */
 function runEachRecord (h: Harness, member: Member, onRecord: (record: KafkaRecord, batch: ConsumerBatch) => Promise<void> | void): Array<{ partition: number, offset: bigint, identity: string }> {
@@ -39,12 +40,12 @@ for (const protocol of protocols) {
           if (d.offset === 0n && times === 2) await reread.promise
         }
         a.run(h)
-        await until(() => a.offsets(0).filter(o => o === 0n).length === 2, 'A re-reading offset 0 after its seek')
+        await waitFor('A re-reading offset 0 after its seek', () => a.offsets(0).filter(o => o === 0n).length === 2)
         // The batch that seeked (19) returned, the re-read has processed nothing yet: a crash now must resume at 0.
         assert.deepEqual(await a.consumer.commit(), [])
         assert.equal(h.committed(0), 0n, 'the seeking batch was committed as processed although the re-read from 0 had not run')
         reread.release()
-        await until(() => a.processedUpTo(0) === 20n && a.offsets(0).length === 40, 'the re-read reaching the end')
+        await waitFor('the re-read reaching the end', () => a.processedUpTo(0) === 20n && a.offsets(0).length === 40)
         await a.consumer.commit()
         assert.equal(h.committed(0), 20n)
       })
@@ -54,13 +55,13 @@ for (const protocol of protocols) {
       await withHarness({ partitions: 1, records: 10 }, async h => {
         const a = await h.member('a', protocol)
         a.run(h)
-        await until(() => a.processedUpTo(0) === 10n, 'A reading the partition')
+        await waitFor('A reading the partition', () => a.processedUpTo(0) === 10n)
         await a.consumer.commit()
         assert.equal(h.committed(0), 10n)
         a.consumer.seek({ topic: h.topic, partition: 0, offset: 0n })
         await a.consumer.commit()
         assert.equal(h.committed(0), 0n, 'the seek target was not committed')
-        await until(() => a.offsets(0).length === 20 && a.processedUpTo(0) === 10n && a.deliveries.every(d => d.finished), 'the re-read reaching the end')
+        await waitFor('the re-read reaching the end', () => a.offsets(0).length === 20 && a.processedUpTo(0) === 10n && a.deliveries.every(d => d.finished))
         await a.consumer.commit()
         assert.equal(h.committed(0), 10n, 'the end of the re-read was not committed (the member thought it had committed it already)')
       })
@@ -78,15 +79,15 @@ for (const protocol of protocols) {
           }
         }
         a.run(h)
-        await until(() => a.offsets(0).includes(5n), 'A processing offset 5')
+        await waitFor('A processing offset 5', () => a.offsets(0).includes(5n))
         const old = a.identity!
         h.cluster.fenceMember(h.groupId, old.memberId)
-        await until(() => a.identities.length >= 2 && a.held().includes(0) && a.identity !== old, 'A holding the partition again under a new membership')
+        await waitFor('A holding the partition again under a new membership', () => a.identities.length >= 2 && a.held().includes(0) && a.identity !== old)
         const handedBefore = a.deliveries.length
         await sleep(400)
         assert.equal(a.deliveries.length, handedBefore, `a second handler of partition 0 started while the first still ran: ${a.offsets(0).join(',')}`)
         stuck.release()
-        await until(() => a.deliveries.slice(handedBefore).some(d => d.finished && d.nextOffset === 10n), 'A processing the partition under its new membership')
+        await waitFor('A processing the partition under its new membership', () => a.deliveries.slice(handedBefore).some(d => d.finished && d.nextOffset === 10n))
         const second = a.deliveries.slice(handedBefore)
         assert.ok(second.length > 0 && second.every(d => d.at >= oldReturnedAt), 'a batch of the new ownership was handed out before the old handler returned')
       })
@@ -104,13 +105,13 @@ for (const protocol of protocols) {
           }
         }
         a.run(h)
-        await until(() => a.offsets(0).includes(3n) && a.offsets(1).includes(3n), 'A processing offset 3 of both partitions')
+        await waitFor('A processing offset 3 of both partitions', () => a.offsets(0).includes(3n) && a.offsets(1).includes(3n))
         const b = await h.member('b', protocol)
         b.run(h)
-        await until(() => b.held().length === 1, 'B taking a partition (A\'s revoke gave up waiting)', 10_000)
+        await waitFor('B taking a partition (A\'s revoke gave up waiting)', () => b.held().length === 1, { timeoutMs: 10_000 })
         const [moved] = b.held()
         await b.consumer.close()
-        await until(() => a.held().length === 2, 'the partition coming back to A', 10_000)
+        await waitFor('the partition coming back to A', () => a.held().length === 2, { timeoutMs: 10_000 })
         // B may have read the partition to its end: new records give A's new ownership something to hand out.
         await h.produce(2, [moved])
         const handedBefore = a.deliveries.filter(d => d.partition === moved).length
@@ -119,7 +120,7 @@ for (const protocol of protocols) {
         held[0].release()
         held[1].release()
         const again = (): typeof a.deliveries => a.deliveries.filter(d => d.partition === moved).slice(handedBefore)
-        await until(() => again().some(d => d.finished && d.nextOffset === 12n), 'A processing the partition that came back')
+        await waitFor('A processing the partition that came back', () => again().some(d => d.finished && d.nextOffset === 12n))
         assert.ok(again().every(d => d.at >= returnedAt[moved]), 'the new ownership handed out before the old handler returned')
       })
     })
@@ -132,23 +133,23 @@ for (const protocol of protocols) {
         const held = [h.gate(), h.gate()]
         a.handler = async (_batch, d, m) => { if (d.offset === 3n && m.offsets(d.partition).filter(o => o === 3n).length === 1) await held[d.partition].promise }
         a.run(h)
-        await until(() => timeouts.length === 2, 'a processingTimeout event per stuck partition')
+        await waitFor('a processingTimeout event per stuck partition', () => timeouts.length === 2)
         assert.deepEqual(timeouts.map(t => [t.partition, t.firstOffset]).sort(), [[0, 3n], [1, 3n]])
         assert.ok(timeouts.every(t => t.elapsedMs >= 300))
-        await until(() => a.held().length === 0, 'A giving its partitions up')
+        await waitFor('A giving its partitions up', () => a.held().length === 0)
         const b = await h.member('b', protocol)
         b.run(h)
-        await until(() => b.processedUpTo(0) === 10n && b.processedUpTo(1) === 10n, 'B processing both partitions', 10_000)
+        await waitFor('B processing both partitions', () => b.processedUpTo(0) === 10n && b.processedUpTo(1) === 10n, { timeoutMs: 10_000 })
         assert.deepEqual([b.offsets(0)[0], b.offsets(1)[0]], [3n, 3n], 'B did not start after what A processed before leaving')
         // One of the two slow handlers returns: A stays out while the other still runs.
         held[0].release()
         await sleep(600)
         assert.deepEqual(a.held(), [], 'A rejoined while one of its overdue handlers still ran')
         held[1].release()
-        await until(() => a.held().length === 1 && b.held().length === 1, 'A back in the group with one partition', 10_000)
+        await waitFor('A back in the group with one partition', () => a.held().length === 1 && b.held().length === 1, { timeoutMs: 10_000 })
         const moved = a.held()[0]
         await h.produce(2, [moved])
-        await until(() => a.processedUpTo(moved) === 12n, 'A processing under its new membership')
+        await waitFor('A processing under its new membership', () => a.processedUpTo(moved) === 12n)
       })
     })
 
@@ -160,14 +161,14 @@ for (const protocol of protocols) {
         const seen = runEachRecord(h, a, async record => {
           if (record.offset === 7n) await held[Number(record.value!.toString().split(':')[0])].promise
         })
-        await until(() => seen.filter(s => s.offset === 7n).length === 2, 'A at record 7 of both partitions')
+        await waitFor('A at record 7 of both partitions', () => seen.filter(s => s.offset === 7n).length === 2)
         const b = await h.member('b', protocol)
         b.run(h)
         // The revoke removes the partition from A's assignment first, then waits for its batch.
-        await until(() => a.held().length === 1, 'A revoking one partition')
+        await waitFor('A revoking one partition', () => a.held().length === 1)
         const moved = 1 - a.held()[0]
         held[moved].release()
-        await until(() => b.processedUpTo(moved) === 20n, 'B processing the partition it took', 10_000)
+        await waitFor('B processing the partition it took', () => b.processedUpTo(moved) === 20n, { timeoutMs: 10_000 })
         assert.equal(b.offsets(moved)[0], 8n, 'B did not start after the last record A finished')
         assert.deepEqual(seen.filter(s => s.partition === moved).map(s => s.offset), [0n, 1n, 2n, 3n, 4n, 5n, 6n, 7n], 'A went on with the revoked batch')
         held[1 - moved].release()
@@ -179,10 +180,10 @@ for (const protocol of protocols) {
         const a = await h.member('a', protocol, { maxPartitionBytes: 1024 * 1024, rebalanceTimeoutMs: 600 })
         const held = h.gate()
         const seen = runEachRecord(h, a, async record => { if (record.offset === 7n) await held.promise })
-        await until(() => seen.filter(s => s.offset === 7n).length === 2, 'A at record 7 of both partitions')
+        await waitFor('A at record 7 of both partitions', () => seen.filter(s => s.offset === 7n).length === 2)
         const b = await h.member('b', protocol)
         b.run(h)
-        await until(() => b.held().length === 1 && b.processedUpTo(b.held()[0]) === 20n, 'B processing the partition it took', 10_000)
+        await waitFor('B processing the partition it took', () => b.held().length === 1 && b.processedUpTo(b.held()[0]) === 20n, { timeoutMs: 10_000 })
         assert.equal(b.offsets(b.held()[0])[0], 7n, 'B did not start at the record A was stuck on')
       })
     })
@@ -194,11 +195,11 @@ for (const protocol of protocols) {
         const failure = new Error('handler failed')
         a.handler = (_batch, d) => { if (d.partition === 0 && d.offset === 3n) throw failure }
         a.run(h)
-        await until(() => a.error !== undefined, 'run() rejecting')
+        await waitFor('run() rejecting', () => a.error !== undefined)
         assert.equal(a.error, failure)
         const b = await h.member('b', protocol)
         b.run(h)
-        await until(() => b.held().length === 2 && b.processedUpTo(0) === 10n, 'B processing both partitions', 5000)
+        await waitFor('B processing both partitions', () => b.held().length === 2 && b.processedUpTo(0) === 10n, { timeoutMs: 5000 })
         assert.equal(b.offsets(0)[0], 3n, 'the records before the failing one were not committed, or the failing one was')
       })
     })
@@ -220,7 +221,7 @@ for (const protocol of protocols) {
             }
           }
         }).catch(error => { a.error = error })
-        await until(() => seen.includes(9n), 'A reaching the end')
+        await waitFor('A reaching the end', () => seen.includes(9n))
         assert.equal(a.error, undefined)
         assert.deepEqual(seen, [0n, 1n, 2n, 3n, 4n, 4n, 4n, 5n, 6n, 7n, 8n, 9n])
         assert.deepEqual(errors.map(e => [e.offset, e.attempt]), [[4n, 1], [4n, 2]])
@@ -241,12 +242,12 @@ for (const protocol of protocols) {
             }
           }
         })()
-        await until(() => closed, 'close() inside the loop body returning', 5000)
+        await waitFor('close() inside the loop body returning', () => closed, { timeoutMs: 5000 })
         await loop
         assert.equal(h.committed(0), 3n)
         const b = await h.member('b', protocol)
         b.run(h)
-        await until(() => b.processedUpTo(0) === 10n, 'B taking over at once', 5000)
+        await waitFor('B taking over at once', () => b.processedUpTo(0) === 10n, { timeoutMs: 5000 })
         assert.equal(b.offsets(0)[0], 3n)
       })
     })
@@ -257,7 +258,7 @@ for (const protocol of protocols) {
         let retries = 0
         a.consumer.on('handlerError', () => { retries++ })
         a.running = a.consumer.run({ retry: { initialMs: 30_000, maxMs: 30_000 }, eachBatch: () => { throw new Error('not yet') } }).catch(error => { a.error = error })
-        await until(() => retries === 1, 'the first retry backoff')
+        await waitFor('the first retry backoff', () => retries === 1)
         const started = Date.now()
         await a.consumer.close()
         await a.running
@@ -312,13 +313,13 @@ for (const protocol of protocols) {
           }
         }
         a.run(h)
-        await until(() => closed, 'close() inside the handler returning', 5000)
+        await waitFor('close() inside the handler returning', () => closed, { timeoutMs: 5000 })
         await a.running
         assert.equal(a.error, undefined)
         assert.equal(h.committed(0), 3n)
         const b = await h.member('b', protocol)
         b.run(h)
-        await until(() => b.processedUpTo(0) === 10n, 'B taking over at once', 5000)
+        await waitFor('B taking over at once', () => b.processedUpTo(0) === 10n, { timeoutMs: 5000 })
         assert.equal(b.offsets(0)[0], 3n)
       })
     })

@@ -5,7 +5,7 @@
 // the errors that end a member (the same class in both protocols).
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { Client } from '../../client/client'
+import { Client } from '../../index'
 import { GroupConsumer, type GroupConsumerOptions } from '../../group/group-consumer'
 import { GroupProtocolUnsupportedError, StaticMembershipError } from '../../group/errors'
 import { ConsumerGroupHeartbeat } from '../../protocol/apis/consumer-group-heartbeat'
@@ -14,7 +14,7 @@ import { Heartbeat } from '../../protocol/apis/heartbeat'
 import { JoinGroup } from '../../protocol/apis/join-group'
 import { OffsetCommit } from '../../protocol/apis/offset-commit'
 import { BrokerError, KafkaTsError, ProtocolError } from '../../protocol/errors'
-import { gate, protocols, until, withHarness } from './support'
+import { gate, protocols, withHarness } from './support'
 import { Consumer, type AssignOptions, type RunOptions } from '../../consumer/consumer'
 import { ShareConsumer, type ShareConsumerOptions, type ShareRunOptions } from '../../group/share-consumer'
 import { runTransactional, type TransactionalRunOptions } from '../../group/transactional'
@@ -22,6 +22,7 @@ import { rangeAssignor } from '../../group/assignors'
 import { deserializers } from '../../client/serializers'
 import { FakeCluster } from '../../testing/index'
 import { trackTimers } from '../support/timers'
+import { waitFor } from '../support/wait'
 import '../../index'
 
 describe('group consumer options are checked at construction', () => {
@@ -212,7 +213,7 @@ describe('group consumer start-up against the fake cluster', { timeout: 60_000 }
     await withHarness({ partitions: 1, records: 3 }, async h => {
       const a = await h.member('a', 'consumer', { topics: h.topic })
       a.run(h)
-      await until(() => a.processedUpTo(0) === 3n, 'A consuming the topic')
+      await waitFor('A consuming the topic', () => a.processedUpTo(0) === 3n)
     })
   })
 
@@ -220,7 +221,7 @@ describe('group consumer start-up against the fake cluster', { timeout: 60_000 }
     await withHarness({ partitions: 1, records: 2 }, async h => {
       const a = await h.member('a', 'consumer', { sessionTimeoutMs: 2000, heartbeatIntervalMs: 100 })
       a.run(h)
-      await until(() => a.processedUpTo(0) === 2n, 'A consuming')
+      await waitFor('A consuming', () => a.processedUpTo(0) === 2n)
       const said = a.warnings.find(w => (w as KafkaTsError).kind === 'CLASSIC_ONLY_OPTION') as Error | undefined
       assert.match(said?.message ?? 'no CLASSIC_ONLY_OPTION warning', /sessionTimeoutMs, heartbeatIntervalMs: classic-protocol only and ignored with KIP-848.*groupProtocol: 'classic'/)
     })
@@ -230,7 +231,7 @@ describe('group consumer start-up against the fake cluster', { timeout: 60_000 }
     await withHarness({ partitions: 1, records: 2 }, async h => {
       const a = await h.member('a', 'classic', { groupProtocol: undefined, sessionTimeoutMs: 2000 })
       a.run(h)
-      await until(() => a.processedUpTo(0) === 2n, 'A consuming')
+      await waitFor('A consuming', () => a.processedUpTo(0) === 2n)
       assert.equal(a.consumer.groupProtocol, 'classic')
       assert.equal(h.cluster.requests(ConsumerGroupHeartbeat).length, 0)
     })
@@ -241,7 +242,7 @@ describe('group consumer start-up against the fake cluster', { timeout: 60_000 }
       h.cluster.intercept(ConsumerGroupHeartbeat, () => ({ error: 35 }))
       const a = await h.member('a', 'consumer', { groupProtocol: undefined, sessionTimeoutMs: undefined, heartbeatIntervalMs: undefined })
       a.run(h)
-      await until(() => a.processedUpTo(0) === 2n, 'A consuming with the classic protocol')
+      await waitFor('A consuming with the classic protocol', () => a.processedUpTo(0) === 2n)
       assert.equal(a.consumer.groupProtocol, 'classic')
       const fallback = a.warnings.find(w => (w as KafkaTsError).kind === 'GROUP_PROTOCOL_FALLBACK') as Error | undefined
       assert.match(fallback?.message ?? 'no GROUP_PROTOCOL_FALLBACK warning', /has not enabled it.*groupProtocol: 'classic'/)
@@ -254,7 +255,7 @@ describe('group consumer start-up against the fake cluster', { timeout: 60_000 }
       h.cluster.intercept(ConsumerGroupHeartbeat, () => ({ error: 35 }))
       const a = await h.member('a', 'consumer')
       a.run(h)
-      await until(() => a.error !== undefined, 'A failing')
+      await waitFor('A failing', () => a.error !== undefined)
       assert.ok(a.error instanceof GroupProtocolUnsupportedError, String(a.error))
       assert.equal(a.error.code, 35)
       assert.match(a.error.message, /groupProtocol: 'classic'.*group\.coordinator\.rebalance\.protocols|group\.coordinator\.rebalance\.protocols.*groupProtocol: 'classic'/)
@@ -266,11 +267,11 @@ describe('group consumer start-up against the fake cluster', { timeout: 60_000 }
       await withHarness({ partitions: 1, records: 4 }, async h => {
         const earliest = await h.member('e', protocol, { groupId: 'g-earliest', fromBeginning: undefined, offsetReset: 'earliest' })
         earliest.run(h)
-        await until(() => earliest.processedUpTo(0) === 4n, 'offsetReset earliest reading from offset 0')
+        await waitFor('offsetReset earliest reading from offset 0', () => earliest.processedUpTo(0) === 4n)
         assert.deepEqual(earliest.offsets(0), [0n, 1n, 2n, 3n])
         const none = await h.member('n', protocol, { groupId: 'g-none', fromBeginning: undefined, offsetReset: 'none' })
         none.run(h)
-        await until(() => none.error !== undefined, 'offsetReset none failing')
+        await waitFor('offsetReset none failing', () => none.error !== undefined)
         assert.equal((none.error as KafkaTsError).kind, 'NO_COMMITTED_OFFSET')
         assert.match((none.error as Error).message, /no committed offset for t-0/)
         assert.deepEqual(none.deliveries, [])
@@ -281,14 +282,14 @@ describe('group consumer start-up against the fake cluster', { timeout: 60_000 }
       await withHarness({ partitions: 1, records: 2 }, async h => {
         const a = await h.member('a', protocol, { instanceId: 'i-1' })
         a.run(h)
-        await until(() => a.processedUpTo(0) === 2n, 'A consuming')
+        await waitFor('A consuming', () => a.processedUpTo(0) === 2n)
         if (protocol === 'classic') {
           const b = await h.member('b', protocol, { instanceId: 'i-1' })
           b.run(h)
         } else {
           h.cluster.intercept(ConsumerGroupHeartbeat, r => r.clientId === 'a' ? { error: 82 } : undefined)
         }
-        await until(() => a.error !== undefined, 'A failing')
+        await waitFor('A failing', () => a.error !== undefined)
         assert.ok(a.error instanceof StaticMembershipError, String(a.error))
         assert.equal(a.error.code, 82)
         assert.equal(a.error.type, 'FENCED_INSTANCE_ID')
@@ -312,7 +313,7 @@ describe('group consumer start-up against the fake cluster', { timeout: 60_000 }
           probing = true
           return { hold: answer.promise }
         })
-        await until(() => probing, 'the consumer asking ApiVersions')
+        await waitFor('the consumer asking ApiVersions', () => probing)
         const closing = a.consumer.close()
         answer.release()
         await closing
@@ -338,7 +339,7 @@ describe('group consumer start-up against the fake cluster', { timeout: 60_000 }
       const held = h.gate()
       a.handler = async () => { await held.promise }
       a.run(h)
-      await until(() => a.deliveries.length > 0, 'A holding a batch')
+      await waitFor('A holding a batch', () => a.deliveries.length > 0)
       let fenced = false
       a.consumer.once('rebalancing', () => {
         h.cluster.intercept(Heartbeat, r => {
@@ -349,10 +350,10 @@ describe('group consumer start-up against the fake cluster', { timeout: 60_000 }
       })
       const b = await h.member('b', 'classic', { instanceId: 'i-2', assignor: 'range' })
       b.run(h)
-      await until(() => fenced, 'a heartbeat of A during its revoke answered FENCED_INSTANCE_ID', 10_000)
+      await waitFor('a heartbeat of A during its revoke answered FENCED_INSTANCE_ID', () => fenced, { timeoutMs: 10_000 })
       const joinsBefore = h.cluster.requests(JoinGroup).filter(r => r.clientId === 'a').length
       held.release()
-      await until(() => a.error !== undefined, 'A failing')
+      await waitFor('A failing', () => a.error !== undefined)
       staticFence(a)
       assert.equal(h.cluster.requests(JoinGroup).filter(r => r.clientId === 'a').length, joinsBefore, 'A rejoined after FENCED_INSTANCE_ID')
     })
@@ -360,11 +361,11 @@ describe('group consumer start-up against the fake cluster', { timeout: 60_000 }
     await withHarness({ partitions: 1, records: 2 }, async h => {
       const a = await h.member('a', 'classic', { instanceId: 'i-1' })
       a.run(h)
-      await until(() => a.processedUpTo(0) === 2n, 'A consuming')
+      await waitFor('A consuming', () => a.processedUpTo(0) === 2n)
       h.cluster.intercept(OffsetCommit, r => r.clientId === 'a' ? { error: 82 } : undefined)
       const refused = await a.consumer.commit()
       assert.equal(refused.length, 1)
-      await until(() => a.error !== undefined, 'A failing')
+      await waitFor('A failing', () => a.error !== undefined)
       staticFence(a)
       assert.equal(a.lostEvents.length, 0, 'A was treated as fenced and rejoined')
     })
@@ -373,7 +374,7 @@ describe('group consumer start-up against the fake cluster', { timeout: 60_000 }
       h.cluster.intercept(JoinGroup, r => r.clientId === 'a' ? { error: 82 } : undefined)
       const a = await h.member('a', 'classic', { instanceId: 'i-1' })
       a.run(h)
-      await until(() => a.error !== undefined, 'A failing')
+      await waitFor('A failing', () => a.error !== undefined)
       staticFence(a)
     })
   })
@@ -382,10 +383,10 @@ describe('group consumer start-up against the fake cluster', { timeout: 60_000 }
     await withHarness({ partitions: 1, records: 2 }, async h => {
       const a = await h.member('a', 'consumer', { instanceId: 'i-1' })
       a.run(h)
-      await until(() => a.processedUpTo(0) === 2n, 'A consuming')
+      await waitFor('A consuming', () => a.processedUpTo(0) === 2n)
       h.cluster.intercept(OffsetCommit, r => r.clientId === 'a' ? { error: 82 } : undefined)
       await a.consumer.commit()
-      await until(() => a.error !== undefined, 'A failing')
+      await waitFor('A failing', () => a.error !== undefined)
       assert.ok(a.error instanceof StaticMembershipError, String(a.error))
       assert.equal(a.error.code, 82)
     })
@@ -397,7 +398,7 @@ describe('group consumer start-up against the fake cluster', { timeout: 60_000 }
       const held = h.gate()
       a.handler = async () => { await held.promise }
       a.run(h)
-      await until(() => a.deliveries.length > 0, 'A holding a batch')
+      await waitFor('A holding a batch', () => a.deliveries.length > 0)
       let answered = 0
       a.consumer.once('rebalancing', () => {
         // COORDINATOR_LOAD_IN_PROGRESS is retried by the coordinator; NOT_ENOUGH_REPLICAS (19, retriable) comes through, then GROUP_AUTHORIZATION_FAILED (30).
@@ -408,9 +409,9 @@ describe('group consumer start-up against the fake cluster', { timeout: 60_000 }
       })
       const b = await h.member('b', 'classic', { assignor: 'range' })
       b.run(h)
-      await until(() => answered > 2, 'heartbeats of A during its revoke answered with errors', 10_000)
+      await waitFor('heartbeats of A during its revoke answered with errors', () => answered > 2, { timeoutMs: 10_000 })
       held.release()
-      await until(() => a.error !== undefined, 'A failing')
+      await waitFor('A failing', () => a.error !== undefined)
       assert.ok(a.error instanceof BrokerError && a.error.code === 30, String(a.error))
       const warned = a.warnings.filter(w => (w as KafkaTsError).kind === 'HEARTBEAT_FAILED') as Error[]
       assert.ok(warned.length >= 2, `warnings: ${a.warnings.map(String).join('; ')}`)
@@ -424,7 +425,7 @@ describe('group consumer start-up against the fake cluster', { timeout: 60_000 }
       h.cluster.createTopic({ name: 'xt', partitions: 1 })
       const a = await h.member('a', 'consumer', { topics: /t\d?/ })
       a.run(h)
-      await until(() => a.consumer.assignment().length === 2, 'A holding t-0 and t2-0')
+      await waitFor('A holding t-0 and t2-0', () => a.consumer.assignment().length === 2)
       assert.deepEqual(a.consumer.assignment().map(p => p.topic).sort(), ['t', 't2'])
       const joins = h.cluster.requests(ConsumerGroupHeartbeat).filter(r => r.clientId === 'a' && r.request.memberEpoch === 0)
       assert.equal(joins[0].request.subscribedTopicRegex, 't\\d?')
@@ -437,9 +438,9 @@ describe('group consumer start-up against the fake cluster', { timeout: 60_000 }
       h.cluster.createTopic({ name: 'xt', partitions: 1 })
       const a = await h.member('a', 'classic', { topics: /t\d?/, topicsRefreshMs: 200 })
       a.run(h)
-      await until(() => a.consumer.assignment().length === 1, 'A holding t-0')
+      await waitFor('A holding t-0', () => a.consumer.assignment().length === 1)
       h.cluster.createTopic({ name: 't3', partitions: 1 })
-      await until(() => a.consumer.assignment().length === 2, 'A holding t3-0 too', 5000)
+      await waitFor('A holding t3-0 too', () => a.consumer.assignment().length === 2, { timeoutMs: 5000 })
       assert.deepEqual(a.consumer.assignment().map(p => p.topic).sort(), ['t', 't3'])
     })
   })

@@ -5,7 +5,8 @@
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { Assignor, MemberSubscription, TopicPartition } from '../../group/assignors'
-import { protocols, until, withHarness } from './support'
+import { protocols, withHarness } from './support'
+import { waitFor } from '../support/wait'
 
 for (const protocol of protocols) {
   describe(`partial processing and explicit commits (${protocol} protocol)`, { timeout: 60_000 }, () => {
@@ -40,7 +41,7 @@ for (const protocol of protocols) {
       await withHarness({ partitions: 2, records: 5 }, async h => {
         const member = await h.member('a', protocol)
         member.run(h)
-        await until(() => member.held().length === 2, 'both partitions held')
+        await waitFor('both partitions held', () => member.held().length === 2)
         const refused = await member.consumer.commitOffsets([{ topic: h.topic, partition: 1, offset: 2n }, { topic: 'other', partition: 0, offset: 7n }])
         assert.equal(h.committed(1), 2n)
         assert.deepEqual(refused.map(r => [r.topic, r.partition]), [['other', 0]])
@@ -57,7 +58,7 @@ test('fetchStart and fetch events tell of each Fetch request while someone liste
     member.consumer.on('fetchStart', (event: { nodeId: number }) => started.push(event.nodeId))
     member.consumer.on('fetch', (event: { nodeId: number, partitionsWithRecords: number, durationMs: number }) => fetched.push(event))
     member.run(h)
-    await until(() => fetched.some(f => f.partitionsWithRecords > 0), 'a fetch with records')
+    await waitFor('a fetch with records', () => fetched.some(f => f.partitionsWithRecords > 0))
     assert.ok(started.length >= fetched.length)
     assert.equal(typeof fetched[0].durationMs, 'number')
     assert.equal(fetched[0].nodeId, started[0])
@@ -82,7 +83,7 @@ test('a classic assignor may answer with a promise', async () => {
     }
     const member = await h.member('a', 'classic', { assignor: asyncAssignor })
     member.run(h)
-    await until(() => member.held().length === 3, 'the async assignment applied')
+    await waitFor('the async assignment applied', () => member.held().length === 3)
     assert.equal(calls, 1)
   })
 })

@@ -3,25 +3,18 @@
 // maxPartitionBytes is 1), members that each get their own Client, a log of every batch
 // handed to the application, and gates that hold a chosen batch "in processing" until
 // the test lets it go.
-import { Client } from '../../client/client'
+import { Client } from '../../index'
 import { ConsumerGroupHeartbeat } from '../../protocol/apis/consumer-group-heartbeat'
 import type { ConsumerBatch } from '../../consumer/cursor'
 import { GroupConsumer, type GroupConsumerOptions } from '../../group/group-consumer'
 import type { MemberIdentity, TopicPartition } from '../../group/membership'
 import { FakeCluster, type CommitLogEntry, type FakeClusterOptions } from '../../testing/index'
+import { sleep } from '../support/wait'
 
 export type Protocol = 'classic' | 'consumer'
 export const protocols: Protocol[] = ['classic', 'consumer']
 
-export const sleep = async (ms: number): Promise<void> => await new Promise(resolve => setTimeout(resolve, ms))
 
-export async function until (condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
-    await sleep(10)
-  }
-}
 
 /** A promise the test resolves by hand. */
 export interface Gate {

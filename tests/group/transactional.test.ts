@@ -4,11 +4,10 @@
 // the batch is read again, so every input record is in the committed output exactly once.
 import { afterEach, beforeEach, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { Client } from '../../client/client'
 import { GroupConsumer, type GroupConsumerOptions } from '../../group/group-consumer'
 import { runTransactional, type TransactionAbortedEvent } from '../../group/transactional'
 import type { TopicPartition } from '../../group/membership'
-import { deserializers, serializers } from '../../index'
+import { Client, deserializers, serializers } from '../../index'
 import { InitProducerId } from '../../protocol/apis/init-producer-id'
 import { JoinGroup } from '../../protocol/apis/join-group'
 import { OffsetCommit } from '../../protocol/apis/offset-commit'
@@ -16,7 +15,8 @@ import { TxnOffsetCommit } from '../../protocol/apis/txn-offset-commit'
 import { Producer } from '../../producer/producer'
 import { TransactionFatalError } from '../../producer/transaction'
 import { FakeCluster } from '../../testing/index'
-import { gate, protocols, sleep, until } from './support'
+import { gate, protocols } from './support'
+import { waitFor, sleep } from '../support/wait'
 
 const IN = 'in'
 const OUT = 'out'
@@ -89,7 +89,7 @@ for (const protocol of protocols) {
       const { consumer, producer } = await pipeline('a', protocol)
       const stop = new AbortController()
       const running = runTransactional(consumer, producer, { eachBatch: transform, signal: stop.signal })
-      await until(done, 'all input transformed and committed', 15_000)
+      await waitFor('all input transformed and committed', done, { timeoutMs: 15_000 })
       stop.abort()
       const stats = await running
       assert.ok(stats.committed >= PARTITIONS, `${stats.committed} transactions committed`)
@@ -108,7 +108,7 @@ for (const protocol of protocols) {
       consumer.on('transactionAborted', (event: TransactionAbortedEvent) => aborted.push(event))
       const stop = new AbortController()
       const running = runTransactional(consumer, producer, { eachBatch: transform, signal: stop.signal })
-      await until(done, 'all input transformed and committed', 15_000)
+      await waitFor('all input transformed and committed', done, { timeoutMs: 15_000 })
       stop.abort()
       const stats = await running
       assert.equal(stats.aborted, 2)
@@ -134,16 +134,16 @@ for (const protocol of protocols) {
           }
         }
       })
-      await until(() => heldOnce, 'a batch in its transaction')
+      await waitFor('a batch in its transaction', () => heldOnce)
       const member = cluster.groupMembers('eos')[0]
       cluster.fenceMember('eos', member.memberId)
-      await until(() => heldOwnership?.released === true, 'the member to lose the held partition', 10_000)
+      await waitFor('the member to lose the held partition', () => heldOwnership?.released === true, { timeoutMs: 10_000 })
       const aborted: TransactionAbortedEvent[] = []
       consumer.on('transactionAborted', (event: TransactionAbortedEvent) => aborted.push(event))
       held.release()
-      await until(() => aborted.length > 0, 'the held transaction to abort')
+      await waitFor('the held transaction to abort', () => aborted.length > 0)
       assert.match(aborted[0].reason, /revoked or lost|fenced|ILLEGAL_GENERATION|UNKNOWN_MEMBER_ID|FENCED/)
-      await until(done, 'all input transformed and committed after the rejoin', 15_000)
+      await waitFor('all input transformed and committed after the rejoin', done, { timeoutMs: 15_000 })
       stop.abort()
       await running
       assertExactlyOnce()
@@ -158,14 +158,14 @@ for (const protocol of protocols) {
         const t = request.topics[0]
         lostOwnership = consumer.cursor(IN, t.partitions[0].partitionIndex)?.ownership
         cluster.fenceMember('eos', request.memberId ?? '')
-        await until(() => lostOwnership?.released === true, 'the member to lose the partition', 10_000)
+        await waitFor('the member to lose the partition', () => lostOwnership?.released === true, { timeoutMs: 10_000 })
         return { respond: { throttleTimeMs: 0, topics: request.topics.map(x => ({ name: x.name ?? '', topicId: x.topicId ?? '00000000-0000-0000-0000-000000000000', partitions: x.partitions.map(p => ({ partitionIndex: p.partitionIndex, errorCode: 0 })) })) } }
       }, { times: 1 })
       const aborted: TransactionAbortedEvent[] = []
       consumer.on('transactionAborted', (event: TransactionAbortedEvent) => aborted.push(event))
       const stop = new AbortController()
       const running = runTransactional(consumer, producer, { eachBatch: transform, signal: stop.signal })
-      await until(done, 'all input transformed and committed after the rejoin', 20_000)
+      await waitFor('all input transformed and committed after the rejoin', done, { timeoutMs: 20_000 })
       stop.abort()
       await running
       assert.ok(aborted.some(e => /revoked or lost/.test(e.reason)), `aborts: ${aborted.map(e => e.reason).join('; ')}`)
@@ -183,7 +183,7 @@ for (const protocol of protocols) {
       const stop = new AbortController()
       const running = runTransactional(consumer, next, { eachBatch: transform, signal: stop.signal })
       // The group's offsets reach the input's end either way; the output must hold every record.
-      await until(offsetsAtEnd, 'all input committed by the second producer', 15_000)
+      await waitFor('all input committed by the second producer', offsetsAtEnd, { timeoutMs: 15_000 })
       stop.abort()
       await running
       assertExactlyOnce()
@@ -212,14 +212,14 @@ for (const protocol of protocols) {
       const a = await pipeline('a', protocol, { autoCommitIntervalMs: 10 })
       const stopA = new AbortController()
       const runningA = runTransactional(a.consumer, a.producer, { eachBatch: transform, signal: stopA.signal })
-      await until(done, 'all input transformed and committed', 15_000)
+      await waitFor('all input transformed and committed', done, { timeoutMs: 15_000 })
       // A second member takes partitions from the first: a revoke of partitions with committed transactions behind them.
       const revoked: TopicPartition[] = []
       a.consumer.on('assigned', event => revoked.push(...event.revoked))
       const b = await pipeline('b', protocol, { autoCommitIntervalMs: 10 })
       const stopB = new AbortController()
       const runningB = runTransactional(b.consumer, b.producer, { eachBatch: transform, signal: stopB.signal })
-      await until(() => revoked.length > 0 && b.consumer.assignment().length > 0, 'member a to revoke partitions to member b', 15_000)
+      await waitFor('member a to revoke partitions to member b', () => revoked.length > 0 && b.consumer.assignment().length > 0, { timeoutMs: 15_000 })
       stopA.abort()
       await runningA
       await a.consumer.close()
@@ -247,7 +247,7 @@ for (const protocol of protocols) {
           handed.finish()
         }
       })().catch(error => { if (!stop.signal.aborted) throw error })
-      await until(done, 'all input transformed and committed', 15_000)
+      await waitFor('all input transformed and committed', done, { timeoutMs: 15_000 })
       stop.abort()
       await loop
       await consumer.close()
@@ -271,7 +271,7 @@ for (const protocol of protocols) {
           await held.promise
         }
       })
-      await until(() => batches.length > 0, 'a batch in its transaction')
+      await waitFor('a batch in its transaction', () => batches.length > 0)
       stop.abort()
       held.release()
       const stats = await running
@@ -294,11 +294,11 @@ for (const protocol of protocols) {
       consumer.on('transactionAborted', event => aborted.push(event))
       const stop = new AbortController()
       const running = runTransactional(consumer, producer, { eachBatch: transform, signal: stop.signal, stop: 'abort-batch' })
-      await until(() => offsetsArrived, 'the first TxnOffsetCommit at the broker')
+      await waitFor('the first TxnOffsetCommit at the broker', () => offsetsArrived)
       stop.abort()
       // The cut request's answer no longer matters; later requests on the connection (the abort's EndTxn) go on.
       held.release()
-      await until(() => aborted.length > 0, 'the transaction to abort')
+      await waitFor('the transaction to abort', () => aborted.length > 0)
       const stats = await running
       assert.equal(stats.committed, 0)
       assert.equal(aborted.length, 1)
@@ -324,7 +324,7 @@ test('runTransactional waits for a classic rebalance held open: no batch handed 
     return handed
   }
   const running = runTransactional(consumer, producer, { eachBatch: transform, signal: stop.signal })
-  await until(done, 'all input transformed and committed', 15_000)
+  await waitFor('all input transformed and committed', done, { timeoutMs: 15_000 })
   // The next rebalance (a second member joins): member a's JoinGroup is held at the broker.
   const held = gate()
   let rejoining = false
@@ -335,12 +335,12 @@ test('runTransactional waits for a classic rebalance held open: no batch handed 
   }, { times: 1 })
   const other = new GroupConsumer(newClient('b'), { groupId: 'eos', topics: [IN], groupProtocol: 'classic', fromBeginning: true, isolation: 'read_committed', sessionTimeoutMs: 1500, rebalanceTimeoutMs: 1500, heartbeatIntervalMs: 50, autoCommit: false })
   closers.push(async () => { await other.close() })
-  await until(() => rejoining, 'member a to rejoin (held)', 10_000)
+  await waitFor('member a to rejoin (held)', () => rejoining, { timeoutMs: 10_000 })
   holding = true
   // New input for partitions member a still holds while the rebalance is open.
   const seeder = newClient('seeder2')
   for (let p = 0; p < PARTITIONS; p++) await seeder.produceRaw({ topic: IN, partition: p, records: [{ key: Buffer.from(`k${p}`), value: Buffer.from(`${p}:${PER_PARTITION}`) }] })
-  await until(() => handedDuringHold > 0, 'member a to be handed the new input during the rebalance', 5000)
+  await waitFor('member a to be handed the new input during the rebalance', () => handedDuringHold > 0, { timeoutMs: 5000 })
   // Long enough for a spinning loop to hand the batch out hundreds of times.
   await sleep(500)
   const handed = handedDuringHold

@@ -9,7 +9,8 @@ import * as os from 'node:os'
 import * as path from 'node:path'
 import { Client } from '../../index'
 import { startCluster, type KafkaCluster } from '../broker/kafka'
-import { requireJavaOrSkip, uniqueName, waitFor } from './support'
+import { requireJavaOrSkip, uniqueName } from './support'
+import { waitFor } from '../support/wait'
 
 const skip = requireJavaOrSkip()
 
@@ -53,7 +54,7 @@ describe('admin on three nodes', { skip }, () => {
       const now = await jbodClient.admin.describeLogDirs({ partitions: [{ topic, partition: 0 }] })
       const at = now.filter(d => d.replicas.some(r => r.topic === topic && !r.isFuture)).map(d => d.path)
       return at.length === 1 && at[0] === to.path ? true : undefined
-    }, 60_000)
+    }, { timeoutMs: 60_000, intervalMs: 200 })
     const [unknownDir] = await jbodClient.admin.alterReplicaLogDirs([{ topic, partition: 0, broker: 1, path: path.join(extraDirs, 'nowhere') }])
     assert.equal(unknownDir.error?.type, 'LOG_DIR_NOT_FOUND')
   })
@@ -81,11 +82,11 @@ describe('admin on three nodes', { skip }, () => {
       assert.deepEqual(listed[0].addingReplicas, [3])
       assert.deepEqual(listed[0].removingReplicas, [2])
     }
-    await waitFor('the reassignment to finish', async () => (await client.admin.listPartitionReassignments()).some(r => r.topic === topic) ? undefined : true, 60_000)
+    await waitFor('the reassignment to finish', async () => (await client.admin.listPartitionReassignments()).some(r => r.topic === topic) ? undefined : true, { timeoutMs: 60_000, intervalMs: 200 })
     const [meta] = await waitFor('the new replicas in metadata', async () => {
       const d = await client.admin.describeTopics([topic])
       return d[0].partitions[0].replicas.join() === '3,1' ? d : undefined
-    }, 60_000)
+    }, { timeoutMs: 60_000, intervalMs: 200 })
     assert.deepEqual([...meta.partitions[0].isr].sort(), [1, 3])
     // Cancelling when nothing runs is a per-partition error.
     const [cancel] = await client.admin.alterPartitionReassignments([{ topic, partition: 0, replicas: null }])
@@ -96,7 +97,7 @@ describe('admin on three nodes', { skip }, () => {
     await waitFor('broker 3 to lead', async () => {
       await client.metadata.refresh([topic])
       return client.metadata.partition(topic, 0)?.leaderId === 3 ? true : undefined
-    }, 60_000)
+    }, { timeoutMs: 60_000, intervalMs: 200 })
     const dirs = await client.admin.describeLogDirs({ partitions: [{ topic, partition: 0 }] })
     assert.deepEqual([...new Set(dirs.filter(d => d.replicas.some(r => r.topic === topic)).map(d => d.broker))].sort(), [1, 3])
     await client.admin.deleteTopics([topic])

@@ -5,9 +5,10 @@ import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Client, GroupConsumer, BrokerError } from '../../index'
 import { sharedBootstrap } from '../broker/kafka'
-import { uniqueName, waitFor } from './support'
+import { uniqueName } from './support'
 import { StreamsGroupHeartbeat } from '../../protocol/apis/streams-group-heartbeat'
 import { randomUUID } from 'node:crypto'
+import { waitFor } from '../support/wait'
 
 const bootstrap = sharedBootstrap()
 const skip = bootstrap === undefined ? 'no broker: set KAFKA_BOOTSTRAP or run through `npm test`' : false
@@ -67,7 +68,7 @@ describe('admin against a real broker', { skip }, () => {
     // The controller commits the update before answering; the broker that answers ApiVersions
     // applies it from the metadata log a moment later, so the new level is waited for.
     const reaches = async (expected: number | undefined): Promise<void> => {
-      await waitFor(`${feature} finalized at ${String(expected)}`, async () => (await level()) === expected ? true : undefined, 10_000)
+      await waitFor(`${feature} finalized at ${String(expected)}`, async () => (await level()) === expected ? true : undefined, { timeoutMs: 10_000, intervalMs: 200 })
     }
     const before = await level()
     assert.ok(before !== undefined && before >= 1, `Kafka 4.4 finalizes ${feature} at 1 or more, got ${String(before)}`)
@@ -149,11 +150,11 @@ describe('admin against a real broker', { skip }, () => {
     const clientId = uniqueName('quota-client')
     const [altered] = await client.admin.alterClientQuotas([{ entity: { 'client-id': clientId }, set: { producer_byte_rate: 1048576, consumer_byte_rate: 2097152 } }])
     assert.equal(altered.error, undefined)
-    const entry = await waitFor('the quota to be visible', async () => (await client.admin.describeClientQuotas([{ entityType: 'client-id', match: clientId }], { strict: true }))[0])
+    const entry = await waitFor('the quota to be visible', async () => (await client.admin.describeClientQuotas([{ entityType: 'client-id', match: clientId }], { strict: true }))[0], { intervalMs: 200 })
     assert.deepEqual(entry.entity, { 'client-id': clientId })
     assert.deepEqual(entry.values, { producer_byte_rate: 1048576, consumer_byte_rate: 2097152 })
     await client.admin.alterClientQuotas([{ entity: { 'client-id': clientId }, remove: ['producer_byte_rate', 'consumer_byte_rate'] }])
-    await waitFor('the quota to be removed', async () => (await client.admin.describeClientQuotas([{ entityType: 'client-id', match: clientId }])).length === 0 ? true : undefined)
+    await waitFor('the quota to be removed', async () => (await client.admin.describeClientQuotas([{ entityType: 'client-id', match: clientId }])).length === 0 ? true : undefined, { intervalMs: 200 })
   })
 
   test('SCRAM credentials: upsert, describe (mechanisms and iterations), delete', async () => {
@@ -166,13 +167,13 @@ describe('admin against a real broker', { skip }, () => {
     const [described] = await waitFor('the credentials', async () => {
       const d = await client.admin.describeUserScramCredentials([user])
       return d[0].credentials.length === 2 ? d : undefined
-    })
+    }, { intervalMs: 200 })
     assert.deepEqual(described.credentials.sort((a, b) => a.iterations - b.iterations), [{ mechanism: 'SCRAM-SHA-256', iterations: 4096 }, { mechanism: 'SCRAM-SHA-512', iterations: 8192 }])
     await client.admin.alterUserScramCredentials([{ user, mechanism: 'SCRAM-SHA-256', delete: true }, { user, mechanism: 'SCRAM-SHA-512', delete: true }])
     const [gone] = await waitFor('the deletion', async () => {
       const d = await client.admin.describeUserScramCredentials([user])
       return d[0].error !== undefined ? d : undefined
-    })
+    }, { intervalMs: 200 })
     assert.equal(gone.error?.type, 'RESOURCE_NOT_FOUND')
     await assert.rejects(client.admin.alterUserScramCredentials([{ user, mechanism: 'SCRAM-SHA-256', password: 'x', iterations: 10 }]), RangeError)
   })
@@ -189,7 +190,7 @@ describe('admin against a real broker', { skip }, () => {
     const seen = [0, 0]
     const runs = members.map(async (m, i) => await m.run({ eachBatch: batch => { seen[i] += batch.records.length } }))
     try {
-      await waitFor('both groups to consume everything', async () => seen.every(n => n === 20) ? true : undefined, 60_000)
+      await waitFor('both groups to consume everything', async () => seen.every(n => n === 20) ? true : undefined, { timeoutMs: 60_000, intervalMs: 200 })
       for (const m of members) await m.commit()
 
       const listed = await client.admin.listGroups()
@@ -269,7 +270,7 @@ describe('admin against a real broker', { skip }, () => {
     const member = new GroupConsumer(client, { groupId, topics: [topic], fromBeginning: true })
     const run = member.run({ eachBatch: async () => { batches++; await held } }).catch(() => {})
     try {
-      await waitFor('the member to hold a batch', async () => batches > 0 ? true : undefined, 60_000)
+      await waitFor('the member to hold a batch', async () => batches > 0 ? true : undefined, { timeoutMs: 60_000, intervalMs: 200 })
       const lag = await client.admin.lag(groupId)
       // Before: [] (only partitions with a commit were listed).
       assert.deepEqual(lag.map(l => [l.partition, l.committed, l.start, l.end, l.lag, l.error]), [[0, undefined, 0n, 5n, 5n, undefined], [1, undefined, 0n, 5n, 5n, undefined], [2, undefined, 2n, 5n, 3n, undefined]])
@@ -311,7 +312,7 @@ describe('admin against a real broker', { skip }, () => {
       if (r.errorCode !== 0) { epoch = 0; return undefined }
       epoch = r.memberEpoch
       return r.activeTasks !== null && r.activeTasks.length > 0 ? true : undefined
-    }, 30_000)
+    }, { timeoutMs: 30_000, intervalMs: 200 })
     try {
       assert.equal((await client.admin.listGroups({ types: ['streams'] })).find(g => g.groupId === groupId)?.type, 'streams')
       const [group] = await client.admin.describeGroups([groupId])
@@ -333,7 +334,7 @@ describe('admin against a real broker', { skip }, () => {
     const member = new GroupConsumer(client, { groupId, topics: [topic], groupProtocol: 'classic', instanceId: 'to-remove', sessionTimeoutMs: 30_000 })
     const run = member.run({ eachBatch: () => {} }).catch(() => {})
     try {
-      await waitFor('the member to join', async () => (await client.admin.describeGroups([groupId]))[0].members.length === 1 ? true : undefined, 30_000)
+      await waitFor('the member to join', async () => (await client.admin.describeGroups([groupId]))[0].members.length === 1 ? true : undefined, { timeoutMs: 30_000, intervalMs: 200 })
       const removed = await client.admin.removeMembers(groupId, { members: [{ instanceId: 'to-remove' }] })
       assert.deepEqual(removed.map(r => [r.instanceId, r.error]), [['to-remove', undefined]])
       const [group] = await client.admin.describeGroups([groupId])

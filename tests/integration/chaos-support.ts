@@ -5,6 +5,7 @@
 import type { Client } from '../../client/client'
 import type { KafkaRecord } from '../../protocol/record-batch'
 import { SeededRandom } from '../support/random'
+import { sleep } from '../support/wait'
 
 /** An integer from the environment, or `fallback` when unset; anything else is an error. */
 export function envInt (name: string, fallback: number): number {
@@ -21,7 +22,6 @@ export function seededRandom (seed: number): () => number {
   return () => random.next()
 }
 
-export const sleep = async (ms: number): Promise<void> => await new Promise(resolve => setTimeout(resolve, ms))
 
 /**
  * Calls `onRecord` for every record of the partition, from offset 0 to the end offset

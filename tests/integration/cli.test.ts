@@ -9,7 +9,8 @@ import * as os from 'node:os'
 import * as path from 'node:path'
 import { sharedBootstrap } from '../broker/kafka'
 import { Client, GroupConsumer } from '../../index'
-import { uniqueName, waitFor } from './support'
+import { uniqueName } from './support'
+import { waitFor } from '../support/wait'
 
 const bootstrap = sharedBootstrap()
 const skip = bootstrap === undefined ? 'no broker: set KAFKA_BOOTSTRAP or run through `npm test`' : false
@@ -207,7 +208,7 @@ describe('the kafkats command', { skip, timeout: 240_000 }, () => {
     const member = new GroupConsumer(client, { groupId: group, topics: [topic], fromBeginning: true })
     const run = member.run({ eachBatch: async () => { batches++; await held } }).catch(() => {})
     try {
-      await waitFor('the member to hold a batch', async () => batches > 0 ? true : undefined, 60_000)
+      await waitFor('the member to hold a batch', async () => batches > 0 ? true : undefined, { timeoutMs: 60_000, intervalMs: 200 })
       const [described] = JSON.parse(await ok(['groups', 'describe', group, '--json']))
       assert.deepEqual(described.lag.map((l: { partition: number, committed?: number, lag: number }) => [l.partition, l.committed, l.lag]), [[0, undefined, 3], [1, undefined, 0]])
       assert.match(await ok(['groups', 'describe', group]), new RegExp(`${topic}\\s+0\\s+-\\s+3\\s+3 \\(from start\\)`))

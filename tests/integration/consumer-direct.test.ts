@@ -9,9 +9,8 @@ import { Consumer, type AssignOptions, type TruncationEvent } from '../../consum
 import type { KafkaRecord } from '../../protocol/record-batch'
 import { sharedBootstrap, startCluster, type KafkaCluster } from '../broker/kafka'
 import { requireJavaOrSkip, uniqueName } from './support'
-import {
-  compileJavaTool, contiguousFrom, mustTakeBatch, offsetsOf, openSockets, sleep, takeBatch, until, valuesOf, writeTransactionally, type WrittenRecord
-} from './consumer-support'
+import { compileJavaTool, contiguousFrom, mustTakeBatch, offsetsOf, openSockets, takeBatch, valuesOf, writeTransactionally, type WrittenRecord } from './consumer-support'
+import { waitFor, sleep } from '../support/wait'
 
 const bootstrap = sharedBootstrap()
 const skip = bootstrap === undefined ? 'no broker: set KAFKA_BOOTSTRAP or run through `npm test`' : false
@@ -89,7 +88,7 @@ describe('direct consumption against a real broker', { skip, timeout: 300_000 },
     assert.equal(first.batch.records[0].value?.toString(), '0:0')
 
     // Seek while a batch is processed and more are buffered: what was buffered is dropped.
-    await until(() => cursor.buffered.length > 0, 'a prefetched batch')
+    await waitFor('a prefetched batch', () => cursor.buffered.length > 0)
     consumer.seek({ topic, partition: 0, offset: 37n })
     assert.equal(cursor.buffered.length, 0)
     assert.equal(cursor.bufferedBytes, 0)
@@ -99,7 +98,7 @@ describe('direct consumption against a real broker', { skip, timeout: 300_000 },
     assert.equal(afterSeek.batch.records[0].value?.toString(), '0:37')
 
     // 37 is inside a batch (35–39): the records before it are not handed out.
-    await until(() => cursor.buffered.length > 0, 'a prefetched batch')
+    await waitFor('a prefetched batch', () => cursor.buffered.length > 0)
     consumer.seek({ topic, partition: 0, offset: 'earliest' })
     afterSeek.finish()
     const earliest = await mustTakeBatch(consumer)
@@ -158,7 +157,7 @@ describe('direct consumption against a real broker', { skip, timeout: 300_000 },
     const expectedStart = [17n, 0n, 20n, 12n, 5n, 19n]
     const consumer = assigned({ assign: starts.map((offset, partition) => ({ topic, partition, offset })) })
     // 'latest' resolved to 20: what is written after that is read.
-    await until(() => consumer.cursor(topic, 2)?.fetchOffset !== undefined, "partition 2's start offset")
+    await waitFor("partition 2's start offset", () => consumer.cursor(topic, 2)?.fetchOffset !== undefined)
     await produce(topic, 2, 1, 5) // offsets 20–24 on partition 2
 
     const got = new Map<number, KafkaRecord[]>()
@@ -195,14 +194,14 @@ describe('direct consumption against a real broker', { skip, timeout: 300_000 },
 
     const consumer = assigned({ assign: [{ topic, partition: 0, offset: 'earliest' }, { topic: appendTopic, partition: 0, offset: 'earliest' }] })
     const records = new Map<string, KafkaRecord[]>([[topic, []], [appendTopic, []]])
-    await until(async () => {
+    await waitFor('every record', async () => {
       const handed = await takeBatch(consumer, 500)
       if (handed !== undefined) {
         records.get(handed.batch.topic)!.push(...handed.batch.records)
         handed.finish()
       }
       return records.get(topic)!.length >= 7 && records.get(appendTopic)!.length >= 2
-    }, 'every record', 30_000, 0)
+    }, { timeoutMs: 30_000, intervalMs: 0 })
     assert.deepEqual(records.get(topic)!.map(r => r.timestamp), [...chosen, 0n])
     const appended = records.get(appendTopic)!
     assert.equal(appended.length, 2)
@@ -222,14 +221,14 @@ describe('direct consumption against a real broker', { skip, timeout: 300_000 },
     consumer.pause([{ topic, partition: 1 }])
     const got = new Map<number, KafkaRecord[]>([[0, []], [1, []], [2, []]])
     const drain = async (done: () => boolean, what: string): Promise<void> => {
-      await until(async () => {
+      await waitFor(what, async () => {
         const handed = await takeBatch(consumer, 200)
         if (handed !== undefined) {
           got.get(handed.batch.partition)!.push(...handed.batch.records)
           handed.finish()
         }
         return done()
-      }, what, 30_000, 0)
+      }, { timeoutMs: 30_000, intervalMs: 0 })
     }
     const count = (p: number): number => got.get(p)!.length
 
@@ -246,7 +245,7 @@ describe('direct consumption against a real broker', { skip, timeout: 300_000 },
 
     // Pause partition 2 with data already fetched: the buffered batch is held back too.
     await produce(topic, 2, 1, 5) // 10–14 on partition 2
-    await until(() => consumer.cursor(topic, 2)!.buffered.length > 0, 'a buffered batch of partition 2')
+    await waitFor('a buffered batch of partition 2', () => consumer.cursor(topic, 2)!.buffered.length > 0)
     consumer.pause([{ topic, partition: 2 }])
     consumer.resume([{ topic, partition: 1 }])
     await drain(() => count(1) === 10, 'partition 1 after resume')
@@ -322,14 +321,14 @@ describe('direct consumption against a real broker', { skip, timeout: 300_000 },
     async function readToEnd (consumer: Consumer, topic: string, end: bigint): Promise<KafkaRecord[]> {
       const records: KafkaRecord[] = []
       const cursor = consumer.cursor(topic, 0)!
-      await until(async () => {
+      await waitFor(`the consumer to reach offset ${end}`, async () => {
         const handed = await takeBatch(consumer, 200)
         if (handed !== undefined) {
           records.push(...handed.batch.records)
           handed.finish()
         }
         return handed === undefined && cursor.fetchOffset !== undefined && cursor.fetchOffset >= end && cursor.buffered.length === 0
-      }, `the consumer to reach offset ${end}`, 30_000, 0)
+      }, { timeoutMs: 30_000, intervalMs: 0 })
       return records
     }
 
@@ -373,14 +372,14 @@ describe('direct consumption against a real broker', { skip, timeout: 300_000 },
           assert.ok(lastStableWhileOpen < logEnd, `LSO ${lastStableWhileOpen} with a transaction open, log end ${logEnd}`)
           const visible = [...sofar].sort((a, b) => (a.offset < b.offset ? -1 : 1)).filter(r => r.status !== 'aborted' && r.offset < lastStableWhileOpen).map(r => r.value)
           const seen = seenWhileOpen
-          await until(async () => {
+          await waitFor('read_committed records below the LSO', async () => {
             const handed = await takeBatch(open, 200)
             if (handed !== undefined) {
               seen.push(...handed.batch.records)
               handed.finish()
             }
             return seen.length >= visible.length
-          }, 'read_committed records below the LSO', 30_000, 0)
+          }, { timeoutMs: 30_000, intervalMs: 0 })
           // Nothing at or after the LSO comes out while the transaction is open.
           const more = await takeBatch(open, 1000)
           more?.finish()
@@ -495,7 +494,7 @@ describe('truncation detection (KIP-320) after an unclean leader change on a thr
 
       // Node 2 dies; once it left the ISR, five more records go to node 1 alone, and the consumer reads them.
       await cluster.node(2).kill()
-      await until(async () => (await partitionState(topic))?.isr.join() === '1', 'the ISR to shrink to [1]', 60_000, 200)
+      await waitFor('the ISR to shrink to [1]', async () => (await partitionState(topic))?.isr.join() === '1', { timeoutMs: 60_000, intervalMs: 200 })
       for (let i = 0; i < 5; i++) await client.produceRaw({ topic, partition: 0, records: [{ value: Buffer.from(`lost-${i}`) }], acks: 1 })
       assert.ok(await readUntil(15, 30_000), `read ${records.length} of the first 15 records`)
       const cursor = consumer.cursor(topic, 0)!
@@ -507,7 +506,7 @@ describe('truncation detection (KIP-320) after an unclean leader change on a thr
       // topic allows it to lead. Its log ends at 10: offsets 10–14 are gone.
       await cluster.node(1).kill()
       await cluster.node(2).restart()
-      await until(async () => (await partitionState(topic))?.leader === 2, 'node 2 to be elected (unclean) leader', 120_000, 250)
+      await waitFor('node 2 to be elected (unclean) leader', async () => (await partitionState(topic))?.leader === 2, { timeoutMs: 120_000, intervalMs: 250 })
       const elected = (await partitionState(topic))!
       assert.ok(elected.leaderEpoch > epochBefore, `leader epoch ${elected.leaderEpoch} after the election, ${epochBefore} before`)
       assert.equal((await client.listOffsets({ topic, partition: 0, spec: 'latest' })).offset, 10n)
@@ -548,11 +547,11 @@ describe('truncation detection (KIP-320) after an unclean leader change on a thr
     // After the test above node 1 is down. Bring it back; replicas [3, 1] this time.
     await cluster.node(1).restart()
     const topic = uniqueName('truncation-away')
-    await until(async () => await client.admin.createTopics([{ topic, assignments: { 0: [3, 1] }, configs: { 'unclean.leader.election.enable': 'true', 'min.insync.replicas': '1' } }]).then(() => true, () => false), 'node 1 to take replicas again', 60_000, 500)
-    await until(async () => (await partitionState(topic))?.isr.length === 2, 'both replicas in sync', 60_000, 200)
+    await waitFor('node 1 to take replicas again', async () => await client.admin.createTopics([{ topic, assignments: { 0: [3, 1] }, configs: { 'unclean.leader.election.enable': 'true', 'min.insync.replicas': '1' } }]).then(() => true, () => false), { timeoutMs: 60_000, intervalMs: 500 })
+    await waitFor('both replicas in sync', async () => (await partitionState(topic))?.isr.length === 2, { timeoutMs: 60_000, intervalMs: 200 })
     for (let i = 0; i < 10; i++) await client.produceRaw({ topic, partition: 0, records: [{ value: Buffer.from(`both-${i}`) }], acks: 'all' })
     await cluster.node(1).kill()
-    await until(async () => (await partitionState(topic))?.isr.join() === '3', 'the ISR to shrink to [3]', 60_000, 200)
+    await waitFor('the ISR to shrink to [3]', async () => (await partitionState(topic))?.isr.join() === '3', { timeoutMs: 60_000, intervalMs: 200 })
     for (let i = 0; i < 5; i++) await client.produceRaw({ topic, partition: 0, records: [{ value: Buffer.from(`lost-${i}`) }], acks: 1 })
 
     // The consumer reads all 15 and goes away, remembering its position and that batch's epoch.
@@ -573,8 +572,8 @@ describe('truncation detection (KIP-320) after an unclean leader change on a thr
     // Node 3 dies, node 1 comes back alone and is elected (unclean): its log ends at 10.
     await cluster.node(3).kill()
     await cluster.node(1).restart()
-    await until(async () => (await partitionState(topic))?.leader === 1, 'node 1 to be elected (unclean) leader', 120_000, 250)
-    await until(async () => await client.produceRaw({ topic, partition: 0, records: [{ value: Buffer.from('new-0') }], acks: 1 }).then(r => { assert.equal(r.baseOffset, 10n); return true }, () => false), 'the new leader to take writes', 30_000, 200)
+    await waitFor('node 1 to be elected (unclean) leader', async () => (await partitionState(topic))?.leader === 1, { timeoutMs: 120_000, intervalMs: 250 })
+    await waitFor('the new leader to take writes', async () => await client.produceRaw({ topic, partition: 0, records: [{ value: Buffer.from('new-0') }], acks: 1 }).then(r => { assert.equal(r.baseOffset, 10n); return true }, () => false), { timeoutMs: 30_000, intervalMs: 200 })
     for (let i = 1; i < 3; i++) await client.produceRaw({ topic, partition: 0, records: [{ value: Buffer.from(`new-${i}`) }], acks: 1 })
     // Offset 15 is past the new log end (13): without the epoch check the consumer would
     // reset to the end and never see new-0..2.

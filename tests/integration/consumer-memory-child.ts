@@ -6,12 +6,12 @@
 // before the consumer started to when fetching had stopped (stalled) or to the highest
 // heap seen while reading (slow), the records buffered or read, and the most the prefetch
 // account held after any Fetch answer, and how many fetchError events came.
-import { Client } from '../../client/client'
+import { Client } from '../../index'
 import { Consumer } from '../../consumer/consumer'
+import { sleep } from '../support/wait'
 
 const [bootstrap, topic, maxBufferedBytes, partitions, msPerBatch] = process.argv.slice(2)
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {})
-const sleep = async (ms: number): Promise<void> => await new Promise(resolve => setTimeout(resolve, ms))
 
 async function main (): Promise<void> {
   const client = new Client({ bootstrap: bootstrap.split(',') })

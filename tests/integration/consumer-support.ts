@@ -10,15 +10,7 @@ import type { Consumer, HandedBatch } from '../../consumer/consumer'
 import type { KafkaRecord } from '../../protocol/record-batch'
 import { ensureKafkaJars, kafkaClasspath, repoRoot } from '../broker/kafka'
 
-export const sleep = async (ms: number): Promise<void> => await new Promise(resolve => setTimeout(resolve, ms))
 
-export async function until (condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000, everyMs = 20): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!await condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
-    await sleep(everyMs)
-  }
-}
 
 /** The next batch the consumer hands out, or undefined if none comes within `timeoutMs`. */
 export async function takeBatch (consumer: Consumer, timeoutMs: number): Promise<HandedBatch | undefined> {

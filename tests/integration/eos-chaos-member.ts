@@ -3,7 +3,7 @@
 // producer in runTransactional, copying every input record to the output topic with its key.
 // A fatal producer error (its transaction timed out while it was stopped, a fence) replaces
 // the producer and goes on. Each stdout line is a JSON event (member-process.ts).
-import { Client } from '../../client/client'
+import { Client } from '../../index'
 import { GroupConsumer } from '../../group/group-consumer'
 import { runTransactional } from '../../group/transactional'
 import { Producer } from '../../producer/producer'

@@ -8,14 +8,15 @@
 // counts as processed survives a SIGKILL. SIGTERM closes the consumer (commit, revoke,
 // leave the group) and exits 0. Each stdout line is a JSON event for the orchestrator.
 import * as fs from 'node:fs'
-import { Client } from '../../client/client'
+import { Client } from '../../index'
 import { GroupConsumer } from '../../group/group-consumer'
 import type { ConsumerBatch } from '../../consumer/cursor'
 import type { RefusedCommit } from '../../group/group-consumer'
 import type { MemberIdentity, TopicPartition } from '../../group/membership'
-import { seededRandom, sleep } from './chaos-support'
+import { seededRandom } from './chaos-support'
 import type { MemberConfig } from './group-chaos-support'
 import { errorText, logEvent as log, readMemberConfig, reportCrashes } from './member-process'
+import { sleep } from '../support/wait'
 
 const config = readMemberConfig<MemberConfig>('tests/integration/group-chaos.test.ts')
 reportCrashes()

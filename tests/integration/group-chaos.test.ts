@@ -35,9 +35,10 @@ import { BufferFullError, Client, type Producer } from '../../index'
 import { GroupCoordinator } from '../../group/coordinator'
 import { OffsetFetch } from '../../protocol/apis/offset-fetch'
 import { sharedBootstrap } from '../broker/kafka'
-import { envInt, seededRandom, sleep, Timeline } from './chaos-support'
+import { envInt, seededRandom, Timeline } from './chaos-support'
 import { logTail, MemberCast, ProcessedTally, type Incarnation, type MemberConfig, type MemberSlot } from './group-chaos-support'
 import { uniqueName } from './support'
+import { sleep } from '../support/wait'
 
 const bootstrap = sharedBootstrap()
 const skip = bootstrap === undefined ? 'no broker: set KAFKA_BOOTSTRAP or run through `npm test`' : false

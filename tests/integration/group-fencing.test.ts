@@ -13,17 +13,11 @@ import type { ConsumerBatch } from '../../consumer/cursor'
 import { sharedBootstrap } from '../broker/kafka'
 import { committedOffset, member, oneRecordPerBatchTopic } from './group-handout-support'
 import { uniqueName } from './support'
+import { waitFor } from '../support/wait'
 
 const bootstrap = sharedBootstrap()
 const skip = bootstrap === undefined ? 'no broker: set KAFKA_BOOTSTRAP or run through `npm test`' : false
 
-const until = async (condition: () => boolean, what: string, timeoutMs = 30_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 20))
-  }
-}
 
 describe('fenced and revoked members commit nothing behind the new owner', { skip, timeout: 300_000 }, () => {
   let client: Client
@@ -58,7 +52,7 @@ describe('fenced and revoked members commit nothing behind the new owner', { ski
           finishedByA.push(value)
         }
       }).catch(() => {})
-      await until(() => holding.size === 2, 'A holding record 1 of both partitions')
+      await waitFor('A holding record 1 of both partitions', () => holding.size === 2)
       await a.commit()
       for (const p of [0, 1]) assert.equal(await committedOffset(client, groupId, topic, p), 1n, `A committed record 0 of partition ${p}`)
 
@@ -75,7 +69,7 @@ describe('fenced and revoked members commit nothing behind the new owner', { ski
           bProcessed.set(batch.partition, list)
         }
       }).catch(() => {})
-      await until(() => [...bProcessed.values()].some(list => list.length === 10), 'B processing 10 records of the partition it took', 60_000)
+      await waitFor('B processing 10 records of the partition it took', () => [...bProcessed.values()].some(list => list.length === 10), { timeoutMs: 60_000 })
       const [moved, offsets] = [...bProcessed].find(([, list]) => list.length === 10)!
       // B started where A's commit left off and processed offsets 1..10.
       assert.deepEqual(offsets, Array.from({ length: 10 }, (_, i) => BigInt(i + 1)))
@@ -84,7 +78,7 @@ describe('fenced and revoked members commit nothing behind the new owner', { ski
 
       // A's held record of the moved partition finishes now; its mark must be dropped.
       releaseA()
-      await until(() => finishedByA.includes(`${moved}:1`), 'A finishing its held record')
+      await waitFor('A finishing its held record', () => finishedByA.includes(`${moved}:1`))
       await new Promise(resolve => setTimeout(resolve, 1000)) // several of A's auto-commit intervals
       await a.commit()
       assert.equal(await committedOffset(client, groupId, topic, moved), 11n, 'the member that lost the partition moved its committed offset')
@@ -114,11 +108,11 @@ describe('fenced and revoked members commit nothing behind the new owner', { ski
           }
         }
       }).catch(() => {})
-      await until(() => holding.size === 2, 'A holding record 2 of both partitions')
+      await waitFor('A holding record 2 of both partitions', () => holding.size === 2)
       const b = member(client, protocol, groupId, topic, { delivery: 'at-most-once' })
       let bCount = 0
       const bRun = b.run({ eachBatch: async batch => { note('B', batch.records[0].value!.toString()); bCount++ } }).catch(() => {})
-      await until(() => bCount >= 10, 'B processing 10 records', 60_000)
+      await waitFor('B processing 10 records', () => bCount >= 10, { timeoutMs: 60_000 })
       releaseA()
       await new Promise(resolve => setTimeout(resolve, 1000))
       await Promise.all([a.close(), b.close()])
@@ -154,7 +148,7 @@ describe('fenced and revoked members commit nothing behind the new owner', { ski
           processedA.set(batch.partition, [...(processedA.get(batch.partition) ?? []), offset])
         }
       }).catch(() => {})
-      await until(() => slow.size === 4, 'A in the slow batch of every partition')
+      await waitFor('A in the slow batch of every partition', () => slow.size === 4)
       const firstOffsetOfB = new Map<number, bigint>()
       const b = member(client, protocol, groupId, topic, { rebalanceTimeoutMs: 20_000 })
       const bRun = b.run({
@@ -162,7 +156,7 @@ describe('fenced and revoked members commit nothing behind the new owner', { ski
           if (!firstOffsetOfB.has(batch.partition)) firstOffsetOfB.set(batch.partition, batch.records[0].offset)
         }
       }).catch(() => {})
-      await until(() => firstOffsetOfB.size >= 1, 'B receiving a partition')
+      await waitFor('B receiving a partition', () => firstOffsetOfB.size >= 1)
       await new Promise(resolve => setTimeout(resolve, 500))
       for (const [partition, first] of firstOffsetOfB) {
         const doneByA = processedA.get(partition) ?? []

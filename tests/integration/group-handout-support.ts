@@ -8,15 +8,7 @@ import { uniqueName } from './support'
 
 export type Protocol = 'consumer' | 'classic'
 
-export async function until (condition: () => boolean, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 20))
-  }
-}
 
-export const sleep = async (ms: number): Promise<void> => await new Promise(resolve => setTimeout(resolve, ms))
 
 export interface Gate {
   promise: Promise<void>

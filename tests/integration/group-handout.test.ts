@@ -7,7 +7,8 @@ import assert from 'node:assert/strict'
 import { Client } from '../../index'
 import { sharedBootstrap } from '../broker/kafka'
 import { uniqueName } from './support'
-import { committedOffset, gate, member, oneRecordPerBatchTopic, sleep, until } from './group-handout-support'
+import { committedOffset, gate, member, oneRecordPerBatchTopic } from './group-handout-support'
+import { waitFor, sleep } from '../support/wait'
 
 const bootstrap = sharedBootstrap()
 const skip = bootstrap === undefined ? 'no broker: set KAFKA_BOOTSTRAP or run through `npm test`' : false
@@ -51,22 +52,22 @@ describe('hand-out: one handler per partition, seek and per-record progress on a
           }
         }
       })
-      await until(() => started.filter(s => s.offset === 5n).length === 2, 'A stuck at offset 5 of both partitions')
+      await waitFor('A stuck at offset 5 of both partitions', () => started.filter(s => s.offset === 5n).length === 2)
       const b = member(client, protocol, groupId, topic)
       const bRun = b.run({ eachBatch: () => {} })
       // A's revoke gives up waiting a margin before the rebalance timeout (3 s): the partition moves on.
-      await until(() => b.assignment().length === 1, 'B taking one partition')
+      await waitFor('B taking one partition', () => b.assignment().length === 1)
       const moved = b.assignment()[0].partition
       await b.close()
       await bRun
-      await until(() => a.assignment().length === 2, 'the partition coming back to A')
+      await waitFor('the partition coming back to A', () => a.assignment().length === 2)
       // B may have read the partition to its end: new records give A's new ownership something to hand out.
       for (let i = 0; i < 2; i++) await client.produceRaw({ topic, partition: moved, records: [{ value: Buffer.from(`${moved}:${20 + i}`) }] })
       const before = started.filter(s => s.partition === moved).length
       await sleep(1500)
       assert.equal(started.filter(s => s.partition === moved).length, before, `partition ${moved} got a second handler on A while the first still ran`)
       stuck.release()
-      await until(() => started.some(s => s.partition === moved && s.offset === 21n), 'A reading the partition that came back to its end')
+      await waitFor('A reading the partition that came back to its end', () => started.some(s => s.partition === moved && s.offset === 21n))
       const again = started.filter(s => s.partition === moved).slice(before)
       assert.ok(again.length > 0 && again.every(s => s.at >= stuckReturnedAt[moved]), 'a batch of the new ownership started before the old handler returned')
       assert.ok(again.every((s, i) => i === 0 || s.offset > again[i - 1].offset), `offsets out of order: ${again.map(s => s.offset).join(',')}`)
@@ -90,12 +91,12 @@ describe('hand-out: one handler per partition, seek and per-record progress on a
           if (offset === 0n && n === 2) await reread.promise
         }
       })
-      await until(() => times.get(0n) === 2, 'A re-reading offset 0 after its seek')
+      await waitFor('A re-reading offset 0 after its seek', () => times.get(0n) === 2)
       await sleep(600) // several auto-commit intervals (100 ms)
       await a.commit()
       assert.equal(await committedOffset(client, groupId, topic, 0), 0n, 'the seeking batch was committed as processed while the re-read had not run')
       reread.release()
-      await until(() => times.get(19n) === 2, 'the re-read reaching the end')
+      await waitFor('the re-read reaching the end', () => times.get(19n) === 2)
       await sleep(100)
       await a.commit()
       assert.equal(await committedOffset(client, groupId, topic, 0), 20n)
@@ -116,15 +117,15 @@ describe('hand-out: one handler per partition, seek and per-record progress on a
           if (record.offset === 7n) await held[batch.partition].promise
         }
       })
-      await until(() => seen.filter(s => s.offset === 7n).length === 2, 'A at record 7 of both partitions')
+      await waitFor('A at record 7 of both partitions', () => seen.filter(s => s.offset === 7n).length === 2)
       const bFirst = new Map<number, bigint>()
       const b = member(client, protocol, groupId, topic, { maxPartitionBytes: 1024 * 1024 })
       const bRun = b.run({ eachRecord: (record, batch) => { if (!bFirst.has(batch.partition)) bFirst.set(batch.partition, record.offset) } })
       // The revoke takes the partition out of A's assignment first, then waits for its batch.
-      await until(() => a.assignment().length === 1, 'A revoking one partition')
+      await waitFor('A revoking one partition', () => a.assignment().length === 1)
       const moved = 1 - a.assignment()[0].partition
       held[moved].release()
-      await until(() => bFirst.has(moved), 'B reading the partition it took')
+      await waitFor('B reading the partition it took', () => bFirst.has(moved))
       assert.equal(bFirst.get(moved), 8n, 'B did not start after the last record A finished')
       assert.deepEqual(seen.filter(s => s.partition === moved).map(s => s.offset), Array.from({ length: 8 }, (_, i) => BigInt(i)), 'A went on with the revoked batch')
       held[1 - moved].release()

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict'
 import { Client } from '../../index'
 import { GroupConsumer, type RebalancingEvent } from '../../group/group-consumer'
 import { sharedBootstrap } from '../broker/kafka'
-import { uniqueName, waitFor } from './support'
+import { uniqueName } from './support'
+import { waitFor } from '../support/wait'
 
 const bootstrap = sharedBootstrap()
 const skip = bootstrap === undefined ? 'no broker: set KAFKA_BOOTSTRAP or run through `npm test`' : false
@@ -36,11 +37,11 @@ describe('a subscribed topic gaining partitions', { skip, timeout: 120_000 }, ()
       consumer.on('rebalancing', event => rebalancing.push(event))
       const done = consumer.run({ eachBatch: batch => { for (const r of batch.records) received.push({ partition: batch.partition, value: r.value!.toString() }) } })
       try {
-        await waitFor('the record of partition 0', async () => received.length > 0 ? true : undefined)
+        await waitFor('the record of partition 0', async () => received.length > 0 ? true : undefined, { intervalMs: 200 })
         await client.admin.createPartitions([{ topic, count: 2 }])
-        await waitFor('partition 1 in the assignment', async () => consumer.assignment().some(p => p.topic === topic && p.partition === 1) ? true : undefined, 60_000)
+        await waitFor('partition 1 in the assignment', async () => consumer.assignment().some(p => p.topic === topic && p.partition === 1) ? true : undefined, { timeoutMs: 60_000, intervalMs: 200 })
         await client.produceRaw({ topic, partition: 1, records: [{ value: Buffer.from('second') }] })
-        await waitFor('the record of partition 1', async () => received.some(r => r.partition === 1) ? true : undefined)
+        await waitFor('the record of partition 1', async () => received.some(r => r.partition === 1) ? true : undefined, { intervalMs: 200 })
         assert.deepEqual(received, [{ partition: 0, value: 'first' }, { partition: 1, value: 'second' }])
         if (groupProtocol === 'classic') assert.ok(rebalancing.some(e => /gained partitions/.test(e.reason)), `no rebalancing for the new partition: ${JSON.stringify(rebalancing)}`)
       } finally {

@@ -8,7 +8,8 @@ import { Client } from '../../index'
 import type { ProcessingTimeoutEvent } from '../../consumer/consumer'
 import { sharedBootstrap } from '../broker/kafka'
 import { uniqueName } from './support'
-import { committedOffset, gate, member, oneRecordPerBatchTopic, until } from './group-handout-support'
+import { committedOffset, gate, member, oneRecordPerBatchTopic } from './group-handout-support'
+import { waitFor } from '../support/wait'
 
 const bootstrap = sharedBootstrap()
 const skip = bootstrap === undefined ? 'no broker: set KAFKA_BOOTSTRAP or run through `npm test`' : false
@@ -48,13 +49,13 @@ describe('slow and failing handlers on a real broker', { skip, timeout: 300_000 
       const a = member(client, protocol, groupId, topic, { maxProcessingMs: 1500 })
       a.on('processingTimeout', (event: ProcessingTimeoutEvent) => timeouts.push(event))
       const aRun = a.run({ partitionsConcurrently: 2, eachBatch: async batch => { if (batch.records[0].offset === 3n && timeouts.length < 2) await stuck.promise } })
-      await until(() => timeouts.length === 2, 'a processingTimeout event per stuck partition')
-      await until(() => a.assignment().length === 0, 'A giving its partitions up')
+      await waitFor('a processingTimeout event per stuck partition', () => timeouts.length === 2)
+      await waitFor('A giving its partitions up', () => a.assignment().length === 0)
       const b = follower(protocol, groupId, topic)
-      await until(() => b.last.get(0) === 9n && b.last.get(1) === 9n, 'B reading both partitions to the end')
+      await waitFor('B reading both partitions to the end', () => b.last.get(0) === 9n && b.last.get(1) === 9n)
       assert.deepEqual([b.first.get(0), b.first.get(1)], [3n, 3n], 'B did not start after what A processed before it left')
       stuck.release()
-      await until(() => a.assignment().length === 1, 'A back in the group with a partition')
+      await waitFor('A back in the group with a partition', () => a.assignment().length === 1)
       await b.close()
       await a.close()
       await aRun
@@ -69,7 +70,7 @@ describe('slow and failing handlers on a real broker', { skip, timeout: 300_000 
       await assert.rejects(rejected, error => error === failure)
       const b = follower(protocol, groupId, topic)
       // Far below the 30 s A would keep its partitions if it waited for its own failed batch.
-      await until(() => b.last.get(0) === 9n && b.last.get(1) === 9n, 'B reading both partitions', 10_000)
+      await waitFor('B reading both partitions', () => b.last.get(0) === 9n && b.last.get(1) === 9n, { timeoutMs: 10_000 })
       assert.equal(b.first.get(0), 3n, 'the records before the failed one were not committed, or the failed one was')
       await b.close()
     })
@@ -93,7 +94,7 @@ describe('slow and failing handlers on a real broker', { skip, timeout: 300_000 
       assert.equal(a.closed, true)
       assert.equal(await committedOffset(client, groupId, topic, 0), -1n, 'the batch the loop left by a throw was committed')
       const b = follower(protocol, groupId, topic)
-      await until(() => b.last.get(0) === 9n, 'B reading the partition', 10_000)
+      await waitFor('B reading the partition', () => b.last.get(0) === 9n, { timeoutMs: 10_000 })
       assert.equal(b.first.get(0), 0n)
       await b.close()
     })
@@ -111,11 +112,11 @@ describe('slow and failing handlers on a real broker', { skip, timeout: 300_000 
           }
         }
       })
-      await until(() => closedAt > 0, 'close() inside the handler returning', 10_000)
+      await waitFor('close() inside the handler returning', () => closedAt > 0, { timeoutMs: 10_000 })
       await aRun
       assert.equal(await committedOffset(client, groupId, topic, 0), 3n)
       const b = follower(protocol, groupId, topic)
-      await until(() => b.last.get(0) === 9n, 'B reading the partition', 10_000)
+      await waitFor('B reading the partition', () => b.last.get(0) === 9n, { timeoutMs: 10_000 })
       assert.equal(b.first.get(0), 3n)
       await b.close()
     })

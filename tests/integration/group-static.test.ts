@@ -8,6 +8,7 @@ import { GroupConsumer } from '../../group/group-consumer'
 import { StaticMembershipError } from '../../group/errors'
 import { sharedBootstrap } from '../broker/kafka'
 import { uniqueName } from './support'
+import { waitFor } from '../support/wait'
 
 const bootstrap = sharedBootstrap()
 const skip = bootstrap === undefined ? 'no broker: set KAFKA_BOOTSTRAP or run through `npm test`' : false
@@ -35,7 +36,7 @@ describe('static membership', { skip, timeout: 120_000 }, () => {
     const a = new GroupConsumer(clientA, options)
     let aReceived = 0
     const aDone = a.run({ eachBatch: () => { aReceived++ } }).then(() => undefined, (error: unknown) => error)
-    while (aReceived === 0) await new Promise(resolve => setTimeout(resolve, 50))
+    await waitFor('A to receive a batch', () => aReceived > 0, { intervalMs: 50 })
     const b = new GroupConsumer(clientB, options)
     let bReceived = 0
     const bDone = b.run({ eachBatch: () => { bReceived++ } }).catch(() => {})
@@ -46,7 +47,7 @@ describe('static membership', { skip, timeout: 120_000 }, () => {
     assert.match(aError.message, /instance-1/)
     // B owns the group's partitions now and consumes what comes next.
     for (const partition of [0, 1]) await clientA.produceRaw({ topic, partition, records: [{ value: Buffer.from('y') }] })
-    while (bReceived === 0) await new Promise(resolve => setTimeout(resolve, 50))
+    await waitFor('B to receive a batch', () => bReceived > 0, { intervalMs: 50 })
     await a.close()
     await b.close()
     await bDone

@@ -23,8 +23,9 @@ import assert from 'node:assert/strict'
 import { BufferFullError, Client, OutcomeUnknownError, type DataLossEvent, type Producer, type RecordMetadata } from '../../index'
 import { javaPartition } from '../../protocol/murmur2'
 import { startCluster, type KafkaCluster } from '../broker/kafka'
-import { envInt, forEachLogRecord, partitionsByLeader, seededRandom, sleep, Timeline, waitForFullIsr, withTimeout } from './chaos-support'
+import { envInt, forEachLogRecord, partitionsByLeader, seededRandom, Timeline, waitForFullIsr, withTimeout } from './chaos-support'
 import { requireJavaOrSkip } from './support'
+import { sleep } from '../support/wait'
 
 const skip = requireJavaOrSkip()
 

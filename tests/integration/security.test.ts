@@ -11,7 +11,8 @@ import * as os from 'node:os'
 import * as path from 'node:path'
 import { AuthenticationError, BrokerError, Client, ConnectionError, GroupConsumer, KafkaTsError, TlsError, type ClientOptions, type SaslOptions } from '../../index'
 import { startCluster, type KafkaCluster, type SecuredListeners } from '../broker/kafka'
-import { requireJavaOrSkip, uniqueName, waitFor } from './support'
+import { requireJavaOrSkip, uniqueName } from './support'
+import { waitFor } from '../support/wait'
 
 const skip = requireJavaOrSkip()
 const REAUTH_MS = 3000
@@ -79,7 +80,7 @@ describe('security against a secured broker', { skip }, () => {
     const values = new Set<string>()
     const run = consumer.run({ eachBatch: batch => { for (const r of batch.records) values.add(r.value!.toString()) } })
     try {
-      await waitFor(`${label}: the group to consume 40 records`, async () => values.size === 40 ? true : undefined)
+      await waitFor(`${label}: the group to consume 40 records`, async () => values.size === 40 ? true : undefined, { intervalMs: 200 })
     } finally {
       await consumer.close()
       await run.catch(() => {})
@@ -173,7 +174,7 @@ describe('security against a secured broker', { skip }, () => {
         sent.push(`v${i}`)
         await new Promise(resolve => setTimeout(resolve, 20))
       }
-      await waitFor('every record consumed', async () => received.length >= sent.length ? true : undefined)
+      await waitFor('every record consumed', async () => received.length >= sent.length ? true : undefined, { intervalMs: 200 })
     } finally {
       await consumer.close()
       await run.catch(() => {})
@@ -200,7 +201,7 @@ describe('security against a secured broker', { skip }, () => {
     const described = await waitFor('the ACLs to be visible', async () => {
       const found = await admin.admin.describeAcls({ resourceType: 'topic', resourceName: allowed })
       return found.length === 3 ? found : undefined
-    })
+    }, { intervalMs: 200 })
     assert.deepEqual(described.map(b => b.operation).sort(), ['describe', 'read', 'write'])
     assert.ok(described.every(b => b.principal === 'User:alice' && b.permission === 'allow' && b.patternType === 'literal' && b.host === '*'))
 
@@ -221,12 +222,12 @@ describe('security against a secured broker', { skip }, () => {
     assert.deepEqual(fetched.records.map(r => r.value!.toString()), ['before', 'after'])
     // And with READ on the group, the member consumes.
     await admin.admin.createAcls([{ resourceType: 'group', resourceName: 'g-acl-', patternType: 'prefixed', principal: 'User:alice', operation: 'read', permission: 'allow' }])
-    await waitFor('the group ACL to be visible', async () => (await admin.admin.describeAcls({ resourceType: 'group', resourceName: groupId, patternType: 'match' })).length > 0 ? true : undefined)
+    await waitFor('the group ACL to be visible', async () => (await admin.admin.describeAcls({ resourceType: 'group', resourceName: groupId, patternType: 'match' })).length > 0 ? true : undefined, { intervalMs: 200 })
     const allowedMember = new GroupConsumer(alice, { groupId, topics: [allowed], fromBeginning: true })
     let count = 0
     const run = allowedMember.run({ eachBatch: batch => { count += batch.records.length } })
     try {
-      await waitFor('the allowed member to consume', async () => count === 2 ? true : undefined)
+      await waitFor('the allowed member to consume', async () => count === 2 ? true : undefined, { intervalMs: 200 })
     } finally {
       await allowedMember.close()
       await run.catch(() => {})
@@ -234,7 +235,7 @@ describe('security against a secured broker', { skip }, () => {
 
     const deleted = await admin.admin.deleteAcls([{ principal: 'User:alice' }])
     assert.equal(deleted[0].deleted.length, 4)
-    await waitFor('the ACLs to be gone', async () => (await admin.admin.describeAcls({ principal: 'User:alice' })).length === 0 ? true : undefined)
+    await waitFor('the ACLs to be gone', async () => (await admin.admin.describeAcls({ principal: 'User:alice' })).length === 0 ? true : undefined, { intervalMs: 200 })
   })
 
   test('SCRAM users made through the admin can log in with their password, and only with it', async () => {
@@ -243,7 +244,7 @@ describe('security against a secured broker', { skip }, () => {
     assert.equal(results[0].error, undefined)
     await admin.admin.createAcls([{ resourceType: 'cluster', resourceName: 'kafka-cluster', principal: `User:${user}`, operation: 'describe', permission: 'allow' }])
     const carol = connect('saslSsl', { sasl: { mechanism: 'SCRAM-SHA-512', username: user, password: 'carol-secret' } })
-    const described = await waitFor('carol to log in', async () => await carol.admin.describeCluster({ includeAuthorizedOperations: true }).catch(() => undefined))
+    const described = await waitFor('carol to log in', async () => await carol.admin.describeCluster({ includeAuthorizedOperations: true }).catch(() => undefined), { intervalMs: 200 })
     assert.deepEqual(described.authorizedOperations, ['describe'])
     const wrong = connect('saslSsl', { sasl: { mechanism: 'SCRAM-SHA-512', username: user, password: 'not-hers' } })
     await assert.rejects(wrong.admin.describeCluster(), AuthenticationError)
@@ -257,7 +258,7 @@ describe('security against a secured broker', { skip }, () => {
     assert.equal(token.owner, 'User:admin')
     assert.ok(token.hmac.length > 0)
     const viaToken = connect('saslSsl', { sasl: { mechanism: 'SCRAM-SHA-256', username: token.tokenId, password: token.hmac.toString('base64'), tokenAuth: true } })
-    const described = await waitFor('the token to work', async () => await viaToken.admin.describeCluster().catch(() => undefined))
+    const described = await waitFor('the token to work', async () => await viaToken.admin.describeCluster().catch(() => undefined), { intervalMs: 200 })
     assert.equal(described.brokers.length, 1)
     // A token-authenticated connection may not manage tokens.
     await assert.rejects(viaToken.admin.createDelegationToken(), (error: unknown) => error instanceof BrokerError && error.type === 'DELEGATION_TOKEN_REQUEST_NOT_ALLOWED')
@@ -266,7 +267,7 @@ describe('security against a secured broker', { skip }, () => {
     const renewed = await admin.admin.renewDelegationToken(token.hmac, { renewPeriodMs: 600_000 })
     assert.ok(renewed > Date.now())
     await admin.admin.expireDelegationToken(token.hmac)
-    await waitFor('the token to be gone', async () => (await admin.admin.describeDelegationTokens()).some(t => t.tokenId === token.tokenId) ? undefined : true)
+    await waitFor('the token to be gone', async () => (await admin.admin.describeDelegationTokens()).some(t => t.tokenId === token.tokenId) ? undefined : true, { intervalMs: 200 })
     const afterExpiry = connect('saslSsl', { sasl: { mechanism: 'SCRAM-SHA-256', username: token.tokenId, password: token.hmac.toString('base64'), tokenAuth: true } })
     await assert.rejects(afterExpiry.admin.describeCluster(), AuthenticationError)
   })
@@ -291,7 +292,7 @@ describe('security against a secured broker', { skip }, () => {
     let authenticationErrors = 0
     client.on('authenticationError', () => { authenticationErrors++ })
     const producer = client.producer({ lingerMs: 1, deliveryTimeoutMs: 120_000 })
-    await waitFor('dave to produce', async () => await producer.send({ topic, value: 'first' }).catch(() => undefined))
+    await waitFor('dave to produce', async () => await producer.send({ topic, value: 'first' }).catch(() => undefined), { intervalMs: 200 })
     if (sasl.mechanism === 'OAUTHBEARER') tokenLifetimeMs = -60_000
     else await admin.admin.alterUserScramCredentials([{ user, mechanism: 'SCRAM-SHA-256', delete: true }])
     const revokedAt = Date.now()

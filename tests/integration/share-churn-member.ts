@@ -13,13 +13,14 @@
 // SIGTERM closes the consumer (releasing what is acquired and not processed) and exits 0.
 // Each stdout line is a JSON event (member-process.ts; 'started' once SIGTERM is handled).
 import * as fs from 'node:fs'
-import { Client } from '../../client/client'
+import { Client } from '../../index'
 import { channels, type RequestTrace } from '../../client/instrumentation'
 import { ShareConsumer } from '../../group/share-consumer'
 import type { ShareFetchResponse } from '../../protocol/apis/share-fetch'
-import { seededRandom, sleep } from './chaos-support'
+import { seededRandom } from './chaos-support'
 import { errorText, logEvent as log, readMemberConfig, reportCrashes } from './member-process'
 import type { ShareChurnMemberConfig } from './share-churn-support'
+import { sleep } from '../support/wait'
 
 const config = readMemberConfig<ShareChurnMemberConfig>('tests/integration/share-churn.test.ts')
 reportCrashes()

@@ -32,10 +32,11 @@ import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Client } from '../../index'
 import { sharedBootstrap } from '../broker/kafka'
-import { envInt, seededRandom, sleep, Timeline } from './chaos-support'
+import { envInt, seededRandom, Timeline } from './chaos-support'
 import { logTail, MemberCast, type MemberSlot } from './group-chaos-support'
 import { ShareTally, type ShareChurnMemberConfig } from './share-churn-support'
 import { requireJavaOrSkip, uniqueName } from './support'
+import { sleep } from '../support/wait'
 
 const bootstrap = sharedBootstrap()
 const skip = bootstrap === undefined ? 'no broker: set KAFKA_BOOTSTRAP or run through `npm test`' : requireJavaOrSkip()

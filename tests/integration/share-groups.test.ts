@@ -15,20 +15,13 @@ import { Client, ShareConsumer, type ShareAcknowledgementResult, type ShareBatch
 import { sharedBootstrap } from '../broker/kafka'
 import { forEachLogRecord } from './chaos-support'
 import { requireJavaOrSkip, uniqueName } from './support'
+import { waitFor, sleep } from '../support/wait'
 
 const bootstrap = sharedBootstrap()
 const skip = bootstrap === undefined ? 'no broker: set KAFKA_BOOTSTRAP or run through `npm test`' : requireJavaOrSkip()
 const RECORDS = Number(process.env.KAFKATS_SHARE_RECORDS ?? 20_000)
 
-const sleep = async (ms: number): Promise<void> => await new Promise(resolve => setTimeout(resolve, ms))
 
-async function until (what: string, condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
-    await sleep(50)
-  }
-}
 
 describe('share groups on a real broker', { skip, timeout: 300_000 }, () => {
   let client: Client
@@ -99,9 +92,9 @@ describe('share groups on a real broker', { skip, timeout: 300_000 }, () => {
     })
     try {
       // Everyone is in and assigned before the records come, so no member drains the log alone.
-      await until('4 members with partitions', () => consumers.every(c => c.assignment.length > 0), 60_000)
+      await waitFor('4 members with partitions', () => consumers.every(c => c.assignment.length > 0), { timeoutMs: 60_000 })
       await produce(topic, 2, RECORDS)
-      await until(`${RECORDS} distinct records`, () => seen.size >= RECORDS, 200_000)
+      await waitFor(`${RECORDS} distinct records`, () => seen.size >= RECORDS, { timeoutMs: 200_000 })
       // Anything delivered twice would come now (a release or an expired lock).
       await sleep(3000)
       for (const consumer of consumers) await consumer.commit()
@@ -217,7 +210,7 @@ describe('share groups on a real broker', { skip, timeout: 300_000 }, () => {
       }
     })
     try {
-      await until('the poison record in the dead-letter handler', () => dead.length > 0, 30_000)
+      await waitFor('the poison record in the dead-letter handler', () => dead.length > 0, { timeoutMs: 30_000 })
       // Rejected once the handler resolved: nothing more comes.
       await sleep(3000)
     } finally {
@@ -279,7 +272,7 @@ describe('share groups on a real broker', { skip, timeout: 300_000 }, () => {
         }
       })()
       runningB = b.run({ eachRecord: record => { takenByB.push([Number(record.offset), record.deliveryCount]) } })
-      await until('B in the group with the partition', () => b.assignment.length > 0, 30_000)
+      await waitFor('B in the group with the partition', () => b.assignment.length > 0, { timeoutMs: 30_000 })
       // B fetches for two lock durations.
       await sleep(2 * lockMs)
       renewing = false
@@ -344,7 +337,7 @@ describe('share groups on a real broker', { skip, timeout: 300_000 }, () => {
         held.push(...batch.records)
       }
       await b.ready()
-      await until('B assigned the partition', () => b.assignment.length > 0, 30_000)
+      await waitFor('B assigned the partition', () => b.assignment.length > 0, { timeoutMs: 30_000 })
       // Every socket of A's client goes (its share session's among them), as a network cut would.
       cutUntil = Date.now() + 5000
       for (const socket of sockets) socket.destroy()
@@ -389,7 +382,7 @@ describe('share groups on a real broker', { skip, timeout: 300_000 }, () => {
     })
     const exited = new Promise(resolve => child.once('exit', resolve))
     try {
-      await until('the child to acquire all 20 records', () => acquired.size === 20, 60_000)
+      await waitFor('the child to acquire all 20 records', () => acquired.size === 20, { timeoutMs: 60_000 })
     } finally {
       child.kill('SIGKILL')
       await exited
@@ -399,7 +392,7 @@ describe('share groups on a real broker', { skip, timeout: 300_000 }, () => {
     const redelivered = new Map<string, number>()
     try {
       const running = consumer.run({ eachRecord: record => { redelivered.set(record.offset.toString(), record.deliveryCount) } })
-      await until('the killed member\'s 20 records', () => redelivered.size === 20, 60_000)
+      await waitFor('the killed member\'s 20 records', () => redelivered.size === 20, { timeoutMs: 60_000 })
       await consumer.close()
       await running
     } finally {
@@ -427,7 +420,7 @@ describe('share groups on a real broker', { skip, timeout: 300_000 }, () => {
       // B acquires (and holds) what A's expired locks let go, A's first batch included.
       const taken = new Set<bigint>()
       const running = b.run({ eachRecord: record => { taken.add(record.offset) } })
-      await until('B to acquire A\'s expired records', () => offsets.every(o => taken.has(o)), 60_000)
+      await waitFor('B to acquire A\'s expired records', () => offsets.every(o => taken.has(o)), { timeoutMs: 60_000 })
       for (const record of batch.records) record.accept()
       const results = await a.commit()
       assert.equal(results.length, 1)
@@ -449,7 +442,7 @@ describe('share groups on a real broker', { skip, timeout: 300_000 }, () => {
     let handled = 0
     const running = consumer.run({ eachRecord: () => { handled++ } })
     try {
-      await until('5 records', () => handled === 5, 60_000)
+      await waitFor('5 records', () => handled === 5, { timeoutMs: 60_000 })
       await consumer.commit()
       const [described] = await client.admin.describeGroups([groupId])
       assert.equal(described.type, 'share')

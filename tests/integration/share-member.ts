@@ -5,7 +5,7 @@
 //
 // It acknowledges nothing (explicit mode) and prints one JSON line per batch it acquired:
 // {"acquired":[offsets…],"deliveryCounts":[…]}.
-import { Client } from '../../client/client'
+import { Client } from '../../index'
 import { ShareConsumer } from '../../group/share-consumer'
 
 const config = JSON.parse(process.env.KAFKATS_SHARE_MEMBER ?? 'null') as { bootstrap: string[], groupId: string, topic: string, maxRecords: number } | null

@@ -10,13 +10,3 @@ export function requireJavaOrSkip (): string | false {
 
 export const uniqueName = (name: string): string => `${name}-${process.pid}-${Date.now().toString(36)}-${Math.floor(Math.random() * 1e6)}`
 
-/** Polls `probe` every 200 ms until it returns something other than undefined; fails the test after `timeoutMs`. */
-export async function waitFor<T> (what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 200))
-  }
-}

@@ -7,9 +7,9 @@ import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Client, runTransactional, type GroupConsumer, type Producer } from '../../index'
 import { sharedBootstrap } from '../broker/kafka'
-import { until } from './consumer-support'
 import { readCommitted } from './transactions-support'
 import { uniqueName } from './support'
+import { waitFor } from '../support/wait'
 
 const bootstrap = sharedBootstrap()
 const skip = bootstrap === undefined ? 'no broker: set KAFKA_BOOTSTRAP or run through `npm test`' : false
@@ -61,14 +61,14 @@ describe('runTransactional commits its input offsets only inside its transaction
       }
       try {
         start('eos-offsets-a')
-        await until(async () => (await committedOffsets()).size === PARTITIONS, 'the first member to commit transactions on every partition', 60_000, 100)
+        await waitFor('the first member to commit transactions on every partition', async () => (await committedOffsets()).size === PARTITIONS, { timeoutMs: 60_000, intervalMs: 100 })
         // A second member: partitions are revoked from the first while it runs.
         start('eos-offsets-b')
-        await until(() => members[1].consumer.assignment().length > 0, 'the second member to be assigned partitions revoked from the first', 60_000)
-        await until(async () => {
+        await waitFor('the second member to be assigned partitions revoked from the first', () => members[1].consumer.assignment().length > 0, { timeoutMs: 60_000 })
+        await waitFor('every input record committed', async () => {
           const offsets = await committedOffsets()
           return Array.from({ length: PARTITIONS }, (_, p) => offsets.get(p) === BigInt(PER_PARTITION)).every(Boolean)
-        }, 'every input record committed', 90_000, 100)
+        }, { timeoutMs: 90_000, intervalMs: 100 })
       } finally {
         for (const m of members) m.stop.abort()
         for (const m of members) {

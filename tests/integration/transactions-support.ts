@@ -1,6 +1,7 @@
 // Shared by the transaction tests against real brokers (transactions*.test.ts).
 import { Consumer, type Client, type KafkaRecord } from '../../index'
-import { takeBatch, until } from './consumer-support'
+import { takeBatch } from './consumer-support'
+import { waitFor } from '../support/wait'
 
 /** Every value a kafkats read_committed consumer returns from offset 0 up to the partition's end now. */
 export async function readCommitted (client: Client, topic: string, partition: number): Promise<string[]> {
@@ -9,14 +10,14 @@ export async function readCommitted (client: Client, topic: string, partition: n
   const records: KafkaRecord[] = []
   try {
     const cursor = consumer.cursor(topic, partition)!
-    await until(async () => {
+    await waitFor(`read_committed to reach offset ${end} of ${topic}-${partition}`, async () => {
       const handed = await takeBatch(consumer, 300)
       if (handed !== undefined) {
         records.push(...handed.batch.records)
         handed.finish()
       }
       return handed === undefined && cursor.fetchOffset !== undefined && cursor.fetchOffset >= end
-    }, `read_committed to reach offset ${end} of ${topic}-${partition}`, 60_000, 0)
+    }, { timeoutMs: 60_000, intervalMs: 0 })
   } finally {
     await consumer.close()
   }

@@ -21,9 +21,10 @@ import { Client, TransactionOutcomeUnknownError } from '../../index'
 import { FindCoordinator } from '../../protocol/apis/find-coordinator'
 import { readCommitted } from './transactions-support'
 import { startCluster, type KafkaCluster } from '../broker/kafka'
-import { envInt, partitionsByLeader, seededRandom, sleep, Timeline, withTimeout } from './chaos-support'
+import { envInt, partitionsByLeader, seededRandom, Timeline, withTimeout } from './chaos-support'
 import { logTail, MemberCast, type MemberConfig } from './group-chaos-support'
 import { requireJavaOrSkip, uniqueName } from './support'
+import { sleep } from '../support/wait'
 
 const RECORDS = envInt('KAFKATS_EOS_RECORDS', 20_000)
 const PARTITIONS = 12

@@ -15,8 +15,8 @@ import type { CompressionCodec } from '../../protocol/compression'
 import { ApiVersions } from '../../protocol/apis/api-versions'
 import { kafkaClasspath, startCluster, type KafkaCluster } from '../broker/kafka'
 import { requireJavaOrSkip, uniqueName } from './support'
-import { sleep, until } from './consumer-support'
 import { readCommitted } from './transactions-support'
+import { waitFor, sleep } from '../support/wait'
 
 const skip = requireJavaOrSkip()
 const CODECS: CompressionCodec[] = ['none', 'gzip', 'snappy', 'lz4', 'zstd']
@@ -116,7 +116,7 @@ describe('transactions against a real broker (transaction.version 2)', { skip, t
     await p.beginTransaction()
     await p.sendOffsets({ groupMetadata: group, offsets: [{ topic, partition: 0, offset: 22n }] })
     await p.commitTransaction()
-    await until(async () => await committedOffset() === 22n, 'the committed offset 22', 15_000, 100)
+    await waitFor('the committed offset 22', async () => await committedOffset() === 22n, { timeoutMs: 15_000, intervalMs: 100 })
   })
 
   test('zombie fencing: a second instance fences the first; nothing of the zombie\'s open transaction is visible', async () => {
@@ -150,13 +150,13 @@ describe('transactions against a real broker (transaction.version 2)', { skip, t
     let output = ''
     member.stdout.on('data', (chunk: Buffer) => { output += chunk.toString() })
     try {
-      await until(() => output.includes('SENT') || output.includes('FAILED'), 'the member to send its records', 60_000, 50)
+      await waitFor('the member to send its records', () => output.includes('SENT') || output.includes('FAILED'), { timeoutMs: 60_000, intervalMs: 50 })
       assert.ok(!output.includes('FAILED'), output)
       member.kill('SIGSTOP')
       await sleep(5000) // past the 2 s timeout and the 0.5 s cleanup interval
       member.kill('SIGCONT')
       member.stdin.write('commit\n')
-      await until(() => output.includes('RESULT'), 'the member\'s commit result', 60_000, 50)
+      await waitFor('the member\'s commit result', () => output.includes('RESULT'), { timeoutMs: 60_000, intervalMs: 50 })
       // Kafka answers PRODUCER_FENCED or (transaction version 2) INVALID_TXN_STATE: both fatal, never "committed".
       const result = /RESULT (\S+)/.exec(output)![1]
       assert.ok(result === 'ProducerFencedError' || result === 'TransactionFatalError', `the stalled producer's commit: ${output}`)

@@ -6,10 +6,11 @@ import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import * as net from 'node:net'
 import { tracingChannel } from 'node:diagnostics_channel'
-import { until, useBroker } from './support'
+import { useBroker } from './support'
 import { Kafka, KafkaJSNotImplemented, CompressionTypes } from '../../kafkajs/index'
 import { setCodecPackageLoaderForTests } from '../../protocol/compression'
 import type { ProducerSendTrace } from '../../client/instrumentation'
+import { waitFor } from '../support/wait'
 
 let brokers: string[] = []
 let kafka: Kafka
@@ -64,12 +65,12 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     void consumer.run({ eachMessage: async ({ topic: t, message }) => { seen.push(`${t === topic ? 'topic' : 'other'}:${message.offset}`) } })
     consumer.seek({ topic, partition: 0, offset: '2' })
     consumer.pause([{ topic: other }])
-    await until(() => seen.length >= 2, 'the records after the seek')
+    await waitFor('the records after the seek', () => seen.length >= 2, { timeoutMs: 60_000 })
     await new Promise(resolve => setTimeout(resolve, 1000))
     assert.deepEqual(seen, ['topic:2', 'topic:3'], 'from the seek on, and nothing of the paused topic')
     assert.deepEqual(consumer.paused(), [{ topic: other, partitions: [0] }])
     consumer.resume([{ topic: other }])
-    await until(() => seen.includes('other:0'), 'the resumed topic')
+    await waitFor('the resumed topic', () => seen.includes('other:0'), { timeoutMs: 60_000 })
     await consumer.disconnect()
   })
 
@@ -83,7 +84,7 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     void consumer.run({ eachMessage: async ({ message }) => { seen.push(message.offset) } })
     // Committed at once (autoCommit), out of range, reset to the earliest offset: 0.
     consumer.seek({ topic, partition: 0, offset: '100' })
-    await until(() => seen.length >= 1, 'the record after the reset')
+    await waitFor('the record after the reset', () => seen.length >= 1, { timeoutMs: 60_000 })
     const committed = await committedOffsetOnceItIs(groupId, topic, '1')
     // The seek's offset (100) stood above the record's: its resolve did not count, and offset 0 was handed out again and again.
     assert.equal(committed, '1', 'committed after the record')
@@ -248,7 +249,7 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     await consumer.connect()
     await consumer.run()
     await consumer.disconnect()
-    await until(() => events.length === 3, 'three events')
+    await waitFor('three events', () => events.length === 3, { timeoutMs: 60_000 })
     assert.deepEqual(events, ['consumer.connect', 'consumer.stop', 'consumer.disconnect'])
   })
 
@@ -258,7 +259,7 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     admin.on(admin.events.REQUEST, e => { requests.push(e) })
     await admin.connect()
     await admin.listTopics()
-    await until(() => requests.some(r => r.payload.apiName === 'Metadata'), 'a Metadata request event')
+    await waitFor('a Metadata request event', () => requests.some(r => r.payload.apiName === 'Metadata'), { timeoutMs: 60_000 })
     const apiVersions = requests.find(r => r.payload.apiName === 'ApiVersions')
     assert.ok(apiVersions !== undefined, requests.map(r => r.payload.apiName).join(', '))
     assert.equal(apiVersions.type, 'admin.network.request')
@@ -273,7 +274,7 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     await consumer.connect()
     await consumer.subscribe({ topic })
     void consumer.run({ eachMessage: async () => {} })
-    await until(() => heartbeats.length >= 2, 'two heartbeats')
+    await waitFor('two heartbeats', () => heartbeats.length >= 2, { timeoutMs: 60_000 })
     assert.equal(typeof heartbeats[0].memberId, 'string')
     assert.ok(heartbeats[0].groupGenerationId >= 1)
     await consumer.disconnect()
@@ -289,7 +290,7 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     await first.connect()
     await first.subscribe({ topics: [a, b], fromBeginning: true })
     void first.run({ eachMessage: async ({ message }) => { magic.push(message.magicByte) } })
-    await until(() => joins.length >= 1 && magic.length >= 4, 'the first member joined and read everything')
+    await waitFor('the first member joined and read everything', () => joins.length >= 1 && magic.length >= 4, { timeoutMs: 60_000 })
     assert.equal(joins[0].isLeader, true)
     assert.equal(joins[0].leaderId, joins[0].memberId)
     assert.deepEqual(magic, [2, 2, 2, 2])
@@ -303,7 +304,7 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     await second.subscribe({ topic: a, fromBeginning: true })
     // A group-wide round robin over both topics gives the second member partitions of b too.
     void second.run({ eachMessage: async ({ topic }) => { consumedBySecond.push(topic) } })
-    await until(() => secondJoins.length >= 1, 'the second member joined')
+    await waitFor('the second member joined', () => secondJoins.length >= 1, { timeoutMs: 60_000 })
     assert.equal(secondJoins[0].isLeader, false)
     assert.equal(secondJoins[0].memberAssignment[b], undefined)
     assert.deepEqual(unsubscribed.map(u => u.topicsNotSubscribed), [[b]])
@@ -345,7 +346,7 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     await second.connect()
     await second.subscribe({ topics: [t2] })
     void second.run({ eachMessage: async () => {} })
-    await until(() => joins.length >= 1 && unsubscribed.length >= 1, 'the second member joined')
+    await waitFor('the second member joined', () => joins.length >= 1 && unsubscribed.length >= 1, { timeoutMs: 60_000 })
     // Round robin over the leader's topic t0 between two members: one partition each; t2 is nobody's
     // (over both members' topics, the second would get a partition of t2 too).
     assert.deepEqual(unsubscribed[0].assignedTopics, [t0])
@@ -353,7 +354,7 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     assert.deepEqual(joins[0].memberAssignment, {}, 'what it got is of a topic it does not subscribe to')
     const fetches: any[] = []
     second.on(second.events.FETCH, e => { fetches.push(e.payload) })
-    await until(() => fetches.length >= 2, 'FETCH events of the member without partitions', 10_000)
+    await waitFor('FETCH events of the member without partitions', () => fetches.length >= 2, { timeoutMs: 10_000 })
     assert.equal(fetches[0].numberOfBatches, 0)
     assert.equal(typeof fetches[0].nodeId, 'string')
     await second.disconnect()
@@ -380,7 +381,7 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
       await consumer.connect()
       await consumer.subscribe({ topic, fromBeginning: true })
       await consumer.run({ eachMessage: async ({ message }) => { messages.push(String(message.value)) } })
-      await until(() => ends.length >= 1, 'END_BATCH_PROCESS')
+      await waitFor('END_BATCH_PROCESS', () => ends.length >= 1, { timeoutMs: 60_000 })
       assert.deepEqual(starts[0], { topic, partition: 0, highWatermark: '2', offsetLag: '0', offsetLagLow: '1', batchSize: 0, firstOffset: '0', lastOffset: '1' })
       assert.equal(ends[0].lastOffset, '1')
       assert.deepEqual(messages, [])
@@ -419,7 +420,7 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
           for (const m of batch.messages) values.push(Number(String(m.value).split(':')[0]))
         }
       })
-      await until(() => values.length === 600 && commits.length > 0, 'every message and a commit')
+      await waitFor('every message and a commit', () => values.length === 600 && commits.length > 0, { timeoutMs: 60_000 })
       await new Promise(resolve => setTimeout(resolve, 500))
       assert.deepEqual(values, Array.from({ length: 600 }, (_, i) => i))
       assert.ok(parts.length >= 3, `the answer was not split: ${JSON.stringify(parts)}`)
@@ -441,14 +442,14 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
           if (resume === undefined) resume = pause()
         }
       })
-      await until(() => pausedParts.length > 0, 'the first part')
+      await waitFor('the first part', () => pausedParts.length > 0, { timeoutMs: 60_000 })
       await new Promise(resolve => setTimeout(resolve, 1000))
       const firstEnd = String(Number(pausedParts[0][1]) + 1)
       assert.ok(Number(firstEnd) < 600, `the first part was the whole answer: ${JSON.stringify(pausedParts)}`)
       assert.deepEqual(pausedCommits, [firstEnd], 'the paused part\'s offsets waited for the rest of the answer')
       assert.equal(pausedParts.length, 1, 'parts handed out while paused')
       resume!()
-      await until(() => pausedCommits[pausedCommits.length - 1] === '600', 'the rest after resume')
+      await waitFor('the rest after resume', () => pausedCommits[pausedCommits.length - 1] === '600', { timeoutMs: 60_000 })
       assert.equal(pausedParts[1][0], firstEnd)
     } finally {
       await paused.disconnect()
@@ -484,7 +485,7 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
         uncommitted = uncommittedOffsets
       }
     })
-    await until(() => seen === 3, 'the three records')
+    await waitFor('the three records', () => seen === 3, { timeoutMs: 60_000 })
     const pending = uncommitted!()
     assert.deepEqual(pending, { topics: [{ topic, partitions: [{ partition: '0', offset: '3' }] }] })
     const transaction = await producer.transaction()
@@ -522,7 +523,7 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
         if (seen === 3) consumer.seek({ topic, partition: 0, offset: '3' })
       }
     })
-    await until(() => seen === 3, 'the three records')
+    await waitFor('the three records', () => seen === 3, { timeoutMs: 60_000 })
     assert.equal(await committedOffsetOnceItIs(groupId, topic, '3'), '3', 'the transaction committed the offsets')
     await consumer.disconnect()
     await producer.disconnect()

@@ -7,14 +7,8 @@ import { AssignerProtocol, Kafka, logLevel, type Assigner, type LogEntry } from 
 import { FakeCluster } from '../../testing/index'
 import { JoinGroup } from '../../protocol/apis/join-group'
 import { trackTimers } from '../support/timers'
+import { waitFor } from '../support/wait'
 
-async function until (condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 10))
-  }
-}
 
 async function withCluster (body: (cluster: FakeCluster, kafka: Kafka, logs: LogEntry[]) => Promise<void>): Promise<void> {
   const cluster = await FakeCluster.start({ brokers: 1, log: false, topics: [{ name: 't', partitions: 1 }] })
@@ -45,7 +39,7 @@ test('disconnect() ends the idle FETCH loop of a member without partitions at on
       await idle.connect()
       await idle.subscribe({ topic: 't', fromBeginning: true })
       await idle.run({ eachMessage: async () => {} })
-      await until(() => fetchesStarted > 0 && waits.live.size > 0, 'the member waiting out an empty fetch')
+      await waitFor('the member waiting out an empty fetch', () => fetchesStarted > 0 && waits.live.size > 0)
       await idle.disconnect()
       assert.equal(waits.live.size, 0, 'the idle loop\'s wait outlived disconnect()')
     } finally {
@@ -80,14 +74,14 @@ test('a partition lost while its batch was in the handler: the failed rewind to 
       }
     })
     try {
-      await until(() => inHandler && memberId !== '', 'a batch in the handler')
+      await waitFor('a batch in the handler', () => inHandler && memberId !== '')
       // The coordinator forgets the member: its next heartbeat learns it, and the partition is
       // lost. Its rejoin is held, so the partition is not back when the handler returns.
       cluster.intercept(JoinGroup, () => ({ hold: held.then(async () => await logged) }))
       cluster.fenceMember('g', memberId)
-      await until(() => lost, 'the partition lost')
+      await waitFor('the partition lost', () => lost)
       release()
-      await until(() => logs.some(l => /Could not rewind/.test(l.log.message)), 'the failed rewind logged')
+      await waitFor('the failed rewind logged', () => logs.some(l => /Could not rewind/.test(l.log.message)))
       noteLogged()
       const entry = logs.find(l => /Could not rewind/.test(l.log.message))!
       assert.equal(entry.level, logLevel.WARN)

@@ -5,8 +5,9 @@
 // returns its output with the run's own names replaced by placeholders.
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { until, useBroker } from './support'
+import { useBroker } from './support'
 import * as kafkats from '../../kafkajs/index'
+import { waitFor } from '../support/wait'
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const kafkajs = require('kafkajs')
@@ -120,7 +121,7 @@ const eachMessageProgram: Program = async (module, brokers, names) => {
       }
     }
   })
-  await until(() => new Set(delivered).size >= 30 && sought, 'every record')
+  await waitFor('every record', () => new Set(delivered).size >= 30 && sought, { timeoutMs: 60_000 })
   await new Promise(resolve => setTimeout(resolve, 500))
   await consumer.disconnect()
   return { delivered: [...delivered].sort(), committed: await committed(module, names) }
@@ -146,7 +147,7 @@ const eachBatchProgram: Program = async (module, brokers, names) => {
       await commitOffsetsIfNecessary()
     }
   })
-  await until(() => delivered.size >= 40, 'every record')
+  await waitFor('every record', () => delivered.size >= 40, { timeoutMs: 60_000 })
   await new Promise(resolve => setTimeout(resolve, 500))
   await consumer.disconnect()
   return { delivered: [...delivered].sort(), committed: await committed(module, names) }
@@ -176,7 +177,7 @@ const transactionalProgram: Program = async (module, brokers, names) => {
       transformed++
     }
   })
-  await until(() => transformed >= 10, 'every record transformed')
+  await waitFor('every record transformed', () => transformed >= 10, { timeoutMs: 60_000 })
   await consumer.disconnect()
   await producer.disconnect()
   const reader = kafka.consumer({ groupId: `${names.group}-reader`, heartbeatInterval: 1000, sessionTimeout: 10_000 })
@@ -184,7 +185,7 @@ const transactionalProgram: Program = async (module, brokers, names) => {
   await reader.subscribe({ topic: output, fromBeginning: true })
   const read: string[] = []
   await reader.run({ eachMessage: async ({ partition, message }) => { read.push(`${partition}:${message.offset}:${String(message.key)}:${String(message.value)}`) } })
-  await until(() => read.length >= 10, 'every output record')
+  await waitFor('every output record', () => read.length >= 10, { timeoutMs: 60_000 })
   await reader.disconnect()
   return { read: read.sort(), committed: await committed(module, names) }
 }

@@ -18,10 +18,3 @@ export function useBroker (onReady: (bootstrap: string[]) => void): void {
   })
 }
 
-export const until = async (condition: () => boolean, what: string, timeoutMs = 60_000): Promise<void> => {
-  const deadline = Date.now() + timeoutMs
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise(resolve => setTimeout(resolve, 50))
-  }
-}

@@ -9,7 +9,7 @@
 import { afterEach, beforeEach, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { getEventListeners } from 'node:events'
-import { Client } from '../../client/client'
+import { Client } from '../../index'
 import { AbortedError, ClientClosedError } from '../../client/errors'
 import { Produce } from '../../protocol/apis/produce'
 import { ApiVersions } from '../../protocol/apis/api-versions'
@@ -19,7 +19,7 @@ import { Producer, type ProducerOptions, type ProducerRecord } from '../../produ
 import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError, RecordTooLargeError, SendError, TopicDeletedError } from '../../producer/errors'
 import type { RecordMetadata } from '../../producer/batch'
 import { FakeCluster } from '../../testing/index'
-import { outcomeWithin, until } from '../support/settle'
+import { waitFor, outcomeWithin } from '../support/wait'
 
 const TOPIC = 't'
 
@@ -78,7 +78,7 @@ describe('the cancelled send: an aborted record whose outcome is unknown', () =>
       const controller = new AbortController()
       let aSettled = false
       const a = p.send({ topic: TOPIC, partition: 0, value: 'A' }, { signal: controller.signal }).finally(() => { aSettled = true })
-      await until(() => cluster.produceAttempts(TOPIC, 0).length >= 3, 'the retry of A')
+      await waitFor('the retry of A', () => cluster.produceAttempts(TOPIC, 0).length >= 3)
       controller.abort(new Error('the caller gave up on A'))
       const b = p.send({ topic: TOPIC, partition: 0, value: 'B' })
       await new Promise(resolve => setTimeout(resolve, 50))
@@ -107,7 +107,7 @@ describe('the cancelled send: an aborted record whose outcome is unknown', () =>
     t.after(removeFault)
     const controller = new AbortController()
     const a = p.send({ topic: TOPIC, partition: 0, value: 'A' }, { signal: controller.signal })
-    await until(() => cluster.produceAttempts(TOPIC, 0).length >= 2, 'A written')
+    await waitFor('A written', () => cluster.produceAttempts(TOPIC, 0).length >= 2)
     controller.abort()
     await assert.rejects(a, OutcomeUnknownError)
     const b = await p.send({ topic: TOPIC, partition: 0, value: 'B' })
@@ -134,7 +134,7 @@ describe('the cancelled send: an aborted record whose outcome is unknown', () =>
     const removeFault = cluster.intercept(Produce, () => ({ error: 7 })) // every retry times out too
     const controller = new AbortController()
     const a = p.send({ topic: TOPIC, partition: 0, value: 'A' }, { signal: controller.signal })
-    await until(() => cluster.produceAttempts(TOPIC, 0).length >= 2, 'A in flight')
+    await waitFor('A in flight', () => cluster.produceAttempts(TOPIC, 0).length >= 2)
     controller.abort(new Error('caller gave up'))
     release()
     assert.match(await outcomeWithin(a, 3000), /^rejected OutcomeUnknownError/)
@@ -236,7 +236,7 @@ describe('epoch bumps (KIP-360)', () => {
     })
     cluster.intercept(Produce, ({ request }) => partitionIn(request) === 1 ? { error: 87 } : undefined, { times: 1 })
     const a = p.send({ topic: TOPIC, partition: 0, value: 'A' })
-    await until(() => attemptsOfA >= 2, "A's retry")
+    await waitFor("A's retry", () => attemptsOfA >= 2)
     // B fails for good on partition 1: partition 1 needs a new epoch, partition 0 does not.
     await assert.rejects(p.send({ topic: TOPIC, partition: 1, value: 'B' }), (error: any) => error.code === 87)
     const c = p.send({ topic: TOPIC, partition: 1, value: 'C' })
@@ -262,7 +262,7 @@ describe('epoch bumps (KIP-360)', () => {
     await p.send({ topic: TOPIC, partition: 1, value: 'p1-first' }) // partition 1's next sequence is 1
     cluster.intercept(Produce, ({ request }) => partitionIn(request) === 0 ? { error: 87 } : undefined, { times: 1 })
     await assert.rejects(p.send({ topic: TOPIC, partition: 0, value: 'refused' }), (error: any) => error.code === 87)
-    await until(() => p.producerIdentity.producerEpoch > 0 || p.producerIdentity.producerId !== cluster.produceAttempts(TOPIC, 1)[0].producerId, 'the bump')
+    await waitFor('the bump', () => p.producerIdentity.producerEpoch > 0 || p.producerIdentity.producerId !== cluster.produceAttempts(TOPIC, 1)[0].producerId)
     assertLanded(await p.send({ topic: TOPIC, partition: 1, value: 'p1-second' }), 'p1-second')
     assert.deepEqual(losses, [])
     const attempts = cluster.produceAttempts(TOPIC, 1)
@@ -511,7 +511,7 @@ describe('limits and lifecycle', () => {
       const removeOutage = cluster.intercept(Metadata, () => ({ drop: 'before-apply' }))
       cluster.intercept(Produce, () => ({ drop: 'before-apply' }), { times: 1 })
       const second = p.send({ topic: TOPIC, partition: 0, value: 'second' })
-      await until(() => warnings.some(w => w.includes('could not refresh metadata')), 'the warning', 20_000)
+      await waitFor('the warning', () => warnings.some(w => w.includes('could not refresh metadata')), { timeoutMs: 20_000 })
       const warning = warnings.find(w => w.includes('could not refresh metadata'))!
       assert.match(warning, /ConnectionError/)
       removeOutage()
@@ -530,10 +530,10 @@ describe('limits and lifecycle', () => {
       cluster.intercept(InitProducerId, () => { asked++; return { error: 15 } }) // COORDINATOR_NOT_AVAILABLE
       const p = new Producer(slowClient, { lingerMs: 0 })
       const sent = p.send({ topic: TOPIC, partition: 0, value: 'never' })
-      await until(() => asked === 1 && (p.debugState() as { acquiringIdentity: boolean }).acquiringIdentity, 'the first InitProducerId')
+      await waitFor('the first InitProducerId', () => asked === 1 && (p.debugState() as { acquiringIdentity: boolean }).acquiringIdentity)
       await p.close({ force: true })
       await assert.rejects(sent, ProducerClosedError)
-      await until(() => !(p.debugState() as { acquiringIdentity: boolean }).acquiringIdentity, 'the InitProducerId retries to end', 20_000)
+      await waitFor('the InitProducerId retries to end', () => !(p.debugState() as { acquiringIdentity: boolean }).acquiringIdentity, { timeoutMs: 20_000 })
       assert.equal(asked, 1)
     } finally {
       await slowClient.close()
@@ -636,7 +636,7 @@ describe('limits and lifecycle', () => {
     assert.ok(p.buffered.records > 0 && p.buffered.records <= 40, JSON.stringify(p.buffered))
     assert.ok(p.buffered.bytes <= 3000, JSON.stringify(p.buffered))
     // produce() does not wait: it refuses while the buffer is full.
-    await until(() => p.full, 'a full buffer')
+    await waitFor('a full buffer', () => p.full)
     const refused = await new Promise<Error | null>(resolve => assert.equal(p.produce({ topic: TOPIC, partition: 0, value: 'refused' }, error => resolve(error)), false))
     assert.ok(refused instanceof BufferFullError, String(refused))
     const results = await sending
@@ -656,7 +656,7 @@ describe('limits and lifecycle', () => {
     const controller = new AbortController()
     const aborted = p.send(Array.from({ length: 200 }, (_, i) => ({ topic: TOPIC, partition: 1, value: `c${i}` })), { signal: controller.signal })
     // Abort once part of it is written.
-    await until(() => values(1).length >= 10, 'part of the third send written')
+    await waitFor('part of the third send written', () => values(1).length >= 10)
     controller.abort()
     const error = await aborted.then(() => undefined, (e: unknown) => e)
     assert.ok(error instanceof SendError, String(error))
@@ -824,11 +824,11 @@ describe('limits and lifecycle', () => {
     cluster.intercept(Produce, () => ({ hold: new Promise<void>(resolve => { release = resolve }) }), { times: 1 })
     const calls: string[] = []
     p.produce({ topic: TOPIC, partition: 0, value: 'x' }, (error, result) => calls.push(error !== null ? error.name : `offset ${String(result?.offset)}`))
-    await until(() => cluster.produceAttempts(TOPIC, 0).length >= 2, 'x in flight')
+    await waitFor('x in flight', () => cluster.produceAttempts(TOPIC, 0).length >= 2)
     await p.close({ force: true })
     assert.deepEqual(calls, ['OutcomeUnknownError'])
     release()
-    await until(() => cluster.log(TOPIC, 0).length === 2, 'the held write')
+    await waitFor('the held write', () => cluster.log(TOPIC, 0).length === 2)
     await new Promise(resolve => setTimeout(resolve, 100))
     assert.deepEqual(calls, ['OutcomeUnknownError'])
     assert.deepEqual(p.buffered, { records: 0, bytes: 0 })
@@ -885,7 +885,7 @@ describe('limits and lifecycle', () => {
     await p.send({ topic: TOPIC, partition: 0, value: 'warm-up' })
     cluster.intercept(Produce, () => ({ error: 7 }), { times: 1 }) // ambiguous
     const pending = p.send({ topic: TOPIC, partition: 0, value: 'x' })
-    await until(() => cluster.produceAttempts(TOPIC, 0).length >= 2, 'x written')
+    await waitFor('x written', () => cluster.produceAttempts(TOPIC, 0).length >= 2)
     // The topic is gone: Metadata no longer lists it, its partitions answer UNKNOWN_TOPIC_OR_PARTITION.
     cluster.intercept(Metadata, () => ({ modify: (r: any) => ({ ...r, topics: r.topics.map((t: any) => t.name === TOPIC ? { ...t, errorCode: 3, partitions: [] } : t) }) }))
     cluster.intercept(Produce, () => ({ error: 3 }))
@@ -903,7 +903,7 @@ describe('limits and lifecycle', () => {
     const held = new Promise<void>(resolve => { release = resolve })
     cluster.intercept(Produce, async () => { await held; return { error: 3 } }, { times: 1 })
     const pending = p.send({ topic: TOPIC, partition: 0, value: 'x' })
-    await until(() => cluster.produceAttempts(TOPIC, 0).length >= 2, 'x in flight')
+    await waitFor('x in flight', () => cluster.produceAttempts(TOPIC, 0).length >= 2)
     // While x's request is out, the topic is deleted and the client's metadata learns it.
     cluster.intercept(Metadata, () => ({ modify: (r: any) => ({ ...r, topics: r.topics.map((t: any) => t.name === TOPIC ? { ...t, errorCode: 3, partitions: [] } : t) }) }))
     await client.metadata.refresh([TOPIC])
@@ -920,7 +920,7 @@ describe('limits and lifecycle', () => {
     await p.send({ topic: TOPIC, partition: 0, value: 'warm-up' })
     cluster.intercept(Produce, () => ({ hold: never }), { times: 1 })
     const inFlight = p.send({ topic: TOPIC, partition: 0, value: 'in flight' })
-    await until(() => cluster.produceAttempts(TOPIC, 0).length >= 2, 'the held request')
+    await waitFor('the held request', () => cluster.produceAttempts(TOPIC, 0).length >= 2)
     const unseenTopic = p.send({ topic: 'not-created-yet', value: 'waits for metadata' })
     const started = Date.now()
     await own.close()
@@ -966,7 +966,7 @@ describe('limits and lifecycle', () => {
     const p = producer({ acks: 0, idempotent: false })
     const result = await p.send({ topic: TOPIC, partition: 1, value: 'fire' })
     assert.equal(result.offset, -1n)
-    await until(() => values(1).length === 1, 'the acks=0 record')
+    await waitFor('the acks=0 record', () => values(1).length === 1)
     // Like the Java client: acks other than 'all' without an explicit idempotent: true turns idempotence off.
     const q = producer({ acks: 1 })
     assertLanded(await q.send({ topic: TOPIC, partition: 1, value: 'one' }), 'one')

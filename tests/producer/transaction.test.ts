@@ -6,7 +6,7 @@
 // reported as committed or aborted without knowing.
 import { afterEach, beforeEach, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { Client } from '../../client/client'
+import { Client } from '../../index'
 import { ApiVersions } from '../../protocol/apis/api-versions'
 import { AddOffsetsToTxn } from '../../protocol/apis/add-offsets-to-txn'
 import { AddPartitionsToTxn } from '../../protocol/apis/add-partitions-to-txn'
@@ -21,7 +21,7 @@ import {
   ProducerFencedError, TransactionAbortableError, TransactionAbortedError, TransactionOutcomeUnknownError, TransactionStateError
 } from '../../producer/transaction'
 import { FakeCluster } from '../../testing/index'
-import { outcomeWithin, until } from '../support/settle'
+import { waitFor, outcomeWithin } from '../support/wait'
 
 const TOPIC = 't'
 const GROUP = { groupId: 'g', memberId: '', generationId: -1, groupInstanceId: null }
@@ -330,7 +330,7 @@ describe('transaction version 2 (KIP-890)', () => {
       cluster.intercept(api.key, () => { asked++; return { error: 14 } })
       const begin = p.beginTransaction()
       begin.catch(() => {})
-      await until(() => asked >= 2, `${name} retried`)
+      await waitFor(`${name} retried`, () => asked >= 2)
       await p.close({ force: true })
       const after = asked
       const outcome = await outcomeWithin(begin, 10_000)

@@ -22,6 +22,7 @@ import { encodeRecordBatch, type RecordInput } from '../../protocol/record-batch
 import { FakeCluster } from '../../testing/index'
 import { addSequence } from '../../testing/partition-log'
 import { ProducerStateTable } from '../../testing/producer-state'
+import { waitFor } from '../support/wait'
 
 const fastRetries = { initialMs: 5, maxMs: 50 }
 
@@ -211,7 +212,7 @@ describe('topics, produce, fetch, list offsets', () => {
       const result = await client.produceRaw({ topic: 't', partition: 0, records: [value('fire')], acks: 0 })
       assert.equal(result.baseOffset, -1n)
       const entry = await cluster.waitForRequest(Produce)
-      while (entry.outcome === 'pending') await new Promise(resolve => setTimeout(resolve, 5))
+      await waitFor('the request\'s outcome', () => entry.outcome !== 'pending')
       assert.equal(entry.outcome, 'no-response')
       assert.deepEqual(cluster.log('t', 0).map(r => r.value?.toString()), ['fire'])
       // The connection still works: the next response is not mistaken for the missing one.

@@ -8,7 +8,7 @@
 // a connection handles one request at a time (as Kafka's does).
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { Client } from '../../client/client'
+import { Client } from '../../index'
 import { ConsumerGroupDescribe } from '../../protocol/apis/consumer-group-describe'
 import { DeleteGroups } from '../../protocol/apis/delete-groups'
 import { DescribeGroups } from '../../protocol/apis/describe-groups'
@@ -23,6 +23,7 @@ import { OffsetFetch } from '../../protocol/apis/offset-fetch'
 import { SyncGroup, type SyncGroupResponse } from '../../protocol/apis/sync-group'
 import { decodeAssignment, encodeAssignment, encodeSubscription } from '../../protocol/consumer-protocol'
 import { FakeCluster, type FakeClusterOptions } from '../../testing/index'
+import { sleep } from '../support/wait'
 
 const E = {
   NONE: 0,
@@ -67,7 +68,6 @@ async function withCluster (options: FakeClusterOptions, body: (h: Harness) => P
   }
 }
 
-const sleep = async (ms: number): Promise<void> => await new Promise(resolve => setTimeout(resolve, ms))
 
 // ---------------------------------------------------------------------------------------
 // Classic protocol helpers

@@ -1,0 +1,43 @@
+// Waiting in tests, with bounds that fail the test instead of hanging it: the one place for it
+// (unit and real-broker tests alike).
+import { inspect } from 'node:util'
+
+export interface WaitOptions {
+  /** How long to keep checking before failing; generous, as the machine may be busy. Default 30 s. */
+  timeoutMs?: number
+  /** Pause between checks. Default 5 ms (checks of in-process state are cheap); probes that ask a broker pass more. */
+  intervalMs?: number
+}
+
+/** What `check` returns while the wait goes on. */
+type NotYet = undefined | false
+
+/**
+ * Calls `check` until it returns something other than `undefined` or `false`, and resolves with
+ * that. An error thrown by `check` ends the wait with that error. After `timeoutMs` it throws
+ * an Error naming `what` (say what is awaited: "the member to join") and `check`'s last value.
+ */
+export async function waitFor<T> (what: string, check: () => T | Promise<T>, options: WaitOptions = {}): Promise<Exclude<T, NotYet>> {
+  const { timeoutMs = 30_000, intervalMs = 5 } = options
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await check()
+    if (value !== undefined && value !== false) return value as Exclude<T, NotYet>
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (the last check returned ${inspect(value)})`)
+    await sleep(intervalMs)
+  }
+}
+
+export const sleep = async (ms: number): Promise<void> => await new Promise(resolve => setTimeout(resolve, ms))
+
+/** How `promise` settled within `ms`: 'resolved', 'rejected <ErrorName>: <message>' or 'pending'. */
+export async function outcomeWithin (promise: Promise<unknown>, ms: number): Promise<string> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<string>(resolve => { timer = setTimeout(() => resolve('pending'), ms) })
+  const settled = promise.then(() => 'resolved', (error: Error) => `rejected ${error.name}: ${error.message}`)
+  try {
+    return await Promise.race([settled, timeout])
+  } finally {
+    clearTimeout(timer)
+  }
+}

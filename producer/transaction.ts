@@ -541,7 +541,7 @@ export class TransactionManager {
             this.#toAdd.delete(key)
           } else if (code === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION || isRetriableTxnCode(code)) {
             retry = true
-          } else if (code === 67 /* OPERATION_NOT_ATTEMPTED: another partition failed, which is reported on its own */) {
+          } else if (code === ErrorCode.OPERATION_NOT_ATTEMPTED /* another partition failed, which is reported on its own */) {
             continue
           } else if (isFatalTxnCode(code)) {
             this.#goFatal(fatalFor(code, `AddPartitionsToTxn for ${key}`))

@@ -12,12 +12,12 @@ import { StreamsGroupDescribe, type StreamsGroupDescribeAssignment } from '../pr
 import { LeaveGroup } from '../protocol/apis/leave-group'
 import { ListGroups } from '../protocol/apis/list-groups'
 import { CONSUMER_PROTOCOL_TYPE, decodeAssignment } from '../protocol/consumer-protocol'
+import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError } from '../protocol/errors'
 import { UnsupportedVersionError } from '../client/errors'
 import { checkString } from '../client/validate'
 import { isCoordinatorMoved, itemError, Misrouted, throwIf, type AdminCallOptions, type Router, type TopicPartitionKey } from './route'
 
-const GROUP_ID_NOT_FOUND = 69
 const OPERATIONS_NOT_ASKED = -2147483648
 
 export type GroupType = 'classic' | 'consumer' | 'share' | 'streams'
@@ -151,7 +151,7 @@ export async function describeGroups (router: Router, groupIds: string[], option
     }))
     for (const id of moved) router.forgetCoordinator('group', id)
     pending = moved
-    if (moved.length > 0) throw new Misrouted(new BrokerError(16, `Describing groups ${moved.join(', ')}`))
+    if (moved.length > 0) throw new Misrouted(new BrokerError(ErrorCode.NOT_COORDINATOR, `Describing groups ${moved.join(', ')}`))
   })
   return groupIds.map(id => results.get(id)!)
 }
@@ -166,7 +166,7 @@ async function describeWith<G extends { groupId: string, errorCode: number }> (i
     if (error instanceof UnsupportedVersionError) return described
     throw error
   }
-  for (const g of groups) described.set(g.groupId, isCoordinatorMoved(g.errorCode) ? 'moved' : g.errorCode === GROUP_ID_NOT_FOUND ? 'not this type' : describe(g))
+  for (const g of groups) described.set(g.groupId, isCoordinatorMoved(g.errorCode) ? 'moved' : g.errorCode === ErrorCode.GROUP_ID_NOT_FOUND ? 'not this type' : describe(g))
   return described
 }
 
@@ -266,7 +266,7 @@ async function describeStreamsGroups (router: Router, ids: string[], call: Descr
 
 /** A group no describe API knows, as DescribeGroups before v6 describes it. */
 function absentGroup (groupId: string, nodeId: number): GroupDescription {
-  return { groupId, type: 'classic', state: 'Dead', protocolType: '', protocol: '', coordinator: nodeId, members: [], error: new BrokerError(GROUP_ID_NOT_FOUND, `Describing group "${groupId}"`, 'no group of any type has this id') }
+  return { groupId, type: 'classic', state: 'Dead', protocolType: '', protocol: '', coordinator: nodeId, members: [], error: new BrokerError(ErrorCode.GROUP_ID_NOT_FOUND, `Describing group "${groupId}"`, 'no group of any type has this id') }
 }
 
 function classicAssignment (bytes: Buffer): TopicPartitionKey[] {

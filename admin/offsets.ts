@@ -11,6 +11,7 @@ import { AlterShareGroupOffsets } from '../protocol/apis/alter-share-group-offse
 import { DeleteShareGroupOffsets } from '../protocol/apis/delete-share-group-offsets'
 import { DescribeShareGroupOffsets } from '../protocol/apis/describe-share-group-offsets'
 import { OffsetFetch, type OffsetFetchResponsePartition } from '../protocol/apis/offset-fetch'
+import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError } from '../protocol/errors'
 import type { Isolation } from '../client/client'
 import { checkOneOf, checkString } from '../client/validate'
@@ -19,7 +20,6 @@ import { describeGroups } from './groups'
 import { isCoordinatorMoved, itemError, Misrouted, throwIf, tpKey, type AdminCallOptions, type Router, type TopicPartitionKey } from './route'
 
 const ZERO_UUID = '00000000-0000-0000-0000-000000000000'
-const NON_EMPTY_GROUP = 68
 
 /** 'earliest' (log start), 'latest' (log end), 'max-timestamp' (the record with the largest timestamp, KIP-734), or the first offset at or after a time. */
 export type LogOffsetSpec = 'earliest' | 'latest' | 'max-timestamp' | { timestamp: bigint | number | Date }
@@ -145,7 +145,7 @@ export async function fetchOffsets (router: Router, groups: GroupOffsetsQuery[],
     }))
     // Below v8 a request asks about one group: the rest go in the next round.
     pending = [...moved, ...pending.filter(q => !answers.has(q.groupId) && !moved.includes(q))]
-    if (pending.length > 0) throw new Misrouted(movedError ?? new BrokerError(16, 'Fetching offsets'))
+    if (pending.length > 0) throw new Misrouted(movedError ?? new BrokerError(ErrorCode.NOT_COORDINATOR, 'Fetching offsets'))
   })
   return queries.map(q => answers.get(q.groupId)!)
 }
@@ -192,7 +192,7 @@ async function checkInactive (router: Router, groupId: string, what: string, dea
   const [group] = await describeGroups(router, [groupId], { signal, timeoutMs: Math.max(1, deadline - Date.now()) }, 'consumer groups')
   // A group no coordinator knows has no members: its offsets can be set (that creates it).
   if (group.error !== undefined || INACTIVE_STATES.has(group.state.toLowerCase())) return
-  throw new BrokerError(NON_EMPTY_GROUP, `${what} of group "${groupId}": the group is ${group.state} with ${group.members.length} member(s), and offsets can only be reset if the group is inactive; stop its consumers and try again`)
+  throw new BrokerError(ErrorCode.NON_EMPTY_GROUP, `${what} of group "${groupId}": the group is ${group.state} with ${group.members.length} member(s), and offsets can only be reset if the group is inactive; stop its consumers and try again`)
 }
 
 async function commitAsAdmin (router: Router, groupId: string, offsets: OffsetToCommit[], deadline: number, signal: AbortSignal | undefined): Promise<Array<TopicPartitionKey & { error?: BrokerError }>> {
@@ -252,7 +252,7 @@ export async function resetGroupOffsets (router: Router, groupId: string, to: Re
     await router.client.metadata.refresh(options.topics, options.signal, deadline)
     partitions = options.topics.flatMap(topic => {
       const meta = router.client.metadata.topic(topic)
-      if (meta === undefined) throw new BrokerError(3, `Resetting offsets of group "${groupId}" on topic "${topic}"`)
+      if (meta === undefined) throw new BrokerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Resetting offsets of group "${groupId}" on topic "${topic}"`)
       return meta.partitions.map(p => ({ topic, partition: p.partition }))
     })
   } else {

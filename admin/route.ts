@@ -17,6 +17,7 @@
  */
 import type { Api } from '../protocol/api'
 import { FindCoordinator, CoordinatorKeyType } from '../protocol/apis/find-coordinator'
+import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError } from '../protocol/errors'
 import { backoffDelay, sleep } from '../client/backoff'
 import type { Client } from '../client/client'
@@ -30,11 +31,7 @@ export interface AdminCallOptions {
   signal?: AbortSignal
 }
 
-export const NOT_CONTROLLER = 41
-export const NOT_COORDINATOR = 16
-export const COORDINATOR_NOT_AVAILABLE = 15
-export const COORDINATOR_LOAD_IN_PROGRESS = 14
-const COORDINATOR_MOVED = new Set([NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, COORDINATOR_LOAD_IN_PROGRESS])
+const COORDINATOR_MOVED = new Set<number>([ErrorCode.NOT_COORDINATOR, ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS])
 
 /** An answer that says "ask again elsewhere": retried by `Router.retry` until the deadline. */
 export class Misrouted extends Error {
@@ -130,7 +127,7 @@ export class Router {
       if (this.client.metadata.controllerId < 0) await this.client.metadata.refresh([], signal, deadline)
       const controller = this.client.metadata.controllerId
       const response = await this.client.request(api, body, { nodeId: controller >= 0 ? controller : undefined, signal, timeoutMs: Math.max(1, deadline - Date.now()) })
-      if (codes(response).includes(NOT_CONTROLLER)) throw new Misrouted(new BrokerError(NOT_CONTROLLER, `${api.name} to broker ${controller}`))
+      if (codes(response).includes(ErrorCode.NOT_CONTROLLER)) throw new Misrouted(new BrokerError(ErrorCode.NOT_CONTROLLER, `${api.name} to broker ${controller}`))
       return response
     }, async () => { await this.client.metadata.refresh([], signal, deadline).catch(() => {}) })
   }
@@ -167,7 +164,7 @@ export class Router {
         }
       }
       // FindCoordinator below v4 answers one key per request.
-      if (moved !== undefined || missing.some(key => !found.has(key))) throw new Misrouted(moved ?? new BrokerError(COORDINATOR_NOT_AVAILABLE, `Finding ${type} coordinators`))
+      if (moved !== undefined || missing.some(key => !found.has(key))) throw new Misrouted(moved ?? new BrokerError(ErrorCode.COORDINATOR_NOT_AVAILABLE, `Finding ${type} coordinators`))
     })
     return found
   }
@@ -227,7 +224,7 @@ export class Router {
               codes.set(tpKey(item.topic, item.partition), refused.code)
               continue
             }
-            const code = this.client.metadata.topic(item.topic) === undefined ? 3 : 5
+            const code = this.client.metadata.topic(item.topic) === undefined ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.LEADER_NOT_AVAILABLE
             codes.set(tpKey(item.topic, item.partition), code)
             retrying = new BrokerError(code, `The leader of ${item.topic}-${item.partition}`)
           }

@@ -11,15 +11,13 @@ import { DeleteTopics } from '../protocol/apis/delete-topics'
 import { DescribeTopicPartitions, type DescribeTopicPartitionsCursor, type DescribeTopicPartitionsResponse } from '../protocol/apis/describe-topic-partitions'
 import { ElectLeaders } from '../protocol/apis/elect-leaders'
 import { ListPartitionReassignments } from '../protocol/apis/list-partition-reassignments'
+import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError } from '../protocol/errors'
 import type { TopicMetadata } from '../client/metadata'
 import { checkInteger, checkOneOf, checkString } from '../client/validate'
 import { itemError, throwIf, type AdminCallOptions, type Router, type TopicPartitionKey } from './route'
 import { byTopic, checkPartitions } from './common'
 
-const TOPIC_ALREADY_EXISTS = 36
-const UNKNOWN_TOPIC_OR_PARTITION = 3
-const ELECTION_NOT_NEEDED = 84
 /** DescribeTopicPartitions and Metadata answer this when authorized operations were not asked for. */
 const OPERATIONS_NOT_ASKED = -2147483648
 
@@ -51,7 +49,7 @@ export async function createTopics (router: Router, topics: NewTopic[], options:
   }, deadline, options.signal, r => r.topics.map(t => t.errorCode))
   const created: string[] = []
   for (const result of response.topics) {
-    if (result.errorCode === TOPIC_ALREADY_EXISTS && options.ignoreExisting === true) continue
+    if (result.errorCode === ErrorCode.TOPIC_ALREADY_EXISTS && options.ignoreExisting === true) continue
     throwIf(result.errorCode, `Creating topic "${result.name}"`, result.errorMessage)
     created.push(result.name)
   }
@@ -68,7 +66,7 @@ export async function deleteTopics (router: Router, names: string[], options: Ad
     ? { topics: names.map(name => ({ name, topicId: '00000000-0000-0000-0000-000000000000' })), timeoutMs }
     : { topicNames: names, timeoutMs }, deadline, options.signal, r => r.responses.map(t => t.errorCode))
   for (const result of response.responses) {
-    if (result.errorCode === UNKNOWN_TOPIC_OR_PARTITION && options.ignoreMissing === true) continue
+    if (result.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION && options.ignoreMissing === true) continue
     throwIf(result.errorCode, `Deleting topic "${result.name ?? result.topicId}"`, result.errorMessage)
   }
   router.client.metadata.untrack(names)
@@ -116,7 +114,7 @@ export async function describeTopics (router: Router, names: string[], options: 
   return names.map(name => {
     const topic = router.client.metadata.topic(name)
     // The broker's own answer for the topic (TOPIC_AUTHORIZATION_FAILED without DESCRIBE), else it does not exist.
-    if (topic === undefined) throw router.client.metadata.topicError(name) ?? new BrokerError(UNKNOWN_TOPIC_OR_PARTITION, `Describing topic "${name}"`)
+    if (topic === undefined) throw router.client.metadata.topicError(name) ?? new BrokerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Describing topic "${name}"`)
     return topic
   })
 }
@@ -185,7 +183,7 @@ export async function describeTopicPartitions (router: Router, topics: string[],
     }
     cursor = response.nextCursor
   } while (cursor !== null)
-  return topics.map(name => result.get(name) ?? { topic: name, topicId: '', isInternal: false, partitions: [], error: new BrokerError(UNKNOWN_TOPIC_OR_PARTITION, `Describing topic "${name}"`) })
+  return topics.map(name => result.get(name) ?? { topic: name, topicId: '', isInternal: false, partitions: [], error: new BrokerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Describing topic "${name}"`) })
 }
 
 export type ElectionType = 'preferred' | 'unclean'
@@ -214,7 +212,7 @@ export async function electLeaders (router: Router, options: AdminCallOptions & 
   const results: ElectionResult[] = []
   for (const t of response.replicaElectionResults) {
     for (const p of t.partitionResult) {
-      const notNeeded = p.errorCode === ELECTION_NOT_NEEDED
+      const notNeeded = p.errorCode === ErrorCode.ELECTION_NOT_NEEDED
       results.push({ topic: t.topic, partition: p.partitionId, notNeeded, error: notNeeded ? undefined : itemError(p.errorCode, `Electing a leader of ${t.topic}-${p.partitionId}`, p.errorMessage) })
     }
   }

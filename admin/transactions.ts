@@ -11,6 +11,7 @@ import { DescribeProducers } from '../protocol/apis/describe-producers'
 import { DescribeTransactions } from '../protocol/apis/describe-transactions'
 import { WriteTxnMarkers } from '../protocol/apis/write-txn-markers'
 import { ListTransactions } from '../protocol/apis/list-transactions'
+import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError } from '../protocol/errors'
 import { checkInteger, checkObject, checkKnownKeys, checkString } from '../client/validate'
 import { byTopic, checkPartitions, partitionCodes } from './common'
@@ -82,7 +83,7 @@ export async function describeTransactions (router: Router, transactionalIds: st
     }))
     for (const id of moved) router.forgetCoordinator('transaction', id)
     pending = moved
-    if (moved.length > 0) throw new Misrouted(new BrokerError(16, `Describing transactions ${moved.join(', ')}`))
+    if (moved.length > 0) throw new Misrouted(new BrokerError(ErrorCode.NOT_COORDINATOR, `Describing transactions ${moved.join(', ')}`))
   })
   return transactionalIds.map(id => results.get(id)!)
 }

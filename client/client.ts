@@ -14,7 +14,7 @@ import { ListOffsets } from '../protocol/apis/list-offsets'
 import { Metadata as MetadataApi, type MetadataResponse } from '../protocol/apis/metadata'
 import { Produce, type ProduceResponse } from '../protocol/apis/produce'
 import type { CompressionCodec } from '../protocol/compression'
-import { errorCodeInfo } from '../protocol/error-codes'
+import { ErrorCode, errorCodeInfo } from '../protocol/error-codes'
 import { BrokerError } from '../protocol/errors'
 import { decodeRecordBatches, encodeRecordBatch, type KafkaRecord, type RecordBatch, type RecordInput } from '../protocol/record-batch'
 import { backoffDelay, defaultBackoff, sleep, type BackoffOptions } from './backoff'
@@ -444,7 +444,7 @@ export class Client extends TypedEmitter<ClientEvents> {
         return await attempt(meta.leaderId, connection, meta)
       } catch (error) {
         const retry = error instanceof BrokerError
-          ? invalidatesMetadata(error.code) || (error.code === 19 /* NOT_ENOUGH_REPLICAS */)
+          ? invalidatesMetadata(error.code) || (error.code === ErrorCode.NOT_ENOUGH_REPLICAS)
           : wasNotWritten(error) && !(signal?.aborted ?? false)
         if (!retry || Date.now() >= deadline) throw error
         if (error instanceof BrokerError && invalidatesMetadata(error.code)) await this.metadata.refresh([topic], signal).catch(() => {})

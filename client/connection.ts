@@ -22,6 +22,7 @@ import * as tls from 'node:tls'
 import { performance } from 'node:perf_hooks'
 import type { Api } from '../protocol/api'
 import { ApiVersions, type ApiVersionsResponse } from '../protocol/apis/api-versions'
+import { ErrorCode } from '../protocol/error-codes'
 import { ProtocolError, sentence } from '../protocol/errors'
 import { decodeResponseFrame, encodeRequestChunks } from '../protocol/header'
 import { Reader } from '../protocol/reader'
@@ -455,8 +456,8 @@ export class Connection {
     this.#brokerVersions.set(ApiVersions.key, { minVersion: 0, maxVersion: ApiVersions.maxVersion })
     const request = { clientSoftwareName: CLIENT_SOFTWARE_NAME, clientSoftwareVersion: CLIENT_SOFTWARE_VERSION }
     let response = await this.#sendApiVersions(ApiVersions.maxVersion, request, deadline, signal)
-    if (response.errorCode === 35) {
-      // UNSUPPORTED_VERSION: the broker answered with v0 of the body, listing its own ApiVersions range (KIP-511).
+    if (response.errorCode === ErrorCode.UNSUPPORTED_VERSION) {
+      // The broker answered with v0 of the body, listing its own ApiVersions range (KIP-511).
       const range = response.apiKeys.find(k => k.apiKey === ApiVersions.key)
       const version = Math.min(range?.maxVersion ?? 0, ApiVersions.maxVersion)
       response = await this.#sendApiVersions(version, request, deadline, signal)
@@ -475,7 +476,7 @@ export class Connection {
       return ApiVersions.decodeResponse(new Reader(raw), version)
     } catch (error) {
       const v0 = ApiVersions.decodeResponse(new Reader(raw), 0)
-      if (v0.errorCode === 35) return v0
+      if (v0.errorCode === ErrorCode.UNSUPPORTED_VERSION) return v0
       throw error
     }
   }

@@ -4,7 +4,7 @@
  * broker, one that was written may have been applied — the producer treats the
  * two differently (see producer/DESIGN notes on poisoned batches).
  */
-import { errorCodeInfo } from '../protocol/error-codes'
+import { ErrorCode, errorCodeInfo } from '../protocol/error-codes'
 import { KafkaTsError, ProtocolError } from '../protocol/errors'
 
 export interface RequestFailureDetails {
@@ -77,7 +77,7 @@ export class AuthenticationError extends KafkaTsError {
   readonly type: string
 
   constructor (message: string, options: { cause?: unknown, code?: number } = {}) {
-    const code = options.code ?? 58
+    const code = options.code ?? ErrorCode.SASL_AUTHENTICATION_FAILED
     const type = errorCodeInfo(code).name
     super('AUTHENTICATION', message, { retriable: false, cause: options.cause })
     this.name = 'AuthenticationError'

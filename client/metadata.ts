@@ -20,7 +20,7 @@
  * - close() ends every wait at once with ClientClosedError.
  */
 import { Metadata as MetadataApi, type MetadataResponse } from '../protocol/apis/metadata'
-import { errorCodeInfo } from '../protocol/error-codes'
+import { ErrorCode, errorCodeInfo } from '../protocol/error-codes'
 import { BrokerError, ProtocolError } from '../protocol/errors'
 import { abortError, backoffDelay, sleep, timerDelay, type BackoffOptions } from './backoff'
 import { describeAddress, restateUnreachable, unreachableError, type BrokerAddress, type BrokerPool, type UnreachableDetails } from './brokers'
@@ -47,14 +47,14 @@ export interface TopicMetadata {
 }
 
 /** Error codes that mean the cached leader or topic is out of date. */
-const STALE_METADATA_CODES = new Set([
-  3, // UNKNOWN_TOPIC_OR_PARTITION
-  5, // LEADER_NOT_AVAILABLE
-  6, // NOT_LEADER_OR_FOLLOWER
-  74, // FENCED_LEADER_EPOCH
-  75, // UNKNOWN_LEADER_EPOCH
-  100, // UNKNOWN_TOPIC_ID
-  103 // INCONSISTENT_TOPIC_ID
+const STALE_METADATA_CODES = new Set<number>([
+  ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+  ErrorCode.LEADER_NOT_AVAILABLE,
+  ErrorCode.NOT_LEADER_OR_FOLLOWER,
+  ErrorCode.FENCED_LEADER_EPOCH,
+  ErrorCode.UNKNOWN_LEADER_EPOCH,
+  ErrorCode.UNKNOWN_TOPIC_ID,
+  ErrorCode.INCONSISTENT_TOPIC_ID
 ])
 
 export function invalidatesMetadata (errorCode: number): boolean {
@@ -324,7 +324,7 @@ export class MetadataCache {
 
   #apply (response: MetadataResponse, all: boolean): void {
     // Check the whole answer before changing anything: a refused answer leaves the cache as it was.
-    const parsed = response.topics.map(t => ({ t, partitions: t.errorCode === 0 || t.errorCode === 5 ? densePartitions(t) : [] }))
+    const parsed = response.topics.map(t => ({ t, partitions: t.errorCode === 0 || t.errorCode === ErrorCode.LEADER_NOT_AVAILABLE ? densePartitions(t) : [] }))
     this.#lastRefreshAt = Date.now()
     this.clusterId = response.clusterId
     this.controllerId = response.controllerId
@@ -334,12 +334,12 @@ export class MetadataCache {
     const seen = new Set<string>()
     for (const { t, partitions } of parsed) {
       const name = t.name ?? ''
-      if (t.errorCode === 3 || t.errorCode === 100) {
+      if (t.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION || t.errorCode === ErrorCode.UNKNOWN_TOPIC_ID) {
         // The topic does not exist (any more).
         this.#forget(name)
         continue
       }
-      if (t.errorCode !== 0 && t.errorCode !== 5) {
+      if (t.errorCode !== 0 && t.errorCode !== ErrorCode.LEADER_NOT_AVAILABLE) {
         if (errorCodeInfo(t.errorCode).retriable) continue
         // This topic's own failure: its waiters get it, nobody else's refresh fails.
         this.#topicErrors.set(name, new BrokerError(t.errorCode, `Metadata for topic "${name}"`))
@@ -432,7 +432,7 @@ function densePartitions (t: MetadataResponse['topics'][number]): PartitionMetad
     }
     partitions[index] = {
       partition: index,
-      leaderId: p.errorCode === 5 ? -1 : p.leaderId,
+      leaderId: p.errorCode === ErrorCode.LEADER_NOT_AVAILABLE ? -1 : p.leaderId,
       leaderEpoch: p.leaderEpoch,
       replicas: p.replicaNodes,
       isr: p.isrNodes,

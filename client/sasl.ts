@@ -11,7 +11,7 @@
 import { createHash, createHmac, pbkdf2Sync, randomBytes, timingSafeEqual } from 'node:crypto'
 import { SaslAuthenticate } from '../protocol/apis/sasl-authenticate'
 import { SaslHandshake } from '../protocol/apis/sasl-handshake'
-import { errorCodeInfo } from '../protocol/error-codes'
+import { ErrorCode, errorCodeInfo } from '../protocol/error-codes'
 import { brokerText, sentence } from '../protocol/errors'
 import { AuthenticationError } from './errors'
 import { checkFunction, checkObject, checkOneOf, describeValue } from './validate'
@@ -50,14 +50,12 @@ export function checkSaslOptions (where: string, options: unknown): void {
   if (typeof sasl.password !== 'string') throw new TypeError(`${where} sasl.password: expected a string, got ${describeValue(sasl.password)}`)
 }
 
-const SASL_AUTHENTICATION_FAILED = 58
-const UNSUPPORTED_SASL_MECHANISM = 33
 
 /** Authenticates `connection`; returns the session lifetime the broker granted (0: no limit). */
 export async function authenticate (connection: Connection, options: SaslOptions, signal?: AbortSignal): Promise<number> {
   const handshake = await connection.send(SaslHandshake, { mechanism: options.mechanism }, { signal })
   if (handshake.errorCode !== 0) {
-    throw new AuthenticationError(`${connection.label} refused SASL mechanism ${options.mechanism} (error code ${handshake.errorCode}); it offers ${handshake.mechanisms.join(', ') || 'none'}`, { code: handshake.errorCode === 0 ? UNSUPPORTED_SASL_MECHANISM : handshake.errorCode })
+    throw new AuthenticationError(`${connection.label} refused SASL mechanism ${options.mechanism} (error code ${handshake.errorCode}); it offers ${handshake.mechanisms.join(', ') || 'none'}`, { code: handshake.errorCode === 0 ? ErrorCode.UNSUPPORTED_SASL_MECHANISM : handshake.errorCode })
   }
   let sessionLifetimeMs = 0
   const step = async (bytes: Buffer): Promise<Buffer> => {
@@ -92,10 +90,10 @@ async function oauthBearer (label: string, provider: () => OAuthBearerToken | Pr
   try {
     given = await provider()
   } catch (error) {
-    throw new AuthenticationError(`${label}: the OAUTHBEARER token provider failed: ${(error as Error).message}`, { cause: error, code: SASL_AUTHENTICATION_FAILED })
+    throw new AuthenticationError(`${label}: the OAUTHBEARER token provider failed: ${(error as Error).message}`, { cause: error, code: ErrorCode.SASL_AUTHENTICATION_FAILED })
   }
   const { token, extensions } = typeof given === 'string' ? { token: given, extensions: undefined } : given
-  if (typeof token !== 'string' || token === '') throw new AuthenticationError(`${label}: the OAUTHBEARER token provider returned no token`, { code: SASL_AUTHENTICATION_FAILED })
+  if (typeof token !== 'string' || token === '') throw new AuthenticationError(`${label}: the OAUTHBEARER token provider returned no token`, { code: ErrorCode.SASL_AUTHENTICATION_FAILED })
   const ext = Object.entries(extensions ?? {}).map(([key, value]) => `${key}=${value}\u0001`).join('')
   const reply = await step(Buffer.from(`n,,\u0001auth=Bearer ${token}\u0001${ext}\u0001`, 'utf8'))
   if (reply.length === 0) return
@@ -107,7 +105,7 @@ async function oauthBearer (label: string, provider: () => OAuthBearerToken | Pr
     if (error instanceof AuthenticationError) throw new AuthenticationError(`${error.message} (the broker said: ${detail})`, { code: error.code })
     throw error
   }
-  throw new AuthenticationError(`${label}: SASL OAUTHBEARER authentication failed: ${detail}`, { code: SASL_AUTHENTICATION_FAILED })
+  throw new AuthenticationError(`${label}: SASL OAUTHBEARER authentication failed: ${detail}`, { code: ErrorCode.SASL_AUTHENTICATION_FAILED })
 }
 
 async function scram (hash: 'sha256' | 'sha512', username: string, password: string, step: (bytes: Buffer) => Promise<Buffer>, tokenAuth: boolean): Promise<void> {

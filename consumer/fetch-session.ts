@@ -11,6 +11,8 @@
  * after FETCH_SESSION_ID_NOT_FOUND there is nothing to close (id 0). When the source
  * stops, a request with the final epoch (-1) closes the session (`close`).
  */
+import { ErrorCode } from '../protocol/error-codes'
+
 export interface SessionPartition {
   topic: string
   topicId: string
@@ -59,11 +61,11 @@ export class FetchSession {
 
   /** Applies the broker's answer: a new session id, the next epoch, or a reset after a session error. */
   onResponse (errorCode: number, sessionId: number): void {
-    if (errorCode === 70) { // FETCH_SESSION_ID_NOT_FOUND: gone already
+    if (errorCode === ErrorCode.FETCH_SESSION_ID_NOT_FOUND) { // gone already
       this.forget()
       return
     }
-    if (errorCode === 71) { // INVALID_FETCH_SESSION_EPOCH
+    if (errorCode === ErrorCode.INVALID_FETCH_SESSION_EPOCH) {
       this.restart()
       return
     }

@@ -28,12 +28,10 @@ import { invalidatesMetadata } from '../client/metadata'
 import { dropControl } from '../client/read-committed'
 import { ShareAcknowledge } from '../protocol/apis/share-acknowledge'
 import { AcknowledgeType, ShareFetch, type AcknowledgementBatch, type ShareFetchResponse, type ShareFetchResponsePartition } from '../protocol/apis/share-fetch'
+import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
 import { decodeRecordBatches, type KafkaRecord, type RecordHeader } from '../protocol/record-batch'
 
-export const SHARE_SESSION_NOT_FOUND = 122
-export const INVALID_SHARE_SESSION_EPOCH = 123
-const INVALID_RECORD_STATE = 121
 const OPEN_EPOCH = 0
 const CLOSE_EPOCH = -1
 
@@ -256,7 +254,7 @@ interface InFlightAcks {
 }
 
 /** Per-partition error codes in a ShareFetch answer that mean "the leader is elsewhere". */
-const MOVED = new Set([3, 6, 74, 100]) // UNKNOWN_TOPIC_OR_PARTITION, NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH, UNKNOWN_TOPIC_ID
+const MOVED = new Set<number>([ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.FENCED_LEADER_EPOCH, ErrorCode.UNKNOWN_TOPIC_ID])
 
 export class ShareSource {
   readonly nodeId: number
@@ -505,8 +503,8 @@ export class ShareSource {
           throw error
         }
         this.#debug('ShareAcknowledge answered', () => ({ renew, errorCode: response.errorCode, codes: response.responses.flatMap(t => t.partitions.map(p => p.errorCode)) }))
-        if (response.errorCode === INVALID_SHARE_SESSION_EPOCH) this.#requeue(taken, renew ? 'renewals' : 'pending', waiters)
-        if (response.errorCode === SHARE_SESSION_NOT_FOUND) this.#sessionLost(taken, waiters)
+        if (response.errorCode === ErrorCode.INVALID_SHARE_SESSION_EPOCH) this.#requeue(taken, renew ? 'renewals' : 'pending', waiters)
+        if (response.errorCode === ErrorCode.SHARE_SESSION_NOT_FOUND) this.#sessionLost(taken, waiters)
         if (isSessionError(response.errorCode)) this.#topLevelError(response.errorCode, response.errorMessage)
         this.#answerAcks(taken, response.errorCode, response.errorMessage, response.responses.flatMap(t => t.partitions.map(p => ({ topicId: t.topicId, ...p }))), waiters)
         if (response.errorCode !== 0) this.#topLevelError(response.errorCode, response.errorMessage)
@@ -574,8 +572,8 @@ export class ShareSource {
       }
       this.#debug('ShareFetch answered', () => ({ errorCode: response.errorCode, acquired: response.responses.flatMap(t => t.partitions.map(p => p.acquiredRecords.map(r => `${r.firstOffset}-${r.lastOffset}x${r.deliveryCount}`).join(','))) }))
       if (response.errorCode !== 0) {
-        if (response.errorCode === INVALID_SHARE_SESSION_EPOCH) this.#requeue(taken, 'pending', waiters)
-        else if (response.errorCode === SHARE_SESSION_NOT_FOUND) this.#sessionLost(taken, waiters)
+        if (response.errorCode === ErrorCode.INVALID_SHARE_SESSION_EPOCH) this.#requeue(taken, 'pending', waiters)
+        else if (response.errorCode === ErrorCode.SHARE_SESSION_NOT_FOUND) this.#sessionLost(taken, waiters)
         else this.#answerAcks(taken, response.errorCode, response.errorMessage, [], waiters)
         this.#resolveFlushes(waiters)
         this.#topLevelError(response.errorCode, response.errorMessage)
@@ -644,7 +642,7 @@ export class ShareSource {
   #topLevelError (code: number, message: string | null): never {
     const error = new BrokerError(code, `Share session with broker ${this.nodeId} (epoch ${this.#epoch})`, message)
     if (isSessionError(code)) this.#resetSession()
-    if (code === 25 /* UNKNOWN_MEMBER_ID */ || code === 110 /* FENCED_MEMBER_EPOCH */) {
+    if (code === ErrorCode.UNKNOWN_MEMBER_ID || code === ErrorCode.FENCED_MEMBER_EPOCH) {
       this.#resetSession()
       this.#owner.memberUnknown()
     }
@@ -686,7 +684,7 @@ export class ShareSource {
   }
 
   #lostError (): BrokerError {
-    return new BrokerError(SHARE_SESSION_NOT_FOUND, `Acknowledging records acquired in a share session with broker ${this.nodeId} whose connection was lost (a request timed out or failed, or the broker restarted): the broker released them, and they will be delivered again, maybe to another member`)
+    return new BrokerError(ErrorCode.SHARE_SESSION_NOT_FOUND, `Acknowledging records acquired in a share session with broker ${this.nodeId} whose connection was lost (a request timed out or failed, or the broker restarted): the broker released them, and they will be delivered again, maybe to another member`)
   }
 
   /** Acknowledgements a session error refused (nothing applied) go back to be sent in the new session, with their flush() waiters. */
@@ -706,7 +704,7 @@ export class ShareSource {
       const code = topCode !== 0 ? topCode : answer?.errorCode ?? 0
       const message = topCode !== 0 ? topMessage : answer?.errorMessage ?? null
       const renewal = acks.types[0] === AcknowledgeType.RENEW
-      const why = code !== INVALID_RECORD_STATE
+      const why = code !== ErrorCode.INVALID_RECORD_STATE
         ? ''
         : renewal
           ? ' (their acquisition lock had expired, or the group does not allow renewals: its share.renew.acknowledge.enable is false)'
@@ -739,5 +737,5 @@ export class ShareSource {
 }
 
 function isSessionError (code: number): boolean {
-  return code === SHARE_SESSION_NOT_FOUND || code === INVALID_SHARE_SESSION_EPOCH
+  return code === ErrorCode.SHARE_SESSION_NOT_FOUND || code === ErrorCode.INVALID_SHARE_SESSION_EPOCH
 }

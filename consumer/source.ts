@@ -20,7 +20,7 @@ import type { ConnectionPurpose } from '../client/brokers'
 import { invalidatesMetadata } from '../client/metadata'
 import { dropAbortedAndControl, dropControl } from '../client/read-committed'
 import { Fetch, type FetchPartitionResponse, type FetchRequest, type FetchResponse } from '../protocol/apis/fetch'
-import { errorCodeInfo } from '../protocol/error-codes'
+import { ErrorCode, errorCodeInfo } from '../protocol/error-codes'
 import { BrokerError, KafkaTsError, ProtocolError } from '../protocol/errors'
 import { decodeScannedBatches, RECORD_MEMORY_OVERHEAD, scanRecordBatches, type RecordBatch, type ScannedBatch } from '../protocol/record-batch'
 import type { BufferedBatch, Cursor, PrefetchAccount } from './cursor'
@@ -387,7 +387,7 @@ export class Source {
       return
     }
     const error = new BrokerError(code, `Fetch of ${cursor.key} at offset ${String(cursor.fetchOffset)} from broker ${this.nodeId}`)
-    if (code === 1) { // OFFSET_OUT_OF_RANGE
+    if (code === ErrorCode.OFFSET_OUT_OF_RANGE) {
       if (this.#settings.offsetReset === 'none') {
         this.#owner.fail(new BrokerError(code, `Fetch of ${cursor.key} at offset ${String(cursor.fetchOffset)} (offsetReset is 'none')`))
         return
@@ -510,7 +510,7 @@ export class Source {
     }
     const response = await connection.send(Fetch, request, { version, signal, timeoutMs: this.#client.requestTimeoutMs + this.#settings.maxWaitMs })
     if (useSessions) this.#session.onResponse(response.errorCode, response.sessionId)
-    if (response.errorCode === 70 || response.errorCode === 71) return undefined // session reset: the next request is full
+    if (response.errorCode === ErrorCode.FETCH_SESSION_ID_NOT_FOUND || response.errorCode === ErrorCode.INVALID_FETCH_SESSION_EPOCH) return undefined // session reset: the next request is full
     if (response.errorCode !== 0) throw new BrokerError(response.errorCode, `Fetch from broker ${this.nodeId}`)
     return response
   }
@@ -544,11 +544,11 @@ function keepWithin (scanned: ScannedBatch[], budget: number): void {
 }
 
 /** Per-partition codes that a metadata refresh (or just time) resolves, beside invalidatesMetadata's. */
-const LEADER_MOVED_CODES = new Set([
-  9, // REPLICA_NOT_AVAILABLE
-  13, // NETWORK_EXCEPTION
-  56, // KAFKA_STORAGE_ERROR
-  78 // OFFSET_NOT_AVAILABLE
+const LEADER_MOVED_CODES = new Set<number>([
+  ErrorCode.REPLICA_NOT_AVAILABLE,
+  ErrorCode.NETWORK_EXCEPTION,
+  ErrorCode.KAFKA_STORAGE_ERROR,
+  ErrorCode.OFFSET_NOT_AVAILABLE
 ])
 
 /**

@@ -21,13 +21,14 @@ import { JoinGroup, type JoinGroupResponse } from '../protocol/apis/join-group'
 import { LeaveGroup } from '../protocol/apis/leave-group'
 import { SyncGroup } from '../protocol/apis/sync-group'
 import { CONSUMER_PROTOCOL_TYPE, decodeAssignment, decodeSubscription, encodeAssignment, encodeSubscription } from '../protocol/consumer-protocol'
+import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
 import type { Assignor, MemberSubscription } from './assignors'
 import type { GroupCoordinator } from './coordinator'
 import { leaveRequestBound } from './coordinator'
 import { StaticMembershipError } from './errors'
 import {
-  FENCED_INSTANCE_ID, ILLEGAL_GENERATION, isFencingError, leaveFailed, MEMBER_ID_REQUIRED, REBALANCE_IN_PROGRESS, Signal, UNKNOWN_MEMBER_ID,
+  isFencingError, leaveFailed, Signal,
   type MemberIdentity, type Membership, type MembershipHost, type TopicPartition
 } from './membership'
 
@@ -81,7 +82,7 @@ export class ClassicMembership implements Membership {
 
   onFencedResponse (errorCode: number): void {
     // FENCED_INSTANCE_ID ends the member wherever it is learnt (see #heartbeatOutcome).
-    if (errorCode === FENCED_INSTANCE_ID) this.#endedBy ??= new BrokerError(errorCode, `Committing offsets in group "${this.#host.groupId}"`)
+    if (errorCode === ErrorCode.FENCED_INSTANCE_ID) this.#endedBy ??= new BrokerError(errorCode, `Committing offsets in group "${this.#host.groupId}"`)
     this.#rejoinRequested = true
     this.#fenced = true
   }
@@ -158,7 +159,7 @@ export class ClassicMembership implements Membership {
         if (outcome === 'fenced') await this.#onFenced('the coordinator no longer knows this member (session expired, or it was fenced)')
       } catch (error) {
         if (signal.aborted) return
-        if (error instanceof BrokerError && error.code === FENCED_INSTANCE_ID) {
+        if (error instanceof BrokerError && error.code === ErrorCode.FENCED_INSTANCE_ID) {
           // Another consumer took this instanceId: rejoining would fence it in turn, for ever.
           this.#host.fatal(new StaticMembershipError(error.code, this.#host.groupId, this.#host.instanceId ?? ''))
           this.#setState('stopped')
@@ -168,7 +169,7 @@ export class ClassicMembership implements Membership {
           await this.#onFenced(error.message)
           continue
         }
-        if (error instanceof KafkaTsError && !error.retriable && !(error instanceof BrokerError && error.code === REBALANCE_IN_PROGRESS)) {
+        if (error instanceof KafkaTsError && !error.retriable && !(error instanceof BrokerError && error.code === ErrorCode.REBALANCE_IN_PROGRESS)) {
           this.#host.fatal(error)
           this.#setState('stopped')
           return
@@ -254,12 +255,12 @@ export class ClassicMembership implements Membership {
         protocols: [{ name: this.#assignor.name, metadata }],
         reason: null
       }, r => r.errorCode, { signal, timeoutMs: this.#host.rebalanceTimeoutMs + 5000 })
-      if (response.errorCode === MEMBER_ID_REQUIRED) {
+      if (response.errorCode === ErrorCode.MEMBER_ID_REQUIRED) {
         // KIP-394: the coordinator hands out the member id, then expects the join again.
         this.#memberId = response.memberId
         continue
       }
-      if (response.errorCode === UNKNOWN_MEMBER_ID) {
+      if (response.errorCode === ErrorCode.UNKNOWN_MEMBER_ID) {
         this.#memberId = ''
         throw new BrokerError(response.errorCode, `Joining group "${this.#host.groupId}"`)
       }
@@ -286,7 +287,7 @@ export class ClassicMembership implements Membership {
       protocolName: this.#assignor.name,
       assignments
     }, r => r.errorCode, { signal, timeoutMs: this.#host.rebalanceTimeoutMs + 5000 })
-    if (response.errorCode === REBALANCE_IN_PROGRESS) return undefined
+    if (response.errorCode === ErrorCode.REBALANCE_IN_PROGRESS) return undefined
     if (response.errorCode !== 0) throw new BrokerError(response.errorCode, `Syncing group "${this.#host.groupId}" (generation ${this.#generation})`)
     const decoded = decodeAssignment(response.assignment)
     const partitions: TopicPartition[] = []
@@ -365,9 +366,9 @@ export class ClassicMembership implements Membership {
       this.#heartbeated.notify()
       return undefined
     }
-    if (code === REBALANCE_IN_PROGRESS) return 'rejoin'
-    if (code === ILLEGAL_GENERATION || code === UNKNOWN_MEMBER_ID) {
-      if (code === UNKNOWN_MEMBER_ID) this.#memberId = ''
+    if (code === ErrorCode.REBALANCE_IN_PROGRESS) return 'rejoin'
+    if (code === ErrorCode.ILLEGAL_GENERATION || code === ErrorCode.UNKNOWN_MEMBER_ID) {
+      if (code === ErrorCode.UNKNOWN_MEMBER_ID) this.#memberId = ''
       return 'fenced'
     }
     throw new BrokerError(code, `Heartbeat in group "${this.#host.groupId}"`)

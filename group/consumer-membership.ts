@@ -14,12 +14,13 @@
 import type { Client } from '../client/client'
 import { sleep } from '../client/backoff'
 import { ConsumerGroupHeartbeat, type ConsumerGroupHeartbeatRequest } from '../protocol/apis/consumer-group-heartbeat'
+import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
 import { leaveRequestBound, type GroupCoordinator } from './coordinator'
 import { StaticMembershipError } from './errors'
 import { assignedPartitions, HeartbeatLoop, isMemberForgotten, knownPartitions } from './heartbeat-loop'
 import {
-  FENCED_INSTANCE_ID, leaveFailed, partitionKey, Signal, UNRELEASED_INSTANCE_ID, UNSUPPORTED_VERSION,
+  leaveFailed, partitionKey, Signal,
   type MemberIdentity, type Membership, type MembershipHost, type TopicPartition
 } from './membership'
 
@@ -111,7 +112,7 @@ export class ConsumerMembership implements Membership {
 
   onFencedResponse (errorCode: number): void {
     // FENCED_INSTANCE_ID ends the member wherever it is learnt, as a heartbeat's (#ends).
-    if (errorCode === FENCED_INSTANCE_ID) {
+    if (errorCode === ErrorCode.FENCED_INSTANCE_ID) {
       this.#ends(new BrokerError(errorCode, `Committing offsets in group "${this.#host.groupId}"`))
       return
     }
@@ -133,13 +134,13 @@ export class ConsumerMembership implements Membership {
 
   /** Whether a heartbeat error (not a fence) ended the membership; else it is retried. */
   #ends (error: unknown): boolean {
-    if (error instanceof BrokerError && this.#loop.memberEpoch === 0 && !this.#joinedOnce && error.code === UNSUPPORTED_VERSION) {
+    if (error instanceof BrokerError && this.#loop.memberEpoch === 0 && !this.#joinedOnce && error.code === ErrorCode.UNSUPPORTED_VERSION) {
       // Kafka 3.7–3.9 list ConsumerGroupHeartbeat without running the protocol.
       this.#loop.end()
       this.#host.protocolUnsupported(error)
       return true
     }
-    if (error instanceof BrokerError && (error.code === FENCED_INSTANCE_ID || error.code === UNRELEASED_INSTANCE_ID)) {
+    if (error instanceof BrokerError && (error.code === ErrorCode.FENCED_INSTANCE_ID || error.code === ErrorCode.UNRELEASED_INSTANCE_ID)) {
       this.#host.fatal(new StaticMembershipError(error.code, this.#host.groupId, this.#host.instanceId ?? '', error.message))
       this.#loop.end()
       return true

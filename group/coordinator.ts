@@ -8,15 +8,13 @@ import type { Client } from '../client/client'
 import { backoffDelay, sleep } from '../client/backoff'
 import type { Api } from '../protocol/api'
 import { FindCoordinator } from '../protocol/apis/find-coordinator'
+import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError } from '../protocol/errors'
 
-export const COORDINATOR_LOAD_IN_PROGRESS = 14
-export const COORDINATOR_NOT_AVAILABLE = 15
-export const NOT_COORDINATOR = 16
 
 /** Codes that mean "ask FindCoordinator again and retry". */
 export function isCoordinatorError (code: number): boolean {
-  return code === COORDINATOR_LOAD_IN_PROGRESS || code === COORDINATOR_NOT_AVAILABLE || code === NOT_COORDINATOR
+  return code === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS || code === ErrorCode.COORDINATOR_NOT_AVAILABLE || code === ErrorCode.NOT_COORDINATOR
 }
 
 /**
@@ -92,7 +90,7 @@ export class GroupCoordinator {
       }
       const code = errorCodeOf(response)
       if (!isCoordinatorError(code)) return response
-      if (code !== COORDINATOR_LOAD_IN_PROGRESS) this.invalidate()
+      if (code !== ErrorCode.COORDINATOR_LOAD_IN_PROGRESS) this.invalidate()
       await sleep(backoffDelay(attempt, this.#client.backoff), options.signal)
     }
   }

@@ -2,8 +2,8 @@
  * Errors of group membership that end a consumer, the same class whichever group protocol
  * (classic or KIP-848) ran into them.
  */
+import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError } from '../protocol/errors'
-import { FENCED_INSTANCE_ID } from './membership'
 
 /**
  * A static member (instanceId, KIP-345) cannot go on: another consumer joined with the same
@@ -14,7 +14,7 @@ export class StaticMembershipError extends BrokerError {
   readonly instanceId: string
 
   constructor (code: number, groupId: string, instanceId: string, brokerMessage?: string | null) {
-    const what = code === FENCED_INSTANCE_ID
+    const what = code === ErrorCode.FENCED_INSTANCE_ID
       ? `another consumer joined group "${groupId}" with the same instanceId "${instanceId}", so this one stops: give each running consumer its own instanceId`
       : `instanceId "${instanceId}" is still held by a member of group "${groupId}" that has not left: stop the other consumer, or wait for its session to expire`
     super(code, `Static membership: ${what}`, brokerMessage)

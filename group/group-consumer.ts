@@ -27,6 +27,7 @@ import type { Cursor, Ownership, Processing } from '../consumer/cursor'
 import { OffsetCommit, type OffsetCommitRequest } from '../protocol/apis/offset-commit'
 import { OffsetFetch } from '../protocol/apis/offset-fetch'
 import { ApiVersions } from '../protocol/apis/api-versions'
+import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
 import { sleep } from '../client/backoff'
 import { checkBoolean, checkDuration, checkFunction, checkKnownKeys, checkObject, checkOneOf, checkSignal, checkString, describeValue, optionKeys } from '../client/validate'
@@ -36,7 +37,7 @@ import { ClassicMembership } from './classic-membership'
 import { ConsumerMembership } from './consumer-membership'
 import { GroupCoordinator, isCoordinatorError } from './coordinator'
 import {
-  isFencingError, partitionKey, REBALANCE_IN_PROGRESS, STALE_MEMBER_EPOCH,
+  isFencingError, partitionKey,
   type MemberIdentity, type Membership, type MembershipHost, type Reconciliation, type TopicPartition
 } from './membership'
 
@@ -604,7 +605,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
             if (item.cursor.committedOffset === undefined || item.offset > item.cursor.committedOffset) item.cursor.committedOffset = item.offset
             continue
           }
-          if (code === STALE_MEMBER_EPOCH && attempt === 0) {
+          if (code === ErrorCode.STALE_MEMBER_EPOCH && attempt === 0) {
             retry.push(item)
             continue
           }
@@ -613,7 +614,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
           const current = this.#membership?.identity()
           const stillCurrent = current === undefined || (current.memberId === identity.memberId && current.generation === identity.generation)
           if (isFencingError(code) && stillCurrent) this.#membership?.onFencedResponse(code)
-          if (code === REBALANCE_IN_PROGRESS && stillCurrent) this.#membership?.requestRejoin()
+          if (code === ErrorCode.REBALANCE_IN_PROGRESS && stillCurrent) this.#membership?.requestRejoin()
           refuse(item.cursor, item.offset, new BrokerError(code, 'OffsetCommit').message)
         }
         if (retry.length === 0) break
@@ -892,13 +893,13 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
           else offsets.set(`${name}-${p.partitionIndex}`, { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch >= 0 ? p.committedLeaderEpoch : undefined })
         }
       }
-      // UNSTABLE_OFFSET_COMMIT (88): a transactional commit is pending; ask again shortly.
+      // UNSTABLE_OFFSET_COMMIT: a transactional commit is pending; ask again shortly.
       // A partition-level coordinator error: the answer is incomplete, ask again.
-      if ((code === 88 && attempt < 50) || isCoordinatorError(code)) {
+      if ((code === ErrorCode.UNSTABLE_OFFSET_COMMIT && attempt < 50) || isCoordinatorError(code)) {
         await sleep(100, signal)
         continue
       }
-      if (code === STALE_MEMBER_EPOCH && kip848) {
+      if (code === ErrorCode.STALE_MEMBER_EPOCH && kip848) {
         await this.#membership?.nextHeartbeat(signal)
         continue
       }

@@ -10,8 +10,9 @@
 import { randomUUID } from 'node:crypto'
 import type { Client } from '../client/client'
 import { sleep } from '../client/backoff'
+import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
-import { FENCED_MEMBER_EPOCH, Signal, UNKNOWN_MEMBER_ID, type TopicPartition } from './membership'
+import { Signal, type TopicPartition } from './membership'
 
 export interface HeartbeatRules {
   readonly groupId: string
@@ -37,7 +38,7 @@ export function isMemberForgotten (error: unknown): error is BrokerError {
 }
 
 function isForgottenCode (code: number): boolean {
-  return code === FENCED_MEMBER_EPOCH || code === UNKNOWN_MEMBER_ID
+  return code === ErrorCode.FENCED_MEMBER_EPOCH || code === ErrorCode.UNKNOWN_MEMBER_ID
 }
 
 export class HeartbeatLoop {

@@ -4,6 +4,7 @@
  * (group-consumer.ts) fetches them, revokes them (waiting for processing and committing)
  * and releases them.
  */
+import { ErrorCode } from '../protocol/error-codes'
 import { KafkaTsError, type BrokerError } from '../protocol/errors'
 
 export interface TopicPartition {
@@ -82,19 +83,10 @@ export interface Membership {
   nextHeartbeat: (signal?: AbortSignal) => Promise<void>
 }
 
-export const UNSUPPORTED_VERSION = 35
-export const ILLEGAL_GENERATION = 22
-export const UNKNOWN_MEMBER_ID = 25
-export const REBALANCE_IN_PROGRESS = 27
-export const MEMBER_ID_REQUIRED = 79
-export const FENCED_INSTANCE_ID = 82
-export const FENCED_MEMBER_EPOCH = 110
-export const UNRELEASED_INSTANCE_ID = 111
-export const STALE_MEMBER_EPOCH = 113
 
 /** Error codes that mean this member is no longer in the group as it thinks. */
 export function isFencingError (code: number): boolean {
-  return code === ILLEGAL_GENERATION || code === UNKNOWN_MEMBER_ID || code === FENCED_INSTANCE_ID || code === FENCED_MEMBER_EPOCH
+  return code === ErrorCode.ILLEGAL_GENERATION || code === ErrorCode.UNKNOWN_MEMBER_ID || code === ErrorCode.FENCED_INSTANCE_ID || code === ErrorCode.FENCED_MEMBER_EPOCH
 }
 
 export function samePartition (a: TopicPartition, b: TopicPartition): boolean {

@@ -13,14 +13,14 @@
 import type { Client } from '../client/client'
 import { UnsupportedVersionError } from '../client/errors'
 import { ShareGroupHeartbeat, ShareGroupMemberEpoch } from '../protocol/apis/share-group-heartbeat'
+import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
 import { leaveRequestBound, type GroupCoordinator } from './coordinator'
 import { ShareGroupsDisabledError } from './errors'
 import { assignedPartitions, HeartbeatLoop, knownPartitions } from './heartbeat-loop'
-import { UNSUPPORTED_VERSION, type TopicPartition } from './membership'
+import type { TopicPartition } from './membership'
 
 /** The broker runs share groups only where it listed ShareGroupHeartbeat; some answer INVALID_REQUEST (42) or UNSUPPORTED_VERSION otherwise. */
-const INVALID_REQUEST = 42
 
 export interface ShareMembershipHost {
   readonly groupId: string
@@ -99,8 +99,8 @@ export class ShareMembership {
 
   /** The error to end with when the broker does not run share groups, else undefined. */
   #disabled (error: unknown): ShareGroupsDisabledError | undefined {
-    if (error instanceof UnsupportedVersionError) return new ShareGroupsDisabledError(this.#host.groupId, UNSUPPORTED_VERSION, error.message)
-    if (error instanceof BrokerError && this.#loop.memberEpoch === 0 && (error.code === UNSUPPORTED_VERSION || error.code === INVALID_REQUEST)) {
+    if (error instanceof UnsupportedVersionError) return new ShareGroupsDisabledError(this.#host.groupId, ErrorCode.UNSUPPORTED_VERSION, error.message)
+    if (error instanceof BrokerError && this.#loop.memberEpoch === 0 && (error.code === ErrorCode.UNSUPPORTED_VERSION || error.code === ErrorCode.INVALID_REQUEST)) {
       return new ShareGroupsDisabledError(this.#host.groupId, error.code, error.message)
     }
     return undefined

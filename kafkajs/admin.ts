@@ -4,6 +4,7 @@
  */
 import type { Client } from '../index'
 import type { AclBinding, AclFilter, ConfigResourceType as NativeConfigType } from '../admin/index'
+import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError } from '../protocol/errors'
 import { FindCoordinator } from '../protocol/apis/find-coordinator'
 import { OffsetCommit } from '../protocol/apis/offset-commit'
@@ -31,8 +32,7 @@ const ACL_PERMISSION_NAMES: Record<number, string> = { 1: 'any', 2: 'deny', 3: '
 const PATTERN_NAMES: Record<number, string> = { 1: 'any', 2: 'match', 3: 'literal', 4: 'prefixed' }
 const CONFIG_TYPE_NAMES: Record<number, NativeConfigType> = { 2: 'topic', 4: 'broker', 8: 'broker-logger' }
 
-const GROUP_ID_NOT_FOUND = 69
-const RETRIABLE_COORDINATOR_CODES = new Set([14, 15, 16]) // COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR
+const RETRIABLE_COORDINATOR_CODES = new Set<number>([ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.NOT_COORDINATOR])
 
 const codeOf = (names: Record<number, string>, name: string): number => Number(Object.keys(names).find(k => names[Number(k)] === name) ?? 0)
 
@@ -377,7 +377,7 @@ export class KafkaJSAdmin {
       return {
         groups: described.map(g => ({
           // DescribeGroups v6 says GROUP_ID_NOT_FOUND for an unknown group; the versions kafkajs speaks answer a Dead group without error.
-          errorCode: g.error?.code === GROUP_ID_NOT_FOUND && g.state === 'Dead' ? 0 : g.error?.code ?? 0,
+          errorCode: g.error?.code === ErrorCode.GROUP_ID_NOT_FOUND && g.state === 'Dead' ? 0 : g.error?.code ?? 0,
           groupId: g.groupId,
           state: g.state,
           protocolType: g.protocolType ?? 'consumer',

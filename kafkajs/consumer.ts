@@ -13,6 +13,7 @@
  * membership, so a member that lost a partition can no longer move the new owner's offset
  * (kafkajs could commit behind the new owner's back after a rebalance).
  */
+import { ErrorCode } from '../protocol/error-codes'
 import type { Client } from '../index'
 import { sleep } from '../client/backoff'
 import type { ConsumerBatch } from '../consumer/cursor'
@@ -850,7 +851,7 @@ export class KafkaJSConsumer {
       })
     }
     const unknown = refused.find(r => r.reason.includes('UNKNOWN_TOPIC_OR_PARTITION'))
-    if (unknown !== undefined) throw new KafkaJSProtocolError(protocolErrorInfo(3))
+    if (unknown !== undefined) throw new KafkaJSProtocolError(protocolErrorInfo(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))
   }
 
   #uncommitted (): Offsets {

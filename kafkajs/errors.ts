@@ -4,7 +4,7 @@
  * matches on them (`instanceof`, `e.type === 'REBALANCE_IN_PROGRESS'`, `e.retriable`) keeps
  * working. `toKafkaJSError` turns kafkats's errors into these.
  */
-import { errorCodeInfo } from '../protocol/error-codes'
+import { ErrorCode, errorCodeInfo } from '../protocol/error-codes'
 import { BrokerError, KafkaTsError, ProtocolError } from '../protocol/errors'
 import { AuthenticationError, ClientClosedError, ConnectionError, RequestTimeoutError, UnsupportedVersionError } from '../client/errors'
 
@@ -218,27 +218,27 @@ export class KafkaJSNoBrokerAvailableError extends KafkaJSError {
  * "Unknown error code".
  */
 const kafkajsErrorTable: Record<number, { type?: string, message?: string, helpUrl?: string }> = {
-  [-1]: { type: 'UNKNOWN' },
-  2: { message: 'This message has failed its CRC checksum, exceeds the valid size, or is otherwise corrupt' },
-  6: { type: 'NOT_LEADER_FOR_PARTITION', message: 'This server is not the leader for that topic-partition' },
-  9: { message: 'The replica is not available for the requested topic-partition' },
-  14: { type: 'GROUP_LOAD_IN_PROGRESS', message: 'The coordinator is loading and hence can\'t process requests for this group' },
-  15: { type: 'GROUP_COORDINATOR_NOT_AVAILABLE', message: 'The group coordinator is not available' },
-  16: { type: 'NOT_COORDINATOR_FOR_GROUP', message: 'This is not the correct coordinator for this group' },
-  23: { message: 'The group member\'s supported protocols are incompatible with those of existing members' },
-  24: { message: 'The configured groupId is invalid' },
-  27: { helpUrl: 'https://kafka.js.org/docs/faq#what-does-it-mean-to-get-rebalance-in-progress-errors' },
-  29: { message: 'Not authorized to access topics: [Topic authorization failed]' },
-  30: { message: 'Not authorized to access group: Group authorization failed' },
-  37: { message: 'Number of partitions is invalid' },
-  38: { message: 'Replication-factor is invalid' },
-  47: { message: 'Producer attempted an operation with an old epoch. Either there is a newer producer with the same transactionalId, or the producer\'s transaction has been expired by the broker' },
-  50: { message: 'The transaction timeout is larger than the maximum value allowed by the broker (as configured by max.transaction.timeout.ms)' },
-  58: { helpUrl: 'https://kafka.js.org/docs/configuration#sasl' },
-  69: { message: 'The group id was not found' },
-  81: { message: 'The consumer group has reached its max size. It already has the configured maximum number of members' },
-  82: { message: 'The broker rejected this static consumer since another consumer with the same group instance id has registered with a different member id' },
-  87: { message: 'This record has failed the validation on broker and hence be rejected' }
+  [ErrorCode.UNKNOWN_SERVER_ERROR]: { type: 'UNKNOWN' },
+  [ErrorCode.CORRUPT_MESSAGE]: { message: 'This message has failed its CRC checksum, exceeds the valid size, or is otherwise corrupt' },
+  [ErrorCode.NOT_LEADER_OR_FOLLOWER]: { type: 'NOT_LEADER_FOR_PARTITION', message: 'This server is not the leader for that topic-partition' },
+  [ErrorCode.REPLICA_NOT_AVAILABLE]: { message: 'The replica is not available for the requested topic-partition' },
+  [ErrorCode.COORDINATOR_LOAD_IN_PROGRESS]: { type: 'GROUP_LOAD_IN_PROGRESS', message: 'The coordinator is loading and hence can\'t process requests for this group' },
+  [ErrorCode.COORDINATOR_NOT_AVAILABLE]: { type: 'GROUP_COORDINATOR_NOT_AVAILABLE', message: 'The group coordinator is not available' },
+  [ErrorCode.NOT_COORDINATOR]: { type: 'NOT_COORDINATOR_FOR_GROUP', message: 'This is not the correct coordinator for this group' },
+  [ErrorCode.INCONSISTENT_GROUP_PROTOCOL]: { message: 'The group member\'s supported protocols are incompatible with those of existing members' },
+  [ErrorCode.INVALID_GROUP_ID]: { message: 'The configured groupId is invalid' },
+  [ErrorCode.REBALANCE_IN_PROGRESS]: { helpUrl: 'https://kafka.js.org/docs/faq#what-does-it-mean-to-get-rebalance-in-progress-errors' },
+  [ErrorCode.TOPIC_AUTHORIZATION_FAILED]: { message: 'Not authorized to access topics: [Topic authorization failed]' },
+  [ErrorCode.GROUP_AUTHORIZATION_FAILED]: { message: 'Not authorized to access group: Group authorization failed' },
+  [ErrorCode.INVALID_PARTITIONS]: { message: 'Number of partitions is invalid' },
+  [ErrorCode.INVALID_REPLICATION_FACTOR]: { message: 'Replication-factor is invalid' },
+  [ErrorCode.INVALID_PRODUCER_EPOCH]: { message: 'Producer attempted an operation with an old epoch. Either there is a newer producer with the same transactionalId, or the producer\'s transaction has been expired by the broker' },
+  [ErrorCode.INVALID_TRANSACTION_TIMEOUT]: { message: 'The transaction timeout is larger than the maximum value allowed by the broker (as configured by max.transaction.timeout.ms)' },
+  [ErrorCode.SASL_AUTHENTICATION_FAILED]: { helpUrl: 'https://kafka.js.org/docs/configuration#sasl' },
+  [ErrorCode.GROUP_ID_NOT_FOUND]: { message: 'The group id was not found' },
+  [ErrorCode.GROUP_MAX_SIZE_REACHED]: { message: 'The consumer group has reached its max size. It already has the configured maximum number of members' },
+  [ErrorCode.FENCED_INSTANCE_ID]: { message: 'The broker rejected this static consumer since another consumer with the same group instance id has registered with a different member id' },
+  [ErrorCode.INVALID_RECORD]: { message: 'This record has failed the validation on broker and hence be rejected' }
 }
 
 /** kafkajs's `{ type, code, retriable, message }` for a Kafka error code. */

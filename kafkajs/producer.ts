@@ -7,6 +7,7 @@
  * reported, and with `idempotent: true` a batch whose outcome is unknown is retried under its
  * sequence until known (kafkajs could acknowledge a retried batch at another's offset).
  */
+import { ErrorCode } from '../protocol/error-codes'
 import type { Client } from '../index'
 import { Metadata } from '../protocol/apis/metadata'
 import { compress, CompressionCodecUnavailableError, type CompressionCodec } from '../protocol/compression'
@@ -282,7 +283,7 @@ export class KafkaJSProducer {
   async #prepare ({ acks = -1, timeout, compression, topicMessages = [] }: ProducerBatch): Promise<{ client: Client, records: ProducerRecord[], acks: number, codec: CompressionCodec, timeout: number | undefined }> {
     if (topicMessages.some(({ topic }) => topic === undefined || topic === null || topic === '')) throw new KafkaJSNonRetriableError('Invalid topic')
     // kafkajs hears INVALID_TOPIC_EXCEPTION from the broker; kafkats knows the rule and says it before sending.
-    if (topicMessages.some(({ topic }) => !isValidTopicName(topic))) throw new KafkaJSProtocolError(protocolErrorInfo(17))
+    if (topicMessages.some(({ topic }) => !isValidTopicName(topic))) throw new KafkaJSProtocolError(protocolErrorInfo(ErrorCode.INVALID_TOPIC_EXCEPTION))
     if (this.#explicitlyIdempotent && acks !== -1) throw new KafkaJSNonRetriableError('Not requiring ack for all messages invalidates the idempotent producer\'s EoS guarantees')
     for (const { topic, messages } of topicMessages) {
       if (messages === undefined || messages === null || !Array.isArray(messages)) throw new KafkaJSNonRetriableError(`Invalid messages array [${String(messages)}] for topic "${topic}"`)

@@ -1,7 +1,7 @@
 /**
  * Errors a producer reports for records.
  */
-import { errorCodeInfo } from '../protocol/error-codes'
+import { ErrorCode, errorCodeInfo } from '../protocol/error-codes'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
 import type { RecordMetadata } from './batch'
 
@@ -85,7 +85,7 @@ export class RecordTooLargeError extends BrokerError {
   readonly producerOption: 'maxRequestBytes' | 'maxBufferedBytes' | undefined
 
   constructor (topic: string, partition: number, recordBytes: number, maxMessageBytes: number | undefined, producerLimit?: { option: 'maxRequestBytes' | 'maxBufferedBytes', bytes: number }) {
-    super(10, `Produce to ${topic}-${partition}`)
+    super(ErrorCode.MESSAGE_TOO_LARGE, `Produce to ${topic}-${partition}`)
     this.name = 'RecordTooLargeError'
     this.topic = topic
     this.partition = partition

@@ -15,6 +15,7 @@
 import type { Client } from '../client/client'
 import { backoffDelay, sleep } from '../client/backoff'
 import { InitProducerId, type InitProducerIdRequest, type InitProducerIdResponse } from '../protocol/apis/init-producer-id'
+import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError, KafkaTsError, sentence } from '../protocol/errors'
 import { ProducerClosedError } from './errors'
 
@@ -41,7 +42,6 @@ export interface ProducerIdentityOptions {
   closing: AbortSignal
 }
 
-const CLUSTER_AUTHORIZATION_FAILED = 31
 
 /**
  * An idempotent producer could not get a producer id and epoch (InitProducerId), so the
@@ -56,7 +56,7 @@ export class ProducerIdentityError extends KafkaTsError {
 
   constructor (cause: Error) {
     const { code, type, retriable } = cause as { code?: unknown, type?: unknown, retriable?: unknown }
-    const what = code === CLUSTER_AUTHORIZATION_FAILED
+    const what = code === ErrorCode.CLUSTER_AUTHORIZATION_FAILED
       // KIP-679 (Kafka 3.0+, the only rule on 4.x): idempotence needs WRITE on a topic or IDEMPOTENT_WRITE on the cluster.
       ? 'The principal may not produce idempotently: Kafka needs an ACL allowing WRITE on the topic (any topic will do) or IDEMPOTENT_WRITE on the cluster. Grant one of them, or create the producer with idempotent: false. The record was not written.'
       : retriable === true
@@ -70,10 +70,10 @@ export class ProducerIdentityError extends KafkaTsError {
 }
 
 // The broker no longer knows the id or its epoch: start over with a new id.
-const START_OVER_CODES = new Set([
-  47, // INVALID_PRODUCER_EPOCH
-  59, // UNKNOWN_PRODUCER_ID
-  90 // PRODUCER_FENCED
+const START_OVER_CODES = new Set<number>([
+  ErrorCode.INVALID_PRODUCER_EPOCH,
+  ErrorCode.UNKNOWN_PRODUCER_ID,
+  ErrorCode.PRODUCER_FENCED
 ])
 
 export class ProducerIdentity {

@@ -34,6 +34,7 @@ import { invalidatesMetadata } from '../client/metadata'
 import { backoffDelay, describeError } from '../client/backoff'
 import type { CompressionCodec } from '../protocol/compression'
 import { DescribeConfigs } from '../protocol/apis/describe-configs'
+import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
 import { RECORD_BATCH_OVERHEAD, recordSizeUpperBound, type RecordHeader, type RecordInput } from '../protocol/record-batch'
 import { notifyWaiter, ProducerBatch, type RecordCallback, type RecordMetadata, type SendAnswer, type SendTracker, type Waiter } from './batch'
@@ -176,23 +177,23 @@ export interface ProducerEvents {
   drain: []
 }
 
-const AMBIGUOUS_CODES = new Set([
-  -1, // UNKNOWN_SERVER_ERROR: may have failed after the append
-  7, // REQUEST_TIMED_OUT
-  13, // NETWORK_EXCEPTION
-  20, // NOT_ENOUGH_REPLICAS_AFTER_APPEND
-  56 // KAFKA_STORAGE_ERROR
+// Produce answers that are retried, sorted by whether the batch may have been written (which
+// the table's retriable flag does not say): Kafka-retriable codes, and UNKNOWN_SERVER_ERROR.
+// Retriable codes in neither set (CORRUPT_MESSAGE, NOT_COORDINATOR, …) fail the batch.
+const AMBIGUOUS_CODES = new Set<number>([
+  ErrorCode.UNKNOWN_SERVER_ERROR, // may have failed after the append
+  ErrorCode.REQUEST_TIMED_OUT,
+  ErrorCode.NETWORK_EXCEPTION,
+  ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+  ErrorCode.KAFKA_STORAGE_ERROR
 ])
-const DEFINITE_RETRIABLE_CODES = new Set([3, 5, 6, 19, 74, 75, 100, 103, 15, 14, 51])
-// 51 CONCURRENT_TRANSACTIONS: a transactional Produce right after EndTxn, while the previous transaction's markers are written (KIP-890).
-const OUT_OF_ORDER_SEQUENCE_NUMBER = 45
-const INVALID_PRODUCER_EPOCH = 47
-const PRODUCER_FENCED = 90
-const UNKNOWN_PRODUCER_ID = 59
-const DUPLICATE_SEQUENCE_NUMBER = 46
-const UNKNOWN_TOPIC_OR_PARTITION = 3
-const UNKNOWN_TOPIC_ID = 100
-const MESSAGE_TOO_LARGE = 10
+const DEFINITE_RETRIABLE_CODES = new Set<number>([
+  ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.LEADER_NOT_AVAILABLE, ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.NOT_ENOUGH_REPLICAS,
+  ErrorCode.FENCED_LEADER_EPOCH, ErrorCode.UNKNOWN_LEADER_EPOCH, ErrorCode.UNKNOWN_TOPIC_ID, ErrorCode.INCONSISTENT_TOPIC_ID,
+  ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+  // A transactional Produce right after EndTxn, while the previous transaction's markers are written (KIP-890).
+  ErrorCode.CONCURRENT_TRANSACTIONS
+])
 /**
  * Connection deaths in a row, with the request written, after which a batch is given up on
  * (OutcomeUnknownError, and its partition moves to a new epoch). The 2nd to the last are
@@ -769,7 +770,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       partition = this.#partitioner.partition(partitionerInput)
     }
     if (!Number.isInteger(partition) || partition < 0 || partition >= topic.partitions.length) {
-      const error = new BrokerError(3, `Record for ${record.topic}: partition ${partition} does not exist (the topic has ${topic.partitions.length}${record.partition === undefined ? '; the partitioner chose it' : ''})`)
+      const error = new BrokerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Record for ${record.topic}: partition ${partition} does not exist (the topic has ${topic.partitions.length}${record.partition === undefined ? '; the partitioner chose it' : ''})`)
       notifyWaiter(waiter, index, error, null, this.#onCallbackThrow)
       return
     }
@@ -843,7 +844,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
         ? 'The producer did not ask the broker to create it (allowAutoTopicCreation is off): create it (admin.createTopics, kafka-topics.sh), or set allowAutoTopicCreation: true for a broker with auto.create.topics.enable'
         : refusal === undefined
           ? 'The broker was asked to create it (allowAutoTopicCreation) and it did not appear in time'
-          : refusal.code === UNKNOWN_TOPIC_OR_PARTITION
+          : refusal.code === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
             ? 'The broker was asked to create it (allowAutoTopicCreation) and did not: its auto.create.topics.enable is off. Create the topic (admin.createTopics, kafka-topics.sh)'
             : `The broker was asked to create it (allowAutoTopicCreation) and refused: ${refusal.message}`
       throw new UnknownTopicError(topic, `Topic "${topic}" does not exist (waited metadataWaitMs, ${this.#metadataWaitMs} ms, for it). ${why}. The record was not written.`)
@@ -856,7 +857,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       const response = await this.#client.request(Metadata, { topics: [{ name: topic }], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }, { timeoutMs: Math.min(this.#requestTimeoutMs, this.#metadataWaitMs) })
       const code = response.topics.find(t => t.name === topic)?.errorCode ?? 0
       // 5 LEADER_NOT_AVAILABLE: being created.
-      return code === 0 || code === 5 ? undefined : new BrokerError(code, `Metadata (creating topic "${topic}")`)
+      return code === 0 || code === ErrorCode.LEADER_NOT_AVAILABLE ? undefined : new BrokerError(code, `Metadata (creating topic "${topic}")`)
     } catch {
       // No answer: the wait below reports what it finds.
       return undefined
@@ -1071,7 +1072,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       return
     }
     const code = response.errorCode
-    if (code === 0 || code === DUPLICATE_SEQUENCE_NUMBER) {
+    if (code === 0 || code === ErrorCode.DUPLICATE_SEQUENCE_NUMBER) {
       this.#succeed(queue, batch, response.baseOffset, response.logAppendTimeMs, response.logStartOffset)
       // The broker answered the one request that ever carried the batch, so it read all of
       // it: the socket is done with the encoded bytes, and they are reused (BatchBuffers).
@@ -1086,16 +1087,16 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     if (AMBIGUOUS_CODES.has(code)) {
       this.#retryAmbiguous(queue, batch, error)
     } else if (DEFINITE_RETRIABLE_CODES.has(code)) {
-      if (code === UNKNOWN_TOPIC_OR_PARTITION || code === UNKNOWN_TOPIC_ID) queue.topicMissingCode = code
+      if (code === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION || code === ErrorCode.UNKNOWN_TOPIC_ID) queue.topicMissingCode = code
       if (invalidatesMetadata(code)) this.#refreshMetadataSoon()
       this.#retryDefinite(queue, batch, error, true)
-    } else if (this.#txn !== undefined && (code === INVALID_PRODUCER_EPOCH || code === PRODUCER_FENCED)) {
+    } else if (this.#txn !== undefined && (code === ErrorCode.INVALID_PRODUCER_EPOCH || code === ErrorCode.PRODUCER_FENCED)) {
       // A newer producer with this transactional id took over: fenced, not a sequence problem.
       const fenced = this.#txn.fencedBy(error)
       if (this.#isPending(batch)) this.#finishBatch(queue, batch, fenced, null)
-    } else if (code === OUT_OF_ORDER_SEQUENCE_NUMBER || code === UNKNOWN_PRODUCER_ID || code === INVALID_PRODUCER_EPOCH) {
+    } else if (code === ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER || code === ErrorCode.UNKNOWN_PRODUCER_ID || code === ErrorCode.INVALID_PRODUCER_EPOCH) {
       this.#onSequenceError(queue, batch, error)
-    } else if (code === MESSAGE_TOO_LARGE) {
+    } else if (code === ErrorCode.MESSAGE_TOO_LARGE) {
       this.#onTooLarge(queue, batch, error)
     } else {
       this.#failDefinitely(queue, batch, error)
@@ -1274,7 +1275,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
    * that acknowledged records are missing.
    */
   #madeGapItself (queue: PartitionQueue, batch: ProducerBatch, code: number): boolean {
-    if (code !== OUT_OF_ORDER_SEQUENCE_NUMBER && code !== INVALID_PRODUCER_EPOCH) return false
+    if (code !== ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER && code !== ErrorCode.INVALID_PRODUCER_EPOCH) return false
     return queue.leaving && batch.producerId === queue.identity.producerId && batch.producerEpoch === queue.identity.producerEpoch
   }
 
@@ -1519,7 +1520,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     for (const queue of [...this.#active]) {
       const topic = this.#client.metadata.topic(queue.topic)
       // A topic missing from refreshed metadata was deleted, whether or not a broker said so yet.
-      const code = queue.topicMissingCode !== 0 ? queue.topicMissingCode : topic === undefined ? UNKNOWN_TOPIC_OR_PARTITION : 0
+      const code = queue.topicMissingCode !== 0 ? queue.topicMissingCode : topic === undefined ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : 0
       if (code === 0) continue
       queue.topicMissingCode = 0
       const sentUnder = queue.batches.find(b => b.topicId !== undefined)?.topicId

@@ -37,7 +37,7 @@ import { EndTxn } from '../protocol/apis/end-txn'
 import { FindCoordinator } from '../protocol/apis/find-coordinator'
 import { InitProducerId } from '../protocol/apis/init-producer-id'
 import { TxnOffsetCommit, type TxnOffsetCommitRequestPartition } from '../protocol/apis/txn-offset-commit'
-import { errorCodeInfo } from '../protocol/error-codes'
+import { ErrorCode, errorCodeInfo } from '../protocol/error-codes'
 import { BrokerError, KafkaTsError, sentence } from '../protocol/errors'
 import type { InitProducerIdRequest, InitProducerIdResponse } from '../protocol/apis/init-producer-id'
 import type { Identity } from './identity'
@@ -169,32 +169,22 @@ export class TransactionStateError extends KafkaTsError {
 
 // ---------------------------------------------------------------- error classes (as Java's TransactionManager)
 
-const COORDINATOR_LOAD_IN_PROGRESS = 14
-const COORDINATOR_NOT_AVAILABLE = 15
-const NOT_COORDINATOR = 16
-const INVALID_PRODUCER_EPOCH = 47
-const CONCURRENT_TRANSACTIONS = 51
-const TRANSACTIONAL_ID_AUTHORIZATION_FAILED = 53
-const PRODUCER_FENCED = 90
-const UNKNOWN_TOPIC_OR_PARTITION = 3
-const REQUEST_TIMED_OUT = 7
-const NOT_LEADER_OR_FOLLOWER = 6
 
 /** Answers retried inside the call: the coordinator moved, is loading, or is finishing the previous transaction. */
 function isRetriableTxnCode (code: number): boolean {
-  return code === COORDINATOR_LOAD_IN_PROGRESS || code === COORDINATOR_NOT_AVAILABLE || code === NOT_COORDINATOR || code === CONCURRENT_TRANSACTIONS
+  return code === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS || code === ErrorCode.COORDINATOR_NOT_AVAILABLE || code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.CONCURRENT_TRANSACTIONS
 }
 
 /** Answers after which the producer is unusable. */
 function isFatalTxnCode (code: number): boolean {
-  return code === PRODUCER_FENCED || code === INVALID_PRODUCER_EPOCH || code === TRANSACTIONAL_ID_AUTHORIZATION_FAILED ||
-    code === 48 /* INVALID_TXN_STATE */ || code === 49 /* INVALID_PRODUCER_ID_MAPPING */ || code === 35 /* UNSUPPORTED_VERSION */ ||
-    code === 43 /* UNSUPPORTED_FOR_MESSAGE_FORMAT */ || code === 50 /* INVALID_TRANSACTION_TIMEOUT */
+  return code === ErrorCode.PRODUCER_FENCED || code === ErrorCode.INVALID_PRODUCER_EPOCH || code === ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED ||
+    code === ErrorCode.INVALID_TXN_STATE || code === ErrorCode.INVALID_PRODUCER_ID_MAPPING || code === ErrorCode.UNSUPPORTED_VERSION ||
+    code === ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT || code === ErrorCode.INVALID_TRANSACTION_TIMEOUT
 }
 
 function fatalFor (code: number, context: string, brokerMessage?: string | null): TransactionFatalError {
   const cause = new BrokerError(code, context, brokerMessage)
-  if (code === PRODUCER_FENCED || code === INVALID_PRODUCER_EPOCH) {
+  if (code === ErrorCode.PRODUCER_FENCED || code === ErrorCode.INVALID_PRODUCER_EPOCH) {
     return new ProducerFencedError(`${context}: ${cause.type} — a newer producer with the same transactionalId took over (or the coordinator timed this transaction out). This producer is fenced: close it.`, { code, cause })
   }
   return new TransactionFatalError(`${context}: ${cause.type}: ${errorCodeInfo(code).meaning} The producer cannot be used for transactions any more: close it.`, { code, cause })
@@ -512,7 +502,7 @@ export class TransactionManager {
       producerId: version >= 3 ? request.producerId : -1n,
       producerEpoch: version >= 3 ? request.producerEpoch : -1
     }), r => r.errorCode, this.#initSignal)
-    if (isFatalTxnCode(response.errorCode) || response.errorCode === 29) throw this.#goFatal(fatalFor(response.errorCode, `InitProducerId for "${this.transactionalId}"`))
+    if (isFatalTxnCode(response.errorCode) || response.errorCode === ErrorCode.TOPIC_AUTHORIZATION_FAILED) throw this.#goFatal(fatalFor(response.errorCode, `InitProducerId for "${this.transactionalId}"`))
     return response
   }
 
@@ -549,9 +539,9 @@ export class TransactionManager {
           if (code === 0) {
             this.#added.add(key)
             this.#toAdd.delete(key)
-          } else if (code === UNKNOWN_TOPIC_OR_PARTITION || isRetriableTxnCode(code)) {
+          } else if (code === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION || isRetriableTxnCode(code)) {
             retry = true
-          } else if (code === 67 /* OPERATION_NOT_ATTEMPTED: another partition failed, which is reported on its own */) {
+          } else if (code === ErrorCode.OPERATION_NOT_ATTEMPTED /* another partition failed, which is reported on its own */) {
             continue
           } else if (isFatalTxnCode(code)) {
             this.#goFatal(fatalFor(code, `AddPartitionsToTxn for ${key}`))
@@ -622,8 +612,8 @@ export class TransactionManager {
           if (offset !== undefined) unanswered.delete(offset)
           if (offset === undefined || p.errorCode === 0) continue
           const code = p.errorCode
-          if (code === NOT_COORDINATOR || code === COORDINATOR_NOT_AVAILABLE) this.#groupCoordinators.delete(group.groupId)
-          if (isRetriableTxnCode(code) || code === UNKNOWN_TOPIC_OR_PARTITION || code === REQUEST_TIMED_OUT) {
+          if (code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE) this.#groupCoordinators.delete(group.groupId)
+          if (isRetriableTxnCode(code) || code === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION || code === ErrorCode.REQUEST_TIMED_OUT) {
             retry.push(offset)
             continue
           }
@@ -677,19 +667,19 @@ export class TransactionManager {
         return
       }
       if (isRetriableTxnCode(code)) {
-        if (code === NOT_COORDINATOR || code === COORDINATOR_NOT_AVAILABLE) this.#coordinatorId = undefined
+        if (code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE) this.#coordinatorId = undefined
         await sleep(backoffDelay(attempt, this.#client.backoff), signal).catch(() => {})
         continue
       }
-      if (ambiguous !== undefined && (code === PRODUCER_FENCED || code === INVALID_PRODUCER_EPOCH)) {
+      if (ambiguous !== undefined && (code === ErrorCode.PRODUCER_FENCED || code === ErrorCode.INVALID_PRODUCER_EPOCH)) {
         throw this.#goFatal(new TransactionOutcomeUnknownError(`The ${what} of "${this.transactionalId}" got no answer, and its retry was fenced (${errorCodeInfo(code).name}): the first request may have ${commit ? 'committed' : 'aborted'} the transaction before another producer took over. Read the output with read_committed to find out.`, { code, cause: ambiguous }))
       }
-      if (code === 120 /* TRANSACTION_ABORTABLE */ && commit) {
+      if (code === ErrorCode.TRANSACTION_ABORTABLE && commit) {
         this.#state = 'abortableError'
         this.#firstError ??= new BrokerError(code, 'EndTxn')
         throw new TransactionAbortableError(`The coordinator refused to commit "${this.transactionalId}" (TRANSACTION_ABORTABLE): abort it`, { code, cause: this.#firstError })
       }
-      if (code === 48 /* INVALID_TXN_STATE */ && commit) {
+      if (code === ErrorCode.INVALID_TXN_STATE && commit) {
         throw this.#goFatal(new TransactionFatalError(`The commit of "${this.transactionalId}" was refused (INVALID_TXN_STATE): the coordinator had already aborted the transaction (it was open longer than transactionTimeoutMs, ${this.transactionTimeoutMs} ms). Nothing of it is visible. Close this producer.`, { code, cause: new BrokerError(code, 'EndTxn') }))
       }
       throw this.#goFatal(fatalFor(code, `EndTxn (${what}) of "${this.transactionalId}"`))
@@ -713,7 +703,7 @@ export class TransactionManager {
       }
       const code = codeOf(response)
       if (!isRetriableTxnCode(code)) return response
-      if (code === NOT_COORDINATOR || code === COORDINATOR_NOT_AVAILABLE) this.#coordinatorId = undefined
+      if (code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE) this.#coordinatorId = undefined
       await sleep(backoffDelay(attempt, this.#client.backoff), signal)
     }
   }
@@ -749,8 +739,8 @@ export class TransactionManager {
         if (this.#client.brokers.broker(entry.nodeId) === undefined) await this.#client.metadata.refresh([], signal)
         return entry.nodeId
       }
-      if (entry.errorCode === TRANSACTIONAL_ID_AUTHORIZATION_FAILED) throw this.#goFatal(fatalFor(entry.errorCode, `FindCoordinator for "${key}"`, entry.errorMessage))
-      if (!isRetriableTxnCode(entry.errorCode) && entry.errorCode !== NOT_LEADER_OR_FOLLOWER) throw new BrokerError(entry.errorCode, `Finding the ${keyType === 1 ? 'transaction' : 'group'} coordinator of "${key}"`, entry.errorMessage)
+      if (entry.errorCode === ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED) throw this.#goFatal(fatalFor(entry.errorCode, `FindCoordinator for "${key}"`, entry.errorMessage))
+      if (!isRetriableTxnCode(entry.errorCode) && entry.errorCode !== ErrorCode.NOT_LEADER_OR_FOLLOWER) throw new BrokerError(entry.errorCode, `Finding the ${keyType === 1 ? 'transaction' : 'group'} coordinator of "${key}"`, entry.errorMessage)
       // The first transactional use creates __transaction_state: the coordinator is briefly unavailable.
       await sleep(backoffDelay(attempt, this.#client.backoff), signal)
     }

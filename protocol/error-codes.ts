@@ -10,8 +10,9 @@ export interface ErrorCodeInfo {
   readonly meaning: string
 }
 
-// [code, name, retriable, meaning]
-const table: ReadonlyArray<readonly [number, string, boolean, string]> = [
+// [code, name, retriable, meaning]. `as const` keeps each code and name literal, so ErrorCode
+// below is typed `ErrorCode.NOT_COORDINATOR: 16` and a misspelt name fails to compile.
+const table = [
   [-1, 'UNKNOWN_SERVER_ERROR', false, 'The server experienced an unexpected error when processing the request.'],
   [0, 'NONE', false, ''],
   [1, 'OFFSET_OUT_OF_RANGE', false, 'The requested offset is not within the range of offsets maintained by the server.'],
@@ -150,7 +151,18 @@ const table: ReadonlyArray<readonly [number, string, boolean, string]> = [
   [134, 'GROUP_DELETION_FAILED', false, 'DeleteGroups could not complete; see the error message on the per-group result for details.'],
   [135, 'STREAMS_TOPOLOGY_DESCRIPTION_UPDATE_FAILED', false, 'The broker could not process the topology description update; see the error message for details.'],
   [136, 'CONTROLLER_ID_NOT_REGISTERED', false, 'The given controller ID was not registered.'],
-]
+] as const satisfies ReadonlyArray<readonly [number, string, boolean, string]>
+
+type Row = typeof table[number]
+/** A Kafka error name of the table, e.g. 'NOT_COORDINATOR'. */
+export type ErrorName = Row[1]
+
+/**
+ * Kafka's error codes by name, built from the table, so a name and its number cannot
+ * disagree: write `code === ErrorCode.NOT_COORDINATOR`, never `code === 16` or a local
+ * `const NOT_COORDINATOR = 16`. Each value's type is its literal code.
+ */
+export const ErrorCode = Object.freeze(Object.fromEntries(table.map(([code, name]) => [name, code]))) as { readonly [R in Row as R[1]]: R[0] }
 
 const byCode = new Map<number, ErrorCodeInfo>()
 const byName = new Map<string, ErrorCodeInfo>()
@@ -165,7 +177,10 @@ export function errorCodeInfo (code: number): ErrorCodeInfo {
   return byCode.get(code) ?? { code, name: `UNKNOWN_ERROR_CODE_${code}`, retriable: false, meaning: 'This error code is not known to kafkats; the broker is newer than the client.' }
 }
 
-/** The numeric code of a Kafka error name, e.g. errorCode('NOT_LEADER_OR_FOLLOWER') === 6. */
+/**
+ * The numeric code of a Kafka error name given at run time, e.g. errorCode('NOT_LEADER_OR_FOLLOWER') === 6
+ * (public, for users and tests; kafkats's own code writes `ErrorCode.NOT_LEADER_OR_FOLLOWER`, checked when compiled).
+ */
 export function errorCode (name: string): number {
   const info = byName.get(name)
   if (info === undefined) throw new TypeError(`Unknown Kafka error name ${name}`)

@@ -7,7 +7,7 @@
  *
  *   const cluster = await FakeCluster.start({ brokers: 3, topics: [{ name: 't', partitions: 2 }] })
  *   const client = new Client({ bootstrap: cluster.bootstrap })
- *   cluster.intercept(Produce, () => ({ error: 7, apply: true }), { times: 1 })
+ *   cluster.intercept(Produce, () => ({ error: errorCode('REQUEST_TIMED_OUT'), apply: true }), { times: 1 })
  *   …
  *   assert.equal(cluster.log('t', 0).length, 1)
  *   await cluster.close()

@@ -1,38 +1,5 @@
 /**
- * The Kafka error codes the fake broker answers with, by name, so handlers read as
- * `ErrorCode.NOT_LEADER_OR_FOLLOWER` instead of a bare 6. Values are Kafka's
- * (protocol/error-codes.ts has the full table with meanings).
+ * The fake broker's handlers write Kafka error codes by name (`ErrorCode.NOT_LEADER_OR_FOLLOWER`,
+ * never a bare 6); the names and numbers are the one table in protocol/error-codes.ts.
  */
-export const ErrorCode = {
-  NONE: 0,
-  OFFSET_OUT_OF_RANGE: 1,
-  CORRUPT_MESSAGE: 2,
-  UNKNOWN_TOPIC_OR_PARTITION: 3,
-  NOT_LEADER_OR_FOLLOWER: 6,
-  REQUEST_TIMED_OUT: 7,
-  MESSAGE_TOO_LARGE: 10,
-  INVALID_TOPIC_EXCEPTION: 17,
-  NOT_ENOUGH_REPLICAS: 19,
-  NOT_ENOUGH_REPLICAS_AFTER_APPEND: 20,
-  INVALID_REQUIRED_ACKS: 21,
-  UNSUPPORTED_VERSION: 35,
-  TOPIC_ALREADY_EXISTS: 36,
-  INVALID_PARTITIONS: 37,
-  INVALID_REPLICATION_FACTOR: 38,
-  INVALID_REPLICA_ASSIGNMENT: 39,
-  INVALID_REQUEST: 42,
-  OUT_OF_ORDER_SEQUENCE_NUMBER: 45,
-  INVALID_PRODUCER_EPOCH: 47,
-  FETCH_SESSION_ID_NOT_FOUND: 70,
-  INVALID_FETCH_SESSION_EPOCH: 71,
-  FENCED_LEADER_EPOCH: 74,
-  UNKNOWN_LEADER_EPOCH: 75,
-  INVALID_RECORD: 87,
-  PRODUCER_FENCED: 90,
-  UNKNOWN_TOPIC_ID: 100,
-  UNKNOWN_MEMBER_ID: 25,
-  FENCED_MEMBER_EPOCH: 110,
-  INVALID_RECORD_STATE: 121,
-  SHARE_SESSION_NOT_FOUND: 122,
-  INVALID_SHARE_SESSION_EPOCH: 123
-} as const
+export { ErrorCode } from '../protocol/error-codes'

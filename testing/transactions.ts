@@ -196,7 +196,7 @@ export class TransactionCoordinator {
       this.#event(transactionalId, `AddPartitionsToTxn ${[...codes.keys()].join(', ')}`)
     } else if (errorCode === ErrorCode.NONE) {
       // Kafka adds none when one fails: the others get OPERATION_NOT_ATTEMPTED.
-      for (const [key, code] of codes) if (code === ErrorCode.NONE) codes.set(key, 67)
+      for (const [key, code] of codes) if (code === ErrorCode.NONE) codes.set(key, ErrorCode.OPERATION_NOT_ATTEMPTED)
     }
     return codes
   }

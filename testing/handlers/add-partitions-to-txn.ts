@@ -8,6 +8,7 @@
  */
 import { AddPartitionsToTxn, type AddPartitionsToTxnRequest, type AddPartitionsToTxnResponse } from '../../protocol/apis/add-partitions-to-txn'
 import type { TransactionCoordinator } from '../transactions'
+import { ErrorCode } from '../error-codes'
 import { defineHandler, type ApiHandler } from './handler'
 
 export function addPartitionsToTxnHandler (txns: TransactionCoordinator): ApiHandler<AddPartitionsToTxnRequest, AddPartitionsToTxnResponse> {
@@ -23,7 +24,7 @@ export function addPartitionsToTxnHandler (txns: TransactionCoordinator): ApiHan
   return defineHandler<AddPartitionsToTxnRequest, AddPartitionsToTxnResponse>({
     api: AddPartitionsToTxn,
     handle: (ctx, request) => {
-      if (ctx.version >= 4) return { throttleTimeMs: 0, errorCode: 42 /* INVALID_REQUEST */, resultsByTransaction: [], resultsByTopicV3AndBelow: [] }
+      if (ctx.version >= 4) return { throttleTimeMs: 0, errorCode: ErrorCode.INVALID_REQUEST, resultsByTransaction: [], resultsByTopicV3AndBelow: [] }
       const partitions = (request.v3AndBelowTopics ?? []).flatMap(t => t.partitions.map(partition => ({ topic: t.name, partition })))
       const codes = txns.addPartitions(ctx.brokerId, request.v3AndBelowTransactionalId ?? '', request.v3AndBelowProducerId ?? -1n, request.v3AndBelowProducerEpoch ?? -1, partitions)
       return answer(request, (topic, partition) => codes.get(`${topic}-${partition}`) ?? 0)

@@ -9,6 +9,7 @@
  * (Integer.MIN_VALUE) or all ones.
  */
 import { DescribeGroups, type DescribeGroupsGroup, type DescribeGroupsRequest, type DescribeGroupsResponse } from '../../protocol/apis/describe-groups'
+import { ErrorCode } from '../error-codes'
 import type { GroupCoordinator } from '../groups'
 import { defineHandler, type ApiHandler } from './handler'
 
@@ -25,7 +26,7 @@ export function describeGroupsHandler (groups: GroupCoordinator): ApiHandler<Des
         const found = groups.describeClassic(ctx.brokerId, groupId)
         const group = found.group
         if (group === undefined) {
-          const dead = found.errorCode === 69 && ctx.version < 6
+          const dead = found.errorCode === ErrorCode.GROUP_ID_NOT_FOUND && ctx.version < 6
           return { errorCode: dead ? 0 : found.errorCode, errorMessage: found.errorMessage, groupId, groupState: dead ? 'Dead' : '', protocolType: '', protocolData: '', members: [], authorizedOperations: operations }
         }
         const stable = group.state === 'Stable'

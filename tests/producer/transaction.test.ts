@@ -15,6 +15,7 @@ import { FindCoordinator } from '../../protocol/apis/find-coordinator'
 import { InitProducerId } from '../../protocol/apis/init-producer-id'
 import { Produce } from '../../protocol/apis/produce'
 import { TxnOffsetCommit } from '../../protocol/apis/txn-offset-commit'
+import { errorCode } from '../../protocol/error-codes'
 import { BrokerError } from '../../protocol/errors'
 import { Producer, type ProducerOptions } from '../../producer/producer'
 import {
@@ -378,6 +379,33 @@ describe('transaction version 1', () => {
     const attempts = cluster.produceAttempts(TOPIC, 0)
     assert.equal(attempts[1].producerEpoch, attempts[0].producerEpoch)
     assert.equal(attempts[1].baseSequence, 1)
+  })
+
+  test('AddPartitionsToTxn with one partition to retry and the others OPERATION_NOT_ATTEMPTED (55) is retried, not abortable', async () => {
+    // Kafka adds none of the partitions when one fails and answers the rest with
+    // OPERATION_NOT_ATTEMPTED. The client took 67 (INVALID_PRINCIPAL_TYPE) for it, so a real
+    // broker's 55 made the transaction abortable although the failing partition was retriable.
+    const p = producer()
+    await p.beginTransaction()
+    cluster.intercept(AddPartitionsToTxn, () => ({
+      respond: {
+        throttleTimeMs: 0,
+        errorCode: 0,
+        resultsByTransaction: [],
+        resultsByTopicV3AndBelow: [{
+          name: TOPIC,
+          resultsByPartition: [
+            { partitionIndex: 0, partitionErrorCode: errorCode('UNKNOWN_TOPIC_OR_PARTITION') },
+            { partitionIndex: 2, partitionErrorCode: errorCode('OPERATION_NOT_ATTEMPTED') }
+          ]
+        }]
+      }
+    }), { times: 1 })
+    await p.send([{ topic: TOPIC, partition: 0, value: 'a' }, { topic: TOPIC, partition: 2, value: 'b' }])
+    await p.commitTransaction()
+    assert.deepEqual(visible(0), ['a'])
+    assert.deepEqual(visible(2), ['b'])
+    assert.ok(cluster.requests(AddPartitionsToTxn).length >= 2, 'asked again after the refusal')
   })
 
   test('abort after a failed send moves to a new epoch (InitProducerId with the current one) and sequences restart', async () => {

@@ -7,6 +7,7 @@
  */
 import { Writer } from '../writer'
 import { crc32c } from '../crc32c'
+import { SMALL_VARLONG_MAX, SMALL_VARLONG_MIN, sizeOfVarint, sizeOfVarlong, writeVarint, writeVarlong } from '../varint'
 import { COMPRESSION_CODEC_IDS, compress, type CompressionCodec } from '../compression'
 import {
   ATTRIBUTE_CONTROL, ATTRIBUTE_LOG_APPEND_TIME, ATTRIBUTE_TRANSACTIONAL, LOG_OVERHEAD, MAGIC, OFFSET_ATTRIBUTES, OFFSET_BASE_SEQUENCE,
@@ -14,9 +15,6 @@ import {
   OFFSET_PRODUCER_EPOCH, OFFSET_PRODUCER_ID, OFFSET_RECORD_COUNT, RECORD_BATCH_OVERHEAD,
   type EncodeRecordBatchOptions, type RecordHeader, type RecordInput
 } from './types'
-
-const SMALL_VARLONG_MIN = -0x40000000n
-const SMALL_VARLONG_MAX = 0x3fffffffn
 
 /** Bytes a record can take at most in a batch (before compression), for batch sizing. */
 export function recordSizeUpperBound (record: RecordInput): number {
@@ -173,7 +171,7 @@ function writeRecord (w: Writer, record: RecordInput, offsetDelta: number, times
   const headerCount = headers === undefined ? 0 : headers.length
 
   let bodySize = 1 +
-    (bigDelta === undefined ? sizeOfVarint(timestampDelta) : sizeOfBigVarlong(bigDelta)) +
+    (bigDelta === undefined ? sizeOfVarint(timestampDelta) : sizeOfVarlong(bigDelta)) +
     sizeOfVarint(offsetDelta) +
     sizeOfVarint(keyLength) + (keyLength > 0 ? keyLength : 0) +
     sizeOfVarint(valueLength) + (valueLength > 0 ? valueLength : 0) +
@@ -189,7 +187,7 @@ function writeRecord (w: Writer, record: RecordInput, offsetDelta: number, times
   const buf = w.buffer
   let pos = writeVarint(buf, w.offset, bodySize)
   buf[pos++] = 0 // record attributes: unused
-  pos = bigDelta === undefined ? writeVarint(buf, pos, timestampDelta) : writeBigVarlong(buf, pos, bigDelta)
+  pos = bigDelta === undefined ? writeVarint(buf, pos, timestampDelta) : writeVarlong(buf, pos, bigDelta)
   pos = writeVarint(buf, pos, offsetDelta)
   pos = writeVarint(buf, pos, keyLength)
   if (keyLength > 0) {
@@ -217,47 +215,6 @@ function writeRecord (w: Writer, record: RecordInput, offsetDelta: number, times
     }
   }
   w.offset = pos
-}
-
-/** Bytes of the zigzag varint of a signed 32-bit value. */
-function sizeOfVarint (value: number): number {
-  const zigzag = ((value << 1) ^ (value >> 31)) >>> 0
-  return zigzag < 0x80 ? 1 : zigzag < 0x4000 ? 2 : zigzag < 0x200000 ? 3 : zigzag < 0x10000000 ? 4 : 5
-}
-
-/** Writes the zigzag varint of a signed 32-bit value at `pos`; returns the position after it. */
-function writeVarint (buf: Buffer, pos: number, value: number): number {
-  let zigzag = ((value << 1) ^ (value >> 31)) >>> 0
-  while (zigzag > 0x7f) {
-    buf[pos++] = (zigzag & 0x7f) | 0x80
-    zigzag >>>= 7
-  }
-  buf[pos++] = zigzag
-  return pos
-}
-
-function zigzag64 (value: bigint): bigint {
-  return BigInt.asUintN(64, (value << 1n) ^ (value >> 63n))
-}
-
-function sizeOfBigVarlong (value: bigint): number {
-  let zigzag = zigzag64(value)
-  let size = 1
-  while (zigzag > 0x7fn) {
-    zigzag >>= 7n
-    size++
-  }
-  return size
-}
-
-function writeBigVarlong (buf: Buffer, pos: number, value: bigint): number {
-  let zigzag = zigzag64(value)
-  while (zigzag > 0x7fn) {
-    buf[pos++] = Number(zigzag & 0x7fn) | 0x80
-    zigzag >>= 7n
-  }
-  buf[pos++] = Number(zigzag)
-  return pos
 }
 
 /** Key and value of a control record: a transaction marker (abort or commit). */

@@ -8,6 +8,7 @@
  * never a RangeError.
  */
 import { ProtocolError } from '../errors'
+import { LARGE_VARLONG, readEnd, readSmallVarlong, readVarint, readVarlong } from '../varint'
 import { NO_HEADERS, where, type ControlRecord, type DecodeContext, type KafkaRecord, type RecordBatch, type RecordHeader, type RecordMaker } from './types'
 
 /**
@@ -41,108 +42,19 @@ function truncatedRecord (what: string): ProtocolError {
   return new ProtocolError(`Truncated record: ${what} at byte ${cursor} runs past the end of its record`)
 }
 
-/**
- * A zigzag varint (signed 32-bit) at `cursor`, not reading at or past `end`. One and two
- * bytes (values -8192..8191: lengths, deltas and counts of most records) are read
- * without the loop.
- */
-function readVarint (buf: Buffer, end: number, what: string): number {
-  const at = cursor
-  if (at + 1 < end) {
-    const b0 = buf[at]
-    if (b0 < 0x80) {
-      cursor = at + 1
-      return (b0 >>> 1) ^ -(b0 & 1)
-    }
-    const b1 = buf[at + 1]
-    if (b1 < 0x80) {
-      const result = (b0 & 0x7f) | (b1 << 7)
-      cursor = at + 2
-      return (result >>> 1) ^ -(result & 1)
-    }
-  }
-  return readLongVarint(buf, end, what)
-}
-
-function readLongVarint (buf: Buffer, end: number, what: string): number {
-  let pos = cursor
-  let result = 0
-  for (let shift = 0; ; shift += 7) {
-    if (pos >= end) throw truncatedRecord(what)
-    const byte = buf[pos++]
-    if (shift === 28) {
-      if (byte > 0x0f) throw new ProtocolError(`Malformed varint for ${what} at byte ${cursor}: longer than 32 bits`)
-      result |= byte << 28
-      break
-    }
-    result |= (byte & 0x7f) << shift
-    if (byte < 0x80) break
-  }
-  cursor = pos
-  return (result >>> 1) ^ -(result & 1)
+/** A zigzag varint (signed 32-bit) at `cursor`, not reading at or past `end`. */
+function readVarintAtCursor (buf: Buffer, end: number, what: string): number {
+  const value = readVarint(buf, cursor, end, what)
+  cursor = readEnd()
+  return value
 }
 
 /** Timestamp deltas below this share their timestamp bigint within a batch. */
 const SHARED_TIMESTAMPS = 1024
-/** What readSmallVarlong returns for a value that needs a bigint: the value is in `largeVarlong`. */
-const LARGE_VARLONG = 2 ** 31
-let largeVarlong = 0n
-
-/**
- * A zigzag varlong at `cursor` as a number when it takes at most 4 bytes (|value| < 2^27,
- * almost every delta), so no bigint is made for it; otherwise LARGE_VARLONG, with the
- * value in `largeVarlong`.
- */
-function readSmallVarlong (buf: Buffer, end: number, what: string): number {
-  if (cursor < end && buf[cursor] < 0x80) {
-    const b0 = buf[cursor++]
-    return (b0 >>> 1) ^ -(b0 & 1)
-  }
-  let pos = cursor
-  let small = 0
-  for (let shift = 0; shift < 28; shift += 7) {
-    if (pos >= end) throw truncatedRecord(what)
-    const byte = buf[pos++]
-    small |= (byte & 0x7f) << shift
-    if (byte < 0x80) {
-      cursor = pos
-      return (small >>> 1) ^ -(small & 1)
-    }
-  }
-  largeVarlong = readVarlong(buf, end, what)
-  return LARGE_VARLONG
-}
-
-/** A zigzag varlong (signed 64-bit) at `cursor`, not reading at or past `end`. */
-function readVarlong (buf: Buffer, end: number, what: string): bigint {
-  let pos = cursor
-  // Values below 2^28 (almost all deltas) decode without BigInt arithmetic per byte.
-  let small = 0
-  for (let shift = 0; shift < 28; shift += 7) {
-    if (pos >= end) throw truncatedRecord(what)
-    const byte = buf[pos++]
-    small |= (byte & 0x7f) << shift
-    if (byte < 0x80) {
-      cursor = pos
-      return BigInt((small >>> 1) ^ -(small & 1))
-    }
-  }
-  let result = BigInt(small >>> 0)
-  for (let shift = 28n; ; shift += 7n) {
-    if (pos >= end) throw truncatedRecord(what)
-    if (shift > 63n) throw new ProtocolError(`Malformed varlong for ${what} at byte ${cursor}: longer than 64 bits`)
-    const byte = buf[pos++]
-    result |= BigInt(byte & 0x7f) << shift
-    if (byte < 0x80) break
-  }
-  cursor = pos
-  result = BigInt.asUintN(64, result)
-  return (result >> 1n) ^ -(result & 1n)
-}
 
 /** Nullable bytes: a varint length (-1 = null), then that many bytes, as a view. */
 function readNullableBytes (buf: Buffer, end: number, what: string): Buffer | null {
-  const length = readVarint(buf, end, what)
+  const length = readVarintAtCursor(buf, end, what)
   if (length === -1) return null
   if (length < -1) throw new ProtocolError(`Negative length ${length} for ${what} at byte ${cursor}`)
   if (length > end - cursor) throw truncatedRecord(`${what} of ${length} bytes`)
@@ -171,17 +83,18 @@ function decodeRecords (batch: RecordBatch, buf: Buffer, start: number, end: num
   maker?.startBatch(batch)
   cursor = start
   for (let i = 0; i < count; i++) {
-    const length = readVarint(buf, end, 'record length')
+    const length = readVarintAtCursor(buf, end, 'record length')
     if (length < MIN_RECORD_SIZE - 1) throw new ProtocolError(`Bad record length ${length} at byte ${cursor}`)
     if (length > end - cursor) throw new ProtocolError(`Record ${i} of ${count} claims ${length} bytes at byte ${cursor}, but only ${end - cursor} remain`)
     const recordEnd = cursor + length
     cursor++ // record attributes: unused
-    const smallDelta = readSmallVarlong(buf, recordEnd, 'timestamp delta')
-    const timestampDelta = smallDelta === LARGE_VARLONG ? largeVarlong : smallDelta
-    const offsetDelta = readVarint(buf, recordEnd, 'offset delta')
+    const smallDelta = readSmallVarlong(buf, cursor, recordEnd, 'timestamp delta')
+    const timestampDelta = smallDelta === LARGE_VARLONG ? readVarlong(buf, cursor, recordEnd, 'timestamp delta') : smallDelta
+    cursor = readEnd()
+    const offsetDelta = readVarintAtCursor(buf, recordEnd, 'offset delta')
     const key = readNullableBytes(buf, recordEnd, 'key')
     const value = readNullableBytes(buf, recordEnd, 'value')
-    const headerCount = readVarint(buf, recordEnd, 'header count')
+    const headerCount = readVarintAtCursor(buf, recordEnd, 'header count')
     let headers: RecordHeader[]
     if (headerCount === 0) {
       headers = NO_HEADERS
@@ -190,7 +103,7 @@ function decodeRecords (batch: RecordBatch, buf: Buffer, start: number, end: num
       if (headerCount < 0 || headerCount > (recordEnd - cursor) / 2) throw new ProtocolError(`Bad header count ${headerCount} at byte ${cursor}: ${recordEnd - cursor} bytes remain in the record`)
       headers = new Array(headerCount)
       for (let h = 0; h < headerCount; h++) {
-        const keyLength = readVarint(buf, recordEnd, 'header key length')
+        const keyLength = readVarintAtCursor(buf, recordEnd, 'header key length')
         if (keyLength < 0) throw new ProtocolError(`Bad header key length ${keyLength} at byte ${cursor}`)
         if (keyLength > recordEnd - cursor) throw truncatedRecord(`header key of ${keyLength} bytes`)
         const headerKey = buf.toString('utf8', cursor, cursor + keyLength)

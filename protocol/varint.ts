@@ -167,20 +167,12 @@ export function readSmallVarlong (buf: Buffer, pos: number, limit: number, what:
 
 /** A zigzag varlong (signed 64-bit, at most 10 bytes) at `start`, not reading at or past `limit`. */
 export function readVarlong (buf: Buffer, start: number, limit: number, what: string): bigint {
+  const small = readSmallVarlong(buf, start, limit, what)
+  if (small !== LARGE_VARLONG) return BigInt(small)
+  // Five bytes or more (|value| >= 2^27, rare): bigint arithmetic from the first byte.
   let pos = start
-  // Values below 2^28 (almost all deltas) decode without BigInt arithmetic per byte.
-  let small = 0
-  for (let shift = 0; shift < 28; shift += 7) {
-    if (pos >= limit) throw truncated(what, start)
-    const byte = buf[pos++]
-    small |= (byte & 0x7f) << shift
-    if (byte < 0x80) {
-      after = pos
-      return BigInt((small >>> 1) ^ -(small & 1))
-    }
-  }
-  let result = BigInt(small >>> 0)
-  for (let shift = 28n; ; shift += 7n) {
+  let result = 0n
+  for (let shift = 0n; ; shift += 7n) {
     if (pos >= limit) throw truncated(what, start)
     if (shift > 63n) throw new ProtocolError(`Malformed ${what} at byte ${start}: a varlong of more than 64 bits`)
     const byte = buf[pos++]

@@ -169,10 +169,12 @@ export function readSmallVarlong (buf: Buffer, pos: number, limit: number, what:
 export function readVarlong (buf: Buffer, start: number, limit: number, what: string): bigint {
   const small = readSmallVarlong(buf, start, limit, what)
   if (small !== LARGE_VARLONG) return BigInt(small)
-  // Five bytes or more (|value| >= 2^27, rare): bigint arithmetic from the first byte.
-  let pos = start
-  let result = 0n
-  for (let shift = 0n; ; shift += 7n) {
+  // Five bytes or more (|value| >= 2^27, rare): the first four, which readSmallVarlong
+  // found in bounds and continued, hold 28 bits; the rest take bigint arithmetic.
+  const low = (buf[start] & 0x7f) | (buf[start + 1] & 0x7f) << 7 | (buf[start + 2] & 0x7f) << 14 | (buf[start + 3] & 0x7f) << 21
+  let result = BigInt(low)
+  let pos = start + 4
+  for (let shift = 28n; ; shift += 7n) {
     if (pos >= limit) throw truncated(what, start)
     if (shift > 63n) throw new ProtocolError(`Malformed ${what} at byte ${start}: a varlong of more than 64 bits`)
     const byte = buf[pos++]

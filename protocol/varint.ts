@@ -90,16 +90,8 @@ function truncated (what: string, start: number): ProtocolError {
   return new ProtocolError(`Truncated data: ${what} at byte ${start} runs past the end`)
 }
 
-/** An unsigned varint of at most 5 bytes (a value below 2^32) at `pos`, not reading at or past `limit`. */
-export function readUvarint (buf: Buffer, pos: number, limit: number, what: string): number {
-  if (pos < limit && buf[pos] < 0x80) {
-    after = pos + 1
-    return buf[pos]
-  }
-  return readLongUvarint(buf, pos, limit, what)
-}
-
-function readLongUvarint (buf: Buffer, start: number, limit: number, what: string): number {
+/** An unsigned varint of at most 5 bytes (a value below 2^32) at `start`, not reading at or past `limit`. */
+export function readUvarint (buf: Buffer, start: number, limit: number, what: string): number {
   let pos = start
   let result = 0
   for (let shift = 0; ; shift += 7) {
@@ -136,7 +128,7 @@ export function readVarint (buf: Buffer, pos: number, limit: number, what: strin
       return (result >>> 1) ^ -(result & 1)
     }
   }
-  const zigzag = readLongUvarint(buf, pos, limit, what)
+  const zigzag = readUvarint(buf, pos, limit, what)
   return (zigzag >>> 1) ^ -(zigzag & 1)
 }
 

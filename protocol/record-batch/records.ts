@@ -32,9 +32,9 @@ export function decodeRecordsInContext (batch: RecordBatch, buf: Buffer, start: 
 }
 
 /*
- * The record decoder reads with module-level functions that advance `cursor`, so the hot
- * loop makes no Reader or closure per record. decodeRecords is synchronous, so no other
- * decode can run between its reads.
+ * The record decoder reads at a module-level `cursor` (each varint read is followed by
+ * `cursor = readEnd()`), so the hot loop makes no Reader or closure per record.
+ * decodeRecords is synchronous, so no other decode can run between its reads.
  */
 let cursor = 0
 
@@ -42,19 +42,13 @@ function truncatedRecord (what: string): ProtocolError {
   return new ProtocolError(`Truncated record: ${what} at byte ${cursor} runs past the end of its record`)
 }
 
-/** A zigzag varint (signed 32-bit) at `cursor`, not reading at or past `end`. */
-function readVarintAtCursor (buf: Buffer, end: number, what: string): number {
-  const value = readVarint(buf, cursor, end, what)
-  cursor = readEnd()
-  return value
-}
-
 /** Timestamp deltas below this share their timestamp bigint within a batch. */
 const SHARED_TIMESTAMPS = 1024
 
 /** Nullable bytes: a varint length (-1 = null), then that many bytes, as a view. */
 function readNullableBytes (buf: Buffer, end: number, what: string): Buffer | null {
-  const length = readVarintAtCursor(buf, end, what)
+  const length = readVarint(buf, cursor, end, what)
+  cursor = readEnd()
   if (length === -1) return null
   if (length < -1) throw new ProtocolError(`Negative length ${length} for ${what} at byte ${cursor}`)
   if (length > end - cursor) throw truncatedRecord(`${what} of ${length} bytes`)
@@ -83,7 +77,8 @@ function decodeRecords (batch: RecordBatch, buf: Buffer, start: number, end: num
   maker?.startBatch(batch)
   cursor = start
   for (let i = 0; i < count; i++) {
-    const length = readVarintAtCursor(buf, end, 'record length')
+    const length = readVarint(buf, cursor, end, 'record length')
+    cursor = readEnd()
     if (length < MIN_RECORD_SIZE - 1) throw new ProtocolError(`Bad record length ${length} at byte ${cursor}`)
     if (length > end - cursor) throw new ProtocolError(`Record ${i} of ${count} claims ${length} bytes at byte ${cursor}, but only ${end - cursor} remain`)
     const recordEnd = cursor + length
@@ -91,10 +86,12 @@ function decodeRecords (batch: RecordBatch, buf: Buffer, start: number, end: num
     const smallDelta = readSmallVarlong(buf, cursor, recordEnd, 'timestamp delta')
     const timestampDelta = smallDelta === LARGE_VARLONG ? readVarlong(buf, cursor, recordEnd, 'timestamp delta') : smallDelta
     cursor = readEnd()
-    const offsetDelta = readVarintAtCursor(buf, recordEnd, 'offset delta')
+    const offsetDelta = readVarint(buf, cursor, recordEnd, 'offset delta')
+    cursor = readEnd()
     const key = readNullableBytes(buf, recordEnd, 'key')
     const value = readNullableBytes(buf, recordEnd, 'value')
-    const headerCount = readVarintAtCursor(buf, recordEnd, 'header count')
+    const headerCount = readVarint(buf, cursor, recordEnd, 'header count')
+    cursor = readEnd()
     let headers: RecordHeader[]
     if (headerCount === 0) {
       headers = NO_HEADERS
@@ -103,7 +100,8 @@ function decodeRecords (batch: RecordBatch, buf: Buffer, start: number, end: num
       if (headerCount < 0 || headerCount > (recordEnd - cursor) / 2) throw new ProtocolError(`Bad header count ${headerCount} at byte ${cursor}: ${recordEnd - cursor} bytes remain in the record`)
       headers = new Array(headerCount)
       for (let h = 0; h < headerCount; h++) {
-        const keyLength = readVarintAtCursor(buf, recordEnd, 'header key length')
+        const keyLength = readVarint(buf, cursor, recordEnd, 'header key length')
+        cursor = readEnd()
         if (keyLength < 0) throw new ProtocolError(`Bad header key length ${keyLength} at byte ${cursor}`)
         if (keyLength > recordEnd - cursor) throw truncatedRecord(`header key of ${keyLength} bytes`)
         const headerKey = buf.toString('utf8', cursor, cursor + keyLength)

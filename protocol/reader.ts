@@ -7,6 +7,7 @@
  * Lengths are checked against the bytes actually left before anything is built.
  */
 import { ProtocolError } from './errors'
+import { readEnd, readUvarint, readVarint, readVarlong } from './varint'
 
 const ZERO_UUID = '00000000-0000-0000-0000-000000000000'
 
@@ -92,65 +93,23 @@ export class Reader {
 
   /** Unsigned varint of at most 5 bytes (a value below 2^32). */
   uvarint (): number {
-    const buf = this.buffer
-    const end = this.end
-    let pos = this.offset
-    let result = 0
-    let shift = 0
-    for (;;) {
-      if (pos >= end) throw new ProtocolError(`Truncated data: varint at offset ${this.offset} runs past the end`)
-      const byte = buf[pos++]
-      if (shift === 28) {
-        if (byte > 0x0f) throw new ProtocolError(`Malformed varint at offset ${this.offset}: longer than 32 bits`)
-        result += byte * 0x10000000
-        break
-      }
-      result |= (byte & 0x7f) << shift
-      if (byte < 0x80) break
-      shift += 7
-    }
-    this.offset = pos
-    return result >>> 0
+    const value = readUvarint(this.buffer, this.offset, this.end, 'unsigned varint')
+    this.offset = readEnd()
+    return value
   }
 
   /** Zigzag varint (signed 32-bit). */
   varint (): number {
-    const zigzag = this.uvarint()
-    return (zigzag >>> 1) ^ -(zigzag & 1)
+    const value = readVarint(this.buffer, this.offset, this.end, 'varint')
+    this.offset = readEnd()
+    return value
   }
 
   /** Zigzag varlong (signed 64-bit), at most 10 bytes. */
   varlong (): bigint {
-    const buf = this.buffer
-    const end = this.end
-    const start = this.offset
-    // Fast path: values that fit in 28 bits decode without BigInt arithmetic per byte.
-    let pos = start
-    let small = 0
-    let shift = 0
-    while (shift < 28) {
-      if (pos >= end) throw new ProtocolError(`Truncated data: varlong at offset ${start} runs past the end`)
-      const byte = buf[pos++]
-      small |= (byte & 0x7f) << shift
-      if (byte < 0x80) {
-        this.offset = pos
-        return BigInt((small >>> 1) ^ -(small & 1))
-      }
-      shift += 7
-    }
-    let result = BigInt(small >>> 0)
-    let bigShift = 28n
-    for (;;) {
-      if (pos >= end) throw new ProtocolError(`Truncated data: varlong at offset ${start} runs past the end`)
-      if (bigShift > 63n) throw new ProtocolError(`Malformed varlong at offset ${start}: longer than 64 bits`)
-      const byte = buf[pos++]
-      result |= BigInt(byte & 0x7f) << bigShift
-      if (byte < 0x80) break
-      bigShift += 7n
-    }
-    this.offset = pos
-    result = BigInt.asUintN(64, result)
-    return (result >> 1n) ^ -(result & 1n)
+    const value = readVarlong(this.buffer, this.offset, this.end, 'varlong')
+    this.offset = readEnd()
+    return value
   }
 
   /** `size` raw bytes as a view into the frame (no copy). */

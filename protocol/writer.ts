@@ -5,6 +5,8 @@
  * most; `reserve*`/`patch*` let a caller write a length or CRC before the bytes
  * it covers are known (the request size prefix, a record batch's length and CRC).
  */
+import { SMALL_VARLONG_MAX, SMALL_VARLONG_MIN, writeUvarint, writeVarint, writeVarlong } from './varint'
+
 const EMPTY = Buffer.alloc(0)
 
 /** Byte ranges from this size on are referred to by a writer of references, smaller ones copied. */
@@ -133,37 +135,23 @@ export class Writer {
   /** Unsigned LEB128 varint of a value in [0, 2^32). */
   uvarint (value: number): this {
     this.ensure(5)
-    const buf = this.buffer
-    let pos = this.offset
-    value >>>= 0
-    while (value > 0x7f) {
-      buf[pos++] = (value & 0x7f) | 0x80
-      value >>>= 7
-    }
-    buf[pos++] = value
-    this.offset = pos
+    this.offset = writeUvarint(this.buffer, this.offset, value)
     return this
   }
 
   /** Zigzag varint of a signed 32-bit value (record fields). */
   varint (value: number): this {
-    return this.uvarint(((value << 1) ^ (value >> 31)) >>> 0)
+    this.ensure(5)
+    this.offset = writeVarint(this.buffer, this.offset, value)
+    return this
   }
 
   /** Zigzag varlong of a signed 64-bit value (record timestamp and offset deltas). */
   varlong (value: bigint): this {
     // Deltas are almost always small: take the 32-bit path when the value fits.
-    if (value >= -0x40000000n && value < 0x40000000n) return this.varint(Number(value))
-    let zigzag = BigInt.asUintN(64, (value << 1n) ^ (value >> 63n))
+    if (value >= SMALL_VARLONG_MIN && value <= SMALL_VARLONG_MAX) return this.varint(Number(value))
     this.ensure(10)
-    const buf = this.buffer
-    let pos = this.offset
-    while (zigzag > 0x7fn) {
-      buf[pos++] = Number(zigzag & 0x7fn) | 0x80
-      zigzag >>= 7n
-    }
-    buf[pos++] = Number(zigzag)
-    this.offset = pos
+    this.offset = writeVarlong(this.buffer, this.offset, value)
     return this
   }
 

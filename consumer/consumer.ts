@@ -32,6 +32,7 @@ import { KafkaTsError } from '../protocol/errors'
 import { decodeScannedBatches, NO_RECORDS, type KafkaRecord, type RecordMaker, type ScannedBatch } from '../protocol/record-batch'
 import { backoffDelay, sleep } from '../client/backoff'
 import { Cursor, directOwnership, PrefetchAccount, type BufferedBatch, type ConsumerBatch, type OffsetSpec, type Ownership, type Processing } from './cursor'
+import { OffsetResolution } from './offset-resolution'
 import { Source, type FetchErrorEvent, type FetchEvent, type FetchSettings, type SourceOwner, type TruncationEvent } from './source'
 import { RecordDeserializer } from '../client/serializers'
 import { checkAssignOptions, checkBatchesOptions, checkFetchOptions, checkRunOptions, checkSeekTarget, type AssignOptions, type BatchesOptions, type DeserializerOptions, type FetchOptions, type RunOptions, type RunRetryOptions } from './consumer-options'
@@ -196,7 +197,6 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
   // Wake-ups: sources wait for fetchable work, readers wait for buffered batches.
   #workWaiters: Array<() => void> = []
   #dataWaiters: Array<() => void> = []
-  #resolving = new Set<Cursor>()
   #refreshTimer: NodeJS.Timeout | undefined
   #handOutStart = 0
   readonly #maxBatchRecords: number
@@ -215,8 +215,8 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
   readonly #predecessors = new Map<string, Cursor>()
   /** Batches handed to run() handlers (not to a `for await` loop or a nextBatch() caller). */
   readonly #runBatches = new WeakSet<ConsumerBatch>()
-  /** Cursors whose seek to an offset spec is being resolved: the resolved offset counts as processed. */
-  readonly #seekedToSpec = new WeakSet<Cursor>()
+  /** Offsets of cursors positioned by a spec ('earliest', a timestamp, a reset). */
+  readonly #offsets: OffsetResolution
 
   readonly #unregister: () => void
   /** Undefined without deserializers: batches go out as fetched. */
@@ -247,6 +247,14 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       offsetReset: options.offsetReset ?? 'latest',
       emptyBatches: options.emptyBatches ?? false
     }
+    this.#offsets = new OffsetResolution(client, options.isolation ?? 'read_uncommitted', this.#stop.signal, {
+      isCurrent: cursor => this.#cursors.get(cursor.key) === cursor,
+      resolved: () => {
+        this.#startSources()
+        this.#wakeWork()
+      },
+      fail: error => this.#fail(error)
+    })
     this.#account = new PrefetchAccount(options.maxBufferedBytes ?? 64 * 1024 * 1024)
     this.#maxBatchRecords = options.maxBatchRecords ?? 500
     this.#maxBatchBytes = options.maxBatchBytes ?? 1024 * 1024
@@ -286,7 +294,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
         if (old.processing !== undefined) this.#predecessors.set(old.key, old)
       }
       this.#cursors.set(cursor.key, cursor)
-      if (cursor.fetchOffset === undefined) void this.#resolve(cursor)
+      if (cursor.fetchOffset === undefined) void this.#offsets.resolve(cursor)
     }
     this.#ensureMetadataThenWake(partitions.map(p => p.topic))
   }
@@ -371,13 +379,8 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     if (cursor.processing !== undefined) cursor.processing.seeked = true
     // What this member committed says nothing about the new position: the next commit sends it.
     cursor.committedOffset = undefined
-    if (typeof target.offset === 'bigint') {
-      this.#seekedToSpec.delete(cursor)
-      cursor.processedOffset = target.offset
-    } else {
-      this.#seekedToSpec.add(cursor)
-    }
-    if (cursor.fetchOffset === undefined) void this.#resolve(cursor)
+    this.#offsets.seeked(cursor, target.offset)
+    if (cursor.fetchOffset === undefined) void this.#offsets.resolve(cursor)
     this.#wakeWork()
   }
 
@@ -845,7 +848,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       fail: error => this.#fail(error),
       refreshMetadata: () => this.#refreshMetadataSoon(),
       startSources: () => this.#startSources(),
-      resolve: cursor => { void this.#resolve(cursor) },
+      resolve: cursor => { void this.#offsets.resolve(cursor) },
       released: () => this.#wakeWork(),
       get workVersion (): number { return consumer.#workVersion },
       waitForWork: async (signal, since) => await new Promise<void>(resolve => {
@@ -904,41 +907,6 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       }
     }
     if (missingLeader) this.#refreshMetadataSoon()
-  }
-
-  async #resolve (cursor: Cursor): Promise<void> {
-    if (this.#resolving.has(cursor)) return
-    this.#resolving.add(cursor)
-    try {
-      const stop = this.#stop.signal
-      for (let attempt = 0; !stop.aborted; attempt++) {
-        const spec = cursor.resetTo
-        if (spec === undefined || this.#cursors.get(cursor.key) !== cursor) return
-        const version = cursor.version
-        try {
-          const { offset } = await this.client.listOffsets({ topic: cursor.topic, partition: cursor.partition, spec, isolation: this.#settings.isolationLevel === 1 ? 'read_committed' : 'read_uncommitted', signal: stop })
-          if (cursor.version !== version) continue
-          // A timestamp after the last record gives -1: start at the end then.
-          cursor.fetchOffset = offset >= 0n ? offset : (await this.client.listOffsets({ topic: cursor.topic, partition: cursor.partition, spec: 'latest', signal: stop })).offset
-          cursor.resetTo = undefined
-          if (this.#seekedToSpec.delete(cursor)) cursor.processedOffset = cursor.fetchOffset
-          this.#startSources()
-          this.#wakeWork()
-          return
-        } catch (error) {
-          // Stopped: the error is the abort of the ListOffsets in flight, not a failure.
-          if (stop.aborted) return
-          if (error instanceof KafkaTsError && !error.retriable) {
-            this.#fail(error)
-            return
-          }
-          // close() ends the wait (and the loop) at once.
-          await sleep(Math.min(1000, 100 * 2 ** attempt), stop).catch(() => {})
-        }
-      }
-    } finally {
-      this.#resolving.delete(cursor)
-    }
   }
 
   #ensureMetadataThenWake (topics: string[]): void {

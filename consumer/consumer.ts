@@ -29,16 +29,21 @@ import { channels, publishAsyncEnd, subscribed, type ConsumerBatchTrace } from '
 import type { MetricsRegistry, PartitionLag } from '../client/metrics'
 import { AbortedError } from '../client/errors'
 import { KafkaTsError } from '../protocol/errors'
-import { decodeScannedBatches, NO_RECORDS, type KafkaRecord, type RecordMaker, type ScannedBatch } from '../protocol/record-batch'
-import { backoffDelay, sleep } from '../client/backoff'
+import { decodeScannedBatches, NO_RECORDS, type RecordMaker } from '../protocol/record-batch'
+import { backoffDelay } from '../client/backoff'
 import { Cursor, directOwnership, PrefetchAccount, type BufferedBatch, type ConsumerBatch, type OffsetSpec, type Ownership, type Processing } from './cursor'
 import { OffsetResolution } from './offset-resolution'
+import { decodedRecords, HandOutBatch, type HandedBatch } from './hand-out'
+import { RunLoop, type HandlerErrorEvent, type RunHost } from './run'
 import { Source, type FetchErrorEvent, type FetchEvent, type FetchSettings, type SourceOwner, type TruncationEvent } from './source'
 import { RecordDeserializer } from '../client/serializers'
-import { checkAssignOptions, checkBatchesOptions, checkFetchOptions, checkRunOptions, checkSeekTarget, type AssignOptions, type BatchesOptions, type DeserializerOptions, type FetchOptions, type RunOptions, type RunRetryOptions } from './consumer-options'
+import { checkAssignOptions, checkBatchesOptions, checkFetchOptions, checkRunOptions, checkSeekTarget, type AssignOptions, type BatchesOptions, type DeserializerOptions, type FetchOptions, type RunOptions } from './consumer-options'
 
 export type { FetchErrorEvent, FetchEvent, TruncationEvent } from './source'
 export type { ConsumerBatch, OffsetSpec, Ownership } from './cursor'
+export type { HandedBatch } from './hand-out'
+export type { HandlerErrorEvent } from './run'
+export { calledFromHandler } from './run'
 export type { AssignOptions, BatchesOptions, DeserializerOptions, FetchOptions, RunOptions, RunRetryOptions } from './consumer-options'
 // What group/ and share consumers build their option checks from.
 export { checkFetchOptions, CONSUMER_OPTION_HINTS, CONSUMER_OPTION_KEYS, withoutInternal } from './consumer-options'
@@ -50,18 +55,6 @@ export interface ProcessingTimeoutEvent {
   firstOffset: bigint | undefined
   nextOffset: bigint
   elapsedMs: number
-}
-
-/** A handler threw and `run({ retry })` hands the same records again ('handlerError' event). */
-export interface HandlerErrorEvent {
-  error: unknown
-  topic: string
-  partition: number
-  /** The first record that will be handed again. */
-  offset: bigint
-  /** 1 for the first retry. */
-  attempt: number
-  retryInMs: number
 }
 
 /** The events of a Consumer, with their payloads (a group member has more: GroupConsumerEvents). */
@@ -80,25 +73,6 @@ export interface ConsumerEvents {
   fetch: [event: FetchEvent]
 }
 
-/** A batch handed out, with the call that tells the consumer the application is done with it. */
-export interface HandedBatch<K = Buffer, V = Buffer> {
-  batch: ConsumerBatch<K, V>
-  cursor: Cursor
-  /**
-   * The application is done with the batch. `processedUpTo` is the offset after the last
-   * record it processed (default: the whole batch); `null` marks nothing as processed (the
-   * fetch position still moves on). Records after `processedUpTo` are not fetched again
-   * unless the caller seeks back to them.
-   */
-  finish: (processedUpTo?: bigint | null) => void
-  /**
-   * The fetch answer this batch was cut from goes on in the partition's next buffered batch
-   * (an answer past maxBatchRecords/maxBatchBytes is handed out in parts): the kafkajs
-   * drop-in commits after an answer's last part, as kafkajs commits after each fetched batch.
-   */
-  moreOfAnswer: boolean
-}
-
 export interface ConsumerHooks {
   /** Before a batch is handed out; false drops it (at-most-once commits first here). */
   beforeHandOut?: (cursor: Cursor, batch: ConsumerBatch) => Promise<boolean>
@@ -115,71 +89,6 @@ export function nextFetchPurpose (): `fetch-${number}` {
   return `fetch-${++consumerConnections}`
 }
 
-/**
- * A batch as the application sees it, made when it is handed out (from its buffered entry,
- * with the records decoded then). `isStale` compares the cursor's version with the one it
- * was fetched under, so it costs no closure per batch.
- */
-class HandOutBatch implements ConsumerBatch {
-  readonly topic: string
-  readonly partition: number
-  records: KafkaRecord[]
-  highWatermark: bigint
-  nextOffset: bigint
-  skippedFrom?: bigint
-  readonly #cursor: Cursor
-  readonly #version: number
-
-  constructor (cursor: Cursor, entry: BufferedBatch, records: KafkaRecord[]) {
-    this.topic = cursor.topic
-    this.partition = cursor.partition
-    this.records = records
-    this.highWatermark = entry.highWatermark
-    this.nextOffset = entry.nextOffset
-    if (entry.skippedFrom !== undefined) this.skippedFrom = entry.skippedFrom
-    this.#cursor = cursor
-    this.#version = entry.version
-  }
-
-  isStale (): boolean {
-    return this.#cursor.version !== this.#version || this.#cursor.ownership.released
-  }
-}
-
-/**
- * Calls the application's callback for one batch of run(), from record `progress.next`;
- * false if it stopped early (`keepGoing`). Its name marks run() handlers in async stack
- * traces: close() looks for it (calledFromHandler) to know it must not wait for handlers.
- */
-async function kafkatsRunHandler (options: RunOptions, batch: ConsumerBatch, progress: { next: number }, keepGoing: () => boolean, recordDone: (record: KafkaRecord) => void): Promise<boolean> {
-  if (options.eachBatch !== undefined) {
-    await options.eachBatch(batch)
-    return true
-  }
-  const records = batch.records
-  for (; progress.next < records.length; progress.next++) {
-    if (!keepGoing()) return false
-    await options.eachRecord!(records[progress.next], batch)
-    recordDone(records[progress.next])
-  }
-  return true
-}
-
-/**
- * Whether the caller runs inside a run() handler (an `async` one: V8's async stack traces
- * follow awaits). close() from a handler must not wait for handlers, itself among them;
- * AsyncLocalStorage would tell exactly, but it triples the cost of every promise on Node 20.
- * Called only by close(), so the stack capture costs nothing on a hot path.
- */
-export function calledFromHandler (): boolean {
-  const limit = Error.stackTraceLimit
-  Error.stackTraceLimit = 200
-  try {
-    return new Error().stack?.includes('kafkatsRunHandler') ?? false
-  } finally {
-    Error.stackTraceLimit = limit
-  }
-}
 
 export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = ConsumerEvents> extends TypedEmitter<Events> implements AsyncIterable<ConsumerBatch<K, V>> {
   protected readonly client: Client
@@ -465,6 +374,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
         }
         this.#metrics.batchConsumed(batch.topic, batch.records.length)
         if (subscribed(channels.consumerBatch)) this.#traceHandOut(batch, firstOffset, forRun)
+        if (forRun) this.#runBatches.add(batch)
         return { batch, cursor, finish: (processedUpTo?: bigint | null) => this.#finish(cursor, batch, processedUpTo === undefined ? batch.nextOffset : processedUpTo), moreOfAnswer: entry.moreOfAnswer }
       }
       // The caller's signal wakes the waiters (#wakeOnAbort): one listener per call, not per worker.
@@ -546,71 +456,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
    */
   async run (options: RunOptions<K, V>): Promise<void> {
     checkRunOptions(options as RunOptions)
-    const workers = options.partitionsConcurrently ?? 1
-    const retry = options.retry === true ? {} : options.retry === false ? undefined : options.retry
-    const worker = async (): Promise<void> => {
-      while (await this.#runOne(options as RunOptions, retry));
-    }
-    const stopListening = this.#wakeOnAbort(options.signal)
-    const results = await Promise.allSettled(Array.from({ length: workers }, worker))
-    stopListening()
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')
-    if (failed !== undefined) {
-      // Rejects once the consumer has left (its partitions are other members' now).
-      await this.close().catch(() => {})
-      throw failed.reason
-    }
-  }
-
-  /**
-   * One batch of run() taken and processed; false once the consumer is closed. Its own
-   * frame, so the batch is garbage once processed: a suspended loop keeps its locals, and
-   * a batch held while the next one is decoded survives the young generation.
-   */
-  async #runOne (options: RunOptions, retry: RunRetryOptions | undefined): Promise<boolean> {
-    const handed = await this.#nextBatch(options.signal, true)
-    if (handed === undefined) return false
-    this.#runBatches.add(handed.batch)
-    await this.#process(handed, options, retry)
-    return true
-  }
-
-  /** One batch through the application's callback: per-record progress, retries, stale stops. */
-  async #process ({ batch, cursor }: HandedBatch, options: RunOptions, retry: RunRetryOptions | undefined): Promise<void> {
-    const records = batch.records
-    const progress = { next: 0 }
-    // A revoked, lost or seeked batch stops at the next record; so does one out when close() starts.
-    const keepGoing = (): boolean => !batch.isStale() && !this.#stopping
-    const recordDone = (record: KafkaRecord): void => this.#recordDone(cursor, batch, record)
-    const trace = this.#traces.get(batch)
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const done = trace !== undefined && attempt === 0
-          ? await this.#tracedHandler(trace, options, batch, progress, keepGoing, recordDone)
-          : await kafkatsRunHandler(options, batch, progress, keepGoing, recordDone)
-        // Stopped early: what recordDone marked stands, nothing more.
-        this.#finish(cursor, batch, done ? batch.nextOffset : null)
-        return
-      } catch (error) {
-        const retries = retry?.maxRetries ?? Infinity
-        if (trace !== undefined) trace.error = error
-        if (retry === undefined || attempt >= retries || batch.isStale() || this.#stopping || this.#failure !== undefined) {
-          this.#finish(cursor, batch, null)
-          this.#fail(error as Error)
-          throw error
-        }
-        const retryInMs = Math.min(retry.maxMs ?? 30_000, (retry.initialMs ?? 100) * 2 ** attempt)
-        const event: HandlerErrorEvent = { error, topic: batch.topic, partition: batch.partition, offset: records[progress.next]?.offset ?? batch.nextOffset, attempt: attempt + 1, retryInMs }
-        this.#events.emit('handlerError', event)
-        // Ended early by close() (or a member's close) and by run()'s signal: the batch is not retried then.
-        const wait = options.signal === undefined ? this.#stop.signal : AbortSignal.any([this.#stop.signal, options.signal])
-        await sleep(retryInMs, wait).catch(() => {})
-        if (batch.isStale() || this.#stopping || options.signal?.aborted === true) {
-          this.#finish(cursor, batch, null)
-          return
-        }
-      }
-    }
+    await new RunLoop(this.#runHost, options as RunOptions).run()
   }
 
   #traceHandOut (batch: ConsumerBatch, firstOffset: bigint | undefined, forRun: boolean): void {
@@ -628,20 +474,6 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     if (forRun) return
     channels.consumerBatch.start.publish(trace)
     channels.consumerBatch.end.publish(trace)
-  }
-
-  /** The handler inside the trace's start (runStores: a subscriber's async context, e.g. an OpenTelemetry span, is the handler's). */
-  async #tracedHandler (trace: ConsumerBatchTrace, ...args: Parameters<typeof kafkatsRunHandler>): Promise<boolean> {
-    const running = channels.consumerBatch.start.runStores(trace, kafkatsRunHandler, undefined, ...args)
-    channels.consumerBatch.end.publish(trace)
-    return await running
-  }
-
-  /** eachRecord: one record finished; it counts as processed unless the partition moved on. */
-  #recordDone (cursor: Cursor, batch: ConsumerBatch, record: KafkaRecord): void {
-    const processing = cursor.processing
-    if (processing === undefined || processing.batch !== batch || processing.seeked || cursor.ownership.released) return
-    cursor.processedOffset = record.offset + 1n
   }
 
   /** Stops fetching and ends the iterator. */
@@ -830,6 +662,25 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
 
   readonly #sourceOwner: SourceOwner = this.#makeSourceOwner()
 
+  /** What run() (run.ts) reaches of this consumer. */
+  readonly #runHost: RunHost = this.#makeRunHost()
+
+  #makeRunHost (): RunHost {
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const consumer = this
+    return {
+      nextBatch: async signal => await this.#nextBatch(signal, true),
+      get stopping (): boolean { return consumer.#stopping },
+      get failed (): boolean { return consumer.#failure !== undefined },
+      get stopSignal (): AbortSignal { return consumer.#stop.signal },
+      trace: batch => this.#traces.get(batch),
+      handlerError: event => this.#events.emit('handlerError', event),
+      fail: error => this.#fail(error),
+      wakeOnAbort: signal => this.#wakeOnAbort(signal),
+      close: async () => await this.close()
+    }
+  }
+
   #makeSourceOwner (): SourceOwner {
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     const consumer = this
@@ -950,37 +801,4 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     this.#wakeData()
     void this.close()
   }
-}
-
-/**
- * The decoded records of pending batches at or past `from` (where the first was fetched
- * from): the decoded array itself when one batch holds them all, else one array of the
- * right size (no pushes).
- */
-function decodedRecords (pending: ScannedBatch[], from: bigint, maker: RecordMaker | undefined): KafkaRecord[] {
-  if (pending[0].batch.baseOffset < from) return recordsFrom(pending, from, maker)
-  if (pending.length === 1) return pending[0].batch.records
-  let count = 0
-  for (let i = 0; i < pending.length; i++) count += pending[i].batch.records.length
-  const out: KafkaRecord[] = new Array(count)
-  let n = 0
-  for (let i = 0; i < pending.length; i++) {
-    const rs = pending[i].batch.records
-    for (let j = 0; j < rs.length; j++) out[n++] = rs[j]
-  }
-  return out
-}
-
-/** The records of pending batches at or past `from`, pushed one by one (the first batch starts below it). */
-function recordsFrom (pending: ScannedBatch[], from: bigint, maker: RecordMaker | undefined): KafkaRecord[] {
-  const out: KafkaRecord[] = []
-  for (const { batch } of pending) {
-    const rs = batch.records
-    if (batch.baseOffset >= from) {
-      for (let i = 0; i < rs.length; i++) out.push(rs[i])
-    } else {
-      for (let i = 0; i < rs.length; i++) if ((maker === undefined ? rs[i].offset : maker.offsetOf(rs[i])) >= from) out.push(rs[i])
-    }
-  }
-  return out
 }

@@ -34,6 +34,7 @@ import { backoffDelay } from '../client/backoff'
 import { Cursor, directOwnership, PrefetchAccount, type BufferedBatch, type ConsumerBatch, type OffsetSpec, type Ownership, type Processing } from './cursor'
 import { OffsetResolution } from './offset-resolution'
 import { decodedRecords, HandOutBatch, type HandedBatch } from './hand-out'
+import { ProcessingTimeout, type ProcessingTimeoutEvent } from './processing-timeout'
 import { RunLoop, type HandlerErrorEvent, type RunHost } from './run'
 import { Source, type FetchErrorEvent, type FetchEvent, type FetchSettings, type SourceOwner, type TruncationEvent } from './source'
 import { RecordDeserializer } from '../client/serializers'
@@ -43,19 +44,11 @@ export type { FetchErrorEvent, FetchEvent, TruncationEvent } from './source'
 export type { ConsumerBatch, OffsetSpec, Ownership } from './cursor'
 export type { HandedBatch } from './hand-out'
 export type { HandlerErrorEvent } from './run'
+export type { ProcessingTimeoutEvent } from './processing-timeout'
 export { calledFromHandler } from './run'
 export type { AssignOptions, BatchesOptions, DeserializerOptions, FetchOptions, RunOptions, RunRetryOptions } from './consumer-options'
 // What group/ and share consumers build their option checks from.
 export { checkFetchOptions, CONSUMER_OPTION_HINTS, CONSUMER_OPTION_KEYS, withoutInternal } from './consumer-options'
-
-/** A handler that took longer than `maxProcessingMs` ('processingTimeout' event). */
-export interface ProcessingTimeoutEvent {
-  topic: string
-  partition: number
-  firstOffset: bigint | undefined
-  nextOffset: bigint
-  elapsedMs: number
-}
 
 /** The events of a Consumer, with their payloads (a group member has more: GroupConsumerEvents). */
 export interface ConsumerEvents {
@@ -110,8 +103,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
   #handOutStart = 0
   readonly #maxBatchRecords: number
   readonly #maxBatchBytes: number
-  readonly #maxProcessingMs: number
-  #overdueTimer: NodeJS.Timeout | undefined
+  readonly #processingTimeout: ProcessingTimeout
   /** No more hand-outs: close() started. */
   #stopping = false
   /** Aborts when hand-outs stop (close() or a group member's close): ends this consumer's own waits (retry and offset-resolve backoffs, ListOffsets). */
@@ -167,7 +159,13 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     this.#account = new PrefetchAccount(options.maxBufferedBytes ?? 64 * 1024 * 1024)
     this.#maxBatchRecords = options.maxBatchRecords ?? 500
     this.#maxBatchBytes = options.maxBatchBytes ?? 1024 * 1024
-    this.#maxProcessingMs = options.maxProcessingMs ?? 300_000
+    this.#processingTimeout = new ProcessingTimeout(options.maxProcessingMs ?? 300_000, {
+      processingCursors: () => [...this.#cursors.values(), ...this.#predecessors.values()],
+      overdue: (cursor, processing, event) => {
+        this.#events.emit('processingTimeout', event)
+        this.hooks.onProcessingTimeout?.(cursor, processing)
+      }
+    })
     this.#metrics = client.instrumentation.metrics
     this.#stopCollecting = this.#metrics.addCollector(into => {
       into.consumerBufferedBytes += this.#account.bytes
@@ -367,7 +365,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
         const records = batch.records
         const firstOffset = records.length === 0 ? undefined : this.#recordMaker === undefined ? records[0].offset : this.#recordMaker.offsetOf(records[0])
         cursor.processing = { batch, firstOffset, finished, finish, startedAt: Date.now(), seeked: false, overdue: false }
-        this.#watchOverdue()
+        this.#processingTimeout.watch()
         if (this.#deserializer !== undefined) {
           const pending = this.#deserialize(cursor, batch)
           if (pending !== undefined) await pending
@@ -483,7 +481,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     this.#stopping = true
     this.#stop.abort()
     clearTimeout(this.#refreshTimer)
-    clearTimeout(this.#overdueTimer)
+    this.#processingTimeout.stop()
     this.#wakeWork()
     this.#wakeData()
     await Promise.all([...this.#sources.values()].map(async s => await s.stop()))
@@ -616,38 +614,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
 
   /** Resolves once no batch that passed maxProcessingMs is out with the application any more. */
   protected async overdueReturned (): Promise<void> {
-    for (;;) {
-      const overdue: Array<Promise<void>> = []
-      for (const cursor of [...this.#cursors.values(), ...this.#predecessors.values()]) {
-        if (cursor.processing?.overdue === true) overdue.push(cursor.processing.finished)
-      }
-      if (overdue.length === 0) return
-      await Promise.all(overdue)
-    }
-  }
-
-  /** Checks batches out with the application against maxProcessingMs while any is out. */
-  #watchOverdue (): void {
-    if (this.#overdueTimer !== undefined || this.#closed) return
-    const every = Math.max(10, Math.min(1000, Math.floor(this.#maxProcessingMs / 4)))
-    this.#overdueTimer = setTimeout(() => {
-      this.#overdueTimer = undefined
-      const now = Date.now()
-      let out = false
-      for (const cursor of [...this.#cursors.values(), ...this.#predecessors.values()]) {
-        const processing = cursor.processing
-        if (processing === undefined) continue
-        out = true
-        if (processing.overdue || now - processing.startedAt < this.#maxProcessingMs) continue
-        processing.overdue = true
-        const batch = processing.batch
-        const event: ProcessingTimeoutEvent = { topic: batch.topic, partition: batch.partition, firstOffset: processing.firstOffset, nextOffset: batch.nextOffset, elapsedMs: now - processing.startedAt }
-        this.#events.emit('processingTimeout', event)
-        this.hooks.onProcessingTimeout?.(cursor, processing)
-      }
-      if (out) this.#watchOverdue()
-    }, every)
-    this.#overdueTimer.unref()
+    await this.#processingTimeout.returned()
   }
 
   // ---------------------------------------------------------------- fetching (SourceOwner)

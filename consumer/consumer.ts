@@ -9,6 +9,12 @@
  * held, under which ownership, and what may be committed; this class fetches and hands
  * out, and reports what the application finished.
  *
+ * This file keeps the assignment (cursors, predecessors), the hand-out (which batch goes
+ * out next, decoding, finishing) and close(); the rest is in files named for it, each
+ * reached through a small host interface: fetch-scheduling.ts (sources and what they
+ * fetch), offset-resolution.ts (specs to offsets), processing-timeout.ts (maxProcessingMs),
+ * run.ts (run()), hand-out.ts (the batch handed out), consumer-options.ts (options, checks).
+ *
  * Rules:
  * - A partition has at most one batch handed out at a time; the next one goes out after
  *   the application finished the previous one, so each partition is processed in order.
@@ -36,7 +42,8 @@ import { OffsetResolution } from './offset-resolution'
 import { decodedRecords, HandOutBatch, type HandedBatch } from './hand-out'
 import { ProcessingTimeout, type ProcessingTimeoutEvent } from './processing-timeout'
 import { RunLoop, type HandlerErrorEvent, type RunHost } from './run'
-import { Source, type FetchErrorEvent, type FetchEvent, type FetchSettings, type SourceOwner, type TruncationEvent } from './source'
+import type { FetchErrorEvent, FetchEvent, FetchSettings, TruncationEvent } from './source'
+import { FetchScheduling } from './fetch-scheduling'
 import { RecordDeserializer } from '../client/serializers'
 import { checkAssignOptions, checkBatchesOptions, checkFetchOptions, checkRunOptions, checkSeekTarget, type AssignOptions, type BatchesOptions, type DeserializerOptions, type FetchOptions, type RunOptions } from './consumer-options'
 
@@ -75,14 +82,6 @@ export interface ConsumerHooks {
   onProcessingTimeout?: (cursor: Cursor, processing: Processing) => void
 }
 
-let consumerConnections = 0
-
-/** @internal Each fetching consumer (plain, group or share) gets its own fetch connections. */
-export function nextFetchPurpose (): `fetch-${number}` {
-  return `fetch-${++consumerConnections}`
-}
-
-
 export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = ConsumerEvents> extends TypedEmitter<Events> implements AsyncIterable<ConsumerBatch<K, V>> {
   protected readonly client: Client
   /** This object, typed by the events this class emits (a subclass's map may have more). */
@@ -90,16 +89,15 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
   readonly #settings: FetchSettings
   readonly #account: PrefetchAccount
   readonly #cursors = new Map<string, Cursor>()
-  readonly #sources = new Map<number, Source>()
+  /** The sources, which partition each fetches from where, and their wake-ups. */
+  readonly #fetching: FetchScheduling
   #closed = false
   #failure: Error | undefined
   /** @internal */
   hooks: ConsumerHooks = {}
 
-  // Wake-ups: sources wait for fetchable work, readers wait for buffered batches.
-  #workWaiters: Array<() => void> = []
+  /** Readers (nextBatch, batches(), run() workers) waiting for a buffered batch. */
   #dataWaiters: Array<() => void> = []
-  #refreshTimer: NodeJS.Timeout | undefined
   #handOutStart = 0
   readonly #maxBatchRecords: number
   readonly #maxBatchBytes: number
@@ -151,8 +149,8 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     this.#offsets = new OffsetResolution(client, options.isolation ?? 'read_uncommitted', this.#stop.signal, {
       isCurrent: cursor => this.#cursors.get(cursor.key) === cursor,
       resolved: () => {
-        this.#startSources()
-        this.#wakeWork()
+        this.#fetching.startSources()
+        this.#fetching.wake()
       },
       fail: error => this.#fail(error)
     })
@@ -165,6 +163,23 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
         this.#events.emit('processingTimeout', event)
         this.hooks.onProcessingTimeout?.(cursor, processing)
       }
+    })
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const consumer = this
+    this.#fetching = new FetchScheduling(client, this.#settings, {
+      cursors: () => this.#cursors.values(),
+      get bufferFull (): boolean { return consumer.#account.full },
+      isCurrent: (cursor, version) => cursor.version === version && this.#cursors.get(cursor.key) === cursor,
+      get maxBatchRecords (): number { return consumer.#maxBatchRecords },
+      get maxBatchBytes (): number { return consumer.#maxBatchBytes },
+      buffered: () => this.#wakeData(),
+      truncated: event => this.#events.emit('truncation', event),
+      fetchError: event => this.#events.emit('fetchError', event),
+      get observed (): boolean { return consumer.#events.listenerCount('fetch') > 0 || consumer.#events.listenerCount('fetchStart') > 0 },
+      fetchStarted: nodeId => this.#events.emit('fetchStart', { nodeId }),
+      fetched: event => this.#events.emit('fetch', event),
+      fail: error => this.#fail(error),
+      resolve: cursor => { void this.#offsets.resolve(cursor) }
     })
     this.#metrics = client.instrumentation.metrics
     this.#stopCollecting = this.#metrics.addCollector(into => {
@@ -203,7 +218,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       this.#cursors.set(cursor.key, cursor)
       if (cursor.fetchOffset === undefined) void this.#offsets.resolve(cursor)
     }
-    this.#ensureMetadataThenWake(partitions.map(p => p.topic))
+    this.#fetching.startWhenKnown(partitions.map(p => p.topic))
   }
 
   /**
@@ -288,7 +303,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     cursor.committedOffset = undefined
     this.#offsets.seeked(cursor, target.offset)
     if (cursor.fetchOffset === undefined) void this.#offsets.resolve(cursor)
-    this.#wakeWork()
+    this.#fetching.wake()
   }
 
   pause (partitions: Array<{ topic: string, partition: number }>): void {
@@ -303,7 +318,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       const cursor = this.#cursors.get(`${p.topic}-${p.partition}`)
       if (cursor !== undefined) cursor.paused = false
     }
-    this.#wakeWork()
+    this.#fetching.wake()
     this.#wakeData()
   }
 
@@ -480,14 +495,11 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     this.#closed = true
     this.#stopping = true
     this.#stop.abort()
-    clearTimeout(this.#refreshTimer)
+    this.#fetching.stop()
     this.#processingTimeout.stop()
-    this.#wakeWork()
     this.#wakeData()
-    await Promise.all([...this.#sources.values()].map(async s => await s.stop()))
-    this.#sources.clear()
-    // This consumer's own fetch connections go with it (a long-lived Client would collect them otherwise).
-    this.client.brokers.closePurpose(this.#fetchPurpose)
+    // This consumer's own fetch connections go with it.
+    await this.#fetching.closeSources()
     this.#unregister()
     this.#stopCollecting()
   }
@@ -535,7 +547,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       // The partition's previous ownership still has a batch out: one handler per partition.
       if (this.#predecessors.size > 0 && this.#predecessors.has(cursor.key)) continue
       const entry = cursor.takeBuffered()!
-      this.#wakeWork()
+      this.#fetching.wake()
       if (entry.version !== cursor.version || cursor.ownership.released) continue
       this.#handOutStart = (this.#handOutStart + i + 1) % Math.max(1, n)
       cursor.handingOut = true
@@ -586,9 +598,9 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     cursor.seek(entry.fetchedFrom, entry.fetchedEpoch)
     const delay = backoffDelay(cursor.decodeFailures++, this.client.backoff)
     cursor.retryAt = Date.now() + Math.ceil(delay)
-    this.#events.emit('fetchError', { nodeId: this.#fetchNode(cursor), topic: cursor.topic, partition: cursor.partition, error, retryInMs: Math.round(delay) })
-    setTimeout(() => this.#wakeWork(), Math.ceil(delay) + 2).unref()
-    this.#wakeWork()
+    this.#events.emit('fetchError', { nodeId: this.#fetching.nodeOf(cursor), topic: cursor.topic, partition: cursor.partition, error, retryInMs: Math.round(delay) })
+    setTimeout(() => this.#fetching.wake(), Math.ceil(delay) + 2).unref()
+    this.#fetching.wake()
   }
 
   #finish (cursor: Cursor, batch: ConsumerBatch, processedUpTo: bigint | null): void {
@@ -617,19 +629,9 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     await this.#processingTimeout.returned()
   }
 
-  // ---------------------------------------------------------------- fetching (SourceOwner)
+  // ---------------------------------------------------------------- run() (run.ts)
 
-  /** Goes up on every wake-up of the sources, so a source that was busy fetching does not miss one. */
-  #workVersion = 0
-  /**
-   * This consumer's own fetch connections: a broker answers a connection's requests one at
-   * a time, so another consumer's long poll on a shared one would delay every fetch of ours.
-   */
-  readonly #fetchPurpose = nextFetchPurpose()
-
-  readonly #sourceOwner: SourceOwner = this.#makeSourceOwner()
-
-  /** What run() (run.ts) reaches of this consumer. */
+  /** What run() reaches of this consumer. */
   readonly #runHost: RunHost = this.#makeRunHost()
 
   #makeRunHost (): RunHost {
@@ -646,114 +648,6 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       wakeOnAbort: signal => this.#wakeOnAbort(signal),
       close: async () => await this.close()
     }
-  }
-
-  #makeSourceOwner (): SourceOwner {
-    // eslint-disable-next-line @typescript-eslint/no-this-alias
-    const consumer = this
-    return {
-      fetchable: nodeId => this.#fetchable(nodeId),
-      heldBack: nodeId => this.#heldBack(nodeId),
-      isCurrent: (cursor, version) => cursor.version === version && this.#cursors.get(cursor.key) === cursor,
-      get maxBatchRecords (): number { return consumer.#maxBatchRecords },
-      get maxBatchBytes (): number { return consumer.#maxBatchBytes },
-      buffered: () => this.#wakeData(),
-      truncated: event => this.#events.emit('truncation', event),
-      fetchError: event => this.#events.emit('fetchError', event),
-      get observed (): boolean { return consumer.#events.listenerCount('fetch') > 0 || consumer.#events.listenerCount('fetchStart') > 0 },
-      fetchStarted: nodeId => this.#events.emit('fetchStart', { nodeId }),
-      fetched: event => this.#events.emit('fetch', event),
-      fail: error => this.#fail(error),
-      refreshMetadata: () => this.#refreshMetadataSoon(),
-      startSources: () => this.#startSources(),
-      resolve: cursor => { void this.#offsets.resolve(cursor) },
-      released: () => this.#wakeWork(),
-      get workVersion (): number { return consumer.#workVersion },
-      waitForWork: async (signal, since) => await new Promise<void>(resolve => {
-        if (signal.aborted || this.#workVersion !== since) { resolve(); return }
-        const onAbort = (): void => resolve()
-        signal.addEventListener('abort', onAbort, { once: true })
-        this.#workWaiters.push(() => {
-          signal.removeEventListener('abort', onAbort)
-          resolve()
-        })
-      })
-    }
-  }
-
-  #fetchable (nodeId: number): Cursor[] {
-    if (this.#closed || this.#account.full) return []
-    const cursors: Cursor[] = []
-    const now = Date.now()
-    for (const cursor of this.#cursors.values()) {
-      if (cursor.paused || cursor.inFetch || cursor.fetchOffset === undefined || cursor.ownership.released || cursor.retryAt > now) continue
-      // Memory against the wire limit: one full answer of the partition (which costs more in memory than on the wire) stops it until it is handed out.
-      if (cursor.bufferedBytes >= this.#settings.maxPartitionBytes) continue
-      if (this.#fetchNode(cursor) !== nodeId) continue
-      cursors.push(cursor)
-    }
-    return cursors
-  }
-
-  #heldBack (nodeId: number): boolean {
-    for (const cursor of this.#cursors.values()) {
-      if (cursor.paused || cursor.inFetch || cursor.fetchOffset === undefined || cursor.ownership.released) continue
-      if (cursor.bufferedBytes >= this.#settings.maxPartitionBytes && this.#fetchNode(cursor) === nodeId) return true
-    }
-    return false
-  }
-
-  #fetchNode (cursor: Cursor): number {
-    if (cursor.preferredReplica >= 0 && this.client.brokers.broker(cursor.preferredReplica) !== undefined) return cursor.preferredReplica
-    return this.client.metadata.partition(cursor.topic, cursor.partition)?.leaderId ?? -1
-  }
-
-  /** Starts a source for every broker some cursor fetches from, and wakes them. */
-  #startSources (): void {
-    if (this.#closed) return
-    let missingLeader = false
-    for (const cursor of this.#cursors.values()) {
-      const nodeId = this.#fetchNode(cursor)
-      if (nodeId < 0) {
-        missingLeader = true
-        continue
-      }
-      if (!this.#sources.has(nodeId)) {
-        const source = new Source(nodeId, this.client, this.#sourceOwner, this.#settings, this.#fetchPurpose)
-        this.#sources.set(nodeId, source)
-        source.start()
-      }
-    }
-    if (missingLeader) this.#refreshMetadataSoon()
-  }
-
-  #ensureMetadataThenWake (topics: string[]): void {
-    const missing = topics.filter(t => this.client.metadata.topic(t) === undefined)
-    if (missing.length === 0) {
-      this.#startSources()
-      this.#wakeWork()
-      return
-    }
-    Promise.all(missing.map(async t => await this.client.metadata.waitForTopic(t, 60_000))).then(() => {
-      this.#startSources()
-      this.#wakeWork()
-    }, error => this.#fail(error))
-  }
-
-  #refreshMetadataSoon (): void {
-    if (this.#refreshTimer !== undefined || this.#closed) return
-    this.#refreshTimer = setTimeout(() => {
-      this.#refreshTimer = undefined
-      this.client.metadata.refresh(new Set(this.cursors.map(c => c.topic))).then(() => {
-        this.#startSources()
-        this.#wakeWork()
-      }, () => this.#refreshMetadataSoon())
-    }, this.client.backoff.initialMs)
-  }
-
-  #wakeWork (): void {
-    this.#workVersion++
-    for (const wake of this.#workWaiters.splice(0)) wake()
   }
 
   #wakeData (): void {

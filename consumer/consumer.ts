@@ -638,7 +638,8 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     const consumer = this
     return {
-      nextBatch: async signal => await this.#nextBatch(signal, true),
+      // No async wrapper: one promise per batch, as before the split.
+      nextBatch: signal => this.#nextBatch(signal, true),
       get stopping (): boolean { return consumer.#stopping },
       get failed (): boolean { return consumer.#failure !== undefined },
       get stopSignal (): AbortSignal { return consumer.#stop.signal },

@@ -9,6 +9,12 @@
  * held, under which ownership, and what may be committed; this class fetches and hands
  * out, and reports what the application finished.
  *
+ * This file keeps the assignment (cursors, predecessors), the hand-out (which batch goes
+ * out next, decoding, finishing) and close(); the rest is in files named for it, each
+ * reached through a small host interface: fetch-scheduling.ts (sources and what they
+ * fetch), offset-resolution.ts (specs to offsets), processing-timeout.ts (maxProcessingMs),
+ * run.ts (run()), hand-out.ts (the batch handed out), consumer-options.ts (options, checks).
+ *
  * Rules:
  * - A partition has at most one batch handed out at a time; the next one goes out after
  *   the application finished the previous one, so each partition is processed in order.
@@ -27,147 +33,29 @@ import { TypedEmitter, type TypedEvents } from '../client/events'
 import type { LogFields } from '../client/logger'
 import { channels, publishAsyncEnd, subscribed, type ConsumerBatchTrace } from '../client/instrumentation'
 import type { MetricsRegistry, PartitionLag } from '../client/metrics'
-import { checkBoolean, checkDuration, checkFunction, checkInteger, checkKnownKeys, checkObject, checkOneOf, checkSignal, checkString, describeValue, optionKeys } from '../client/validate'
 import { AbortedError } from '../client/errors'
 import { KafkaTsError } from '../protocol/errors'
-import { decodeScannedBatches, NO_RECORDS, type KafkaRecord, type RecordMaker, type ScannedBatch } from '../protocol/record-batch'
-import { backoffDelay, sleep } from '../client/backoff'
+import { decodeScannedBatches, NO_RECORDS, type RecordMaker } from '../protocol/record-batch'
+import { backoffDelay } from '../client/backoff'
 import { Cursor, directOwnership, PrefetchAccount, type BufferedBatch, type ConsumerBatch, type OffsetSpec, type Ownership, type Processing } from './cursor'
-import { Source, type FetchErrorEvent, type FetchEvent, type FetchSettings, type SourceOwner, type TruncationEvent } from './source'
-import { RecordDeserializer, type ConsumerRecord, type Deserializers } from '../client/serializers'
+import { OffsetResolution } from './offset-resolution'
+import { decodedRecords, HandOutBatch, type HandedBatch } from './hand-out'
+import { ProcessingTimeout, type ProcessingTimeoutEvent } from './processing-timeout'
+import { RunLoop, type HandlerErrorEvent, type RunHost } from './run'
+import type { FetchErrorEvent, FetchEvent, FetchSettings, TruncationEvent } from './source'
+import { FetchScheduling } from './fetch-scheduling'
+import { RecordDeserializer } from '../client/serializers'
+import { checkAssignOptions, checkBatchesOptions, checkFetchOptions, checkRunOptions, checkSeekTarget, type AssignOptions, type BatchesOptions, type DeserializerOptions, type FetchOptions, type RunOptions } from './consumer-options'
 
 export type { FetchErrorEvent, FetchEvent, TruncationEvent } from './source'
 export type { ConsumerBatch, OffsetSpec, Ownership } from './cursor'
-
-export interface FetchOptions {
-  isolation?: 'read_uncommitted' | 'read_committed'
-  /** How long a broker may hold a Fetch waiting for data (default 500 ms). */
-  maxWaitMs?: number
-  minBytes?: number
-  /** Most bytes one Fetch response may carry (default 50 MiB, as the Java client). */
-  maxBytes?: number
-  /**
-   * Most bytes per partition per Fetch (default 1 MiB), sent to the broker as it is; a
-   * partition that still buffers this much is not fetched again until its records go out.
-   */
-  maxPartitionBytes?: number
-  /** Prefetched, not yet handed out bytes before fetching pauses (default 64 MiB). */
-  maxBufferedBytes?: number
-  /** This consumer's rack: brokers may point it to a replica in the same rack (KIP-392). */
-  rack?: string
-  /** Where to go when an offset is out of range: 'earliest', 'latest' (default) or 'none' (an error). */
-  offsetReset?: 'earliest' | 'latest' | 'none'
-  /**
-   * Records a batch holds at most (default 500, as the Java client's max.poll.records):
-   * while the application is behind, fetch answers of a partition waiting in the buffer are
-   * merged up to it, and an answer holding more is handed out in parts. A record batch (as
-   * the producer wrote it) is never split, so one larger than this comes whole.
-   */
-  maxBatchRecords?: number
-  /** The same bound in the memory the decoded records take (default 1 MiB). */
-  maxBatchBytes?: number
-  /**
-   * How long one batch may be out with the application (default 300000, as the Java
-   * client's max.poll.interval.ms). Past it a 'processingTimeout' event is emitted, and a
-   * group member leaves the group, so its partitions go to other members, and rejoins once
-   * the slow handler returned.
-   */
-  maxProcessingMs?: number
-  /**
-   * Hand out a batch without records when a fetch answer held only transaction markers or
-   * aborted data (default false: such answers only move the position). Its `nextOffset` and
-   * `skippedFrom` say what it covered; finishing it commits past the markers at once.
-   */
-  emptyBatches?: boolean
-  /**
-   * @internal What records are decoded into instead of KafkaRecords (the kafkajs drop-in's
-   * messages): batches then hold what it makes, so deserializers and run() don't apply.
-   */
-  recordMaker?: RecordMaker
-}
-
-/** A handler that took longer than `maxProcessingMs` ('processingTimeout' event). */
-export interface ProcessingTimeoutEvent {
-  topic: string
-  partition: number
-  firstOffset: bigint | undefined
-  nextOffset: bigint
-  elapsedMs: number
-}
-
-/** A handler threw and `run({ retry })` hands the same records again ('handlerError' event). */
-export interface HandlerErrorEvent {
-  error: unknown
-  topic: string
-  partition: number
-  /** The first record that will be handed again. */
-  offset: bigint
-  /** 1 for the first retry. */
-  attempt: number
-  retryInMs: number
-}
-
-export interface RunRetryOptions {
-  /** Retries of one batch before run() rejects (default: no limit). */
-  maxRetries?: number
-  /** First wait before handing the records again (default 100 ms); doubles each time. */
-  initialMs?: number
-  /** Longest wait between retries (default 30000 ms). */
-  maxMs?: number
-}
-
-export interface RunOptions<K = Buffer, V = Buffer> {
-  eachBatch?: (batch: ConsumerBatch<K, V>) => Promise<void> | void
-  /** Called per record; each record that returns counts as processed (a revoke or a commit sees it). */
-  eachRecord?: (record: ConsumerRecord<K, V>, batch: ConsumerBatch<K, V>) => Promise<void> | void
-  /** Partitions handled at the same time (default 1); each partition stays in order. */
-  partitionsConcurrently?: number
-  /**
-   * What a throwing handler does. Without it (the default), run() rejects with the error,
-   * the consumer closes and a group member leaves the group. With it, the records that
-   * were not processed are handed again after a backoff ('handlerError' event each time),
-   * while the partition is still held.
-   */
-  retry?: boolean | RunRetryOptions
-  /**
-   * Stops run() gracefully: no batch is handed out after it aborts, handlers already
-   * running finish their batch (eachRecord: every record of it), which counts as
-   * processed, and run() resolves then. A batch waiting to be retried is not retried; it
-   * stays unprocessed. The consumer stays open: close() then commits and leaves.
-   */
-  signal?: AbortSignal
-}
-
-/** Options of `consumer.batches()`. */
-export interface BatchesOptions {
-  /**
-   * Ends the loop gracefully: once it aborts, the next `next()` (the loop asking for the
-   * next batch) marks the batch in hand processed and ends the loop instead of handing out
-   * another; a loop waiting for records ends at once. The consumer stays open: close() then
-   * commits and leaves.
-   */
-  signal?: AbortSignal
-}
-
-/** K and V are what the `deserializers` make of keys and values (Buffer without). */
-export interface DeserializerOptions<K = Buffer, V = Buffer> {
-  /**
-   * Typed keys and values: `{ key, value }`, each with `deserialize(topic, data, headers)`
-   * (sync, or a promise), e.g. `deserializers.json<Order>()` (client/serializers.ts). Null
-   * stays null. A deserializer that throws ends the consumer with SerializationError
-   * (topic, partition, offset); the batch is not marked processed.
-   */
-  deserializers?: Deserializers<K, V>
-}
-
-export interface AssignOptions<K = Buffer, V = Buffer> extends FetchOptions, DeserializerOptions<K, V> {
-  /**
-   * `leaderEpoch`: the leader epoch the offset was read under (a record's, or a committed
-   * offset's): the first fetch then checks it against the leader's log (KIP-320), so a
-   * truncation while the consumer was away resumes where the log diverged.
-   */
-  assign: Array<{ topic: string, partition: number, offset: bigint | OffsetSpec, leaderEpoch?: number }>
-}
+export type { HandedBatch } from './hand-out'
+export type { HandlerErrorEvent } from './run'
+export type { ProcessingTimeoutEvent } from './processing-timeout'
+export { calledFromHandler } from './run'
+export type { AssignOptions, BatchesOptions, DeserializerOptions, FetchOptions, RunOptions, RunRetryOptions } from './consumer-options'
+// What group/ and share consumers build their option checks from.
+export { checkFetchOptions, CONSUMER_OPTION_HINTS, CONSUMER_OPTION_KEYS, withoutInternal } from './consumer-options'
 
 /** The events of a Consumer, with their payloads (a group member has more: GroupConsumerEvents). */
 export interface ConsumerEvents {
@@ -185,25 +73,6 @@ export interface ConsumerEvents {
   fetch: [event: FetchEvent]
 }
 
-/** A batch handed out, with the call that tells the consumer the application is done with it. */
-export interface HandedBatch<K = Buffer, V = Buffer> {
-  batch: ConsumerBatch<K, V>
-  cursor: Cursor
-  /**
-   * The application is done with the batch. `processedUpTo` is the offset after the last
-   * record it processed (default: the whole batch); `null` marks nothing as processed (the
-   * fetch position still moves on). Records after `processedUpTo` are not fetched again
-   * unless the caller seeks back to them.
-   */
-  finish: (processedUpTo?: bigint | null) => void
-  /**
-   * The fetch answer this batch was cut from goes on in the partition's next buffered batch
-   * (an answer past maxBatchRecords/maxBatchBytes is handed out in parts): the kafkajs
-   * drop-in commits after an answer's last part, as kafkajs commits after each fetched batch.
-   */
-  moreOfAnswer: boolean
-}
-
 export interface ConsumerHooks {
   /** Before a batch is handed out; false drops it (at-most-once commits first here). */
   beforeHandOut?: (cursor: Cursor, batch: ConsumerBatch) => Promise<boolean>
@@ -213,79 +82,6 @@ export interface ConsumerHooks {
   onProcessingTimeout?: (cursor: Cursor, processing: Processing) => void
 }
 
-let consumerConnections = 0
-
-/** @internal Each fetching consumer (plain, group or share) gets its own fetch connections. */
-export function nextFetchPurpose (): `fetch-${number}` {
-  return `fetch-${++consumerConnections}`
-}
-
-/**
- * A batch as the application sees it, made when it is handed out (from its buffered entry,
- * with the records decoded then). `isStale` compares the cursor's version with the one it
- * was fetched under, so it costs no closure per batch.
- */
-class HandOutBatch implements ConsumerBatch {
-  readonly topic: string
-  readonly partition: number
-  records: KafkaRecord[]
-  highWatermark: bigint
-  nextOffset: bigint
-  skippedFrom?: bigint
-  readonly #cursor: Cursor
-  readonly #version: number
-
-  constructor (cursor: Cursor, entry: BufferedBatch, records: KafkaRecord[]) {
-    this.topic = cursor.topic
-    this.partition = cursor.partition
-    this.records = records
-    this.highWatermark = entry.highWatermark
-    this.nextOffset = entry.nextOffset
-    if (entry.skippedFrom !== undefined) this.skippedFrom = entry.skippedFrom
-    this.#cursor = cursor
-    this.#version = entry.version
-  }
-
-  isStale (): boolean {
-    return this.#cursor.version !== this.#version || this.#cursor.ownership.released
-  }
-}
-
-/**
- * Calls the application's callback for one batch of run(), from record `progress.next`;
- * false if it stopped early (`keepGoing`). Its name marks run() handlers in async stack
- * traces: close() looks for it (calledFromHandler) to know it must not wait for handlers.
- */
-async function kafkatsRunHandler (options: RunOptions, batch: ConsumerBatch, progress: { next: number }, keepGoing: () => boolean, recordDone: (record: KafkaRecord) => void): Promise<boolean> {
-  if (options.eachBatch !== undefined) {
-    await options.eachBatch(batch)
-    return true
-  }
-  const records = batch.records
-  for (; progress.next < records.length; progress.next++) {
-    if (!keepGoing()) return false
-    await options.eachRecord!(records[progress.next], batch)
-    recordDone(records[progress.next])
-  }
-  return true
-}
-
-/**
- * Whether the caller runs inside a run() handler (an `async` one: V8's async stack traces
- * follow awaits). close() from a handler must not wait for handlers, itself among them;
- * AsyncLocalStorage would tell exactly, but it triples the cost of every promise on Node 20.
- * Called only by close(), so the stack capture costs nothing on a hot path.
- */
-export function calledFromHandler (): boolean {
-  const limit = Error.stackTraceLimit
-  Error.stackTraceLimit = 200
-  try {
-    return new Error().stack?.includes('kafkatsRunHandler') ?? false
-  } finally {
-    Error.stackTraceLimit = limit
-  }
-}
-
 export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = ConsumerEvents> extends TypedEmitter<Events> implements AsyncIterable<ConsumerBatch<K, V>> {
   protected readonly client: Client
   /** This object, typed by the events this class emits (a subclass's map may have more). */
@@ -293,22 +89,19 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
   readonly #settings: FetchSettings
   readonly #account: PrefetchAccount
   readonly #cursors = new Map<string, Cursor>()
-  readonly #sources = new Map<number, Source>()
+  /** The sources, which partition each fetches from where, and their wake-ups. */
+  readonly #fetching: FetchScheduling
   #closed = false
   #failure: Error | undefined
   /** @internal */
   hooks: ConsumerHooks = {}
 
-  // Wake-ups: sources wait for fetchable work, readers wait for buffered batches.
-  #workWaiters: Array<() => void> = []
+  /** Readers (nextBatch, batches(), run() workers) waiting for a buffered batch. */
   #dataWaiters: Array<() => void> = []
-  #resolving = new Set<Cursor>()
-  #refreshTimer: NodeJS.Timeout | undefined
   #handOutStart = 0
   readonly #maxBatchRecords: number
   readonly #maxBatchBytes: number
-  readonly #maxProcessingMs: number
-  #overdueTimer: NodeJS.Timeout | undefined
+  readonly #processingTimeout: ProcessingTimeout
   /** No more hand-outs: close() started. */
   #stopping = false
   /** Aborts when hand-outs stop (close() or a group member's close): ends this consumer's own waits (retry and offset-resolve backoffs, ListOffsets). */
@@ -321,8 +114,8 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
   readonly #predecessors = new Map<string, Cursor>()
   /** Batches handed to run() handlers (not to a `for await` loop or a nextBatch() caller). */
   readonly #runBatches = new WeakSet<ConsumerBatch>()
-  /** Cursors whose seek to an offset spec is being resolved: the resolved offset counts as processed. */
-  readonly #seekedToSpec = new WeakSet<Cursor>()
+  /** Offsets of cursors positioned by a spec ('earliest', a timestamp, a reset). */
+  readonly #offsets: OffsetResolution
 
   readonly #unregister: () => void
   /** Undefined without deserializers: batches go out as fetched. */
@@ -353,10 +146,41 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       offsetReset: options.offsetReset ?? 'latest',
       emptyBatches: options.emptyBatches ?? false
     }
+    this.#offsets = new OffsetResolution(client, options.isolation ?? 'read_uncommitted', this.#stop.signal, {
+      isCurrent: cursor => this.#cursors.get(cursor.key) === cursor,
+      resolved: () => {
+        this.#fetching.startSources()
+        this.#fetching.wake()
+      },
+      fail: error => this.#fail(error)
+    })
     this.#account = new PrefetchAccount(options.maxBufferedBytes ?? 64 * 1024 * 1024)
     this.#maxBatchRecords = options.maxBatchRecords ?? 500
     this.#maxBatchBytes = options.maxBatchBytes ?? 1024 * 1024
-    this.#maxProcessingMs = options.maxProcessingMs ?? 300_000
+    this.#processingTimeout = new ProcessingTimeout(options.maxProcessingMs ?? 300_000, {
+      processingCursors: () => [...this.#cursors.values(), ...this.#predecessors.values()],
+      overdue: (cursor, processing, event) => {
+        this.#events.emit('processingTimeout', event)
+        this.hooks.onProcessingTimeout?.(cursor, processing)
+      }
+    })
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const consumer = this
+    this.#fetching = new FetchScheduling(client, this.#settings, {
+      cursors: () => this.#cursors.values(),
+      get bufferFull (): boolean { return consumer.#account.full },
+      isCurrent: (cursor, version) => cursor.version === version && this.#cursors.get(cursor.key) === cursor,
+      get maxBatchRecords (): number { return consumer.#maxBatchRecords },
+      get maxBatchBytes (): number { return consumer.#maxBatchBytes },
+      buffered: () => this.#wakeData(),
+      truncated: event => this.#events.emit('truncation', event),
+      fetchError: event => this.#events.emit('fetchError', event),
+      get observed (): boolean { return consumer.#events.listenerCount('fetch') > 0 || consumer.#events.listenerCount('fetchStart') > 0 },
+      fetchStarted: nodeId => this.#events.emit('fetchStart', { nodeId }),
+      fetched: event => this.#events.emit('fetch', event),
+      fail: error => this.#fail(error),
+      resolve: cursor => { void this.#offsets.resolve(cursor) }
+    })
     this.#metrics = client.instrumentation.metrics
     this.#stopCollecting = this.#metrics.addCollector(into => {
       into.consumerBufferedBytes += this.#account.bytes
@@ -372,19 +196,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
 
   /** Direct consumption: start fetching these partitions. */
   static assigned<K = Buffer, V = Buffer> (client: Client, options: AssignOptions<K, V>): Consumer<K, V> {
-    checkObject('client.consumer()', 'options', options)
-    checkKnownKeys('consumer option', withoutInternal(options), ASSIGN_OPTION_KEYS, CONSUMER_OPTION_HINTS)
-    if (!Array.isArray(options.assign)) throw new TypeError(`consumer option assign: expected an array of { topic, partition, offset }, got ${describeValue(options.assign)}`)
-    options.assign.forEach((a, i) => {
-      checkObject('consumer option', `assign[${i}]`, a)
-      checkKnownKeys(`consumer option assign[${i}]`, a, POSITION_KEYS)
-      checkString('consumer option', `assign[${i}].topic`, a.topic)
-      if (a.topic === undefined) throw new TypeError(`consumer option assign[${i}].topic: expected a non-empty string, got undefined`)
-      checkInteger('consumer option', `assign[${i}].partition`, a.partition, { min: 0 })
-      if (a.partition === undefined) throw new TypeError(`consumer option assign[${i}].partition: expected an integer ≥ 0, got undefined`)
-      checkOffset(`consumer option assign[${i}].offset`, a.offset)
-      checkInteger('consumer option', `assign[${i}].leaderEpoch`, a.leaderEpoch, { min: 0 })
-    })
+    checkAssignOptions(options)
     const consumer = new Consumer<K, V>(client, options)
     consumer.addPartitions(options.assign.map(a => ({ ...a, ownership: directOwnership() })))
     return consumer
@@ -404,9 +216,9 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
         if (old.processing !== undefined) this.#predecessors.set(old.key, old)
       }
       this.#cursors.set(cursor.key, cursor)
-      if (cursor.fetchOffset === undefined) void this.#resolve(cursor)
+      if (cursor.fetchOffset === undefined) void this.#offsets.resolve(cursor)
     }
-    this.#ensureMetadataThenWake(partitions.map(p => p.topic))
+    this.#fetching.startWhenKnown(partitions.map(p => p.topic))
   }
 
   /**
@@ -482,24 +294,16 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
    * the re-read moves it on from there.
    */
   seek (target: { topic: string, partition: number, offset: bigint | OffsetSpec, leaderEpoch?: number }): void {
-    checkObject('seek()', 'target', target)
-    checkKnownKeys('seek() target', target, POSITION_KEYS)
-    checkOffset('seek() offset', target.offset)
-    checkInteger('seek()', 'leaderEpoch', target.leaderEpoch, { min: 0 })
+    checkSeekTarget(target)
     const cursor = this.#cursors.get(`${target.topic}-${target.partition}`)
     if (cursor === undefined) throw new KafkaTsError('NOT_ASSIGNED', `Cannot seek ${target.topic}-${target.partition}: it is not assigned to this consumer`)
     cursor.seek(target.offset, target.leaderEpoch)
     if (cursor.processing !== undefined) cursor.processing.seeked = true
     // What this member committed says nothing about the new position: the next commit sends it.
     cursor.committedOffset = undefined
-    if (typeof target.offset === 'bigint') {
-      this.#seekedToSpec.delete(cursor)
-      cursor.processedOffset = target.offset
-    } else {
-      this.#seekedToSpec.add(cursor)
-    }
-    if (cursor.fetchOffset === undefined) void this.#resolve(cursor)
-    this.#wakeWork()
+    this.#offsets.seeked(cursor, target.offset)
+    if (cursor.fetchOffset === undefined) void this.#offsets.resolve(cursor)
+    this.#fetching.wake()
   }
 
   pause (partitions: Array<{ topic: string, partition: number }>): void {
@@ -514,7 +318,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       const cursor = this.#cursors.get(`${p.topic}-${p.partition}`)
       if (cursor !== undefined) cursor.paused = false
     }
-    this.#wakeWork()
+    this.#fetching.wake()
     this.#wakeData()
   }
 
@@ -576,13 +380,14 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
         const records = batch.records
         const firstOffset = records.length === 0 ? undefined : this.#recordMaker === undefined ? records[0].offset : this.#recordMaker.offsetOf(records[0])
         cursor.processing = { batch, firstOffset, finished, finish, startedAt: Date.now(), seeked: false, overdue: false }
-        this.#watchOverdue()
+        this.#processingTimeout.watch()
         if (this.#deserializer !== undefined) {
           const pending = this.#deserialize(cursor, batch)
           if (pending !== undefined) await pending
         }
         this.#metrics.batchConsumed(batch.topic, batch.records.length)
         if (subscribed(channels.consumerBatch)) this.#traceHandOut(batch, firstOffset, forRun)
+        if (forRun) this.#runBatches.add(batch)
         return { batch, cursor, finish: (processedUpTo?: bigint | null) => this.#finish(cursor, batch, processedUpTo === undefined ? batch.nextOffset : processedUpTo), moreOfAnswer: entry.moreOfAnswer }
       }
       // The caller's signal wakes the waiters (#wakeOnAbort): one listener per call, not per worker.
@@ -626,9 +431,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
    * consumer open.
    */
   batches (options: BatchesOptions = {}): AsyncIterableIterator<ConsumerBatch<K, V>> {
-    checkObject('batches()', 'options', options as unknown)
-    checkKnownKeys('batches() option', options, ['signal'])
-    checkSignal('batches() option', 'signal', options.signal)
+    checkBatchesOptions(options)
     const signal = options.signal
     let current: HandedBatch<K, V> | undefined
     const iterator: AsyncIterableIterator<ConsumerBatch<K, V>> = {
@@ -666,71 +469,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
    */
   async run (options: RunOptions<K, V>): Promise<void> {
     checkRunOptions(options as RunOptions)
-    const workers = options.partitionsConcurrently ?? 1
-    const retry = options.retry === true ? {} : options.retry === false ? undefined : options.retry
-    const worker = async (): Promise<void> => {
-      while (await this.#runOne(options as RunOptions, retry));
-    }
-    const stopListening = this.#wakeOnAbort(options.signal)
-    const results = await Promise.allSettled(Array.from({ length: workers }, worker))
-    stopListening()
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')
-    if (failed !== undefined) {
-      // Rejects once the consumer has left (its partitions are other members' now).
-      await this.close().catch(() => {})
-      throw failed.reason
-    }
-  }
-
-  /**
-   * One batch of run() taken and processed; false once the consumer is closed. Its own
-   * frame, so the batch is garbage once processed: a suspended loop keeps its locals, and
-   * a batch held while the next one is decoded survives the young generation.
-   */
-  async #runOne (options: RunOptions, retry: RunRetryOptions | undefined): Promise<boolean> {
-    const handed = await this.#nextBatch(options.signal, true)
-    if (handed === undefined) return false
-    this.#runBatches.add(handed.batch)
-    await this.#process(handed, options, retry)
-    return true
-  }
-
-  /** One batch through the application's callback: per-record progress, retries, stale stops. */
-  async #process ({ batch, cursor }: HandedBatch, options: RunOptions, retry: RunRetryOptions | undefined): Promise<void> {
-    const records = batch.records
-    const progress = { next: 0 }
-    // A revoked, lost or seeked batch stops at the next record; so does one out when close() starts.
-    const keepGoing = (): boolean => !batch.isStale() && !this.#stopping
-    const recordDone = (record: KafkaRecord): void => this.#recordDone(cursor, batch, record)
-    const trace = this.#traces.get(batch)
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const done = trace !== undefined && attempt === 0
-          ? await this.#tracedHandler(trace, options, batch, progress, keepGoing, recordDone)
-          : await kafkatsRunHandler(options, batch, progress, keepGoing, recordDone)
-        // Stopped early: what recordDone marked stands, nothing more.
-        this.#finish(cursor, batch, done ? batch.nextOffset : null)
-        return
-      } catch (error) {
-        const retries = retry?.maxRetries ?? Infinity
-        if (trace !== undefined) trace.error = error
-        if (retry === undefined || attempt >= retries || batch.isStale() || this.#stopping || this.#failure !== undefined) {
-          this.#finish(cursor, batch, null)
-          this.#fail(error as Error)
-          throw error
-        }
-        const retryInMs = Math.min(retry.maxMs ?? 30_000, (retry.initialMs ?? 100) * 2 ** attempt)
-        const event: HandlerErrorEvent = { error, topic: batch.topic, partition: batch.partition, offset: records[progress.next]?.offset ?? batch.nextOffset, attempt: attempt + 1, retryInMs }
-        this.#events.emit('handlerError', event)
-        // Ended early by close() (or a member's close) and by run()'s signal: the batch is not retried then.
-        const wait = options.signal === undefined ? this.#stop.signal : AbortSignal.any([this.#stop.signal, options.signal])
-        await sleep(retryInMs, wait).catch(() => {})
-        if (batch.isStale() || this.#stopping || options.signal?.aborted === true) {
-          this.#finish(cursor, batch, null)
-          return
-        }
-      }
-    }
+    await new RunLoop(this.#runHost, options as RunOptions).run()
   }
 
   #traceHandOut (batch: ConsumerBatch, firstOffset: bigint | undefined, forRun: boolean): void {
@@ -750,34 +489,17 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     channels.consumerBatch.end.publish(trace)
   }
 
-  /** The handler inside the trace's start (runStores: a subscriber's async context, e.g. an OpenTelemetry span, is the handler's). */
-  async #tracedHandler (trace: ConsumerBatchTrace, ...args: Parameters<typeof kafkatsRunHandler>): Promise<boolean> {
-    const running = channels.consumerBatch.start.runStores(trace, kafkatsRunHandler, undefined, ...args)
-    channels.consumerBatch.end.publish(trace)
-    return await running
-  }
-
-  /** eachRecord: one record finished; it counts as processed unless the partition moved on. */
-  #recordDone (cursor: Cursor, batch: ConsumerBatch, record: KafkaRecord): void {
-    const processing = cursor.processing
-    if (processing === undefined || processing.batch !== batch || processing.seeked || cursor.ownership.released) return
-    cursor.processedOffset = record.offset + 1n
-  }
-
   /** Stops fetching and ends the iterator. */
   async close (): Promise<void> {
     if (this.#closed) return
     this.#closed = true
     this.#stopping = true
     this.#stop.abort()
-    clearTimeout(this.#refreshTimer)
-    clearTimeout(this.#overdueTimer)
-    this.#wakeWork()
+    this.#fetching.stop()
+    this.#processingTimeout.stop()
     this.#wakeData()
-    await Promise.all([...this.#sources.values()].map(async s => await s.stop()))
-    this.#sources.clear()
-    // This consumer's own fetch connections go with it (a long-lived Client would collect them otherwise).
-    this.client.brokers.closePurpose(this.#fetchPurpose)
+    // This consumer's own fetch connections go with it.
+    await this.#fetching.closeSources()
     this.#unregister()
     this.#stopCollecting()
   }
@@ -825,7 +547,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       // The partition's previous ownership still has a batch out: one handler per partition.
       if (this.#predecessors.size > 0 && this.#predecessors.has(cursor.key)) continue
       const entry = cursor.takeBuffered()!
-      this.#wakeWork()
+      this.#fetching.wake()
       if (entry.version !== cursor.version || cursor.ownership.released) continue
       this.#handOutStart = (this.#handOutStart + i + 1) % Math.max(1, n)
       cursor.handingOut = true
@@ -876,9 +598,9 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     cursor.seek(entry.fetchedFrom, entry.fetchedEpoch)
     const delay = backoffDelay(cursor.decodeFailures++, this.client.backoff)
     cursor.retryAt = Date.now() + Math.ceil(delay)
-    this.#events.emit('fetchError', { nodeId: this.#fetchNode(cursor), topic: cursor.topic, partition: cursor.partition, error, retryInMs: Math.round(delay) })
-    setTimeout(() => this.#wakeWork(), Math.ceil(delay) + 2).unref()
-    this.#wakeWork()
+    this.#events.emit('fetchError', { nodeId: this.#fetching.nodeOf(cursor), topic: cursor.topic, partition: cursor.partition, error, retryInMs: Math.round(delay) })
+    setTimeout(() => this.#fetching.wake(), Math.ceil(delay) + 2).unref()
+    this.#fetching.wake()
   }
 
   #finish (cursor: Cursor, batch: ConsumerBatch, processedUpTo: bigint | null): void {
@@ -904,193 +626,29 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
 
   /** Resolves once no batch that passed maxProcessingMs is out with the application any more. */
   protected async overdueReturned (): Promise<void> {
-    for (;;) {
-      const overdue: Array<Promise<void>> = []
-      for (const cursor of [...this.#cursors.values(), ...this.#predecessors.values()]) {
-        if (cursor.processing?.overdue === true) overdue.push(cursor.processing.finished)
-      }
-      if (overdue.length === 0) return
-      await Promise.all(overdue)
-    }
+    await this.#processingTimeout.returned()
   }
 
-  /** Checks batches out with the application against maxProcessingMs while any is out. */
-  #watchOverdue (): void {
-    if (this.#overdueTimer !== undefined || this.#closed) return
-    const every = Math.max(10, Math.min(1000, Math.floor(this.#maxProcessingMs / 4)))
-    this.#overdueTimer = setTimeout(() => {
-      this.#overdueTimer = undefined
-      const now = Date.now()
-      let out = false
-      for (const cursor of [...this.#cursors.values(), ...this.#predecessors.values()]) {
-        const processing = cursor.processing
-        if (processing === undefined) continue
-        out = true
-        if (processing.overdue || now - processing.startedAt < this.#maxProcessingMs) continue
-        processing.overdue = true
-        const batch = processing.batch
-        const event: ProcessingTimeoutEvent = { topic: batch.topic, partition: batch.partition, firstOffset: processing.firstOffset, nextOffset: batch.nextOffset, elapsedMs: now - processing.startedAt }
-        this.#events.emit('processingTimeout', event)
-        this.hooks.onProcessingTimeout?.(cursor, processing)
-      }
-      if (out) this.#watchOverdue()
-    }, every)
-    this.#overdueTimer.unref()
-  }
+  // ---------------------------------------------------------------- run() (run.ts)
 
-  // ---------------------------------------------------------------- fetching (SourceOwner)
+  /** What run() reaches of this consumer. */
+  readonly #runHost: RunHost = this.#makeRunHost()
 
-  /** Goes up on every wake-up of the sources, so a source that was busy fetching does not miss one. */
-  #workVersion = 0
-  /**
-   * This consumer's own fetch connections: a broker answers a connection's requests one at
-   * a time, so another consumer's long poll on a shared one would delay every fetch of ours.
-   */
-  readonly #fetchPurpose = nextFetchPurpose()
-
-  readonly #sourceOwner: SourceOwner = this.#makeSourceOwner()
-
-  #makeSourceOwner (): SourceOwner {
+  #makeRunHost (): RunHost {
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     const consumer = this
     return {
-      fetchable: nodeId => this.#fetchable(nodeId),
-      heldBack: nodeId => this.#heldBack(nodeId),
-      isCurrent: (cursor, version) => cursor.version === version && this.#cursors.get(cursor.key) === cursor,
-      get maxBatchRecords (): number { return consumer.#maxBatchRecords },
-      get maxBatchBytes (): number { return consumer.#maxBatchBytes },
-      buffered: () => this.#wakeData(),
-      truncated: event => this.#events.emit('truncation', event),
-      fetchError: event => this.#events.emit('fetchError', event),
-      get observed (): boolean { return consumer.#events.listenerCount('fetch') > 0 || consumer.#events.listenerCount('fetchStart') > 0 },
-      fetchStarted: nodeId => this.#events.emit('fetchStart', { nodeId }),
-      fetched: event => this.#events.emit('fetch', event),
+      // No async wrapper: one promise per batch, as before the split.
+      nextBatch: signal => this.#nextBatch(signal, true),
+      get stopping (): boolean { return consumer.#stopping },
+      get failed (): boolean { return consumer.#failure !== undefined },
+      get stopSignal (): AbortSignal { return consumer.#stop.signal },
+      trace: batch => this.#traces.get(batch),
+      handlerError: event => this.#events.emit('handlerError', event),
       fail: error => this.#fail(error),
-      refreshMetadata: () => this.#refreshMetadataSoon(),
-      startSources: () => this.#startSources(),
-      resolve: cursor => { void this.#resolve(cursor) },
-      released: () => this.#wakeWork(),
-      get workVersion (): number { return consumer.#workVersion },
-      waitForWork: async (signal, since) => await new Promise<void>(resolve => {
-        if (signal.aborted || this.#workVersion !== since) { resolve(); return }
-        const onAbort = (): void => resolve()
-        signal.addEventListener('abort', onAbort, { once: true })
-        this.#workWaiters.push(() => {
-          signal.removeEventListener('abort', onAbort)
-          resolve()
-        })
-      })
+      wakeOnAbort: signal => this.#wakeOnAbort(signal),
+      close: async () => await this.close()
     }
-  }
-
-  #fetchable (nodeId: number): Cursor[] {
-    if (this.#closed || this.#account.full) return []
-    const cursors: Cursor[] = []
-    const now = Date.now()
-    for (const cursor of this.#cursors.values()) {
-      if (cursor.paused || cursor.inFetch || cursor.fetchOffset === undefined || cursor.ownership.released || cursor.retryAt > now) continue
-      // Memory against the wire limit: one full answer of the partition (which costs more in memory than on the wire) stops it until it is handed out.
-      if (cursor.bufferedBytes >= this.#settings.maxPartitionBytes) continue
-      if (this.#fetchNode(cursor) !== nodeId) continue
-      cursors.push(cursor)
-    }
-    return cursors
-  }
-
-  #heldBack (nodeId: number): boolean {
-    for (const cursor of this.#cursors.values()) {
-      if (cursor.paused || cursor.inFetch || cursor.fetchOffset === undefined || cursor.ownership.released) continue
-      if (cursor.bufferedBytes >= this.#settings.maxPartitionBytes && this.#fetchNode(cursor) === nodeId) return true
-    }
-    return false
-  }
-
-  #fetchNode (cursor: Cursor): number {
-    if (cursor.preferredReplica >= 0 && this.client.brokers.broker(cursor.preferredReplica) !== undefined) return cursor.preferredReplica
-    return this.client.metadata.partition(cursor.topic, cursor.partition)?.leaderId ?? -1
-  }
-
-  /** Starts a source for every broker some cursor fetches from, and wakes them. */
-  #startSources (): void {
-    if (this.#closed) return
-    let missingLeader = false
-    for (const cursor of this.#cursors.values()) {
-      const nodeId = this.#fetchNode(cursor)
-      if (nodeId < 0) {
-        missingLeader = true
-        continue
-      }
-      if (!this.#sources.has(nodeId)) {
-        const source = new Source(nodeId, this.client, this.#sourceOwner, this.#settings, this.#fetchPurpose)
-        this.#sources.set(nodeId, source)
-        source.start()
-      }
-    }
-    if (missingLeader) this.#refreshMetadataSoon()
-  }
-
-  async #resolve (cursor: Cursor): Promise<void> {
-    if (this.#resolving.has(cursor)) return
-    this.#resolving.add(cursor)
-    try {
-      const stop = this.#stop.signal
-      for (let attempt = 0; !stop.aborted; attempt++) {
-        const spec = cursor.resetTo
-        if (spec === undefined || this.#cursors.get(cursor.key) !== cursor) return
-        const version = cursor.version
-        try {
-          const { offset } = await this.client.listOffsets({ topic: cursor.topic, partition: cursor.partition, spec, isolation: this.#settings.isolationLevel === 1 ? 'read_committed' : 'read_uncommitted', signal: stop })
-          if (cursor.version !== version) continue
-          // A timestamp after the last record gives -1: start at the end then.
-          cursor.fetchOffset = offset >= 0n ? offset : (await this.client.listOffsets({ topic: cursor.topic, partition: cursor.partition, spec: 'latest', signal: stop })).offset
-          cursor.resetTo = undefined
-          if (this.#seekedToSpec.delete(cursor)) cursor.processedOffset = cursor.fetchOffset
-          this.#startSources()
-          this.#wakeWork()
-          return
-        } catch (error) {
-          // Stopped: the error is the abort of the ListOffsets in flight, not a failure.
-          if (stop.aborted) return
-          if (error instanceof KafkaTsError && !error.retriable) {
-            this.#fail(error)
-            return
-          }
-          // close() ends the wait (and the loop) at once.
-          await sleep(Math.min(1000, 100 * 2 ** attempt), stop).catch(() => {})
-        }
-      }
-    } finally {
-      this.#resolving.delete(cursor)
-    }
-  }
-
-  #ensureMetadataThenWake (topics: string[]): void {
-    const missing = topics.filter(t => this.client.metadata.topic(t) === undefined)
-    if (missing.length === 0) {
-      this.#startSources()
-      this.#wakeWork()
-      return
-    }
-    Promise.all(missing.map(async t => await this.client.metadata.waitForTopic(t, 60_000))).then(() => {
-      this.#startSources()
-      this.#wakeWork()
-    }, error => this.#fail(error))
-  }
-
-  #refreshMetadataSoon (): void {
-    if (this.#refreshTimer !== undefined || this.#closed) return
-    this.#refreshTimer = setTimeout(() => {
-      this.#refreshTimer = undefined
-      this.client.metadata.refresh(new Set(this.cursors.map(c => c.topic))).then(() => {
-        this.#startSources()
-        this.#wakeWork()
-      }, () => this.#refreshMetadataSoon())
-    }, this.client.backoff.initialMs)
-  }
-
-  #wakeWork (): void {
-    this.#workVersion++
-    for (const wake of this.#workWaiters.splice(0)) wake()
   }
 
   #wakeData (): void {
@@ -1105,129 +663,4 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     this.#wakeData()
     void this.close()
   }
-}
-
-/**
- * The decoded records of pending batches at or past `from` (where the first was fetched
- * from): the decoded array itself when one batch holds them all, else one array of the
- * right size (no pushes).
- */
-function decodedRecords (pending: ScannedBatch[], from: bigint, maker: RecordMaker | undefined): KafkaRecord[] {
-  if (pending[0].batch.baseOffset < from) return recordsFrom(pending, from, maker)
-  if (pending.length === 1) return pending[0].batch.records
-  let count = 0
-  for (let i = 0; i < pending.length; i++) count += pending[i].batch.records.length
-  const out: KafkaRecord[] = new Array(count)
-  let n = 0
-  for (let i = 0; i < pending.length; i++) {
-    const rs = pending[i].batch.records
-    for (let j = 0; j < rs.length; j++) out[n++] = rs[j]
-  }
-  return out
-}
-
-/** The records of pending batches at or past `from`, pushed one by one (the first batch starts below it). */
-function recordsFrom (pending: ScannedBatch[], from: bigint, maker: RecordMaker | undefined): KafkaRecord[] {
-  const out: KafkaRecord[] = []
-  for (const { batch } of pending) {
-    const rs = batch.records
-    if (batch.baseOffset >= from) {
-      for (let i = 0; i < rs.length; i++) out.push(rs[i])
-    } else {
-      for (let i = 0; i < rs.length; i++) if ((maker === undefined ? rs[i].offset : maker.offsetOf(rs[i])) >= from) out.push(rs[i])
-    }
-  }
-  return out
-}
-
-/** Where a partition starts or moves to: a bigint offset, 'earliest', 'latest' or { timestamp }. */
-function checkOffset (what: string, offset: unknown): void {
-  if (typeof offset === 'bigint') {
-    if (offset < 0n) throw new RangeError(`${what}: expected an offset ≥ 0n, got ${describeValue(offset)}; use 'earliest' or 'latest' for the ends of the log`)
-    return
-  }
-  if (offset === 'earliest' || offset === 'latest') return
-  if (typeof offset === 'object' && offset !== null && 'timestamp' in offset) {
-    const ts = (offset as { timestamp: unknown }).timestamp
-    if (typeof ts === 'bigint' || (typeof ts === 'number' && Number.isSafeInteger(ts)) || (ts instanceof Date && !isNaN(ts.getTime()))) return
-    throw new TypeError(`${what}: expected { timestamp } with a number, bigint or Date, got { timestamp: ${describeValue(ts)} }`)
-  }
-  const hint = typeof offset === 'number' && Number.isSafeInteger(offset) ? ` (write ${offset}n for offset ${offset})` : ''
-  throw new TypeError(`${what}: expected a bigint offset${hint}, 'earliest', 'latest' or { timestamp }, got ${describeValue(offset)}`)
-}
-
-/**
- * The options every consumer takes (FetchOptions, deserializers), as checkKnownKeys takes them;
- * `recordMaker` is internal (the kafkajs layer's) and not offered to users (see withoutInternal).
- */
-export const CONSUMER_OPTION_KEYS = optionKeys<Omit<FetchOptions & DeserializerOptions, 'recordMaker'>>()([
-  'isolation', 'maxWaitMs', 'minBytes', 'maxBytes', 'maxPartitionBytes', 'maxBufferedBytes', 'rack', 'offsetReset',
-  'maxBatchRecords', 'maxBatchBytes', 'maxProcessingMs', 'emptyBatches', 'deserializers'
-])
-
-const ASSIGN_OPTION_KEYS = optionKeys<Omit<AssignOptions, 'recordMaker'>>()([...CONSUMER_OPTION_KEYS, 'assign'])
-
-/** A partition's position (`assign` entries, seek()). */
-const POSITION_KEYS = ['topic', 'partition', 'offset', 'leaderEpoch'] as const
-
-/** The names other clients (kafkajs, Java) give these options. */
-export const CONSUMER_OPTION_HINTS: Record<string, string> = {
-  isolationLevel: 'isolation',
-  readUncommitted: 'isolation',
-  readCommitted: 'isolation',
-  maxWaitTime: 'maxWaitMs',
-  maxWaitTimeInMs: 'maxWaitMs',
-  fetchMaxWaitMs: 'maxWaitMs',
-  maxBytesPerPartition: 'maxPartitionBytes',
-  autoOffsetReset: 'offsetReset',
-  maxPollRecords: 'maxBatchRecords',
-  maxPollIntervalMs: 'maxProcessingMs',
-  rackId: 'rack'
-}
-
-/** The options a user gave: without the internal `recordMaker`, which the key check neither allows nor lists. */
-export function withoutInternal (options: object): object {
-  if (!('recordMaker' in options)) return options
-  const { recordMaker: _internal, ...given } = options as { recordMaker?: unknown }
-  return given
-}
-
-/** Checks the values of the options every consumer takes (FetchOptions); `where` names the consumer kind. */
-export function checkFetchOptions (where: string, options: FetchOptions): void {
-  checkObject(where, 'options', options)
-  checkOneOf(where, 'isolation', options.isolation, ['read_uncommitted', 'read_committed'])
-  checkDuration(where, 'maxWaitMs', options.maxWaitMs)
-  checkInteger(where, 'minBytes', options.minBytes, { min: 0, max: 0x7fffffff })
-  for (const name of ['maxBytes', 'maxPartitionBytes'] as const) checkInteger(where, name, options[name], { min: 1, max: 0x7fffffff })
-  checkInteger(where, 'maxBufferedBytes', options.maxBufferedBytes, { min: 1 })
-  checkString(where, 'rack', options.rack)
-  checkOneOf(where, 'offsetReset', options.offsetReset, ['earliest', 'latest', 'none'])
-  checkInteger(where, 'maxBatchRecords', options.maxBatchRecords, { min: 1 })
-  checkInteger(where, 'maxBatchBytes', options.maxBatchBytes, { min: 1 })
-  checkDuration(where, 'maxProcessingMs', options.maxProcessingMs, 1)
-  checkBoolean(where, 'emptyBatches', options.emptyBatches)
-}
-
-/** run()'s options; `signal` stops the loop. */
-const RUN_OPTION_KEYS = optionKeys<RunOptions>()(['eachBatch', 'eachRecord', 'partitionsConcurrently', 'retry', 'signal'])
-const RUN_RETRY_OPTION_KEYS = optionKeys<RunRetryOptions>()(['maxRetries', 'initialMs', 'maxMs'])
-
-function checkRunOptions (options: RunOptions): void {
-  checkObject('run() option', 'options', options)
-  checkKnownKeys('run() option', options, RUN_OPTION_KEYS, { eachMessage: 'eachRecord', concurrency: 'partitionsConcurrently', partitionsConsumedConcurrently: 'partitionsConcurrently' })
-  checkFunction('run() option', 'eachBatch', options.eachBatch)
-  checkFunction('run() option', 'eachRecord', options.eachRecord)
-  if ((options.eachBatch === undefined) === (options.eachRecord === undefined)) throw new TypeError('run() needs exactly one of eachBatch and eachRecord')
-  checkInteger('run() option', 'partitionsConcurrently', options.partitionsConcurrently, { min: 1, max: 10_000 })
-  checkSignal('run() option', 'signal', options.signal)
-  const retry = options.retry
-  if (retry === undefined || typeof retry === 'boolean') {
-    checkBoolean('run() option', 'retry', retry)
-    return
-  }
-  checkObject('run() option', 'retry', retry)
-  checkKnownKeys('run() option retry', retry, RUN_RETRY_OPTION_KEYS)
-  checkInteger('run() option', 'retry.maxRetries', retry.maxRetries, { min: 0 })
-  checkDuration('run() option', 'retry.initialMs', retry.initialMs)
-  checkDuration('run() option', 'retry.maxMs', retry.maxMs)
 }

@@ -1,0 +1,245 @@
+/**
+ * What a consumer is configured with, and the checks of it: the option types a user passes
+ * (FetchOptions, AssignOptions, run()'s and batches()'s options), the known keys with the
+ * names other clients use for them, and the value checks, run before anything is
+ * registered so a refused option leaves nothing behind. Shared with group/ and share
+ * consumers, which add their own keys to these.
+ */
+import { checkBoolean, checkDuration, checkFunction, checkInteger, checkKnownKeys, checkObject, checkOneOf, checkSignal, checkString, describeValue, optionKeys } from '../client/validate'
+import type { RecordMaker } from '../protocol/record-batch'
+import type { ConsumerRecord, Deserializers } from '../client/serializers'
+import type { ConsumerBatch, OffsetSpec } from './cursor'
+
+export interface FetchOptions {
+  isolation?: 'read_uncommitted' | 'read_committed'
+  /** How long a broker may hold a Fetch waiting for data (default 500 ms). */
+  maxWaitMs?: number
+  minBytes?: number
+  /** Most bytes one Fetch response may carry (default 50 MiB, as the Java client). */
+  maxBytes?: number
+  /**
+   * Most bytes per partition per Fetch (default 1 MiB), sent to the broker as it is; a
+   * partition that still buffers this much is not fetched again until its records go out.
+   */
+  maxPartitionBytes?: number
+  /** Prefetched, not yet handed out bytes before fetching pauses (default 64 MiB). */
+  maxBufferedBytes?: number
+  /** This consumer's rack: brokers may point it to a replica in the same rack (KIP-392). */
+  rack?: string
+  /** Where to go when an offset is out of range: 'earliest', 'latest' (default) or 'none' (an error). */
+  offsetReset?: 'earliest' | 'latest' | 'none'
+  /**
+   * Records a batch holds at most (default 500, as the Java client's max.poll.records):
+   * while the application is behind, fetch answers of a partition waiting in the buffer are
+   * merged up to it, and an answer holding more is handed out in parts. A record batch (as
+   * the producer wrote it) is never split, so one larger than this comes whole.
+   */
+  maxBatchRecords?: number
+  /** The same bound in the memory the decoded records take (default 1 MiB). */
+  maxBatchBytes?: number
+  /**
+   * How long one batch may be out with the application (default 300000, as the Java
+   * client's max.poll.interval.ms). Past it a 'processingTimeout' event is emitted, and a
+   * group member leaves the group, so its partitions go to other members, and rejoins once
+   * the slow handler returned.
+   */
+  maxProcessingMs?: number
+  /**
+   * Hand out a batch without records when a fetch answer held only transaction markers or
+   * aborted data (default false: such answers only move the position). Its `nextOffset` and
+   * `skippedFrom` say what it covered; finishing it commits past the markers at once.
+   */
+  emptyBatches?: boolean
+  /**
+   * @internal What records are decoded into instead of KafkaRecords (the kafkajs drop-in's
+   * messages): batches then hold what it makes, so deserializers and run() don't apply.
+   */
+  recordMaker?: RecordMaker
+}
+
+
+export interface RunRetryOptions {
+  /** Retries of one batch before run() rejects (default: no limit). */
+  maxRetries?: number
+  /** First wait before handing the records again (default 100 ms); doubles each time. */
+  initialMs?: number
+  /** Longest wait between retries (default 30000 ms). */
+  maxMs?: number
+}
+
+export interface RunOptions<K = Buffer, V = Buffer> {
+  eachBatch?: (batch: ConsumerBatch<K, V>) => Promise<void> | void
+  /** Called per record; each record that returns counts as processed (a revoke or a commit sees it). */
+  eachRecord?: (record: ConsumerRecord<K, V>, batch: ConsumerBatch<K, V>) => Promise<void> | void
+  /** Partitions handled at the same time (default 1); each partition stays in order. */
+  partitionsConcurrently?: number
+  /**
+   * What a throwing handler does. Without it (the default), run() rejects with the error,
+   * the consumer closes and a group member leaves the group. With it, the records that
+   * were not processed are handed again after a backoff ('handlerError' event each time),
+   * while the partition is still held.
+   */
+  retry?: boolean | RunRetryOptions
+  /**
+   * Stops run() gracefully: no batch is handed out after it aborts, handlers already
+   * running finish their batch (eachRecord: every record of it), which counts as
+   * processed, and run() resolves then. A batch waiting to be retried is not retried; it
+   * stays unprocessed. The consumer stays open: close() then commits and leaves.
+   */
+  signal?: AbortSignal
+}
+
+/** Options of `consumer.batches()`. */
+export interface BatchesOptions {
+  /**
+   * Ends the loop gracefully: once it aborts, the next `next()` (the loop asking for the
+   * next batch) marks the batch in hand processed and ends the loop instead of handing out
+   * another; a loop waiting for records ends at once. The consumer stays open: close() then
+   * commits and leaves.
+   */
+  signal?: AbortSignal
+}
+
+/** K and V are what the `deserializers` make of keys and values (Buffer without). */
+export interface DeserializerOptions<K = Buffer, V = Buffer> {
+  /**
+   * Typed keys and values: `{ key, value }`, each with `deserialize(topic, data, headers)`
+   * (sync, or a promise), e.g. `deserializers.json<Order>()` (client/serializers.ts). Null
+   * stays null. A deserializer that throws ends the consumer with SerializationError
+   * (topic, partition, offset); the batch is not marked processed.
+   */
+  deserializers?: Deserializers<K, V>
+}
+
+export interface AssignOptions<K = Buffer, V = Buffer> extends FetchOptions, DeserializerOptions<K, V> {
+  /**
+   * `leaderEpoch`: the leader epoch the offset was read under (a record's, or a committed
+   * offset's): the first fetch then checks it against the leader's log (KIP-320), so a
+   * truncation while the consumer was away resumes where the log diverged.
+   */
+  assign: Array<{ topic: string, partition: number, offset: bigint | OffsetSpec, leaderEpoch?: number }>
+}
+
+/** Where a partition starts or moves to: a bigint offset, 'earliest', 'latest' or { timestamp }. */
+function checkOffset (what: string, offset: unknown): void {
+  if (typeof offset === 'bigint') {
+    if (offset < 0n) throw new RangeError(`${what}: expected an offset ≥ 0n, got ${describeValue(offset)}; use 'earliest' or 'latest' for the ends of the log`)
+    return
+  }
+  if (offset === 'earliest' || offset === 'latest') return
+  if (typeof offset === 'object' && offset !== null && 'timestamp' in offset) {
+    const ts = (offset as { timestamp: unknown }).timestamp
+    if (typeof ts === 'bigint' || (typeof ts === 'number' && Number.isSafeInteger(ts)) || (ts instanceof Date && !isNaN(ts.getTime()))) return
+    throw new TypeError(`${what}: expected { timestamp } with a number, bigint or Date, got { timestamp: ${describeValue(ts)} }`)
+  }
+  const hint = typeof offset === 'number' && Number.isSafeInteger(offset) ? ` (write ${offset}n for offset ${offset})` : ''
+  throw new TypeError(`${what}: expected a bigint offset${hint}, 'earliest', 'latest' or { timestamp }, got ${describeValue(offset)}`)
+}
+
+/**
+ * The options every consumer takes (FetchOptions, deserializers), as checkKnownKeys takes them;
+ * `recordMaker` is internal (the kafkajs layer's) and not offered to users (see withoutInternal).
+ */
+export const CONSUMER_OPTION_KEYS = optionKeys<Omit<FetchOptions & DeserializerOptions, 'recordMaker'>>()([
+  'isolation', 'maxWaitMs', 'minBytes', 'maxBytes', 'maxPartitionBytes', 'maxBufferedBytes', 'rack', 'offsetReset',
+  'maxBatchRecords', 'maxBatchBytes', 'maxProcessingMs', 'emptyBatches', 'deserializers'
+])
+
+const ASSIGN_OPTION_KEYS = optionKeys<Omit<AssignOptions, 'recordMaker'>>()([...CONSUMER_OPTION_KEYS, 'assign'])
+
+/** A partition's position (`assign` entries, seek()). */
+const POSITION_KEYS = ['topic', 'partition', 'offset', 'leaderEpoch'] as const
+
+/** The names other clients (kafkajs, Java) give these options. */
+export const CONSUMER_OPTION_HINTS: Record<string, string> = {
+  isolationLevel: 'isolation',
+  readUncommitted: 'isolation',
+  readCommitted: 'isolation',
+  maxWaitTime: 'maxWaitMs',
+  maxWaitTimeInMs: 'maxWaitMs',
+  fetchMaxWaitMs: 'maxWaitMs',
+  maxBytesPerPartition: 'maxPartitionBytes',
+  autoOffsetReset: 'offsetReset',
+  maxPollRecords: 'maxBatchRecords',
+  maxPollIntervalMs: 'maxProcessingMs',
+  rackId: 'rack'
+}
+
+/** The options a user gave: without the internal `recordMaker`, which the key check neither allows nor lists. */
+export function withoutInternal (options: object): object {
+  if (!('recordMaker' in options)) return options
+  const { recordMaker: _internal, ...given } = options as { recordMaker?: unknown }
+  return given
+}
+
+/** Checks the values of the options every consumer takes (FetchOptions); `where` names the consumer kind. */
+export function checkFetchOptions (where: string, options: FetchOptions): void {
+  checkObject(where, 'options', options)
+  checkOneOf(where, 'isolation', options.isolation, ['read_uncommitted', 'read_committed'])
+  checkDuration(where, 'maxWaitMs', options.maxWaitMs)
+  checkInteger(where, 'minBytes', options.minBytes, { min: 0, max: 0x7fffffff })
+  for (const name of ['maxBytes', 'maxPartitionBytes'] as const) checkInteger(where, name, options[name], { min: 1, max: 0x7fffffff })
+  checkInteger(where, 'maxBufferedBytes', options.maxBufferedBytes, { min: 1 })
+  checkString(where, 'rack', options.rack)
+  checkOneOf(where, 'offsetReset', options.offsetReset, ['earliest', 'latest', 'none'])
+  checkInteger(where, 'maxBatchRecords', options.maxBatchRecords, { min: 1 })
+  checkInteger(where, 'maxBatchBytes', options.maxBatchBytes, { min: 1 })
+  checkDuration(where, 'maxProcessingMs', options.maxProcessingMs, 1)
+  checkBoolean(where, 'emptyBatches', options.emptyBatches)
+}
+
+/** run()'s options; `signal` stops the loop. */
+const RUN_OPTION_KEYS = optionKeys<RunOptions>()(['eachBatch', 'eachRecord', 'partitionsConcurrently', 'retry', 'signal'])
+const RUN_RETRY_OPTION_KEYS = optionKeys<RunRetryOptions>()(['maxRetries', 'initialMs', 'maxMs'])
+
+export function checkRunOptions (options: RunOptions): void {
+  checkObject('run() option', 'options', options)
+  checkKnownKeys('run() option', options, RUN_OPTION_KEYS, { eachMessage: 'eachRecord', concurrency: 'partitionsConcurrently', partitionsConsumedConcurrently: 'partitionsConcurrently' })
+  checkFunction('run() option', 'eachBatch', options.eachBatch)
+  checkFunction('run() option', 'eachRecord', options.eachRecord)
+  if ((options.eachBatch === undefined) === (options.eachRecord === undefined)) throw new TypeError('run() needs exactly one of eachBatch and eachRecord')
+  checkInteger('run() option', 'partitionsConcurrently', options.partitionsConcurrently, { min: 1, max: 10_000 })
+  checkSignal('run() option', 'signal', options.signal)
+  const retry = options.retry
+  if (retry === undefined || typeof retry === 'boolean') {
+    checkBoolean('run() option', 'retry', retry)
+    return
+  }
+  checkObject('run() option', 'retry', retry)
+  checkKnownKeys('run() option retry', retry, RUN_RETRY_OPTION_KEYS)
+  checkInteger('run() option', 'retry.maxRetries', retry.maxRetries, { min: 0 })
+  checkDuration('run() option', 'retry.initialMs', retry.initialMs)
+  checkDuration('run() option', 'retry.maxMs', retry.maxMs)
+}
+
+/** Consumer.assigned()'s options: the keys, and each `assign` entry (the fetch options' values are checked by the constructor). */
+export function checkAssignOptions<K, V> (options: AssignOptions<K, V>): void {
+  checkObject('client.consumer()', 'options', options)
+  checkKnownKeys('consumer option', withoutInternal(options), ASSIGN_OPTION_KEYS, CONSUMER_OPTION_HINTS)
+  if (!Array.isArray(options.assign)) throw new TypeError(`consumer option assign: expected an array of { topic, partition, offset }, got ${describeValue(options.assign)}`)
+  options.assign.forEach((a, i) => {
+    checkObject('consumer option', `assign[${i}]`, a)
+    checkKnownKeys(`consumer option assign[${i}]`, a, POSITION_KEYS)
+    checkString('consumer option', `assign[${i}].topic`, a.topic)
+    if (a.topic === undefined) throw new TypeError(`consumer option assign[${i}].topic: expected a non-empty string, got undefined`)
+    checkInteger('consumer option', `assign[${i}].partition`, a.partition, { min: 0 })
+    if (a.partition === undefined) throw new TypeError(`consumer option assign[${i}].partition: expected an integer ≥ 0, got undefined`)
+    checkOffset(`consumer option assign[${i}].offset`, a.offset)
+    checkInteger('consumer option', `assign[${i}].leaderEpoch`, a.leaderEpoch, { min: 0 })
+  })
+}
+
+/** seek()'s target (its topic-partition is checked against the assignment by seek() itself). */
+export function checkSeekTarget (target: { topic: string, partition: number, offset: bigint | OffsetSpec, leaderEpoch?: number }): void {
+  checkObject('seek()', 'target', target)
+  checkKnownKeys('seek() target', target, POSITION_KEYS)
+  checkOffset('seek() offset', target.offset)
+  checkInteger('seek()', 'leaderEpoch', target.leaderEpoch, { min: 0 })
+}
+
+/** The `batches()` options. */
+export function checkBatchesOptions (options: BatchesOptions): void {
+  checkObject('batches()', 'options', options as unknown)
+  checkKnownKeys('batches() option', options, ['signal'])
+  checkSignal('batches() option', 'signal', options.signal)
+}

@@ -1,0 +1,182 @@
+/**
+ * Fetch scheduling: which broker fetches which partition, and when. Keeps one Source per
+ * broker some held partition fetches from (its leader, or a preferred replica), tells each
+ * which of its partitions to fetch now (not paused, not backing off, with room in the
+ * buffer) and wakes them when there may be work; refreshes metadata when a leader is
+ * missing. Owns the sources, the consumer's own fetch connections and the work wake-ups;
+ * reads the consumer's cursors and passes the sources' reports on through
+ * FetchSchedulingHost.
+ */
+import type { Client } from '../client/client'
+import type { Cursor } from './cursor'
+import { Source, type FetchSettings, type SourceOwner } from './source'
+
+let consumerConnections = 0
+
+/** @internal Each fetching consumer (plain, group or share) gets its own fetch connections. */
+export function nextFetchPurpose (): `fetch-${number}` {
+  return `fetch-${++consumerConnections}`
+}
+
+/** What the sources report, passed on to the consumer as they come (SourceOwner's meanings). */
+type SourceReports = Pick<SourceOwner, 'isCurrent' | 'maxBatchRecords' | 'maxBatchBytes' | 'buffered' | 'truncated' | 'fetchError' | 'observed' | 'fetchStarted' | 'fetched' | 'fail' | 'resolve'>
+
+export interface FetchSchedulingHost extends SourceReports {
+  /** The partitions held. */
+  cursors: () => Iterable<Cursor>
+  /** The prefetch buffer holds maxBufferedBytes: nothing is fetched. */
+  readonly bufferFull: boolean
+}
+
+export class FetchScheduling {
+  readonly #client: Client
+  readonly #settings: FetchSettings
+  readonly #host: FetchSchedulingHost
+  readonly #sources = new Map<number, Source>()
+  /**
+   * This consumer's own fetch connections: a broker answers a connection's requests one at
+   * a time, so another consumer's long poll on a shared one would delay every fetch of ours.
+   */
+  readonly #purpose = nextFetchPurpose()
+  /** Sources waiting for fetchable work. */
+  #workWaiters: Array<() => void> = []
+  /** Goes up on every wake-up of the sources, so a source that was busy fetching does not miss one. */
+  #workVersion = 0
+  #refreshTimer: NodeJS.Timeout | undefined
+  /** The consumer closed: nothing is fetched, started or refreshed any more. */
+  #stopped = false
+  readonly #owner: SourceOwner
+
+  constructor (client: Client, settings: FetchSettings, host: FetchSchedulingHost) {
+    this.#client = client
+    this.#settings = settings
+    this.#host = host
+    this.#owner = this.#makeSourceOwner()
+  }
+
+  #makeSourceOwner (): SourceOwner {
+    const host = this.#host
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const scheduling = this
+    return {
+      fetchable: nodeId => this.#fetchable(nodeId),
+      heldBack: nodeId => this.#heldBack(nodeId),
+      isCurrent: (cursor, version) => host.isCurrent(cursor, version),
+      get maxBatchRecords (): number { return host.maxBatchRecords },
+      get maxBatchBytes (): number { return host.maxBatchBytes },
+      buffered: () => host.buffered(),
+      truncated: event => host.truncated(event),
+      fetchError: event => host.fetchError(event),
+      get observed (): boolean { return host.observed },
+      fetchStarted: nodeId => host.fetchStarted(nodeId),
+      fetched: event => host.fetched(event),
+      fail: error => host.fail(error),
+      refreshMetadata: () => this.#refreshMetadataSoon(),
+      startSources: () => this.startSources(),
+      resolve: cursor => host.resolve(cursor),
+      released: () => this.wake(),
+      get workVersion (): number { return scheduling.#workVersion },
+      waitForWork: async (signal, since) => await new Promise<void>(resolve => {
+        if (signal.aborted || this.#workVersion !== since) { resolve(); return }
+        const onAbort = (): void => resolve()
+        signal.addEventListener('abort', onAbort, { once: true })
+        this.#workWaiters.push(() => {
+          signal.removeEventListener('abort', onAbort)
+          resolve()
+        })
+      })
+    }
+  }
+
+  #fetchable (nodeId: number): Cursor[] {
+    if (this.#stopped || this.#host.bufferFull) return []
+    const cursors: Cursor[] = []
+    const now = Date.now()
+    for (const cursor of this.#host.cursors()) {
+      if (cursor.paused || cursor.inFetch || cursor.fetchOffset === undefined || cursor.ownership.released || cursor.retryAt > now) continue
+      // Memory against the wire limit: one full answer of the partition (which costs more in memory than on the wire) stops it until it is handed out.
+      if (cursor.bufferedBytes >= this.#settings.maxPartitionBytes) continue
+      if (this.nodeOf(cursor) !== nodeId) continue
+      cursors.push(cursor)
+    }
+    return cursors
+  }
+
+  #heldBack (nodeId: number): boolean {
+    for (const cursor of this.#host.cursors()) {
+      if (cursor.paused || cursor.inFetch || cursor.fetchOffset === undefined || cursor.ownership.released) continue
+      if (cursor.bufferedBytes >= this.#settings.maxPartitionBytes && this.nodeOf(cursor) === nodeId) return true
+    }
+    return false
+  }
+
+  /** The broker a cursor fetches from: its preferred replica while that is known, else its leader (-1: none known). */
+  nodeOf (cursor: Cursor): number {
+    if (cursor.preferredReplica >= 0 && this.#client.brokers.broker(cursor.preferredReplica) !== undefined) return cursor.preferredReplica
+    return this.#client.metadata.partition(cursor.topic, cursor.partition)?.leaderId ?? -1
+  }
+
+  /** Starts a source for every broker some cursor fetches from, and wakes them. */
+  startSources (): void {
+    if (this.#stopped) return
+    let missingLeader = false
+    for (const cursor of this.#host.cursors()) {
+      const nodeId = this.nodeOf(cursor)
+      if (nodeId < 0) {
+        missingLeader = true
+        continue
+      }
+      if (!this.#sources.has(nodeId)) {
+        const source = new Source(nodeId, this.#client, this.#owner, this.#settings, this.#purpose)
+        this.#sources.set(nodeId, source)
+        source.start()
+      }
+    }
+    if (missingLeader) this.#refreshMetadataSoon()
+  }
+
+  /** Partitions of these topics were added: start fetching once their metadata is known. */
+  startWhenKnown (topics: string[]): void {
+    const missing = topics.filter(t => this.#client.metadata.topic(t) === undefined)
+    if (missing.length === 0) {
+      this.startSources()
+      this.wake()
+      return
+    }
+    Promise.all(missing.map(async t => await this.#client.metadata.waitForTopic(t, 60_000))).then(() => {
+      this.startSources()
+      this.wake()
+    }, error => this.#host.fail(error))
+  }
+
+  #refreshMetadataSoon (): void {
+    if (this.#refreshTimer !== undefined || this.#stopped) return
+    this.#refreshTimer = setTimeout(() => {
+      this.#refreshTimer = undefined
+      this.#client.metadata.refresh(new Set([...this.#host.cursors()].map(c => c.topic))).then(() => {
+        this.startSources()
+        this.wake()
+      }, () => this.#refreshMetadataSoon())
+    }, this.#client.backoff.initialMs)
+  }
+
+  /** There may be something to fetch (room freed, a seek, a resume, a position resolved): wakes the sources. */
+  wake (): void {
+    this.#workVersion++
+    for (const wake of this.#workWaiters.splice(0)) wake()
+  }
+
+  /** close() begins: nothing is fetched, started or refreshed from now on; the sources wake to see it. */
+  stop (): void {
+    this.#stopped = true
+    clearTimeout(this.#refreshTimer)
+    this.wake()
+  }
+
+  /** Stops the sources and closes this consumer's fetch connections (a long-lived Client would collect them otherwise). */
+  async closeSources (): Promise<void> {
+    await Promise.all([...this.#sources.values()].map(async s => await s.stop()))
+    this.#sources.clear()
+    this.#client.brokers.closePurpose(this.#purpose)
+  }
+}

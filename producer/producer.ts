@@ -36,7 +36,7 @@ import type { CompressionCodec } from '../protocol/compression'
 import { DescribeConfigs } from '../protocol/apis/describe-configs'
 import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
-import { RECORD_BATCH_OVERHEAD, recordSizeUpperBound, type RecordHeader, type RecordInput } from '../protocol/record-batch'
+import { RECORD_BATCH_OVERHEAD, recordSizeUpperBound, type RecordInput } from '../protocol/record-batch'
 import { notifyWaiter, ProducerBatch, type RecordCallback, type RecordMetadata, type SendAnswer, type SendTracker, type Waiter } from './batch'
 import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError, RecordTooLargeError, SendError, TopicDeletedError } from './errors'
 import { NO_IDENTITY, ProducerIdentity, ProducerIdentityError, sameIdentity } from './identity'
@@ -45,7 +45,8 @@ import { checkSignal, describeValue } from '../client/validate'
 import { PartitionQueue } from './partition-queue'
 import { BatchBuffers } from './batch-buffers'
 import type { Writer } from '../protocol/writer'
-import { createPartitioner, type Partitioner, type PartitionerInput, type PartitionerOption } from './partitioners'
+import { availablePartitions, createPartitioner, type Partitioner, type PartitionerInput, type PartitionerOption } from './partitioners'
+import { adoptAsRecordInput, toRecordInput, waitingSize, type ProducerBytes, type ProducerRecord } from './record-input'
 import { Sink, type ItemOutcome, type SendItem } from './sink'
 import { RecordSerializer, type Serializers } from '../client/serializers'
 import { AbortedError } from '../client/errors'
@@ -54,29 +55,7 @@ import {
   TransactionManager, TransactionAbortableError, type ConsumerGroupMetadata, type SendOffsetsOptions, type TransactionCallOptions, type TransactionHost, type TransactionState
 } from './transaction'
 
-/** Bytes of a key, value or header value: strings are written as UTF-8. */
-export type ProducerBytes = Buffer | Uint8Array | string
-
-/**
- * Record headers, in either shape: an array of `{ key, value }` (order and repeated keys
- * kept), or a kafkajs-style object `{ name: value }` where an array value repeats the header.
- */
-export type ProducerHeaders =
-  | Array<{ key: string, value: ProducerBytes | null }>
-  | Record<string, ProducerBytes | null | ProducerBytes[]>
-
-/** K and V are the types the `serializers` take (bytes without serializers). */
-export interface ProducerRecord<K = ProducerBytes, V = ProducerBytes> {
-  topic: string
-  key?: K | null
-  /** Required: null writes a tombstone. */
-  value: V | null
-  headers?: ProducerHeaders
-  /** Chosen by the partitioner when omitted. */
-  partition?: number
-  /** Milliseconds since the epoch; now when omitted. */
-  timestamp?: bigint | number | Date
-}
+export type { ProducerBytes, ProducerHeaders, ProducerRecord } from './record-input'
 
 export interface ProducerOptions<K = ProducerBytes, V = ProducerBytes> {
   /**
@@ -1593,42 +1572,6 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   }
 }
 
-// A record without its own timestamp gets a coarse clock's: Date.now() (about 70 ns a call
-// here, one per record was 4-7% of a produce profile) is read by the first record of a
-// synchronous run of produce()/send() calls, then again after every CLOCK_READ_EVERY
-// records of that run, and the run's end (a microtask) makes the next record read it again.
-// Each read takes Date.now() as it is, also when it is behind the time read before: a wall
-// clock stepped back gives the records the new time at once, as one Date.now() a record did
-// (holding the old time would stamp records in the future until the clock caught up).
-const CLOCK_READ_EVERY = 64
-let clockMs = 0
-let clockBig = 0n
-/** Records stamped since the clock was last read; 0: read it for the next record. */
-let clockUses = 0
-function expireClock (): void {
-  clockUses = 0
-}
-function recordTimestamp (): bigint {
-  if (clockUses === 0 || clockUses >= CLOCK_READ_EVERY) {
-    if (clockUses === 0) queueMicrotask(expireClock)
-    clockUses = 0
-    const now = Date.now()
-    if (now !== clockMs) {
-      clockMs = now
-      clockBig = BigInt(now)
-    }
-  }
-  clockUses++
-  return clockBig
-}
-
-function toBuffer (value: ProducerBytes | null | undefined): Buffer | null {
-  if (value === null || value === undefined) return null
-  if (typeof value === 'string') return Buffer.from(value, 'utf8')
-  // A view of the same memory, not a copy.
-  return Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength)
-}
-
 /** What the records of one send()/sendTo() call are buffered with: where their outcomes go, their batches (for an abort), and whether the records are the producer's to convert in place. */
 type CallTracker = SendTracker & { batches: Set<ProducerBatch>, adopt: boolean }
 
@@ -1653,73 +1596,4 @@ class ResultsAnswer implements SendAnswer<RecordMetadata[]> {
     if (errors === undefined) return this.#results
     throw this.#many ? new SendError(this.#results, errors) : errors.find(e => e !== undefined)!
   }
-}
-
-function toRecordInput (record: ProducerRecord): RecordInput {
-  return { key: toBuffer(record.key), value: toBuffer(record.value), headers: headersOf(record.headers), timestamp: timestampOf(record.timestamp) }
-}
-
-/**
- * toRecordInput's conversions made on the record itself, which then is its RecordInput
- * (sendTo's records are the producer's to change): no second object per record. Converting
- * a record again changes nothing.
- */
-function adoptAsRecordInput (record: ProducerRecord): RecordInput {
-  const input = record as unknown as { key: Buffer | null, value: Buffer | null, headers: RecordHeader[] | undefined, timestamp: bigint }
-  input.key = toBuffer(record.key)
-  input.value = toBuffer(record.value)
-  if (record.headers !== undefined) input.headers = headersOf(record.headers)
-  input.timestamp = timestampOf(record.timestamp)
-  return input
-}
-
-function headersOf (headers: ProducerHeaders | null | undefined): RecordHeader[] | undefined {
-  if (headers === undefined || headers === null) return undefined
-  if (Array.isArray(headers)) return headers.map(h => ({ key: h.key, value: toBuffer(h.value) }))
-  const out: RecordHeader[] = []
-  for (const [key, value] of Object.entries(headers)) {
-    if (Array.isArray(value)) for (const v of value) out.push({ key, value: toBuffer(v) })
-    else out.push({ key, value: toBuffer(value) })
-  }
-  return out
-}
-
-function timestampOf (ts: bigint | number | Date | undefined): bigint {
-  return ts === undefined ? recordTimestamp() : typeof ts === 'bigint' ? ts : BigInt(ts instanceof Date ? ts.getTime() : Math.trunc(ts))
-}
-
-/** A rough size of a record that is not encoded yet. */
-function waitingSize (record: ProducerRecord): number {
-  const size = (value: ProducerBytes | null | undefined): number => value === null || value === undefined ? 0 : value.length
-  return 36 + size(record.key) + size(record.value)
-}
-
-/**
- * The partitions with a leader, computed once per metadata answer: metadata replaces a
- * topic's partitions array when it changes and never edits it, so the array is the cache
- * key. The partitioner sees the same array until metadata changes (it relies on that to
- * skip rechecking its sticky partition), and no array is made per record.
- */
-const availableByPartitions = new WeakMap<ReadonlyArray<{ partition: number, leaderId: number } | undefined>, readonly number[]>()
-
-/** The last lookup's key and answer: records mostly go to the topic of the record before, and a WeakMap lookup per record showed in profiles. */
-let lastPartitions: ReadonlyArray<{ partition: number, leaderId: number } | undefined> | undefined
-let lastAvailable: readonly number[] = []
-
-function availablePartitions (partitions: ReadonlyArray<{ partition: number, leaderId: number } | undefined>): readonly number[] {
-  if (partitions === lastPartitions) return lastAvailable
-  lastAvailable = availableFor(partitions)
-  lastPartitions = partitions
-  return lastAvailable
-}
-
-function availableFor (partitions: ReadonlyArray<{ partition: number, leaderId: number } | undefined>): readonly number[] {
-  const cached = availableByPartitions.get(partitions)
-  if (cached !== undefined) return cached
-  const available: number[] = []
-  for (const p of partitions) if (p !== undefined && p.leaderId >= 0) available.push(p.partition)
-  // Shared by every record until metadata changes: frozen, so a custom partitioner cannot edit it for the others.
-  Object.freeze(available)
-  availableByPartitions.set(partitions, available)
-  return available
 }

@@ -35,7 +35,7 @@ import { backoffDelay, describeError } from '../client/backoff'
 import type { CompressionCodec } from '../protocol/compression'
 import { DescribeConfigs } from '../protocol/apis/describe-configs'
 import { ErrorCode } from '../protocol/error-codes'
-import { BrokerError, KafkaTsError } from '../protocol/errors'
+import { BrokerError } from '../protocol/errors'
 import { RECORD_BATCH_OVERHEAD, recordSizeUpperBound, type RecordInput } from '../protocol/record-batch'
 import { notifyWaiter, ProducerBatch, type RecordCallback, type RecordMetadata, type SendAnswer, type SendTracker, type Waiter } from './batch'
 import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError, RecordTooLargeError, SendError, TopicDeletedError } from './errors'
@@ -47,6 +47,7 @@ import { BatchBuffers } from './batch-buffers'
 import type { Writer } from '../protocol/writer'
 import { availablePartitions, createPartitioner, type Partitioner, type PartitionerInput, type PartitionerOption } from './partitioners'
 import { adoptAsRecordInput, toRecordInput, waitingSize, type ProducerBytes, type ProducerRecord } from './record-input'
+import { madeGapItself, meaningOfCode, meaningOfFailure, saysTopicMissing } from './outcomes'
 import { Sink, type ItemOutcome, type SendItem } from './sink'
 import { RecordSerializer, type Serializers } from '../client/serializers'
 import { AbortedError } from '../client/errors'
@@ -156,23 +157,6 @@ export interface ProducerEvents {
   drain: []
 }
 
-// Produce answers that are retried, sorted by whether the batch may have been written (which
-// the table's retriable flag does not say): Kafka-retriable codes, and UNKNOWN_SERVER_ERROR.
-// Retriable codes in neither set (CORRUPT_MESSAGE, NOT_COORDINATOR, …) fail the batch.
-const AMBIGUOUS_CODES = new Set<number>([
-  ErrorCode.UNKNOWN_SERVER_ERROR, // may have failed after the append
-  ErrorCode.REQUEST_TIMED_OUT,
-  ErrorCode.NETWORK_EXCEPTION,
-  ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
-  ErrorCode.KAFKA_STORAGE_ERROR
-])
-const DEFINITE_RETRIABLE_CODES = new Set<number>([
-  ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.LEADER_NOT_AVAILABLE, ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.NOT_ENOUGH_REPLICAS,
-  ErrorCode.FENCED_LEADER_EPOCH, ErrorCode.UNKNOWN_LEADER_EPOCH, ErrorCode.UNKNOWN_TOPIC_ID, ErrorCode.INCONSISTENT_TOPIC_ID,
-  ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
-  // A transactional Produce right after EndTxn, while the previous transaction's markers are written (KIP-890).
-  ErrorCode.CONCURRENT_TRANSACTIONS
-])
 /**
  * Connection deaths in a row, with the request written, after which a batch is given up on
  * (OutcomeUnknownError, and its partition moves to a new epoch). The 2nd to the last are
@@ -1029,14 +1013,12 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     if (outcome.kind === 'error') {
       // The broker may be gone and its partitions led elsewhere now.
       if (outcome.error instanceof ConnectionError || outcome.error instanceof RequestTimeoutError) this.#refreshMetadataSoon()
-      if (outcome.written) {
+      const meaning = meaningOfFailure(outcome.error, outcome.written, batch.ambiguous)
+      if (meaning === 'ambiguous') {
         if (!(outcome.error instanceof ConnectionError)) this.#clearSuspect(batch)
         else if (this.#connectionDied(queue, batch, nodeId, outcome.error)) return
-        // The request may have reached the broker: the batch's outcome is unknown.
         this.#retryAmbiguous(queue, batch, outcome.error)
-      } else if (!batch.ambiguous && outcome.error instanceof KafkaTsError && !(outcome.error instanceof ConnectionError) && !outcome.error.retriable) {
-        // An ambiguous batch stays ambiguous: this attempt did nothing, an earlier one may have
-        // been written, so it is retried (invariant 1), whatever kept this one from the wire.
+      } else if (meaning === 'failed') {
         this.#failDefinitely(queue, batch, outcome.error)
       } else {
         this.#retryDefinite(queue, batch, outcome.error, false)
@@ -1051,7 +1033,8 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       return
     }
     const code = response.errorCode
-    if (code === 0 || code === ErrorCode.DUPLICATE_SEQUENCE_NUMBER) {
+    const meaning = meaningOfCode(code, this.#txn !== undefined)
+    if (meaning === 'written') {
       this.#succeed(queue, batch, response.baseOffset, response.logAppendTimeMs, response.logStartOffset)
       // The broker answered the one request that ever carried the batch, so it read all of
       // it: the socket is done with the encoded bytes, and they are reused (BatchBuffers).
@@ -1063,22 +1046,29 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       return
     }
     const error = new BrokerError(code, `Produce to ${queue.key} on broker ${nodeId}`, response.errorMessage)
-    if (AMBIGUOUS_CODES.has(code)) {
-      this.#retryAmbiguous(queue, batch, error)
-    } else if (DEFINITE_RETRIABLE_CODES.has(code)) {
-      if (code === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION || code === ErrorCode.UNKNOWN_TOPIC_ID) queue.topicMissingCode = code
-      if (invalidatesMetadata(code)) this.#refreshMetadataSoon()
-      this.#retryDefinite(queue, batch, error, true)
-    } else if (this.#txn !== undefined && (code === ErrorCode.INVALID_PRODUCER_EPOCH || code === ErrorCode.PRODUCER_FENCED)) {
-      // A newer producer with this transactional id took over: fenced, not a sequence problem.
-      const fenced = this.#txn.fencedBy(error)
-      if (this.#isPending(batch)) this.#finishBatch(queue, batch, fenced, null)
-    } else if (code === ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER || code === ErrorCode.UNKNOWN_PRODUCER_ID || code === ErrorCode.INVALID_PRODUCER_EPOCH) {
-      this.#onSequenceError(queue, batch, error)
-    } else if (code === ErrorCode.MESSAGE_TOO_LARGE) {
-      this.#onTooLarge(queue, batch, error)
-    } else {
-      this.#failDefinitely(queue, batch, error)
+    switch (meaning) {
+      case 'ambiguous':
+        this.#retryAmbiguous(queue, batch, error)
+        return
+      case 'retry':
+        if (saysTopicMissing(code)) queue.topicMissingCode = code
+        if (invalidatesMetadata(code)) this.#refreshMetadataSoon()
+        this.#retryDefinite(queue, batch, error, true)
+        return
+      case 'fenced': {
+        // A newer producer with this transactional id took over: fenced, not a sequence problem.
+        const fenced = this.#txn!.fencedBy(error)
+        if (this.#isPending(batch)) this.#finishBatch(queue, batch, fenced, null)
+        return
+      }
+      case 'sequence':
+        this.#onSequenceError(queue, batch, error)
+        return
+      case 'too-large':
+        this.#onTooLarge(queue, batch, error)
+        return
+      default:
+        this.#failDefinitely(queue, batch, error)
     }
   }
 
@@ -1228,7 +1218,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       this.#backOff(queue, 0)
       return
     }
-    if (this.#madeGapItself(queue, batch, error.code)) {
+    if (madeGapItself(queue, batch, error.code)) {
       // The producer dropped a sent batch of this identity itself (a definite failure, a
       // timeout, an abort): the broker refuses what follows the gap, and nothing it
       // acknowledged is missing. The partition is leaving the identity already.
@@ -1244,18 +1234,6 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     batch.ambiguous = false
     queue.serial = true
     this.#leaveIdentity(queue, error.message)
-  }
-
-  /**
-   * Whether a sequence error answers a gap this producer made: the partition is `leaving`
-   * the identity the batch was sent under (a sent batch of it was dropped before the broker
-   * took it), and the broker says the sequence is out of order or the epoch moved. Only
-   * UNKNOWN_PRODUCER_ID, or a gap under an identity nothing was dropped from, can mean
-   * that acknowledged records are missing.
-   */
-  #madeGapItself (queue: PartitionQueue, batch: ProducerBatch, code: number): boolean {
-    if (code !== ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER && code !== ErrorCode.INVALID_PRODUCER_EPOCH) return false
-    return queue.leaving && batch.producerId === queue.identity.producerId && batch.producerEpoch === queue.identity.producerEpoch
   }
 
   #failDefinitely (queue: PartitionQueue, batch: ProducerBatch, error: Error): void {

@@ -386,7 +386,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
             if (batch.inFlight || batch.ambiguous) continue
             if (batch.sent) {
               gap = true
-              queue.leaving = true
+              queue.leaveIdentity()
             }
             this.#finishBatch(queue, batch, error, null)
           }
@@ -700,7 +700,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   #releaseResources (): void {
     this.#closing.abort(this.#closedError)
     this.#stopTimers()
-    for (const queue of this.#queues.values()) if (queue.lingerTimer !== undefined) clearTimeout(queue.lingerTimer)
+    for (const queue of this.#queues.values()) queue.stopLinger()
     if (this.#wakeTimer !== undefined) clearTimeout(this.#wakeTimer)
     this.#wakeTimer = undefined
     if (this.#refreshTimer !== undefined) clearTimeout(this.#refreshTimer)
@@ -746,7 +746,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     if (batch === undefined) {
       batch = new ProducerBatch(record.topic, partition, Date.now(), this.#onCallbackThrow)
       this.#startDeliveryTimer()
-      queue.batches.push(batch)
+      queue.push(batch)
       this.#active.add(queue)
       this.#startLinger(queue)
     }
@@ -849,12 +849,10 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       this.#scheduleDrain()
       return
     }
-    if (queue.lingerTimer !== undefined) return
-    queue.lingerTimer = setTimeout(() => {
-      queue.lingerTimer = undefined
-      this.#scheduleDrain()
-    }, this.#lingerMs)
+    queue.startLinger(this.#lingerMs, this.#wake)
   }
+
+  readonly #wake = (): void => this.#scheduleDrain()
 
   // ---------------------------------------------------------------- sending
 
@@ -929,16 +927,8 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
 
   /** Seals `batch`, gives it its sequence at its first send, and counts it in flight to `nodeId`. */
   #markSent (queue: PartitionQueue, batch: ProducerBatch, nodeId: number, items: SendItem[]): void {
-    batch.sealed = true
-    if (batch.baseSequence < 0 && this.#idempotent) {
-      batch.baseSequence = queue.takeSequence(batch.recordCount)
-      batch.producerId = queue.identity.producerId
-      batch.producerEpoch = queue.identity.producerEpoch
-    }
+    queue.markSent(batch, nodeId, this.#idempotent)
     batch.topicId ??= this.#client.metadata.topic(queue.topic)?.topicId
-    batch.inFlight = true
-    queue.inFlight++
-    queue.inFlightNode = nodeId
     this.#inFlightBatches++
     items.push({ queue, batch })
   }
@@ -948,8 +938,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       this.#wakeAt(queue.retryAt)
       return undefined
     }
-    if (queue.inFlight > 0 && (queue.serial || (this.#idempotent && !queue.confirmed) || queue.inFlightNode !== nodeId)) return undefined
-    if (queue.inFlight >= 5) return undefined
+    if (!queue.mayAddInFlight(nodeId, this.#idempotent)) return undefined
     for (const batch of queue.batches) {
       if (batch.inFlight) continue
       if (batch.recordCount === 0) return undefined
@@ -999,11 +988,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   /** @internal Sink callback: decides what the outcome of one batch's attempt means. */
   onOutcome (nodeId: number, item: SendItem, outcome: ItemOutcome): void {
     const { queue, batch } = item
-    if (batch.inFlight) {
-      batch.inFlight = false
-      queue.inFlight--
-      this.#inFlightBatches--
-    }
+    if (queue.markAnswered(batch)) this.#inFlightBatches--
     // Answered already (a forced close): only the in-flight accounting above was left to do.
     if (batch.finished) return
     if (outcome.kind === 'no-response') {
@@ -1051,7 +1036,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
         this.#retryAmbiguous(queue, batch, error)
         return
       case 'retry':
-        if (saysTopicMissing(code)) queue.topicMissingCode = code
+        if (saysTopicMissing(code)) queue.noteTopicMissing(code)
         if (invalidatesMetadata(code)) this.#refreshMetadataSoon()
         this.#retryDefinite(queue, batch, error, true)
         return
@@ -1122,8 +1107,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       lastOffset = offset
       return { topic, partition, offset, timestamp: appendTime ?? records[i].timestamp!, logStartOffset }
     })
-    if (!queue.batches.some(b => b.sent && !b.inFlight)) queue.serial = false
-    if (batch.producerEpoch === queue.identity.producerEpoch && batch.producerId === queue.identity.producerId) queue.confirmed = true
+    queue.onWritten(batch)
   }
 
   /** No definite answer: retry with the same id, epoch and sequence, whatever the limits say. */
@@ -1181,17 +1165,15 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     if (batch.recordCount > 1) {
       queue.insertAfter(batch, batch.splitOff(Math.ceil(batch.recordCount / 2)))
       // Pipelined batches behind it are refused as out of order: resend from the head, one at a time.
-      queue.serial = true
+      queue.becomeSerial()
       this.#scheduleDrain()
       return
     }
     const recordBytes = batch.encoded?.length ?? batch.bytes
-    batch.inFlight = true
-    queue.inFlight++
+    queue.hold(batch)
     this.#inFlightBatches++
     void this.#topicMessageLimit(queue.topic).then(limit => {
-      batch.inFlight = false
-      queue.inFlight--
+      queue.markAnswered(batch)
       this.#inFlightBatches--
       if (!batch.finished) this.#failDefinitely(queue, batch, new RecordTooLargeError(queue.topic, queue.partition, recordBytes, limit))
       this.#scheduleDrain()
@@ -1232,7 +1214,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     }
     // The broker refused this attempt; whatever an earlier attempt did is now resolved as "not in the log".
     batch.ambiguous = false
-    queue.serial = true
+    queue.becomeSerial()
     this.#leaveIdentity(queue, error.message)
   }
 
@@ -1244,8 +1226,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   }
 
   #backOff (queue: PartitionQueue, attempt: number): void {
-    queue.serial = true
-    queue.retryAt = Date.now() + backoffDelay(attempt, this.#client.backoff)
+    queue.backOffUntil(Date.now() + backoffDelay(attempt, this.#client.backoff))
     this.#wakeAt(queue.retryAt)
   }
 
@@ -1402,7 +1383,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
    */
   #leaveIdentity (queue: PartitionQueue, reason: string): void {
     if (!this.#idempotent) return
-    queue.leaving = true
+    queue.leaveIdentity()
     if (this.#txn !== undefined) {
       // In a transaction the new epoch comes with the abort (EndTxn v5, or InitProducerId on version 1).
       this.#txn.onEpochBumpNeeded(reason)
@@ -1477,9 +1458,9 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     for (const queue of [...this.#active]) {
       const topic = this.#client.metadata.topic(queue.topic)
       // A topic missing from refreshed metadata was deleted, whether or not a broker said so yet.
-      const code = queue.topicMissingCode !== 0 ? queue.topicMissingCode : topic === undefined ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : 0
+      const noted = queue.takeTopicMissingCode()
+      const code = noted !== 0 ? noted : topic === undefined ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : 0
       if (code === 0) continue
-      queue.topicMissingCode = 0
       const sentUnder = queue.batches.find(b => b.topicId !== undefined)?.topicId
       if (topic !== undefined && (sentUnder === undefined || topic.topicId === sentUnder)) continue
       const why = topic === undefined ? 'is no longer in the cluster\'s metadata' : `was re-created (topic id ${sentUnder} became ${topic.topicId})`

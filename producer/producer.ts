@@ -39,7 +39,7 @@ import { BrokerError } from '../protocol/errors'
 import { RECORD_BATCH_OVERHEAD, recordSizeUpperBound, type RecordInput } from '../protocol/record-batch'
 import { notifyWaiter, ProducerBatch, type RecordCallback, type RecordMetadata, type SendAnswer, type SendTracker, type Waiter } from './batch'
 import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError, RecordTooLargeError, SendError, TopicDeletedError } from './errors'
-import { NO_IDENTITY, ProducerIdentity, ProducerIdentityError, sameIdentity } from './identity'
+import { NO_IDENTITY, ProducerIdentity, ProducerIdentityError } from './identity'
 import { checkProducerOptions, checkRecord, checkRecords, refuseKafkajsShape } from './input'
 import { checkSignal, describeValue } from '../client/validate'
 import { PartitionQueue } from './partition-queue'
@@ -47,6 +47,7 @@ import { BatchBuffers } from './batch-buffers'
 import type { Writer } from '../protocol/writer'
 import { availablePartitions, createPartitioner, type Partitioner, type PartitionerInput, type PartitionerOption } from './partitioners'
 import { adoptAsRecordInput, toRecordInput, waitingSize, type ProducerBytes, type ProducerRecord } from './record-input'
+import { Sequencing } from './sequencing'
 import { madeGapItself, meaningOfCode, meaningOfFailure, saysTopicMissing } from './outcomes'
 import { Sink, type ItemOutcome, type SendItem } from './sink'
 import { RecordSerializer, type Serializers } from '../client/serializers'
@@ -205,6 +206,8 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   readonly #active = new Set<PartitionQueue>()
   readonly #sinks = new Map<number, Sink>()
   #drainScheduled = false
+  /** #scheduleDrain as a value, made once: linger timers and Sequencing call it. */
+  readonly #wake = (): void => this.#scheduleDrain()
 
   // Buffer accounting for backpressure: counts records appended and not yet answered.
   #bufferedBytes = 0
@@ -215,6 +218,8 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
 
   // Idempotence: the identity new sequences are issued under (each partition keeps its own, see identity.ts).
   readonly #identity: ProducerIdentity
+  /** Under which identity each partition sends, and when it needs a new epoch (sequencing.ts). */
+  readonly #sequencing: Sequencing
   /** Set for a transactional producer: the transaction's state and its coordinator requests. */
   readonly #txn: TransactionManager | undefined
   #inFlightBatches = 0
@@ -278,6 +283,14 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       send: this.#txn === undefined ? undefined : async request => await this.#txn!.sendInitProducerId(request),
       keepTrying: () => !this.#closed && (this.#txn !== undefined || this.#hasBatchesWaitingForIdentity()),
       closing: this.#closing.signal
+    })
+    this.#sequencing = new Sequencing(this.#identity, this.#txn, {
+      wake: this.#wake,
+      epochBumped: (producerId, producerEpoch, reason) => {
+        this.#client.instrumentation.log.info(`new producer epoch: ${reason}`, { producerId, producerEpoch })
+        this.emit('epochBump', { producerId, producerEpoch, reason })
+      },
+      identityFailed: error => this.#failWaitingForIdentity(error)
     })
     // Closed with its client: pending work fails with the client's ClientClosedError at once.
     this.#unregister = client.register({ closeWithClient: error => this.#abandonAll(error, error) })
@@ -852,8 +865,6 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     queue.startLinger(this.#lingerMs, this.#wake)
   }
 
-  readonly #wake = (): void => this.#scheduleDrain()
-
   // ---------------------------------------------------------------- sending
 
   #scheduleDrain (): void {
@@ -868,7 +879,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   async #drain (): Promise<void> {
     if (this.#active.size === 0) return
     if (this.#idempotent && !this.#identity.ready) {
-      this.#acquireIdentity()
+      this.#sequencing.acquire()
       return
     }
     const leaders = new Set<number>()
@@ -942,7 +953,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     for (const batch of queue.batches) {
       if (batch.inFlight) continue
       if (batch.recordCount === 0) return undefined
-      if (this.#idempotent && !this.#identityAllows(queue, batch)) return undefined
+      if (this.#idempotent && !this.#sequencing.allows(queue, batch)) return undefined
       if (!batch.sealed && this.#flushing === 0 && !this.#closed) {
         const lingerEnds = batch.createdAt + this.#lingerMs
         if (now < lingerEnds) {
@@ -1319,7 +1330,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
           this.#finishBatch(queue, batch, new OutcomeUnknownError(`Record for ${queue.key} was not acknowledged within deliveryTimeoutMs (${this.#deliveryTimeoutMs} ms); an attempt was written without a definite answer (${batch.lastError?.message ?? 'no answer'}), so it may or may not be in the log.`, { cause: batch.lastError }), null)
           continue
         }
-        const lastError = batch.lastError ?? (this.#waitsForIdentity(queue) ? this.#identity.lastError : undefined) ?? (this.#hasNoLeader(queue) ? this.#metadataFailure : undefined)
+        const lastError = batch.lastError ?? (this.#sequencing.waitsForIdentity(queue) ? this.#identity.lastError : undefined) ?? (this.#hasNoLeader(queue) ? this.#metadataFailure : undefined)
         const error = new DeliveryTimeoutError(`Record for ${queue.key} was not delivered within deliveryTimeoutMs (${this.#deliveryTimeoutMs} ms)${lastError !== undefined ? `; last error: ${lastError.message}` : ''}. It is not in the log.`, { cause: lastError })
         if (batch.sent) this.#failDefinitely(queue, batch, error)
         else this.#finishBatch(queue, batch, error, null)
@@ -1330,86 +1341,24 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   // ---------------------------------------------------------------- idempotence
 
   /**
-   * Whether `batch` may be sent now as far as the partition's identity goes:
-   * - an ambiguous batch is always retried under the identity it was first sent with;
-   * - a partition whose identity is not the current one (a bump happened, or it has none
-   *   yet) adopts the current one once nothing of the old is in flight or ambiguous;
-   * - until then it keeps sending under its old identity, unless it is `leaving` it.
-   */
-  #identityAllows (queue: PartitionQueue, batch: ProducerBatch): boolean {
-    if (batch.ambiguous) return true
-    if (!this.#identity.ready) {
-      this.#acquireIdentity()
-      return false
-    }
-    const current = this.#identity.current
-    if (sameIdentity(queue.identity, current)) {
-      if (!queue.leaving) return true
-      this.#acquireIdentity(queue)
-      return false
-    }
-    if (!queue.holdsIdentity) {
-      queue.adopt(current)
-      return true
-    }
-    return !queue.leaving
-  }
-
-  /** Gets the first identity, or (with `queue`) one to replace the queue's; drains once it is there. */
-  #acquireIdentity (queue?: PartitionQueue): void {
-    // A transactional producer's identity comes from its transaction manager only (begin, EndTxn, abort).
-    if (this.#identity.acquiring || this.#txn !== undefined) return
-    const replacing = queue?.identity
-    const bumping = replacing !== undefined
-    this.#identity.acquire(replacing).then(identity => {
-      if (bumping) {
-        this.#client.instrumentation.log.info(`new producer epoch: ${this.#bumpReason}`, { producerId: identity.producerId, producerEpoch: identity.producerEpoch })
-        this.emit('epochBump', { producerId: identity.producerId, producerEpoch: identity.producerEpoch, reason: this.#bumpReason })
-      }
-      this.#scheduleDrain()
-    }, (error: Error) => {
-      // Retriable failures were retried while records waited; what waits now cannot be sent.
-      this.#failWaitingForIdentity(error)
-      this.#scheduleDrain()
-    })
-  }
-
-  #bumpReason = ''
-
-  /**
-   * A sent batch of `queue` was dropped (or the broker lost its sequences): the partition
-   * must not issue another sequence under its identity. It gets a new one (KIP-360) once
-   * nothing of the old is in flight or ambiguous; other partitions are not affected.
+   * A sent batch of `queue` was dropped (or the broker lost its sequences): it issues no
+   * further sequence under its identity (see Sequencing.leave). Nothing to do without idempotence.
    */
   #leaveIdentity (queue: PartitionQueue, reason: string): void {
-    if (!this.#idempotent) return
-    queue.leaveIdentity()
-    if (this.#txn !== undefined) {
-      // In a transaction the new epoch comes with the abort (EndTxn v5, or InitProducerId on version 1).
-      this.#txn.onEpochBumpNeeded(reason)
-      return
-    }
-    this.#bumpReason = reason
-    if (sameIdentity(queue.identity, this.#identity.current)) this.#acquireIdentity(queue)
-    this.#scheduleDrain()
+    if (this.#idempotent) this.#sequencing.leave(queue, reason)
   }
 
   /** Batches that cannot be sent until the producer gets an identity. */
   #hasBatchesWaitingForIdentity (): boolean {
-    for (const queue of this.#active) if (this.#waitsForIdentity(queue)) return true
+    for (const queue of this.#active) if (this.#sequencing.waitsForIdentity(queue)) return true
     return false
-  }
-
-  #waitsForIdentity (queue: PartitionQueue): boolean {
-    if (!this.#identity.ready) return queue.batches.length > 0
-    return queue.leaving && sameIdentity(queue.identity, this.#identity.current) && queue.batches.some(b => !b.ambiguous && !b.inFlight)
   }
 
   /** InitProducerId failed for good: records that needed an identity fail (none of them is in the log). */
   #failWaitingForIdentity (error: Error): void {
     const failure = error instanceof ProducerClosedError ? error : new ProducerIdentityError(error)
     for (const queue of [...this.#active]) {
-      if (!this.#waitsForIdentity(queue)) continue
+      if (!this.#sequencing.waitsForIdentity(queue)) continue
       for (const batch of [...queue.batches]) {
         if (batch.ambiguous || batch.inFlight) continue
         this.#finishBatch(queue, batch, failure, null)

@@ -28,8 +28,7 @@ import type { Client } from '../client/client'
 import { TypedEmitter } from '../client/events'
 import { channels, subscribed, type ProducerSendTrace } from '../client/instrumentation'
 import type { MetricsRegistry } from '../client/metrics'
-import { ConnectionError, RequestTimeoutError, UnknownTopicError } from '../client/errors'
-import { Metadata } from '../protocol/apis/metadata'
+import { ConnectionError, RequestTimeoutError } from '../client/errors'
 import { invalidatesMetadata } from '../client/metadata'
 import { backoffDelay, describeError } from '../client/backoff'
 import type { CompressionCodec } from '../protocol/compression'
@@ -48,6 +47,7 @@ import type { Writer } from '../protocol/writer'
 import { availablePartitions, createPartitioner, type Partitioner, type PartitionerInput, type PartitionerOption } from './partitioners'
 import { adoptAsRecordInput, toRecordInput, waitingSize, type ProducerBytes, type ProducerRecord } from './record-input'
 import { Sequencing } from './sequencing'
+import { TopicWaits } from './topic-wait'
 import { madeGapItself, meaningOfCode, meaningOfFailure, saysTopicMissing } from './outcomes'
 import { Sink, type ItemOutcome, type SendItem } from './sink'
 import { RecordSerializer, type Serializers } from '../client/serializers'
@@ -191,8 +191,6 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   readonly #batchBuffers: BatchBuffers | undefined
   /** The built-in partitioners keep nothing of their input: one object serves every record. A partitioner of the application's gets a fresh one each time. */
   readonly #sharedPartitionerInput: PartitionerInput | undefined
-  readonly #metadataWaitMs: number
-  readonly #allowAutoTopicCreation: boolean
   readonly #abortUnknownOutcome: 'wait' | 'settle'
   readonly #sinkOptions: ConstructorParameters<typeof Sink>[3]
   /** Undefined without serializers: then send() and produce() take bytes as they are. */
@@ -202,6 +200,8 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   readonly #queues = new Map<string, PartitionQueue>()
   // The same queues by topic and partition: the per-record lookup, without building a key string.
   readonly #queuesByTopic = new Map<string, PartitionQueue[]>()
+  /** Records of topics not in metadata yet (topic-wait.ts). */
+  readonly #topicWaits: TopicWaits
   /** Queues that hold batches; the drain looks only at these. */
   readonly #active = new Set<PartitionQueue>()
   readonly #sinks = new Map<number, Sink>()
@@ -261,8 +261,6 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     this.#batchBuffers = this.#batchMaxBytes <= MAX_POOLED_BATCH_BYTES ? new BatchBuffers(POOLED_BATCH_BUFFERS, this.#batchMaxBytes) : undefined
     this.#partitioner = createPartitioner(options.partitioner, { batchMaxBytes: this.#batchMaxBytes })
     this.#sharedPartitionerInput = options.partitioner === undefined || typeof options.partitioner === 'string' ? { topic: '', key: null, value: null, partitionCount: 0, availablePartitions: [] } : undefined
-    this.#metadataWaitMs = options.metadataWaitMs ?? 60_000
-    this.#allowAutoTopicCreation = options.allowAutoTopicCreation ?? false
     this.#abortUnknownOutcome = options.abortUnknownOutcome ?? 'wait'
     this.#sinkOptions = {
       acks: this.#acks,
@@ -283,6 +281,11 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       send: this.#txn === undefined ? undefined : async request => await this.#txn!.sendInitProducerId(request),
       keepTrying: () => !this.#closed && (this.#txn !== undefined || this.#hasBatchesWaitingForIdentity()),
       closing: this.#closing.signal
+    })
+    this.#topicWaits = new TopicWaits(client, { allowAutoTopicCreation: options.allowAutoTopicCreation ?? false, metadataWaitMs: options.metadataWaitMs ?? 60_000, requestTimeoutMs: this.#requestTimeoutMs }, {
+      append: held => this.#append(held.record, held.waiter, held.index, held.batches),
+      unbuffer: record => this.#unbufferWaiting(record),
+      onCallbackThrow: this.#onCallbackThrow
     })
     this.#sequencing = new Sequencing(this.#identity, this.#txn, {
       wake: this.#wake,
@@ -317,7 +320,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     if (this.#deliveryTimer !== undefined) return
     this.#deliveryTimer = setInterval(() => {
       this.#expireBatches()
-      if (this.#active.size === 0 && this.#awaitingMetadata.size === 0) this.#stopTimers()
+      if (this.#active.size === 0 && this.#topicWaits.size === 0) this.#stopTimers()
     }, Math.max(50, Math.min(1000, this.#deliveryTimeoutMs / 10)))
     this.#deliveryTimer.unref()
   }
@@ -404,7 +407,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
             this.#finishBatch(queue, batch, error, null)
           }
         }
-        for (const pending of this.#awaitingMetadata.values()) pending.fail(error)
+        this.#topicWaits.failAll(error)
         return gap
       },
       acquireIdentity: async replacing => await this.#identity.acquire(replacing ? this.#identity.current : undefined),
@@ -413,7 +416,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       fail: error => {
         // A failed transaction is never committed: its records are not visible, whatever reached the log.
         for (const queue of [...this.#active]) for (const batch of [...queue.batches]) this.#finishBatch(queue, batch, error, null)
-        for (const pending of this.#awaitingMetadata.values()) pending.fail(error)
+        this.#topicWaits.failAll(error)
       },
       wake: () => this.#scheduleDrain(),
       capProduceVersion: max => { this.#sinkOptions.maxProduceVersion = max },
@@ -666,8 +669,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       if (entering.length > 0) await this.#waitUntil(() => entering.every(turn => !this.#waitingSends.includes(turn)), undefined, false)
       const batches: ProducerBatch[] = []
       for (const queue of this.#active) batches.push(...queue.batches)
-      const pendingTopics = [...this.#awaitingMetadata.values()].map(async p => await p.ready)
-      await Promise.allSettled(pendingTopics)
+      await this.#topicWaits.settled()
       await Promise.all(batches.map(async b => await this.#whenDone(b)))
       // Records that waited for metadata went into new batches.
       const more: ProducerBatch[] = []
@@ -705,7 +707,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
           : unsent, null)
       }
     }
-    for (const pending of [...this.#awaitingMetadata.values()]) pending.fail(unsent)
+    this.#topicWaits.failAll(unsent)
     this.#wakeSpaceWaiters()
     this.#releaseResources()
   }
@@ -724,7 +726,6 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
 
   // ---------------------------------------------------------------- appending
 
-  readonly #awaitingMetadata = new Map<string, { ready: Promise<void>, records: Array<{ record: ProducerRecord, waiter: Waiter, index: number, batches?: Set<ProducerBatch> }>, fail: (error: Error) => void }>()
   readonly #batchDone = new WeakMap<ProducerBatch, { promise: Promise<void>, resolve: () => void }>()
 
   #append (record: ProducerRecord, waiter: Waiter, index: number, batches: Set<ProducerBatch> | undefined, prepared?: RecordInput, preparedBytes?: number): void {
@@ -775,69 +776,13 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     }
   }
 
-  /** Holds records of a topic not in metadata yet, until it appears or `metadataWaitMs` passes. */
+  /** Holds records of a topic not in metadata yet, until it appears or `metadataWaitMs` passes (topic-wait.ts). */
   #appendAfterMetadata (record: ProducerRecord, waiter: Waiter, index: number, batches: Set<ProducerBatch> | undefined): void {
-    let pending = this.#awaitingMetadata.get(record.topic)
-    if (pending === undefined) {
-      const records: Array<{ record: ProducerRecord, waiter: Waiter, index: number, batches?: Set<ProducerBatch> }> = []
-      const fail = (error: Error): void => {
-        if (this.#awaitingMetadata.get(record.topic) === entry) this.#awaitingMetadata.delete(record.topic)
-        for (const r of records.splice(0)) {
-          this.#unbufferWaiting(r.record)
-          notifyWaiter(r.waiter, r.index, error, null, this.#onCallbackThrow)
-        }
-      }
-      const ready = this.#waitForTopic(record.topic).then(() => {
-        this.#awaitingMetadata.delete(record.topic)
-        for (const r of records.splice(0)) {
-          this.#unbufferWaiting(r.record)
-          this.#append(r.record, r.waiter, r.index, r.batches)
-        }
-      }, fail)
-      const entry = { ready, records, fail }
-      pending = entry
-      this.#awaitingMetadata.set(record.topic, entry)
-    }
+    this.#topicWaits.hold({ record, waiter, index, batches })
     this.#startDeliveryTimer()
-    pending.records.push({ record, waiter, index, batches })
     // Waiting records count against the buffer limits like buffered ones.
     this.#bufferedBytes += waitingSize(record)
     this.#bufferedRecords++
-  }
-
-  /**
-   * The topic's metadata once it exists, for up to metadataWaitMs; with allowAutoTopicCreation
-   * the broker is asked to create it first. A topic that never appeared fails with an
-   * UnknownTopicError that says whether creation was asked for and what the broker answered.
-   */
-  async #waitForTopic (topic: string): Promise<void> {
-    const refusal = this.#allowAutoTopicCreation ? await this.#askToCreate(topic) : undefined
-    try {
-      await this.#client.metadata.waitForTopic(topic, this.#metadataWaitMs, undefined, { waitOption: 'metadataWaitMs' })
-    } catch (error) {
-      if (!(error instanceof UnknownTopicError) || this.#client.metadata.topic(topic) !== undefined) throw error
-      const why = !this.#allowAutoTopicCreation
-        ? 'The producer did not ask the broker to create it (allowAutoTopicCreation is off): create it (admin.createTopics, kafka-topics.sh), or set allowAutoTopicCreation: true for a broker with auto.create.topics.enable'
-        : refusal === undefined
-          ? 'The broker was asked to create it (allowAutoTopicCreation) and it did not appear in time'
-          : refusal.code === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
-            ? 'The broker was asked to create it (allowAutoTopicCreation) and did not: its auto.create.topics.enable is off. Create the topic (admin.createTopics, kafka-topics.sh)'
-            : `The broker was asked to create it (allowAutoTopicCreation) and refused: ${refusal.message}`
-      throw new UnknownTopicError(topic, `Topic "${topic}" does not exist (waited metadataWaitMs, ${this.#metadataWaitMs} ms, for it). ${why}. The record was not written.`)
-    }
-  }
-
-  /** A Metadata request that lets the broker create `topic` (KIP-487's allow_auto_topic_creation); the broker's refusal, if it answered one. */
-  async #askToCreate (topic: string): Promise<BrokerError | undefined> {
-    try {
-      const response = await this.#client.request(Metadata, { topics: [{ name: topic }], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }, { timeoutMs: Math.min(this.#requestTimeoutMs, this.#metadataWaitMs) })
-      const code = response.topics.find(t => t.name === topic)?.errorCode ?? 0
-      // 5 LEADER_NOT_AVAILABLE: being created.
-      return code === 0 || code === ErrorCode.LEADER_NOT_AVAILABLE ? undefined : new BrokerError(code, `Metadata (creating topic "${topic}")`)
-    } catch {
-      // No answer: the wait below reports what it finds.
-      return undefined
-    }
   }
 
   #unbufferWaiting (record: ProducerRecord): void {
@@ -1267,14 +1212,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
 
   #abortTracker (tracker: SendTracker & { batches: Set<ProducerBatch> }, signal: AbortSignal): void {
     // Records still waiting for their topic's metadata were never in a batch.
-    for (const pending of this.#awaitingMetadata.values()) {
-      const kept = pending.records.filter(r => r.waiter !== tracker)
-      if (kept.length === pending.records.length) continue
-      const removed = pending.records.filter(r => r.waiter === tracker)
-      pending.records.splice(0, pending.records.length, ...kept)
-      for (const r of removed) this.#unbufferWaiting(r.record)
-      for (const r of removed) tracker.settle(r.index, new AbortedError('Aborted while waiting for the topic\'s metadata: the record is not in the log', { written: false, cause: signal.reason }), null)
-    }
+    this.#topicWaits.release(tracker, index => tracker.settle(index, new AbortedError('Aborted while waiting for the topic\'s metadata: the record is not in the log', { written: false, cause: signal.reason }), null))
     for (const batch of tracker.batches) {
       const queue = this.#queues.get(`${batch.topic}-${batch.partition}`)!
       if (!batch.sent && !batch.inFlight) {

@@ -35,19 +35,20 @@ import type { CompressionCodec } from '../protocol/compression'
 import { DescribeConfigs } from '../protocol/apis/describe-configs'
 import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError } from '../protocol/errors'
-import { RECORD_BATCH_OVERHEAD, recordSizeUpperBound, type RecordInput } from '../protocol/record-batch'
-import { notifyWaiter, ProducerBatch, type RecordCallback, type RecordMetadata, type SendAnswer, type SendTracker, type Waiter } from './batch'
+import { recordSizeUpperBound, type RecordInput } from '../protocol/record-batch'
+import { notifyWaiter, type ProducerBatch, type RecordCallback, type RecordMetadata, type SendAnswer, type SendTracker, type Waiter } from './batch'
 import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError, RecordTooLargeError, SendError, TopicDeletedError } from './errors'
 import { NO_IDENTITY, ProducerIdentity, ProducerIdentityError } from './identity'
 import { checkProducerOptions, checkRecord, checkRecords, refuseKafkajsShape } from './input'
 import { checkSignal, describeValue } from '../client/validate'
-import { PartitionQueue } from './partition-queue'
+import type { PartitionQueue } from './partition-queue'
 import { BatchBuffers } from './batch-buffers'
 import type { Writer } from '../protocol/writer'
 import { availablePartitions, createPartitioner, type Partitioner, type PartitionerInput, type PartitionerOption } from './partitioners'
 import { adoptAsRecordInput, toRecordInput, waitingSize, type ProducerBytes, type ProducerRecord } from './record-input'
 import { Sequencing } from './sequencing'
 import { TopicWaits } from './topic-wait'
+import { Accumulator } from './accumulator'
 import { madeGapItself, meaningOfCode, meaningOfFailure, saysTopicMissing } from './outcomes'
 import { Sink, type ItemOutcome, type SendItem } from './sink'
 import { RecordSerializer, type Serializers } from '../client/serializers'
@@ -178,9 +179,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   readonly #idempotent: boolean
   readonly #lingerMs: number
   readonly #batchMaxBytes: number
-  readonly #maxBufferedBytes: number
   readonly #maxRequestBytes: number
-  readonly #maxBufferedRecords: number
   readonly #requestTimeoutMs: number
   readonly #deliveryTimeoutMs: number
   readonly #retries: number
@@ -196,22 +195,16 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   /** Undefined without serializers: then send() and produce() take bytes as they are. */
   readonly #serializer: RecordSerializer | undefined
 
-  // Partition state, created on first use. Changed only on the event loop by this file and sink.ts.
-  readonly #queues = new Map<string, PartitionQueue>()
-  // The same queues by topic and partition: the per-record lookup, without building a key string.
-  readonly #queuesByTopic = new Map<string, PartitionQueue[]>()
+  /** The partitions' queues and batches, and the buffer accounting (accumulator.ts). */
+  readonly #accumulator: Accumulator
   /** Records of topics not in metadata yet (topic-wait.ts). */
   readonly #topicWaits: TopicWaits
-  /** Queues that hold batches; the drain looks only at these. */
-  readonly #active = new Set<PartitionQueue>()
   readonly #sinks = new Map<number, Sink>()
   #drainScheduled = false
   /** #scheduleDrain as a value, made once: linger timers and Sequencing call it. */
   readonly #wake = (): void => this.#scheduleDrain()
 
-  // Buffer accounting for backpressure: counts records appended and not yet answered.
-  #bufferedBytes = 0
-  #bufferedRecords = 0
+  // Backpressure: sends waiting for buffer space.
   readonly #spaceWaiters: Array<() => void> = []
   /** Sends waiting for room to buffer the rest of their records, in call order (one token each). */
   readonly #waitingSends: object[] = []
@@ -251,8 +244,6 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     this.#maxRequestBytes = options.maxRequestBytes ?? 32 * 1024 * 1024
     // A batch never outgrows the request that carries it.
     this.#batchMaxBytes = Math.min(options.batchMaxBytes ?? 1_000_000, this.#maxRequestBytes)
-    this.#maxBufferedBytes = options.maxBufferedBytes ?? 64 * 1024 * 1024
-    this.#maxBufferedRecords = options.maxBufferedRecords ?? 500_000
     this.#requestTimeoutMs = options.requestTimeoutMs ?? 30_000
     this.#deliveryTimeoutMs = options.deliveryTimeoutMs ?? 120_000
     this.#retries = options.retries ?? Number.POSITIVE_INFINITY
@@ -282,6 +273,19 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       keepTrying: () => !this.#closed && (this.#txn !== undefined || this.#hasBatchesWaitingForIdentity()),
       closing: this.#closing.signal
     })
+    this.#accumulator = new Accumulator({
+      batchMaxBytes: this.#batchMaxBytes,
+      maxRequestBytes: this.#maxRequestBytes,
+      maxBufferedBytes: options.maxBufferedBytes ?? 64 * 1024 * 1024,
+      maxBufferedRecords: options.maxBufferedRecords ?? 500_000
+    }, this.#partitioner, {
+      batchOpened: queue => {
+        this.#startDeliveryTimer()
+        this.#startLinger(queue)
+      },
+      batchFull: this.#wake,
+      onCallbackThrow: this.#onCallbackThrow
+    })
     this.#topicWaits = new TopicWaits(client, { allowAutoTopicCreation: options.allowAutoTopicCreation ?? false, metadataWaitMs: options.metadataWaitMs ?? 60_000, requestTimeoutMs: this.#requestTimeoutMs }, {
       append: held => this.#append(held.record, held.waiter, held.index, held.batches),
       unbuffer: record => this.#unbufferWaiting(record),
@@ -299,8 +303,8 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     this.#unregister = client.register({ closeWithClient: error => this.#abandonAll(error, error) })
     this.#metrics = client.instrumentation.metrics
     this.#stopCollecting = this.#metrics.addCollector(into => {
-      into.producerBufferedBytes += this.#bufferedBytes
-      into.producerBufferedRecords += this.#bufferedRecords
+      into.producerBufferedBytes += this.#accumulator.bufferedBytes
+      into.producerBufferedRecords += this.#accumulator.bufferedRecords
     })
   }
 
@@ -320,7 +324,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     if (this.#deliveryTimer !== undefined) return
     this.#deliveryTimer = setInterval(() => {
       this.#expireBatches()
-      if (this.#active.size === 0 && this.#topicWaits.size === 0) this.#stopTimers()
+      if (this.#accumulator.active.size === 0 && this.#topicWaits.size === 0) this.#stopTimers()
     }, Math.max(50, Math.min(1000, this.#deliveryTimeoutMs / 10)))
     this.#deliveryTimer.unref()
   }
@@ -397,7 +401,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       failUnsent: error => {
         // Everything not in flight and not ambiguous is definitely not written; a sent one leaves a sequence gap.
         let gap = false
-        for (const queue of [...this.#active]) {
+        for (const queue of [...this.#accumulator.active]) {
           for (const batch of [...queue.batches]) {
             if (batch.inFlight || batch.ambiguous) continue
             if (batch.sent) {
@@ -415,7 +419,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       identity: () => this.#identity.current,
       fail: error => {
         // A failed transaction is never committed: its records are not visible, whatever reached the log.
-        for (const queue of [...this.#active]) for (const batch of [...queue.batches]) this.#finishBatch(queue, batch, error, null)
+        for (const queue of [...this.#accumulator.active]) for (const batch of [...queue.batches]) this.#finishBatch(queue, batch, error, null)
         this.#topicWaits.failAll(error)
       },
       wake: () => this.#scheduleDrain(),
@@ -432,7 +436,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       producerId: String(this.#identity.current.producerId),
       producerEpoch: this.#identity.current.producerEpoch,
       sinks: [...this.#sinks.values()].map(s => ({ nodeId: s.nodeId, inFlightRequests: s.inFlightRequests })),
-      queues: [...this.#active].map(q => ({
+      queues: [...this.#accumulator.active].map(q => ({
         key: q.key,
         inFlight: q.inFlight,
         inFlightNode: q.inFlightNode,
@@ -448,7 +452,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
 
   /** Records and bytes buffered and not yet answered (what maxBufferedRecords/maxBufferedBytes limit). */
   get buffered (): { records: number, bytes: number } {
-    return { records: this.#bufferedRecords, bytes: this.#bufferedBytes }
+    return { records: this.#accumulator.bufferedRecords, bytes: this.#accumulator.bufferedBytes }
   }
 
   /** The producer id and epoch in use (-1 before the first send, or without idempotence). */
@@ -567,13 +571,13 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     }
     const prepared = toRecordInput(record)
     const bytes = recordSizeUpperBound(prepared)
-    const tooLarge = this.#tooLarge(record, bytes)
+    const tooLarge = this.#accumulator.tooLarge(record, bytes)
     if (tooLarge !== undefined) {
       callback(tooLarge, null)
       return false
     }
-    if (this.#isFull()) {
-      callback(new BufferFullError(`The producer buffer is full (${this.#bufferedRecords} records, ${this.#bufferedBytes} bytes): wait for producer.waitForSpace() or use await producer.send()`), null)
+    if (this.#accumulator.full) {
+      callback(new BufferFullError(`The producer buffer is full (${this.#accumulator.bufferedRecords} records, ${this.#accumulator.bufferedBytes} bytes): wait for producer.waitForSpace() or use await producer.send()`), null)
       return false
     }
     this.#append(record, callback, 0, undefined, prepared, bytes)
@@ -585,30 +589,15 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     for (let i = from; i < list.length; i++) {
       const input = tracker.adopt ? adoptAsRecordInput(list[i]) : toRecordInput(list[i])
       const bytes = recordSizeUpperBound(input)
-      const tooLarge = this.#tooLarge(list[i], bytes)
+      const tooLarge = this.#accumulator.tooLarge(list[i], bytes)
       if (tooLarge !== undefined) {
         tracker.settle(i, tooLarge, null)
         continue
       }
-      if (!this.#hasRoom(bytes)) return i
+      if (!this.#accumulator.hasRoom(bytes)) return i
       this.#append(list[i], tracker, i, tracker.batches, input, bytes)
     }
     return list.length
-  }
-
-  /**
-   * A record that no request or no buffer of this producer can hold, as a batch of its
-   * own: refused at once (as the Java client's max.request.size and buffer.memory checks).
-   * Sent anyway, a request over the broker's socket.request.max.bytes is answered by
-   * closing the connection, again at every retry.
-   */
-  #tooLarge (record: ProducerRecord, recordBytes: number): RecordTooLargeError | undefined {
-    const bytes = RECORD_BATCH_OVERHEAD + recordBytes
-    if (bytes <= this.#maxRequestBytes && bytes <= this.#maxBufferedBytes) return undefined
-    const limit = bytes > this.#maxRequestBytes
-      ? { option: 'maxRequestBytes' as const, bytes: this.#maxRequestBytes }
-      : bytes > this.#maxBufferedBytes ? { option: 'maxBufferedBytes' as const, bytes: this.#maxBufferedBytes } : undefined
-    return limit === undefined ? undefined : new RecordTooLargeError(record.topic, record.partition ?? -1, bytes, undefined, limit)
   }
 
   /**
@@ -627,8 +616,8 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       while (next < list.length) {
         const bytes = recordSizeUpperBound(tracker.adopt ? adoptAsRecordInput(list[next]) : toRecordInput(list[next]))
         // A record too large for the buffer is refused on its turn, not after the buffer emptied.
-        const size = this.#tooLarge(list[next], bytes) === undefined ? bytes : 0
-        await this.#waitUntil(() => this.#waitingSends[0] === turn && this.#hasRoom(size), signal, true)
+        const size = this.#accumulator.tooLarge(list[next], bytes) === undefined ? bytes : 0
+        await this.#waitUntil(() => this.#waitingSends[0] === turn && this.#accumulator.hasRoom(size), signal, true)
         this.#checkOpen()
         if (signal?.aborted === true) throw new AbortedError('Aborted while waiting for room in the producer buffer: the record is not in the log', { written: false, cause: signal.reason })
         // A commit waits for this send's records (they are the transaction's); a failed or ended transaction takes no more.
@@ -643,15 +632,9 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     }
   }
 
-  /** Whether the buffer has room for a record of `bytes`: below maxBufferedRecords, and within maxBufferedBytes (an empty buffer takes any record). */
-  #hasRoom (bytes: number): boolean {
-    if (this.#bufferedRecords >= this.#maxBufferedRecords) return false
-    return this.#bufferedBytes === 0 || this.#bufferedBytes + bytes <= this.#maxBufferedBytes
-  }
-
   /** Whether the buffer is at maxBufferedBytes/maxBufferedRecords: produce() would refuse, send() would wait. */
   get full (): boolean {
-    return this.#isFull()
+    return this.#accumulator.full
   }
 
   /** Resolves when the buffer has room again. */
@@ -668,12 +651,12 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       const entering = [...this.#waitingSends]
       if (entering.length > 0) await this.#waitUntil(() => entering.every(turn => !this.#waitingSends.includes(turn)), undefined, false)
       const batches: ProducerBatch[] = []
-      for (const queue of this.#active) batches.push(...queue.batches)
+      for (const queue of this.#accumulator.active) batches.push(...queue.batches)
       await this.#topicWaits.settled()
       await Promise.all(batches.map(async b => await this.#whenDone(b)))
       // Records that waited for metadata went into new batches.
       const more: ProducerBatch[] = []
-      for (const queue of this.#active) more.push(...queue.batches.filter(b => !batches.includes(b)))
+      for (const queue of this.#accumulator.active) more.push(...queue.batches.filter(b => !batches.includes(b)))
       await Promise.all(more.map(async b => await this.#whenDone(b)))
     } finally {
       this.#flushing--
@@ -700,7 +683,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   #abandonAll (unsent: Error, closedError: Error): void {
     this.#closed = true
     this.#closedError ??= closedError
-    for (const queue of [...this.#active]) {
+    for (const queue of [...this.#accumulator.active]) {
       for (const batch of [...queue.batches]) {
         this.#finishBatch(queue, batch, batch.sent
           ? new OutcomeUnknownError(`The producer was closed (${unsent.message}) while ${queue.key}'s batch was in flight: it may or may not be in the log`, { cause: unsent })
@@ -715,7 +698,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   #releaseResources (): void {
     this.#closing.abort(this.#closedError)
     this.#stopTimers()
-    for (const queue of this.#queues.values()) queue.stopLinger()
+    for (const queue of this.#accumulator.queues()) queue.stopLinger()
     if (this.#wakeTimer !== undefined) clearTimeout(this.#wakeTimer)
     this.#wakeTimer = undefined
     if (this.#refreshTimer !== undefined) clearTimeout(this.#refreshTimer)
@@ -751,29 +734,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       notifyWaiter(waiter, index, error, null, this.#onCallbackThrow)
       return
     }
-    const queue = this.#queue(record.topic, partition)
-    let batch = queue.openBatch
-    if (batch !== undefined && batch.recordCount > 0 && batch.bytes + bytes > this.#batchMaxBytes) {
-      batch.sealed = true
-      batch = undefined
-    }
-    if (batch === undefined) {
-      batch = new ProducerBatch(record.topic, partition, Date.now(), this.#onCallbackThrow)
-      this.#startDeliveryTimer()
-      queue.push(batch)
-      this.#active.add(queue)
-      this.#startLinger(queue)
-    }
-    batch.add(input, bytes, waiter, index)
-    batches?.add(batch)
-    this.#bufferedBytes += bytes
-    this.#bufferedRecords++
-    this.#partitioner.onAppend?.(record.topic, partition, bytes)
-    if (batch.bytes >= this.#batchMaxBytes) {
-      batch.sealed = true
-      this.#partitioner.onBatchComplete?.(record.topic, partition)
-      this.#scheduleDrain()
-    }
+    this.#accumulator.append(record.topic, partition, input, bytes, waiter, index, batches)
   }
 
   /** Holds records of a topic not in metadata yet, until it appears or `metadataWaitMs` passes (topic-wait.ts). */
@@ -781,25 +742,12 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     this.#topicWaits.hold({ record, waiter, index, batches })
     this.#startDeliveryTimer()
     // Waiting records count against the buffer limits like buffered ones.
-    this.#bufferedBytes += waitingSize(record)
-    this.#bufferedRecords++
+    this.#accumulator.countWaiting(waitingSize(record))
   }
 
   #unbufferWaiting (record: ProducerRecord): void {
-    this.#bufferedBytes -= waitingSize(record)
-    this.#bufferedRecords--
-    if (!this.#isFull()) this.#wakeSpaceWaiters()
-  }
-
-  #queue (topic: string, partition: number): PartitionQueue {
-    let byPartition = this.#queuesByTopic.get(topic)
-    if (byPartition === undefined) this.#queuesByTopic.set(topic, byPartition = [])
-    let queue = byPartition[partition]
-    if (queue === undefined) {
-      byPartition[partition] = queue = new PartitionQueue(topic, partition)
-      this.#queues.set(queue.key, queue)
-    }
-    return queue
+    this.#accumulator.uncountWaiting(waitingSize(record))
+    if (!this.#accumulator.full) this.#wakeSpaceWaiters()
   }
 
   #startLinger (queue: PartitionQueue): void {
@@ -822,14 +770,14 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   }
 
   async #drain (): Promise<void> {
-    if (this.#active.size === 0) return
+    if (this.#accumulator.active.size === 0) return
     if (this.#idempotent && !this.#identity.ready) {
       this.#sequencing.acquire()
       return
     }
     const leaders = new Set<number>()
     let needMetadata = false
-    for (const queue of this.#active) {
+    for (const queue of this.#accumulator.active) {
       const leader = this.#client.metadata.partition(queue.topic, queue.partition)?.leaderId ?? -1
       if (leader < 0) needMetadata = true
       else leaders.add(leader)
@@ -856,7 +804,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       }
     }
     let bytes = 0
-    for (const queue of this.#active) {
+    for (const queue of this.#accumulator.active) {
       if (this.#client.metadata.partition(queue.topic, queue.partition)?.leaderId !== nodeId) continue
       const batch = this.#nextSendable(queue, nodeId, now)
       if (batch === undefined) continue
@@ -871,7 +819,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
 
   /** The first batch led by `nodeId` that may be sent now and whose connection died before. */
   #readySuspect (nodeId: number, now: number): SendItem | undefined {
-    for (const queue of this.#active) {
+    for (const queue of this.#accumulator.active) {
       if (this.#client.metadata.partition(queue.topic, queue.partition)?.leaderId !== nodeId) continue
       const batch = this.#nextSendable(queue, nodeId, now)
       if (batch === undefined || !this.#suspects.has(batch)) continue
@@ -1191,18 +1139,16 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     if (batch.finished) return
     batch.finished = true
     this.#suspects.delete(batch)
-    queue.remove(batch)
-    if (queue.batches.length === 0) this.#active.delete(queue)
-    this.#releaseBuffer(batch)
+    this.#accumulator.finish(queue, batch)
+    this.#wakeIfRoom()
     batch.settleAll(error, resultOf)
     this.#resolveDone(batch)
     if (error !== null) this.#txn?.onRecordFailed(error)
   }
 
-  #releaseBuffer (batch: ProducerBatch): void {
-    this.#bufferedBytes -= batch.bytes - 61
-    this.#bufferedRecords -= batch.recordCount
-    if (!this.#isFull()) {
+  /** Buffer space was freed: sends waiting for room go on, and 'drain' tells produce() callers. */
+  #wakeIfRoom (): void {
+    if (!this.#accumulator.full) {
       this.#wakeSpaceWaiters()
       this.emit('drain')
     }
@@ -1214,23 +1160,10 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     // Records still waiting for their topic's metadata were never in a batch.
     this.#topicWaits.release(tracker, index => tracker.settle(index, new AbortedError('Aborted while waiting for the topic\'s metadata: the record is not in the log', { written: false, cause: signal.reason }), null))
     for (const batch of tracker.batches) {
-      const queue = this.#queues.get(`${batch.topic}-${batch.partition}`)!
+      const queue = this.#accumulator.queueOf(batch)
       if (!batch.sent && !batch.inFlight) {
-        const before = batch.records.length
-        const removed = batch.removeWaiter(tracker)
-        const freed = removed.length
-        if (freed > 0) {
-          // Approximate: the batch's bytes shrink in proportion (the exact sizes were not kept per record).
-          const share = Math.round((batch.bytes - 61) * freed / before)
-          batch.bytes -= share
-          this.#bufferedBytes -= share
-          this.#bufferedRecords -= freed
-        }
-        if (batch.recordCount === 0) {
-          queue.remove(batch)
-          if (queue.batches.length === 0) this.#active.delete(queue)
-          this.#resolveDone(batch)
-        }
+        const removed = this.#accumulator.removeWaiter(queue, batch, tracker)
+        if (batch.recordCount === 0) this.#resolveDone(batch)
         for (const index of removed) tracker.settle(index, new AbortedError('Aborted before the record was sent: it is not in the log', { written: false, cause: signal.reason }), null)
         continue
       }
@@ -1259,7 +1192,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
 
   #expireBatches (): void {
     const now = Date.now()
-    for (const queue of [...this.#active]) {
+    for (const queue of [...this.#accumulator.active]) {
       for (const batch of [...queue.batches]) {
         if (now - batch.createdAt < this.#deliveryTimeoutMs || batch.inFlight) continue
         if (batch.ambiguous) {
@@ -1288,14 +1221,14 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
 
   /** Batches that cannot be sent until the producer gets an identity. */
   #hasBatchesWaitingForIdentity (): boolean {
-    for (const queue of this.#active) if (this.#sequencing.waitsForIdentity(queue)) return true
+    for (const queue of this.#accumulator.active) if (this.#sequencing.waitsForIdentity(queue)) return true
     return false
   }
 
   /** InitProducerId failed for good: records that needed an identity fail (none of them is in the log). */
   #failWaitingForIdentity (error: Error): void {
     const failure = error instanceof ProducerClosedError ? error : new ProducerIdentityError(error)
-    for (const queue of [...this.#active]) {
+    for (const queue of [...this.#accumulator.active]) {
       if (!this.#sequencing.waitsForIdentity(queue)) continue
       for (const batch of [...queue.batches]) {
         if (batch.ambiguous || batch.inFlight) continue
@@ -1312,7 +1245,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     if (this.#refreshTimer !== undefined) return
     this.#refreshTimer = setTimeout(() => {
       this.#refreshTimer = undefined
-      const topics = new Set([...this.#active].map(q => q.topic))
+      const topics = new Set([...this.#accumulator.active].map(q => q.topic))
       this.#client.metadata.refresh(topics).then(() => {
         this.#metadataFailure = undefined
         this.#failDeletedTopics()
@@ -1342,7 +1275,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
    * to the log they were meant for, ambiguous ones included (that log is gone), so they fail.
    */
   #failDeletedTopics (): void {
-    for (const queue of [...this.#active]) {
+    for (const queue of [...this.#accumulator.active]) {
       const topic = this.#client.metadata.topic(queue.topic)
       // A topic missing from refreshed metadata was deleted, whether or not a broker said so yet.
       const noted = queue.takeTopicMissingCode()
@@ -1365,12 +1298,8 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     return (this.#client.metadata.partition(queue.topic, queue.partition)?.leaderId ?? -1) < 0
   }
 
-  #isFull (): boolean {
-    return this.#bufferedBytes >= this.#maxBufferedBytes || this.#bufferedRecords >= this.#maxBufferedRecords
-  }
-
   async #waitForSpace (signal?: AbortSignal): Promise<void> {
-    await this.#waitUntil(() => !this.#isFull(), signal, true)
+    await this.#waitUntil(() => !this.#accumulator.full, signal, true)
   }
 
   /** Waits until `condition` holds, rechecked whenever buffer space is released or a waiting send is done. */
@@ -1406,7 +1335,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   }
 
   #isPending (batch: ProducerBatch): boolean {
-    return this.#queues.get(`${batch.topic}-${batch.partition}`)?.batches.includes(batch) ?? false
+    return this.#accumulator.holds(batch)
   }
 
   #resolveDone (batch: ProducerBatch): void {

@@ -1,15 +1,21 @@
 /**
- * Producer: records in, acknowledgements out.
+ * Producer: records in, acknowledgements out. This file is the public API, the send
+ * paths (checks, backpressure, partitioning), drain scheduling, acting on each batch's
+ * outcome, aborts and delivery expiry. The rest of the produce path lives beside it:
+ * record-input.ts (record → RecordInput), accumulator.ts (queues, open batches, buffer
+ * accounting), topic-wait.ts (records of topics not in metadata yet), partition-queue.ts
+ * (one partition's state), outcomes.ts (what an answer means), sequencing.ts and
+ * identity.ts (idempotence), sink.ts (transport per broker).
  *
- *   record → partitioner → PartitionQueue (open batch, linger) → Sink of the leader
- *          → Produce request → outcome → the record's promise or callback
+ *   record → partitioner → Accumulator → PartitionQueue (open batch, linger) → Sink of
+ *          the leader → Produce request → outcome → the record's promise or callback
  *
  * Idempotence is on by default (acks=all): the producer gets a producer id and epoch
  * (InitProducerId) and every batch carries a per-partition sequence, so the broker
  * drops duplicates of retried batches and answers them with the original offset.
  *
  * Invariant 1 — an acknowledged record is in the log, at the offset we reported — rests
- * on three rules kept here (see producer/DESIGN.md for the walkthroughs):
+ * on three rules kept here and in the files above (see producer/DESIGN.md for the walkthroughs):
  * 1. A batch whose request was written but got no definite answer is *ambiguous*. It is
  *    retried with the same producer id, epoch and sequence until the outcome is known;
  *    no abort, delivery timeout or retry limit fails it, and the partition's later

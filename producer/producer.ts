@@ -3,7 +3,8 @@
  * paths (checks, backpressure, partitioning), drain scheduling, acting on each batch's
  * outcome, aborts and delivery expiry. The rest of the produce path lives beside it:
  * record-input.ts (record → RecordInput), accumulator.ts (queues, open batches, buffer
- * accounting), topic-wait.ts (records of topics not in metadata yet), partition-queue.ts
+ * accounting), topic-wait.ts (records of topics not in metadata yet), drain-schedule.ts
+ * (when the next drain runs), partition-queue.ts
  * (one partition's state), outcomes.ts (what an answer means), sequencing.ts and
  * identity.ts (idempotence), sink.ts (transport per broker).
  *
@@ -55,6 +56,7 @@ import { adoptAsRecordInput, toRecordInput, waitingSize, type ProducerBytes, typ
 import { Sequencing } from './sequencing'
 import { TopicWaits } from './topic-wait'
 import { Accumulator } from './accumulator'
+import { DrainSchedule } from './drain-schedule'
 import { madeGapItself, meaningOfCode, meaningOfFailure, saysTopicMissing } from './outcomes'
 import { Sink, type ItemOutcome, type SendItem } from './sink'
 import { RecordSerializer, type Serializers } from '../client/serializers'
@@ -206,9 +208,10 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   /** Records of topics not in metadata yet (topic-wait.ts). */
   readonly #topicWaits: TopicWaits
   readonly #sinks = new Map<number, Sink>()
-  #drainScheduled = false
-  /** #scheduleDrain as a value, made once: linger timers and Sequencing call it. */
-  readonly #wake = (): void => this.#scheduleDrain()
+  /** When the next drain runs (on the next turn, or at a retry's or a linger's end). */
+  readonly #drainSchedule = new DrainSchedule(() => { void this.#drain() })
+  /** Schedules a drain on the next turn: a value made once, for linger timers, the accumulator and Sequencing. */
+  readonly #wake = this.#drainSchedule.soon
 
   // Backpressure: sends waiting for buffer space.
   readonly #spaceWaiters: Array<() => void> = []
@@ -705,8 +708,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     this.#closing.abort(this.#closedError)
     this.#stopTimers()
     for (const queue of this.#accumulator.queues()) queue.stopLinger()
-    if (this.#wakeTimer !== undefined) clearTimeout(this.#wakeTimer)
-    this.#wakeTimer = undefined
+    this.#drainSchedule.stop()
     if (this.#refreshTimer !== undefined) clearTimeout(this.#refreshTimer)
     this.#refreshTimer = undefined
     this.#unregister()
@@ -767,12 +769,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   // ---------------------------------------------------------------- sending
 
   #scheduleDrain (): void {
-    if (this.#drainScheduled) return
-    this.#drainScheduled = true
-    setImmediate(() => {
-      this.#drainScheduled = false
-      void this.#drain()
-    })
+    this.#drainSchedule.soon()
   }
 
   async #drain (): Promise<void> {
@@ -845,7 +842,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
 
   #nextSendable (queue: PartitionQueue, nodeId: number, now: number): ProducerBatch | undefined {
     if (now < queue.retryAt) {
-      this.#wakeAt(queue.retryAt)
+      this.#drainSchedule.at(queue.retryAt)
       return undefined
     }
     if (!queue.mayAddInFlight(nodeId, this.#idempotent)) return undefined
@@ -857,27 +854,13 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
         const lingerEnds = batch.createdAt + this.#lingerMs
         if (now < lingerEnds) {
           // Nothing else may come to drain this partition: wake up when its linger ends.
-          this.#wakeAt(lingerEnds)
+          this.#drainSchedule.at(lingerEnds)
           return undefined
         }
       }
       return batch
     }
     return undefined
-  }
-
-  #wakeTimer: NodeJS.Timeout | undefined
-  /** A double from the start (a time since the epoch is no Smi): a field that turns from Smi to double changes the producer's hidden class, and every optimised function that reads the producer deoptimised ("wrong map") once a retry or linger set it. */
-  #wakeTime = Number.POSITIVE_INFINITY
-
-  #wakeAt (time: number): void {
-    if (this.#wakeTimer !== undefined && this.#wakeTime <= time) return
-    if (this.#wakeTimer !== undefined) clearTimeout(this.#wakeTimer)
-    this.#wakeTime = time
-    this.#wakeTimer = setTimeout(() => {
-      this.#wakeTimer = undefined
-      this.#scheduleDrain()
-    }, Math.max(0, time - Date.now()))
   }
 
   /** @internal Sink callback: see BatchBuffers. */
@@ -1137,7 +1120,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
 
   #backOff (queue: PartitionQueue, attempt: number): void {
     queue.backOffUntil(Date.now() + backoffDelay(attempt, this.#client.backoff))
-    this.#wakeAt(queue.retryAt)
+    this.#drainSchedule.at(queue.retryAt)
   }
 
   #finishBatch (queue: PartitionQueue, batch: ProducerBatch, error: Error | null, resultOf: ((i: number) => RecordMetadata) | null): void {

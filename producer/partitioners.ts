@@ -253,3 +253,33 @@ function checkedPartitionCount (input: PartitionerInput): number {
   if (input.partitionCount > 0) return input.partitionCount
   throw new KafkaTsError('INVALID_CONFIG', `Topic ${input.topic} has no partitions to choose from (partition count ${input.partitionCount}).`)
 }
+
+/**
+ * The partitions with a leader, computed once per metadata answer: metadata replaces a
+ * topic's partitions array when it changes and never edits it, so the array is the cache
+ * key. The partitioner sees the same array until metadata changes (it relies on that to
+ * skip rechecking its sticky partition), and no array is made per record.
+ */
+const availableByPartitions = new WeakMap<ReadonlyArray<{ partition: number, leaderId: number } | undefined>, readonly number[]>()
+
+/** The last lookup's key and answer: records mostly go to the topic of the record before, and a WeakMap lookup per record showed in profiles. */
+let lastPartitions: ReadonlyArray<{ partition: number, leaderId: number } | undefined> | undefined
+let lastAvailable: readonly number[] = []
+
+export function availablePartitions (partitions: ReadonlyArray<{ partition: number, leaderId: number } | undefined>): readonly number[] {
+  if (partitions === lastPartitions) return lastAvailable
+  lastAvailable = availableFor(partitions)
+  lastPartitions = partitions
+  return lastAvailable
+}
+
+function availableFor (partitions: ReadonlyArray<{ partition: number, leaderId: number } | undefined>): readonly number[] {
+  const cached = availableByPartitions.get(partitions)
+  if (cached !== undefined) return cached
+  const available: number[] = []
+  for (const p of partitions) if (p !== undefined && p.leaderId >= 0) available.push(p.partition)
+  // Shared by every record until metadata changes: frozen, so a custom partitioner cannot edit it for the others.
+  Object.freeze(available)
+  availableByPartitions.set(partitions, available)
+  return available
+}

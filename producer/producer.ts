@@ -1,15 +1,22 @@
 /**
- * Producer: records in, acknowledgements out.
+ * Producer: records in, acknowledgements out. This file is the public API, the send
+ * paths (checks, backpressure, partitioning), drain scheduling, acting on each batch's
+ * outcome, aborts and delivery expiry. The rest of the produce path lives beside it:
+ * record-input.ts (record → RecordInput), accumulator.ts (queues, open batches, buffer
+ * accounting), topic-wait.ts (records of topics not in metadata yet), drain-schedule.ts
+ * (when the next drain runs), partition-queue.ts
+ * (one partition's state), outcomes.ts (what an answer means), sequencing.ts and
+ * identity.ts (idempotence), sink.ts (transport per broker).
  *
- *   record → partitioner → PartitionQueue (open batch, linger) → Sink of the leader
- *          → Produce request → outcome → the record's promise or callback
+ *   record → partitioner → Accumulator → PartitionQueue (open batch, linger) → Sink of
+ *          the leader → Produce request → outcome → the record's promise or callback
  *
  * Idempotence is on by default (acks=all): the producer gets a producer id and epoch
  * (InitProducerId) and every batch carries a per-partition sequence, so the broker
  * drops duplicates of retried batches and answers them with the original offset.
  *
  * Invariant 1 — an acknowledged record is in the log, at the offset we reported — rests
- * on three rules kept here (see producer/DESIGN.md for the walkthroughs):
+ * on three rules kept here and in the files above (see producer/DESIGN.md for the walkthroughs):
  * 1. A batch whose request was written but got no definite answer is *ambiguous*. It is
  *    retried with the same producer id, epoch and sequence until the outcome is known;
  *    no abort, delivery timeout or retry limit fails it, and the partition's later
@@ -28,24 +35,29 @@ import type { Client } from '../client/client'
 import { TypedEmitter } from '../client/events'
 import { channels, subscribed, type ProducerSendTrace } from '../client/instrumentation'
 import type { MetricsRegistry } from '../client/metrics'
-import { ConnectionError, RequestTimeoutError, UnknownTopicError } from '../client/errors'
-import { Metadata } from '../protocol/apis/metadata'
+import { ConnectionError, RequestTimeoutError } from '../client/errors'
 import { invalidatesMetadata } from '../client/metadata'
 import { backoffDelay, describeError } from '../client/backoff'
 import type { CompressionCodec } from '../protocol/compression'
 import { DescribeConfigs } from '../protocol/apis/describe-configs'
 import { ErrorCode } from '../protocol/error-codes'
-import { BrokerError, KafkaTsError } from '../protocol/errors'
-import { RECORD_BATCH_OVERHEAD, recordSizeUpperBound, type RecordHeader, type RecordInput } from '../protocol/record-batch'
-import { notifyWaiter, ProducerBatch, type RecordCallback, type RecordMetadata, type SendAnswer, type SendTracker, type Waiter } from './batch'
+import { BrokerError } from '../protocol/errors'
+import { recordSizeUpperBound, type RecordInput } from '../protocol/record-batch'
+import { notifyWaiter, type ProducerBatch, type RecordCallback, type RecordMetadata, type SendAnswer, type SendTracker, type Waiter } from './batch'
 import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError, RecordTooLargeError, SendError, TopicDeletedError } from './errors'
-import { NO_IDENTITY, ProducerIdentity, ProducerIdentityError, sameIdentity } from './identity'
+import { NO_IDENTITY, ProducerIdentity, ProducerIdentityError } from './identity'
 import { checkProducerOptions, checkRecord, checkRecords, refuseKafkajsShape } from './input'
 import { checkSignal, describeValue } from '../client/validate'
-import { PartitionQueue } from './partition-queue'
+import type { PartitionQueue } from './partition-queue'
 import { BatchBuffers } from './batch-buffers'
 import type { Writer } from '../protocol/writer'
-import { createPartitioner, type Partitioner, type PartitionerInput, type PartitionerOption } from './partitioners'
+import { availablePartitions, createPartitioner, type Partitioner, type PartitionerInput, type PartitionerOption } from './partitioners'
+import { adoptAsRecordInput, toRecordInput, waitingSize, type ProducerBytes, type ProducerRecord } from './record-input'
+import { Sequencing } from './sequencing'
+import { TopicWaits } from './topic-wait'
+import { Accumulator } from './accumulator'
+import { DrainSchedule } from './drain-schedule'
+import { madeGapItself, meaningOfCode, meaningOfFailure, saysTopicMissing } from './outcomes'
 import { Sink, type ItemOutcome, type SendItem } from './sink'
 import { RecordSerializer, type Serializers } from '../client/serializers'
 import { AbortedError } from '../client/errors'
@@ -54,29 +66,7 @@ import {
   TransactionManager, TransactionAbortableError, type ConsumerGroupMetadata, type SendOffsetsOptions, type TransactionCallOptions, type TransactionHost, type TransactionState
 } from './transaction'
 
-/** Bytes of a key, value or header value: strings are written as UTF-8. */
-export type ProducerBytes = Buffer | Uint8Array | string
-
-/**
- * Record headers, in either shape: an array of `{ key, value }` (order and repeated keys
- * kept), or a kafkajs-style object `{ name: value }` where an array value repeats the header.
- */
-export type ProducerHeaders =
-  | Array<{ key: string, value: ProducerBytes | null }>
-  | Record<string, ProducerBytes | null | ProducerBytes[]>
-
-/** K and V are the types the `serializers` take (bytes without serializers). */
-export interface ProducerRecord<K = ProducerBytes, V = ProducerBytes> {
-  topic: string
-  key?: K | null
-  /** Required: null writes a tombstone. */
-  value: V | null
-  headers?: ProducerHeaders
-  /** Chosen by the partitioner when omitted. */
-  partition?: number
-  /** Milliseconds since the epoch; now when omitted. */
-  timestamp?: bigint | number | Date
-}
+export type { ProducerBytes, ProducerHeaders, ProducerRecord } from './record-input'
 
 export interface ProducerOptions<K = ProducerBytes, V = ProducerBytes> {
   /**
@@ -177,23 +167,6 @@ export interface ProducerEvents {
   drain: []
 }
 
-// Produce answers that are retried, sorted by whether the batch may have been written (which
-// the table's retriable flag does not say): Kafka-retriable codes, and UNKNOWN_SERVER_ERROR.
-// Retriable codes in neither set (CORRUPT_MESSAGE, NOT_COORDINATOR, …) fail the batch.
-const AMBIGUOUS_CODES = new Set<number>([
-  ErrorCode.UNKNOWN_SERVER_ERROR, // may have failed after the append
-  ErrorCode.REQUEST_TIMED_OUT,
-  ErrorCode.NETWORK_EXCEPTION,
-  ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND,
-  ErrorCode.KAFKA_STORAGE_ERROR
-])
-const DEFINITE_RETRIABLE_CODES = new Set<number>([
-  ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.LEADER_NOT_AVAILABLE, ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.NOT_ENOUGH_REPLICAS,
-  ErrorCode.FENCED_LEADER_EPOCH, ErrorCode.UNKNOWN_LEADER_EPOCH, ErrorCode.UNKNOWN_TOPIC_ID, ErrorCode.INCONSISTENT_TOPIC_ID,
-  ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
-  // A transactional Produce right after EndTxn, while the previous transaction's markers are written (KIP-890).
-  ErrorCode.CONCURRENT_TRANSACTIONS
-])
 /**
  * Connection deaths in a row, with the request written, after which a batch is given up on
  * (OutcomeUnknownError, and its partition moves to a new epoch). The 2nd to the last are
@@ -214,9 +187,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   readonly #idempotent: boolean
   readonly #lingerMs: number
   readonly #batchMaxBytes: number
-  readonly #maxBufferedBytes: number
   readonly #maxRequestBytes: number
-  readonly #maxBufferedRecords: number
   readonly #requestTimeoutMs: number
   readonly #deliveryTimeoutMs: number
   readonly #retries: number
@@ -227,31 +198,30 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   readonly #batchBuffers: BatchBuffers | undefined
   /** The built-in partitioners keep nothing of their input: one object serves every record. A partitioner of the application's gets a fresh one each time. */
   readonly #sharedPartitionerInput: PartitionerInput | undefined
-  readonly #metadataWaitMs: number
-  readonly #allowAutoTopicCreation: boolean
   readonly #abortUnknownOutcome: 'wait' | 'settle'
   readonly #sinkOptions: ConstructorParameters<typeof Sink>[3]
   /** Undefined without serializers: then send() and produce() take bytes as they are. */
   readonly #serializer: RecordSerializer | undefined
 
-  // Partition state, created on first use. Changed only on the event loop by this file and sink.ts.
-  readonly #queues = new Map<string, PartitionQueue>()
-  // The same queues by topic and partition: the per-record lookup, without building a key string.
-  readonly #queuesByTopic = new Map<string, PartitionQueue[]>()
-  /** Queues that hold batches; the drain looks only at these. */
-  readonly #active = new Set<PartitionQueue>()
+  /** The partitions' queues and batches, and the buffer accounting (accumulator.ts). */
+  readonly #accumulator: Accumulator
+  /** Records of topics not in metadata yet (topic-wait.ts). */
+  readonly #topicWaits: TopicWaits
   readonly #sinks = new Map<number, Sink>()
-  #drainScheduled = false
+  /** When the next drain runs (on the next turn, or at a retry's or a linger's end). */
+  readonly #drainSchedule = new DrainSchedule(() => { void this.#drain() })
+  /** Schedules a drain on the next turn: a value made once, for linger timers, the accumulator and Sequencing. */
+  readonly #wake = this.#drainSchedule.soon
 
-  // Buffer accounting for backpressure: counts records appended and not yet answered.
-  #bufferedBytes = 0
-  #bufferedRecords = 0
+  // Backpressure: sends waiting for buffer space.
   readonly #spaceWaiters: Array<() => void> = []
   /** Sends waiting for room to buffer the rest of their records, in call order (one token each). */
   readonly #waitingSends: object[] = []
 
   // Idempotence: the identity new sequences are issued under (each partition keeps its own, see identity.ts).
   readonly #identity: ProducerIdentity
+  /** Under which identity each partition sends, and when it needs a new epoch (sequencing.ts). */
+  readonly #sequencing: Sequencing
   /** Set for a transactional producer: the transaction's state and its coordinator requests. */
   readonly #txn: TransactionManager | undefined
   #inFlightBatches = 0
@@ -283,8 +253,6 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     this.#maxRequestBytes = options.maxRequestBytes ?? 32 * 1024 * 1024
     // A batch never outgrows the request that carries it.
     this.#batchMaxBytes = Math.min(options.batchMaxBytes ?? 1_000_000, this.#maxRequestBytes)
-    this.#maxBufferedBytes = options.maxBufferedBytes ?? 64 * 1024 * 1024
-    this.#maxBufferedRecords = options.maxBufferedRecords ?? 500_000
     this.#requestTimeoutMs = options.requestTimeoutMs ?? 30_000
     this.#deliveryTimeoutMs = options.deliveryTimeoutMs ?? 120_000
     this.#retries = options.retries ?? Number.POSITIVE_INFINITY
@@ -293,8 +261,6 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     this.#batchBuffers = this.#batchMaxBytes <= MAX_POOLED_BATCH_BYTES ? new BatchBuffers(POOLED_BATCH_BUFFERS, this.#batchMaxBytes) : undefined
     this.#partitioner = createPartitioner(options.partitioner, { batchMaxBytes: this.#batchMaxBytes })
     this.#sharedPartitionerInput = options.partitioner === undefined || typeof options.partitioner === 'string' ? { topic: '', key: null, value: null, partitionCount: 0, availablePartitions: [] } : undefined
-    this.#metadataWaitMs = options.metadataWaitMs ?? 60_000
-    this.#allowAutoTopicCreation = options.allowAutoTopicCreation ?? false
     this.#abortUnknownOutcome = options.abortUnknownOutcome ?? 'wait'
     this.#sinkOptions = {
       acks: this.#acks,
@@ -316,12 +282,38 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       keepTrying: () => !this.#closed && (this.#txn !== undefined || this.#hasBatchesWaitingForIdentity()),
       closing: this.#closing.signal
     })
+    this.#accumulator = new Accumulator({
+      batchMaxBytes: this.#batchMaxBytes,
+      maxRequestBytes: this.#maxRequestBytes,
+      maxBufferedBytes: options.maxBufferedBytes ?? 64 * 1024 * 1024,
+      maxBufferedRecords: options.maxBufferedRecords ?? 500_000
+    }, this.#partitioner, {
+      batchOpened: queue => {
+        this.#startDeliveryTimer()
+        this.#startLinger(queue)
+      },
+      batchFull: this.#wake,
+      onCallbackThrow: this.#onCallbackThrow
+    })
+    this.#topicWaits = new TopicWaits(client, { allowAutoTopicCreation: options.allowAutoTopicCreation ?? false, metadataWaitMs: options.metadataWaitMs ?? 60_000, requestTimeoutMs: this.#requestTimeoutMs }, {
+      append: held => this.#append(held.record, held.waiter, held.index, held.batches),
+      unbuffer: record => this.#unbufferWaiting(record),
+      onCallbackThrow: this.#onCallbackThrow
+    })
+    this.#sequencing = new Sequencing(this.#identity, this.#txn, {
+      wake: this.#wake,
+      epochBumped: (producerId, producerEpoch, reason) => {
+        this.#client.instrumentation.log.info(`new producer epoch: ${reason}`, { producerId, producerEpoch })
+        this.emit('epochBump', { producerId, producerEpoch, reason })
+      },
+      identityFailed: error => this.#failWaitingForIdentity(error)
+    })
     // Closed with its client: pending work fails with the client's ClientClosedError at once.
     this.#unregister = client.register({ closeWithClient: error => this.#abandonAll(error, error) })
     this.#metrics = client.instrumentation.metrics
     this.#stopCollecting = this.#metrics.addCollector(into => {
-      into.producerBufferedBytes += this.#bufferedBytes
-      into.producerBufferedRecords += this.#bufferedRecords
+      into.producerBufferedBytes += this.#accumulator.bufferedBytes
+      into.producerBufferedRecords += this.#accumulator.bufferedRecords
     })
   }
 
@@ -341,7 +333,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     if (this.#deliveryTimer !== undefined) return
     this.#deliveryTimer = setInterval(() => {
       this.#expireBatches()
-      if (this.#active.size === 0 && this.#awaitingMetadata.size === 0) this.#stopTimers()
+      if (this.#accumulator.active.size === 0 && this.#topicWaits.size === 0) this.#stopTimers()
     }, Math.max(50, Math.min(1000, this.#deliveryTimeoutMs / 10)))
     this.#deliveryTimer.unref()
   }
@@ -418,17 +410,17 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       failUnsent: error => {
         // Everything not in flight and not ambiguous is definitely not written; a sent one leaves a sequence gap.
         let gap = false
-        for (const queue of [...this.#active]) {
+        for (const queue of [...this.#accumulator.active]) {
           for (const batch of [...queue.batches]) {
             if (batch.inFlight || batch.ambiguous) continue
             if (batch.sent) {
               gap = true
-              queue.leaving = true
+              queue.leaveIdentity()
             }
             this.#finishBatch(queue, batch, error, null)
           }
         }
-        for (const pending of this.#awaitingMetadata.values()) pending.fail(error)
+        this.#topicWaits.failAll(error)
         return gap
       },
       acquireIdentity: async replacing => await this.#identity.acquire(replacing ? this.#identity.current : undefined),
@@ -436,8 +428,8 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       identity: () => this.#identity.current,
       fail: error => {
         // A failed transaction is never committed: its records are not visible, whatever reached the log.
-        for (const queue of [...this.#active]) for (const batch of [...queue.batches]) this.#finishBatch(queue, batch, error, null)
-        for (const pending of this.#awaitingMetadata.values()) pending.fail(error)
+        for (const queue of [...this.#accumulator.active]) for (const batch of [...queue.batches]) this.#finishBatch(queue, batch, error, null)
+        this.#topicWaits.failAll(error)
       },
       wake: () => this.#scheduleDrain(),
       capProduceVersion: max => { this.#sinkOptions.maxProduceVersion = max },
@@ -453,7 +445,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       producerId: String(this.#identity.current.producerId),
       producerEpoch: this.#identity.current.producerEpoch,
       sinks: [...this.#sinks.values()].map(s => ({ nodeId: s.nodeId, inFlightRequests: s.inFlightRequests })),
-      queues: [...this.#active].map(q => ({
+      queues: [...this.#accumulator.active].map(q => ({
         key: q.key,
         inFlight: q.inFlight,
         inFlightNode: q.inFlightNode,
@@ -469,7 +461,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
 
   /** Records and bytes buffered and not yet answered (what maxBufferedRecords/maxBufferedBytes limit). */
   get buffered (): { records: number, bytes: number } {
-    return { records: this.#bufferedRecords, bytes: this.#bufferedBytes }
+    return { records: this.#accumulator.bufferedRecords, bytes: this.#accumulator.bufferedBytes }
   }
 
   /** The producer id and epoch in use (-1 before the first send, or without idempotence). */
@@ -588,13 +580,13 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     }
     const prepared = toRecordInput(record)
     const bytes = recordSizeUpperBound(prepared)
-    const tooLarge = this.#tooLarge(record, bytes)
+    const tooLarge = this.#accumulator.tooLarge(record, bytes)
     if (tooLarge !== undefined) {
       callback(tooLarge, null)
       return false
     }
-    if (this.#isFull()) {
-      callback(new BufferFullError(`The producer buffer is full (${this.#bufferedRecords} records, ${this.#bufferedBytes} bytes): wait for producer.waitForSpace() or use await producer.send()`), null)
+    if (this.#accumulator.full) {
+      callback(new BufferFullError(`The producer buffer is full (${this.#accumulator.bufferedRecords} records, ${this.#accumulator.bufferedBytes} bytes): wait for producer.waitForSpace() or use await producer.send()`), null)
       return false
     }
     this.#append(record, callback, 0, undefined, prepared, bytes)
@@ -606,30 +598,15 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     for (let i = from; i < list.length; i++) {
       const input = tracker.adopt ? adoptAsRecordInput(list[i]) : toRecordInput(list[i])
       const bytes = recordSizeUpperBound(input)
-      const tooLarge = this.#tooLarge(list[i], bytes)
+      const tooLarge = this.#accumulator.tooLarge(list[i], bytes)
       if (tooLarge !== undefined) {
         tracker.settle(i, tooLarge, null)
         continue
       }
-      if (!this.#hasRoom(bytes)) return i
+      if (!this.#accumulator.hasRoom(bytes)) return i
       this.#append(list[i], tracker, i, tracker.batches, input, bytes)
     }
     return list.length
-  }
-
-  /**
-   * A record that no request or no buffer of this producer can hold, as a batch of its
-   * own: refused at once (as the Java client's max.request.size and buffer.memory checks).
-   * Sent anyway, a request over the broker's socket.request.max.bytes is answered by
-   * closing the connection, again at every retry.
-   */
-  #tooLarge (record: ProducerRecord, recordBytes: number): RecordTooLargeError | undefined {
-    const bytes = RECORD_BATCH_OVERHEAD + recordBytes
-    if (bytes <= this.#maxRequestBytes && bytes <= this.#maxBufferedBytes) return undefined
-    const limit = bytes > this.#maxRequestBytes
-      ? { option: 'maxRequestBytes' as const, bytes: this.#maxRequestBytes }
-      : bytes > this.#maxBufferedBytes ? { option: 'maxBufferedBytes' as const, bytes: this.#maxBufferedBytes } : undefined
-    return limit === undefined ? undefined : new RecordTooLargeError(record.topic, record.partition ?? -1, bytes, undefined, limit)
   }
 
   /**
@@ -648,8 +625,8 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       while (next < list.length) {
         const bytes = recordSizeUpperBound(tracker.adopt ? adoptAsRecordInput(list[next]) : toRecordInput(list[next]))
         // A record too large for the buffer is refused on its turn, not after the buffer emptied.
-        const size = this.#tooLarge(list[next], bytes) === undefined ? bytes : 0
-        await this.#waitUntil(() => this.#waitingSends[0] === turn && this.#hasRoom(size), signal, true)
+        const size = this.#accumulator.tooLarge(list[next], bytes) === undefined ? bytes : 0
+        await this.#waitUntil(() => this.#waitingSends[0] === turn && this.#accumulator.hasRoom(size), signal, true)
         this.#checkOpen()
         if (signal?.aborted === true) throw new AbortedError('Aborted while waiting for room in the producer buffer: the record is not in the log', { written: false, cause: signal.reason })
         // A commit waits for this send's records (they are the transaction's); a failed or ended transaction takes no more.
@@ -664,15 +641,9 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     }
   }
 
-  /** Whether the buffer has room for a record of `bytes`: below maxBufferedRecords, and within maxBufferedBytes (an empty buffer takes any record). */
-  #hasRoom (bytes: number): boolean {
-    if (this.#bufferedRecords >= this.#maxBufferedRecords) return false
-    return this.#bufferedBytes === 0 || this.#bufferedBytes + bytes <= this.#maxBufferedBytes
-  }
-
   /** Whether the buffer is at maxBufferedBytes/maxBufferedRecords: produce() would refuse, send() would wait. */
   get full (): boolean {
-    return this.#isFull()
+    return this.#accumulator.full
   }
 
   /** Resolves when the buffer has room again. */
@@ -689,13 +660,12 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       const entering = [...this.#waitingSends]
       if (entering.length > 0) await this.#waitUntil(() => entering.every(turn => !this.#waitingSends.includes(turn)), undefined, false)
       const batches: ProducerBatch[] = []
-      for (const queue of this.#active) batches.push(...queue.batches)
-      const pendingTopics = [...this.#awaitingMetadata.values()].map(async p => await p.ready)
-      await Promise.allSettled(pendingTopics)
+      for (const queue of this.#accumulator.active) batches.push(...queue.batches)
+      await this.#topicWaits.settled()
       await Promise.all(batches.map(async b => await this.#whenDone(b)))
       // Records that waited for metadata went into new batches.
       const more: ProducerBatch[] = []
-      for (const queue of this.#active) more.push(...queue.batches.filter(b => !batches.includes(b)))
+      for (const queue of this.#accumulator.active) more.push(...queue.batches.filter(b => !batches.includes(b)))
       await Promise.all(more.map(async b => await this.#whenDone(b)))
     } finally {
       this.#flushing--
@@ -722,14 +692,14 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   #abandonAll (unsent: Error, closedError: Error): void {
     this.#closed = true
     this.#closedError ??= closedError
-    for (const queue of [...this.#active]) {
+    for (const queue of [...this.#accumulator.active]) {
       for (const batch of [...queue.batches]) {
         this.#finishBatch(queue, batch, batch.sent
           ? new OutcomeUnknownError(`The producer was closed (${unsent.message}) while ${queue.key}'s batch was in flight: it may or may not be in the log`, { cause: unsent })
           : unsent, null)
       }
     }
-    for (const pending of [...this.#awaitingMetadata.values()]) pending.fail(unsent)
+    this.#topicWaits.failAll(unsent)
     this.#wakeSpaceWaiters()
     this.#releaseResources()
   }
@@ -737,9 +707,8 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   #releaseResources (): void {
     this.#closing.abort(this.#closedError)
     this.#stopTimers()
-    for (const queue of this.#queues.values()) if (queue.lingerTimer !== undefined) clearTimeout(queue.lingerTimer)
-    if (this.#wakeTimer !== undefined) clearTimeout(this.#wakeTimer)
-    this.#wakeTimer = undefined
+    for (const queue of this.#accumulator.queues()) queue.stopLinger()
+    this.#drainSchedule.stop()
     if (this.#refreshTimer !== undefined) clearTimeout(this.#refreshTimer)
     this.#refreshTimer = undefined
     this.#unregister()
@@ -748,7 +717,6 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
 
   // ---------------------------------------------------------------- appending
 
-  readonly #awaitingMetadata = new Map<string, { ready: Promise<void>, records: Array<{ record: ProducerRecord, waiter: Waiter, index: number, batches?: Set<ProducerBatch> }>, fail: (error: Error) => void }>()
   readonly #batchDone = new WeakMap<ProducerBatch, { promise: Promise<void>, resolve: () => void }>()
 
   #append (record: ProducerRecord, waiter: Waiter, index: number, batches: Set<ProducerBatch> | undefined, prepared?: RecordInput, preparedBytes?: number): void {
@@ -774,111 +742,20 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       notifyWaiter(waiter, index, error, null, this.#onCallbackThrow)
       return
     }
-    const queue = this.#queue(record.topic, partition)
-    let batch = queue.openBatch
-    if (batch !== undefined && batch.recordCount > 0 && batch.bytes + bytes > this.#batchMaxBytes) {
-      batch.sealed = true
-      batch = undefined
-    }
-    if (batch === undefined) {
-      batch = new ProducerBatch(record.topic, partition, Date.now(), this.#onCallbackThrow)
-      this.#startDeliveryTimer()
-      queue.batches.push(batch)
-      this.#active.add(queue)
-      this.#startLinger(queue)
-    }
-    batch.add(input, bytes, waiter, index)
-    batches?.add(batch)
-    this.#bufferedBytes += bytes
-    this.#bufferedRecords++
-    this.#partitioner.onAppend?.(record.topic, partition, bytes)
-    if (batch.bytes >= this.#batchMaxBytes) {
-      batch.sealed = true
-      this.#partitioner.onBatchComplete?.(record.topic, partition)
-      this.#scheduleDrain()
-    }
+    this.#accumulator.append(record.topic, partition, input, bytes, waiter, index, batches)
   }
 
-  /** Holds records of a topic not in metadata yet, until it appears or `metadataWaitMs` passes. */
+  /** Holds records of a topic not in metadata yet, until it appears or `metadataWaitMs` passes (topic-wait.ts). */
   #appendAfterMetadata (record: ProducerRecord, waiter: Waiter, index: number, batches: Set<ProducerBatch> | undefined): void {
-    let pending = this.#awaitingMetadata.get(record.topic)
-    if (pending === undefined) {
-      const records: Array<{ record: ProducerRecord, waiter: Waiter, index: number, batches?: Set<ProducerBatch> }> = []
-      const fail = (error: Error): void => {
-        if (this.#awaitingMetadata.get(record.topic) === entry) this.#awaitingMetadata.delete(record.topic)
-        for (const r of records.splice(0)) {
-          this.#unbufferWaiting(r.record)
-          notifyWaiter(r.waiter, r.index, error, null, this.#onCallbackThrow)
-        }
-      }
-      const ready = this.#waitForTopic(record.topic).then(() => {
-        this.#awaitingMetadata.delete(record.topic)
-        for (const r of records.splice(0)) {
-          this.#unbufferWaiting(r.record)
-          this.#append(r.record, r.waiter, r.index, r.batches)
-        }
-      }, fail)
-      const entry = { ready, records, fail }
-      pending = entry
-      this.#awaitingMetadata.set(record.topic, entry)
-    }
+    this.#topicWaits.hold({ record, waiter, index, batches })
     this.#startDeliveryTimer()
-    pending.records.push({ record, waiter, index, batches })
     // Waiting records count against the buffer limits like buffered ones.
-    this.#bufferedBytes += waitingSize(record)
-    this.#bufferedRecords++
-  }
-
-  /**
-   * The topic's metadata once it exists, for up to metadataWaitMs; with allowAutoTopicCreation
-   * the broker is asked to create it first. A topic that never appeared fails with an
-   * UnknownTopicError that says whether creation was asked for and what the broker answered.
-   */
-  async #waitForTopic (topic: string): Promise<void> {
-    const refusal = this.#allowAutoTopicCreation ? await this.#askToCreate(topic) : undefined
-    try {
-      await this.#client.metadata.waitForTopic(topic, this.#metadataWaitMs, undefined, { waitOption: 'metadataWaitMs' })
-    } catch (error) {
-      if (!(error instanceof UnknownTopicError) || this.#client.metadata.topic(topic) !== undefined) throw error
-      const why = !this.#allowAutoTopicCreation
-        ? 'The producer did not ask the broker to create it (allowAutoTopicCreation is off): create it (admin.createTopics, kafka-topics.sh), or set allowAutoTopicCreation: true for a broker with auto.create.topics.enable'
-        : refusal === undefined
-          ? 'The broker was asked to create it (allowAutoTopicCreation) and it did not appear in time'
-          : refusal.code === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
-            ? 'The broker was asked to create it (allowAutoTopicCreation) and did not: its auto.create.topics.enable is off. Create the topic (admin.createTopics, kafka-topics.sh)'
-            : `The broker was asked to create it (allowAutoTopicCreation) and refused: ${refusal.message}`
-      throw new UnknownTopicError(topic, `Topic "${topic}" does not exist (waited metadataWaitMs, ${this.#metadataWaitMs} ms, for it). ${why}. The record was not written.`)
-    }
-  }
-
-  /** A Metadata request that lets the broker create `topic` (KIP-487's allow_auto_topic_creation); the broker's refusal, if it answered one. */
-  async #askToCreate (topic: string): Promise<BrokerError | undefined> {
-    try {
-      const response = await this.#client.request(Metadata, { topics: [{ name: topic }], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }, { timeoutMs: Math.min(this.#requestTimeoutMs, this.#metadataWaitMs) })
-      const code = response.topics.find(t => t.name === topic)?.errorCode ?? 0
-      // 5 LEADER_NOT_AVAILABLE: being created.
-      return code === 0 || code === ErrorCode.LEADER_NOT_AVAILABLE ? undefined : new BrokerError(code, `Metadata (creating topic "${topic}")`)
-    } catch {
-      // No answer: the wait below reports what it finds.
-      return undefined
-    }
+    this.#accumulator.countWaiting(waitingSize(record))
   }
 
   #unbufferWaiting (record: ProducerRecord): void {
-    this.#bufferedBytes -= waitingSize(record)
-    this.#bufferedRecords--
-    if (!this.#isFull()) this.#wakeSpaceWaiters()
-  }
-
-  #queue (topic: string, partition: number): PartitionQueue {
-    let byPartition = this.#queuesByTopic.get(topic)
-    if (byPartition === undefined) this.#queuesByTopic.set(topic, byPartition = [])
-    let queue = byPartition[partition]
-    if (queue === undefined) {
-      byPartition[partition] = queue = new PartitionQueue(topic, partition)
-      this.#queues.set(queue.key, queue)
-    }
-    return queue
+    this.#accumulator.uncountWaiting(waitingSize(record))
+    if (!this.#accumulator.full) this.#wakeSpaceWaiters()
   }
 
   #startLinger (queue: PartitionQueue): void {
@@ -886,33 +763,24 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       this.#scheduleDrain()
       return
     }
-    if (queue.lingerTimer !== undefined) return
-    queue.lingerTimer = setTimeout(() => {
-      queue.lingerTimer = undefined
-      this.#scheduleDrain()
-    }, this.#lingerMs)
+    queue.startLinger(this.#lingerMs, this.#wake)
   }
 
   // ---------------------------------------------------------------- sending
 
   #scheduleDrain (): void {
-    if (this.#drainScheduled) return
-    this.#drainScheduled = true
-    setImmediate(() => {
-      this.#drainScheduled = false
-      void this.#drain()
-    })
+    this.#drainSchedule.soon()
   }
 
   async #drain (): Promise<void> {
-    if (this.#active.size === 0) return
+    if (this.#accumulator.active.size === 0) return
     if (this.#idempotent && !this.#identity.ready) {
-      this.#acquireIdentity()
+      this.#sequencing.acquire()
       return
     }
     const leaders = new Set<number>()
     let needMetadata = false
-    for (const queue of this.#active) {
+    for (const queue of this.#accumulator.active) {
       const leader = this.#client.metadata.partition(queue.topic, queue.partition)?.leaderId ?? -1
       if (leader < 0) needMetadata = true
       else leaders.add(leader)
@@ -939,7 +807,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       }
     }
     let bytes = 0
-    for (const queue of this.#active) {
+    for (const queue of this.#accumulator.active) {
       if (this.#client.metadata.partition(queue.topic, queue.partition)?.leaderId !== nodeId) continue
       const batch = this.#nextSendable(queue, nodeId, now)
       if (batch === undefined) continue
@@ -954,7 +822,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
 
   /** The first batch led by `nodeId` that may be sent now and whose connection died before. */
   #readySuspect (nodeId: number, now: number): SendItem | undefined {
-    for (const queue of this.#active) {
+    for (const queue of this.#accumulator.active) {
       if (this.#client.metadata.partition(queue.topic, queue.partition)?.leaderId !== nodeId) continue
       const batch = this.#nextSendable(queue, nodeId, now)
       if (batch === undefined || !this.#suspects.has(batch)) continue
@@ -966,56 +834,33 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
 
   /** Seals `batch`, gives it its sequence at its first send, and counts it in flight to `nodeId`. */
   #markSent (queue: PartitionQueue, batch: ProducerBatch, nodeId: number, items: SendItem[]): void {
-    batch.sealed = true
-    if (batch.baseSequence < 0 && this.#idempotent) {
-      batch.baseSequence = queue.takeSequence(batch.recordCount)
-      batch.producerId = queue.identity.producerId
-      batch.producerEpoch = queue.identity.producerEpoch
-    }
+    queue.markSent(batch, nodeId, this.#idempotent)
     batch.topicId ??= this.#client.metadata.topic(queue.topic)?.topicId
-    batch.inFlight = true
-    queue.inFlight++
-    queue.inFlightNode = nodeId
     this.#inFlightBatches++
     items.push({ queue, batch })
   }
 
   #nextSendable (queue: PartitionQueue, nodeId: number, now: number): ProducerBatch | undefined {
     if (now < queue.retryAt) {
-      this.#wakeAt(queue.retryAt)
+      this.#drainSchedule.at(queue.retryAt)
       return undefined
     }
-    if (queue.inFlight > 0 && (queue.serial || (this.#idempotent && !queue.confirmed) || queue.inFlightNode !== nodeId)) return undefined
-    if (queue.inFlight >= 5) return undefined
+    if (!queue.mayAddInFlight(nodeId, this.#idempotent)) return undefined
     for (const batch of queue.batches) {
       if (batch.inFlight) continue
       if (batch.recordCount === 0) return undefined
-      if (this.#idempotent && !this.#identityAllows(queue, batch)) return undefined
+      if (this.#idempotent && !this.#sequencing.allows(queue, batch)) return undefined
       if (!batch.sealed && this.#flushing === 0 && !this.#closed) {
         const lingerEnds = batch.createdAt + this.#lingerMs
         if (now < lingerEnds) {
           // Nothing else may come to drain this partition: wake up when its linger ends.
-          this.#wakeAt(lingerEnds)
+          this.#drainSchedule.at(lingerEnds)
           return undefined
         }
       }
       return batch
     }
     return undefined
-  }
-
-  #wakeTimer: NodeJS.Timeout | undefined
-  /** A double from the start (a time since the epoch is no Smi): a field that turns from Smi to double changes the producer's hidden class, and every optimised function that reads the producer deoptimised ("wrong map") once a retry or linger set it. */
-  #wakeTime = Number.POSITIVE_INFINITY
-
-  #wakeAt (time: number): void {
-    if (this.#wakeTimer !== undefined && this.#wakeTime <= time) return
-    if (this.#wakeTimer !== undefined) clearTimeout(this.#wakeTimer)
-    this.#wakeTime = time
-    this.#wakeTimer = setTimeout(() => {
-      this.#wakeTimer = undefined
-      this.#scheduleDrain()
-    }, Math.max(0, time - Date.now()))
   }
 
   /** @internal Sink callback: see BatchBuffers. */
@@ -1036,11 +881,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   /** @internal Sink callback: decides what the outcome of one batch's attempt means. */
   onOutcome (nodeId: number, item: SendItem, outcome: ItemOutcome): void {
     const { queue, batch } = item
-    if (batch.inFlight) {
-      batch.inFlight = false
-      queue.inFlight--
-      this.#inFlightBatches--
-    }
+    if (queue.markAnswered(batch)) this.#inFlightBatches--
     // Answered already (a forced close): only the in-flight accounting above was left to do.
     if (batch.finished) return
     if (outcome.kind === 'no-response') {
@@ -1050,14 +891,12 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     if (outcome.kind === 'error') {
       // The broker may be gone and its partitions led elsewhere now.
       if (outcome.error instanceof ConnectionError || outcome.error instanceof RequestTimeoutError) this.#refreshMetadataSoon()
-      if (outcome.written) {
+      const meaning = meaningOfFailure(outcome.error, outcome.written, batch.ambiguous)
+      if (meaning === 'ambiguous') {
         if (!(outcome.error instanceof ConnectionError)) this.#clearSuspect(batch)
         else if (this.#connectionDied(queue, batch, nodeId, outcome.error)) return
-        // The request may have reached the broker: the batch's outcome is unknown.
         this.#retryAmbiguous(queue, batch, outcome.error)
-      } else if (!batch.ambiguous && outcome.error instanceof KafkaTsError && !(outcome.error instanceof ConnectionError) && !outcome.error.retriable) {
-        // An ambiguous batch stays ambiguous: this attempt did nothing, an earlier one may have
-        // been written, so it is retried (invariant 1), whatever kept this one from the wire.
+      } else if (meaning === 'failed') {
         this.#failDefinitely(queue, batch, outcome.error)
       } else {
         this.#retryDefinite(queue, batch, outcome.error, false)
@@ -1072,7 +911,8 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       return
     }
     const code = response.errorCode
-    if (code === 0 || code === ErrorCode.DUPLICATE_SEQUENCE_NUMBER) {
+    const meaning = meaningOfCode(code, this.#txn !== undefined)
+    if (meaning === 'written') {
       this.#succeed(queue, batch, response.baseOffset, response.logAppendTimeMs, response.logStartOffset)
       // The broker answered the one request that ever carried the batch, so it read all of
       // it: the socket is done with the encoded bytes, and they are reused (BatchBuffers).
@@ -1084,22 +924,29 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       return
     }
     const error = new BrokerError(code, `Produce to ${queue.key} on broker ${nodeId}`, response.errorMessage)
-    if (AMBIGUOUS_CODES.has(code)) {
-      this.#retryAmbiguous(queue, batch, error)
-    } else if (DEFINITE_RETRIABLE_CODES.has(code)) {
-      if (code === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION || code === ErrorCode.UNKNOWN_TOPIC_ID) queue.topicMissingCode = code
-      if (invalidatesMetadata(code)) this.#refreshMetadataSoon()
-      this.#retryDefinite(queue, batch, error, true)
-    } else if (this.#txn !== undefined && (code === ErrorCode.INVALID_PRODUCER_EPOCH || code === ErrorCode.PRODUCER_FENCED)) {
-      // A newer producer with this transactional id took over: fenced, not a sequence problem.
-      const fenced = this.#txn.fencedBy(error)
-      if (this.#isPending(batch)) this.#finishBatch(queue, batch, fenced, null)
-    } else if (code === ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER || code === ErrorCode.UNKNOWN_PRODUCER_ID || code === ErrorCode.INVALID_PRODUCER_EPOCH) {
-      this.#onSequenceError(queue, batch, error)
-    } else if (code === ErrorCode.MESSAGE_TOO_LARGE) {
-      this.#onTooLarge(queue, batch, error)
-    } else {
-      this.#failDefinitely(queue, batch, error)
+    switch (meaning) {
+      case 'ambiguous':
+        this.#retryAmbiguous(queue, batch, error)
+        return
+      case 'retry':
+        if (saysTopicMissing(code)) queue.noteTopicMissing(code)
+        if (invalidatesMetadata(code)) this.#refreshMetadataSoon()
+        this.#retryDefinite(queue, batch, error, true)
+        return
+      case 'fenced': {
+        // A newer producer with this transactional id took over: fenced, not a sequence problem.
+        const fenced = this.#txn!.fencedBy(error)
+        if (this.#isPending(batch)) this.#finishBatch(queue, batch, fenced, null)
+        return
+      }
+      case 'sequence':
+        this.#onSequenceError(queue, batch, error)
+        return
+      case 'too-large':
+        this.#onTooLarge(queue, batch, error)
+        return
+      default:
+        this.#failDefinitely(queue, batch, error)
     }
   }
 
@@ -1153,8 +1000,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       lastOffset = offset
       return { topic, partition, offset, timestamp: appendTime ?? records[i].timestamp!, logStartOffset }
     })
-    if (!queue.batches.some(b => b.sent && !b.inFlight)) queue.serial = false
-    if (batch.producerEpoch === queue.identity.producerEpoch && batch.producerId === queue.identity.producerId) queue.confirmed = true
+    queue.onWritten(batch)
   }
 
   /** No definite answer: retry with the same id, epoch and sequence, whatever the limits say. */
@@ -1212,17 +1058,15 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     if (batch.recordCount > 1) {
       queue.insertAfter(batch, batch.splitOff(Math.ceil(batch.recordCount / 2)))
       // Pipelined batches behind it are refused as out of order: resend from the head, one at a time.
-      queue.serial = true
+      queue.becomeSerial()
       this.#scheduleDrain()
       return
     }
     const recordBytes = batch.encoded?.length ?? batch.bytes
-    batch.inFlight = true
-    queue.inFlight++
+    queue.hold(batch)
     this.#inFlightBatches++
     void this.#topicMessageLimit(queue.topic).then(limit => {
-      batch.inFlight = false
-      queue.inFlight--
+      queue.markAnswered(batch)
       this.#inFlightBatches--
       if (!batch.finished) this.#failDefinitely(queue, batch, new RecordTooLargeError(queue.topic, queue.partition, recordBytes, limit))
       this.#scheduleDrain()
@@ -1249,7 +1093,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       this.#backOff(queue, 0)
       return
     }
-    if (this.#madeGapItself(queue, batch, error.code)) {
+    if (madeGapItself(queue, batch, error.code)) {
       // The producer dropped a sent batch of this identity itself (a definite failure, a
       // timeout, an abort): the broker refuses what follows the gap, and nothing it
       // acknowledged is missing. The partition is leaving the identity already.
@@ -1263,20 +1107,8 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     }
     // The broker refused this attempt; whatever an earlier attempt did is now resolved as "not in the log".
     batch.ambiguous = false
-    queue.serial = true
+    queue.becomeSerial()
     this.#leaveIdentity(queue, error.message)
-  }
-
-  /**
-   * Whether a sequence error answers a gap this producer made: the partition is `leaving`
-   * the identity the batch was sent under (a sent batch of it was dropped before the broker
-   * took it), and the broker says the sequence is out of order or the epoch moved. Only
-   * UNKNOWN_PRODUCER_ID, or a gap under an identity nothing was dropped from, can mean
-   * that acknowledged records are missing.
-   */
-  #madeGapItself (queue: PartitionQueue, batch: ProducerBatch, code: number): boolean {
-    if (code !== ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER && code !== ErrorCode.INVALID_PRODUCER_EPOCH) return false
-    return queue.leaving && batch.producerId === queue.identity.producerId && batch.producerEpoch === queue.identity.producerEpoch
   }
 
   #failDefinitely (queue: PartitionQueue, batch: ProducerBatch, error: Error): void {
@@ -1287,9 +1119,8 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   }
 
   #backOff (queue: PartitionQueue, attempt: number): void {
-    queue.serial = true
-    queue.retryAt = Date.now() + backoffDelay(attempt, this.#client.backoff)
-    this.#wakeAt(queue.retryAt)
+    queue.backOffUntil(Date.now() + backoffDelay(attempt, this.#client.backoff))
+    this.#drainSchedule.at(queue.retryAt)
   }
 
   #finishBatch (queue: PartitionQueue, batch: ProducerBatch, error: Error | null, resultOf: ((i: number) => RecordMetadata) | null): void {
@@ -1297,18 +1128,16 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     if (batch.finished) return
     batch.finished = true
     this.#suspects.delete(batch)
-    queue.remove(batch)
-    if (queue.batches.length === 0) this.#active.delete(queue)
-    this.#releaseBuffer(batch)
+    this.#accumulator.finish(queue, batch)
+    this.#wakeIfRoom()
     batch.settleAll(error, resultOf)
     this.#resolveDone(batch)
     if (error !== null) this.#txn?.onRecordFailed(error)
   }
 
-  #releaseBuffer (batch: ProducerBatch): void {
-    this.#bufferedBytes -= batch.bytes - 61
-    this.#bufferedRecords -= batch.recordCount
-    if (!this.#isFull()) {
+  /** Buffer space was freed: sends waiting for room go on, and 'drain' tells produce() callers. */
+  #wakeIfRoom (): void {
+    if (!this.#accumulator.full) {
       this.#wakeSpaceWaiters()
       this.emit('drain')
     }
@@ -1318,32 +1147,12 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
 
   #abortTracker (tracker: SendTracker & { batches: Set<ProducerBatch> }, signal: AbortSignal): void {
     // Records still waiting for their topic's metadata were never in a batch.
-    for (const pending of this.#awaitingMetadata.values()) {
-      const kept = pending.records.filter(r => r.waiter !== tracker)
-      if (kept.length === pending.records.length) continue
-      const removed = pending.records.filter(r => r.waiter === tracker)
-      pending.records.splice(0, pending.records.length, ...kept)
-      for (const r of removed) this.#unbufferWaiting(r.record)
-      for (const r of removed) tracker.settle(r.index, new AbortedError('Aborted while waiting for the topic\'s metadata: the record is not in the log', { written: false, cause: signal.reason }), null)
-    }
+    this.#topicWaits.release(tracker, index => tracker.settle(index, new AbortedError('Aborted while waiting for the topic\'s metadata: the record is not in the log', { written: false, cause: signal.reason }), null))
     for (const batch of tracker.batches) {
-      const queue = this.#queues.get(`${batch.topic}-${batch.partition}`)!
+      const queue = this.#accumulator.queueOf(batch)
       if (!batch.sent && !batch.inFlight) {
-        const before = batch.records.length
-        const removed = batch.removeWaiter(tracker)
-        const freed = removed.length
-        if (freed > 0) {
-          // Approximate: the batch's bytes shrink in proportion (the exact sizes were not kept per record).
-          const share = Math.round((batch.bytes - 61) * freed / before)
-          batch.bytes -= share
-          this.#bufferedBytes -= share
-          this.#bufferedRecords -= freed
-        }
-        if (batch.recordCount === 0) {
-          queue.remove(batch)
-          if (queue.batches.length === 0) this.#active.delete(queue)
-          this.#resolveDone(batch)
-        }
+        const removed = this.#accumulator.removeWaiter(queue, batch, tracker)
+        if (batch.recordCount === 0) this.#resolveDone(batch)
         for (const index of removed) tracker.settle(index, new AbortedError('Aborted before the record was sent: it is not in the log', { written: false, cause: signal.reason }), null)
         continue
       }
@@ -1372,7 +1181,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
 
   #expireBatches (): void {
     const now = Date.now()
-    for (const queue of [...this.#active]) {
+    for (const queue of [...this.#accumulator.active]) {
       for (const batch of [...queue.batches]) {
         if (now - batch.createdAt < this.#deliveryTimeoutMs || batch.inFlight) continue
         if (batch.ambiguous) {
@@ -1381,7 +1190,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
           this.#finishBatch(queue, batch, new OutcomeUnknownError(`Record for ${queue.key} was not acknowledged within deliveryTimeoutMs (${this.#deliveryTimeoutMs} ms); an attempt was written without a definite answer (${batch.lastError?.message ?? 'no answer'}), so it may or may not be in the log.`, { cause: batch.lastError }), null)
           continue
         }
-        const lastError = batch.lastError ?? (this.#waitsForIdentity(queue) ? this.#identity.lastError : undefined) ?? (this.#hasNoLeader(queue) ? this.#metadataFailure : undefined)
+        const lastError = batch.lastError ?? (this.#sequencing.waitsForIdentity(queue) ? this.#identity.lastError : undefined) ?? (this.#hasNoLeader(queue) ? this.#metadataFailure : undefined)
         const error = new DeliveryTimeoutError(`Record for ${queue.key} was not delivered within deliveryTimeoutMs (${this.#deliveryTimeoutMs} ms)${lastError !== undefined ? `; last error: ${lastError.message}` : ''}. It is not in the log.`, { cause: lastError })
         if (batch.sent) this.#failDefinitely(queue, batch, error)
         else this.#finishBatch(queue, batch, error, null)
@@ -1392,86 +1201,24 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   // ---------------------------------------------------------------- idempotence
 
   /**
-   * Whether `batch` may be sent now as far as the partition's identity goes:
-   * - an ambiguous batch is always retried under the identity it was first sent with;
-   * - a partition whose identity is not the current one (a bump happened, or it has none
-   *   yet) adopts the current one once nothing of the old is in flight or ambiguous;
-   * - until then it keeps sending under its old identity, unless it is `leaving` it.
-   */
-  #identityAllows (queue: PartitionQueue, batch: ProducerBatch): boolean {
-    if (batch.ambiguous) return true
-    if (!this.#identity.ready) {
-      this.#acquireIdentity()
-      return false
-    }
-    const current = this.#identity.current
-    if (sameIdentity(queue.identity, current)) {
-      if (!queue.leaving) return true
-      this.#acquireIdentity(queue)
-      return false
-    }
-    if (!queue.holdsIdentity) {
-      queue.adopt(current)
-      return true
-    }
-    return !queue.leaving
-  }
-
-  /** Gets the first identity, or (with `queue`) one to replace the queue's; drains once it is there. */
-  #acquireIdentity (queue?: PartitionQueue): void {
-    // A transactional producer's identity comes from its transaction manager only (begin, EndTxn, abort).
-    if (this.#identity.acquiring || this.#txn !== undefined) return
-    const replacing = queue?.identity
-    const bumping = replacing !== undefined
-    this.#identity.acquire(replacing).then(identity => {
-      if (bumping) {
-        this.#client.instrumentation.log.info(`new producer epoch: ${this.#bumpReason}`, { producerId: identity.producerId, producerEpoch: identity.producerEpoch })
-        this.emit('epochBump', { producerId: identity.producerId, producerEpoch: identity.producerEpoch, reason: this.#bumpReason })
-      }
-      this.#scheduleDrain()
-    }, (error: Error) => {
-      // Retriable failures were retried while records waited; what waits now cannot be sent.
-      this.#failWaitingForIdentity(error)
-      this.#scheduleDrain()
-    })
-  }
-
-  #bumpReason = ''
-
-  /**
-   * A sent batch of `queue` was dropped (or the broker lost its sequences): the partition
-   * must not issue another sequence under its identity. It gets a new one (KIP-360) once
-   * nothing of the old is in flight or ambiguous; other partitions are not affected.
+   * A sent batch of `queue` was dropped (or the broker lost its sequences): it issues no
+   * further sequence under its identity (see Sequencing.leave). Nothing to do without idempotence.
    */
   #leaveIdentity (queue: PartitionQueue, reason: string): void {
-    if (!this.#idempotent) return
-    queue.leaving = true
-    if (this.#txn !== undefined) {
-      // In a transaction the new epoch comes with the abort (EndTxn v5, or InitProducerId on version 1).
-      this.#txn.onEpochBumpNeeded(reason)
-      return
-    }
-    this.#bumpReason = reason
-    if (sameIdentity(queue.identity, this.#identity.current)) this.#acquireIdentity(queue)
-    this.#scheduleDrain()
+    if (this.#idempotent) this.#sequencing.leave(queue, reason)
   }
 
   /** Batches that cannot be sent until the producer gets an identity. */
   #hasBatchesWaitingForIdentity (): boolean {
-    for (const queue of this.#active) if (this.#waitsForIdentity(queue)) return true
+    for (const queue of this.#accumulator.active) if (this.#sequencing.waitsForIdentity(queue)) return true
     return false
-  }
-
-  #waitsForIdentity (queue: PartitionQueue): boolean {
-    if (!this.#identity.ready) return queue.batches.length > 0
-    return queue.leaving && sameIdentity(queue.identity, this.#identity.current) && queue.batches.some(b => !b.ambiguous && !b.inFlight)
   }
 
   /** InitProducerId failed for good: records that needed an identity fail (none of them is in the log). */
   #failWaitingForIdentity (error: Error): void {
     const failure = error instanceof ProducerClosedError ? error : new ProducerIdentityError(error)
-    for (const queue of [...this.#active]) {
-      if (!this.#waitsForIdentity(queue)) continue
+    for (const queue of [...this.#accumulator.active]) {
+      if (!this.#sequencing.waitsForIdentity(queue)) continue
       for (const batch of [...queue.batches]) {
         if (batch.ambiguous || batch.inFlight) continue
         this.#finishBatch(queue, batch, failure, null)
@@ -1487,7 +1234,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     if (this.#refreshTimer !== undefined) return
     this.#refreshTimer = setTimeout(() => {
       this.#refreshTimer = undefined
-      const topics = new Set([...this.#active].map(q => q.topic))
+      const topics = new Set([...this.#accumulator.active].map(q => q.topic))
       this.#client.metadata.refresh(topics).then(() => {
         this.#metadataFailure = undefined
         this.#failDeletedTopics()
@@ -1517,12 +1264,12 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
    * to the log they were meant for, ambiguous ones included (that log is gone), so they fail.
    */
   #failDeletedTopics (): void {
-    for (const queue of [...this.#active]) {
+    for (const queue of [...this.#accumulator.active]) {
       const topic = this.#client.metadata.topic(queue.topic)
       // A topic missing from refreshed metadata was deleted, whether or not a broker said so yet.
-      const code = queue.topicMissingCode !== 0 ? queue.topicMissingCode : topic === undefined ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : 0
+      const noted = queue.takeTopicMissingCode()
+      const code = noted !== 0 ? noted : topic === undefined ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : 0
       if (code === 0) continue
-      queue.topicMissingCode = 0
       const sentUnder = queue.batches.find(b => b.topicId !== undefined)?.topicId
       if (topic !== undefined && (sentUnder === undefined || topic.topicId === sentUnder)) continue
       const why = topic === undefined ? 'is no longer in the cluster\'s metadata' : `was re-created (topic id ${sentUnder} became ${topic.topicId})`
@@ -1540,12 +1287,8 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     return (this.#client.metadata.partition(queue.topic, queue.partition)?.leaderId ?? -1) < 0
   }
 
-  #isFull (): boolean {
-    return this.#bufferedBytes >= this.#maxBufferedBytes || this.#bufferedRecords >= this.#maxBufferedRecords
-  }
-
   async #waitForSpace (signal?: AbortSignal): Promise<void> {
-    await this.#waitUntil(() => !this.#isFull(), signal, true)
+    await this.#waitUntil(() => !this.#accumulator.full, signal, true)
   }
 
   /** Waits until `condition` holds, rechecked whenever buffer space is released or a waiting send is done. */
@@ -1581,7 +1324,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   }
 
   #isPending (batch: ProducerBatch): boolean {
-    return this.#queues.get(`${batch.topic}-${batch.partition}`)?.batches.includes(batch) ?? false
+    return this.#accumulator.holds(batch)
   }
 
   #resolveDone (batch: ProducerBatch): void {
@@ -1591,42 +1334,6 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   #checkOpen (): void {
     if (this.#closed) throw this.#closedError ?? new ProducerClosedError()
   }
-}
-
-// A record without its own timestamp gets a coarse clock's: Date.now() (about 70 ns a call
-// here, one per record was 4-7% of a produce profile) is read by the first record of a
-// synchronous run of produce()/send() calls, then again after every CLOCK_READ_EVERY
-// records of that run, and the run's end (a microtask) makes the next record read it again.
-// Each read takes Date.now() as it is, also when it is behind the time read before: a wall
-// clock stepped back gives the records the new time at once, as one Date.now() a record did
-// (holding the old time would stamp records in the future until the clock caught up).
-const CLOCK_READ_EVERY = 64
-let clockMs = 0
-let clockBig = 0n
-/** Records stamped since the clock was last read; 0: read it for the next record. */
-let clockUses = 0
-function expireClock (): void {
-  clockUses = 0
-}
-function recordTimestamp (): bigint {
-  if (clockUses === 0 || clockUses >= CLOCK_READ_EVERY) {
-    if (clockUses === 0) queueMicrotask(expireClock)
-    clockUses = 0
-    const now = Date.now()
-    if (now !== clockMs) {
-      clockMs = now
-      clockBig = BigInt(now)
-    }
-  }
-  clockUses++
-  return clockBig
-}
-
-function toBuffer (value: ProducerBytes | null | undefined): Buffer | null {
-  if (value === null || value === undefined) return null
-  if (typeof value === 'string') return Buffer.from(value, 'utf8')
-  // A view of the same memory, not a copy.
-  return Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength)
 }
 
 /** What the records of one send()/sendTo() call are buffered with: where their outcomes go, their batches (for an abort), and whether the records are the producer's to convert in place. */
@@ -1653,73 +1360,4 @@ class ResultsAnswer implements SendAnswer<RecordMetadata[]> {
     if (errors === undefined) return this.#results
     throw this.#many ? new SendError(this.#results, errors) : errors.find(e => e !== undefined)!
   }
-}
-
-function toRecordInput (record: ProducerRecord): RecordInput {
-  return { key: toBuffer(record.key), value: toBuffer(record.value), headers: headersOf(record.headers), timestamp: timestampOf(record.timestamp) }
-}
-
-/**
- * toRecordInput's conversions made on the record itself, which then is its RecordInput
- * (sendTo's records are the producer's to change): no second object per record. Converting
- * a record again changes nothing.
- */
-function adoptAsRecordInput (record: ProducerRecord): RecordInput {
-  const input = record as unknown as { key: Buffer | null, value: Buffer | null, headers: RecordHeader[] | undefined, timestamp: bigint }
-  input.key = toBuffer(record.key)
-  input.value = toBuffer(record.value)
-  if (record.headers !== undefined) input.headers = headersOf(record.headers)
-  input.timestamp = timestampOf(record.timestamp)
-  return input
-}
-
-function headersOf (headers: ProducerHeaders | null | undefined): RecordHeader[] | undefined {
-  if (headers === undefined || headers === null) return undefined
-  if (Array.isArray(headers)) return headers.map(h => ({ key: h.key, value: toBuffer(h.value) }))
-  const out: RecordHeader[] = []
-  for (const [key, value] of Object.entries(headers)) {
-    if (Array.isArray(value)) for (const v of value) out.push({ key, value: toBuffer(v) })
-    else out.push({ key, value: toBuffer(value) })
-  }
-  return out
-}
-
-function timestampOf (ts: bigint | number | Date | undefined): bigint {
-  return ts === undefined ? recordTimestamp() : typeof ts === 'bigint' ? ts : BigInt(ts instanceof Date ? ts.getTime() : Math.trunc(ts))
-}
-
-/** A rough size of a record that is not encoded yet. */
-function waitingSize (record: ProducerRecord): number {
-  const size = (value: ProducerBytes | null | undefined): number => value === null || value === undefined ? 0 : value.length
-  return 36 + size(record.key) + size(record.value)
-}
-
-/**
- * The partitions with a leader, computed once per metadata answer: metadata replaces a
- * topic's partitions array when it changes and never edits it, so the array is the cache
- * key. The partitioner sees the same array until metadata changes (it relies on that to
- * skip rechecking its sticky partition), and no array is made per record.
- */
-const availableByPartitions = new WeakMap<ReadonlyArray<{ partition: number, leaderId: number } | undefined>, readonly number[]>()
-
-/** The last lookup's key and answer: records mostly go to the topic of the record before, and a WeakMap lookup per record showed in profiles. */
-let lastPartitions: ReadonlyArray<{ partition: number, leaderId: number } | undefined> | undefined
-let lastAvailable: readonly number[] = []
-
-function availablePartitions (partitions: ReadonlyArray<{ partition: number, leaderId: number } | undefined>): readonly number[] {
-  if (partitions === lastPartitions) return lastAvailable
-  lastAvailable = availableFor(partitions)
-  lastPartitions = partitions
-  return lastAvailable
-}
-
-function availableFor (partitions: ReadonlyArray<{ partition: number, leaderId: number } | undefined>): readonly number[] {
-  const cached = availableByPartitions.get(partitions)
-  if (cached !== undefined) return cached
-  const available: number[] = []
-  for (const p of partitions) if (p !== undefined && p.leaderId >= 0) available.push(p.partition)
-  // Shared by every record until metadata changes: frozen, so a custom partitioner cannot edit it for the others.
-  Object.freeze(available)
-  availableByPartitions.set(partitions, available)
-  return available
 }

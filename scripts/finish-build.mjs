@@ -1,4 +1,7 @@
 // Runs after tsc, on the library's part of dist/:
+// - Outputs of an earlier build whose source is gone are removed: a stale `x.js` would shadow
+//   a new `x/index.js` (Node tries the file first), so a module turned into a folder would
+//   load its old code from an incremental build.
 // - Node's built-in modules are required by their bare names ('zlib', not 'node:zlib'): test
 //   runners kafkajs applications still use (jest before 27) cannot resolve the prefix, and
 //   kafkats/kafkajs must load wherever kafkajs did. (Test files keep the prefix: node:test
@@ -7,7 +10,7 @@
 //   `require` load the same classes, one copy of each) and an .d.mts that declares it as an
 //   ES module (types that do not masquerade as CommonJS).
 import { createRequire } from 'node:module'
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { dirname, join } from 'node:path'
 
@@ -16,6 +19,14 @@ const require = createRequire(import.meta.url)
 // `kafkats` and its subpath exports, as in package.json "exports".
 const entries = ['index', 'kafkajs/index', 'testing/index']
 const libraryDirs = ['protocol', 'client', 'admin', 'producer', 'consumer', 'group', 'kafkajs', 'testing', 'cli']
+
+const root = join(dist, '..')
+for (const entry of readdirSync(dist, { recursive: true })) {
+  const file = String(entry)
+  const compiled = /^(.*?)(\.d\.ts|\.js)(\.map)?$/.exec(file)
+  if (compiled === null || file.endsWith('.d.mts')) continue
+  if (!existsSync(join(root, `${compiled[1]}.ts`))) rmSync(join(dist, file))
+}
 
 function bareBuiltins (file) {
   const text = readFileSync(file, 'utf8')

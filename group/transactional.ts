@@ -20,8 +20,9 @@
  *   batch's first offset, so the batch is read again (by this member if it still owns it).
  *   A batch is never finished as processed without the transaction that carried it.
  * - A fatal producer error (fenced by another instance of the transactional id, an EndTxn
- *   whose outcome is unknown) ends the loop with that error; so does a throwing eachBatch,
- *   after its transaction was aborted.
+ *   whose outcome is unknown) ends the loop with that error itself, a TransactionFatalError
+ *   (a fence reaching eachBatch as a SendError is unwrapped, the send's per-record
+ *   `outcomes` attached); a throwing eachBatch ends it too, after its transaction was aborted.
  * - The input offsets are committed only inside the transactions (invariant 8): the loop
  *   first turns the consumer's own committing off for good (no timer, revoke or close
  *   commit), since an ordinary OffsetCommit landing between a TxnOffsetCommit and its COMMIT
@@ -35,6 +36,7 @@
 import type { ConsumerBatch } from '../consumer/consumer'
 import type { Producer, ProducerBytes, TransactionScope } from '../producer/producer'
 import { TransactionFatalError } from '../producer/transaction'
+import { SendError } from '../producer/errors'
 import { checkFunction, checkKnownKeys, checkObject, checkOneOf, checkSignal, describeValue, optionKeys } from '../client/validate'
 import { AbortedError } from '../client/errors'
 import type { GroupConsumer } from './group-consumer'
@@ -174,11 +176,31 @@ export async function runTransactional<K = Buffer, V = Buffer, PK = ProducerByte
     rewind(reason ?? 'aborted')
     if (failure === undefined) continue
     // Abortable failures of the transaction itself (a fenced member's offsets, a failed send) are retried with the next read.
-    const fatal = failure instanceof TransactionFatalError || producer.transactionState === 'fatalError'
-    const fromApplication = !(failure instanceof Error && 'kind' in failure)
     if (stopped()) return stats
-    if (fatal || fromApplication) throw failure
+    // A fence reaches eachBatch as a SendError of its records: the loop ends with the fence itself, catchable by type.
+    const fatal = fatalErrorOf(failure)
+    if (fatal !== undefined) throw fatal
+    const fromApplication = !(failure instanceof Error && 'kind' in failure)
+    if (producer.transactionState === 'fatalError' || fromApplication) throw failure
   }
+}
+
+/**
+ * The TransactionFatalError behind `failure`: itself, or the one a SendError's records
+ * failed with (given that send's outcomes of each record), or one in its causes.
+ */
+function fatalErrorOf (failure: unknown): TransactionFatalError | undefined {
+  if (failure instanceof SendError) {
+    const fatal = failure.errors.map(({ error }) => error).find(error => error instanceof TransactionFatalError) as TransactionFatalError | undefined
+    if (fatal !== undefined) {
+      fatal.outcomes = failure.outcomes
+      return fatal
+    }
+  }
+  for (let e = failure, depth = 0; e !== undefined && e !== null && depth < 10; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof TransactionFatalError) return e
+  }
+  return undefined
 }
 
 /** Whether `error` (or an error it was caused by) is the abort of `signal`. */

@@ -41,6 +41,7 @@ import { errorCodeInfo } from '../protocol/error-codes'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
 import type { InitProducerIdRequest, InitProducerIdResponse } from '../protocol/apis/init-producer-id'
 import type { Identity } from './identity'
+import type { RecordOutcome } from './errors'
 
 export type TransactionState = 'uninitialized' | 'ready' | 'inTransaction' | 'committing' | 'aborting' | 'abortableError' | 'fatalError'
 
@@ -115,6 +116,12 @@ export class TransactionAbortableError extends KafkaTsError {
 export class TransactionFatalError extends KafkaTsError {
   readonly code: number
   readonly type: string
+  /**
+   * When this error ended a send() of several records (runTransactional rejects with it
+   * then, not with the SendError): that send's outcome of each record, by its index in the
+   * call. Undefined otherwise.
+   */
+  outcomes: RecordOutcome[] | undefined
   constructor (message: string, options: { code?: number, cause?: unknown } = {}) {
     super('TRANSACTION_FATAL', message, { retriable: false, cause: options.cause })
     this.name = 'TransactionFatalError'

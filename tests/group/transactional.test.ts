@@ -14,7 +14,9 @@ import { JoinGroup } from '../../protocol/apis/join-group'
 import { OffsetCommit } from '../../protocol/apis/offset-commit'
 import { TxnOffsetCommit } from '../../protocol/apis/txn-offset-commit'
 import { Producer } from '../../producer/producer'
-import { TransactionFatalError } from '../../producer/transaction'
+import { ProducerFencedError, TransactionFatalError } from '../../producer/transaction'
+import { SendError } from '../../producer/errors'
+import { Produce } from '../../protocol/apis/produce'
 import { FakeCluster } from '../../testing/index'
 import { gate, protocols, sleep, until } from './support'
 
@@ -350,6 +352,34 @@ test('runTransactional waits for a classic rebalance held open: no batch handed 
   stop.abort()
   await running
   assert.ok(handed <= 1 && abortEvents <= 1, `${handed} batches handed out and ${abortEvents} transactionAborted events during the held rebalance`)
+})
+
+test('a producer fenced mid-batch ends the loop with the ProducerFencedError itself (catchable by type), each record\'s outcome attached', async () => {
+  const { consumer, producer } = await pipeline('a', 'classic')
+  const OUTPUT_RECORDS = 10
+  // The batch's 10 output records are refused: another producer with the same transactionalId took over.
+  cluster.intercept(Produce, ({ clientId }) => clientId === 'a' ? { error: 90 /* PRODUCER_FENCED */ } : undefined)
+  let failure: unknown
+  await runTransactional(consumer, producer, {
+    eachBatch: async (batch, tx) => {
+      await tx.send(Array.from({ length: OUTPUT_RECORDS }, (_, i) => ({ topic: OUT, partition: batch.partition, value: `out-${i}` })))
+    }
+  }).catch(error => { failure = error })
+  assert.ok(failure instanceof TransactionFatalError, `rejected with ${String(failure)}`)
+  assert.ok(failure instanceof ProducerFencedError)
+  assert.equal(failure.type, 'PRODUCER_FENCED')
+  assert.equal(failure.outcomes?.length, OUTPUT_RECORDS, 'every output record\'s outcome is attached')
+  assert.ok(failure.outcomes.every(o => !o.ok), 'none of them was acknowledged')
+  assert.deepEqual(committedOutput(), [])
+})
+
+test('a SendError whose every record failed does not claim acknowledgements', () => {
+  const refused = new Error('refused')
+  const none = new SendError([undefined, undefined], [refused, refused])
+  assert.match(none.message, /^All 2 records of the send failed .*none was acknowledged/)
+  assert.doesNotMatch(none.message, /others were acknowledged/)
+  const some = new SendError([{ topic: 't', partition: 0, offset: 0n, timestamp: 0n } as never, undefined, undefined], [undefined, refused, refused])
+  assert.match(some.message, /^2 of 3 records of the send failed .*the other 1 was acknowledged/)
 })
 
 // Types only (never called): runTransactional takes typed consumers and producers.

@@ -11,9 +11,11 @@
  * - A batch out with the application is "processing": a revoke waits for it (bounded by
  *   the rebalance timeout), so the partition is not handed to another member meanwhile.
  *   If the ownership was released anyway (the revoke gave up waiting, or the member was
- *   fenced and lost everything), or the member's identity moved on, the transaction is
- *   aborted, not committed: nothing of it becomes visible, and the next owner starts from
- *   the offsets committed before it (it waits for them: OffsetFetch requireStable).
+ *   fenced and lost everything), the transaction is aborted, not committed, and the reason
+ *   says which: nothing of it becomes visible, and the next owner starts from the offsets
+ *   committed before it (it waits for them: OffsetFetch requireStable). The offsets go
+ *   under the membership the partition is stamped with when they are sent (invariant 2):
+ *   an epoch bump on a partition the member keeps re-stamps it and aborts nothing.
  * - A TxnOffsetCommit refused because the member was fenced (ILLEGAL_GENERATION,
  *   UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID, a stale epoch) is abortable: abort, rewind, go on.
  * - After any abort, and when no transaction could begin, the partition is rewound to the
@@ -148,12 +150,16 @@ export async function runTransactional<K = Buffer, V = Buffer, PK = ProducerByte
     let reason: string | undefined
     try {
       await options.eachBatch(batch, scopeOf(producer))
-      if (ownership.released) reason = 'the partition was revoked or lost during the transaction'
+      // The offsets go under the membership the partition is held under now (its epoch
+      // confirmed anew by a KIP-848 bump it was kept through), not the one the batch began
+      // under: only a real revoke or loss (a fence) aborts.
+      const under = consumer.transactionMetadataOf(cursor)
+      if (typeof under === 'string') reason = `${under} during the transaction`
       else {
-        await producer.sendOffsets({ groupMetadata: group, offsets: [{ topic: batch.topic, partition: batch.partition, offset: batch.nextOffset, leaderEpoch: cursor.lastFetchedEpoch }], signal: cut })
+        await producer.sendOffsets({ groupMetadata: under, offsets: [{ topic: batch.topic, partition: batch.partition, offset: batch.nextOffset, leaderEpoch: cursor.lastFetchedEpoch }], signal: cut })
         // The franz-go rule: a partition lost while the transaction ran must not see it commit.
-        if (ownership.released) reason = 'the partition was revoked or lost during the transaction'
-        else if (consumer.groupMetadata()?.memberId !== group.memberId) reason = 'the member was fenced and rejoined during the transaction'
+        const after = consumer.transactionMetadataOf(cursor)
+        if (typeof after === 'string') reason = `${after} while its offsets were sent`
       }
       if (reason === undefined) {
         await producer.commitTransaction({ signal: cut })

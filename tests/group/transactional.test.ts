@@ -12,6 +12,7 @@ import { deserializers, serializers } from '../../index'
 import { InitProducerId } from '../../protocol/apis/init-producer-id'
 import { JoinGroup } from '../../protocol/apis/join-group'
 import { OffsetCommit } from '../../protocol/apis/offset-commit'
+import { OffsetFetch } from '../../protocol/apis/offset-fetch'
 import { TxnOffsetCommit } from '../../protocol/apis/txn-offset-commit'
 import { Producer } from '../../producer/producer'
 import { ProducerFencedError, TransactionFatalError } from '../../producer/transaction'
@@ -170,7 +171,7 @@ for (const protocol of protocols) {
       await until(done, 'all input transformed and committed after the rejoin', 20_000)
       stop.abort()
       await running
-      assert.ok(aborted.some(e => /revoked or lost/.test(e.reason)), `aborts: ${aborted.map(e => e.reason).join('; ')}`)
+      assert.ok(aborted.some(e => /lost: the member was fenced/.test(e.reason)), `aborts: ${aborted.map(e => e.reason).join('; ')}`)
       assertExactlyOnce()
     })
 
@@ -352,6 +353,97 @@ test('runTransactional waits for a classic rebalance held open: no batch handed 
   stop.abort()
   await running
   assert.ok(handed <= 1 && abortEvents <= 1, `${handed} batches handed out and ${abortEvents} transactionAborted events during the held rebalance`)
+})
+
+describe('runTransactional through KIP-848 epoch bumps', () => {
+  /** A plain member of the group (no loop, no commits): it only takes partitions while it is in. */
+  const bystander = (): GroupConsumer => {
+    const other = new GroupConsumer(newClient('b'), { groupId: 'eos', topics: [IN], groupProtocol: 'consumer', fromBeginning: true, isolation: 'read_committed', autoCommit: false })
+    closers.push(async () => { await other.close() })
+    return other
+  }
+
+  test('an epoch bump on a partition the member keeps, while its batch runs, aborts nothing: the offsets go under the new epoch', async () => {
+    const { consumer, producer } = await pipeline('a', 'consumer')
+    const aborted: TransactionAbortedEvent[] = []
+    consumer.on('transactionAborted', event => aborted.push(event))
+    const held = gate()
+    let holding = false
+    let heldBatch: { partition: number, nextOffset: bigint } | undefined
+    const stop = new AbortController()
+    const running = runTransactional(consumer, producer, {
+      signal: stop.signal,
+      eachBatch: async (batch, tx) => {
+        await transform(batch, tx)
+        if (holding && heldBatch === undefined && batch.partition === 0) {
+          heldBatch = { partition: batch.partition, nextOffset: batch.nextOffset }
+          await held.promise
+        }
+      }
+    })
+    await until(done, 'all input transformed and committed', 15_000)
+    // A second member takes partition 1 (the fake's uniform assignor: a keeps 0 and 2).
+    const other = bystander()
+    await until(() => other.assignment().length === 1 && consumer.assignment().length === 2, 'member b to take one partition', 10_000)
+    holding = true
+    await newClient('seeder2').produceRaw({ topic: IN, partition: 0, records: [{ key: Buffer.from('k0'), value: Buffer.from(`0:${PER_PARTITION}`) }] })
+    await until(() => heldBatch !== undefined, 'a batch of partition 0 in its transaction', 10_000)
+    const epochBefore = consumer.groupMetadata()?.generationId
+    // Member b leaves: member a gets partition 1 back under a new epoch and keeps 0. The
+    // reconciliation that adds 1 is held at its OffsetFetch, so it is still running when the
+    // held batch's transaction sends its offsets and commits.
+    const reconciling = gate()
+    let fetchHeld = false
+    cluster.intercept(OffsetFetch, ({ clientId }) => {
+      if (clientId !== 'a') return undefined
+      fetchHeld = true
+      return { hold: reconciling.promise }
+    }, { times: 1 })
+    await other.close()
+    await until(() => fetchHeld, 'member a to reconcile the new assignment (held)', 10_000)
+    const epochNow = cluster.groupMembers('eos')[0].memberEpoch
+    assert.ok(epochNow !== undefined && epochNow > (epochBefore ?? Infinity), `the member epoch moved on (${String(epochBefore)} → ${String(epochNow)})`)
+    held.release()
+    await until(() => aborted.length > 0 || cluster.committedOffset('eos', IN, 0)?.offset === heldBatch!.nextOffset, 'the held batch\'s transaction to end', 10_000)
+    reconciling.release()
+    assert.deepEqual(aborted.map(e => e.reason), [], 'no transaction aborted')
+    const last = cluster.requests(TxnOffsetCommit).at(-1)!.request
+    assert.equal(last.generationIdOrMemberEpoch, epochNow, 'the offsets went under the member\'s current epoch')
+    stop.abort()
+    await running
+    assert.equal(cluster.committedLog(OUT, 0).length, PER_PARTITION + 1, 'the held batch\'s output committed once')
+  })
+
+  test('a partition really revoked while its batch runs aborts the transaction, and the reason names the revoke', async () => {
+    const { consumer, producer } = await pipeline('a', 'consumer')
+    const aborted: TransactionAbortedEvent[] = []
+    consumer.on('transactionAborted', event => aborted.push(event))
+    const held = gate()
+    let heldOwnership: { released: boolean } | undefined
+    const stop = new AbortController()
+    const running = runTransactional(consumer, producer, {
+      signal: stop.signal,
+      eachBatch: async (batch, tx) => {
+        await transform(batch, tx)
+        // Partition 1 is the one a second member takes (the fake's uniform assignor).
+        if (heldOwnership === undefined && batch.partition === 1) {
+          heldOwnership = consumer.cursor(batch.topic, batch.partition)!.ownership
+          await held.promise
+        }
+      }
+    })
+    await until(() => heldOwnership !== undefined, 'a batch of partition 1 in its transaction', 10_000)
+    bystander()
+    // The revoke waits for the batch (bounded by the rebalance timeout), then lets go of it.
+    await until(() => heldOwnership?.released === true, 'partition 1 to be revoked', 10_000)
+    held.release()
+    await until(() => aborted.length > 0, 'the held transaction to abort', 10_000)
+    stop.abort()
+    await running
+    assert.equal(aborted[0].partition, 1)
+    assert.match(aborted[0].reason, /revoked by a rebalance/)
+    assert.doesNotMatch(aborted[0].reason, /fenced/)
+  })
 })
 
 test('a producer fenced mid-batch ends the loop with the ProducerFencedError itself (catchable by type), each record\'s outcome attached', async () => {

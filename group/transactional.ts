@@ -172,10 +172,12 @@ export async function runTransactional<K = Buffer, V = Buffer, PK = ProducerByte
       // The caller's own stop is named as such, not as what the call it cut short was waiting for.
       reason = stopped() && causedByAbort(error, signal!) ? 'stopped by the caller: runTransactional\'s signal aborted while the transaction ran' : (error as Error).message
     }
+    let abortFailure: unknown
     if (producer.transactionState === 'inTransaction' || producer.transactionState === 'abortableError') {
       try {
         await producer.abortTransaction()
       } catch (abortError) {
+        abortFailure = abortError
         failure ??= abortError
       }
     }
@@ -184,8 +186,12 @@ export async function runTransactional<K = Buffer, V = Buffer, PK = ProducerByte
     // Abortable failures of the transaction itself (a fenced member's offsets, a failed send) are retried with the next read.
     if (stopped()) return stats
     // A fence reaches eachBatch as a SendError of its records: the loop ends with the fence itself, catchable by type.
-    const fatal = fatalErrorOf(failure)
-    if (fatal !== undefined) throw fatal
+    // Or the abort found it: a timed-out transaction's re-init answered that another producer took over (KIP-588).
+    const fatal = fatalErrorOf(failure) ?? fatalErrorOf(abortFailure)
+    if (fatal !== undefined) {
+      if (failure instanceof SendError) fatal.outcomes = failure.outcomes
+      throw fatal
+    }
     const fromApplication = !(failure instanceof Error && 'kind' in failure)
     if (producer.transactionState === 'fatalError' || fromApplication) throw failure
   }
@@ -193,15 +199,12 @@ export async function runTransactional<K = Buffer, V = Buffer, PK = ProducerByte
 
 /**
  * The TransactionFatalError behind `failure`: itself, or the one a SendError's records
- * failed with (given that send's outcomes of each record), or one in its causes.
+ * failed with, or one in its causes.
  */
 function fatalErrorOf (failure: unknown): TransactionFatalError | undefined {
   if (failure instanceof SendError) {
     const fatal = failure.errors.map(({ error }) => error).find(error => error instanceof TransactionFatalError) as TransactionFatalError | undefined
-    if (fatal !== undefined) {
-      fatal.outcomes = failure.outcomes
-      return fatal
-    }
+    if (fatal !== undefined) return fatal
   }
   for (let e = failure, depth = 0; e !== undefined && e !== null && depth < 10; e = (e as { cause?: unknown }).cause, depth++) {
     if (e instanceof TransactionFatalError) return e

@@ -10,6 +10,7 @@ import { runTransactional, type TransactionAbortedEvent } from '../../group/tran
 import type { TopicPartition } from '../../group/membership'
 import { deserializers, serializers } from '../../index'
 import { InitProducerId } from '../../protocol/apis/init-producer-id'
+import { EndTxn } from '../../protocol/apis/end-txn'
 import { JoinGroup } from '../../protocol/apis/join-group'
 import { OffsetCommit } from '../../protocol/apis/offset-commit'
 import { OffsetFetch } from '../../protocol/apis/offset-fetch'
@@ -450,7 +451,15 @@ test('a producer fenced mid-batch ends the loop with the ProducerFencedError its
   const { consumer, producer } = await pipeline('a', 'classic')
   const OUTPUT_RECORDS = 10
   // The batch's 10 output records are refused: another producer with the same transactionalId took over.
-  cluster.intercept(Produce, ({ clientId }) => clientId === 'a' ? { error: 90 /* PRODUCER_FENCED */ } : undefined)
+  const successor = new Producer(newClient('successor'), { transactionalId: 'eos-a' })
+  closers.push(async () => { await successor.close({ force: true }) })
+  let tookOver = false
+  cluster.intercept(Produce, async ({ clientId }) => {
+    if (clientId !== 'a' || tookOver) return undefined
+    tookOver = true
+    await successor.beginTransaction()
+    return undefined
+  })
   let failure: unknown
   await runTransactional(consumer, producer, {
     eachBatch: async (batch, tx) => {
@@ -463,6 +472,45 @@ test('a producer fenced mid-batch ends the loop with the ProducerFencedError its
   assert.equal(failure.outcomes?.length, OUTPUT_RECORDS, 'every output record\'s outcome is attached')
   assert.ok(failure.outcomes.every(o => !o.ok), 'none of them was acknowledged')
   assert.deepEqual(committedOutput(), [])
+})
+
+for (const code of [48 /* INVALID_TXN_STATE */, 47 /* INVALID_PRODUCER_EPOCH */]) {
+  test(`a commit refused because the coordinator timed the transaction out (${code}) is recovered (KIP-588): the batch is aborted, read again and committed, no fatal error`, async () => {
+    const { consumer, producer } = await pipeline('a', 'classic')
+    cluster.intercept(EndTxn, ({ request }) => request.committed ? { error: code } : undefined, { times: 1 })
+    const aborted: TransactionAbortedEvent[] = []
+    consumer.on('transactionAborted', event => aborted.push(event))
+    const stop = new AbortController()
+    let failure: unknown
+    const running = runTransactional(consumer, producer, { eachBatch: transform, signal: stop.signal }).catch(error => { failure = error })
+    await until(() => done() || failure !== undefined, 'all input transformed and committed', 15_000)
+    stop.abort()
+    await running
+    assert.equal(failure, undefined, `the loop ended with ${String(failure)}`)
+    assert.equal(aborted.length, 1)
+    assert.match(aborted[0].reason, /transactionTimeoutMs/)
+    assert.equal(producer.transactionState, 'ready')
+    // The re-init asked for the next epoch of the same producer id (KIP-588), not a new id.
+    const inits = cluster.requests(InitProducerId).map(r => r.request)
+    assert.equal(inits.length, 2)
+    assert.ok(inits[1].producerId >= 0n, 'the second InitProducerId carries the current producer id and epoch')
+    assertExactlyOnce()
+  })
+}
+
+test('after a timeout, a producer whose re-init finds a newer producer in its place is fenced (fatal)', async () => {
+  const { consumer, producer } = await pipeline('a', 'classic')
+  let took = false
+  cluster.intercept(EndTxn, async ({ request }) => {
+    if (!request.committed || took) return undefined
+    took = true
+    // Another instance with the same transactionalId starts (fences this one), then the commit is refused.
+    const other = new Producer(newClient('other'), { transactionalId: 'eos-a' })
+    closers.push(async () => { await other.close({ force: true }) })
+    await other.beginTransaction()
+    return { error: 47 }
+  })
+  await assert.rejects(runTransactional(consumer, producer, { eachBatch: transform }), ProducerFencedError)
 })
 
 test('a SendError whose every record failed does not claim acknowledgements', () => {

@@ -19,6 +19,8 @@ import type { ScannedBatch } from '../protocol/record-batch'
 export interface Ownership {
   /** Set once the partition is revoked or lost: no commit or mark for it is accepted after. */
   released: boolean
+  /** Why it was released ('revoked …' or 'lost …'), set with `released`: what an aborted transaction names. */
+  releasedBecause?: string
   /** The member id the partition was assigned or last confirmed under ('' without a group). */
   memberId: string
   /** The classic generation or the KIP-848 member epoch of that assignment or confirmation. */

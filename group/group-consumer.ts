@@ -242,10 +242,17 @@ export interface GroupConsumerEvents extends ConsumerEvents {
 /** Thrown inside an OffsetCommit's body builder: every partition of the commit left it while it was retried. */
 class NothingLeftToCommit extends Error {}
 
+/** Releases the partition's ownership (revoked or lost), saying why; a first release's reason stays. */
+function release (cursor: Cursor, why: string): void {
+  if (cursor.ownership.released) return
+  cursor.ownership.released = true
+  cursor.ownership.releasedBecause = why
+}
+
 /** Why `cursor` may not be committed under `identity`, or undefined when it may. */
 function notHeldUnder (cursor: Cursor, identity: MemberIdentity): string | undefined {
   const ownership = cursor.ownership
-  if (ownership.released) return 'the partition was revoked or lost'
+  if (ownership.released) return `the partition was ${ownership.releasedBecause ?? 'revoked or lost'}`
   if (ownership.memberId !== identity.memberId || ownership.generation !== identity.generation) {
     return `held under member ${ownership.memberId} generation/epoch ${ownership.generation}, not ${identity.memberId} ${identity.generation}`
   }
@@ -384,7 +391,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
     if (membership === undefined) return
     this.#outForSlowHandler = (async () => {
       const identity = membership.identity()
-      await this.#revoke(this.#host.heldPartitions(), this.delivery === 'at-least-once' ? identity : undefined, { waitMs: 0 })
+      await this.#revoke(this.#host.heldPartitions(), this.delivery === 'at-least-once' ? identity : undefined, { waitMs: 0, why: 'revoked: the member left the group because a handler ran past maxProcessingMs' })
       await membership.stop(true)
       // Every overdue handler, not only the first: a partition that came back while one still
       // ran would wait for it (one handler per partition) and be held for ever again.
@@ -404,6 +411,23 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
   groupMetadata (): ConsumerGroupMetadata | undefined {
     const identity = this.#membership?.identity()
     if (identity === undefined) return undefined
+    return this.#linkedMetadata(identity)
+  }
+
+  /**
+   * @internal The membership the offsets of `cursor`'s partition go into a transaction
+   * under (invariant 2): the member id and generation/epoch its ownership was assigned or
+   * last confirmed under — a KIP-848 epoch bump on a partition the member keeps confirms it
+   * anew, so it stays committable through a reconciliation. A string when there is none:
+   * why the partition was released (revoked or lost).
+   */
+  transactionMetadataOf (cursor: Cursor): ConsumerGroupMetadata | string {
+    const ownership = cursor.ownership
+    if (ownership.released) return `the partition was ${ownership.releasedBecause ?? 'revoked or lost'}`
+    return this.#linkedMetadata({ memberId: ownership.memberId, generation: ownership.generation })
+  }
+
+  #linkedMetadata (identity: MemberIdentity): ConsumerGroupMetadata {
     const metadata: ConsumerGroupMetadata = { groupId: this.groupId, memberId: identity.memberId, generationId: identity.generation, groupInstanceId: this.#options.instanceId ?? null }
     // A transactional producer's sendOffsets with it tells this consumer to leave those partitions to transactions.
     linkOffsetsOwner(metadata, async partitions => await this.commitInTransactions(partitions))
@@ -718,7 +742,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
       heldPartitions: () => this.cursors.filter(c => !c.ownership.released).map(c => ({ topic: c.topic, partition: c.partition })),
       applyAssignment: async (target, identity, reconciliation) => await this.#applyAssignment(target, identity, reconciliation),
       rebalancing: (identity, reason) => { this.emit('rebalancing', { identity, reason }) },
-      revokeAll: async identity => { await this.#revoke(this.#host.heldPartitions(), identity) },
+      revokeAll: async identity => { await this.#revoke(this.#host.heldPartitions(), identity, { why: 'revoked: the member left the group' }) },
       loseAll: async reason => await this.#loseAll(reason),
       fatal: error => this.fail(error),
       warning: error => { this.warn(error) },
@@ -768,7 +792,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
       cursor.ownership.generation = identity.generation
       if (!targetKeys.has(cursor.key)) revoked.push({ topic: cursor.topic, partition: cursor.partition })
     }
-    if (revoked.length > 0) await this.#revoke(revoked, identity)
+    if (revoked.length > 0) await this.#revoke(revoked, identity, { why: `revoked by a rebalance (member epoch/generation ${identity.generation}): the group assigned it to another member` })
     if (trace !== undefined) trace.revoked = revoked
     // Fenced, or a newer target came while we revoked or looked up offsets: add nothing from this one.
     const outdated = (): boolean => reconciliation !== undefined && (reconciliation.signal.aborted || reconciliation.superseded())
@@ -809,7 +833,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
    * before the commit's margin), commits what was processed, releases; all within the
    * rebalance timeout (or `deadlineAt`). Returns what it could not commit.
    */
-  async #revoke (partitions: TopicPartition[], identity: MemberIdentity | undefined, { waitMs, deadlineAt = Date.now() + this.#host.rebalanceTimeoutMs }: { waitMs?: number, deadlineAt?: number } = {}): Promise<RefusedCommit[]> {
+  async #revoke (partitions: TopicPartition[], identity: MemberIdentity | undefined, { waitMs, deadlineAt = Date.now() + this.#host.rebalanceTimeoutMs, why }: { waitMs?: number, deadlineAt?: number, why: string }): Promise<RefusedCommit[]> {
     if (partitions.length === 0) return []
     // The processing wait leaves the commit the same margin before the deadline as in a rebalance.
     const commitMargin = this.#host.rebalanceTimeoutMs - this.#revokeWaitMs()
@@ -826,7 +850,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
         if (pending.length > 0) refused = await this.#commitCursors(pending, identity, c => c.processedOffset!, deadline).catch(error => { this.warn(error); return [] })
       }
     } finally {
-      for (const cursor of cursors) cursor.ownership.released = true
+      for (const cursor of cursors) release(cursor, why)
     }
     await this.#callback(this.#options.onRevoked, partitions)
     return refused
@@ -846,7 +870,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
   async #loseAll (reason: string): Promise<void> {
     const lost = this.cursors.filter(c => !c.ownership.released)
     // Released first: from here on no commit, mark or in-flight batch of these partitions counts.
-    for (const cursor of lost) cursor.ownership.released = true
+    for (const cursor of lost) release(cursor, `lost: the member was fenced (${reason})`)
     await this.removePartitions(lost, 0)
     const partitions = lost.map(c => ({ topic: c.topic, partition: c.partition }))
     if (partitions.length > 0) {
@@ -964,7 +988,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
     const uncommitted = (reason: string): RefusedCommit[] => this.delivery === 'at-most-once'
       ? []
       : held.filter(c => c.processedOffset !== undefined && c.processedOffset !== c.committedOffset).map(c => ({ topic: c.topic, partition: c.partition, offset: c.processedOffset!, reason }))
-    let refused = await this.#revoke(this.#host.heldPartitions(), this.delivery === 'at-least-once' ? identity : undefined, { waitMs: fromHandler ? 0 : this.#revokeWaitMs(), deadlineAt })
+    let refused = await this.#revoke(this.#host.heldPartitions(), this.delivery === 'at-least-once' ? identity : undefined, { waitMs: fromHandler ? 0 : this.#revokeWaitMs(), deadlineAt, why: 'revoked: the consumer is closing' })
       .catch((error: Error) => uncommitted(`revoking the partitions failed: ${error.message}`))
     if (identity === undefined) {
       // No membership to commit under: nothing was sent, so #revoke reported nothing.

@@ -11,17 +11,20 @@
  * - A batch out with the application is "processing": a revoke waits for it (bounded by
  *   the rebalance timeout), so the partition is not handed to another member meanwhile.
  *   If the ownership was released anyway (the revoke gave up waiting, or the member was
- *   fenced and lost everything), or the member's identity moved on, the transaction is
- *   aborted, not committed: nothing of it becomes visible, and the next owner starts from
- *   the offsets committed before it (it waits for them: OffsetFetch requireStable).
+ *   fenced and lost everything), the transaction is aborted, not committed, and the reason
+ *   says which: nothing of it becomes visible, and the next owner starts from the offsets
+ *   committed before it (it waits for them: OffsetFetch requireStable). The offsets go
+ *   under the membership the partition is stamped with when they are sent (invariant 2):
+ *   an epoch bump on a partition the member keeps re-stamps it and aborts nothing.
  * - A TxnOffsetCommit refused because the member was fenced (ILLEGAL_GENERATION,
  *   UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID, a stale epoch) is abortable: abort, rewind, go on.
  * - After any abort, and when no transaction could begin, the partition is rewound to the
  *   batch's first offset, so the batch is read again (by this member if it still owns it).
  *   A batch is never finished as processed without the transaction that carried it.
  * - A fatal producer error (fenced by another instance of the transactional id, an EndTxn
- *   whose outcome is unknown) ends the loop with that error; so does a throwing eachBatch,
- *   after its transaction was aborted.
+ *   whose outcome is unknown) ends the loop with that error itself, a TransactionFatalError
+ *   (a fence reaching eachBatch as a SendError is unwrapped, the send's per-record
+ *   `outcomes` attached); a throwing eachBatch ends it too, after its transaction was aborted.
  * - The input offsets are committed only inside the transactions (invariant 8): the loop
  *   first turns the consumer's own committing off for good (no timer, revoke or close
  *   commit), since an ordinary OffsetCommit landing between a TxnOffsetCommit and its COMMIT
@@ -35,6 +38,7 @@
 import type { ConsumerBatch } from '../consumer/consumer'
 import type { Producer, ProducerBytes, TransactionScope } from '../producer/producer'
 import { TransactionFatalError } from '../producer/transaction'
+import { SendError } from '../producer/errors'
 import { checkFunction, checkKnownKeys, checkObject, checkOneOf, checkSignal, describeValue, optionKeys } from '../client/validate'
 import { AbortedError } from '../client/errors'
 import type { GroupConsumer } from './group-consumer'
@@ -146,12 +150,16 @@ export async function runTransactional<K = Buffer, V = Buffer, PK = ProducerByte
     let reason: string | undefined
     try {
       await options.eachBatch(batch, scopeOf(producer))
-      if (ownership.released) reason = 'the partition was revoked or lost during the transaction'
+      // The offsets go under the membership the partition is held under now (its epoch
+      // confirmed anew by a KIP-848 bump it was kept through), not the one the batch began
+      // under: only a real revoke or loss (a fence) aborts.
+      const under = consumer.transactionMetadataOf(cursor)
+      if (typeof under === 'string') reason = `${under} during the transaction`
       else {
-        await producer.sendOffsets({ groupMetadata: group, offsets: [{ topic: batch.topic, partition: batch.partition, offset: batch.nextOffset, leaderEpoch: cursor.lastFetchedEpoch }], signal: cut })
+        await producer.sendOffsets({ groupMetadata: under, offsets: [{ topic: batch.topic, partition: batch.partition, offset: batch.nextOffset, leaderEpoch: cursor.lastFetchedEpoch }], signal: cut })
         // The franz-go rule: a partition lost while the transaction ran must not see it commit.
-        if (ownership.released) reason = 'the partition was revoked or lost during the transaction'
-        else if (consumer.groupMetadata()?.memberId !== group.memberId) reason = 'the member was fenced and rejoined during the transaction'
+        const after = consumer.transactionMetadataOf(cursor)
+        if (typeof after === 'string') reason = `${after} while its offsets were sent`
       }
       if (reason === undefined) {
         await producer.commitTransaction({ signal: cut })
@@ -164,21 +172,44 @@ export async function runTransactional<K = Buffer, V = Buffer, PK = ProducerByte
       // The caller's own stop is named as such, not as what the call it cut short was waiting for.
       reason = stopped() && causedByAbort(error, signal!) ? 'stopped by the caller: runTransactional\'s signal aborted while the transaction ran' : (error as Error).message
     }
+    let abortFailure: unknown
     if (producer.transactionState === 'inTransaction' || producer.transactionState === 'abortableError') {
       try {
         await producer.abortTransaction()
       } catch (abortError) {
+        abortFailure = abortError
         failure ??= abortError
       }
     }
     rewind(reason ?? 'aborted')
     if (failure === undefined) continue
     // Abortable failures of the transaction itself (a fenced member's offsets, a failed send) are retried with the next read.
-    const fatal = failure instanceof TransactionFatalError || producer.transactionState === 'fatalError'
-    const fromApplication = !(failure instanceof Error && 'kind' in failure)
     if (stopped()) return stats
-    if (fatal || fromApplication) throw failure
+    // A fence reaches eachBatch as a SendError of its records: the loop ends with the fence itself, catchable by type.
+    // Or the abort found it: a timed-out transaction's re-init answered that another producer took over (KIP-588).
+    const fatal = fatalErrorOf(failure) ?? fatalErrorOf(abortFailure)
+    if (fatal !== undefined) {
+      if (failure instanceof SendError) fatal.outcomes = failure.outcomes
+      throw fatal
+    }
+    const fromApplication = !(failure instanceof Error && 'kind' in failure)
+    if (producer.transactionState === 'fatalError' || fromApplication) throw failure
   }
+}
+
+/**
+ * The TransactionFatalError behind `failure`: itself, or the one a SendError's records
+ * failed with, or one in its causes.
+ */
+function fatalErrorOf (failure: unknown): TransactionFatalError | undefined {
+  if (failure instanceof SendError) {
+    const fatal = failure.errors.map(({ error }) => error).find(error => error instanceof TransactionFatalError) as TransactionFatalError | undefined
+    if (fatal !== undefined) return fatal
+  }
+  for (let e = failure, depth = 0; e !== undefined && e !== null && depth < 10; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof TransactionFatalError) return e
+  }
+  return undefined
 }
 
 /** Whether `error` (or an error it was caused by) is the abort of `signal`. */

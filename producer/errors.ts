@@ -131,7 +131,12 @@ export class SendError extends KafkaTsError {
       }
     }
     const shown = failed.slice(0, 3).map(([i, e]) => `record ${i}: ${e.message}`).join('; ')
-    super('SEND_FAILED', `${failed.length} of ${metadata.length} records of the send failed (${shown}${failed.length > 3 ? '; ...' : ''}); the others were acknowledged: see outcomes[i]`, {
+    const acknowledged = metadata.length - failed.length
+    // Only what was acknowledged is said to be: a send whose every record failed claims none.
+    const summary = acknowledged === 0
+      ? `All ${metadata.length} records of the send failed (${shown}${failed.length > 3 ? '; ...' : ''}); none was acknowledged: see outcomes[i]`
+      : `${failed.length} of ${metadata.length} records of the send failed (${shown}${failed.length > 3 ? '; ...' : ''}); the other ${acknowledged} ${acknowledged === 1 ? 'was' : 'were'} acknowledged: see outcomes[i]`
+    super('SEND_FAILED', summary, {
       retriable: failed.every(([, e]) => (e as { retriable?: boolean }).retriable === true),
       cause: failed[0][1]
     })

@@ -5,7 +5,7 @@
  * Each partition keeps the identity its own sequences belong to (PartitionQueue.producerId
  * and producerEpoch, as the Java client's per-partition entries): a bump replaces `current`,
  * and a partition moves to it only when nothing of its old identity is in flight or
- * ambiguous (producer.ts `#identityAllows`). So a bump caused by one partition never cuts
+ * ambiguous (`Sequencing.allows` in sequencing.ts). So a bump caused by one partition never cuts
  * short another partition's batches whose outcome can still be learnt.
  *
  * `acquire()` is single-flight and keeps retrying retriable failures (a coordinator outage)

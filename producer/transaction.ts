@@ -41,6 +41,7 @@ import { ErrorCode, errorCodeInfo } from '../protocol/error-codes'
 import { BrokerError, KafkaTsError, sentence } from '../protocol/errors'
 import type { InitProducerIdRequest, InitProducerIdResponse } from '../protocol/apis/init-producer-id'
 import type { Identity } from './identity'
+import type { RecordOutcome } from './errors'
 
 export type TransactionState = 'uninitialized' | 'ready' | 'inTransaction' | 'committing' | 'aborting' | 'abortableError' | 'fatalError'
 
@@ -115,6 +116,12 @@ export class TransactionAbortableError extends KafkaTsError {
 export class TransactionFatalError extends KafkaTsError {
   readonly code: number
   readonly type: string
+  /**
+   * When this error ended a send() of several records (runTransactional rejects with it
+   * then, not with the SendError): that send's outcome of each record, by its index in the
+   * call. Undefined otherwise.
+   */
+  outcomes: RecordOutcome[] | undefined
   constructor (message: string, options: { code?: number, cause?: unknown } = {}) {
     super('TRANSACTION_FATAL', message, { retriable: false, cause: options.cause })
     this.name = 'TransactionFatalError'
@@ -175,9 +182,19 @@ function isRetriableTxnCode (code: number): boolean {
   return code === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS || code === ErrorCode.COORDINATOR_NOT_AVAILABLE || code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.CONCURRENT_TRANSACTIONS
 }
 
+/**
+ * Answers that mean the coordinator may have aborted the transaction for its timeout and
+ * bumped the epoch (KIP-588): abortable. The abort then asks for a new epoch with the
+ * current id and epoch, which is refused (PRODUCER_FENCED) only if a newer producer took over.
+ */
+function isTimedOutTxnCode (code: number): boolean {
+  // A timed-out transaction's late request is answered PRODUCER_FENCED by the coordinator, as a takeover is: only the re-init tells them apart.
+  return code === ErrorCode.INVALID_PRODUCER_EPOCH || code === ErrorCode.PRODUCER_FENCED
+}
+
 /** Answers after which the producer is unusable. */
 function isFatalTxnCode (code: number): boolean {
-  return code === ErrorCode.PRODUCER_FENCED || code === ErrorCode.INVALID_PRODUCER_EPOCH || code === ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED ||
+  return code === ErrorCode.PRODUCER_FENCED || code === ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED ||
     code === ErrorCode.INVALID_TXN_STATE || code === ErrorCode.INVALID_PRODUCER_ID_MAPPING || code === ErrorCode.UNSUPPORTED_VERSION ||
     code === ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT || code === ErrorCode.INVALID_TRANSACTION_TIMEOUT
 }
@@ -251,6 +268,8 @@ export class TransactionManager {
   #adding: Promise<void> | undefined
   /** Version 1: the open transaction's sequences went wrong; the abort moves to a new epoch. */
   #bumpAfterAbort = false
+  /** The coordinator may have aborted the open transaction for its timeout (KIP-588): the abort sends no EndTxn and moves to a new epoch. */
+  #timedOut = false
   #coordinatorId: number | undefined
   #addPartitionsVersion = 3
   /** Transaction version 1: the highest EndTxn and TxnOffsetCommit versions (below the ones that mean version 2). */
@@ -315,15 +334,21 @@ export class TransactionManager {
     if (this.#state === 'fatalError' || this.#state === 'aborting') return
     if (error instanceof TransactionAbortedError) return
     const code = error instanceof BrokerError ? error.code : -1
-    if (isFatalTxnCode(code)) {
+    if (isTimedOutTxnCode(code)) this.#timedOut = true
+    else if (isFatalTxnCode(code)) {
       this.#goFatal(fatalFor(code, `A record of transaction "${this.transactionalId}" was refused`))
       return
     }
     this.#abortable(error)
   }
 
-  /** A batch was refused as fenced (PRODUCER_FENCED, or INVALID_PRODUCER_EPOCH on Produce): the error its records get. */
+  /**
+   * A batch was refused as fenced (PRODUCER_FENCED), or with an old epoch
+   * (INVALID_PRODUCER_EPOCH: the coordinator may have aborted the transaction for its
+   * timeout, KIP-588, and the abort finds out): the error its records get.
+   */
   fencedBy (error: BrokerError): Error {
+    if (isTimedOutTxnCode(error.code)) return this.#timedOutError(error.code, `Produce of transaction "${this.transactionalId}"`)
     return this.#goFatal(fatalFor(error.code, `Produce of transaction "${this.transactionalId}"`))
   }
 
@@ -421,7 +446,11 @@ export class TransactionManager {
     if (this.#host.failUnsent(new TransactionAbortedError(`The transaction of "${this.transactionalId}" was aborted before this record was sent`, { cause: this.#firstError }))) this.#bumpAfterAbort = true
     await this.#host.flush()
     const before = this.#host.identity()
-    if (this.#touched) await this.#endTxn(false, options.signal)
+    // Timed out (KIP-588): the coordinator aborted it already and moved the epoch on, so an
+    // EndTxn with ours would be refused as fenced; InitProducerId with the current id and
+    // epoch brings the next one, and is refused only if a newer producer took over.
+    if (this.#timedOut) this.#bumpAfterAbort = true
+    else if (this.#touched) await this.#endTxn(false, options.signal)
     const after = this.#host.identity()
     if (this.#bumpAfterAbort && before.producerId === after.producerId && before.producerEpoch === after.producerEpoch) {
       // Sequences of the aborted transaction went wrong and EndTxn gave no new epoch
@@ -434,6 +463,7 @@ export class TransactionManager {
       }
     }
     this.#bumpAfterAbort = false
+    this.#timedOut = false
     this.#firstError = undefined
     this.#state = 'ready'
   }
@@ -448,6 +478,20 @@ export class TransactionManager {
     if (this.#host.failUnsent(new TransactionAbortedError(`The transaction of "${this.transactionalId}" failed before this record was sent: ${this.#firstError.message}`, { cause: this.#firstError }))) this.#bumpAfterAbort = true
   }
 
+  /**
+   * An old-epoch answer (or a commit refused as INVALID_TXN_STATE): the coordinator
+   * probably aborted the transaction for its timeout and bumped the epoch. Abortable: the
+   * abort re-initializes with the current id and epoch (KIP-588), which says whether a
+   * newer producer took over (then the producer is fenced, fatal) or not (it goes on).
+   */
+  #timedOutError (code: number, context: string): TransactionAbortableError {
+    this.#timedOut = true
+    const cause = new BrokerError(code, context)
+    const error = new TransactionAbortableError(`${context}: ${cause.type}: the coordinator had aborted the transaction (open longer than transactionTimeoutMs, ${this.transactionTimeoutMs} ms, or another producer took over). Nothing of it is visible. Abort it: the abort gets a new epoch unless another producer with this transactionalId took over, which makes the producer fenced.`, { code, cause })
+    this.#abortable(error)
+    return error
+  }
+
   /** The producer is unusable from now on; returns the error that says why (the first one). */
   #goFatal (error: TransactionFatalError): TransactionFatalError {
     if (this.#fatal === undefined) {
@@ -460,6 +504,7 @@ export class TransactionManager {
 
   #throwForCode (code: number, context: string): void {
     if (code === 0) return
+    if (isTimedOutTxnCode(code)) throw this.#timedOutError(code, context)
     if (isFatalTxnCode(code)) throw this.#goFatal(fatalFor(code, context))
     throw new TransactionAbortableError(`${context} failed: ${sentence(new BrokerError(code, context).message)} Abort the transaction.`, { code, cause: new BrokerError(code, context) })
   }
@@ -502,7 +547,7 @@ export class TransactionManager {
       producerId: version >= 3 ? request.producerId : -1n,
       producerEpoch: version >= 3 ? request.producerEpoch : -1
     }), r => r.errorCode, this.#initSignal)
-    if (isFatalTxnCode(response.errorCode) || response.errorCode === ErrorCode.TOPIC_AUTHORIZATION_FAILED) throw this.#goFatal(fatalFor(response.errorCode, `InitProducerId for "${this.transactionalId}"`))
+    if (isFatalTxnCode(response.errorCode) || isTimedOutTxnCode(response.errorCode) || response.errorCode === ErrorCode.TOPIC_AUTHORIZATION_FAILED) throw this.#goFatal(fatalFor(response.errorCode, `InitProducerId for "${this.transactionalId}"`))
     return response
   }
 
@@ -543,6 +588,9 @@ export class TransactionManager {
             retry = true
           } else if (code === ErrorCode.OPERATION_NOT_ATTEMPTED /* another partition failed, which is reported on its own */) {
             continue
+          } else if (isTimedOutTxnCode(code)) {
+            this.#timedOutError(code, `AddPartitionsToTxn for ${key}`)
+            return
           } else if (isFatalTxnCode(code)) {
             this.#goFatal(fatalFor(code, `AddPartitionsToTxn for ${key}`))
             return
@@ -679,8 +727,10 @@ export class TransactionManager {
         this.#firstError ??= new BrokerError(code, 'EndTxn')
         throw new TransactionAbortableError(`The coordinator refused to commit "${this.transactionalId}" (TRANSACTION_ABORTABLE): abort it`, { code, cause: this.#firstError })
       }
-      if (code === ErrorCode.INVALID_TXN_STATE && commit) {
-        throw this.#goFatal(new TransactionFatalError(`The commit of "${this.transactionalId}" was refused (INVALID_TXN_STATE): the coordinator had already aborted the transaction (it was open longer than transactionTimeoutMs, ${this.transactionTimeoutMs} ms). Nothing of it is visible. Close this producer.`, { code, cause: new BrokerError(code, 'EndTxn') }))
+      if ((code === ErrorCode.INVALID_TXN_STATE || isTimedOutTxnCode(code)) && commit) {
+        // The coordinator aborted it for its timeout (KIP-588): abort here, and the abort moves to a new epoch.
+        this.#state = 'abortableError'
+        throw this.#timedOutError(code, `EndTxn (commit) of "${this.transactionalId}"`)
       }
       throw this.#goFatal(fatalFor(code, `EndTxn (${what}) of "${this.transactionalId}"`))
     }

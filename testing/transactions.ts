@@ -48,6 +48,8 @@ export interface TransactionEntry {
   pendingOffsets: Map<string, Map<string, { topic: string, partition: number, offset: bigint, leaderEpoch: number, metadata: string }>>
   /** The epoch that completed the last transaction (for retries of its EndTxn). */
   lastEndEpoch: number
+  /** The epoch a timeout abort moved on from (KIP-588: InitProducerId with it gets the next one). */
+  timedOutEpoch?: number
 }
 
 export interface TransactionEvent {
@@ -114,6 +116,8 @@ export class TransactionCoordinator {
     for (const entry of this.#entries.values()) {
       if (entry.state === 'Ongoing' && now - entry.startedAt > entry.timeoutMs) {
         this.#complete(entry, false)
+        // KIP-588: the producer may come back with the epoch it had (InitProducerId) and get the next one.
+        entry.timedOutEpoch = entry.epoch
         entry.epoch++
         entry.lastEndEpoch = -1
         this.#event(entry.transactionalId, `timed out after ${entry.timeoutMs} ms: aborted, epoch bumped to ${entry.epoch}`)
@@ -146,7 +150,8 @@ export class TransactionCoordinator {
       this.#event(entry.transactionalId, `InitProducerId: new producer id ${entry.producerId} epoch 0`)
       return { errorCode: ErrorCode.NONE, producerId: entry.producerId, producerEpoch: 0 }
     }
-    if (request.producerId >= 0n && (request.producerId !== entry.producerId || request.producerEpoch !== entry.epoch)) {
+    const recovering = request.producerId === entry.producerId && request.producerEpoch === entry.timedOutEpoch
+    if (request.producerId >= 0n && !recovering && (request.producerId !== entry.producerId || request.producerEpoch !== entry.epoch)) {
       return { errorCode: version >= 4 ? ERROR.PRODUCER_FENCED : ERROR.INVALID_PRODUCER_EPOCH, producerId: -1n, producerEpoch: -1 }
     }
     if (entry.state === 'Ongoing') {
@@ -155,6 +160,7 @@ export class TransactionCoordinator {
     }
     entry.epoch++
     entry.lastEndEpoch = -1
+    entry.timedOutEpoch = undefined
     entry.timeoutMs = request.transactionTimeoutMs
     entry.state = 'Empty'
     this.#event(entry.transactionalId, `InitProducerId: producer id ${entry.producerId} epoch ${entry.epoch} (older instances fenced)`)

@@ -9,11 +9,15 @@ import { runTransactional, type TransactionAbortedEvent } from '../../group/tran
 import type { TopicPartition } from '../../group/membership'
 import { Client, deserializers, serializers } from '../../index'
 import { InitProducerId } from '../../protocol/apis/init-producer-id'
+import { EndTxn } from '../../protocol/apis/end-txn'
 import { JoinGroup } from '../../protocol/apis/join-group'
 import { OffsetCommit } from '../../protocol/apis/offset-commit'
+import { OffsetFetch } from '../../protocol/apis/offset-fetch'
 import { TxnOffsetCommit } from '../../protocol/apis/txn-offset-commit'
 import { Producer } from '../../producer/producer'
-import { TransactionFatalError } from '../../producer/transaction'
+import { ProducerFencedError, TransactionFatalError } from '../../producer/transaction'
+import { SendError } from '../../producer/errors'
+import { Produce } from '../../protocol/apis/produce'
 import { FakeCluster } from '../../testing/index'
 import { gate, protocols } from './support'
 import { waitFor, sleep } from '../support/wait'
@@ -168,7 +172,7 @@ for (const protocol of protocols) {
       await waitFor('all input transformed and committed after the rejoin', done, { timeoutMs: 20_000 })
       stop.abort()
       await running
-      assert.ok(aborted.some(e => /revoked or lost/.test(e.reason)), `aborts: ${aborted.map(e => e.reason).join('; ')}`)
+      assert.ok(aborted.some(e => /lost: the member was fenced/.test(e.reason)), `aborts: ${aborted.map(e => e.reason).join('; ')}`)
       assertExactlyOnce()
     })
 
@@ -350,6 +354,172 @@ test('runTransactional waits for a classic rebalance held open: no batch handed 
   stop.abort()
   await running
   assert.ok(handed <= 1 && abortEvents <= 1, `${handed} batches handed out and ${abortEvents} transactionAborted events during the held rebalance`)
+})
+
+describe('runTransactional through KIP-848 epoch bumps', () => {
+  /** A plain member of the group (no loop, no commits): it only takes partitions while it is in. */
+  const bystander = (): GroupConsumer => {
+    const other = new GroupConsumer(newClient('b'), { groupId: 'eos', topics: [IN], groupProtocol: 'consumer', fromBeginning: true, isolation: 'read_committed', autoCommit: false })
+    closers.push(async () => { await other.close() })
+    return other
+  }
+
+  test('an epoch bump on a partition the member keeps, while its batch runs, aborts nothing: the offsets go under the new epoch', async () => {
+    const { consumer, producer } = await pipeline('a', 'consumer')
+    const aborted: TransactionAbortedEvent[] = []
+    consumer.on('transactionAborted', event => aborted.push(event))
+    const held = gate()
+    let holding = false
+    let heldBatch: { partition: number, nextOffset: bigint } | undefined
+    const stop = new AbortController()
+    const running = runTransactional(consumer, producer, {
+      signal: stop.signal,
+      eachBatch: async (batch, tx) => {
+        await transform(batch, tx)
+        if (holding && heldBatch === undefined && batch.partition === 0) {
+          heldBatch = { partition: batch.partition, nextOffset: batch.nextOffset }
+          await held.promise
+        }
+      }
+    })
+    await waitFor('all input transformed and committed', done, { timeoutMs: 15_000 })
+    // A second member takes partition 1 (the fake's uniform assignor: a keeps 0 and 2).
+    const other = bystander()
+    await waitFor('member b to take one partition', () => other.assignment().length === 1 && consumer.assignment().length === 2, { timeoutMs: 10_000 })
+    holding = true
+    await newClient('seeder2').produceRaw({ topic: IN, partition: 0, records: [{ key: Buffer.from('k0'), value: Buffer.from(`0:${PER_PARTITION}`) }] })
+    await waitFor('a batch of partition 0 in its transaction', () => heldBatch !== undefined, { timeoutMs: 10_000 })
+    const epochBefore = consumer.groupMetadata()?.generationId
+    // Member b leaves: member a gets partition 1 back under a new epoch and keeps 0. The
+    // reconciliation that adds 1 is held at its OffsetFetch, so it is still running when the
+    // held batch's transaction sends its offsets and commits.
+    const reconciling = gate()
+    let fetchHeld = false
+    cluster.intercept(OffsetFetch, ({ clientId }) => {
+      if (clientId !== 'a') return undefined
+      fetchHeld = true
+      return { hold: reconciling.promise }
+    }, { times: 1 })
+    await other.close()
+    await waitFor('member a to reconcile the new assignment (held)', () => fetchHeld, { timeoutMs: 10_000 })
+    const epochNow = cluster.groupMembers('eos')[0].memberEpoch
+    assert.ok(epochNow !== undefined && epochNow > (epochBefore ?? Infinity), `the member epoch moved on (${String(epochBefore)} → ${String(epochNow)})`)
+    held.release()
+    await waitFor('the held batch\'s transaction to end', () => aborted.length > 0 || cluster.committedOffset('eos', IN, 0)?.offset === heldBatch!.nextOffset, { timeoutMs: 10_000 })
+    reconciling.release()
+    assert.deepEqual(aborted.map(e => e.reason), [], 'no transaction aborted')
+    const last = cluster.requests(TxnOffsetCommit).at(-1)!.request
+    assert.equal(last.generationIdOrMemberEpoch, epochNow, 'the offsets went under the member\'s current epoch')
+    stop.abort()
+    await running
+    assert.equal(cluster.committedLog(OUT, 0).length, PER_PARTITION + 1, 'the held batch\'s output committed once')
+  })
+
+  test('a partition really revoked while its batch runs aborts the transaction, and the reason names the revoke', async () => {
+    const { consumer, producer } = await pipeline('a', 'consumer')
+    const aborted: TransactionAbortedEvent[] = []
+    consumer.on('transactionAborted', event => aborted.push(event))
+    const held = gate()
+    let heldOwnership: { released: boolean } | undefined
+    const stop = new AbortController()
+    const running = runTransactional(consumer, producer, {
+      signal: stop.signal,
+      eachBatch: async (batch, tx) => {
+        await transform(batch, tx)
+        // Partition 1 is the one a second member takes (the fake's uniform assignor).
+        if (heldOwnership === undefined && batch.partition === 1) {
+          heldOwnership = consumer.cursor(batch.topic, batch.partition)!.ownership
+          await held.promise
+        }
+      }
+    })
+    await waitFor('a batch of partition 1 in its transaction', () => heldOwnership !== undefined, { timeoutMs: 10_000 })
+    bystander()
+    // The revoke waits for the batch (bounded by the rebalance timeout), then lets go of it.
+    await waitFor('partition 1 to be revoked', () => heldOwnership?.released === true, { timeoutMs: 10_000 })
+    held.release()
+    await waitFor('the held transaction to abort', () => aborted.length > 0, { timeoutMs: 10_000 })
+    stop.abort()
+    await running
+    assert.equal(aborted[0].partition, 1)
+    assert.match(aborted[0].reason, /revoked by a rebalance/)
+    assert.doesNotMatch(aborted[0].reason, /fenced/)
+  })
+})
+
+test('a producer fenced mid-batch ends the loop with the ProducerFencedError itself (catchable by type), each record\'s outcome attached', async () => {
+  const { consumer, producer } = await pipeline('a', 'classic')
+  const OUTPUT_RECORDS = 10
+  // The batch's 10 output records are refused: another producer with the same transactionalId took over.
+  const successor = new Producer(newClient('successor'), { transactionalId: 'eos-a' })
+  closers.push(async () => { await successor.close({ force: true }) })
+  let tookOver = false
+  cluster.intercept(Produce, async ({ clientId }) => {
+    if (clientId !== 'a' || tookOver) return undefined
+    tookOver = true
+    await successor.beginTransaction()
+    return undefined
+  })
+  let failure: unknown
+  await runTransactional(consumer, producer, {
+    eachBatch: async (batch, tx) => {
+      await tx.send(Array.from({ length: OUTPUT_RECORDS }, (_, i) => ({ topic: OUT, partition: batch.partition, value: `out-${i}` })))
+    }
+  }).catch(error => { failure = error })
+  assert.ok(failure instanceof TransactionFatalError, `rejected with ${String(failure)}`)
+  assert.ok(failure instanceof ProducerFencedError)
+  assert.equal(failure.type, 'PRODUCER_FENCED')
+  assert.equal(failure.outcomes?.length, OUTPUT_RECORDS, 'every output record\'s outcome is attached')
+  assert.ok(failure.outcomes.every(o => !o.ok), 'none of them was acknowledged')
+  assert.deepEqual(committedOutput(), [])
+})
+
+for (const code of [48 /* INVALID_TXN_STATE */, 47 /* INVALID_PRODUCER_EPOCH */]) {
+  test(`a commit refused because the coordinator timed the transaction out (${code}) is recovered (KIP-588): the batch is aborted, read again and committed, no fatal error`, async () => {
+    const { consumer, producer } = await pipeline('a', 'classic')
+    cluster.intercept(EndTxn, ({ request }) => request.committed ? { error: code } : undefined, { times: 1 })
+    const aborted: TransactionAbortedEvent[] = []
+    consumer.on('transactionAborted', event => aborted.push(event))
+    const stop = new AbortController()
+    let failure: unknown
+    const running = runTransactional(consumer, producer, { eachBatch: transform, signal: stop.signal }).catch(error => { failure = error })
+    await waitFor('all input transformed and committed', () => done() || failure !== undefined, { timeoutMs: 15_000 })
+    stop.abort()
+    await running
+    assert.equal(failure, undefined, `the loop ended with ${String(failure)}`)
+    assert.equal(aborted.length, 1)
+    assert.match(aborted[0].reason, /transactionTimeoutMs/)
+    assert.equal(producer.transactionState, 'ready')
+    // The re-init asked for the next epoch of the same producer id (KIP-588), not a new id.
+    const inits = cluster.requests(InitProducerId).map(r => r.request)
+    assert.equal(inits.length, 2)
+    assert.ok(inits[1].producerId >= 0n, 'the second InitProducerId carries the current producer id and epoch')
+    assertExactlyOnce()
+  })
+}
+
+test('after a timeout, a producer whose re-init finds a newer producer in its place is fenced (fatal)', async () => {
+  const { consumer, producer } = await pipeline('a', 'classic')
+  let took = false
+  cluster.intercept(EndTxn, async ({ request }) => {
+    if (!request.committed || took) return undefined
+    took = true
+    // Another instance with the same transactionalId starts (fences this one), then the commit is refused.
+    const other = new Producer(newClient('other'), { transactionalId: 'eos-a' })
+    closers.push(async () => { await other.close({ force: true }) })
+    await other.beginTransaction()
+    return { error: 47 }
+  })
+  await assert.rejects(runTransactional(consumer, producer, { eachBatch: transform }), ProducerFencedError)
+})
+
+test('a SendError whose every record failed does not claim acknowledgements', () => {
+  const refused = new Error('refused')
+  const none = new SendError([undefined, undefined], [refused, refused])
+  assert.match(none.message, /^All 2 records of the send failed .*none was acknowledged/)
+  assert.doesNotMatch(none.message, /others were acknowledged/)
+  const some = new SendError([{ topic: 't', partition: 0, offset: 0n, timestamp: 0n } as never, undefined, undefined], [undefined, refused, refused])
+  assert.match(some.message, /^2 of 3 records of the send failed .*the other 1 was acknowledged/)
 })
 
 // Types only (never called): runTransactional takes typed consumers and producers.

@@ -1,7 +1,7 @@
 // Transactions against real Kafka 4.4 brokers: what a read_committed reader sees (kafkats's
 // consumer and the Java ConsoleConsumer) after commits and aborts with every codec,
 // offsets committed in a transaction, zombie fencing, the coordinator's timeout abort of a
-// SIGSTOPped producer process, transaction.version 1 and 2, and the transaction
+// SIGSTOPped producer process (which then goes on, KIP-588), transaction.version 1 and 2, and the transaction
 // coordinator's broker SIGKILLed mid-transaction on three nodes.
 //
 // Each cluster is this file's own (the timeout test needs a fast timed-out transaction
@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile, spawn } from 'node:child_process'
 import * as path from 'node:path'
-import { Client, ProducerFencedError, type Producer } from '../../index'
+import { Client, ProducerFencedError, TransactionAbortableError, type Producer } from '../../index'
 import type { CompressionCodec } from '../../protocol/compression'
 import { ApiVersions } from '../../protocol/apis/api-versions'
 import { kafkaClasspath, startCluster, type KafkaCluster } from '../broker/kafka'
@@ -129,8 +129,13 @@ describe('transactions against a real broker (transaction.version 2)', { skip, t
     try {
       const successor = successorClient.producer({ transactionalId, lingerMs: 1 })
       await successor.beginTransaction()
+      // PRODUCER_FENCED on EndTxn could also be a timeout abort (KIP-588): the commit is abortable,
+      // and the abort's re-init (InitProducerId with the zombie's id and epoch) finds the successor: fenced.
       const refusal = await zombie.commitTransaction().then(() => undefined, (error: unknown) => error)
-      assert.ok(refusal instanceof ProducerFencedError, `the zombie's commit: ${String(refusal)}`)
+      assert.ok(refusal instanceof TransactionAbortableError, `the zombie's commit: ${String(refusal)}`)
+      const abortRefusal = await zombie.abortTransaction().then(() => undefined, (error: unknown) => error)
+      assert.ok(abortRefusal instanceof ProducerFencedError, `the zombie's abort: ${String(abortRefusal)}`)
+      assert.equal(zombie.transactionState, 'fatalError')
       await assert.rejects(zombie.send({ topic, partition: 0, value: 'zombie-late' }), ProducerFencedError)
       await successor.send({ topic, partition: 0, value: 'successor' })
       await successor.commitTransaction()
@@ -141,7 +146,7 @@ describe('transactions against a real broker (transaction.version 2)', { skip, t
     assert.deepEqual(await readCommitted(client, topic, 0), ['successor'])
   })
 
-  test('a producer process SIGSTOPped past transactionTimeoutMs: the coordinator aborts it, its commit fails as fenced, nothing is visible', async () => {
+  test('a producer process SIGSTOPped past transactionTimeoutMs: the coordinator aborts it, its commit is abortable, nothing of it is visible, and the same producer goes on (KIP-588)', async () => {
     const topic = await newTopic('txn-timeout')
     const member = spawn(process.execPath, [path.join(__dirname, 'transactions-member.js')], {
       env: { ...process.env, BOOTSTRAP: cluster.bootstrap.join(','), TOPIC: topic, TXN_ID: uniqueName('txn-timeout'), TIMEOUT_MS: '2000', RECORDS: '20' },
@@ -156,14 +161,15 @@ describe('transactions against a real broker (transaction.version 2)', { skip, t
       await sleep(5000) // past the 2 s timeout and the 0.5 s cleanup interval
       member.kill('SIGCONT')
       member.stdin.write('commit\n')
-      await waitFor('the member\'s commit result', () => output.includes('RESULT'), { timeoutMs: 60_000, intervalMs: 50 })
-      // Kafka answers PRODUCER_FENCED or (transaction version 2) INVALID_TXN_STATE: both fatal, never "committed".
-      const result = /RESULT (\S+)/.exec(output)![1]
-      assert.ok(result === 'ProducerFencedError' || result === 'TransactionFatalError', `the stalled producer's commit: ${output}`)
+      await waitFor('the member\'s commit result and recovery', () => output.includes('RECOVERED') || /RESULT (?!TransactionAbortableError)/.test(output), { timeoutMs: 60_000, intervalMs: 50 })
+      // Transaction version 2: the late EndTxn is answered INVALID_TXN_STATE, abortable, never "committed".
+      assert.match(output, /RESULT TransactionAbortableError/, 'the stalled producer\'s commit')
+      // Its abort re-initializes with its producer id and epoch (KIP-588), and the next transaction commits.
+      assert.match(output, /RECOVERED ok/, 'the same producer, not restarted, commits its next transaction')
     } finally {
       member.kill('SIGKILL')
     }
-    assert.deepEqual(await readCommitted(client, topic, 0), [])
+    assert.deepEqual(await readCommitted(client, topic, 0), ['recovered'])
   })
 })
 

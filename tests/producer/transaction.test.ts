@@ -251,7 +251,9 @@ describe('transaction version 2 (KIP-890)', () => {
     await zombie.send({ topic: TOPIC, partition: 0, value: 'zombie' })
     const successor = producer()
     await successor.beginTransaction()
-    const refusal = await zombie.commitTransaction().then(() => undefined, (error: unknown) => error)
+    // The commit's PRODUCER_FENCED could be a timeout abort (KIP-588): abortable; the abort's re-init finds the successor.
+    await assert.rejects(zombie.commitTransaction(), TransactionAbortableError)
+    const refusal = await zombie.abortTransaction().then(() => undefined, (error: unknown) => error)
     assert.ok(refusal instanceof ProducerFencedError, `got ${String(refusal)}`)
     assert.equal((refusal as ProducerFencedError).code, 90)
     assert.equal((refusal as ProducerFencedError).type, 'PRODUCER_FENCED')
@@ -264,26 +266,35 @@ describe('transaction version 2 (KIP-890)', () => {
     assert.deepEqual(visible(1), ['successor'])
   })
 
-  test('a zombie\'s produce is refused with the old epoch (INVALID_PRODUCER_EPOCH): fenced', async () => {
+  test('a zombie\'s produce is refused with the old epoch (INVALID_PRODUCER_EPOCH): its abort\'s re-init (KIP-588) finds the successor, fenced', async () => {
     const zombie = producer()
     await zombie.beginTransaction()
     await zombie.send({ topic: TOPIC, partition: 0, value: 'first' })
     const successor = producer()
     await successor.beginTransaction()
-    await assert.rejects(zombie.send({ topic: TOPIC, partition: 0, value: 'late' }), ProducerFencedError)
+    await assert.rejects(zombie.send({ topic: TOPIC, partition: 0, value: 'late' }))
+    await assert.rejects(zombie.abortTransaction(), ProducerFencedError)
     assert.equal(zombie.transactionState, 'fatalError')
     await successor.abortTransaction()
     assert.deepEqual(visible(0), [])
   })
 
-  test('a transaction open past transactionTimeoutMs is aborted by the coordinator; the late commit fails as fenced', async () => {
+  test('a transaction open past transactionTimeoutMs is aborted by the coordinator; the late commit is abortable, and the abort moves to the next epoch (KIP-588)', async () => {
     const p = producer({ transactionTimeoutMs: 100 })
     await p.beginTransaction()
     await p.send({ topic: TOPIC, partition: 0, value: 'stalled' })
     await new Promise(resolve => setTimeout(resolve, 250))
     cluster.expireTransactions()
-    await assert.rejects(p.commitTransaction(), ProducerFencedError)
-    assert.deepEqual(visible(0), [])
+    await assert.rejects(p.commitTransaction(), TransactionAbortableError)
+    await p.abortTransaction()
+    assert.equal(p.transactionState, 'ready')
+    const inits = cluster.requests(InitProducerId).map(r => r.request)
+    assert.ok(inits.at(-1)!.producerId >= 0n, 'the re-init carried the current producer id and epoch')
+    // The producer goes on: the next transaction commits.
+    await p.beginTransaction()
+    await p.send({ topic: TOPIC, partition: 0, value: 'again' })
+    await p.commitTransaction()
+    assert.deepEqual(visible(0), ['again'])
   })
 
   test('sendOffsets of a topic the producer never sent to (TxnOffsetCommit v6 names it by id) commits with the transaction', async () => {

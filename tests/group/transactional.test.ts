@@ -82,6 +82,17 @@ function assertExactlyOnce (): void {
 }
 
 /** Ordinary (non-transactional) OffsetCommit requests the named clients sent. */
+/** Holds member a's next request of `api` at the broker until `release`; the function returned tells whether it came. */
+function holdNextOfA (apiKey: number, release: Promise<void>): () => boolean {
+  let seen = false
+  cluster.intercept(apiKey, ({ clientId }) => {
+    if (clientId !== 'a') return undefined
+    seen = true
+    return { hold: release }
+  }, { times: 1 })
+  return () => seen
+}
+
 const ordinaryCommitsOf = (...clientIds: string[]): unknown[] => cluster.requests(OffsetCommit).filter(r => clientIds.includes(r.clientId ?? '')).map(r => r.request)
 
 const offsetsAtEnd = (): boolean => Array.from({ length: PARTITIONS }, (_, p) => cluster.committedOffset('eos', IN, p)?.offset === BigInt(PER_PARTITION)).every(Boolean)
@@ -331,15 +342,10 @@ test('runTransactional waits for a classic rebalance held open: no batch handed 
   await waitFor('all input transformed and committed', done, { timeoutMs: 15_000 })
   // The next rebalance (a second member joins): member a's JoinGroup is held at the broker.
   const held = gate()
-  let rejoining = false
-  cluster.intercept(JoinGroup, ({ clientId }) => {
-    if (clientId !== 'a') return undefined
-    rejoining = true
-    return { hold: held.promise }
-  }, { times: 1 })
+  const rejoinHeld = holdNextOfA(JoinGroup.key, held.promise)
   const other = new GroupConsumer(newClient('b'), { groupId: 'eos', topics: [IN], groupProtocol: 'classic', fromBeginning: true, isolation: 'read_committed', sessionTimeoutMs: 1500, rebalanceTimeoutMs: 1500, heartbeatIntervalMs: 50, autoCommit: false })
   closers.push(async () => { await other.close() })
-  await waitFor('member a to rejoin (held)', () => rejoining, { timeoutMs: 10_000 })
+  await waitFor('member a to rejoin (held)', rejoinHeld, { timeoutMs: 10_000 })
   holding = true
   // New input for partitions member a still holds while the rebalance is open.
   const seeder = newClient('seeder2')
@@ -394,14 +400,9 @@ describe('runTransactional through KIP-848 epoch bumps', () => {
     // reconciliation that adds 1 is held at its OffsetFetch, so it is still running when the
     // held batch's transaction sends its offsets and commits.
     const reconciling = gate()
-    let fetchHeld = false
-    cluster.intercept(OffsetFetch, ({ clientId }) => {
-      if (clientId !== 'a') return undefined
-      fetchHeld = true
-      return { hold: reconciling.promise }
-    }, { times: 1 })
+    const fetchHeld = holdNextOfA(OffsetFetch.key, reconciling.promise)
     await other.close()
-    await waitFor('member a to reconcile the new assignment (held)', () => fetchHeld, { timeoutMs: 10_000 })
+    await waitFor('member a to reconcile the new assignment (held)', fetchHeld, { timeoutMs: 10_000 })
     const epochNow = cluster.groupMembers('eos')[0].memberEpoch
     assert.ok(epochNow !== undefined && epochNow > (epochBefore ?? Infinity), `the member epoch moved on (${String(epochBefore)} → ${String(epochNow)})`)
     held.release()

@@ -29,6 +29,7 @@ import { TypedEmitter, type ClientEvents, type RequestRetryEvent } from './event
 import { Instrumentation } from './instrumentation'
 import { checkLoggerOptions, Log, type Logger, type LogLevel } from './logger'
 import type { ClientMetrics } from './metrics'
+import { clockOption, systemClock, type Clock } from './clock'
 import { checkDuration, checkInteger, checkKnownKeys, checkObject, checkSignal, checkString, describeValue } from './validate'
 
 export interface ClientOptions {
@@ -157,6 +158,8 @@ export class Client extends TypedEmitter<ClientEvents> {
   /** @internal */
   readonly brokers: BrokerPool
   readonly metadata: MetadataCache
+  /** @internal The time this client and what is made from it read (a FakeClock in tests: kafkats/testing's `withClock`). */
+  readonly clock: Clock
   #closed = false
   #closing: Promise<void> | undefined
   readonly #resources = new Set<ClientResource>()
@@ -165,6 +168,7 @@ export class Client extends TypedEmitter<ClientEvents> {
     super()
     const bootstrap = checkClientOptions(options)
     this.clientId = options.clientId ?? 'kafkats'
+    this.clock = (options as { [clockOption]?: Clock })[clockOption] ?? systemClock
     this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000
     this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000
     this.backoff = options.retryBackoff ?? defaultBackoff

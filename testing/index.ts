@@ -4,6 +4,8 @@
  * kafkajs, or anything else that speaks Kafka. See README.md in this folder.
  */
 export { FakeCluster } from './cluster'
+export { FakeClock, withClock } from './fake-clock'
+export type { Clock, ClockTimer } from '../client/clock'
 export type {
   FakeClusterOptions, ProduceAttempt, PartitionInfo, RequestLogEntry, RequestOutcome, InterceptAction,
   InterceptedRequest, Interceptor, InterceptOptions, LogRecord, ProduceBatchSummary, GroupConfig, GroupEvent,

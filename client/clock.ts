@@ -1,0 +1,53 @@
+/**
+ * The time the library's timing logic reads: the current time and timers. Code that decides
+ * when something is due (heartbeats, linger, backoffs, delivery and transaction timeouts)
+ * takes a Clock rather than calling Date.now()/setTimeout itself, so a test can move time
+ * with a fake clock (kafkats/testing's FakeClock) instead of sleeping (Java's Time/MockTime).
+ * A client's clock is `client.clock`; everything made from the client uses it.
+ */
+import { onAbort } from './abort-signal'
+
+/** A timer the clock started; `cancel()` stops it (no-op once it ran). */
+export interface ClockTimer {
+  cancel: () => void
+}
+
+export interface Clock {
+  /** Milliseconds since the epoch, as Date.now(). */
+  now: () => number
+  /** Runs `run` once after `delayMs`; the timer does not keep the process alive (unref). */
+  setTimer: (run: () => void, delayMs: number) => ClockTimer
+}
+
+/** The wall clock and Node's timers. */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimer (run, delayMs) {
+    const timer = setTimeout(run, Math.max(0, delayMs))
+    timer.unref()
+    return { cancel: () => clearTimeout(timer) }
+  }
+}
+
+/**
+ * Resolves after `delayMs` on `clock`, or as soon as `signal` aborts (resolving, not
+ * rejecting: loops that wait check their own signal afterwards). `wake`, when given, is a
+ * promise that ends the wait early too (e.g. a Signal's `wait()`).
+ */
+export async function waitOn (clock: Clock, delayMs: number, signal?: AbortSignal, wake?: Promise<unknown>): Promise<void> {
+  if (signal?.aborted === true) return
+  await new Promise<void>(resolve => {
+    let stopWaiting: (() => void) | undefined
+    const timer = clock.setTimer(done, delayMs)
+    function done (): void {
+      timer.cancel()
+      stopWaiting?.()
+      resolve()
+    }
+    if (signal !== undefined) stopWaiting = onAbort(signal, done)
+    wake?.then(done, done)
+  })
+}
+
+/** The symbol under which a ClientOptions object may carry a Clock (kafkats/testing's `withClock`). */
+export const clockOption: unique symbol = Symbol.for('kafkats.clock')

@@ -150,12 +150,13 @@ export class Coordinators {
   /** FindCoordinator for `keys`: one request from v4, one per key below (the first answer says which). */
   async #request (kind: CoordinatorKind, keys: string[], timeoutMs: number): Promise<Map<string, Answer>> {
     const keyType = KEY_TYPES[kind]
-    let asked = keys
+    let batched = true
     const response: FindCoordinatorResponse = await this.#host.request<FindCoordinatorRequest, FindCoordinatorResponse>(FindCoordinator, version => {
-      asked = version >= 4 ? keys : keys.slice(0, 1)
-      return version >= 4 ? { keyType, coordinatorKeys: keys } : { key: keys[0], keyType }
+      batched = version >= 4
+      return batched ? { keyType, coordinatorKeys: keys } : { key: keys[0], keyType }
     }, { timeoutMs })
-    const entries: FindCoordinatorEntry[] = response.coordinators.length > 0
+    const asked = batched ? keys : keys.slice(0, 1)
+    const entries: FindCoordinatorEntry[] = batched
       ? response.coordinators
       : [{ key: asked[0], nodeId: response.nodeId, host: response.host, port: response.port, errorCode: response.errorCode, errorMessage: response.errorMessage }]
     const answers = new Map<string, Answer>()

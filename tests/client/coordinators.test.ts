@@ -27,14 +27,21 @@ async function counted (): Promise<{ cluster: FakeCluster, asked: string[][] }> 
   return { cluster, asked }
 }
 
+/** Holds the next FindCoordinator at the broker until the returned function is called. */
+function holdNextLookup (cluster: FakeCluster): () => void {
+  let release!: () => void
+  const held = new Promise<void>(resolve => { release = resolve })
+  cluster.intercept(FindCoordinator, () => ({ hold: held }), { times: 1 })
+  return release
+}
+
 describe('client.coordinators', () => {
   test('concurrent lookups of one key send one FindCoordinator and all get its answer', async () => {
     const { cluster, asked } = await counted()
     cluster.setCoordinator('g', 2)
     const k = client({ bootstrap: cluster.bootstrap, ...fast })
     // The first request is held until every lookup has started, so they overlap for certain.
-    let release!: () => void
-    cluster.intercept(FindCoordinator, () => ({ hold: new Promise<void>(resolve => { release = resolve }) }), { times: 1 })
+    const release = holdNextLookup(cluster)
     const lookups = Array.from({ length: 5 }, async () => await k.coordinators.lookup('group', 'g'))
     await waitFor('the first FindCoordinator to reach the broker', () => asked.length >= 1)
     release()
@@ -133,12 +140,26 @@ describe('client.coordinators', () => {
     await assert.rejects(k.coordinators.lookup('transaction', 'tx', { deadline: Date.now() + 400 }), (error: unknown) => error instanceof BrokerError && error.type === 'COORDINATOR_NOT_AVAILABLE')
   })
 
+  test('one cache per client: admin calls use the coordinator another caller found, and the one they find after a move', async () => {
+    const { cluster, asked } = await counted()
+    cluster.setCoordinator('g', 2)
+    const k = client({ bootstrap: cluster.bootstrap, ...fast })
+    assert.equal(await k.coordinators.lookup('group', 'g'), 2)
+    assert.equal((await k.admin.fetchOffsets(['g']))[0].error, undefined)
+    assert.equal(asked.length, 1, 'the admin call asked no FindCoordinator of its own')
+    // The coordinator moves: broker 2 answers NOT_COORDINATOR, the admin call finds broker 3, and so does everyone after it.
+    cluster.setCoordinator('g', 3)
+    assert.equal((await k.admin.fetchOffsets(['g']))[0].error, undefined)
+    assert.equal(asked.length, 2)
+    assert.equal(await k.coordinators.lookup('group', 'g'), 3)
+    assert.equal(asked.length, 2)
+  })
+
   test('a caller that gives up does not fail the others waiting for the same request', async () => {
     const { cluster, asked } = await counted()
     cluster.setCoordinator('g', 2)
     const k = client({ bootstrap: cluster.bootstrap, ...fast })
-    let release!: () => void
-    cluster.intercept(FindCoordinator, () => ({ hold: new Promise<void>(resolve => { release = resolve }) }), { times: 1 })
+    const release = holdNextLookup(cluster)
     const controller = new AbortController()
     const first = k.coordinators.lookup('group', 'g', { signal: controller.signal })
     const second = k.coordinators.lookup('group', 'g')

@@ -19,7 +19,7 @@
  *   (leaderId -1) wait on their own (waitForLeader), they do not hold up the others.
  * - close() ends every wait at once with ClientClosedError.
  */
-import { Metadata as MetadataApi, type MetadataResponse } from '../protocol/apis/metadata'
+import type { MetadataResponse } from '../protocol/apis/metadata'
 import { ErrorCode, errorCodeInfo } from '../protocol/error-codes'
 import { BrokerError, ProtocolError } from '../protocol/errors'
 import { abortError, backoffDelay, sleep, timerDelay, type BackoffOptions } from './backoff'

@@ -13,7 +13,8 @@ export interface InstrumentationEvent<T = any> {
   timestamp: number
   payload: T
 }
-export type RemoveInstrumentationEventListener<T> = () => void
+/** Generic like kafkajs's own type, so code written against kafkajs compiles; the parameter is not used. */
+export type RemoveInstrumentationEventListener<_T> = () => void
 
 let nextEventId = 0
 

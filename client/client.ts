@@ -11,7 +11,7 @@
 import type { Api } from '../protocol/api'
 import { Fetch, type FetchResponse } from '../protocol/apis/fetch'
 import { ListOffsets } from '../protocol/apis/list-offsets'
-import { Metadata as MetadataApi, type MetadataResponse } from '../protocol/apis/metadata'
+import { Metadata as MetadataApi } from '../protocol/apis/metadata'
 import { Produce, type ProduceResponse } from '../protocol/apis/produce'
 import type { CompressionCodec } from '../protocol/compression'
 import { ErrorCode, errorCodeInfo } from '../protocol/error-codes'
@@ -187,7 +187,7 @@ export class Client extends TypedEmitter<ClientEvents> {
       requestTimeoutMs: this.requestTimeoutMs,
       backoff: this.backoff,
       instrumentation: this.instrumentation
-    }, async (nodeId, body, deadline, signal) => await this.#sendTo<any, MetadataResponse>(nodeId, 'admin', MetadataApi, body, { signal, deadline, anyBroker: true }))
+    }, async (nodeId, body, deadline, signal) => await this.#sendTo(nodeId, 'admin', MetadataApi, body, { signal, deadline, anyBroker: true }))
   }
 
   /** Whether close() was called. */

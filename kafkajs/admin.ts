@@ -12,10 +12,34 @@ import {
   KafkaJSAggregateError, KafkaJSAlterPartitionReassignmentsError, KafkaJSBrokerNotFound, KafkaJSCreateTopicError, KafkaJSDeleteGroupsError, KafkaJSDeleteTopicRecordsError,
   KafkaJSNonRetriableError, KafkaJSProtocolError, protocolErrorInfo, toKafkaJSError
 } from './errors'
-import { adminEvents, Instrumentation } from './instrumentation'
+import { adminEvents, Instrumentation, type AdminEventPayloads, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './instrumentation'
 import { retryDelay, type ClientContext, type RetryOptions } from './kafka'
 import type { Logger } from './logger'
 import { partitionMetadataOf } from './producer'
+import type { PartitionMetadata } from './assigners'
+
+export interface ITopicMetadata { name: string, partitions: PartitionMetadata[] }
+export interface ConfigSynonyms { configName: string, configValue: string | null, configSource: number }
+export interface ConfigEntries {
+  configName: string
+  configValue: string | null
+  readOnly: boolean
+  isDefault: boolean
+  configSource: number
+  isSensitive: boolean
+  configSynonyms: ConfigSynonyms[]
+}
+export interface DescribeConfigResponse {
+  resources: Array<{ errorCode: number, errorMessage: string | null, resourceType: number, resourceName: string, configEntries: ConfigEntries[] }>
+  throttleTime: number
+}
+export interface AlterConfigResponse {
+  resources: Array<{ errorCode: number, errorMessage: string | null, resourceType: number, resourceName: string }>
+  throttleTime: number
+}
+export interface MemberDescription { memberId: string, clientId: string, clientHost: string, memberMetadata: Buffer, memberAssignment: Buffer }
+export interface GroupDescription { errorCode: number, groupId: string, state: string, protocolType: string, protocol: string, members: MemberDescription[] }
+export interface GroupDescriptions { groups: GroupDescription[] }
 
 export interface AdminConfig { retry?: RetryOptions }
 
@@ -84,7 +108,7 @@ export class KafkaJSAdmin {
   readonly events = adminEvents
   readonly #context: ClientContext
   readonly #logger: Logger
-  readonly #instrumentation = new Instrumentation('admin', adminEvents)
+  readonly #instrumentation = new Instrumentation<AdminEventPayloads>('admin', adminEvents)
   #client: Client | undefined
 
   constructor (context: ClientContext, _config: AdminConfig = {}) {
@@ -96,7 +120,7 @@ export class KafkaJSAdmin {
     return this.#logger
   }
 
-  on (eventName: string, listener: (event: any) => void): () => void {
+  on<E extends keyof AdminEventPayloads & string> (eventName: E, listener: (event: InstrumentationEvent<AdminEventPayloads[E]>) => void): RemoveInstrumentationEventListener<E> {
     return this.#instrumentation.on(eventName, listener)
   }
 
@@ -198,7 +222,7 @@ export class KafkaJSAdmin {
     })
   }
 
-  async fetchTopicMetadata ({ topics = [] }: { topics?: string[] } = {}): Promise<{ topics: Array<{ name: string, partitions: any[] }> }> {
+  async fetchTopicMetadata ({ topics = [] }: { topics?: string[] } = {}): Promise<{ topics: ITopicMetadata[] }> {
     if (topics !== undefined && topics !== null) {
       for (const topic of topics) if (typeof topic !== 'string') throw new KafkaJSNonRetriableError(`Invalid topic ${String(topic)}`)
     }
@@ -320,7 +344,7 @@ export class KafkaJSAdmin {
     })
   }
 
-  async describeConfigs ({ resources, includeSynonyms = false }: { resources: Array<{ type: number, name: string, configNames?: string[] }>, includeSynonyms?: boolean }): Promise<any> {
+  async describeConfigs ({ resources, includeSynonyms = false }: { resources: Array<{ type: number, name: string, configNames?: string[] }>, includeSynonyms?: boolean }): Promise<DescribeConfigResponse> {
     if (resources === undefined || resources === null || !Array.isArray(resources)) throw new KafkaJSNonRetriableError(`Invalid resources array ${String(resources)}`)
     if (resources.length === 0) throw new KafkaJSNonRetriableError('Resources array cannot be empty')
     checkConfigResources(resources)
@@ -350,7 +374,7 @@ export class KafkaJSAdmin {
   }
 
   /** kafkajs's alterConfigs sets the given values; kafkats sets them incrementally (others stay as they are). */
-  async alterConfigs ({ resources, validateOnly }: { resources: Array<{ type: number, name: string, configEntries: Array<{ name: string, value: string }> }>, validateOnly?: boolean }): Promise<any> {
+  async alterConfigs ({ resources, validateOnly }: { resources: Array<{ type: number, name: string, configEntries: Array<{ name: string, value: string }> }>, validateOnly?: boolean }): Promise<AlterConfigResponse> {
     if (resources === undefined || resources === null || !Array.isArray(resources)) throw new KafkaJSNonRetriableError(`Invalid resources array ${String(resources)}`)
     if (resources.length === 0) throw new KafkaJSNonRetriableError('Resources array cannot be empty')
     checkConfigResources(resources)
@@ -370,7 +394,7 @@ export class KafkaJSAdmin {
     return await this.#call(async c => ({ groups: (await c.admin.listGroups()).map(g => ({ groupId: g.groupId, protocolType: g.protocolType })) }))
   }
 
-  async describeGroups (groupIds: string[]): Promise<{ groups: any[] }> {
+  async describeGroups (groupIds: string[]): Promise<GroupDescriptions> {
     return await this.#call(async c => {
       const described = await c.admin.describeGroups(groupIds)
       return {

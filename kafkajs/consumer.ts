@@ -25,10 +25,11 @@ import type { KafkaRecord, RecordBatch, RecordHeader, RecordMaker } from '../pro
 import '../index'
 import { PartitionAssigners, toAssignor, type PartitionAssigner } from './assigners'
 import { KafkaJSNonRetriableError, KafkaJSNumberOfRetriesExceeded, toKafkaJSError, protocolErrorInfo, KafkaJSProtocolError } from './errors'
-import { consumerEvents, Instrumentation } from './instrumentation'
+import { consumerEvents, Instrumentation, type ConsumerEventPayloads, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './instrumentation'
 import { retryDelay, type ClientContext, type RetryOptions } from './kafka'
 import type { Logger } from './logger'
 import { partitionMetadataOf } from './producer'
+import type { GroupDescription } from './admin'
 
 export interface ConsumerConfig {
   groupId: string
@@ -260,7 +261,7 @@ export class KafkaJSConsumer {
   readonly #config: ConsumerConfig
   readonly #groupId: string
   readonly #logger: Logger
-  readonly #instrumentation = new Instrumentation('consumer', consumerEvents)
+  readonly #instrumentation = new Instrumentation<ConsumerEventPayloads>('consumer', consumerEvents)
   #client: Client | undefined
   readonly #subscriptions = new Map<string, { fromBeginning: boolean }>()
   #group: GroupConsumer | undefined
@@ -315,7 +316,7 @@ export class KafkaJSConsumer {
     return this.#logger
   }
 
-  on (eventName: string, listener: (event: any) => void): () => void {
+  on<E extends keyof ConsumerEventPayloads & string> (eventName: E, listener: (event: InstrumentationEvent<ConsumerEventPayloads[E]>) => void): RemoveInstrumentationEventListener<E> {
     return this.#instrumentation.on(eventName, listener)
   }
 
@@ -488,7 +489,7 @@ export class KafkaJSConsumer {
     await this.#commit(group, topicPartitions.map(t => ({ topic: t.topic, partition: t.partition, offset: BigInt(t.offset) })))
   }
 
-  async describeGroup (): Promise<any> {
+  async describeGroup (): Promise<GroupDescription | undefined> {
     const client = await this.#connected()
     let nodeId: number | undefined
     let response
@@ -894,8 +895,9 @@ export class KafkaJSConsumer {
     const e = toKafkaJSError(error)
     this.#logger.error(`Crash: ${e.name}: ${e.message}`, { groupId: this.#groupId, retryCount: (e as { retryCount?: number }).retryCount, stack: e.stack })
     await this.stop().catch(() => {})
-    const original = (err: any): any => err?.cause !== undefined ? original(err.cause) : err
-    const retriable = e.name === 'KafkaJSNumberOfRetriesExceeded' || original(e)?.retriable === true
+    const original = (err: unknown): unknown => typeof err === 'object' && err !== null && 'cause' in err && err.cause !== undefined ? original(err.cause) : err
+    const root = original(e)
+    const retriable = e.name === 'KafkaJSNumberOfRetriesExceeded' || (typeof root === 'object' && root !== null && 'retriable' in root && root.retriable === true)
     let restart = retriable
     const restartOnFailure = this.#retry().restartOnFailure
     if (restart && restartOnFailure !== undefined) restart = await restartOnFailure(e).catch(() => true)

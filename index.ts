@@ -16,7 +16,7 @@ export type {
   TypedEvents, ConnectEvent, DisconnectEvent, ReconnectEvent, AuthenticateEvent, AuthenticationErrorEvent, ThrottleEvent, LeaderChangeEvent, PartitionCountChangeEvent, RequestRetryEvent, RequestEvent
 } from './client/events'
 export type { Logger, LogLevel, LogFields } from './client/logger'
-export { Admin, authorizedOperationNames } from './admin/index'
+export { Admin, authorizedOperationNames, firstError, throwFirstError } from './admin/index'
 export type * from './admin/index'
 export type { TopicMetadata, PartitionMetadata } from './client/metadata'
 export type { SaslOptions, OAuthBearerToken } from './client/sasl'

@@ -10,7 +10,8 @@ import { Consumer, type AssignOptions } from './consumer/consumer'
 import { GroupConsumer, type GroupConsumerOptions } from './group/group-consumer'
 import { Admin } from './admin/index'
 import { ShareConsumer, type ShareConsumerOptions } from './group/share-consumer'
-export type { ClientOptions, RequestOptions, ProduceRawOptions, ProduceRawResult, FetchRawOptions, FetchRawResult, OffsetSpec, Isolation, Acks, ClientResource, ClientEvents } from './client/client'
+export type { ClientOptions, RequestOptions, ProduceRawOptions, ProduceRawResult, FetchRawOptions, FetchRawResult, OffsetSpec, Isolation, Acks, ClientResource, ClientEvents, CloseOptions } from './client/client'
+export type { BackoffOptions } from './client/backoff'
 export type { ProtocolViolationEvent, ConnectionPurpose } from './client/brokers'
 export type {
   TypedEvents, ConnectEvent, DisconnectEvent, ReconnectEvent, AuthenticateEvent, AuthenticationErrorEvent, ThrottleEvent, LeaderChangeEvent, PartitionCountChangeEvent, RequestRetryEvent, RequestEvent

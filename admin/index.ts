@@ -13,7 +13,6 @@
 import type { Client } from '../client/client'
 import type { Isolation } from '../client/client'
 import { restateUnreachable } from '../client/brokers'
-import type { TopicMetadata } from '../client/metadata'
 import type { BrokerError } from '../protocol/errors'
 import * as acls from './acls'
 import * as cluster from './cluster'

@@ -6,6 +6,7 @@
 // REQUEST_TIMED_OUT — the broker did append it. The caller aborts A. A client that then
 // fails A and gives A's sequence numbers to the next batch B gets B deduplicated against
 // A by the broker: B is "acknowledged" at A's offset and B's value is nowhere in the log.
+import { ErrorCode } from '../../protocol/error-codes'
 import { afterEach, beforeEach, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { getEventListeners } from 'node:events'
@@ -1025,8 +1026,8 @@ describe('input is checked where it is passed', () => {
     try {
       const p = new Producer(logged, { retries: 0, batchMaxBytes: 80 })
       // retries: 0 is maxRetries: 0: a definite retriable refusal (NOT_ENOUGH_REPLICAS) fails the send at once.
-      cluster.intercept(Produce, () => ({ error: 19 }), { times: 1 })
-      await assert.rejects(p.send({ topic: TOPIC, partition: 0, value: 'x' }), (error: any) => error.code === 19)
+      cluster.intercept(Produce, () => ({ error: ErrorCode.NOT_ENOUGH_REPLICAS }), { times: 1 })
+      await assert.rejects(p.send({ topic: TOPIC, partition: 0, value: 'x' }), (error: { code?: number }) => error.code === ErrorCode.NOT_ENOUGH_REPLICAS)
       await p.close()
       await new Producer(logged, { retries: 0 }).close()
       assert.deepEqual(warnings.filter(w => /deprecated/.test(w)).map(w => /option (\w+) is deprecated.*called (\w+)/.exec(w)?.slice(1, 3)), [['batchMaxBytes', 'maxBatchBytes'], ['retries', 'maxRetries']])

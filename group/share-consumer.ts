@@ -24,7 +24,8 @@ import { ShareSource, type ShareAcknowledgementResult, type ShareBatch, type Sha
 import { nextFetchPurpose } from '../consumer/fetch-scheduling'
 import { GroupCoordinator } from './coordinator'
 import { ShareMembership } from './share-membership'
-import { Signal, type TopicPartition } from './membership'
+import { Signal } from '../client/signal'
+import type { TopicPartition } from './membership'
 
 export type ShareAcknowledgementMode = 'implicit' | 'explicit'
 

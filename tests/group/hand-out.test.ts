@@ -13,7 +13,7 @@ import type { KafkaRecord } from '../../protocol/record-batch'
 import type { ConsumerBatch } from '../../consumer/cursor'
 import type { HandlerErrorEvent, ProcessingTimeoutEvent } from '../../consumer/consumer'
 import { protocols, withHarness, type Harness, type Member } from './support'
-import { waitFor } from '../support/wait'
+import { eventLoopTurns, waitFor } from '../support/wait'
 
 /** Runs `member` with eachRecord (the harness's Member.run uses eachBatch), logging every record handed out. */
 function runEachRecord (h: Harness, member: Member, onRecord: (record: KafkaRecord, batch: ConsumerBatch) => Promise<void> | void): Array<{ partition: number, offset: bigint, identity: string }> {
@@ -38,11 +38,6 @@ async function untilBuffered (member: Member, partition: number): Promise<void> 
   await waitFor(`partition ${partition} fetched and buffered under the new ownership`, () => member.consumer.lag().some(l =>
     l.partition === partition && l.highWatermark !== undefined && l.fetchOffset !== undefined && l.fetchOffset > (l.committedOffset ?? 0n)))
   await eventLoopTurns(10)
-}
-
-/** Lets `turns` turns of the event loop run (promise chains and loopback I/O), with no timer. */
-async function eventLoopTurns (turns: number): Promise<void> {
-  for (let turn = 0; turn < turns; turn++) await new Promise(resolve => setImmediate(resolve))
 }
 
 for (const protocol of protocols) {

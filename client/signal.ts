@@ -2,8 +2,8 @@
  * "Wake whoever waits": a condition changed, and every waiter rechecks it. Waiters loop on
  * their own condition (`while (!ready()) await changed.wait(signal)`) and whoever changes
  * the state calls `notify()`; a notify with nobody waiting is a no-op, so the condition,
- * not the notification, is what a waiter trusts. (franz-go's DESIGN.md calls its
- * equivalent a broadcast; Java's, a condition's signalAll.)
+ * not the notification, is what a waiter trusts (Go's sync.Cond.Broadcast, Java's
+ * Condition.signalAll). See INTERNALS.md, "Async patterns".
  */
 import { onAbort } from './abort-signal'
 

@@ -15,7 +15,7 @@ import { HeartbeatLoop, type BeatOutcome } from '../../group/heartbeat-loop'
 import { StaticMembershipError } from '../../group/errors'
 import { ShareConsumer } from '../../group/share-consumer'
 import { Client } from '../../index'
-import type { Api } from '../../protocol/api'
+import type { AnyApi } from '../../protocol/api'
 import { ConsumerGroupHeartbeat } from '../../protocol/apis/consumer-group-heartbeat'
 import { Heartbeat } from '../../protocol/apis/heartbeat'
 import { JoinGroup } from '../../protocol/apis/join-group'
@@ -107,7 +107,7 @@ describe('HeartbeatLoop on a FakeClock', () => {
   })
 })
 
-function heartbeatApi (protocol: 'classic' | 'consumer'): Api<any, any> {
+function heartbeatApi (protocol: 'classic' | 'consumer'): AnyApi {
   return protocol === 'classic' ? Heartbeat : ConsumerGroupHeartbeat
 }
 

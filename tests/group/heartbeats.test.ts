@@ -227,7 +227,7 @@ describe('share group (KIP-932) heartbeats on a FakeClock', { timeout: 60_000 },
     const client = new Client(withClock({ bootstrap: cluster.bootstrap, clientId: 's', retryBackoff: { initialMs: 20, maxMs: 200 } }, clock))
     const consumer = new ShareConsumer(client, { groupId: 'g', topics: ['t'], maxWaitMs: 50 })
     await consumer.ready()
-    await waitFor('the share member assigned the partition', () => consumer.assignment.length > 0)
+    await waitFor('the share member assigned the partition', () => consumer.assignment().length > 0)
     // The fake cluster asks for a heartbeat every 200 ms.
     await untilDueIn(clock, 200, 'after joining')
     return {

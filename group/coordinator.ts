@@ -66,7 +66,7 @@ export class GroupCoordinator {
       }
       if (!isCoordinatorError(entry.errorCode)) throw new BrokerError(entry.errorCode, `Finding the coordinator of group "${this.groupId}"`, entry.errorMessage)
       // The first use of groups creates __consumer_offsets: the coordinator is briefly unavailable.
-      await sleep(backoffDelay(attempt, this.#client.backoff), signal)
+      await sleep(backoffDelay(attempt, this.#client.backoff), signal, new BrokerError(entry.errorCode, `Finding the coordinator of group "${this.groupId}"`, entry.errorMessage))
     }
   }
 
@@ -85,13 +85,13 @@ export class GroupCoordinator {
         // The coordinator's broker may be gone: look it up again, then retry (callers bound this with their signal).
         if (options.signal?.aborted === true || (error as { retriable?: boolean }).retriable !== true) throw error
         this.invalidate()
-        await sleep(backoffDelay(attempt, this.#client.backoff), options.signal)
+        await sleep(backoffDelay(attempt, this.#client.backoff), options.signal, error)
         continue
       }
       const code = errorCodeOf(response)
       if (!isCoordinatorError(code)) return response
       if (code !== ErrorCode.COORDINATOR_LOAD_IN_PROGRESS) this.invalidate()
-      await sleep(backoffDelay(attempt, this.#client.backoff), options.signal)
+      await sleep(backoffDelay(attempt, this.#client.backoff), options.signal, new BrokerError(code, `${api.name} to the coordinator of group "${this.groupId}"`))
     }
   }
 }

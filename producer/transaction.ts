@@ -27,7 +27,7 @@
  */
 import type { Client } from '../client/client'
 import { ConnectionError } from '../client/errors'
-import { backoffDelay, sleep } from '../client/backoff'
+import { backoffDelay, describeError, sleep } from '../client/backoff'
 import { checkInteger, checkObject, checkSignal, checkString } from '../client/validate'
 import type { Api } from '../protocol/api'
 import { AddOffsetsToTxn } from '../protocol/apis/add-offsets-to-txn'
@@ -648,10 +648,11 @@ export class TransactionManager {
       } catch (error) {
         if (isAbort(error, signal) || !isRetriableFailure(error)) throw error
         this.#groupCoordinators.delete(group.groupId)
-        await sleep(backoffDelay(attempt, this.#client.backoff), signal)
+        await sleep(backoffDelay(attempt, this.#client.backoff), signal, error)
         continue
       }
       const retry: TransactionOffset[] = []
+      let retrying: BrokerError | undefined
       const unanswered = new Set(pending)
       for (const t of response.topics) {
         const topic = t.name !== '' ? t.name : this.#client.metadata.topicById(t.topicId)?.name ?? ''
@@ -663,6 +664,7 @@ export class TransactionManager {
           if (code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE) this.#groupCoordinators.delete(group.groupId)
           if (isRetriableTxnCode(code) || code === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION || code === ErrorCode.REQUEST_TIMED_OUT) {
             retry.push(offset)
+            retrying = new BrokerError(code, `TxnOffsetCommit of ${topic}-${p.partitionIndex} for group "${group.groupId}"`)
             continue
           }
           // A fenced member (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID, STALE_MEMBER_EPOCH...) is abortable (KIP-447).
@@ -675,7 +677,7 @@ export class TransactionManager {
         throw new TransactionAbortableError(`TxnOffsetCommit for group "${group.groupId}" did not answer for ${missing}; abort the transaction and retry it`)
       }
       pending = retry
-      if (pending.length > 0) await sleep(backoffDelay(attempt, this.#client.backoff), signal)
+      if (pending.length > 0) await sleep(backoffDelay(attempt, this.#client.backoff), signal, retrying)
     }
   }
 
@@ -689,10 +691,13 @@ export class TransactionManager {
     const what = commit ? 'commit' : 'abort'
     const { producerId, producerEpoch } = this.#host.identity()
     let ambiguous: Error | undefined
+    /** What the last attempt failed with: named when an abort ends the retries. */
+    let lastFailure: unknown
     for (let attempt = 0; ; attempt++) {
       if (signal?.aborted === true) {
         if (ambiguous !== undefined) throw this.#goFatal(new TransactionOutcomeUnknownError(`Aborted while the ${what} of "${this.transactionalId}" was unanswered: the transaction may or may not have ${commit ? 'committed' : 'aborted'}. Read the output with read_committed to find out.`, { cause: ambiguous }))
-        throw new TransactionAbortableError(`Aborted before the ${what} of "${this.transactionalId}" was sent`, { cause: signal.reason })
+        const last = lastFailure === undefined ? '' : `; the last attempt had failed with ${describeError(lastFailure)}`
+        throw new TransactionAbortableError(`Aborted before the ${what} of "${this.transactionalId}" completed${last}`, { cause: signal.reason })
       }
       let response
       try {
@@ -706,6 +711,7 @@ export class TransactionManager {
           throw error
         }
         this.#coordinatorId = undefined
+        lastFailure = error
         await sleep(backoffDelay(attempt, this.#client.backoff), signal).catch(() => {})
         continue
       }
@@ -716,6 +722,7 @@ export class TransactionManager {
       }
       if (isRetriableTxnCode(code)) {
         if (code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE) this.#coordinatorId = undefined
+        lastFailure = new BrokerError(code, `EndTxn (${what}) of "${this.transactionalId}"`)
         await sleep(backoffDelay(attempt, this.#client.backoff), signal).catch(() => {})
         continue
       }
@@ -748,13 +755,13 @@ export class TransactionManager {
       } catch (error) {
         if (isAbort(error, signal) || !isRetriableFailure(error)) throw error
         this.#coordinatorId = undefined
-        await sleep(backoffDelay(attempt, this.#client.backoff), signal)
+        await sleep(backoffDelay(attempt, this.#client.backoff), signal, error)
         continue
       }
       const code = codeOf(response)
       if (!isRetriableTxnCode(code)) return response
       if (code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE) this.#coordinatorId = undefined
-      await sleep(backoffDelay(attempt, this.#client.backoff), signal)
+      await sleep(backoffDelay(attempt, this.#client.backoff), signal, new BrokerError(code, `${api.name} for "${this.transactionalId}"`))
     }
   }
 
@@ -782,7 +789,7 @@ export class TransactionManager {
           : { nodeId: response.nodeId, errorCode: response.errorCode, errorMessage: response.errorMessage }
       } catch (error) {
         if (isAbort(error, signal) || !isRetriableFailure(error)) throw error
-        await sleep(backoffDelay(attempt, this.#client.backoff), signal)
+        await sleep(backoffDelay(attempt, this.#client.backoff), signal, error)
         continue
       }
       if (entry.errorCode === 0) {
@@ -792,7 +799,7 @@ export class TransactionManager {
       if (entry.errorCode === ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED) throw this.#goFatal(fatalFor(entry.errorCode, `FindCoordinator for "${key}"`, entry.errorMessage))
       if (!isRetriableTxnCode(entry.errorCode) && entry.errorCode !== ErrorCode.NOT_LEADER_OR_FOLLOWER) throw new BrokerError(entry.errorCode, `Finding the ${keyType === 1 ? 'transaction' : 'group'} coordinator of "${key}"`, entry.errorMessage)
       // The first transactional use creates __transaction_state: the coordinator is briefly unavailable.
-      await sleep(backoffDelay(attempt, this.#client.backoff), signal)
+      await sleep(backoffDelay(attempt, this.#client.backoff), signal, new BrokerError(entry.errorCode, `Finding the ${keyType === 1 ? 'transaction' : 'group'} coordinator of "${key}"`, entry.errorMessage))
     }
   }
 }

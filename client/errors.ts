@@ -2,7 +2,7 @@
  * Errors of the broker I/O core. Each says whether the request reached the socket
  * (`written`): a request that was never written definitely did nothing on the
  * broker, one that was written may have been applied — the producer treats the
- * two differently (see producer/DESIGN notes on poisoned batches).
+ * two differently (INTERNALS.md, "Produce path": ambiguous batches are poisoned).
  */
 import { ErrorCode, errorCodeInfo } from '../protocol/error-codes'
 import { KafkaTsError, ProtocolError } from '../protocol/errors'

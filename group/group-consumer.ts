@@ -1,6 +1,6 @@
 /**
  * GroupConsumer: a Consumer whose partitions come from a consumer group, and the keeper
- * of invariants 2–4 (see group/DESIGN notes in INTERNALS.md):
+ * of invariants 2–4 (INTERNALS.md, "Groups" and "Invariants"):
  *
  * 2. A member commits only for partitions it holds, under the membership it holds them
  *    under. Every held partition carries an Ownership stamped with the member id and the
@@ -920,7 +920,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
       // UNSTABLE_OFFSET_COMMIT: a transactional commit is pending; ask again shortly.
       // A partition-level coordinator error: the answer is incomplete, ask again.
       if ((code === ErrorCode.UNSTABLE_OFFSET_COMMIT && attempt < 50) || isCoordinatorError(code)) {
-        await sleep(100, signal)
+        await sleep(100, signal, new BrokerError(code, `Fetching committed offsets of group "${this.groupId}"`))
         continue
       }
       if (code === ErrorCode.STALE_MEMBER_EPOCH && kip848) {

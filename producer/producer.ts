@@ -16,7 +16,7 @@
  * drops duplicates of retried batches and answers them with the original offset.
  *
  * Invariant 1 — an acknowledged record is in the log, at the offset we reported — rests
- * on three rules kept here and in the files above (see producer/DESIGN.md for the walkthroughs):
+ * on three rules kept here and in the files above (INTERNALS.md, "Produce path", walks through them):
  * 1. A batch whose request was written but got no definite answer is *ambiguous*. It is
  *    retried with the same producer id, epoch and sequence until the outcome is known;
  *    no abort, delivery timeout or retry limit fails it, and the partition's later

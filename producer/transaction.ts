@@ -27,7 +27,7 @@
  */
 import type { Client } from '../client/client'
 import { ConnectionError } from '../client/errors'
-import { backoffDelay, sleep } from '../client/backoff'
+import { backoffDelay, describeError, sleep } from '../client/backoff'
 import { checkInteger, checkObject, checkSignal, checkString } from '../client/validate'
 import type { Api } from '../protocol/api'
 import { AddOffsetsToTxn } from '../protocol/apis/add-offsets-to-txn'
@@ -644,10 +644,11 @@ export class TransactionManager {
       } catch (error) {
         if (isAbort(error, signal) || !isRetriableFailure(error)) throw error
         this.#client.coordinators.invalidate('group', group.groupId, nodeId)
-        await sleep(backoffDelay(attempt, this.#client.backoff), signal)
+        await sleep(backoffDelay(attempt, this.#client.backoff), signal, error)
         continue
       }
       const retry: TransactionOffset[] = []
+      let retrying: BrokerError | undefined
       const unanswered = new Set(pending)
       for (const t of response.topics) {
         const topic = t.name !== '' ? t.name : this.#client.metadata.topicById(t.topicId)?.name ?? ''
@@ -659,6 +660,7 @@ export class TransactionManager {
           if (code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE) this.#client.coordinators.invalidate('group', group.groupId, nodeId)
           if (isRetriableTxnCode(code) || code === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION || code === ErrorCode.REQUEST_TIMED_OUT) {
             retry.push(offset)
+            retrying = new BrokerError(code, `TxnOffsetCommit of ${topic}-${p.partitionIndex} for group "${group.groupId}"`)
             continue
           }
           // A fenced member (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, FENCED_INSTANCE_ID, STALE_MEMBER_EPOCH...) is abortable (KIP-447).
@@ -671,7 +673,7 @@ export class TransactionManager {
         throw new TransactionAbortableError(`TxnOffsetCommit for group "${group.groupId}" did not answer for ${missing}; abort the transaction and retry it`)
       }
       pending = retry
-      if (pending.length > 0) await sleep(backoffDelay(attempt, this.#client.backoff), signal)
+      if (pending.length > 0) await sleep(backoffDelay(attempt, this.#client.backoff), signal, retrying)
     }
   }
 
@@ -685,10 +687,13 @@ export class TransactionManager {
     const what = commit ? 'commit' : 'abort'
     const { producerId, producerEpoch } = this.#host.identity()
     let ambiguous: Error | undefined
+    /** What the last attempt failed with: named when an abort ends the retries. */
+    let lastFailure: unknown
     for (let attempt = 0; ; attempt++) {
       if (signal?.aborted === true) {
         if (ambiguous !== undefined) throw this.#goFatal(new TransactionOutcomeUnknownError(`Aborted while the ${what} of "${this.transactionalId}" was unanswered: the transaction may or may not have ${commit ? 'committed' : 'aborted'}. Read the output with read_committed to find out.`, { cause: ambiguous }))
-        throw new TransactionAbortableError(`Aborted before the ${what} of "${this.transactionalId}" was sent`, { cause: signal.reason })
+        const last = lastFailure === undefined ? '' : `; the last attempt had failed with ${describeError(lastFailure)}`
+        throw new TransactionAbortableError(`Aborted before the ${what} of "${this.transactionalId}" completed${last}`, { cause: signal.reason })
       }
       let response
       let nodeId: number | undefined
@@ -703,6 +708,7 @@ export class TransactionManager {
           throw error
         }
         if (nodeId !== undefined) this.#client.coordinators.invalidate('transaction', this.transactionalId, nodeId)
+        lastFailure = error
         await sleep(backoffDelay(attempt, this.#client.backoff), signal).catch(() => {})
         continue
       }
@@ -713,6 +719,7 @@ export class TransactionManager {
       }
       if (isRetriableTxnCode(code)) {
         if (code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE) this.#client.coordinators.invalidate('transaction', this.transactionalId, nodeId)
+        lastFailure = new BrokerError(code, `EndTxn (${what}) of "${this.transactionalId}"`)
         await sleep(backoffDelay(attempt, this.#client.backoff), signal).catch(() => {})
         continue
       }
@@ -745,13 +752,13 @@ export class TransactionManager {
       } catch (error) {
         if (isAbort(error, signal) || !isRetriableFailure(error)) throw error
         this.#client.coordinators.invalidate('transaction', this.transactionalId, nodeId)
-        await sleep(backoffDelay(attempt, this.#client.backoff), signal)
+        await sleep(backoffDelay(attempt, this.#client.backoff), signal, error)
         continue
       }
       const code = codeOf(response)
       if (!isRetriableTxnCode(code)) return response
       if (code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE) this.#client.coordinators.invalidate('transaction', this.transactionalId, nodeId)
-      await sleep(backoffDelay(attempt, this.#client.backoff), signal)
+      await sleep(backoffDelay(attempt, this.#client.backoff), signal, new BrokerError(code, `${api.name} for "${this.transactionalId}"`))
     }
   }
 

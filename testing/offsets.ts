@@ -2,7 +2,7 @@
  * Committed offsets, per group, topic and partition (what __consumer_offsets holds), and
  * the commit log: every OffsetCommit the coordinator handled, with the membership fields
  * it carried, what the coordinator knew of the membership then, and per partition
- * whether it was stored or refused and why. Tests of invariants 2 and 3 (DESIGN.md)
+ * whether it was stored or refused and why. Tests of invariants 2 and 3 (INTERNALS.md, "Invariants")
  * assert on the log: a refused commit shows its reason, an accepted one its membership.
  */
 export interface CommittedOffset {

@@ -4,7 +4,7 @@
  * ProducerStateManager keeps them. This is what makes a retried batch come back with
  * its original offset instead of being written twice — and what makes a *different*
  * batch that reuses those sequence numbers come back with someone else's offset, the
- * hazard behind invariant 1 (docs: /work/shared/DESIGN.md).
+ * hazard behind invariant 1: an acknowledged record is in the log, at the offset reported.
  *
  * The rules, checked in this order for a batch (producerId ≥ 0):
  * 1. same epoch and the same first/last sequence as one of the last 5 batches → duplicate:

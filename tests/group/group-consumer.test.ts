@@ -1,5 +1,5 @@
 // GroupConsumer against the fake cluster, for both group protocols: invariants 2–4 of
-// DESIGN.md (a member commits only what it holds, under the membership it holds it under;
+// INTERNALS.md (a member commits only what it holds, under the membership it holds it under;
 // nothing after a revoke or a loss; delivery modes mean what they say) and recovery from
 // coordinator errors. Each member has its own Client; batches are one record each
 // (maxPartitionBytes 1), so "the batch in flight" is one offset the test holds with a gate.

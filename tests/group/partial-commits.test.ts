@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import type { Assignor, MemberSubscription, TopicPartition } from '../../group/assignors'
 import { protocols, withHarness } from './support'
 import { waitFor } from '../support/wait'
+import { OffsetCommit } from '../../protocol/apis/offset-commit'
 
 for (const protocol of protocols) {
   describe(`partial processing and explicit commits (${protocol} protocol)`, { timeout: 60_000 }, () => {
@@ -45,6 +46,25 @@ for (const protocol of protocols) {
         const refused = await member.consumer.commitOffsets([{ topic: h.topic, partition: 1, offset: 2n }, { topic: 'other', partition: 0, offset: 7n }])
         assert.equal(h.committed(1), 2n)
         assert.deepEqual(refused.map(r => [r.topic, r.partition]), [['other', 0]])
+      })
+    })
+
+    test('a commit that an abort ends while it waits to retry a coordinator refusal is refused naming that refusal', async () => {
+      await withHarness({ partitions: 2, records: 5 }, async h => {
+        // A 2–4 s backoff: the abort, 200 ms after the first refusal, comes while the commit waits to retry.
+        const member = await h.member('a', protocol, {}, { retryBackoffMs: 4000 })
+        member.run(h)
+        await waitFor('both partitions held', () => member.held().length === 2)
+        const controller = new AbortController()
+        let aborting: NodeJS.Timeout | undefined
+        h.cluster.intercept(OffsetCommit, () => {
+          aborting ??= setTimeout(() => controller.abort(new Error('the caller gave up')), 200)
+          return { error: 14 }
+        })
+        const refused = await member.consumer.commitOffsets([{ topic: h.topic, partition: 1, offset: 2n }], { signal: controller.signal })
+        assert.equal(refused.length, 1)
+        assert.match(refused[0].reason, /the caller gave up; the last attempt had failed with BrokerError: .*COORDINATOR_LOAD_IN_PROGRESS \(14\)/)
+        assert.equal(h.committed(1), undefined)
       })
     })
   })

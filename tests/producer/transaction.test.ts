@@ -7,6 +7,8 @@
 import { afterEach, beforeEach, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Client } from '../../index'
+import type { ClientOptions } from '../../client/client'
+import { AbortedError } from '../../client/errors'
 import { ApiVersions } from '../../protocol/apis/api-versions'
 import { AddOffsetsToTxn } from '../../protocol/apis/add-offsets-to-txn'
 import { AddPartitionsToTxn } from '../../protocol/apis/add-partitions-to-txn'
@@ -45,9 +47,9 @@ afterEach(async () => {
   await cluster.close()
 })
 
-function producer (options: ProducerOptions = {}): Producer {
+function producer (options: ProducerOptions = {}, clientOptions: Partial<ClientOptions> = {}): Producer {
   // A client per producer: two instances of one transactional id must not share connections.
-  const client = new Client({ bootstrap: cluster.bootstrap, retryBackoff: { initialMs: 5, maxMs: 20 }, requestTimeoutMs: 2000 })
+  const client = new Client({ bootstrap: cluster.bootstrap, retryBackoff: { initialMs: 5, maxMs: 20 }, requestTimeoutMs: 2000, ...clientOptions })
   clients.push(client)
   const p = new Producer(client, { lingerMs: 0, transactionalId: 'tx', ...options })
   producers.push(p)
@@ -334,6 +336,64 @@ describe('transaction version 2 (KIP-890)', () => {
     cluster.intercept(FindCoordinator, () => ({ error: 15 }))
     await assert.rejects(p.beginTransaction({ signal: AbortSignal.timeout(200) }), (error: Error) => error.name === 'AbortedError')
   })
+
+  // Each retry loop of a transaction call names the refusal it was retrying when an abort ends it.
+  const inTransaction = async (p: Producer): Promise<void> => {
+    await p.beginTransaction()
+    await p.send({ topic: TOPIC, partition: 0, value: 'a' })
+  }
+  // The backoff (2–4 s) is long and the abort comes 200 ms after the first refusal: it ends the wait.
+  const refusalsRetried: Array<{ loop: string, refuse: (abort: () => void) => void, call: (p: Producer, signal: AbortSignal) => Promise<void>, code: number, type: string }> = [
+    {
+      loop: 'the coordinator lookup',
+      refuse: abort => { cluster.intercept(FindCoordinator, () => { abort(); return { error: 15 } }) },
+      call: async (p, signal) => { await p.beginTransaction({ signal }) },
+      code: 15,
+      type: 'COORDINATOR_NOT_AVAILABLE'
+    },
+    {
+      loop: 'a coordinator request (InitProducerId)',
+      refuse: abort => { cluster.intercept(InitProducerId, () => { abort(); return { error: 51 } }) },
+      call: async (p, signal) => { await p.beginTransaction({ signal }) },
+      code: 51,
+      type: 'CONCURRENT_TRANSACTIONS'
+    },
+    {
+      loop: 'TxnOffsetCommit',
+      refuse: abort => { cluster.intercept(TxnOffsetCommit, () => { abort(); return { error: 14 } }) },
+      call: async (p, signal) => {
+        await inTransaction(p)
+        await p.sendOffsets({ groupMetadata: GROUP, offsets: [{ topic: TOPIC, partition: 0, offset: 1n }], signal })
+      },
+      code: 14,
+      type: 'COORDINATOR_LOAD_IN_PROGRESS'
+    },
+    {
+      loop: 'EndTxn',
+      refuse: abort => { cluster.intercept(EndTxn, () => { abort(); return { error: 51 } }) },
+      call: async (p, signal) => {
+        await inTransaction(p)
+        await p.commitTransaction({ signal })
+      },
+      code: 51,
+      type: 'CONCURRENT_TRANSACTIONS'
+    }
+  ]
+  for (const { loop, refuse, call, code, type } of refusalsRetried) {
+    test(`an abort while ${loop} waits to retry a refusal names the refusal's Kafka code and type`, async () => {
+      const p = producer({}, { retryBackoff: { initialMs: 4000, maxMs: 4000 } })
+      const controller = new AbortController()
+      let aborting: NodeJS.Timeout | undefined
+      refuse(() => { aborting ??= setTimeout(() => controller.abort(new Error('the caller gave up')), 200) })
+      const named = new RegExp(`the last attempt had failed with BrokerError: .*${type} \\(${code}\\)`)
+      await assert.rejects(call(p, controller.signal), (error: Error) => {
+        assert.match(error.message, named)
+        if (error instanceof AbortedError) assert.ok(error.lastError instanceof BrokerError && error.lastError.code === code, String(error.lastError))
+        else assert.ok(error instanceof TransactionAbortableError, String(error))
+        return true
+      })
+    })
+  }
 
   for (const [api, name] of [[InitProducerId, 'InitProducerId'], [FindCoordinator, 'FindCoordinator']] as const) {
     test(`close() ends a transaction call that retries ${name} (COORDINATOR_LOAD_IN_PROGRESS for ever): it settles at once, nothing is asked after it`, async () => {

@@ -12,33 +12,66 @@ import { Fetch, type FetchRequest, type FetchResponse } from '../../protocol/api
 import { OffsetFetch } from '../../protocol/apis/offset-fetch'
 import { GroupConsumer } from '../../group/group-consumer'
 import { BrokerError, ProtocolError } from '../../protocol/errors'
-import { FakeCluster } from '../../testing/index'
+import { FakeClock, FakeCluster, withClock } from '../../testing/index'
 import { crc32c } from '../../protocol/crc32c'
-import { sleep } from '../support/wait'
+import { sleep, waitFor } from '../support/wait'
 
 const cleanups: Array<() => Promise<void>> = []
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c().catch(() => {})
 })
 
-async function setup (partitions = 1): Promise<{ cluster: FakeCluster, client: Client }> {
+/** `clock`: the client's (a FakeClock holds every backoff until the test moves it). */
+async function setup (partitions = 1, clock?: FakeClock): Promise<{ cluster: FakeCluster, client: Client }> {
   const cluster = await FakeCluster.start({ brokers: 1, log: false, topics: [{ name: 't', partitions }] })
   cleanups.push(async () => await cluster.close())
-  const client = new Client({ bootstrap: cluster.bootstrap, retryBackoff: { initialMs: 20, maxMs: 200 } })
+  const options = { bootstrap: cluster.bootstrap, retryBackoff: { initialMs: 20, maxMs: 200 } }
+  const client = new Client(clock === undefined ? options : withClock(options, clock))
   cleanups.push(async () => await client.close())
   return { cluster, client }
 }
 
-function consumerOf (client: Client, partitions: number[]): { consumer: Consumer, events: FetchErrorEvent[] } {
+/** `times`: the client's clock when each fetchError event came. */
+function consumerOf (client: Client, partitions: number[]): { consumer: Consumer, events: FetchErrorEvent[], times: number[] } {
   const consumer = Consumer.assigned(client, { assign: partitions.map(partition => ({ topic: 't', partition, offset: 0n })), maxWaitMs: 50 })
   cleanups.push(async () => await consumer.close())
   const events: FetchErrorEvent[] = []
-  consumer.on('fetchError', (event: FetchErrorEvent) => events.push(event))
-  return { consumer, events }
+  const times: number[] = []
+  consumer.on('fetchError', (event: FetchErrorEvent) => {
+    events.push(event)
+    times.push(client.clock.now())
+  })
+  return { consumer, events, times }
 }
 
-/** The next batch's record values, or a description of what happened instead within `ms`. */
-async function nextValues (consumer: Consumer, ms = 2000): Promise<string> {
+/**
+ * Moves `clock` past the end of each backoff in turn (reported by a fetchError event or not:
+ * some failures are retried quietly at first) until `count` fetchError events came. Time
+ * moves only here, and only once a backoff waits, so an event that came sooner than its
+ * predecessor's retryInMs (see assertBackedOff) was not held by a backoff.
+ */
+async function throughBackoffs (clock: FakeClock, events: FetchErrorEvent[], count: number): Promise<void> {
+  // Backoffs (retryBackoff.maxMs 200, a reconnect's included) end within 210 ms; deadlines are requestTimeoutMs away.
+  const backoffWaits = (): boolean => (clock.nextDueAt ?? Infinity) - clock.now() <= 210
+  while (events.length < count) {
+    await waitFor(`a backoff to wait out, or fetchError event ${count} (${events.length} so far)`, () => events.length >= count || backoffWaits())
+    // 3 ms past it: the wake-up that follows the backoff runs too.
+    if (events.length < count) await clock.advance((clock.nextDueAt ?? clock.now()) - clock.now() + 3)
+  }
+}
+
+/** Each fetchError event came no sooner (on the client's clock) than the retry the one before it announced. */
+function assertBackedOff (events: FetchErrorEvent[], times: number[]): void {
+  assert.ok(events.length >= 2, `${events.length} fetchError event(s)`)
+  for (let k = 1; k < events.length; k++) {
+    const gap = times[k] - times[k - 1]
+    // retryInMs is the delay rounded; the retry is due at the delay rounded up.
+    assert.ok(gap >= events[k - 1].retryInMs - 1, `fetchError event ${k + 1} came ${gap} ms after event ${k}, which announced a retry in ${events[k - 1].retryInMs} ms: ${JSON.stringify(events.map((e, i) => [times[i] - times[0], e.retryInMs]))}`)
+  }
+}
+
+/** The next batch's record values, or a description of what happened instead within `ms` (a bound for a busy machine, not a proof). */
+async function nextValues (consumer: Consumer, ms = 10_000): Promise<string> {
   return await Promise.race([
     consumer.nextBatch().then(handed => {
       handed?.finish()
@@ -46,13 +79,6 @@ async function nextValues (consumer: Consumer, ms = 2000): Promise<string> {
     }, (error: Error) => `failed: ${error.message}`),
     sleep(ms).then(() => `nothing after ${ms} ms`)
   ])
-}
-
-/** Fetch requests the cluster saw during `ms`. */
-async function fetchesDuring (cluster: FakeCluster, ms: number): Promise<number> {
-  const before = cluster.requests(Fetch).length
-  await sleep(ms)
-  return cluster.requests(Fetch).length - before
 }
 
 /**
@@ -99,20 +125,23 @@ describe('fetch answers that cannot be used', { timeout: 30_000 }, () => {
   })
 
   test('a partition that keeps failing (CORRUPT_MESSAGE) backs off with a growing delay, and the other partition keeps flowing', async () => {
-    const { cluster, client } = await setup(2)
+    const clock = new FakeClock()
+    const { cluster, client } = await setup(2, clock)
     cluster.intercept(Fetch, () => ({
       modify: (r: FetchResponse) => ({ ...r, responses: r.responses.map(t => ({ ...t, partitions: t.partitions.map(p => p.partitionIndex === 0 ? { ...p, errorCode: 2, records: null } : p) })) })
     }))
-    const { consumer, events } = consumerOf(client, [0, 1])
+    const { consumer, events, times } = consumerOf(client, [0, 1])
+    // The clock stands still: partition 0 waits out its first backoff while partition 1's records come through.
     for (let i = 0; i < 3; i++) {
       await client.produceRaw({ topic: 't', partition: 1, records: [{ value: Buffer.from(`p1-${i}`) }] })
       assert.equal(await nextValues(consumer), `p1-${i}`)
     }
-    await sleep(1000)
-    // Backoff 20 ms doubling up to 200 ms: a handful of retries a second, not thousands.
-    const p0Fetches = cluster.requests(Fetch).filter(f => (f.request.topics as any[]).some(t => t.partitions.some((p: any) => p.partition === 0))).length
-    assert.ok(p0Fetches < 40, `partition 0 was fetched ${p0Fetches} times`)
-    assert.ok(events.length >= 3 && events.every(e => e.partition === 0 && e.retryInMs > 0), JSON.stringify(events.map(e => [e.partition, e.retryInMs])))
+    const p0Fetches = (): number => cluster.requests(Fetch).filter(f => (f.request.topics as any[]).some(t => t.partitions.some((p: any) => p.partition === 0))).length
+    assert.deepEqual([p0Fetches(), events.length], [1, 1], 'partition 0 is fetched again only once its backoff is over')
+    await throughBackoffs(clock, events, 5)
+    assertBackedOff(events, times)
+    // Backoff 20 ms doubling up to 200 ms (each drawn from its upper half).
+    assert.ok(events.every((e, k) => e.partition === 0 && e.retryInMs >= Math.min(200, 20 * 2 ** k) / 2 && e.retryInMs <= Math.min(200, 20 * 2 ** k)), JSON.stringify(events.map(e => [e.partition, e.retryInMs])))
   })
 
   test('TOPIC_AUTHORIZATION_FAILED on a partition fails the consumer with the broker\'s error', async () => {
@@ -137,42 +166,42 @@ describe('fetch answers that cannot be used', { timeout: 30_000 }, () => {
     ['gzip data that does not decompress, under a good CRC (found when the batch is handed out)', (records: Buffer): Buffer => breakRecordsUnderGoodCrc(records), 'gzip']
   ] as Array<[string, (records: Buffer) => Buffer, 'gzip'?]>) {
     test(`${name}: the partition backs off and the consumer reports it, then reads on once the answers are good`, async () => {
-      const { cluster, client } = await setup()
+      const clock = new FakeClock()
+      const { cluster, client } = await setup(1, clock)
       await client.produceRaw({ topic: 't', partition: 0, compression: codec ?? 'none', records: [{ value: Buffer.from('a') }] })
       const stop = rewriteRecords(cluster, 0, rewrite)
-      const { consumer, events } = consumerOf(client, [0])
+      const { consumer, events, times } = consumerOf(client, [0])
       const got = consumer.nextBatch()
-      const fetches = await fetchesDuring(cluster, 1000)
-      assert.ok(fetches < 40, `${fetches} Fetch requests in 1 s`)
-      assert.ok(events.length >= 1, 'no fetchError event')
+      await throughBackoffs(clock, events, 3)
+      assertBackedOff(events, times)
       assert.ok(events.every(e => e.partition === 0 && e.error instanceof ProtocolError), events.map(e => e.error.message).join('; '))
       stop()
+      await clock.advance(events[events.length - 1].retryInMs + 3)
       const handed = await got
       assert.equal(handed?.batch.records[0].value?.toString(), 'a')
     })
   }
 
   test('a batch that cannot be decoded when handed out is fetched again from its own offset: what came before it was handed out once, nothing after it is lost', async () => {
-    const { cluster, client } = await setup()
+    const clock = new FakeClock()
+    const { cluster, client } = await setup(1, clock)
     await client.produceRaw({ topic: 't', partition: 0, records: [{ value: Buffer.from('a') }] })
     // Offset 1 is broken in every answer until `stop`; 0 and 2 come in good.
     const stop = rewriteRecords(cluster, 0, records => breakRecordsUnderGoodCrc(records, 1n))
-    const consumer = Consumer.assigned(client, { assign: [{ topic: 't', partition: 0, offset: 0n }], maxWaitMs: 50 })
-    cleanups.push(async () => await consumer.close())
-    const events: FetchErrorEvent[] = []
-    consumer.on('fetchError', (event: FetchErrorEvent) => events.push(event))
+    const { consumer, events, times } = consumerOf(client, [0])
     const seen: string[] = []
-    const first = await consumer.nextBatch(AbortSignal.timeout(5000))
+    const first = await consumer.nextBatch(AbortSignal.timeout(10_000))
     for (const r of first!.batch.records) seen.push(`${r.offset}:${r.value?.toString()}`)
     first!.finish()
     // Whether 1 and 2 come in one answer or two, fetching starts again at 1: not at 0 (handed out) nor past 1.
     for (const v of ['b', 'c']) await client.produceRaw({ topic: 't', partition: 0, records: [{ value: Buffer.from(v) }] })
-    const next = consumer.nextBatch(AbortSignal.timeout(10_000))
-    const fetches = await fetchesDuring(cluster, 1000)
-    assert.ok(fetches < 40, `${fetches} Fetch requests in 1 s`)
-    assert.ok(events.length >= 1 && events.every(e => e.partition === 0 && e.error instanceof ProtocolError && /base offset 1 /.test(e.error.message)), events.map(e => e.error.message).join('; '))
+    const next = consumer.nextBatch(AbortSignal.timeout(30_000))
+    await throughBackoffs(clock, events, 3)
+    assertBackedOff(events, times)
+    assert.ok(events.every(e => e.partition === 0 && e.error instanceof ProtocolError && /base offset 1 /.test(e.error.message)), events.map(e => e.error.message).join('; '))
     stop()
-    for (let handed = await next; ; handed = await consumer.nextBatch(AbortSignal.timeout(5000))) {
+    await clock.advance(events[events.length - 1].retryInMs + 3)
+    for (let handed = await next; ; handed = await consumer.nextBatch(AbortSignal.timeout(10_000))) {
       for (const r of handed!.batch.records) seen.push(`${r.offset}:${r.value?.toString()}`)
       handed!.finish()
       if (seen.length >= 3) break
@@ -185,16 +214,18 @@ describe('fetch answers that cannot be used', { timeout: 30_000 }, () => {
     ['a topic that was not asked for', (r: FetchResponse): FetchResponse => ({ ...r, responses: r.responses.map(t => ({ ...t, topic: t.topic === '' ? '' : 'other', topicId: '0b0e0b0e-0000-4000-8000-000000000000' })) })]
   ] as const) {
     test(`an answer carrying ${name} is refused: backoff and a fetchError event, no records from it`, async () => {
-      const { cluster, client } = await setup(2)
+      const clock = new FakeClock()
+      const { cluster, client } = await setup(2, clock)
       await client.produceRaw({ topic: 't', partition: 0, records: [{ value: Buffer.from('a') }] })
       const stop = cluster.intercept(Fetch, () => ({ modify }))
-      const { consumer, events } = consumerOf(client, [0])
+      const { consumer, events, times } = consumerOf(client, [0])
       const got = consumer.nextBatch()
-      const fetches = await fetchesDuring(cluster, 1000)
-      assert.ok(fetches < 40, `${fetches} Fetch requests in 1 s`)
-      assert.ok(events.length >= 1 && events.every(e => e.topic === undefined && e.error instanceof ProtocolError), events.map(e => e.error.message).join('; '))
+      await throughBackoffs(clock, events, 3)
+      assertBackedOff(events, times)
+      assert.ok(events.every(e => e.topic === undefined && e.error instanceof ProtocolError), events.map(e => e.error.message).join('; '))
       assert.match(events[0].error.message, /not asked for/)
       stop()
+      await clock.advance(events[events.length - 1].retryInMs + 3)
       const handed = await got
       assert.equal(handed?.batch.partition, 0)
       assert.equal(handed?.batch.records[0].value?.toString(), 'a')

@@ -304,19 +304,12 @@ function retained (consumer: Consumer): { fetched: number, records: number, deco
   return { fetched, records, decoded, buffers: bytes }
 }
 
-async function settle (consumer: Consumer, cluster: FakeCluster): Promise<void> {
-  // First something buffered: a loaded machine took more than 300 ms to decode the first
-  // answer, and "no new Fetch" was judged before anything was in.
-  const firstBy = Date.now() + 10_000
-  while (retained(consumer).records === 0 && Date.now() < firstBy) await sleep(20)
-  // Then until fetching stopped (no Fetch for 300 ms; a consumer that never stops is judged after 3 s).
-  const deadline = Date.now() + 3000
-  for (let last = -1; Date.now() < deadline;) {
-    const now = cluster.requests(Fetch).length
-    if (now === last) return
-    last = now
-    await sleep(300)
-  }
+async function settle (consumer: Consumer): Promise<void> {
+  await waitFor('something buffered', () => retained(consumer).records > 0)
+  // Then until fetching stopped: no partition in a Fetch (a source marks the next one's
+  // partitions before it awaits anything, so between two Fetches none is seen unmarked).
+  // A consumer that never stops fails the wait.
+  await waitFor('fetching to stop (the buffer full)', () => consumer.cursors.every(cursor => !cursor.inFetch))
 }
 
 describe('prefetch memory is bounded by what memory holds: fetched bytes until a batch is handed out, decoded records only from then on', { timeout: 60_000 }, () => {
@@ -329,7 +322,7 @@ describe('prefetch memory is bounded by what memory holds: fetched bytes until a
     for (let b = 0; b < 64; b++) await client.produceRaw({ topic: 't', partition: 0, compression: 'zstd', records: Array.from({ length: 100 }, () => ({ value })) })
     const consumer = Consumer.assigned(client, { assign: [{ topic: 't', partition: 0, offset: 0n }], maxWaitMs: 50, maxBufferedBytes: 4 * MiB, maxPartitionBytes: 64 * MiB })
     cleanups.push(async () => await consumer.close())
-    await settle(consumer, cluster)
+    await settle(consumer)
     const held = retained(consumer)
     assert.ok(held.records > 0 && held.decoded === 0, `${held.records} records buffered, ${held.decoded} of them decoded`)
     assert.ok(held.buffers <= 4 * MiB, `buffered batches keep ${(held.buffers / MiB).toFixed(1)} MiB of answers with maxBufferedBytes 4 MiB`)
@@ -345,7 +338,7 @@ describe('prefetch memory is bounded by what memory holds: fetched bytes until a
     for (let b = 0; b < 4; b++) await client.produceRaw({ topic: 't', partition: 0, compression: 'zstd', records: [{ value }] })
     const consumer = Consumer.assigned(client, { assign: [{ topic: 't', partition: 0, offset: 0n }], maxWaitMs: 50, maxBufferedBytes: 8 * MiB, maxPartitionBytes: 64 * MiB, maxBatchRecords: 1 })
     cleanups.push(async () => await consumer.close())
-    await settle(consumer, cluster)
+    await settle(consumer)
     assert.deepEqual(consumer.cursors[0].buffered.map(e => e.pending.length), consumer.cursors[0].buffered.map(() => 1), 'record batches per buffered batch')
     assert.ok(fetchPositions(cluster).some(([offset]) => offset === 1n), 'a Fetch from offset 1')
     // Handing out moves on, batch by batch.
@@ -362,12 +355,18 @@ describe('prefetch memory is bounded by what memory holds: fetched bytes until a
     const { cluster, client } = await setup(2)
     const value = Buffer.alloc(200, 'x')
     for (let b = 0; b < 6; b++) await client.produceRaw({ topic: 't', partition: 0, records: Array.from({ length: 5 }, () => ({ value })) })
-    // Partition 1 stays empty: its Fetch is a long poll of maxWaitMs (kafkajs's default 5 s, 8 s here).
-    const consumer = Consumer.assigned(client, { assign: [0, 1].map(partition => ({ topic: 't', partition, offset: 0n })), maxWaitMs: 8000, maxPartitionBytes: 1024 })
+    // Partition 1 stays empty: its Fetch is a long poll of maxWaitMs (kafkajs's default 5 s, 500 ms
+    // here), and the broker holds every poll of partition 1 alone until the end of the test: a
+    // batch of partition 0 that waited for one would never come.
+    let endPolls!: () => void
+    const pollsEnd = new Promise<void>(resolve => { endPolls = resolve })
+    const pollOfPartition1Alone = (request: FetchRequest): boolean => request.maxWaitMs === 500 && request.topics.every(t => t.partitions.every(p => p.partition === 1))
+    cluster.intercept(Fetch, ({ request }) => pollOfPartition1Alone(request as FetchRequest) ? { hold: pollsEnd } : undefined)
+    const consumer = Consumer.assigned(client, { assign: [0, 1].map(partition => ({ topic: 't', partition, offset: 0n })), maxWaitMs: 500, maxPartitionBytes: 1024 })
     cleanups.push(async () => await consumer.close())
-    const started = Date.now()
+    cleanups.push(async () => endPolls())
     let read = 0
-    while (read < 30 && Date.now() - started < 6000) {
+    while (read < 30) {
       // An application a little slower than a Fetch: partition 0's next batch waits in the buffer when the source asks again.
       await sleep(50)
       const handed = await consumer.nextBatch()
@@ -375,11 +374,10 @@ describe('prefetch memory is bounded by what memory holds: fetched bytes until a
       read += handed.batch.records.length
       handed.finish()
     }
-    const ms = Date.now() - started
-    // Each batch of partition 0 fills its 1 KiB: without the short poll, every one after the first waits out a whole 8 s poll of partition 1.
-    assert.ok(read === 30 && ms < 6000, `${read} of 30 records of a backlogged partition in ${ms} ms`)
+    // Each batch of partition 0 fills its 1 KiB: without the short poll, every one after the first waits out a whole poll of partition 1.
+    assert.equal(read, 30)
     const waits = cluster.requests(Fetch).map(r => (r.request as FetchRequest).maxWaitMs)
-    assert.ok(waits.includes(100) && waits.includes(8000), `Fetch waits asked for: ${[...new Set(waits)].join(', ')}`)
+    assert.ok(waits.includes(100) && waits.includes(500), `Fetch waits asked for: ${[...new Set(waits)].join(', ')}`)
   })
 
   test('maxPartitionBytes is the wire limit each Fetch asks for: batches just over half of it and within it come in one answer', async () => {
@@ -412,7 +410,7 @@ describe('prefetch memory is bounded by what memory holds: fetched bytes until a
     for (let b = 0; b < 40; b++) await client.produceRaw({ topic: 't', partition: 0, records: Array.from({ length: 1000 }, () => ({ value })) })
     const consumer = Consumer.assigned(client, { assign: [{ topic: 't', partition: 0, offset: 0n }], maxWaitMs: 50, maxBufferedBytes: 2 * MiB, maxPartitionBytes: 64 * MiB, maxBytes: 256 * 1024 })
     cleanups.push(async () => await consumer.close())
-    await settle(consumer, cluster)
+    await settle(consumer)
     const held = retained(consumer)
     // Each record: ~110 bytes on the wire, ~300 more once decoded. 2 MiB holds ~19,000 undecoded (and one answer of 256 KiB may pass the bound).
     assert.equal(held.decoded, 0, 'records decoded while buffered')
@@ -437,7 +435,7 @@ describe('prefetch memory is bounded by what memory holds: fetched bytes until a
     let fetchedBytes = 0
     cluster.intercept(Fetch, () => ({ modify: (r: FetchResponse) => { for (const t of r.responses) for (const p of t.partitions) fetchedBytes += p.records?.length ?? 0; return r } }))
     // Stalled first: fetching stops at the bound.
-    await settle(consumer, cluster)
+    await settle(consumer)
     const stalled = consumer.cursors[0].account.bytes
     // Then slow: a batch every 5 ms, until every record was read, in order per partition.
     const next = [0, 0]
@@ -497,7 +495,9 @@ describe('prefetch memory is bounded by what memory holds: fetched bytes until a
     for (let round = 0; round < 30; round++) {
       let open!: () => void
       gate = new Promise(resolve => { open = resolve })
-      await sleep(120) // the long poll in flight ends; the next Fetch waits at the gate
+      // The long poll in flight ends; the next Fetch waits at the gate.
+      const asked = cluster.requests(Fetch).length
+      await waitFor('the next Fetch to wait at the gate', () => cluster.requests(Fetch).slice(asked).some(entry => entry.action === 'hold'))
       await client.produceRaw({ topic: 't', partition: 0, records: [{ value: small }] })
       await client.produceRaw({ topic: 't', partition: 1, records: Array.from({ length: 500 }, () => ({ value: big })) })
       gate = undefined
@@ -526,7 +526,7 @@ describe('fetch sessions (KIP-227) are closed, never left to the broker to evict
     await client.produceRaw({ topic: 't', partition: 0, records: [{ value: Buffer.from('a') }] })
     const { consumer } = consumerOf(client, [0])
     assert.equal(await nextValues(consumer), 'a')
-    await sleep(200)
+    await waitFor('three Fetches', () => cluster.requests(Fetch).length >= 3)
     const sessions = cluster.fetchSessions()
     assert.equal(sessions.length, 1)
     const seen = cluster.requests(Fetch).map(sessionOf)

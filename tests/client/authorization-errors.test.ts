@@ -28,7 +28,7 @@ test('a topic Metadata refuses with TOPIC_AUTHORIZATION_FAILED is that error at 
     cluster.intercept(Metadata, () => ({ modify: (response: MetadataResponse) => ({ ...response, topics: response.topics.map(t => t.name === 'hidden' ? { ...t, errorCode: 29, partitions: [] } : t) }) }))
     const isDenied = (error: unknown): boolean => error instanceof BrokerError && error.code === 29 && error.type === 'TOPIC_AUTHORIZATION_FAILED'
     // Each call asks about the topic once: a retry would ask again.
-    const asksAboutHidden = (): number => cluster.requests(Metadata).filter(r => (r.request.topics ?? []).some((t: any) => t.name === 'hidden')).length
+    const asksAboutHidden = (): number => cluster.requests(Metadata).filter(r => (r.request.topics ?? []).some(t => t.name === 'hidden')).length
     let before = asksAboutHidden()
     await assert.rejects(client.admin.describeTopics(['hidden'], { timeoutMs: 30_000 }), isDenied)
     assert.equal(asksAboutHidden() - before, 1, 'describeTopics asked about the topic more than once, as if it retried')

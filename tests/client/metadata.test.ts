@@ -7,7 +7,7 @@ import { Client } from '../../index'
 import { ConnectionError } from '../../client/errors'
 import { Consumer } from '../../consumer/consumer'
 import { Metadata } from '../../protocol/apis/metadata'
-import { BrokerError, ProtocolError } from '../../protocol/errors'
+import { BrokerError } from '../../protocol/errors'
 import { FakeClock, FakeCluster, withClock } from '../../testing/index'
 import { closedPort } from '../support/ports'
 import { outcomeWithin, waitFor } from '../support/wait'
@@ -123,7 +123,7 @@ describe('metadata cache', () => {
     // Every later refresh (for other topics) succeeds, and does not ask about 'secret' again.
     cluster.clearRequests()
     await client.metadata.refresh(['t'])
-    const asked = cluster.requests(Metadata).flatMap(r => ((r.request as any).topics ?? []).map((t: any) => t.name))
+    const asked = cluster.requests(Metadata).flatMap(r => (r.request.topics ?? []).map(t => t.name))
     assert.deepEqual(asked, ['t'])
     assert.equal((await client.metadata.waitForTopic('t', 1000)).name, 't')
     // A direct consumer of 't' on the same client starts.

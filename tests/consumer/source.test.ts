@@ -9,7 +9,8 @@ import { Client } from '../../index'
 import { Consumer, type FetchErrorEvent } from '../../consumer/consumer'
 import { PrefetchAccount, type BufferedBatch } from '../../consumer/cursor'
 import { Fetch, type FetchRequest, type FetchResponse } from '../../protocol/apis/fetch'
-import { OffsetFetch } from '../../protocol/apis/offset-fetch'
+import { OffsetFetch, type OffsetFetchResponsePartition } from '../../protocol/apis/offset-fetch'
+import type { ScannedBatch } from '../../protocol/record-batch'
 import { GroupConsumer } from '../../group/group-consumer'
 import { BrokerError, ProtocolError } from '../../protocol/errors'
 import { FakeClock, FakeCluster, withClock } from '../../testing/index'
@@ -136,7 +137,7 @@ describe('fetch answers that cannot be used', { timeout: 30_000 }, () => {
       await client.produceRaw({ topic: 't', partition: 1, records: [{ value: Buffer.from(`p1-${i}`) }] })
       assert.equal(await nextValues(consumer), `p1-${i}`)
     }
-    const p0Fetches = (): number => cluster.requests(Fetch).filter(f => (f.request.topics as any[]).some(t => t.partitions.some((p: any) => p.partition === 0))).length
+    const p0Fetches = (): number => cluster.requests(Fetch).filter(f => f.request.topics.some(t => t.partitions.some(p => p.partition === 0))).length
     assert.deepEqual([p0Fetches(), events.length], [1, 1], 'partition 0 is fetched again only once its backoff is over')
     await throughBackoffs(clock, events, 5)
     assertBackedOff(events, times)
@@ -264,9 +265,9 @@ describe('positions with a leader epoch (KIP-320): the first fetch from them car
     for (let i = 0; i < 4; i++) await client.produceRaw({ topic: 't', partition: 0, records: [{ value: Buffer.from(`v${i}`) }] })
     // The group committed offset 2 under leader epoch 9.
     cluster.intercept(OffsetFetch, () => ({
-      modify: (r: any) => {
-        const fix = (topics: any[]): any[] => topics.map(t => ({ ...t, partitions: t.partitions.map((p: any) => ({ ...p, committedOffset: 2n, committedLeaderEpoch: 9, errorCode: 0 })) }))
-        return r.groups?.length > 0 ? { ...r, groups: r.groups.map((g: any) => ({ ...g, topics: fix(g.topics) })) } : { ...r, topics: fix(r.topics) }
+      modify: r => {
+        const fix = <T extends { partitions: OffsetFetchResponsePartition[] }>(topics: T[]): T[] => topics.map(t => ({ ...t, partitions: t.partitions.map(p => ({ ...p, committedOffset: 2n, committedLeaderEpoch: 9, errorCode: 0 })) }))
+        return (r.groups?.length ?? 0) > 0 ? { ...r, groups: r.groups.map(g => ({ ...g, topics: fix(g.topics) })) } : { ...r, topics: fix(r.topics) }
       }
     }))
     await client.metadata.refresh(['t'])
@@ -316,7 +317,7 @@ describe('prefetch memory is bounded by what memory holds: fetched bytes until a
   const MiB = 1024 * 1024
 
   test('zstd data: a consumer that hands nothing out holds the compressed batches only, within maxBufferedBytes; records are made when a batch is handed out', async () => {
-    const { cluster, client } = await setup()
+    const { client } = await setup()
     // 64 batches of 100 records of 10 KiB that compress ~100×: 64 MiB decompressed, well under 1 MiB on the wire.
     const value = Buffer.alloc(10 * 1024, 'abcdefgh')
     for (let b = 0; b < 64; b++) await client.produceRaw({ topic: 't', partition: 0, compression: 'zstd', records: Array.from({ length: 100 }, () => ({ value })) })
@@ -405,7 +406,7 @@ describe('prefetch memory is bounded by what memory holds: fetched bytes until a
   })
 
   test('small records: buffered as fetched (~110 bytes each, no record objects) until handed out, within maxBufferedBytes', async () => {
-    const { cluster, client } = await setup()
+    const { client } = await setup()
     const value = Buffer.alloc(100, 'x')
     for (let b = 0; b < 40; b++) await client.produceRaw({ topic: 't', partition: 0, records: Array.from({ length: 1000 }, () => ({ value })) })
     const consumer = Consumer.assigned(client, { assign: [{ topic: 't', partition: 0, offset: 0n }], maxWaitMs: 50, maxBufferedBytes: 2 * MiB, maxPartitionBytes: 64 * MiB, maxBytes: 256 * 1024 })
@@ -460,7 +461,7 @@ describe('prefetch memory is bounded by what memory holds: fetched bytes until a
   test('a batch copied out of its answer is counted as the copy it holds, and nothing once it is handed out', () => {
     const account = new PrefetchAccount(1000)
     const answer = new ArrayBuffer(2000)
-    const scanned = { batch: { records: [] }, data: Buffer.from(answer, 0, 100), maxBytes: 0, cost: 300, decoded: false } as any
+    const scanned = { batch: { records: [] }, data: Buffer.from(answer, 0, 100), maxBytes: 0, cost: 300, decoded: false } as unknown as ScannedBatch
     const entry: BufferedBatch = { highWatermark: 1n, nextOffset: 1n, bytes: 0, ownBytes: 0, viewBytes: 0, pins: [], version: 0, pending: [scanned], recordCount: 1, fetchedFrom: 0n, fetchedEpoch: -1, moreOfAnswer: false }
     // As Cursor.push counts it: 300 bytes of its own, 100 viewing the 2,000-byte answer (counted whole).
     entry.bytes = 400

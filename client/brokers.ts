@@ -22,6 +22,7 @@ import { setMaxListeners } from 'node:events'
 import { ProtocolError } from '../protocol/errors'
 import { onAbort } from './abort-signal'
 import { abortError, backoffDelay, sleep, timerDelay, type BackoffOptions } from './backoff'
+import { systemClock, type Clock } from './clock'
 import { Connection, type ConnectionOptions } from './connection'
 import { ClientClosedError, ConnectionError, isRefusedIdentity, ProtocolViolationError, RequestTimeoutError } from './errors'
 import { Instrumentation } from './instrumentation'
@@ -92,13 +93,16 @@ export class BrokerPool {
   readonly #closing = new AbortController()
   /** Logs and the Client's events (connect, disconnect, reconnect, protocolViolation). */
   readonly #instrumentation: Instrumentation
+  /** What backoffs, deadlines and outages are timed on (the client's clock). */
+  readonly #clock: Clock
 
-  constructor (bootstrap: Array<{ host: string, port: number }>, options: PoolConnectionOptions, backoff: BackoffOptions, instrumentation = Instrumentation.standalone()) {
+  constructor (bootstrap: Array<{ host: string, port: number }>, options: PoolConnectionOptions, backoff: BackoffOptions, instrumentation = Instrumentation.standalone(), clock: Clock = systemClock) {
     // Every request waiting for a connection listens on it (and stops listening once it has one): many at once is no leak.
     setMaxListeners(0, this.#closing.signal)
     this.#options = options
     this.#backoff = backoff
     this.#instrumentation = instrumentation
+    this.#clock = clock
     this.#bootstrap = bootstrap.map((b, i) => ({ nodeId: -1 - i, host: b.host, port: b.port, rack: null }))
   }
 
@@ -149,15 +153,15 @@ export class BrokerPool {
       if (this.#closed) throw new ClientClosedError()
       if (signal.aborted) throw abortError(signal, `waiting for a connection to broker ${nodeId}`)
       const violations = this.#violations.get(nodeId)
-      if (violations?.error !== undefined && violations.refuseUntil > Date.now()) throw violations.error
+      if (violations?.error !== undefined && violations.refuseUntil > this.#clock.now()) throw violations.error
       const pending = this.#connections.get(key)
       if (pending !== undefined) {
         let connection: Connection | undefined
         try {
-          connection = await raceSignal(pending, signal, `connecting to broker ${nodeId}`, deadline, () => this.#stillConnecting(nodeId))
+          connection = await raceSignal(pending, signal, `connecting to broker ${nodeId}`, deadline, () => this.#stillConnecting(nodeId), this.#clock)
         } catch (error) {
           // Our caller gave up: the shared connection stays in the pool for everyone else.
-          if (isAborted(signal) || once || isRefusedIdentity(error) || Date.now() >= deadline) throw error
+          if (isAborted(signal) || once || isRefusedIdentity(error) || this.#clock.now() >= deadline) throw error
         }
         if (connection?.isReady === true) return connection
         // It failed to open or has closed since: forget it, then connect again below.
@@ -169,12 +173,12 @@ export class BrokerPool {
       }
       const failures = this.#failures.get(nodeId)
       if (failures !== undefined) {
-        const wait = failures.nextAttemptAt - Date.now()
+        const wait = failures.nextAttemptAt - this.#clock.now()
         if (wait > 0) {
-          if (Date.now() + wait > deadline) {
+          if (this.#clock.now() + wait > deadline) {
             throw unreachableError(`Connecting to ${describe(address)}`, { brokers: [describeAddress(address)], attempts: failures.attempts, lastError: failures.lastError })
           }
-          await sleep(wait, signal, failures.lastError)
+          await sleep(wait, signal, failures.lastError, this.#clock)
           continue
         }
       }
@@ -184,13 +188,13 @@ export class BrokerPool {
       const forget = (): void => { if (this.#connections.get(key) === attempt) this.#connections.delete(key) }
       attempt.then(connection => connection.onClose(forget), forget)
       try {
-        return await raceSignal(attempt, signal, `connecting to broker ${nodeId}`, deadline, () => this.#stillConnecting(nodeId))
+        return await raceSignal(attempt, signal, `connecting to broker ${nodeId}`, deadline, () => this.#stillConnecting(nodeId), this.#clock)
       } catch (error) {
         // Refused credentials or certificates fail the same way on every attempt: no retry storm.
         if (error instanceof ClientClosedError || isRefusedIdentity(error) || isAborted(signal)) throw error
         // The failure is recorded by #connect; loop to back off and retry within the deadline.
         if (once) throw error
-        if (Date.now() >= deadline) throw unreachableError(`Connecting to ${describe(address)}`, { brokers: [describeAddress(address)], attempts: this.#failures.get(nodeId)?.attempts ?? 1, lastError: error })
+        if (this.#clock.now() >= deadline) throw unreachableError(`Connecting to ${describe(address)}`, { brokers: [describeAddress(address)], attempts: this.#failures.get(nodeId)?.attempts ?? 1, lastError: error })
       }
     }
   }
@@ -217,7 +221,7 @@ export class BrokerPool {
       const broker = describe(address)
       const outage = this.#failures.get(address.nodeId)
       this.#failures.delete(address.nodeId)
-      if (outage?.warned === true) instrumentation.log.info(`${broker} is reachable again after ${Date.now() - outage.since} ms (${outage.attempts} failed attempt(s))`, { broker, nodeId: address.nodeId, code: 'KAFKATS_BROKER_BACK' })
+      if (outage?.warned === true) instrumentation.log.info(`${broker} is reachable again after ${this.#clock.now() - outage.since} ms (${outage.attempts} failed attempt(s))`, { broker, nodeId: address.nodeId, code: 'KAFKATS_BROKER_BACK' })
       this.#open.set(key, connection)
       instrumentation.log.debug('connected', { broker, purpose })
       instrumentation.events.emit('connect', { nodeId: address.nodeId, broker, purpose })
@@ -245,7 +249,7 @@ export class BrokerPool {
     const previous = this.#failures.get(nodeId)
     const attempts = (previous?.attempts ?? 0) + 1
     const backoffMs = Math.round(backoffDelay(attempts - 1, this.#backoff))
-    const now = Date.now()
+    const now = this.#clock.now()
     const failures: ConnectFailures = { attempts, nextAttemptAt: now + backoffMs, lastError: error, since: previous?.since ?? now, warned: previous?.warned ?? false }
     this.#failures.set(nodeId, failures)
     // Refused credentials or certificates are not retried (#get): no reconnect to announce.
@@ -274,7 +278,7 @@ export class BrokerPool {
     this.#violations.set(address.nodeId, state)
     if (state.inARow < PROTOCOL_VIOLATION_LIMIT) return
     state.error = new ProtocolViolationError(describe(address), state.inARow, violation)
-    state.refuseUntil = Date.now() + this.#backoff.maxMs
+    state.refuseUntil = this.#clock.now() + this.#backoff.maxMs
     this.#instrumentation.log.warn(state.error.message, { broker: describe(address), code: 'KAFKATS_PROTOCOL_VIOLATION' })
     this.#instrumentation.events.emit('protocolViolation', { nodeId: address.nodeId, broker: describe(address), violations: state.inARow, error: state.error })
   }
@@ -288,7 +292,7 @@ export class BrokerPool {
    */
   leastLoadedNode (purpose: ConnectionPurpose, exclude: ReadonlySet<number> = new Set()): number {
     const brokers = this.brokers
-    const now = Date.now()
+    const now = this.#clock.now()
     const start = this.#rotation++
     let best = brokers[start % brokers.length].nodeId
     let bestScore = Infinity
@@ -417,28 +421,28 @@ function describe (address: BrokerAddress): string {
   return address.nodeId < 0 ? `bootstrap broker ${address.host}:${address.port}` : `broker ${address.nodeId} (${address.host}:${address.port})`
 }
 
-/** `promise`, or an AbortedError when `signal` aborts first, or `onDeadline()` when `deadline` (epoch ms) passes first. */
-function raceSignal<T> (promise: Promise<T>, signal: AbortSignal, doing: string, deadline: number, onDeadline: () => Error): Promise<T> {
+/** `promise`, or an AbortedError when `signal` aborts first, or `onDeadline()` when `deadline` (epoch ms on `clock`) passes first. */
+function raceSignal<T> (promise: Promise<T>, signal: AbortSignal, doing: string, deadline: number, onDeadline: () => Error, clock: Clock): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     if (signal.aborted) {
       reject(abortError(signal, doing))
       return
     }
     const stopWaiting = onAbort(signal, () => {
-      clearTimeout(timer)
+      timer.cancel()
       reject(abortError(signal, doing))
     })
     // A connection attempt may take connectTimeoutMs: the caller's deadline is not extended by it.
-    const timer = setTimeout(() => {
+    const timer = clock.setTimer(() => {
       stopWaiting()
       reject(onDeadline())
-    }, timerDelay(deadline))
+    }, timerDelay(deadline, clock), { keepAlive: true })
     promise.then(value => {
-      clearTimeout(timer)
+      timer.cancel()
       stopWaiting()
       resolve(value)
     }, error => {
-      clearTimeout(timer)
+      timer.cancel()
       stopWaiting()
       reject(error)
     })

@@ -199,12 +199,13 @@ export class Client extends TypedEmitter<ClientEvents> {
       socketFactory: options.socketFactory,
       sasl: options.sasl,
       maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
-    }, this.backoff, this.instrumentation)
+    }, this.backoff, this.instrumentation, this.clock)
     this.metadata = new MetadataCache(this.brokers, {
       maxAgeMs: options.metadataMaxAgeMs ?? 300_000,
       requestTimeoutMs: this.requestTimeoutMs,
       backoff: this.backoff,
-      instrumentation: this.instrumentation
+      instrumentation: this.instrumentation,
+      clock: this.clock
     }, async (nodeId, body, deadline, signal) => await this.#sendTo(nodeId, 'admin', MetadataApi, body, { signal, deadline, anyBroker: true }))
     this.coordinators = new Coordinators(this)
   }
@@ -241,7 +242,7 @@ export class Client extends TypedEmitter<ClientEvents> {
     this.#checkOpen()
     const bound = options.timeoutMs === undefined ? { ms: this.requestTimeoutMs, option: 'requestTimeoutMs' } : { ms: options.timeoutMs, option: 'timeoutMs' }
     try {
-      await this.metadata.refresh([], options.signal, Date.now() + bound.ms)
+      await this.metadata.refresh([], options.signal, this.clock.now() + bound.ms)
     } catch (error) {
       throw restateUnreachable(error, 'client.connect()', bound)
     }
@@ -256,7 +257,7 @@ export class Client extends TypedEmitter<ClientEvents> {
     this.#checkOpen()
     const purpose = options.purpose ?? 'admin'
     const bound = { ms: options.timeoutMs ?? this.requestTimeoutMs, option: options.timeoutMs === undefined ? 'requestTimeoutMs' : 'timeoutMs' }
-    const deadline = Date.now() + bound.ms
+    const deadline = this.clock.now() + bound.ms
     if (options.nodeId !== undefined) {
       try {
         return await this.#sendTo(options.nodeId, purpose, api, body, { signal: options.signal, deadline, version: options.version, timeoutMs: options.timeoutMs })
@@ -280,15 +281,15 @@ export class Client extends TypedEmitter<ClientEvents> {
       } catch (error) {
         if (!wasNotWritten(error) || (options.signal?.aborted ?? false) || this.#closed) throw error
         // Past the deadline: the one error of an unreachable cluster, naming every broker tried.
-        if (Date.now() >= deadline) throw unreachableError(api.name, { brokers: addresses, attempts: attempts + 1, lastError: error }, bound)
+        if (this.clock.now() >= deadline) throw unreachableError(api.name, { brokers: addresses, attempts: attempts + 1, lastError: error }, bound)
         lastError = error
         const everyBrokerTried = this.brokers.brokers.every(b => tried.has(b.nodeId))
-        const backoffMs = everyBrokerTried ? Math.round(Math.min(backoffDelay(round, this.backoff), Math.max(0, deadline - Date.now()))) : 0
+        const backoffMs = everyBrokerTried ? Math.round(Math.min(backoffDelay(round, this.backoff), Math.max(0, deadline - this.clock.now()))) : 0
         this.#retrying({ api: api.name, nodeId, attempt: ++attempts, backoffMs, error: error as Error })
       }
       if (this.brokers.brokers.every(b => tried.has(b.nodeId))) {
         tried.clear()
-        await sleep(Math.min(backoffDelay(round++, this.backoff), Math.max(0, deadline - Date.now())), options.signal, lastError)
+        await sleep(Math.min(backoffDelay(round++, this.backoff), Math.max(0, deadline - this.clock.now())), options.signal, lastError, this.clock)
       }
     }
   }
@@ -314,7 +315,7 @@ export class Client extends TypedEmitter<ClientEvents> {
   async connection (nodeId: number, purpose: ConnectionPurpose, signal?: AbortSignal): Promise<Connection> {
     this.#checkOpen()
     try {
-      return await this.brokers.get(nodeId, purpose, Date.now() + this.requestTimeoutMs, signal)
+      return await this.brokers.get(nodeId, purpose, this.clock.now() + this.requestTimeoutMs, signal)
     } catch (error) {
       throw restateUnreachable(error, `Connecting to broker ${nodeId}`, { ms: this.requestTimeoutMs, option: 'requestTimeoutMs' })
     }
@@ -459,9 +460,9 @@ export class Client extends TypedEmitter<ClientEvents> {
 
   async #partitionAttempts<T> (api: string, topic: string, partition: number, purpose: ConnectionPurpose, signal: AbortSignal | undefined,
     attempt: (leader: number, connection: Connection, meta: PartitionMetadata) => Promise<T>): Promise<T> {
-    const deadline = Date.now() + this.requestTimeoutMs
+    const deadline = this.clock.now() + this.requestTimeoutMs
     for (let tries = 0; ; tries++) {
-      const meta = await this.metadata.waitForLeader(topic, partition, Math.max(0, deadline - Date.now()), signal)
+      const meta = await this.metadata.waitForLeader(topic, partition, Math.max(0, deadline - this.clock.now()), signal)
       try {
         const connection = await this.brokers.get(meta.leaderId, purpose, deadline, signal)
         return await attempt(meta.leaderId, connection, meta)
@@ -469,11 +470,11 @@ export class Client extends TypedEmitter<ClientEvents> {
         const retry = error instanceof BrokerError
           ? invalidatesMetadata(error.code) || (error.code === ErrorCode.NOT_ENOUGH_REPLICAS)
           : wasNotWritten(error) && !(signal?.aborted ?? false)
-        if (!retry || Date.now() >= deadline) throw error
+        if (!retry || this.clock.now() >= deadline) throw error
         if (error instanceof BrokerError && invalidatesMetadata(error.code)) await this.metadata.refresh([topic], signal).catch(() => {})
-        const backoffMs = Math.round(Math.min(backoffDelay(tries, this.backoff), Math.max(0, deadline - Date.now())))
+        const backoffMs = Math.round(Math.min(backoffDelay(tries, this.backoff), Math.max(0, deadline - this.clock.now())))
         this.#retrying({ api, nodeId: meta.leaderId, topic, partition, attempt: tries + 1, backoffMs, error: error as Error })
-        await sleep(backoffMs, signal, error)
+        await sleep(backoffMs, signal, error, this.clock)
       }
     }
   }
@@ -486,7 +487,7 @@ export class Client extends TypedEmitter<ClientEvents> {
     const version = options.version ?? connection.versionFor(api)
     const resolved = typeof body === 'function' ? (body as (version: number) => Request)(version) : body
     try {
-      return await connection.send(api, resolved, { version, signal: options.signal, timeoutMs: options.timeoutMs ?? Math.max(1, options.deadline - Date.now()) })
+      return await connection.send(api, resolved, { version, signal: options.signal, timeoutMs: options.timeoutMs ?? Math.max(1, options.deadline - this.clock.now()) })
     } catch (error) {
       // A broker that let a request time out is avoided by leastLoadedNode for a backoff.
       if (error instanceof RequestTimeoutError) this.brokers.noteFailure(nodeId, error)

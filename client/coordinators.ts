@@ -167,7 +167,7 @@ export class Coordinators {
         continue
       }
       // A coordinator the metadata does not list yet (a fresh client): learn its address.
-      if (this.#host.brokers.broker(entry.nodeId) === undefined) await this.#host.metadata.refresh([], undefined, Date.now() + timeoutMs)
+      if (this.#host.brokers.broker(entry.nodeId) === undefined) await this.#host.metadata.refresh([], undefined, this.#host.clock.now() + timeoutMs)
       this.#known.set(id(kind, entry.key), entry.nodeId)
       answers.set(entry.key, { nodeId: entry.nodeId })
     }

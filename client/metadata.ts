@@ -23,6 +23,7 @@ import type { MetadataRequest, MetadataResponse } from '../protocol/apis/metadat
 import { ErrorCode, errorCodeInfo } from '../protocol/error-codes'
 import { BrokerError, ProtocolError } from '../protocol/errors'
 import { abortError, backoffDelay, sleep, timerDelay, type BackoffOptions } from './backoff'
+import { systemClock, type Clock, type ClockTimer } from './clock'
 import { describeAddress, restateUnreachable, unreachableError, type BrokerAddress, type BrokerPool, type UnreachableDetails } from './brokers'
 import { AbortedError, ClientClosedError, ConnectionError, isRefusedIdentity, RequestTimeoutError, UnknownTopicError } from './errors'
 import type { Instrumentation } from './instrumentation'
@@ -68,6 +69,8 @@ export interface MetadataOptions {
   backoff: BackoffOptions
   /** Leader moves and partition count changes are reported as the Client's events. */
   instrumentation?: Instrumentation
+  /** What the max age, backoffs and deadlines are timed on (default: the wall clock). */
+  clock?: Clock
 }
 
 type Send = (nodeId: number, body: MetadataRequest, deadline: number, signal?: AbortSignal) => Promise<MetadataResponse>
@@ -91,7 +94,9 @@ export class MetadataCache {
   #refreshQueued: Promise<void> | undefined
   /** A double from the start, as the times it takes later (see the producer's #wakeTime). */
   #lastRefreshAt = Number.NEGATIVE_INFINITY
-  #timer: NodeJS.Timeout | undefined
+  /** The next check of the max age (re-armed after each). */
+  #timer: ClockTimer | undefined
+  readonly #clock: Clock
   /** The Metadata requests that failed since the last answer: what a wait that ends before an answer reports. */
   #failing: UnreachableDetails | undefined
   /** Failures of the background refresh already logged (one line per distinct error until a refresh succeeds). */
@@ -101,10 +106,17 @@ export class MetadataCache {
     this.#pool = pool
     this.#options = options
     this.#send = send
-    this.#timer = setInterval(() => {
-      if (this.#tracked.size > 0 && Date.now() - this.#lastRefreshAt >= options.maxAgeMs) this.refresh().catch(error => { this.#backgroundRefreshFailed(error) })
-    }, Math.min(options.maxAgeMs, 60_000))
-    this.#timer.unref()
+    this.#clock = options.clock ?? systemClock
+    this.#checkMaxAgeLater()
+  }
+
+  /** Every min(maxAgeMs, 60 s): refreshes the tracked topics once their metadata is maxAgeMs old. */
+  #checkMaxAgeLater (): void {
+    this.#timer = this.#clock.setTimer(() => {
+      if (this.#timer === undefined) return
+      if (this.#tracked.size > 0 && this.#clock.now() - this.#lastRefreshAt >= this.#options.maxAgeMs) this.refresh().catch(error => { this.#backgroundRefreshFailed(error) })
+      this.#checkMaxAgeLater()
+    }, Math.min(this.#options.maxAgeMs, 60_000))
   }
 
   get brokers (): BrokerAddress[] {
@@ -170,7 +182,7 @@ export class MetadataCache {
   async refreshAll (signal?: AbortSignal, deadline?: number): Promise<string[]> {
     if (this.#closed) throw new ClientClosedError()
     const bound = deadline === undefined ? { ms: this.#options.requestTimeoutMs, option: 'requestTimeoutMs' } : undefined
-    const response = await this.#closedAware(this.#request(null, deadline ?? Date.now() + this.#options.requestTimeoutMs, this.#withClosing(signal), bound))
+    const response = await this.#closedAware(this.#request(null, deadline ?? this.#clock.now() + this.#options.requestTimeoutMs, this.#withClosing(signal), bound))
     this.#apply(response, true)
     return response.topics.filter(t => t.errorCode === 0).map(t => t.name ?? '')
   }
@@ -178,17 +190,17 @@ export class MetadataCache {
   /** `promise`, or at `deadline` the error of the Metadata failures so far (the promise goes on for whoever else waits for it). */
   #until<T> (promise: Promise<T>, deadline: number): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
+      const timer = this.#clock.setTimer(() => {
         const failing = this.#failing
         reject(failing !== undefined && (failing.lastError instanceof ConnectionError || failing.lastError instanceof RequestTimeoutError)
           ? unreachableError('Metadata', failing)
           : new RequestTimeoutError('Metadata: no broker answered before the deadline (a request is still waiting for its answer)', { written: true }))
-      }, timerDelay(deadline))
+      }, timerDelay(deadline, this.#clock), { keepAlive: true })
       promise.then(value => {
-        clearTimeout(timer)
+        timer.cancel()
         resolve(value)
       }, error => {
-        clearTimeout(timer)
+        timer.cancel()
         reject(error)
       })
     })
@@ -229,7 +241,7 @@ export class MetadataCache {
   async #waitFor (name: string, waitMs: number, callerSignal: AbortSignal | undefined, ready: (topic: TopicMetadata) => boolean, notReady: string, waitOption = 'the wait for the topic'): Promise<TopicMetadata> {
     if (this.#closed) throw new ClientClosedError()
     const signal = this.#withClosing(callerSignal)
-    const deadline = Date.now() + waitMs
+    const deadline = this.#clock.now() + waitMs
     const bound = { ms: waitMs, option: waitOption }
     let attempt = 0
     let refreshError: unknown
@@ -238,18 +250,18 @@ export class MetadataCache {
       const failed = attempt > 0 ? this.#topicErrors.get(name) : undefined
       if (failed !== undefined) throw failed
       if (known !== undefined && ready(known)) return known
-      if (attempt > 0 && Date.now() >= deadline) {
+      if (attempt > 0 && this.#clock.now() >= deadline) {
         // No broker answered: that is what is true, not that the topic is missing.
         if (refreshError !== undefined) throw restateUnreachable(refreshError, `Waiting for topic "${name}"`, bound)
         const why = known === undefined ? 'it does not exist in the cluster (create it, or enable auto-creation on the broker)' : notReady
         throw new UnknownTopicError(name, `Topic "${name}" is not available after waiting ${waitMs} ms: ${why}`)
       }
       try {
-        if (attempt > 0) await sleep(Math.min(backoffDelay(attempt - 1, this.#options.backoff), Math.max(0, deadline - Date.now())), signal, refreshError)
+        if (attempt > 0) await sleep(Math.min(backoffDelay(attempt - 1, this.#options.backoff), Math.max(0, deadline - this.#clock.now())), signal, refreshError, this.#clock)
         attempt++
         refreshError = undefined
         await this.refresh([name], signal, deadline).catch(error => {
-          if (error instanceof ClientClosedError || isRefusedIdentity(error) || Date.now() >= deadline) throw error
+          if (error instanceof ClientClosedError || isRefusedIdentity(error) || this.#clock.now() >= deadline) throw error
           refreshError = error
         })
       } catch (error) {
@@ -262,7 +274,7 @@ export class MetadataCache {
   async #doRefresh (signal: AbortSignal | undefined, deadline: number | undefined): Promise<void> {
     const bound = deadline === undefined ? { ms: this.#options.requestTimeoutMs, option: 'requestTimeoutMs' } : undefined
     const names = [...this.#tracked]
-    const response = await this.#request(names.map(name => ({ name, topicId: ZERO_UUID })), deadline ?? Date.now() + this.#options.requestTimeoutMs, signal, bound)
+    const response = await this.#request(names.map(name => ({ name, topicId: ZERO_UUID })), deadline ?? this.#clock.now() + this.#options.requestTimeoutMs, signal, bound)
     this.#apply(response, false)
   }
 
@@ -285,11 +297,11 @@ export class MetadataCache {
     for (;;) {
       // Counted in attempts, not in `tried`: a round's set is emptied after its last broker,
       // so with one broker it was always empty here and the refresh never ended.
-      if (attempts > 0 && Date.now() >= deadline) {
+      if (attempts > 0 && this.#clock.now() >= deadline) {
         // A broker that let the request time out used up the deadline: one more broker of the round gets a full timeout of its own.
         if (overtime || !(lastError instanceof RequestTimeoutError) || roundDone) break
         overtime = true
-        deadline = Date.now() + this.#options.requestTimeoutMs
+        deadline = this.#clock.now() + this.#options.requestTimeoutMs
       }
       // The last round tried every broker: a new round starts.
       if (roundDone) tried.clear()
@@ -313,7 +325,7 @@ export class MetadataCache {
         this.#failing = { brokers: failing?.brokers.includes(described) === false ? [...failing.brokers, described] : failing?.brokers ?? [described], attempts: (failing?.attempts ?? 0) + 1, lastError: error }
       }
       roundDone = this.#pool.brokers.every(b => tried.has(b.nodeId))
-      if (roundDone) await sleep(Math.min(backoffDelay(rounds++, this.#options.backoff), Math.max(0, deadline - Date.now())), signal, lastError)
+      if (roundDone) await sleep(Math.min(backoffDelay(rounds++, this.#options.backoff), Math.max(0, deadline - this.#clock.now())), signal, lastError, this.#clock)
     }
     // A protocol violation or no common version already says what is wrong: it stays as it is.
     if (!(lastError instanceof ConnectionError || lastError instanceof RequestTimeoutError)) throw lastError
@@ -323,7 +335,7 @@ export class MetadataCache {
   #apply (response: MetadataResponse, all: boolean): void {
     // Check the whole answer before changing anything: a refused answer leaves the cache as it was.
     const parsed = response.topics.map(t => ({ t, partitions: t.errorCode === 0 || t.errorCode === ErrorCode.LEADER_NOT_AVAILABLE ? densePartitions(t) : [] }))
-    this.#lastRefreshAt = Date.now()
+    this.#lastRefreshAt = this.#clock.now()
     this.clusterId = response.clusterId
     this.controllerId = response.controllerId
     if (response.brokers.length > 0) {
@@ -409,7 +421,7 @@ export class MetadataCache {
 
   /** Stops the refresh timer and ends every wait with ClientClosedError. */
   close (): void {
-    if (this.#timer !== undefined) clearInterval(this.#timer)
+    this.#timer?.cancel()
     this.#timer = undefined
     this.#closing.abort(new ClientClosedError())
   }

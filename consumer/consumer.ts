@@ -38,6 +38,7 @@ import { KafkaTsError } from '../protocol/errors'
 import { decodeScannedBatches, NO_RECORDS, type RecordMaker } from '../protocol/record-batch'
 import { backoffDelay } from '../client/backoff'
 import { Signal } from '../client/signal'
+import type { ClockTimer } from '../client/clock'
 import { Cursor, directOwnership, PrefetchAccount, type BufferedBatch, type ConsumerBatch, type OffsetSpec, type Ownership, type Processing } from './cursor'
 import { OffsetResolution } from './offset-resolution'
 import { decodedRecords, HandOutBatch, type HandedBatch } from './hand-out'
@@ -164,7 +165,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
         this.#events.emit('processingTimeout', event)
         this.hooks.onProcessingTimeout?.(cursor, processing)
       }
-    })
+    }, client.clock)
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     const consumer = this
     this.#fetching = new FetchScheduling(client, this.#settings, {
@@ -246,9 +247,9 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       .filter(c => c.processing !== undefined && (!this.#stopping || this.#runBatches.has(c.processing.batch)))
       .map(c => c.processing!.finished)
     if (processing.length > 0) {
-      let timer: NodeJS.Timeout | undefined
-      await Promise.race([Promise.all(processing), new Promise<void>(resolve => { timer = setTimeout(resolve, waitMs) })])
-      clearTimeout(timer)
+      let timer: ClockTimer | undefined
+      await Promise.race([Promise.all(processing), new Promise<void>(resolve => { timer = this.client.clock.setTimer(resolve, waitMs, { keepAlive: true }) })])
+      timer?.cancel()
     }
     return removed
   }
@@ -380,7 +381,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
         const finished = new Promise<void>(resolve => { finish = resolve })
         const records = batch.records
         const firstOffset = records.length === 0 ? undefined : this.#recordMaker === undefined ? records[0].offset : this.#recordMaker.offsetOf(records[0])
-        cursor.processing = { batch, firstOffset, finished, finish, startedAt: Date.now(), seeked: false, overdue: false }
+        cursor.processing = { batch, firstOffset, finished, finish, startedAt: this.client.clock.now(), seeked: false, overdue: false }
         this.#processingTimeout.watch()
         if (this.#deserializer !== undefined) {
           const pending = this.#deserialize(cursor, batch)
@@ -603,9 +604,9 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     // Drops what was buffered after it and any answer in flight (the version moves on); what was processed stands.
     cursor.seek(entry.fetchedFrom, entry.fetchedEpoch)
     const delay = backoffDelay(cursor.decodeFailures++, this.client.backoff)
-    cursor.retryAt = Date.now() + Math.ceil(delay)
+    cursor.retryAt = this.client.clock.now() + Math.ceil(delay)
     this.#events.emit('fetchError', { nodeId: this.#fetching.nodeOf(cursor), topic: cursor.topic, partition: cursor.partition, error, retryInMs: Math.round(delay) })
-    setTimeout(() => this.#fetching.wake(), Math.ceil(delay) + 2).unref()
+    this.client.clock.setTimer(() => this.#fetching.wake(), Math.ceil(delay) + 2)
     this.#fetching.wake()
   }
 

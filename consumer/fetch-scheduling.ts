@@ -9,6 +9,7 @@
  */
 import type { Client } from '../client/client'
 import { Signal } from '../client/signal'
+import type { ClockTimer } from '../client/clock'
 import type { Cursor } from './cursor'
 import { Source, type FetchSettings, type SourceOwner } from './source'
 
@@ -43,7 +44,7 @@ export class FetchScheduling {
   readonly #work = new Signal()
   /** Goes up on every wake-up of the sources, so a source that was busy fetching does not miss one. */
   #workVersion = 0
-  #refreshTimer: NodeJS.Timeout | undefined
+  #refreshTimer: ClockTimer | undefined
   /** The consumer closed: nothing is fetched, started or refreshed any more. */
   #stopped = false
   readonly #owner: SourceOwner
@@ -86,7 +87,7 @@ export class FetchScheduling {
   #fetchable (nodeId: number): Cursor[] {
     if (this.#stopped || this.#host.bufferFull) return []
     const cursors: Cursor[] = []
-    const now = Date.now()
+    const now = this.#client.clock.now()
     for (const cursor of this.#host.cursors()) {
       if (cursor.paused || cursor.inFetch || cursor.fetchOffset === undefined || cursor.ownership.released || cursor.retryAt > now) continue
       // Memory against the wire limit: one full answer of the partition (which costs more in memory than on the wire) stops it until it is handed out.
@@ -146,13 +147,13 @@ export class FetchScheduling {
 
   #refreshMetadataSoon (): void {
     if (this.#refreshTimer !== undefined || this.#stopped) return
-    this.#refreshTimer = setTimeout(() => {
+    this.#refreshTimer = this.#client.clock.setTimer(() => {
       this.#refreshTimer = undefined
       this.#client.metadata.refresh(new Set([...this.#host.cursors()].map(c => c.topic))).then(() => {
         this.startSources()
         this.wake()
       }, () => this.#refreshMetadataSoon())
-    }, this.#client.backoff.initialMs)
+    }, this.#client.backoff.initialMs, { keepAlive: true })
   }
 
   /** There may be something to fetch (room freed, a seek, a resume, a position resolved): wakes the sources. */
@@ -164,7 +165,7 @@ export class FetchScheduling {
   /** close() begins: nothing is fetched, started or refreshed from now on; the sources wake to see it. */
   stop (): void {
     this.#stopped = true
-    clearTimeout(this.#refreshTimer)
+    this.#refreshTimer?.cancel()
     this.wake()
   }
 

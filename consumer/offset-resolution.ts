@@ -77,7 +77,7 @@ export class OffsetResolution {
             return
           }
           // close() ends the wait (and the loop) at once.
-          await sleep(Math.min(1000, 100 * 2 ** attempt), stop).catch(() => {})
+          await sleep(Math.min(1000, 100 * 2 ** attempt), stop, undefined, this.#client.clock).catch(() => {})
         }
       }
     } finally {

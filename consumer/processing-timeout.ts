@@ -5,6 +5,7 @@
  * batches are out, and what a timeout leads to (the 'processingTimeout' event, a group
  * member leaving), are the consumer's, through ProcessingTimeoutHost.
  */
+import type { Clock, ClockTimer } from '../client/clock'
 import type { Cursor, Processing } from './cursor'
 
 /** A handler that took longer than `maxProcessingMs` ('processingTimeout' event). */
@@ -27,22 +28,25 @@ export class ProcessingTimeout {
   readonly #maxProcessingMs: number
   readonly #host: ProcessingTimeoutHost
   /** Set while some batch is out (the check re-arms itself until none is). */
-  #timer: NodeJS.Timeout | undefined
+  #timer: ClockTimer | undefined
   /** The consumer closed: no check is armed again. */
   #stopped = false
+  /** The client's clock: what `Processing.startedAt` was read from. */
+  readonly #clock: Clock
 
-  constructor (maxProcessingMs: number, host: ProcessingTimeoutHost) {
+  constructor (maxProcessingMs: number, host: ProcessingTimeoutHost, clock: Clock) {
     this.#maxProcessingMs = maxProcessingMs
     this.#host = host
+    this.#clock = clock
   }
 
   /** A batch went out: checks batches against the limit while any is out. */
   watch (): void {
     if (this.#timer !== undefined || this.#stopped) return
     const every = Math.max(10, Math.min(1000, Math.floor(this.#maxProcessingMs / 4)))
-    this.#timer = setTimeout(() => {
+    this.#timer = this.#clock.setTimer(() => {
       this.#timer = undefined
-      const now = Date.now()
+      const now = this.#clock.now()
       let out = false
       for (const cursor of this.#host.processingCursors()) {
         const processing = cursor.processing
@@ -55,12 +59,11 @@ export class ProcessingTimeout {
       }
       if (out) this.watch()
     }, every)
-    this.#timer.unref()
   }
 
   stop (): void {
     this.#stopped = true
-    clearTimeout(this.#timer)
+    this.#timer?.cancel()
   }
 
   /** Resolves once no batch that passed the limit is out with the application any more. */

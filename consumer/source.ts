@@ -16,6 +16,7 @@
  */
 import type { Client } from '../client/client'
 import { backoffDelay, sleep } from '../client/backoff'
+import type { ClockTimer } from '../client/clock'
 import type { ConnectionPurpose } from '../client/brokers'
 import { invalidatesMetadata } from '../client/metadata'
 import { dropAbortedAndControl, dropControl } from '../client/read-committed'
@@ -126,7 +127,7 @@ export class Source {
   #running: Promise<void> | undefined
   #failures = 0
   /** Wakes the sources when the earliest partition backoff of this source ends. */
-  #retryTimer: NodeJS.Timeout | undefined
+  #retryTimer: ClockTimer | undefined
   #retryTimerAt = Infinity
 
   readonly #purpose: ConnectionPurpose
@@ -148,7 +149,7 @@ export class Source {
   /** Ends the loop, then closes the broker's fetch session (final epoch), so it does not wait for eviction. */
   async stop (): Promise<void> {
     this.#stop.abort()
-    clearTimeout(this.#retryTimer)
+    this.#retryTimer?.cancel()
     await this.#running
     await this.#closeSession()
   }
@@ -160,7 +161,7 @@ export class Source {
     const timeoutMs = Math.min(this.#client.requestTimeoutMs, this.#settings.maxWaitMs + 2000)
     const signal = AbortSignal.timeout(timeoutMs)
     try {
-      const connection = await this.#client.brokers.get(this.nodeId, this.#purpose, Date.now() + timeoutMs, signal)
+      const connection = await this.#client.brokers.get(this.nodeId, this.#purpose, this.#client.clock.now() + timeoutMs, signal)
       await connection.send(Fetch, {
         replicaId: -1,
         maxWaitMs: 0,
@@ -211,7 +212,7 @@ export class Source {
         for (const c of cursors) c.inFetch = false
         const delay = backoffDelay(this.#failures++, this.#client.backoff)
         this.#onSourceError(cursors, error as Error, delay)
-        await sleep(delay, signal).catch(() => {})
+        await sleep(delay, signal, undefined, this.#client.clock).catch(() => {})
       } finally {
         for (const c of cursors) c.inFetch = false
         // Another source may have skipped these cursors while we held them.
@@ -410,21 +411,22 @@ export class Source {
   /** Keeps the partition out of fetches for a growing while; optionally reports why. */
   #backOff (cursor: Cursor, error: Error, report: boolean): void {
     const delay = backoffDelay(cursor.fetchFailures++, this.#client.backoff)
-    cursor.retryAt = Date.now() + Math.ceil(delay)
+    cursor.retryAt = this.#client.clock.now() + Math.ceil(delay)
     if (report) this.#owner.fetchError({ nodeId: this.nodeId, topic: cursor.topic, partition: cursor.partition, error, retryInMs: Math.round(delay) })
     this.#wakeAt(cursor.retryAt)
   }
 
   #wakeAt (at: number): void {
     if (this.#stop.signal.aborted || at >= this.#retryTimerAt) return
-    clearTimeout(this.#retryTimer)
+    this.#retryTimer?.cancel()
     this.#retryTimerAt = at
-    this.#retryTimer = setTimeout(() => {
+    const clock = this.#client.clock
+    this.#retryTimer = clock.setTimer(() => {
       this.#retryTimerAt = Infinity
       this.#retryTimer = undefined
       this.#owner.released()
       // Timers may fire a millisecond before Date.now() reaches `at`.
-    }, Math.max(0, at - Date.now()) + 2)
+    }, Math.max(0, at - clock.now()) + 2, { keepAlive: true })
   }
 
   /** The request failed as a whole: its cursors may move to another broker; report what no one would see otherwise. */
@@ -446,7 +448,7 @@ export class Source {
   }
 
   async #fetch (cursors: Cursor[], signal: AbortSignal): Promise<FetchResponse | undefined> {
-    const deadline = Date.now() + this.#client.requestTimeoutMs
+    const deadline = this.#client.clock.now() + this.#client.requestTimeoutMs
     const connection = await this.#client.brokers.get(this.nodeId, this.#purpose, deadline, signal)
     const version = connection.versionFor(Fetch)
     const useSessions = version >= 7

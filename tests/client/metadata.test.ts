@@ -7,19 +7,22 @@ import { Client } from '../../index'
 import { ConnectionError } from '../../client/errors'
 import { Consumer } from '../../consumer/consumer'
 import { Metadata } from '../../protocol/apis/metadata'
-import { BrokerError, ProtocolError } from '../../protocol/errors'
-import { FakeCluster } from '../../testing/index'
+import { BrokerError } from '../../protocol/errors'
+import { FakeClock, FakeCluster, withClock } from '../../testing/index'
 import { closedPort } from '../support/ports'
+import { outcomeWithin, waitFor } from '../support/wait'
 
 const cleanups: Array<() => Promise<unknown>> = []
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c().catch(() => {})
 })
 
-async function setup (brokers: number, topics: Array<{ name: string, partitions: number, replicationFactor?: number }>): Promise<{ cluster: FakeCluster, client: Client }> {
+/** `clock`: the client's; a FakeClock that the test does not move holds every retry and deadline, so what happens happens at once. */
+async function setup (brokers: number, topics: Array<{ name: string, partitions: number, replicationFactor?: number }>, clock?: FakeClock): Promise<{ cluster: FakeCluster, client: Client }> {
   const cluster = await FakeCluster.start({ log: false, brokers, topics })
   cleanups.push(async () => await cluster.close())
-  const client = new Client({ bootstrap: cluster.bootstrap, retryBackoff: { initialMs: 10, maxMs: 50 }, requestTimeoutMs: 2000 })
+  const options = { bootstrap: cluster.bootstrap, retryBackoff: { initialMs: 10, maxMs: 50 }, requestTimeoutMs: 2000 }
+  const client = new Client(clock === undefined ? options : withClock(options, clock))
   cleanups.push(async () => await client.close())
   return { cluster, client }
 }
@@ -34,16 +37,23 @@ describe('metadata cache', () => {
   test('refresh() with no broker reachable fails within requestTimeoutMs, naming the broker tried and its connection error', { timeout: 15_000 }, async () => {
     // One bootstrap broker: its round of tries ended with each attempt, and the refresh retried forever.
     const port = await closedPort()
-    const client = new Client({ bootstrap: `127.0.0.1:${port}`, requestTimeoutMs: 500, retryBackoff: { initialMs: 10, maxMs: 50 } })
+    const clock = new FakeClock()
+    const client = new Client(withClock({ bootstrap: `127.0.0.1:${port}`, requestTimeoutMs: 500, retryBackoff: { initialMs: 10, maxMs: 50 } }, clock))
     cleanups.push(async () => await client.close())
-    const started = Date.now()
-    const outcome = await Promise.race([
-      client.metadata.refresh().then(() => 'answered', (error: unknown) => error),
-      new Promise(resolve => setTimeout(() => resolve('still waiting after 10 s'), 10_000).unref())
-    ])
-    const elapsed = Date.now() - started
+    const started = clock.now()
+    let outcome: unknown = 'still waiting'
+    void client.metadata.refresh().then(() => 'answered', (error: unknown) => error).then(value => { outcome = value })
+    // Each attempt is refused at once; the backoffs between them wait on the clock: move it
+    // through them (up to 2 s, four times the deadline) until the refresh ends.
+    const backoffWaits = (): boolean => (clock.nextDueAt ?? Infinity) - started <= 2000
+    while (outcome === 'still waiting' && backoffWaits()) {
+      await waitFor('the refresh to end or back off', () => outcome !== 'still waiting' || backoffWaits())
+      if (outcome === 'still waiting') await clock.advance(Math.max(0, (clock.nextDueAt ?? clock.now()) - clock.now()))
+    }
+    await waitFor('the refresh to end', () => outcome !== 'still waiting')
     assert.ok(outcome instanceof ConnectionError, String(outcome))
-    assert.ok(elapsed < 5_000, `failed after ${elapsed} ms (requestTimeoutMs 500)`)
+    // Ended at the deadline, give or take the last backoff (maxMs 50) cut to it.
+    assert.ok(clock.now() - started <= 500 + 50, `failed at ${clock.now() - started} ms on the client's clock (requestTimeoutMs 500)`)
     assert.match(outcome.message, new RegExp(`^broker 127\\.0\\.0\\.1:${port}: Metadata reached no broker within 500 ms \\(requestTimeoutMs\\): \\d+ attempt\\(s\\) to 127\\.0\\.0\\.1:${port};`))
     assert.match(outcome.message, new RegExp(`ECONNREFUSED 127\\.0\\.0\\.1:${port}`))
     assert.match(outcome.message, /Check that the bootstrap addresses are right/)
@@ -90,16 +100,11 @@ describe('metadata cache', () => {
   })
 
   test('a partition index of 2147483647 is refused with a ProtocolError at once, and the cache keeps its dense view', async () => {
-    const { cluster, client } = await setup(1, [{ name: 't', partitions: 2 }])
+    // The clock stands still: a retry would wait on it for ever, so a refusal is a refusal at once.
+    const { cluster, client } = await setup(1, [{ name: 't', partitions: 2 }], new FakeClock())
     await client.metadata.refresh(['t'])
     const remove = rewriteTopic(cluster, 't', t => ({ ...t, partitions: t.partitions.map(p => p.partitionIndex === 1 ? { ...p, partitionIndex: 2147483647 } : p) }))
-    const started = Date.now()
-    await assert.rejects(client.metadata.refresh(['t']), (error: unknown) => {
-      assert.ok(error instanceof ProtocolError, String(error))
-      assert.match((error as Error).message, /topic "t" lists 2 partitions but has partition number 2147483647: partitions must be numbered 0 to 1/)
-      return true
-    })
-    assert.ok(Date.now() - started < 1000, `refused after ${Date.now() - started} ms`)
+    assert.match(await outcomeWithin(client.metadata.refresh(['t']), 30_000), /^rejected ProtocolError: .*topic "t" lists 2 partitions but has partition number 2147483647: partitions must be numbered 0 to 1/)
     assert.equal(client.metadata.topic('t')?.partitions.length, 2)
     // A keyed walk over the partitions stays cheap: the array is dense.
     assert.deepEqual(Object.keys(client.metadata.topic('t')!.partitions), ['0', '1'])
@@ -109,11 +114,12 @@ describe('metadata cache', () => {
   })
 
   test('one topic\'s TOPIC_AUTHORIZATION_FAILED fails only that topic\'s waiters, and the topic is no longer tracked', async () => {
-    const { cluster, client } = await setup(1, [{ name: 't', partitions: 1 }, { name: 'secret', partitions: 1 }])
+    // The clock stands still: a retry would wait on it for ever, so failing at all is failing at once.
+    const { cluster, client } = await setup(1, [{ name: 't', partitions: 1 }, { name: 'secret', partitions: 1 }], new FakeClock())
     rewriteTopic(cluster, 'secret', t => ({ ...t, errorCode: 29, partitions: [] }))
-    const started = Date.now()
-    await assert.rejects(client.metadata.waitForTopic('secret', 5000), (error: unknown) => error instanceof BrokerError && error.code === 29 && /Metadata for topic "secret"/.test(error.message))
-    assert.ok(Date.now() - started < 1000, `waitForTopic('secret') failed after ${Date.now() - started} ms, not at once`)
+    const secret = client.metadata.waitForTopic('secret', 5000)
+    assert.match(await outcomeWithin(secret, 30_000), /^rejected BrokerError/)
+    await assert.rejects(secret, (error: unknown) => error instanceof BrokerError && error.code === 29 && /Metadata for topic "secret"/.test(error.message))
     // Every later refresh (for other topics) succeeds, and does not ask about 'secret' again.
     cluster.clearRequests()
     await client.metadata.refresh(['t'])
@@ -131,20 +137,25 @@ describe('metadata cache', () => {
   })
 
   test('a leaderless partition does not hold up the topic: the others are usable, it waits on its own', async () => {
-    const { cluster, client } = await setup(2, [{ name: 't', partitions: 2, replicationFactor: 1 }])
+    // The clock moves only when the test moves it: waiting for the leader would be waiting for ever.
+    const clock = new FakeClock()
+    const { cluster, client } = await setup(2, [{ name: 't', partitions: 2, replicationFactor: 1 }], clock)
     const remove = rewriteTopic(cluster, 't', t => ({ ...t, partitions: t.partitions.map(p => p.partitionIndex === 1 ? { ...p, errorCode: 5, leaderId: -1 } : p) }))
-    const started = Date.now()
-    const topic = await client.metadata.waitForTopic('t', 3000)
-    assert.ok(Date.now() - started < 1000, `waitForTopic took ${Date.now() - started} ms`)
+    const waiting = client.metadata.waitForTopic('t', 3000)
+    assert.equal(await outcomeWithin(waiting, 30_000), 'resolved')
+    const topic = await waiting
     assert.deepEqual(topic.partitions.map(p => p.leaderId >= 0), [true, false])
     const offset = await client.produceRaw({ topic: 't', partition: 0, records: [{ value: Buffer.from('p0') }] })
     assert.equal(offset.baseOffset, 0n)
     // Partition 1 waits for its leader, and gets it once there is one.
     let settled = false
+    const asked = cluster.requests(Metadata).length
     const p1 = client.produceRaw({ topic: 't', partition: 1, records: [{ value: Buffer.from('p1') }] }).finally(() => { settled = true })
-    await new Promise(resolve => setTimeout(resolve, 300))
+    // It asked again, was told there is no leader, and backs off on the clock (maxMs 50).
+    await waitFor('partition 1 to back off, or to end', () => settled || (cluster.requests(Metadata).length > asked && (clock.nextDueAt ?? Infinity) - clock.now() <= 50))
     assert.equal(settled, false, 'the leaderless partition did not wait')
     remove()
+    await clock.advance(50)
     assert.equal((await p1).baseOffset, 0n)
     await assert.rejects(client.metadata.waitForTopic('t', 1000, undefined, { allLeaders: true }).then(() => client.metadata.waitForLeader('t', 5, 100)), /has 2 partitions, there is no partition 5/)
   })

@@ -33,13 +33,15 @@ async function topicWith (partitions: number, values: string[] = []): Promise<st
   await admin.connect()
   await admin.createTopics({ topics: [{ topic, numPartitions: partitions }], waitForLeaders: true })
   await admin.disconnect()
-  if (values.length > 0) {
-    const producer = kafka.producer()
-    await producer.connect()
-    await producer.send({ topic, messages: values.map(value => ({ value, partition: 0 })) })
-    await producer.disconnect()
-  }
+  if (values.length > 0) await produceTo(topic, values.map(value => ({ value, partition: 0 })))
   return topic
+}
+
+async function produceTo (topic: string, messages: Array<{ value: string, partition: number }>): Promise<void> {
+  const producer = kafka.producer()
+  await producer.connect()
+  await producer.send({ topic, messages })
+  await producer.disconnect()
 }
 
 /** The group's committed offset of partition 0, polled until it is `expected` (or 10 s pass): what the last poll saw. */
@@ -70,8 +72,11 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     consumer.seek({ topic, partition: 0, offset: '2' })
     consumer.pause([{ topic: other }])
     await waitFor('the records after the seek', () => seen.length >= 2, { timeoutMs: 60_000 })
-    await new Promise(resolve => setTimeout(resolve, 1000))
-    assert.deepEqual(seen, ['topic:2', 'topic:3'], 'from the seek on, and nothing of the paused topic')
+    // A record written now comes after the consumer fetched on: the paused topic's record,
+    // there from the start, would have come before it.
+    await produceTo(topic, [{ value: 'e', partition: 0 }])
+    await waitFor('the record written after the first two', () => seen.includes('topic:4'), { timeoutMs: 60_000 })
+    assert.deepEqual(seen, ['topic:2', 'topic:3', 'topic:4'], 'from the seek on, and nothing of the paused topic')
     assert.deepEqual(consumer.paused(), [{ topic: other, partitions: [0] }])
     consumer.resume([{ topic: other }])
     await waitFor('the resumed topic', () => seen.includes('other:0'), { timeoutMs: 60_000 })
@@ -307,13 +312,19 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     await second.connect()
     await second.subscribe({ topic: a, fromBeginning: true })
     // A group-wide round robin over both topics gives the second member partitions of b too.
-    void second.run({ eachMessage: async ({ topic }) => { consumedBySecond.push(topic) } })
+    void second.run({ eachMessage: async ({ topic, partition }) => { consumedBySecond.push(`${topic === a ? 'a' : topic === b ? 'b' : topic}-${partition}`) } })
     await waitFor('the second member joined', () => secondJoins.length >= 1, { timeoutMs: 60_000 })
     assert.equal(secondJoins[0].isLeader, false)
     assert.equal(secondJoins[0].memberAssignment[b], undefined)
     assert.deepEqual(unsubscribed.map(u => u.topicsNotSubscribed), [[b]])
-    await new Promise(resolve => setTimeout(resolve, 1500))
-    assert.ok(!consumedBySecond.includes(b), 'nothing of the unsubscribed topic is consumed')
+    const ownA = secondJoins[0].memberAssignment[a] as number[]
+    assert.ok(ownA.length > 0, JSON.stringify(secondJoins[0].memberAssignment))
+    // New records in every partition of b, then in the second member's partitions of a: once
+    // it consumed the latter, it fetched on past the time b's would have come.
+    await produceTo(b, [0, 1].map(partition => ({ value: 'b-late', partition })))
+    await produceTo(a, ownA.map(partition => ({ value: 'a-late', partition })))
+    await waitFor('the second member to consume its new records of a', () => ownA.every(p => consumedBySecond.includes(`a-${p}`)), { timeoutMs: 60_000 })
+    assert.ok(!consumedBySecond.some(c => c.startsWith('b-')), `nothing of the unsubscribed topic is consumed: ${consumedBySecond.join(', ')}`)
     await second.disconnect()
     await first.disconnect()
   })
@@ -424,8 +435,8 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
           for (const m of batch.messages) values.push(Number(String(m.value).split(':')[0]))
         }
       })
-      await waitFor('every message and a commit', () => values.length === 600 && commits.length > 0, { timeoutMs: 60_000 })
-      await new Promise(resolve => setTimeout(resolve, 500))
+      // A commit per part would come before the last part's: all there by the time of 600's.
+      await waitFor('every message and the commit of 600', () => values.length === 600 && commits.includes('600'), { timeoutMs: 60_000 })
       assert.deepEqual(values, Array.from({ length: 600 }, (_, i) => i))
       assert.ok(parts.length >= 3, `the answer was not split: ${JSON.stringify(parts)}`)
       assert.deepEqual(commits, ['600'], `a commit per part rather than per answer (parts ${JSON.stringify(parts)})`)

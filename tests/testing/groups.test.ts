@@ -23,7 +23,7 @@ import { OffsetFetch } from '../../protocol/apis/offset-fetch'
 import { SyncGroup, type SyncGroupResponse } from '../../protocol/apis/sync-group'
 import { decodeAssignment, encodeAssignment, encodeSubscription } from '../../protocol/consumer-protocol'
 import { FakeCluster, type FakeClusterOptions } from '../../testing/index'
-import { sleep } from '../support/wait'
+import { sleep, waitFor } from '../support/wait'
 
 const E = {
   NONE: 0,
@@ -139,12 +139,9 @@ class ClassicMember {
  */
 async function startJoin (h: Harness, newcomer: ClassicMember, membersAfter: number): Promise<{ joining: Promise<JoinGroupResponse> }> {
   const joining = newcomer.join()
-  for (let i = 0; i < 200; i++) {
-    // (Wrapped: an async function returning a promise would wait for it.)
-    if (h.cluster.groupMembers(newcomer.groupId).length === membersAfter && h.cluster.group(newcomer.groupId)?.state === 'PreparingRebalance') return { joining }
-    await sleep(5)
-  }
-  throw new Error('the newcomer did not join')
+  await waitFor('the newcomer to join (the group preparing a rebalance)', () => h.cluster.groupMembers(newcomer.groupId).length === membersAfter && h.cluster.group(newcomer.groupId)?.state === 'PreparingRebalance')
+  // (Wrapped: an async function returning a promise would wait for it.)
+  return { joining }
 }
 
 async function stableGroupOfOne (h: Harness, groupId: string, options: ClassicMember['options'] = {}): Promise<ClassicMember> {
@@ -284,13 +281,13 @@ describe('classic group protocol', () => {
       await bJoin
       await a.sync([{ memberId: a.memberId, assignment: assignment('t', [0, 1]) }, { memberId: b.memberId, assignment: assignment('t', [2, 3]) }])
       await b.sync()
-      // b heartbeats, a stays silent.
-      for (let i = 0; i < 6; i++) {
+      // b heartbeats, a stays silent, until the coordinator expired a (its 150 ms session; b's is 5 s).
+      await waitFor('a\'s session to expire', async () => {
         await sleep(50)
         const code = await b.heartbeat()
-        if (code === E.REBALANCE_IN_PROGRESS) break
-        assert.equal(code, E.NONE)
-      }
+        if (code !== E.REBALANCE_IN_PROGRESS) assert.equal(code, E.NONE)
+        return code === E.REBALANCE_IN_PROGRESS
+      })
       assert.deepEqual(h.cluster.groupMembers('g').map(m => m.memberId), [b.memberId])
       assert.ok(h.cluster.groupEvents('g').some(e => e.line.includes(`member ${a.memberId} session expired`)))
       assert.equal(await a.heartbeat(), E.UNKNOWN_MEMBER_ID)
@@ -314,8 +311,7 @@ describe('classic group protocol', () => {
       await a.join()
       const v0 = await a.client.request(LeaveGroup, { groupId: 'g', memberId: a.memberId }, { nodeId: a.coordinator, version: 0 })
       assert.equal(v0.errorCode, E.NONE)
-      await sleep(10)
-      assert.deepEqual(h.cluster.group('g')?.state, 'Empty')
+      await waitFor('the group to be empty', () => h.cluster.group('g')?.state === 'Empty')
       // Now a simple commit (generation -1, no member) is allowed.
       assert.deepEqual(await a.commit([['t', 1, 3n]], { generationId: -1, memberId: '' }), [E.NONE])
     })
@@ -485,8 +481,8 @@ describe('KIP-848 consumer group protocol', () => {
       await m2.heartbeat()
       await m1.heartbeat({ memberEpoch: 1, topicPartitions: allFour }) // told to revoke; keeps owning
       assert.equal(held(h.cluster, 'g').m1.state, 'unrevoked-partitions')
-      await sleep(300)
-      assert.deepEqual(Object.keys(held(h.cluster, 'g')), ['m2'])
+      // m1's rebalance timeout is 200 ms.
+      await waitFor('m1 to be fenced', () => Object.keys(held(h.cluster, 'g')).join() === 'm2')
       assert.ok(h.cluster.groupEvents('g').some(e => e.line.includes('did not release revoked partitions')))
       await m2.heartbeat()
       assert.deepEqual(m2.partitions(), [0, 1, 2, 3])
@@ -500,8 +496,8 @@ describe('KIP-848 consumer group protocol', () => {
       const m2 = new ConsumerMember(await h.client(), h.cluster, 'g', 'm2')
       assert.equal((await m1.heartbeat()).heartbeatIntervalMs, 50)
       await m2.heartbeat()
-      await sleep(250) // both silent
-      assert.deepEqual(h.cluster.groupMembers('g'), [])
+      // Both silent: their 150 ms sessions expire.
+      await waitFor('both sessions to expire', () => h.cluster.groupMembers('g').length === 0)
       assert.equal((await m1.heartbeat()).errorCode, E.UNKNOWN_MEMBER_ID)
 
       h.cluster.configureGroups({ consumerSessionTimeoutMs: 10_000 })

@@ -3,6 +3,7 @@
  * sleep that an AbortSignal ends early.
  */
 import { onAbort } from './abort-signal'
+import { systemClock, type Clock } from './clock'
 import { AbortedError } from './errors'
 
 export interface BackoffOptions {
@@ -21,24 +22,26 @@ export function backoffDelay (attempt: number, options: BackoffOptions = default
 }
 
 /**
- * Resolves after `ms`, or rejects with AbortedError when `signal` aborts first. `retrying`
- * is the error that made the caller wait: the AbortedError names it (as `lastError` and in
- * its message), since "aborted while waiting" alone hides why nothing had succeeded.
+ * Resolves after `ms` on `clock`, or rejects with AbortedError when `signal` aborts first.
+ * `retrying` is the error that made the caller wait: the AbortedError names it (as
+ * `lastError` and in its message), since "aborted while waiting" alone hides why nothing
+ * had succeeded.
  */
-export function sleep (ms: number, signal?: AbortSignal, retrying?: unknown): Promise<void> {
+export function sleep (ms: number, signal?: AbortSignal, retrying?: unknown, clock: Clock = systemClock): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted === true) {
       reject(abortError(signal, 'while waiting to retry', false, retrying))
       return
     }
-    const timer = setTimeout(() => {
+    // Kept alive: a script awaiting a call that is backing off must not exit half-way.
+    const timer = clock.setTimer(() => {
       stopWaiting?.()
       resolve()
-    }, ms)
+    }, ms, { keepAlive: true })
     const stopWaiting = signal === undefined
       ? undefined
       : onAbort(signal, () => {
-        clearTimeout(timer)
+        timer.cancel()
         reject(abortError(signal, 'while waiting to retry', false, retrying))
       })
   })
@@ -59,7 +62,7 @@ export function describeError (error: unknown): string {
   return `${error.name}${kafka}: ${error.message}`
 }
 
-/** The delay of a timer that fires at `deadline` (epoch ms): never negative, and within setTimeout's range (a longer one would fire at once). */
-export function timerDelay (deadline: number): number {
-  return Math.min(Math.max(0, deadline - Date.now()), 0x7fffffff)
+/** The delay of a timer that fires at `deadline` (epoch ms on `clock`): never negative, and within setTimeout's range (a longer one would fire at once). */
+export function timerDelay (deadline: number, clock: Clock = systemClock): number {
+  return Math.min(Math.max(0, deadline - clock.now()), 0x7fffffff)
 }

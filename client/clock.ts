@@ -15,16 +15,20 @@ export interface ClockTimer {
 export interface Clock {
   /** Milliseconds since the epoch, as Date.now(). */
   now: () => number
-  /** Runs `run` once after `delayMs`; the timer does not keep the process alive (unref). */
-  setTimer: (run: () => void, delayMs: number) => ClockTimer
+  /**
+   * Runs `run` once after `delayMs`. The timer does not keep the process alive (unref)
+   * unless `keepAlive` is set: a retry's backoff does, so a script awaiting a call that is
+   * backing off does not exit half-way (nothing else may hold the event loop then).
+   */
+  setTimer: (run: () => void, delayMs: number, options?: { keepAlive?: boolean }) => ClockTimer
 }
 
 /** The wall clock and Node's timers. */
 export const systemClock: Clock = {
   now: () => Date.now(),
-  setTimer (run, delayMs) {
+  setTimer (run, delayMs, options) {
     const timer = setTimeout(run, Math.max(0, delayMs))
-    timer.unref()
+    if (options?.keepAlive !== true) timer.unref()
     return { cancel: () => clearTimeout(timer) }
   }
 }

@@ -289,6 +289,11 @@ export class TransactionManager {
     return this.#state
   }
 
+  /** Waits out retry `attempt`'s backoff on the client's clock; rejects with AbortedError when `signal` aborts. */
+  async #backOff (attempt: number, signal: AbortSignal | undefined): Promise<void> {
+    await sleep(backoffDelay(attempt, this.#client.backoff), signal, undefined, this.#client.clock)
+  }
+
   /** A call's signal joined with the producer's closing one: close() ends the call's retries and their sleeps. */
   #untilClosed (signal: AbortSignal | undefined): AbortSignal {
     const closing = this.#host.closing
@@ -606,7 +611,7 @@ export class TransactionManager {
       }
       if (retry) {
         try {
-          await sleep(backoffDelay(attempt, this.#client.backoff), this.#host.closing)
+          await this.#backOff(attempt, this.#host.closing)
         } catch {
           return
         }
@@ -648,7 +653,7 @@ export class TransactionManager {
       } catch (error) {
         if (isAbort(error, signal) || !isRetriableFailure(error)) throw error
         this.#groupCoordinators.delete(group.groupId)
-        await sleep(backoffDelay(attempt, this.#client.backoff), signal)
+        await this.#backOff(attempt, signal)
         continue
       }
       const retry: TransactionOffset[] = []
@@ -675,7 +680,7 @@ export class TransactionManager {
         throw new TransactionAbortableError(`TxnOffsetCommit for group "${group.groupId}" did not answer for ${missing}; abort the transaction and retry it`)
       }
       pending = retry
-      if (pending.length > 0) await sleep(backoffDelay(attempt, this.#client.backoff), signal)
+      if (pending.length > 0) await this.#backOff(attempt, signal)
     }
   }
 
@@ -706,7 +711,7 @@ export class TransactionManager {
           throw error
         }
         this.#coordinatorId = undefined
-        await sleep(backoffDelay(attempt, this.#client.backoff), signal).catch(() => {})
+        await this.#backOff(attempt, signal).catch(() => {})
         continue
       }
       const code = response.errorCode
@@ -716,7 +721,7 @@ export class TransactionManager {
       }
       if (isRetriableTxnCode(code)) {
         if (code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE) this.#coordinatorId = undefined
-        await sleep(backoffDelay(attempt, this.#client.backoff), signal).catch(() => {})
+        await this.#backOff(attempt, signal).catch(() => {})
         continue
       }
       if (ambiguous !== undefined && (code === ErrorCode.PRODUCER_FENCED || code === ErrorCode.INVALID_PRODUCER_EPOCH)) {
@@ -748,13 +753,13 @@ export class TransactionManager {
       } catch (error) {
         if (isAbort(error, signal) || !isRetriableFailure(error)) throw error
         this.#coordinatorId = undefined
-        await sleep(backoffDelay(attempt, this.#client.backoff), signal)
+        await this.#backOff(attempt, signal)
         continue
       }
       const code = codeOf(response)
       if (!isRetriableTxnCode(code)) return response
       if (code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE) this.#coordinatorId = undefined
-      await sleep(backoffDelay(attempt, this.#client.backoff), signal)
+      await this.#backOff(attempt, signal)
     }
   }
 
@@ -782,7 +787,7 @@ export class TransactionManager {
           : { nodeId: response.nodeId, errorCode: response.errorCode, errorMessage: response.errorMessage }
       } catch (error) {
         if (isAbort(error, signal) || !isRetriableFailure(error)) throw error
-        await sleep(backoffDelay(attempt, this.#client.backoff), signal)
+        await this.#backOff(attempt, signal)
         continue
       }
       if (entry.errorCode === 0) {
@@ -792,7 +797,7 @@ export class TransactionManager {
       if (entry.errorCode === ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED) throw this.#goFatal(fatalFor(entry.errorCode, `FindCoordinator for "${key}"`, entry.errorMessage))
       if (!isRetriableTxnCode(entry.errorCode) && entry.errorCode !== ErrorCode.NOT_LEADER_OR_FOLLOWER) throw new BrokerError(entry.errorCode, `Finding the ${keyType === 1 ? 'transaction' : 'group'} coordinator of "${key}"`, entry.errorMessage)
       // The first transactional use creates __transaction_state: the coordinator is briefly unavailable.
-      await sleep(backoffDelay(attempt, this.#client.backoff), signal)
+      await this.#backOff(attempt, signal)
     }
   }
 }

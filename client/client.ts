@@ -11,16 +11,16 @@
 import type { Api } from '../protocol/api'
 import { Fetch, type FetchResponse } from '../protocol/apis/fetch'
 import { ListOffsets } from '../protocol/apis/list-offsets'
-import { Metadata as MetadataApi, type MetadataResponse } from '../protocol/apis/metadata'
+import { Metadata as MetadataApi } from '../protocol/apis/metadata'
 import { Produce, type ProduceResponse } from '../protocol/apis/produce'
 import type { CompressionCodec } from '../protocol/compression'
 import { ErrorCode, errorCodeInfo } from '../protocol/error-codes'
 import { BrokerError } from '../protocol/errors'
 import { decodeRecordBatches, encodeRecordBatch, type KafkaRecord, type RecordBatch, type RecordInput } from '../protocol/record-batch'
 import { backoffDelay, defaultBackoff, sleep, type BackoffOptions } from './backoff'
-import { BrokerPool, describeAddress, restateUnreachable, unreachableError, type ConnectionPurpose, type ProtocolViolationEvent } from './brokers'
+import { BrokerPool, describeAddress, restateUnreachable, unreachableError, type ConnectionPurpose } from './brokers'
 import type { Connection, SocketFactory, TlsOptions } from './connection'
-import { ClientClosedError, ConnectionError, MalformedResponseError, RequestTimeoutError, wasNotWritten } from './errors'
+import { ClientClosedError, MalformedResponseError, RequestTimeoutError, wasNotWritten } from './errors'
 import { invalidatesMetadata, MetadataCache, type PartitionMetadata } from './metadata'
 import { dropAbortedAndControl, dropControl } from './read-committed'
 import { checkSaslOptions, type SaslOptions } from './sasl'
@@ -30,6 +30,7 @@ import { Instrumentation } from './instrumentation'
 import { checkLoggerOptions, Log, type Logger, type LogLevel } from './logger'
 import type { ClientMetrics } from './metrics'
 import { clockOption, systemClock, type Clock } from './clock'
+import { Coordinators } from './coordinators'
 import { checkDuration, checkInteger, checkKnownKeys, checkObject, checkSignal, checkString, describeValue } from './validate'
 
 export interface ClientOptions {
@@ -160,6 +161,8 @@ export class Client extends TypedEmitter<ClientEvents> {
   readonly metadata: MetadataCache
   /** @internal The time this client and what is made from it read (a FakeClock in tests: kafkats/testing's `withClock`). */
   readonly clock: Clock
+  /** @internal Which broker coordinates each group and transactional id: the one FindCoordinator lookup and cache (client/coordinators.ts). */
+  readonly coordinators: Coordinators
   #closed = false
   #closing: Promise<void> | undefined
   readonly #resources = new Set<ClientResource>()
@@ -187,7 +190,8 @@ export class Client extends TypedEmitter<ClientEvents> {
       requestTimeoutMs: this.requestTimeoutMs,
       backoff: this.backoff,
       instrumentation: this.instrumentation
-    }, async (nodeId, body, deadline, signal) => await this.#sendTo<any, MetadataResponse>(nodeId, 'admin', MetadataApi, body, { signal, deadline, anyBroker: true }))
+    }, async (nodeId, body, deadline, signal) => await this.#sendTo(nodeId, 'admin', MetadataApi, body, { signal, deadline, anyBroker: true }))
+    this.coordinators = new Coordinators(this)
   }
 
   /** Whether close() was called. */

@@ -32,7 +32,7 @@ import { BrokerError, KafkaTsError } from '../protocol/errors'
 import { sleep } from '../client/backoff'
 import { checkBoolean, checkDuration, checkFunction, checkKnownKeys, checkObject, checkOneOf, checkSignal, checkString, describeValue, optionKeys } from '../client/validate'
 import { GroupProtocolUnsupportedError } from './errors'
-import { assignorByName, cooperativeStickyAssignor, type Assignor } from './assignors'
+import { assignorByName, type Assignor } from './assignors'
 import { ClassicMembership } from './classic-membership'
 import { ConsumerMembership } from './consumer-membership'
 import { GroupCoordinator, isCoordinatorError } from './coordinator'
@@ -263,7 +263,7 @@ async function untilSettledOrAborted (promise: Promise<unknown>, signal: AbortSi
   if (signal.aborted) throw signal.reason
   let onAbort: () => void = () => {}
   try {
-    await Promise.race([promise, new Promise((resolve, reject) => { onAbort = () => reject(signal.reason); signal.addEventListener('abort', onAbort, { once: true }) })])
+    await Promise.race([promise, new Promise((_resolve, reject) => { onAbort = () => reject(signal.reason); signal.addEventListener('abort', onAbort, { once: true }) })])
   } finally {
     signal.removeEventListener('abort', onAbort)
   }

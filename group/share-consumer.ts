@@ -210,7 +210,8 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
   }
 
   #refreshMetadata (): void {
-    this.#refreshing ??= this.client.metadata.refresh(this.topics, this.#stop.signal)
+    if (this.#refreshing !== undefined) return
+    this.#refreshing = this.client.metadata.refresh(this.topics, this.#stop.signal)
       .catch(() => {})
       .finally(() => {
         this.#refreshing = undefined

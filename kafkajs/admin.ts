@@ -6,17 +6,40 @@ import type { Client } from '../index'
 import type { AclBinding, AclFilter, ConfigResourceType as NativeConfigType } from '../admin/index'
 import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError } from '../protocol/errors'
-import { FindCoordinator } from '../protocol/apis/find-coordinator'
 import { OffsetCommit } from '../protocol/apis/offset-commit'
 import '../index'
 import {
   KafkaJSAggregateError, KafkaJSAlterPartitionReassignmentsError, KafkaJSBrokerNotFound, KafkaJSCreateTopicError, KafkaJSDeleteGroupsError, KafkaJSDeleteTopicRecordsError,
   KafkaJSNonRetriableError, KafkaJSProtocolError, protocolErrorInfo, toKafkaJSError
 } from './errors'
-import { adminEvents, Instrumentation } from './instrumentation'
+import { adminEvents, Instrumentation, type AdminEventPayloads, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './instrumentation'
 import { retryDelay, type ClientContext, type RetryOptions } from './kafka'
 import type { Logger } from './logger'
 import { partitionMetadataOf } from './producer'
+import type { PartitionMetadata } from './assigners'
+
+export interface ITopicMetadata { name: string, partitions: PartitionMetadata[] }
+export interface ConfigSynonyms { configName: string, configValue: string | null, configSource: number }
+export interface ConfigEntries {
+  configName: string
+  configValue: string | null
+  readOnly: boolean
+  isDefault: boolean
+  configSource: number
+  isSensitive: boolean
+  configSynonyms: ConfigSynonyms[]
+}
+export interface DescribeConfigResponse {
+  resources: Array<{ errorCode: number, errorMessage: string | null, resourceType: number, resourceName: string, configEntries: ConfigEntries[] }>
+  throttleTime: number
+}
+export interface AlterConfigResponse {
+  resources: Array<{ errorCode: number, errorMessage: string | null, resourceType: number, resourceName: string }>
+  throttleTime: number
+}
+export interface MemberDescription { memberId: string, clientId: string, clientHost: string, memberMetadata: Buffer, memberAssignment: Buffer }
+export interface GroupDescription { errorCode: number, groupId: string, state: string, protocolType: string, protocol: string, members: MemberDescription[] }
+export interface GroupDescriptions { groups: GroupDescription[] }
 
 export interface AdminConfig { retry?: RetryOptions }
 
@@ -85,7 +108,7 @@ export class KafkaJSAdmin {
   readonly events = adminEvents
   readonly #context: ClientContext
   readonly #logger: Logger
-  readonly #instrumentation = new Instrumentation('admin', adminEvents)
+  readonly #instrumentation = new Instrumentation<AdminEventPayloads>('admin', adminEvents)
   #client: Client | undefined
 
   constructor (context: ClientContext, _config: AdminConfig = {}) {
@@ -97,7 +120,7 @@ export class KafkaJSAdmin {
     return this.#logger
   }
 
-  on (eventName: string, listener: (event: any) => void): () => void {
+  on<E extends keyof AdminEventPayloads & string> (eventName: E, listener: (event: InstrumentationEvent<AdminEventPayloads[E]>) => void): RemoveInstrumentationEventListener<E> {
     return this.#instrumentation.on(eventName, listener)
   }
 
@@ -199,7 +222,7 @@ export class KafkaJSAdmin {
     })
   }
 
-  async fetchTopicMetadata ({ topics = [] }: { topics?: string[] } = {}): Promise<{ topics: Array<{ name: string, partitions: any[] }> }> {
+  async fetchTopicMetadata ({ topics = [] }: { topics?: string[] } = {}): Promise<{ topics: ITopicMetadata[] }> {
     if (topics !== undefined && topics !== null) {
       for (const topic of topics) if (typeof topic !== 'string') throw new KafkaJSNonRetriableError(`Invalid topic ${String(topic)}`)
     }
@@ -321,7 +344,7 @@ export class KafkaJSAdmin {
     })
   }
 
-  async describeConfigs ({ resources, includeSynonyms = false }: { resources: Array<{ type: number, name: string, configNames?: string[] }>, includeSynonyms?: boolean }): Promise<any> {
+  async describeConfigs ({ resources, includeSynonyms = false }: { resources: Array<{ type: number, name: string, configNames?: string[] }>, includeSynonyms?: boolean }): Promise<DescribeConfigResponse> {
     if (resources === undefined || resources === null || !Array.isArray(resources)) throw new KafkaJSNonRetriableError(`Invalid resources array ${String(resources)}`)
     if (resources.length === 0) throw new KafkaJSNonRetriableError('Resources array cannot be empty')
     checkConfigResources(resources)
@@ -351,7 +374,7 @@ export class KafkaJSAdmin {
   }
 
   /** kafkajs's alterConfigs sets the given values; kafkats sets them incrementally (others stay as they are). */
-  async alterConfigs ({ resources, validateOnly }: { resources: Array<{ type: number, name: string, configEntries: Array<{ name: string, value: string }> }>, validateOnly?: boolean }): Promise<any> {
+  async alterConfigs ({ resources, validateOnly }: { resources: Array<{ type: number, name: string, configEntries: Array<{ name: string, value: string }> }>, validateOnly?: boolean }): Promise<AlterConfigResponse> {
     if (resources === undefined || resources === null || !Array.isArray(resources)) throw new KafkaJSNonRetriableError(`Invalid resources array ${String(resources)}`)
     if (resources.length === 0) throw new KafkaJSNonRetriableError('Resources array cannot be empty')
     checkConfigResources(resources)
@@ -371,7 +394,7 @@ export class KafkaJSAdmin {
     return await this.#call(async c => ({ groups: (await c.admin.listGroups()).map(g => ({ groupId: g.groupId, protocolType: g.protocolType })) }))
   }
 
-  async describeGroups (groupIds: string[]): Promise<{ groups: any[] }> {
+  async describeGroups (groupIds: string[]): Promise<GroupDescriptions> {
     return await this.#call(async c => {
       const described = await c.admin.describeGroups(groupIds)
       return {
@@ -458,20 +481,18 @@ export class KafkaJSAdmin {
   async #commitOffsets (c: Client, groupId: string, topic: string, partitions: Array<{ partition: number, offset: bigint }>): Promise<void> {
     const meta = await c.metadata.waitForTopic(topic, c.requestTimeoutMs)
     for (let attempt = 0; ; attempt++) {
-      const found = await c.request(FindCoordinator, { key: groupId, keyType: 0, coordinatorKeys: [groupId] })
-      const coordinator = found.coordinators?.[0] ?? found
-      let code = coordinator.errorCode
-      if (code === 0) {
-        const response = await c.request(OffsetCommit, {
-          groupId,
-          generationIdOrMemberEpoch: -1,
-          memberId: '',
-          groupInstanceId: null,
-          topics: [{ name: topic, topicId: meta.topicId, partitions: partitions.map(p => ({ partitionIndex: p.partition, committedOffset: p.offset, committedLeaderEpoch: -1, committedMetadata: null })) }]
-        }, { nodeId: coordinator.nodeId })
-        code = response.topics.flatMap(t => t.partitions.map(p => p.errorCode)).find(e => e !== 0) ?? 0
-        if (code === 0) return
-      }
+      // The client's coordinator cache: a refused lookup is thrown as a BrokerError, which #call makes a KafkaJSProtocolError.
+      const nodeId = await c.coordinators.lookup('group', groupId)
+      const response = await c.request(OffsetCommit, {
+        groupId,
+        generationIdOrMemberEpoch: -1,
+        memberId: '',
+        groupInstanceId: null,
+        topics: [{ name: topic, topicId: meta.topicId, partitions: partitions.map(p => ({ partitionIndex: p.partition, committedOffset: p.offset, committedLeaderEpoch: -1, committedMetadata: null })) }]
+      }, { nodeId })
+      const code = response.topics.flatMap(t => t.partitions.map(p => p.errorCode)).find(e => e !== 0) ?? 0
+      if (code === 0) return
+      if (code !== ErrorCode.COORDINATOR_LOAD_IN_PROGRESS) c.coordinators.invalidate('group', groupId, nodeId)
       if (!RETRIABLE_COORDINATOR_CODES.has(code) || attempt >= 10) throw new KafkaJSProtocolError(protocolErrorInfo(code))
       await new Promise(resolve => setTimeout(resolve, retryDelay(this.#context.config.retry ?? {}, attempt)))
     }

@@ -124,7 +124,7 @@ describe('admin routing and retries', () => {
   })
 
   test('an abort while waiting to retry a refusal names the refusal\'s Kafka code and type', async () => {
-    await withCluster(async (cluster, client) => {
+    await withCluster(async (cluster) => {
       const backoffClient = new Client({ bootstrap: cluster.bootstrap, retryBackoff: { initialMs: 4000, maxMs: 4000 }, requestTimeoutMs: 10_000 })
       const controller = new AbortController()
       try {

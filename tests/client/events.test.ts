@@ -22,7 +22,7 @@ const { cluster, client } = fixtures()
 /** Every event of these names the client emits, in order. */
 function record<K extends keyof ClientEvents & string> (k: Client, ...names: K[]): Array<{ name: K, event: ClientEvents[K][0] }> {
   const seen: Array<{ name: K, event: ClientEvents[K][0] }> = []
-  for (const name of names) k.on(name, ((event: ClientEvents[K][0]) => { seen.push({ name, event }) }) as any)
+  for (const name of names) k.on(name, ((event: ClientEvents[K][0]) => { seen.push({ name, event }) }) as never)
   return seen
 }
 

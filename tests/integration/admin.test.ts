@@ -369,7 +369,7 @@ describe('admin against a real broker', { skip }, () => {
       assert.equal(open.currentTxnStartOffset, 0n)
       assert.equal(await lastStable(), 0n, 'the open transaction holds the last stable offset back')
 
-      await assert.rejects(client.admin.abortTransaction({ topic, partition: 0, producerId: open.producerId, producerEpoch: open.producerEpoch, coordinatorEpoch: open.coordinatorEpoch, extra: 1 } as any), TypeError)
+      await assert.rejects(client.admin.abortTransaction({ topic, partition: 0, producerId: open.producerId, producerEpoch: open.producerEpoch, coordinatorEpoch: open.coordinatorEpoch, extra: 1 } as never), TypeError)
       await client.admin.abortTransaction({ topic, partition: 0, producerId: open.producerId, producerEpoch: open.producerEpoch, coordinatorEpoch: open.coordinatorEpoch })
       const [{ producers: [after] }] = await client.admin.describeProducers([{ topic, partition: 0 }])
       assert.equal(after.currentTxnStartOffset, -1n)

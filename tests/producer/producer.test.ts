@@ -11,14 +11,14 @@ import assert from 'node:assert/strict'
 import { getEventListeners } from 'node:events'
 import { Client } from '../../index'
 import { AbortedError, ClientClosedError } from '../../client/errors'
-import { Produce } from '../../protocol/apis/produce'
+import { Produce, type ProduceRequest, type ProduceResponse } from '../../protocol/apis/produce'
 import { ApiVersions } from '../../protocol/apis/api-versions'
 import { InitProducerId } from '../../protocol/apis/init-producer-id'
 import { Metadata } from '../../protocol/apis/metadata'
 import { Producer, type ProducerOptions, type ProducerRecord } from '../../producer/producer'
 import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError, RecordTooLargeError, SendError, TopicDeletedError } from '../../producer/errors'
 import type { RecordMetadata } from '../../producer/batch'
-import { FakeClock, FakeCluster, withClock } from '../../testing/index'
+import { FakeClock, FakeCluster, withClock, type InterceptAction } from '../../testing/index'
 import { channels, type RequestTrace } from '../../client/instrumentation'
 import { waitFor, outcomeWithin } from '../support/wait'
 
@@ -90,7 +90,7 @@ const acquiringIdentity = (p: Producer): boolean => (p.debugState() as { acquiri
 const nothingInFlight = (p: Producer): boolean => (p.debugState() as { inFlightBatches: number }).inFlightBatches === 0
 
 /** The partition of the first batch in a Produce request. */
-const partitionIn = (request: any): number => request.topicData[0].partitionData[0].index
+const partitionIn = (request: ProduceRequest): number => request.topicData[0].partitionData[0].index
 
 function values (partition = 0): string[] {
   return cluster.log(TOPIC, partition).map(r => r.value?.toString() ?? '')
@@ -105,7 +105,7 @@ function assertLanded (result: RecordMetadata, value: string): void {
 }
 
 describe('the cancelled send: an aborted record whose outcome is unknown', () => {
-  const ambiguousFaults: Array<[string, () => any]> = [
+  const ambiguousFaults: Array<[string, () => InterceptAction<ProduceResponse>]> = [
     ['REQUEST_TIMED_OUT after the append', () => ({ error: 7, apply: true })],
     ['NOT_ENOUGH_REPLICAS_AFTER_APPEND', () => ({ error: 20, apply: true })],
     ['the connection dropped after the write', () => ({ drop: 'after-apply' })]
@@ -214,7 +214,7 @@ describe('the cancelled send: an aborted record whose outcome is unknown', () =>
     // attempt fails before anything is written, with an error no retry fixes by itself.
     cluster.intercept(Produce, () => ({ error: 7, apply: true }), { times: 1 })
     cluster.intercept(Produce, () => ({ drop: 'before-apply' }), { times: 1 })
-    cluster.intercept(ApiVersions, () => ({ modify: (response: any) => ({ ...response, apiKeys: response.apiKeys.filter((k: { apiKey: number }) => k.apiKey !== Produce.key) }) }))
+    cluster.intercept(ApiVersions, () => ({ modify: response => ({ ...response, apiKeys: response.apiKeys.filter(k => k.apiKey !== Produce.key) }) }))
     let outcome = 'pending'
     const a = p.send({ topic: TOPIC, partition: 0, value: 'A' }).then(() => { outcome = 'acknowledged' }, (error: Error) => { outcome = `rejected ${error.name}` })
     // Three times deliveryTimeoutMs on the producer's clock, its retries failing all along.
@@ -259,7 +259,7 @@ describe('epoch bumps (KIP-360)', () => {
     cluster.intercept(Produce, () => ({ error: 87 }), { times: 1 })
     const bad = p.send({ topic: TOPIC, partition: 0, value: 'bad' })
     const good = p.send({ topic: TOPIC, partition: 0, value: 'good' })
-    await assert.rejects(bad, (error: any) => error.code === 87 && error.type === 'INVALID_RECORD')
+    await assert.rejects(bad, (error: { code?: number, type?: string }) => error.code === 87 && error.type === 'INVALID_RECORD')
     assertLanded(await good, 'good')
     assert.deepEqual(values(), ['first', 'good'])
     // 'good', pipelined behind the gap 'bad' left, was refused as out of order: the producer's own gap, no data loss.
@@ -286,7 +286,7 @@ describe('epoch bumps (KIP-360)', () => {
     const a = p.send({ topic: TOPIC, partition: 0, value: 'A' })
     await waitFor("A's retry", () => attemptsOfA >= 2)
     // B fails for good on partition 1: partition 1 needs a new epoch, partition 0 does not.
-    await assert.rejects(p.send({ topic: TOPIC, partition: 1, value: 'B' }), (error: any) => error.code === 87)
+    await assert.rejects(p.send({ topic: TOPIC, partition: 1, value: 'B' }), (error: { code?: number, type?: string }) => error.code === 87)
     const c = p.send({ topic: TOPIC, partition: 1, value: 'C' })
     releaseRetry()
     assertLanded(await a, 'A')
@@ -309,7 +309,7 @@ describe('epoch bumps (KIP-360)', () => {
     p.on('dataLoss', event => losses.push(event))
     await p.send({ topic: TOPIC, partition: 1, value: 'p1-first' }) // partition 1's next sequence is 1
     cluster.intercept(Produce, ({ request }) => partitionIn(request) === 0 ? { error: 87 } : undefined, { times: 1 })
-    await assert.rejects(p.send({ topic: TOPIC, partition: 0, value: 'refused' }), (error: any) => error.code === 87)
+    await assert.rejects(p.send({ topic: TOPIC, partition: 0, value: 'refused' }), (error: { code?: number, type?: string }) => error.code === 87)
     await waitFor('the bump', () => p.producerIdentity.producerEpoch > 0 || p.producerIdentity.producerId !== cluster.produceAttempts(TOPIC, 1)[0].producerId)
     assertLanded(await p.send({ topic: TOPIC, partition: 1, value: 'p1-second' }), 'p1-second')
     assert.deepEqual(losses, [])
@@ -357,7 +357,7 @@ describe('ordering and retries', () => {
   })
 
   test('a topic with one leaderless partition: records for partitions with a leader are sent, only the leaderless one\'s wait', async () => {
-    const removeLeaderless = cluster.intercept(Metadata, () => ({ modify: (r: any) => ({ ...r, topics: r.topics.map((t: any) => t.name !== TOPIC ? t : { ...t, partitions: t.partitions.map((x: any) => x.partitionIndex === 1 ? { ...x, errorCode: 5, leaderId: -1 } : x) }) }) }))
+    const removeLeaderless = cluster.intercept(Metadata, () => ({ modify: r => ({ ...r, topics: r.topics.map(t => t.name !== TOPIC ? t : { ...t, partitions: t.partitions.map(x => x.partitionIndex === 1 ? { ...x, errorCode: 5, leaderId: -1 } : x) }) }) }))
     const { p, clock } = clockedProducer({ metadataWaitMs: 5000 }, { initialMs: 100, maxMs: 400 })
     let settled = false
     const waiting = p.send({ topic: TOPIC, partition: 1, value: 'waits for a leader' }).finally(() => { settled = true })
@@ -401,7 +401,7 @@ describe('ordering and retries', () => {
     assert.ok(o0.ok && o2.ok && !o1.ok)
     assertLanded(o0.metadata, 'r0')
     assertLanded(o2.metadata, 'r2')
-    assert.equal((o1.error as any).code, 87)
+    assert.equal((o1.error as { code?: number }).code, 87)
     assert.deepEqual(error.errors.map(e => e.index), [1])
     assert.deepEqual(values(0), ['r0', 'r2'])
   })
@@ -599,7 +599,7 @@ describe('limits and lifecycle', () => {
     const before = p.producerIdentity
     const removeOutage = cluster.intercept(InitProducerId, () => ({ error: 15 }))
     cluster.intercept(Produce, () => ({ error: 87 }), { times: 1 }) // INVALID_RECORD: partition 0 must bump
-    await assert.rejects(p.send({ topic: TOPIC, partition: 0, value: 'refused' }), (error: any) => error.code === 87)
+    await assert.rejects(p.send({ topic: TOPIC, partition: 0, value: 'refused' }), (error: { code?: number, type?: string }) => error.code === 87)
     await assert.rejects(p.send({ topic: TOPIC, partition: 0, value: 'during' }), DeliveryTimeoutError)
     // Partition 1 never needed the bump: it goes on under the old identity meanwhile.
     assertLanded(await p.send({ topic: TOPIC, partition: 1, value: 'other partition' }), 'other partition')
@@ -805,7 +805,7 @@ describe('limits and lifecycle', () => {
     await new Promise(resolve => setImmediate(resolve))
     const realNow = Date.now
     const stepBack = 3_600_000
-    let steppedFrom = 0n
+    let steppedFrom: bigint
     Date.now = () => realNow() - stepBack
     try {
       steppedFrom = BigInt(Date.now())
@@ -911,7 +911,7 @@ describe('limits and lifecycle', () => {
         await loggedClient.metadata.refresh([TOPIC])
         const before = p.producerIdentity
         // The broker closes the connection on any request that carries partition 0 (as on a request over socket.request.max.bytes).
-        const carriesPartition0 = (request: any): boolean => request.topicData.some((t: any) => t.partitionData.some((d: any) => d.index === 0))
+        const carriesPartition0 = (request: ProduceRequest): boolean => request.topicData.some(t => t.partitionData.some(d => d.index === 0))
         const removeFault = cluster.intercept(Produce, ({ request }) => carriesPartition0(request) ? { drop: 'before-apply' } : undefined)
         const poisoned = p.send({ topic: TOPIC, partition: 0, value: 'poison' })
         const healthy = p.send({ topic: TOPIC, partition: 1, value: 'healthy' })
@@ -941,7 +941,7 @@ describe('limits and lifecycle', () => {
     const pending = p.send({ topic: TOPIC, partition: 0, value: 'x' })
     await waitFor('x written', () => cluster.produceAttempts(TOPIC, 0).length >= 2)
     // The topic is gone: Metadata no longer lists it, its partitions answer UNKNOWN_TOPIC_OR_PARTITION.
-    cluster.intercept(Metadata, () => ({ modify: (r: any) => ({ ...r, topics: r.topics.map((t: any) => t.name === TOPIC ? { ...t, errorCode: 3, partitions: [] } : t) }) }))
+    cluster.intercept(Metadata, () => ({ modify: r => ({ ...r, topics: r.topics.map(t => t.name === TOPIC ? { ...t, errorCode: 3, partitions: [] } : t) }) }))
     cluster.intercept(Produce, () => ({ error: 3 }))
     assert.match(await outcomeWithin(pending, 3000), /^rejected TopicDeletedError: Topic "t" was deleted/)
     const error = await pending.catch((e: unknown) => e)
@@ -959,7 +959,7 @@ describe('limits and lifecycle', () => {
     const pending = p.send({ topic: TOPIC, partition: 0, value: 'x' })
     await waitFor('x in flight', () => cluster.produceAttempts(TOPIC, 0).length >= 2)
     // While x's request is out, the topic is deleted and the client's metadata learns it.
-    cluster.intercept(Metadata, () => ({ modify: (r: any) => ({ ...r, topics: r.topics.map((t: any) => t.name === TOPIC ? { ...t, errorCode: 3, partitions: [] } : t) }) }))
+    cluster.intercept(Metadata, () => ({ modify: r => ({ ...r, topics: r.topics.map(t => t.name === TOPIC ? { ...t, errorCode: 3, partitions: [] } : t) }) }))
     await client.metadata.refresh([TOPIC])
     assert.equal(client.metadata.topic(TOPIC), undefined)
     release()

@@ -31,7 +31,7 @@ import { checkLoggerOptions, Log, type Logger, type LogLevel } from './logger'
 import type { ClientMetrics } from './metrics'
 import { clockOption, systemClock, type Clock } from './clock'
 import { Coordinators } from './coordinators'
-import { checkDuration, checkInteger, checkKnownKeys, checkObject, checkSignal, checkString, describeValue } from './validate'
+import { checkBoolean, checkDuration, checkInteger, checkKnownKeys, checkObject, checkSignal, checkString, describeValue } from './validate'
 
 export interface ClientOptions {
   /** Bootstrap brokers, 'host:port' each (or one comma-separated string). */
@@ -79,6 +79,21 @@ export interface ClientResource {
    * ClientClosedError). The client closes its connections after every resource's promise settled.
    */
   closeWithClient: (error: ClientClosedError) => void | Promise<void>
+}
+
+/**
+ * What every close() takes (producer, consumers). `force`: stop without waiting for work in
+ * progress; each close() says what that leaves undone.
+ */
+export interface CloseOptions {
+  force?: boolean
+}
+
+/** Checks close()'s options; `where` names the call ('producer.close()'). */
+export function checkCloseOptions (where: string, options: unknown): asserts options is CloseOptions {
+  checkObject(where, 'options', options)
+  checkKnownKeys(`${where} option`, options, ['force'])
+  checkBoolean(`${where} option`, 'force', options.force)
 }
 
 export type { ClientEvents } from './events'

@@ -4,6 +4,7 @@
  */
 import type { Client } from '../index'
 import type { AclBinding, AclFilter, ConfigResourceType as NativeConfigType } from '../admin/index'
+import { throwFirstError } from '../admin/results'
 import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError } from '../protocol/errors'
 import { OffsetCommit } from '../protocol/apis/offset-commit'
@@ -168,9 +169,7 @@ export class KafkaJSAdmin {
       })
     }
     return await this.#call(async c => {
-      let created: string[]
-      try {
-        created = await c.admin.createTopics(topics.map(t => {
+      const results = await c.admin.createTopics(topics.map(t => {
           const assignments = t.replicaAssignment !== undefined && t.replicaAssignment.length > 0
             ? Object.fromEntries(t.replicaAssignment.map(a => [a.partition, a.replicas]))
             : undefined
@@ -182,14 +181,9 @@ export class KafkaJSAdmin {
             configs: Object.fromEntries((t.configEntries ?? []).map(e => [e.name, e.value]))
           }
         }), { validateOnly, ignoreExisting: true, timeoutMs: waitForLeaders ? timeout : undefined })
-      } catch (error) {
-        if (error instanceof BrokerError) {
-          const name = /topic "([^"]*)"/.exec(error.message)?.[1] ?? ''
-          throw new KafkaJSCreateTopicError(protocolErrorInfo(error.code), name)
-        }
-        throw error
-      }
-      return created.length > 0
+      const failed = results.find(r => r.error !== undefined)
+      if (failed?.error !== undefined) throw new KafkaJSCreateTopicError(protocolErrorInfo(failed.error.code), failed.topic)
+      return results.some(r => !r.existed)
     })
   }
 
@@ -198,7 +192,7 @@ export class KafkaJSAdmin {
     if (topics.some(t => typeof t !== 'string')) throw new KafkaJSNonRetriableError('Invalid topics array, the names must be a valid string')
     await this.#call(async c => {
       try {
-        await c.admin.deleteTopics(topics, { timeoutMs: timeout })
+        throwFirstError(await c.admin.deleteTopics(topics, { timeoutMs: timeout }))
       } catch (error) {
         if (error instanceof BrokerError) throw protocolError(error)
         throw error
@@ -213,7 +207,7 @@ export class KafkaJSAdmin {
     if (new Set(topicPartitions.map(t => t.topic)).size < topicPartitions.length) throw new KafkaJSNonRetriableError('Invalid topic partitions array, it cannot have multiple entries for the same topic')
     return await this.#call(async c => {
       try {
-        await c.admin.createPartitions(topicPartitions.map(t => ({ topic: t.topic, count: t.count, assignments: t.assignments })), { validateOnly, timeoutMs: timeout })
+        throwFirstError(await c.admin.createPartitions(topicPartitions.map(t => ({ topic: t.topic, count: t.count, assignments: t.assignments })), { validateOnly, timeoutMs: timeout }))
       } catch (error) {
         if (error instanceof BrokerError) throw protocolError(error)
         throw error
@@ -228,7 +222,7 @@ export class KafkaJSAdmin {
     }
     return await this.#call(async c => {
       const names = topics.length > 0 ? topics : await c.admin.listTopics()
-      const described = await c.admin.describeTopics(names)
+      const described = throwFirstError(await c.admin.describeTopics(names))
       return { topics: described.map(t => ({ name: t.name, partitions: partitionMetadataOf(c, t.name) })) }
     })
   }
@@ -351,8 +345,9 @@ export class KafkaJSAdmin {
     const invalidConfigs = resources.find(r => !Array.isArray(r.configNames) && r.configNames !== undefined && r.configNames !== null)
     if (invalidConfigs !== undefined) throw new KafkaJSNonRetriableError(`Invalid resource configNames ${String(invalidConfigs.configNames)}: ${JSON.stringify(invalidConfigs)}`)
     return await this.#call(async c => {
-      const described = await Promise.all(resources.map(async r => {
-        const configs = await c.admin.describeConfigs({ type: CONFIG_TYPE_NAMES[r.type], name: r.name, keys: r.configNames !== undefined && r.configNames.length > 0 ? r.configNames : undefined }, { includeSynonyms })
+      const answers = throwFirstError(await c.admin.describeConfigs(resources.map(r => ({ type: CONFIG_TYPE_NAMES[r.type], name: r.name, keys: r.configNames !== undefined && r.configNames.length > 0 ? r.configNames : undefined })), { includeSynonyms }))
+      const described = resources.map((r, i) => {
+        const configs = answers[i].configs
         return {
           errorCode: 0,
           errorMessage: null,
@@ -368,7 +363,7 @@ export class KafkaJSAdmin {
             configSynonyms: (e.synonyms ?? []).map(s => ({ configName: s.name, configValue: s.value, configSource: codeOf({ 1: 'dynamic-topic', 2: 'dynamic-broker', 3: 'dynamic-default-broker', 4: 'static-broker', 5: 'default', 6: 'dynamic-broker-logger' }, s.source) }))
           }))
         }
-      }))
+      })
       return { resources: described, throttleTime: 0 }
     })
   }
@@ -383,7 +378,7 @@ export class KafkaJSAdmin {
     const invalidValue = resources.find(r => r.configEntries.some(e => typeof e.name !== 'string' || typeof e.value !== 'string'))
     if (invalidValue !== undefined) throw new KafkaJSNonRetriableError(`Invalid resource config value: ${JSON.stringify(invalidValue)}`)
     return await this.#call(async c => {
-      await c.admin.alterConfigs(resources.map(r => ({ type: CONFIG_TYPE_NAMES[r.type], name: r.name, set: Object.fromEntries(r.configEntries.map(e => [e.name, e.value])) })), { validateOnly })
+      throwFirstError(await c.admin.alterConfigs(resources.map(r => ({ type: CONFIG_TYPE_NAMES[r.type], name: r.name, set: Object.fromEntries(r.configEntries.map(e => [e.name, e.value])) })), { validateOnly }))
       return { resources: resources.map(r => ({ errorCode: 0, errorMessage: null, resourceType: r.type, resourceName: r.name })), throttleTime: 0 }
     })
   }

@@ -408,7 +408,7 @@ export class KafkaJSProducer {
         allowAutoTopicCreation: this.#config.allowAutoTopicCreation !== false
       }
       if (timeout !== undefined) options.requestTimeoutMs = timeout
-      if (options.idempotent !== true) options.retries = this.#config.retry?.retries ?? this.#context.config.retry?.retries ?? 5
+      if (options.idempotent !== true) options.maxRetries = this.#config.retry?.retries ?? this.#context.config.retry?.retries ?? 5
       producer = client.producer(options)
       this.#producers.set(key, producer)
     }

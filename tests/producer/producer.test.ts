@@ -6,6 +6,7 @@
 // REQUEST_TIMED_OUT — the broker did append it. The caller aborts A. A client that then
 // fails A and gives A's sequence numbers to the next batch B gets B deduplicated against
 // A by the broker: B is "acknowledged" at A's offset and B's value is nowhere in the log.
+import { ErrorCode } from '../../protocol/error-codes'
 import { afterEach, beforeEach, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { getEventListeners } from 'node:events'
@@ -190,7 +191,7 @@ describe('the cancelled send: an aborted record whose outcome is unknown', () =>
   })
 
   test('an ambiguous batch is not failed by the delivery timeout or the retry limit', async () => {
-    const { p, clock } = clockedProducer({ deliveryTimeoutMs: 2000, requestTimeoutMs: 1000, retries: 1 }, { initialMs: 100, maxMs: 400 })
+    const { p, clock } = clockedProducer({ deliveryTimeoutMs: 2000, requestTimeoutMs: 1000, maxRetries: 1 }, { initialMs: 100, maxMs: 400 })
     await p.send({ topic: TOPIC, partition: 0, value: 'warm-up' })
     // Timed out, not appended: the producer cannot know, so it must keep trying.
     const removeFault = cluster.intercept(Produce, () => ({ error: 7 }))
@@ -251,7 +252,7 @@ describe('epoch bumps (KIP-360)', () => {
 
   test('a definite failure of a sent batch resets sequences under a new epoch for the batches behind it', async () => {
     // Tiny batches: 'bad' and 'good' go in separate batches, pipelined.
-    const p = producer({ batchMaxBytes: 80 })
+    const p = producer({ maxBatchBytes: 80 })
     const losses: unknown[] = []
     p.on('dataLoss', event => losses.push(event))
     await p.send({ topic: TOPIC, partition: 0, value: 'first' })
@@ -322,7 +323,7 @@ describe('epoch bumps (KIP-360)', () => {
 
 describe('ordering and retries', () => {
   test('with several batches in flight, a retriable failure in the middle keeps send order and writes each record once', async () => {
-    const p = producer({ lingerMs: 1, batchMaxBytes: 200 })
+    const p = producer({ lingerMs: 1, maxBatchBytes: 200 })
     let produceCount = 0
     // The third Produce request is dropped before it reaches the log, the fifth after.
     cluster.intercept(Produce, () => {
@@ -345,7 +346,7 @@ describe('ordering and retries', () => {
   test('until a batch of the current producer id and epoch succeeded on a partition, nothing is pipelined behind it', async () => {
     // Kafka accepts any first sequence from a producer it does not know on a partition
     // (KIP-360): a second batch in flight behind a failed first one would land first.
-    const p = producer({ lingerMs: 1, batchMaxBytes: 80 })
+    const p = producer({ lingerMs: 1, maxBatchBytes: 80 })
     cluster.intercept(Produce, () => ({ error: 3 }), { times: 1 }) // UNKNOWN_TOPIC_OR_PARTITION: a fresh topic
     const results = await Promise.all(Array.from({ length: 6 }, async (_, i) => await p.send({ topic: TOPIC, partition: 0, value: `f${i}` })))
     results.forEach((r, i) => assertLanded(r, `f${i}`))
@@ -374,7 +375,7 @@ describe('ordering and retries', () => {
   })
 
   test('a leader move sends the partition to the new leader without reordering or duplicates', async () => {
-    const p = producer({ lingerMs: 1, batchMaxBytes: 300 })
+    const p = producer({ lingerMs: 1, maxBatchBytes: 300 })
     const sends: Array<Promise<RecordMetadata>> = []
     for (let i = 0; i < 300; i++) {
       sends.push(p.send({ topic: TOPIC, partition: 0, value: `m${i}` }))
@@ -467,7 +468,7 @@ describe('MESSAGE_TOO_LARGE: split, and a record too large on its own fails alon
 
   test('a split keeps sequences: batches pipelined behind the refused one land after its halves, under the same epoch and with no gap', async () => {
     cluster.createTopic({ name: SMALL, partitions: 1, configs: { 'max.message.bytes': String(LIMIT) } })
-    const p = producer({ lingerMs: 20, batchMaxBytes: 2000 })
+    const p = producer({ lingerMs: 20, maxBatchBytes: 2000 })
     // A first success, so the broker knows the producer and later batches are pipelined.
     await p.send({ topic: SMALL, partition: 0, value: 'c0_' })
     // Three records fill a batch (the fourth would pass batchMaxBytes): two sealed batches, sent together.
@@ -485,7 +486,7 @@ describe('MESSAGE_TOO_LARGE: split, and a record too large on its own fails alon
   test('a gap the producer made itself is no data loss: [a, too large, c, d], the refused record fails and the epoch moves while [c, d] is in flight, [c, d] is answered out of order and resent; no dataLoss', async () => {
     cluster.createTopic({ name: SMALL, partitions: 1, configs: { 'max.message.bytes': String(LIMIT) } })
     // Small batches: a, the large record and [c, d] are three batches, the last two pipelined.
-    const p = producer({ batchMaxBytes: 1000 })
+    const p = producer({ maxBatchBytes: 1000 })
     const losses: unknown[] = []
     p.on('dataLoss', event => losses.push(event))
     let bumped!: () => void
@@ -681,7 +682,7 @@ describe('limits and lifecycle', () => {
   }
 
   test('one send() larger than maxBufferedRecords/maxBufferedBytes enters the buffer as records are acknowledged: all written in order, the limits never passed', async () => {
-    const p = producer({ maxBufferedRecords: 40, maxBufferedBytes: 3000, lingerMs: 1, batchMaxBytes: 600 })
+    const p = producer({ maxBufferedRecords: 40, maxBufferedBytes: 3000, lingerMs: 1, maxBatchBytes: 600 })
     const watch = watchBuffered(p)
     const count = 3000
     const sending = p.send(Array.from({ length: count }, (_, i) => ({ topic: TOPIC, partition: i % 2, value: `big-${i}` })))
@@ -760,7 +761,7 @@ describe('limits and lifecycle', () => {
     // would put one batch's bytes in another's request (a CRC error, or wrong values).
     // A compressed batch is compressed from its buffer and its compressed bytes written
     // back over the records: a buffer still being compressed must be no one else's.
-    const p = producer({ batchMaxBytes: 128 * 1024, lingerMs: 5, compression })
+    const p = producer({ maxBatchBytes: 128 * 1024, lingerMs: 5, compression })
     const expected: string[][] = [[], []]
     for (let round = 0; round < 4; round++) {
       const sends: Array<Promise<unknown>> = []
@@ -1096,12 +1097,15 @@ describe('input is checked where it is passed', () => {
     refuses(make({ lingerMs: '5' }), TypeError, /producer option lingerMs: expected an integer from 0 to 2147483647, got "5" \(a string\)/)
     refuses(make({ compression: 'brotli' }), RangeError, /producer option compression: expected one of 'none', 'gzip', 'snappy', 'lz4', 'zstd', got "brotli"/)
     refuses(make({ acks: 2 }), RangeError, /producer option acks: expected one of 'all', -1, 0, 1, got 2 \(a number\)/)
+    refuses(make({ maxBatchBytes: 0 }), RangeError, /producer option maxBatchBytes: expected an integer ≥ 1, got 0/)
     refuses(make({ batchMaxBytes: 0 }), RangeError, /producer option batchMaxBytes: expected an integer ≥ 1, got 0/)
     refuses(make({ maxBufferedBytes: -1 }), RangeError, /maxBufferedBytes: .*got -1/)
     refuses(make({ maxBufferedRecords: 1.5 }), TypeError, /maxBufferedRecords: .*got 1.5/)
     refuses(make({ deliveryTimeoutMs: 0 }), RangeError, /deliveryTimeoutMs: expected an integer from 1 to 2147483647, got 0/)
     refuses(make({ requestTimeoutMs: 5000, deliveryTimeoutMs: 1000 }), RangeError, /deliveryTimeoutMs: expected at least requestTimeoutMs/)
-    refuses(make({ retries: -1 }), RangeError, /retries: expected an integer ≥ 0, got -1/)
+    refuses(make({ maxRetries: -1 }), RangeError, /producer option maxRetries: expected an integer ≥ 0, got -1/)
+    refuses(make({ retries: -1 }), RangeError, /producer option retries: expected an integer ≥ 0, got -1/)
+    refuses(make({ retries: 1, maxRetries: 2 }), TypeError, /producer option retries is the old name of maxRetries; give only maxRetries/)
     refuses(make({ idempotent: 'yes' }), TypeError, /idempotent: expected true or false/)
     refuses(make({ partitioner: 'murmur' }), RangeError, /partitioner: expected one of 'default', 'round-robin'/)
     refuses(make({ partitioner: 42 }), TypeError, /partitioner: .*a function or an object with partition\(\), got 42/)
@@ -1110,7 +1114,24 @@ describe('input is checked where it is passed', () => {
     refuses(make({ linger: 5 }), TypeError, /producer option linger is not an option; did you mean lingerMs\?/)
     refuses(make('fast'), TypeError, /new Producer options: expected an object, got "fast"/)
     // Valid edge values pass.
-    producer({ lingerMs: 0, retries: 0, acks: 0, idempotent: false, partitioner: () => 0 })
+    producer({ lingerMs: 0, maxRetries: 0, acks: 0, idempotent: false, partitioner: () => 0 })
+  })
+
+  test('the old names batchMaxBytes and retries still work as maxBatchBytes and maxRetries, with one warning per client through its logger', async () => {
+    const warnings: string[] = []
+    const logger = { debug: () => {}, info: () => {}, warn: (message: string) => { warnings.push(message) }, error: () => {} }
+    const logged = new Client({ bootstrap: cluster.bootstrap, retryBackoff: { initialMs: 10, maxMs: 50 }, requestTimeoutMs: 2000, logger })
+    try {
+      const p = new Producer(logged, { retries: 0, batchMaxBytes: 80 })
+      // retries: 0 is maxRetries: 0: a definite retriable refusal (NOT_ENOUGH_REPLICAS) fails the send at once.
+      cluster.intercept(Produce, () => ({ error: ErrorCode.NOT_ENOUGH_REPLICAS }), { times: 1 })
+      await assert.rejects(p.send({ topic: TOPIC, partition: 0, value: 'x' }), (error: { code?: number }) => error.code === ErrorCode.NOT_ENOUGH_REPLICAS)
+      await p.close()
+      await new Producer(logged, { retries: 0 }).close()
+      assert.deepEqual(warnings.filter(w => /deprecated/.test(w)).map(w => /option (\w+) is deprecated.*called (\w+)/.exec(w)?.slice(1, 3)), [['batchMaxBytes', 'maxBatchBytes'], ['retries', 'maxRetries']])
+    } finally {
+      await logged.close()
+    }
   })
 
   test('records: value, key, headers, topic, partition and timestamp are checked before anything is buffered', async () => {

@@ -7,6 +7,7 @@
  *
  * append() runs once per record: keep it free of closures, copies and further calls.
  */
+import type { Clock } from '../client/clock'
 import { RECORD_BATCH_OVERHEAD, type RecordInput } from '../protocol/record-batch'
 import { ProducerBatch, type SendTracker, type Waiter } from './batch'
 import { RecordTooLargeError } from './errors'
@@ -16,8 +17,8 @@ import type { ProducerRecord } from './record-input'
 
 /** What the Accumulator needs of the producer. */
 export interface AccumulatorHost {
-  /** `queue` got a new batch: the delivery timer and the batch's linger start. */
-  batchOpened: (queue: PartitionQueue) => void
+  /** `batch` was opened (its `createdAt` is now): its linger and its delivery timeout run from there. */
+  batchOpened: (batch: ProducerBatch) => void
   /** A batch reached batchMaxBytes: it is sealed and may go without lingering. */
   batchFull: () => void
   /** A produce() callback threw (handed to each new batch). */
@@ -35,6 +36,8 @@ export class Accumulator {
   readonly #limits: AccumulatorLimits
   readonly #partitioner: Partitioner
   readonly #host: AccumulatorHost
+  /** The client's clock: a batch's `createdAt`, read once per batch (linger and delivery timeout run from it). */
+  readonly #clock: Clock
   // Created on first use; changed only on the event loop, through the methods below.
   readonly #queues = new Map<string, PartitionQueue>()
   // The same queues by topic and partition: the per-record lookup, without building a key string.
@@ -45,7 +48,8 @@ export class Accumulator {
   #bufferedBytes = 0
   #bufferedRecords = 0
 
-  constructor (limits: AccumulatorLimits, partitioner: Partitioner, host: AccumulatorHost) {
+  constructor (clock: Clock, limits: AccumulatorLimits, partitioner: Partitioner, host: AccumulatorHost) {
+    this.#clock = clock
     this.#limits = limits
     this.#partitioner = partitioner
     this.#host = host
@@ -112,10 +116,10 @@ export class Accumulator {
       batch = undefined
     }
     if (batch === undefined) {
-      batch = new ProducerBatch(topic, partition, Date.now(), this.#host.onCallbackThrow)
+      batch = new ProducerBatch(topic, partition, this.#clock.now(), this.#host.onCallbackThrow)
       queue.push(batch)
       this.#active.add(queue)
-      this.#host.batchOpened(queue)
+      this.#host.batchOpened(batch)
     }
     batch.add(input, bytes, waiter, index)
     batches?.add(batch)

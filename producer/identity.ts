@@ -162,7 +162,7 @@ export class ProducerIdentity {
       }
       this.lastError = failure
       if (!this.#options.keepTrying()) throw failure
-      await sleep(backoffDelay(attempt, this.#client.backoff), this.#options.closing).catch(() => { throw this.#closedWhileRetrying(failure) })
+      await sleep(backoffDelay(attempt, this.#client.backoff), this.#options.closing, failure, this.#client.clock).catch(() => { throw this.#closedWhileRetrying(failure) })
     }
   }
 }

@@ -52,7 +52,6 @@ export class PartitionQueue {
   #leaving = false
   /** The broker answered UNKNOWN_TOPIC_OR_PARTITION / UNKNOWN_TOPIC_ID (that code): the next metadata refresh tells whether the topic is gone. */
   #topicMissingCode = 0
-  #lingerTimer: NodeJS.Timeout | undefined
 
   constructor (topic: string, partition: number) {
     this.topic = topic
@@ -200,19 +199,5 @@ export class PartitionQueue {
     const code = this.#topicMissingCode
     this.#topicMissingCode = 0
     return code
-  }
-
-  /** Calls `wake` after `ms`, unless a linger timer runs already. */
-  startLinger (ms: number, wake: () => void): void {
-    if (this.#lingerTimer !== undefined) return
-    this.#lingerTimer = setTimeout(() => {
-      this.#lingerTimer = undefined
-      wake()
-    }, ms)
-  }
-
-  stopLinger (): void {
-    if (this.#lingerTimer !== undefined) clearTimeout(this.#lingerTimer)
-    this.#lingerTimer = undefined
   }
 }

@@ -1,12 +1,13 @@
 /**
  * Producer: records in, acknowledgements out. This file is the public API, the send
- * paths (checks, backpressure, partitioning), drain scheduling, acting on each batch's
- * outcome, aborts and delivery expiry. The rest of the produce path lives beside it:
- * record-input.ts (record → RecordInput), accumulator.ts (queues, open batches, buffer
- * accounting), topic-wait.ts (records of topics not in metadata yet), drain-schedule.ts
- * (when the next drain runs), partition-queue.ts
- * (one partition's state), outcomes.ts (what an answer means), sequencing.ts and
- * identity.ts (idempotence), sink.ts (transport per broker).
+ * paths (checks, backpressure, partitioning), acting on each batch's outcome, and the
+ * wiring of the parts beside it: record-input.ts (record → RecordInput), accumulator.ts
+ * (queues, open batches, buffer accounting), topic-wait.ts (records of topics not in
+ * metadata yet), drain.ts (what is sendable to which leader, and when to look again;
+ * drain-schedule.ts, due-timer.ts), expiry.ts (the delivery timeout and aborts),
+ * partition-queue.ts (one partition's state), outcomes.ts (what an answer means),
+ * sequencing.ts and identity.ts (idempotence), sink.ts (transport per broker). Timing
+ * reads the client's clock (client.clock), so tests move it (kafkats/testing FakeClock).
  *
  *   record → partitioner → Accumulator → PartitionQueue (open batch, linger) → Sink of
  *          the leader → Produce request → outcome → the record's promise or callback
@@ -32,6 +33,7 @@
  *    the socket in that order (sink.ts).
  */
 import { checkCloseOptions, type Client, type CloseOptions } from '../client/client'
+import type { ClockTimer } from '../client/clock'
 import { TypedEmitter } from '../client/events'
 import { channels, subscribed, type ProducerSendTrace } from '../client/instrumentation'
 import type { MetricsRegistry } from '../client/metrics'
@@ -43,8 +45,8 @@ import { DescribeConfigs } from '../protocol/apis/describe-configs'
 import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError } from '../protocol/errors'
 import { recordSizeUpperBound, type RecordInput } from '../protocol/record-batch'
-import { notifyWaiter, type ProducerBatch, type RecordCallback, type RecordMetadata, type SendAnswer, type SendTracker, type Waiter } from './batch'
-import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError, RecordTooLargeError, SendError, TopicDeletedError } from './errors'
+import { notifyWaiter, type ProducerBatch, type RecordCallback, type RecordMetadata, type SendAnswer, type Waiter } from './batch'
+import { BufferFullError, OutcomeUnknownError, ProducerClosedError, RecordTooLargeError, SendError, TopicDeletedError } from './errors'
 import { NO_IDENTITY, ProducerIdentity, ProducerIdentityError } from './identity'
 import { checkProducerOptions, checkRecord, checkRecords, refuseKafkajsShape, RENAMED_PRODUCER_OPTIONS } from './input'
 import { checkSignal, describeValue, renamedOptions } from '../client/validate'
@@ -56,9 +58,10 @@ import { adoptAsRecordInput, toRecordInput, waitingSize, type ProducerBytes, typ
 import { Sequencing } from './sequencing'
 import { TopicWaits } from './topic-wait'
 import { Accumulator } from './accumulator'
-import { DrainSchedule } from './drain-schedule'
+import { Drain } from './drain'
+import { Expiry, type AbortableTracker } from './expiry'
 import { madeGapItself, meaningOfCode, meaningOfFailure, saysTopicMissing } from './outcomes'
-import { Sink, type ItemOutcome, type SendItem } from './sink'
+import type { ItemOutcome, SendItem, SinkOptions } from './sink'
 import { RecordSerializer, type Serializers } from '../client/serializers'
 import { AbortedError } from '../client/errors'
 import { onAbort } from '../client/abort-signal'
@@ -204,7 +207,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   /** The built-in partitioners keep nothing of their input: one object serves every record. A partitioner of the application's gets a fresh one each time. */
   readonly #sharedPartitionerInput: PartitionerInput | undefined
   readonly #abortUnknownOutcome: 'wait' | 'settle'
-  readonly #sinkOptions: ConstructorParameters<typeof Sink>[3]
+  readonly #sinkOptions: SinkOptions
   /** Undefined without serializers: then send() and produce() take bytes as they are. */
   readonly #serializer: RecordSerializer | undefined
 
@@ -212,11 +215,12 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   readonly #accumulator: Accumulator
   /** Records of topics not in metadata yet (topic-wait.ts). */
   readonly #topicWaits: TopicWaits
-  readonly #sinks = new Map<number, Sink>()
-  /** When the next drain runs (on the next turn, or at a retry's or a linger's end). */
-  readonly #drainSchedule = new DrainSchedule(() => { void this.#drain() })
-  /** Schedules a drain on the next turn: a value made once, for linger timers, the accumulator and Sequencing. */
-  readonly #wake = this.#drainSchedule.soon
+  /** What is sendable to which leader, and when to look again (drain.ts). */
+  readonly #drain: Drain
+  /** The delivery timeout and aborts (expiry.ts). */
+  readonly #expiry: Expiry
+  /** Schedules a drain on the next turn: a value made once, for the accumulator and Sequencing. */
+  readonly #wake = (): void => { this.#drain.soon() }
 
   // Backpressure: sends waiting for buffer space.
   readonly #spaceFreed = new Signal()
@@ -229,14 +233,11 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   readonly #sequencing: Sequencing
   /** Set for a transactional producer: the transaction's state and its coordinator requests. */
   readonly #txn: TransactionManager | undefined
-  #inFlightBatches = 0
 
   #flushing = 0
   #closed = false
   /** close() was called (it may still be flushing): what `closed` says. */
   #closeCalled = false
-  /** Runs only while records are buffered, so an idle or forgotten producer holds no timer. */
-  #deliveryTimer: NodeJS.Timeout | undefined
   /** Why the producer is closed: ProducerClosedError, or the client's ClientClosedError. */
   #closedError: Error | undefined
   readonly #unregister: () => void
@@ -290,15 +291,15 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       keepTrying: () => !this.#closed && (this.#txn !== undefined || this.#hasBatchesWaitingForIdentity()),
       closing: this.#closing.signal
     })
-    this.#accumulator = new Accumulator({
+    this.#accumulator = new Accumulator(client.clock, {
       batchMaxBytes: this.#batchMaxBytes,
       maxRequestBytes: this.#maxRequestBytes,
       maxBufferedBytes: options.maxBufferedBytes ?? 64 * 1024 * 1024,
       maxBufferedRecords: options.maxBufferedRecords ?? 500_000
     }, this.#partitioner, {
-      batchOpened: queue => {
-        this.#startDeliveryTimer()
-        this.#startLinger(queue)
+      batchOpened: batch => {
+        this.#expiry.batchOpened(batch)
+        this.#drain.batchOpened(batch)
       },
       batchFull: this.#wake,
       onCallbackThrow: this.#onCallbackThrow
@@ -315,6 +316,22 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
         this.emit('epochBump', { producerId, producerEpoch, reason })
       },
       identityFailed: error => this.#failWaitingForIdentity(error)
+    })
+    this.#drain = new Drain(client, this.#accumulator, this.#identity, this.#sequencing, this.#txn, this, {
+      idempotent: this.#idempotent, lingerMs: this.#lingerMs, sink: this.#sinkOptions
+    }, {
+      lingering: () => this.#flushing === 0 && !this.#closed,
+      refreshMetadata: () => this.#refreshMetadataSoon()
+    })
+    this.#expiry = new Expiry(client.clock, this.#accumulator, this.#topicWaits, {
+      deliveryTimeoutMs: this.#deliveryTimeoutMs, idempotent: this.#idempotent, abortUnknownOutcome: this.#abortUnknownOutcome
+    }, {
+      fail: (queue, batch, error) => this.#finishBatch(queue, batch, error, null),
+      failSent: (queue, batch, error) => this.#failDefinitely(queue, batch, error),
+      dropAbandoned: (queue, batch, error) => this.#retryAmbiguous(queue, batch, error),
+      emptied: batch => this.#resolveDone(batch),
+      waitReason: queue => (this.#sequencing.waitsForIdentity(queue) ? this.#identity.lastError : undefined) ?? (this.#hasNoLeader(queue) ? this.#metadataFailure : undefined),
+      wake: this.#wake
     })
     // Closed with its client: pending work fails with the client's ClientClosedError at once.
     this.#unregister = client.register({ closeWithClient: error => this.#abandonAll(error, error) })
@@ -335,20 +352,6 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       return
     }
     this.#client.instrumentation.log.warn('a produce() callback threw (the other records\' callbacks still ran)', { code: 'KAFKATS_CALLBACK_ERROR', error })
-  }
-
-  #startDeliveryTimer (): void {
-    if (this.#deliveryTimer !== undefined) return
-    this.#deliveryTimer = setInterval(() => {
-      this.#expireBatches()
-      if (this.#accumulator.active.size === 0 && this.#topicWaits.size === 0) this.#stopTimers()
-    }, Math.max(50, Math.min(1000, this.#deliveryTimeoutMs / 10)))
-    this.#deliveryTimer.unref()
-  }
-
-  #stopTimers (): void {
-    clearInterval(this.#deliveryTimer)
-    this.#deliveryTimer = undefined
   }
 
   // ---------------------------------------------------------------- transactions (transactionalId set)
@@ -448,17 +451,17 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   /** @internal Internal state for debugging a stall: queues, batches, in-flight counts. */
   debugState (): object {
     return {
-      inFlightBatches: this.#inFlightBatches,
+      inFlightBatches: [...this.#accumulator.queues()].reduce((sum, q) => sum + q.inFlight, 0),
       acquiringIdentity: this.#identity.acquiring,
       producerId: String(this.#identity.current.producerId),
       producerEpoch: this.#identity.current.producerEpoch,
-      sinks: [...this.#sinks.values()].map(s => ({ nodeId: s.nodeId, inFlightRequests: s.inFlightRequests })),
+      sinks: [...this.#drain.sinks.values()].map(s => ({ nodeId: s.nodeId, inFlightRequests: s.inFlightRequests })),
       queues: [...this.#accumulator.active].map(q => ({
         key: q.key,
         inFlight: q.inFlight,
         inFlightNode: q.inFlightNode,
         serial: q.serial,
-        retryInMs: Math.max(0, q.retryAt - Date.now()),
+        retryInMs: Math.max(0, q.retryAt - this.#client.clock.now()),
         nextSequence: q.nextSequence,
         identity: `${q.identity.producerId}/${q.identity.producerEpoch}${q.leaving ? ' (leaving)' : ''}`,
         leader: this.#client.metadata.partition(q.topic, q.partition)?.leaderId,
@@ -556,7 +559,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
         }
       }
       // One listener per signal however many sends share it (abort-signal.ts).
-      const stopWaiting = signal === undefined ? undefined : onAbort(signal, () => this.#abortTracker(tracker, signal))
+      const stopWaiting = signal === undefined ? undefined : onAbort(signal, () => this.#expiry.abort(tracker, signal))
       const next = this.#waitingSends.length > 0 ? 0 : this.#appendWhileRoom(list, 0, tracker)
       if (next < list.length) void this.#appendAsRoomFrees(list, next, tracker, signal)
     })
@@ -721,10 +724,9 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
 
   #releaseResources (): void {
     this.#closing.abort(this.#closedError)
-    this.#stopTimers()
-    for (const queue of this.#accumulator.queues()) queue.stopLinger()
-    this.#drainSchedule.stop()
-    if (this.#refreshTimer !== undefined) clearTimeout(this.#refreshTimer)
+    this.#expiry.stop()
+    this.#drain.stop()
+    this.#refreshTimer?.cancel()
     this.#refreshTimer = undefined
     this.#unregister()
     this.#stopCollecting()
@@ -763,7 +765,6 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   /** Holds records of a topic not in metadata yet, until it appears or `metadataWaitMs` passes (topic-wait.ts). */
   #appendAfterMetadata (record: ProducerRecord, waiter: Waiter, index: number, batches: Set<ProducerBatch> | undefined): void {
     this.#topicWaits.hold({ record, waiter, index, batches })
-    this.#startDeliveryTimer()
     // Waiting records count against the buffer limits like buffered ones.
     this.#accumulator.countWaiting(waitingSize(record))
   }
@@ -773,109 +774,15 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     if (!this.#accumulator.full) this.#wakeSpaceWaiters()
   }
 
-  #startLinger (queue: PartitionQueue): void {
-    if (this.#lingerMs <= 0 || this.#flushing > 0) {
-      this.#scheduleDrain()
-      return
-    }
-    queue.startLinger(this.#lingerMs, this.#wake)
-  }
-
-  // ---------------------------------------------------------------- sending
+  // ---------------------------------------------------------------- sending (drain.ts decides what goes)
 
   #scheduleDrain (): void {
-    this.#drainSchedule.soon()
+    this.#drain.soon()
   }
 
-  async #drain (): Promise<void> {
-    if (this.#accumulator.active.size === 0) return
-    if (this.#idempotent && !this.#identity.ready) {
-      this.#sequencing.acquire()
-      return
-    }
-    const leaders = new Set<number>()
-    let needMetadata = false
-    for (const queue of this.#accumulator.active) {
-      const leader = this.#client.metadata.partition(queue.topic, queue.partition)?.leaderId ?? -1
-      if (leader < 0) needMetadata = true
-      else leaders.add(leader)
-    }
-    if (needMetadata) this.#refreshMetadataSoon()
-    for (const nodeId of leaders) {
-      let sink = this.#sinks.get(nodeId)
-      if (sink === undefined) this.#sinks.set(nodeId, sink = new Sink(nodeId, this.#client, this, this.#sinkOptions))
-      sink.drain()
-    }
-  }
-
-  /** @internal Sink callback: one sendable batch per partition led by `nodeId`. */
+  /** @internal Sink callback: one sendable batch per partition led by `nodeId` (drain.ts). */
   takeSendable (nodeId: number, maxBytes: number, nothingInFlight: boolean): SendItem[] {
-    const items: SendItem[] = []
-    const now = Date.now()
-    if (this.#suspects.size > 0) {
-      // A batch whose connection died goes alone, with nothing else in flight to its broker:
-      // if the connection dies again, it was this request (see MAX_CONNECTION_DEATHS).
-      const suspect = this.#readySuspect(nodeId, now)
-      if (suspect !== undefined) {
-        if (nothingInFlight) this.#markSent(suspect.queue, suspect.batch, nodeId, items)
-        return items
-      }
-    }
-    let bytes = 0
-    for (const queue of this.#accumulator.active) {
-      if (this.#client.metadata.partition(queue.topic, queue.partition)?.leaderId !== nodeId) continue
-      const batch = this.#nextSendable(queue, nodeId, now)
-      if (batch === undefined) continue
-      // Transaction version 1: the partition joins the transaction before its first batch is sent.
-      if (this.#txn !== undefined && !this.#txn.isPartitionReady(queue.topic, queue.partition)) continue
-      if (items.length > 0 && bytes + batch.bytes > maxBytes) break
-      bytes += batch.bytes
-      this.#markSent(queue, batch, nodeId, items)
-    }
-    return items
-  }
-
-  /** The first batch led by `nodeId` that may be sent now and whose connection died before. */
-  #readySuspect (nodeId: number, now: number): SendItem | undefined {
-    for (const queue of this.#accumulator.active) {
-      if (this.#client.metadata.partition(queue.topic, queue.partition)?.leaderId !== nodeId) continue
-      const batch = this.#nextSendable(queue, nodeId, now)
-      if (batch === undefined || !this.#suspects.has(batch)) continue
-      if (this.#txn !== undefined && !this.#txn.isPartitionReady(queue.topic, queue.partition)) continue
-      return { queue, batch }
-    }
-    return undefined
-  }
-
-  /** Seals `batch`, gives it its sequence at its first send, and counts it in flight to `nodeId`. */
-  #markSent (queue: PartitionQueue, batch: ProducerBatch, nodeId: number, items: SendItem[]): void {
-    queue.markSent(batch, nodeId, this.#idempotent)
-    batch.topicId ??= this.#client.metadata.topic(queue.topic)?.topicId
-    this.#inFlightBatches++
-    items.push({ queue, batch })
-  }
-
-  #nextSendable (queue: PartitionQueue, nodeId: number, now: number): ProducerBatch | undefined {
-    if (now < queue.retryAt) {
-      this.#drainSchedule.at(queue.retryAt)
-      return undefined
-    }
-    if (!queue.mayAddInFlight(nodeId, this.#idempotent)) return undefined
-    for (const batch of queue.batches) {
-      if (batch.inFlight) continue
-      if (batch.recordCount === 0) return undefined
-      if (this.#idempotent && !this.#sequencing.allows(queue, batch)) return undefined
-      if (!batch.sealed && this.#flushing === 0 && !this.#closed) {
-        const lingerEnds = batch.createdAt + this.#lingerMs
-        if (now < lingerEnds) {
-          // Nothing else may come to drain this partition: wake up when its linger ends.
-          this.#drainSchedule.at(lingerEnds)
-          return undefined
-        }
-      }
-      return batch
-    }
-    return undefined
+    return this.#drain.takeSendable(nodeId, maxBytes, nothingInFlight)
   }
 
   /** @internal Sink callback: see BatchBuffers. */
@@ -895,8 +802,14 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
 
   /** @internal Sink callback: decides what the outcome of one batch's attempt means. */
   onOutcome (nodeId: number, item: SendItem, outcome: ItemOutcome): void {
+    this.#actOnOutcome(nodeId, item, outcome)
+    // A retry past its delivery timeout expires now (it was in flight when its deadline passed).
+    if (!item.batch.finished) this.#expiry.answered(item.batch)
+  }
+
+  #actOnOutcome (nodeId: number, item: SendItem, outcome: ItemOutcome): void {
     const { queue, batch } = item
-    if (queue.markAnswered(batch)) this.#inFlightBatches--
+    queue.markAnswered(batch)
     // Answered already (a forced close): only the in-flight accounting above was left to do.
     if (batch.finished) return
     if (outcome.kind === 'no-response') {
@@ -965,9 +878,6 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     }
   }
 
-  /** Batches whose connection died after their request was written, and that have not been answered since (see MAX_CONNECTION_DEATHS). */
-  readonly #suspects = new Set<ProducerBatch>()
-
   /**
    * The connection died with the batch's request written. The batch becomes a suspect (sent
    * alone from now on); after MAX_CONNECTION_DEATHS in a row it is given up on: its records
@@ -977,7 +887,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   #connectionDied (queue: PartitionQueue, batch: ProducerBatch, nodeId: number, error: ConnectionError): boolean {
     batch.connectionDeaths++
     if (batch.connectionDeaths < MAX_CONNECTION_DEATHS) {
-      this.#suspects.add(batch)
+      this.#drain.suspect(batch)
       return false
     }
     const bytes = batch.encoded?.length ?? batch.bytes
@@ -992,7 +902,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   #clearSuspect (batch: ProducerBatch): void {
     if (batch.connectionDeaths === 0) return
     batch.connectionDeaths = 0
-    this.#suspects.delete(batch)
+    this.#drain.clearSuspect(batch)
   }
 
   #succeed (queue: PartitionQueue, batch: ProducerBatch, baseOffset: bigint, logAppendTime: bigint, logStartOffset: bigint): void {
@@ -1031,7 +941,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     const aborts = batch.pendingAborts
     if (aborts !== undefined) {
       batch.pendingAborts = undefined
-      for (const tracker of aborts) this.#settleAbortedUnknown(queue, batch, tracker)
+      for (const tracker of aborts) this.#expiry.settleAbortedUnknown(queue, batch, tracker)
       if (batch.finished) return
     }
     this.#backOff(queue, batch.attempts++)
@@ -1079,10 +989,8 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     }
     const recordBytes = batch.encoded?.length ?? batch.bytes
     queue.hold(batch)
-    this.#inFlightBatches++
     void this.#topicMessageLimit(queue.topic).then(limit => {
       queue.markAnswered(batch)
-      this.#inFlightBatches--
       if (!batch.finished) this.#failDefinitely(queue, batch, new RecordTooLargeError(queue.topic, queue.partition, recordBytes, limit))
       this.#scheduleDrain()
     })
@@ -1134,15 +1042,15 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   }
 
   #backOff (queue: PartitionQueue, attempt: number): void {
-    queue.backOffUntil(Date.now() + backoffDelay(attempt, this.#client.backoff))
-    this.#drainSchedule.at(queue.retryAt)
+    queue.backOffUntil(this.#client.clock.now() + backoffDelay(attempt, this.#client.backoff))
+    this.#drain.at(queue.retryAt)
   }
 
   #finishBatch (queue: PartitionQueue, batch: ProducerBatch, error: Error | null, resultOf: ((i: number) => RecordMetadata) | null): void {
     // Once: a forced close answers in-flight batches, and their outcome arrives later.
     if (batch.finished) return
     batch.finished = true
-    this.#suspects.delete(batch)
+    this.#drain.clearSuspect(batch)
     this.#accumulator.finish(queue, batch)
     this.#wakeIfRoom()
     batch.settleAll(error, resultOf)
@@ -1155,61 +1063,6 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     if (!this.#accumulator.full) {
       this.#wakeSpaceWaiters()
       this.emit('drain')
-    }
-  }
-
-  // ---------------------------------------------------------------- aborts and timeouts
-
-  #abortTracker (tracker: SendTracker & { batches: Set<ProducerBatch> }, signal: AbortSignal): void {
-    // Records still waiting for their topic's metadata were never in a batch.
-    this.#topicWaits.release(tracker, index => tracker.settle(index, new AbortedError('Aborted while waiting for the topic\'s metadata: the record is not in the log', { written: false, cause: signal.reason }), null))
-    for (const batch of tracker.batches) {
-      const queue = this.#accumulator.queueOf(batch)
-      if (!batch.sent && !batch.inFlight) {
-        const removed = this.#accumulator.removeWaiter(queue, batch, tracker)
-        if (batch.recordCount === 0) this.#resolveDone(batch)
-        for (const index of removed) tracker.settle(index, new AbortedError('Aborted before the record was sent: it is not in the log', { written: false, cause: signal.reason }), null)
-        continue
-      }
-      if (this.#abortUnknownOutcome === 'settle') {
-        if (batch.ambiguous) this.#settleAbortedUnknown(queue, batch, tracker)
-        // Sent, outcome not unknown yet: honoured if it becomes unknown (#retryAmbiguous).
-        else (batch.pendingAborts ??= []).push(tracker)
-      }
-      // Otherwise the batch was (or is being) sent: the send settles with its outcome.
-    }
-    this.#scheduleDrain()
-  }
-
-  /** 'settle' mode: the aborted send's records of an ambiguous batch settle as unknown; a batch nobody waits for is dropped. */
-  #settleAbortedUnknown (queue: PartitionQueue, batch: ProducerBatch, tracker: SendTracker): void {
-    let allSettled = false
-    for (let i = 0; i < batch.records.length; i++) {
-      if (batch.waiters[i] !== tracker) continue
-      allSettled = batch.settleEarly(i, new OutcomeUnknownError(`Aborted while the outcome of ${queue.key}'s batch (sequence ${batch.baseSequence}) was unknown: the record may or may not be in the log`, { cause: batch.lastError }))
-    }
-    if (allSettled) {
-      batch.abandoned = true
-      if (!batch.inFlight) this.#retryAmbiguous(queue, batch, batch.lastError ?? new Error('abandoned'))
-    }
-  }
-
-  #expireBatches (): void {
-    const now = Date.now()
-    for (const queue of [...this.#accumulator.active]) {
-      for (const batch of [...queue.batches]) {
-        if (now - batch.createdAt < this.#deliveryTimeoutMs || batch.inFlight) continue
-        if (batch.ambiguous) {
-          // Poisoned only where sequences could deduplicate a later batch against it.
-          if (this.#idempotent) continue
-          this.#finishBatch(queue, batch, new OutcomeUnknownError(`Record for ${queue.key} was not acknowledged within deliveryTimeoutMs (${this.#deliveryTimeoutMs} ms); an attempt was written without a definite answer (${batch.lastError?.message ?? 'no answer'}), so it may or may not be in the log.`, { cause: batch.lastError }), null)
-          continue
-        }
-        const lastError = batch.lastError ?? (this.#sequencing.waitsForIdentity(queue) ? this.#identity.lastError : undefined) ?? (this.#hasNoLeader(queue) ? this.#metadataFailure : undefined)
-        const error = new DeliveryTimeoutError(`Record for ${queue.key} was not delivered within deliveryTimeoutMs (${this.#deliveryTimeoutMs} ms)${lastError !== undefined ? `; last error: ${lastError.message}` : ''}. It is not in the log.`, { cause: lastError })
-        if (batch.sent) this.#failDefinitely(queue, batch, error)
-        else this.#finishBatch(queue, batch, error, null)
-      }
     }
   }
 
@@ -1243,11 +1096,11 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
 
   // ---------------------------------------------------------------- helpers
 
-  #refreshTimer: NodeJS.Timeout | undefined
+  #refreshTimer: ClockTimer | undefined
 
   #refreshMetadataSoon (): void {
     if (this.#refreshTimer !== undefined) return
-    this.#refreshTimer = setTimeout(() => {
+    this.#refreshTimer = this.#client.clock.setTimer(() => {
       this.#refreshTimer = undefined
       const topics = new Set([...this.#accumulator.active].map(q => q.topic))
       this.#client.metadata.refresh(topics).then(() => {
@@ -1259,7 +1112,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
         this.#onMetadataFailure(error)
         this.#scheduleDrain()
       })
-    }, this.#client.backoff.initialMs)
+    }, this.#client.backoff.initialMs, { keepAlive: true })
   }
 
   /** The last failure of the producer's own metadata refresh, until one succeeds: the delivery timeout of a partition without a leader names it. */
@@ -1346,7 +1199,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
 }
 
 /** What the records of one send()/sendTo() call are buffered with: where their outcomes go, their batches (for an abort), and whether the records are the producer's to convert in place. */
-type CallTracker = SendTracker & { batches: Set<ProducerBatch>, adopt: boolean }
+type CallTracker = AbortableTracker & { adopt: boolean }
 
 /** send()'s answer: every record's metadata in call order; one record's own error, or a SendError with every record's outcome. */
 class ResultsAnswer implements SendAnswer<RecordMetadata[]> {

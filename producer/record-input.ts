@@ -37,6 +37,8 @@ export interface ProducerRecord<K = ProducerBytes, V = ProducerBytes> {
 // Each read takes Date.now() as it is, also when it is behind the time read before: a wall
 // clock stepped back gives the records the new time at once, as one Date.now() a record did
 // (holding the old time would stamp records in the future until the clock caught up).
+// This is the wall clock on purpose, not client.clock: it stamps records with the time they
+// were produced, the log's CreateTime; no timing logic (linger, backoffs, timeouts) reads it.
 const CLOCK_READ_EVERY = 64
 let clockMs = 0
 let clockBig = 0n

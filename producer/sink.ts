@@ -103,7 +103,7 @@ export class Sink {
     try {
       sendable = await this.#encode(items)
       if (sendable.length === 0) return
-      const deadline = Date.now() + this.#options.requestTimeoutMs
+      const deadline = this.#client.clock.now() + this.#options.requestTimeoutMs
       const connection = await this.#client.brokers.get(this.nodeId, 'produce', deadline)
       await previousWrite
       const version = Math.min(connection.versionFor(Produce), this.#options.maxProduceVersion)

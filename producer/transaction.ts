@@ -285,6 +285,11 @@ export class TransactionManager {
     return this.#state
   }
 
+  /** Waits out retry `attempt`'s backoff on the client's clock; rejects with AbortedError (naming `retrying`, the failure being retried) when `signal` aborts. */
+  async #backOff (attempt: number, signal: AbortSignal | undefined, retrying?: unknown): Promise<void> {
+    await sleep(backoffDelay(attempt, this.#client.backoff), signal, retrying, this.#client.clock)
+  }
+
   /** A call's signal joined with the producer's closing one: close() ends the call's retries and their sleeps. */
   #untilClosed (signal: AbortSignal | undefined): AbortSignal {
     const closing = this.#host.closing
@@ -602,7 +607,7 @@ export class TransactionManager {
       }
       if (retry) {
         try {
-          await sleep(backoffDelay(attempt, this.#client.backoff), this.#host.closing)
+          await this.#backOff(attempt, this.#host.closing)
         } catch {
           return
         }
@@ -644,7 +649,7 @@ export class TransactionManager {
       } catch (error) {
         if (isAbort(error, signal) || !isRetriableFailure(error)) throw error
         this.#client.coordinators.invalidate('group', group.groupId, nodeId)
-        await sleep(backoffDelay(attempt, this.#client.backoff), signal, error)
+        await this.#backOff(attempt, signal, error)
         continue
       }
       const retry: TransactionOffset[] = []
@@ -673,7 +678,7 @@ export class TransactionManager {
         throw new TransactionAbortableError(`TxnOffsetCommit for group "${group.groupId}" did not answer for ${missing}; abort the transaction and retry it`)
       }
       pending = retry
-      if (pending.length > 0) await sleep(backoffDelay(attempt, this.#client.backoff), signal, retrying)
+      if (pending.length > 0) await this.#backOff(attempt, signal, retrying)
     }
   }
 
@@ -709,7 +714,7 @@ export class TransactionManager {
         }
         if (nodeId !== undefined) this.#client.coordinators.invalidate('transaction', this.transactionalId, nodeId)
         lastFailure = error
-        await sleep(backoffDelay(attempt, this.#client.backoff), signal).catch(() => {})
+        await this.#backOff(attempt, signal).catch(() => {})
         continue
       }
       const code = response.errorCode
@@ -720,7 +725,7 @@ export class TransactionManager {
       if (isRetriableTxnCode(code)) {
         if (code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE) this.#client.coordinators.invalidate('transaction', this.transactionalId, nodeId)
         lastFailure = new BrokerError(code, `EndTxn (${what}) of "${this.transactionalId}"`)
-        await sleep(backoffDelay(attempt, this.#client.backoff), signal).catch(() => {})
+        await this.#backOff(attempt, signal).catch(() => {})
         continue
       }
       if (ambiguous !== undefined && (code === ErrorCode.PRODUCER_FENCED || code === ErrorCode.INVALID_PRODUCER_EPOCH)) {
@@ -752,13 +757,13 @@ export class TransactionManager {
       } catch (error) {
         if (isAbort(error, signal) || !isRetriableFailure(error)) throw error
         this.#client.coordinators.invalidate('transaction', this.transactionalId, nodeId)
-        await sleep(backoffDelay(attempt, this.#client.backoff), signal, error)
+        await this.#backOff(attempt, signal, error)
         continue
       }
       const code = codeOf(response)
       if (!isRetriableTxnCode(code)) return response
       if (code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE) this.#client.coordinators.invalidate('transaction', this.transactionalId, nodeId)
-      await sleep(backoffDelay(attempt, this.#client.backoff), signal, new BrokerError(code, `${api.name} for "${this.transactionalId}"`))
+      await this.#backOff(attempt, signal, new BrokerError(code, `${api.name} for "${this.transactionalId}"`))
     }
   }
 

@@ -318,9 +318,13 @@ export class FakeCluster {
     this.#txns.setCoordinator(transactionalId, nodeId)
   }
 
-  /** Aborts every transaction open longer than its timeout now (the coordinator also checks on each request). */
-  expireTransactions (): void {
-    this.#txns.expireTransactions()
+  /**
+   * Aborts every transaction open longer than its timeout at `now` (ms since the epoch; default
+   * the wall clock's now, which the coordinator also checks on each request). A test passes a
+   * later time to expire a transaction without waiting for its timeout.
+   */
+  expireTransactions (now?: number): void {
+    this.#txns.expireTransactions(now)
   }
 
   coordinatorOf (groupId: string): number {

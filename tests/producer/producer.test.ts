@@ -19,7 +19,8 @@ import { Metadata } from '../../protocol/apis/metadata'
 import { Producer, type ProducerOptions, type ProducerRecord } from '../../producer/producer'
 import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError, RecordTooLargeError, SendError, TopicDeletedError } from '../../producer/errors'
 import type { RecordMetadata } from '../../producer/batch'
-import { FakeCluster, type InterceptAction } from '../../testing/index'
+import { FakeClock, FakeCluster, withClock, type InterceptAction } from '../../testing/index'
+import { channels, type RequestTrace } from '../../client/instrumentation'
 import { waitFor, outcomeWithin } from '../support/wait'
 
 const TOPIC = 't'
@@ -27,6 +28,9 @@ const TOPIC = 't'
 let cluster: FakeCluster
 let client: Client
 let producers: Producer[] = []
+/** Clients of clockedProducer(), closed after each test. */
+let ownClients: Client[] = []
+let unsubscribes: Array<() => void> = []
 
 beforeEach(async () => {
   cluster = await FakeCluster.start({ brokers: 2, topics: [{ name: TOPIC, partitions: 2, replicationFactor: 2 }], log: false })
@@ -36,6 +40,10 @@ beforeEach(async () => {
 afterEach(async () => {
   for (const p of producers) await p.close({ force: true })
   producers = []
+  for (const own of ownClients) await own.close()
+  ownClients = []
+  for (const unsubscribe of unsubscribes) unsubscribe()
+  unsubscribes = []
   await client.close()
   await cluster.close()
 })
@@ -45,6 +53,42 @@ function producer (options: ProducerOptions = {}): Producer {
   producers.push(p)
   return p
 }
+
+let clockedClients = 0
+
+/**
+ * A producer on a client of its own whose clock (a FakeClock) moves only when the test
+ * moves it: its linger, backoffs and delivery timeout wait for `clock.advance`. `writes`
+ * holds the clock's time at each Produce request the client writes (the public
+ * 'kafkats:request' channel, published as the request goes to the socket).
+ */
+function clockedProducer (options: ProducerOptions = {}, retryBackoff = { initialMs: 10, maxMs: 50 }): { p: Producer, clock: FakeClock, own: Client, writes: number[] } {
+  const clock = new FakeClock()
+  const clientId = `clocked-${++clockedClients}`
+  const own = new Client(withClock({ bootstrap: cluster.bootstrap, clientId, retryBackoff, requestTimeoutMs: 2000 }, clock))
+  ownClients.push(own)
+  const p = new Producer(own, { lingerMs: 0, ...options })
+  producers.push(p)
+  const writes: number[] = []
+  const onRequest = (trace: RequestTrace): void => { if (trace.clientId === clientId && trace.api === 'Produce') writes.push(clock.now()) }
+  channels.request.start.subscribe(onRequest as (message: unknown) => void)
+  unsubscribes.push(() => channels.request.start.unsubscribe(onRequest as (message: unknown) => void))
+  return { p, clock, own, writes }
+}
+
+/** Moves `clock` `stepMs` at a time (each step lets I/O and promise chains run) until `check()` holds; fails after `maxMs` on the clock. */
+async function advanceUntil (clock: FakeClock, what: string, check: () => boolean, stepMs = 100, maxMs = 600_000): Promise<void> {
+  for (let moved = 0; !check(); moved += stepMs) {
+    if (moved >= maxMs) throw new Error(`${what}: not so after moving the clock ${moved} ms`)
+    await clock.advance(stepMs)
+  }
+}
+
+/** Whether the producer is getting a producer id (InitProducerId, retried while records wait for one). */
+const acquiringIdentity = (p: Producer): boolean => (p.debugState() as { acquiringIdentity: boolean }).acquiringIdentity
+
+/** Whether the producer has answered every batch it sent (debugState's in-flight count). */
+const nothingInFlight = (p: Producer): boolean => (p.debugState() as { inFlightBatches: number }).inFlightBatches === 0
 
 /** The partition of the first batch in a Produce request. */
 const partitionIn = (request: ProduceRequest): number => request.topicData[0].partitionData[0].index
@@ -69,7 +113,7 @@ describe('the cancelled send: an aborted record whose outcome is unknown', () =>
   ]
   for (const [name, fault] of ambiguousFaults) {
     test(`${name}: B is never reported at A's offset, and the log holds A and B`, async () => {
-      const p = producer()
+      const { p, clock } = clockedProducer()
       await p.send({ topic: TOPIC, partition: 0, value: 'warm-up' })
       let released!: () => void
       const gate = new Promise<void>(resolve => { released = resolve })
@@ -79,10 +123,11 @@ describe('the cancelled send: an aborted record whose outcome is unknown', () =>
       const controller = new AbortController()
       let aSettled = false
       const a = p.send({ topic: TOPIC, partition: 0, value: 'A' }, { signal: controller.signal }).finally(() => { aSettled = true })
-      await waitFor('the retry of A', () => cluster.produceAttempts(TOPIC, 0).length >= 3)
+      await advanceUntil(clock, 'the retry of A', () => cluster.produceAttempts(TOPIC, 0).length >= 3, 10)
       controller.abort(new Error('the caller gave up on A'))
       const b = p.send({ topic: TOPIC, partition: 0, value: 'B' })
-      await new Promise(resolve => setTimeout(resolve, 50))
+      // Time passes (backoffs, timers) and the event loop runs: nothing settles A while its outcome is unknown.
+      await clock.advance(1000)
       assert.equal(aSettled, false, 'A settled while its outcome was unknown')
       released()
       const [resultA, resultB] = await Promise.all([a, b])
@@ -146,22 +191,24 @@ describe('the cancelled send: an aborted record whose outcome is unknown', () =>
   })
 
   test('an ambiguous batch is not failed by the delivery timeout or the retry limit', async () => {
-    const p = producer({ deliveryTimeoutMs: 200, maxRetries: 1 })
+    const { p, clock } = clockedProducer({ deliveryTimeoutMs: 2000, requestTimeoutMs: 1000, maxRetries: 1 }, { initialMs: 100, maxMs: 400 })
     await p.send({ topic: TOPIC, partition: 0, value: 'warm-up' })
     // Timed out, not appended: the producer cannot know, so it must keep trying.
     const removeFault = cluster.intercept(Produce, () => ({ error: 7 }))
     let settled = false
     const a = p.send({ topic: TOPIC, partition: 0, value: 'A' }).finally(() => { settled = true })
-    await new Promise(resolve => setTimeout(resolve, 600))
+    // Five times deliveryTimeoutMs on the producer's clock, retrying all along.
+    await clock.advance(10_000)
     assert.equal(settled, false)
     assert.ok(cluster.produceAttempts(TOPIC, 0).length > 3, 'A was not retried')
     removeFault()
+    await advanceUntil(clock, 'A answered', () => settled)
     assertLanded(await a, 'A')
     assert.deepEqual(values(), ['warm-up', 'A'])
   })
 
   test('a later attempt of an ambiguous batch that fails before it is written leaves it unknown, not failed', async () => {
-    const p = producer()
+    const { p, clock } = clockedProducer({ deliveryTimeoutMs: 10_000, requestTimeoutMs: 5000 }, { initialMs: 500, maxMs: 2000 })
     await p.send({ topic: TOPIC, partition: 0, value: 'warm-up' })
     // A's first attempt is appended but answered REQUEST_TIMED_OUT; the next one loses its
     // connection, and the broker it reconnects to no longer offers Produce: every later
@@ -171,7 +218,8 @@ describe('the cancelled send: an aborted record whose outcome is unknown', () =>
     cluster.intercept(ApiVersions, () => ({ modify: response => ({ ...response, apiKeys: response.apiKeys.filter(k => k.apiKey !== Produce.key) }) }))
     let outcome = 'pending'
     const a = p.send({ topic: TOPIC, partition: 0, value: 'A' }).then(() => { outcome = 'acknowledged' }, (error: Error) => { outcome = `rejected ${error.name}` })
-    await new Promise(resolve => setTimeout(resolve, 1000))
+    // Three times deliveryTimeoutMs on the producer's clock, its retries failing all along.
+    for (let i = 0; i < 30; i++) await clock.advance(1000)
     // A is in the log: reporting it failed would be a lie, and its sequence must not be reused.
     assert.deepEqual(values(), ['warm-up', 'A'])
     assert.equal(outcome, 'pending', 'A was settled although its outcome is unknown')
@@ -311,14 +359,18 @@ describe('ordering and retries', () => {
 
   test('a topic with one leaderless partition: records for partitions with a leader are sent, only the leaderless one\'s wait', async () => {
     const removeLeaderless = cluster.intercept(Metadata, () => ({ modify: r => ({ ...r, topics: r.topics.map(t => t.name !== TOPIC ? t : { ...t, partitions: t.partitions.map(x => x.partitionIndex === 1 ? { ...x, errorCode: 5, leaderId: -1 } : x) }) }) }))
-    const p = producer({ metadataWaitMs: 5000 })
-    const waiting = p.send({ topic: TOPIC, partition: 1, value: 'waits for a leader' })
+    const { p, clock } = clockedProducer({ metadataWaitMs: 5000 }, { initialMs: 100, maxMs: 400 })
+    let settled = false
+    const waiting = p.send({ topic: TOPIC, partition: 1, value: 'waits for a leader' }).finally(() => { settled = true })
     assertLanded(await p.send({ topic: TOPIC, partition: 0, value: 'p0' }), 'p0')
     // Keyless records go only to partitions that have a leader.
     for (let i = 0; i < 5; i++) assert.equal((await p.send({ topic: TOPIC, value: `any${i}` })).partition, 0)
-    assert.equal(await outcomeWithin(waiting, 100), 'pending')
+    // Still waiting after seconds on the producer's clock (its metadata refreshes find no leader).
+    await clock.advance(3000)
+    assert.equal(settled, false, 'the record of the leaderless partition settled')
     removeLeaderless()
-    await client.metadata.refresh([TOPIC])
+    // The producer's next metadata refresh (a backoff away on its clock) finds the leader.
+    await advanceUntil(clock, 'the record sent once the partition has a leader', () => settled)
     assertLanded(await waiting, 'waits for a leader')
   })
 
@@ -495,7 +547,8 @@ describe('limits and lifecycle', () => {
     const removeOutage = cluster.intercept(InitProducerId, () => ({ error: 15 })) // COORDINATOR_NOT_AVAILABLE
     await assert.rejects(p.send({ topic: TOPIC, partition: 0, value: 'during' }), (error: unknown) =>
       error instanceof DeliveryTimeoutError && /COORDINATOR_NOT_AVAILABLE/.test(error.message))
-    await new Promise(resolve => setTimeout(resolve, 400))
+    // Nothing waits for an id any more: the producer stops asking while the outage lasts.
+    await waitFor('the InitProducerId retries to end', () => !acquiringIdentity(p))
     removeOutage()
     assertLanded(await p.send({ topic: TOPIC, partition: 0, value: 'after' }), 'after')
     assert.deepEqual(values(), ['after'])
@@ -531,10 +584,10 @@ describe('limits and lifecycle', () => {
       cluster.intercept(InitProducerId, () => { asked++; return { error: 15 } }) // COORDINATOR_NOT_AVAILABLE
       const p = new Producer(slowClient, { lingerMs: 0 })
       const sent = p.send({ topic: TOPIC, partition: 0, value: 'never' })
-      await waitFor('the first InitProducerId', () => asked === 1 && (p.debugState() as { acquiringIdentity: boolean }).acquiringIdentity)
+      await waitFor('the first InitProducerId', () => asked === 1 && acquiringIdentity(p))
       await p.close({ force: true })
       await assert.rejects(sent, ProducerClosedError)
-      await waitFor('the InitProducerId retries to end', () => !(p.debugState() as { acquiringIdentity: boolean }).acquiringIdentity, { timeoutMs: 20_000 })
+      await waitFor('the InitProducerId retries to end', () => !acquiringIdentity(p), { timeoutMs: 20_000 })
       assert.equal(asked, 1)
     } finally {
       await slowClient.close()
@@ -551,7 +604,7 @@ describe('limits and lifecycle', () => {
     await assert.rejects(p.send({ topic: TOPIC, partition: 0, value: 'during' }), DeliveryTimeoutError)
     // Partition 1 never needed the bump: it goes on under the old identity meanwhile.
     assertLanded(await p.send({ topic: TOPIC, partition: 1, value: 'other partition' }), 'other partition')
-    await new Promise(resolve => setTimeout(resolve, 200))
+    await waitFor('the InitProducerId retries to end', () => !acquiringIdentity(p))
     removeOutage()
     assertLanded(await p.send({ topic: TOPIC, partition: 0, value: 'after' }), 'after')
     assert.notDeepEqual(p.producerIdentity, before)
@@ -780,7 +833,7 @@ describe('limits and lifecycle', () => {
   test('a topic created while records wait for it receives them', async () => {
     const p = producer({ metadataWaitMs: 5000 })
     const pending = p.send({ topic: 'late-topic', value: 'early' })
-    await new Promise(resolve => setTimeout(resolve, 100))
+    await waitFor('the producer to look for late-topic', () => cluster.requests(Metadata).some(r => JSON.stringify(r.request).includes('late-topic')))
     cluster.createTopic({ name: 'late-topic', partitions: 1 })
     const result = await pending
     assert.equal(cluster.log('late-topic', 0)[0].value?.toString(), 'early')
@@ -830,7 +883,8 @@ describe('limits and lifecycle', () => {
     assert.deepEqual(calls, ['OutcomeUnknownError'])
     release()
     await waitFor('the held write', () => cluster.log(TOPIC, 0).length === 2)
-    await new Promise(resolve => setTimeout(resolve, 100))
+    // The late answer reached the producer (its in-flight count went down) and answered nothing again.
+    await waitFor('the late answer', () => nothingInFlight(p))
     assert.deepEqual(calls, ['OutcomeUnknownError'])
     assert.deepEqual(p.buffered, { records: 0, bytes: 0 })
   })
@@ -916,50 +970,22 @@ describe('limits and lifecycle', () => {
   })
 
   test('client.close() ends its producers: pending records fail at once with ClientClosedError, later calls too', async () => {
-    const own = new Client({ bootstrap: cluster.bootstrap, retryBackoff: { initialMs: 10, maxMs: 50 }, requestTimeoutMs: 2000 })
-    const p = new Producer(own, { lingerMs: 0, metadataWaitMs: 60_000 })
+    // On a clock that does not move: the records end by the close, not by a timeout.
+    const { p, own, clock } = clockedProducer({ metadataWaitMs: 60_000 })
+    const startedAt = clock.now()
     await p.send({ topic: TOPIC, partition: 0, value: 'warm-up' })
     cluster.intercept(Produce, () => ({ hold: never }), { times: 1 })
     const inFlight = p.send({ topic: TOPIC, partition: 0, value: 'in flight' })
     await waitFor('the held request', () => cluster.produceAttempts(TOPIC, 0).length >= 2)
     const unseenTopic = p.send({ topic: 'not-created-yet', value: 'waits for metadata' })
-    const started = Date.now()
     await own.close()
-    assert.match(await outcomeWithin(unseenTopic, 1000), /^rejected ClientClosedError/)
-    assert.match(await outcomeWithin(inFlight, 1000), /^rejected OutcomeUnknownError/)
-    assert.ok(Date.now() - started < 1500, `took ${Date.now() - started} ms`)
+    assert.match(await outcomeWithin(unseenTopic, 5000), /^rejected ClientClosedError/)
+    assert.match(await outcomeWithin(inFlight, 5000), /^rejected OutcomeUnknownError/)
+    assert.equal(clock.now(), startedAt)
     assert.match(await outcomeWithin(p.send({ topic: TOPIC, value: 'after' }), 100), /^rejected ClientClosedError/)
     const calls: Array<Error | null> = []
     assert.equal(p.produce({ topic: TOPIC, value: 'after' }, error => calls.push(error)), false)
     assert.ok(calls[0] instanceof ClientClosedError)
-  })
-
-  test('a producer holds no timer when idle, and none survives its client', async () => {
-    const live = new Set<unknown>()
-    const { setInterval: realSetInterval, clearInterval: realClearInterval } = globalThis
-    globalThis.setInterval = ((...args: Parameters<typeof setInterval>) => {
-      const timer = realSetInterval(...args)
-      live.add(timer)
-      return timer
-    }) as typeof setInterval
-    globalThis.clearInterval = ((timer: Parameters<typeof clearInterval>[0]) => {
-      live.delete(timer)
-      realClearInterval(timer)
-    }) as typeof clearInterval
-    try {
-      const clients: Client[] = []
-      for (let i = 0; i < 20; i++) {
-        const own = new Client({ bootstrap: cluster.bootstrap, retryBackoff: { initialMs: 10, maxMs: 50 } })
-        clients.push(own)
-        const p = new Producer(own, { lingerMs: 0 })
-        if (i % 2 === 0) await p.send({ topic: TOPIC, partition: 1, value: `r${i}` })
-      }
-      for (const own of clients) await own.close()
-      assert.equal(live.size, 0, `${live.size} intervals still live after closing 20 clients with a producer each`)
-    } finally {
-      globalThis.setInterval = realSetInterval
-      globalThis.clearInterval = realClearInterval
-    }
   })
 
   test('acks=0 and non-idempotent producers', async () => {
@@ -982,6 +1008,78 @@ describe('limits and lifecycle', () => {
     assert.equal(record.key?.toString(), 'k')
     assert.deepEqual(record.headers.map(h => [h.key, h.value?.toString() ?? null]), [['h', 'x'], ['n', null]])
     assert.equal(record.timestamp, 1234n)
+  })
+})
+
+describe('time on the client\'s clock: linger, backoff and delivery timeout move with a FakeClock', () => {
+  test('a batch is not sent before lingerMs, and is sent when its linger ends', async () => {
+    const { p, clock, writes } = clockedProducer({ lingerMs: 1000 })
+    // flush() sends without lingering: the producer has its id and the topic's metadata after this.
+    await Promise.all([p.send({ topic: TOPIC, partition: 0, value: 'warm-up' }), p.flush()])
+    writes.length = 0
+    const opened = clock.now()
+    const sending = p.send({ topic: TOPIC, partition: 0, value: 'lingered' })
+    await clock.advance(999)
+    assert.deepEqual(writes.map(t => t - opened), [], 'sent before lingerMs')
+    await clock.advance(1)
+    await waitFor('the lingered batch to be sent', () => writes.length === 1)
+    assert.equal(writes[0] - opened, 1000, 'sent at its linger\'s end')
+    assertLanded(await sending, 'lingered')
+  })
+
+  test('a retry waits out its backoff (retryBackoff, with jitter), not less and not much more', async () => {
+    const { p, clock, writes } = clockedProducer({}, { initialMs: 1000, maxMs: 1000 })
+    await p.send({ topic: TOPIC, partition: 0, value: 'warm-up' })
+    writes.length = 0
+    cluster.intercept(Produce, () => ({ error: 19 }), { times: 2 }) // NOT_ENOUGH_REPLICAS: definitely not written, retried
+    let settled = false
+    const sending = p.send({ topic: TOPIC, partition: 0, value: 'retried' }).finally(() => { settled = true })
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      // The refusal is in before time moves, so its backoff starts at the time the attempt was written.
+      await waitFor(`refusal ${attempt}`, () => writes.length === attempt && nothingInFlight(p))
+      await clock.advance(1000)
+      await waitFor(`attempt ${attempt + 1}`, () => writes.length === attempt + 1)
+    }
+    const gaps = writes.slice(1).map((t, i) => t - writes[i])
+    // A backoff of 1000 ms with full jitter lasts 500 to 1000 ms.
+    assert.ok(gaps.every(gap => gap >= 500 && gap <= 1000), `retried after ${gaps.join(', ')} ms`)
+    await advanceUntil(clock, 'the record answered', () => settled)
+    assertLanded(await sending, 'retried')
+  })
+
+  test('a record that cannot be sent fails at deliveryTimeoutMs, not a millisecond before, naming the last error', async () => {
+    const { p, clock, own, writes } = clockedProducer({ deliveryTimeoutMs: 5000, requestTimeoutMs: 1000 }, { initialMs: 500, maxMs: 1000 })
+    await own.metadata.refresh([TOPIC])
+    // No producer id: nothing can be sent, nothing is in flight; InitProducerId is retried meanwhile.
+    cluster.intercept(InitProducerId, () => ({ error: 15 })) // COORDINATOR_NOT_AVAILABLE
+    const opened = clock.now()
+    let failedAt: number | undefined
+    const lost = p.send({ topic: TOPIC, partition: 0, value: 'lost' }).then(() => undefined, (error: unknown) => { failedAt = clock.now(); return error })
+    await clock.advance(4999)
+    assert.equal(failedAt, undefined, 'failed before deliveryTimeoutMs')
+    await clock.advance(1)
+    const error = await lost
+    assert.ok(error instanceof DeliveryTimeoutError, String(error))
+    assert.match(error.message, /deliveryTimeoutMs \(5000 ms\).*COORDINATOR_NOT_AVAILABLE/)
+    assert.equal(failedAt! - opened, 5000)
+    assert.deepEqual(writes, [])
+  })
+
+  test('a producer holds no timer once idle, and none survives its client', async () => {
+    const { p, clock, own } = clockedProducer({ lingerMs: 5, deliveryTimeoutMs: 5000, requestTimeoutMs: 1000 })
+    // Nothing is buffered: no timer.
+    assert.equal(clock.pendingTimers, 0)
+    const sending = p.send({ topic: TOPIC, partition: 1, value: 'r' })
+    await advanceUntil(clock, 'the record written', () => values(1).length === 1, 5)
+    await sending
+    // The delivery deadline's timer runs out once, then nothing is left (no polling while idle).
+    await clock.advance(5000)
+    assert.equal(clock.pendingTimers, 0, `${clock.pendingTimers} timer(s) of an idle producer`)
+    // A record left buffered holds timers; closing the client ends them.
+    p.send({ topic: TOPIC, partition: 1, value: 'left' }).catch(() => {})
+    assert.ok(clock.pendingTimers > 0)
+    await own.close()
+    assert.equal(clock.pendingTimers, 0, `${clock.pendingTimers} timer(s) survived the client`)
   })
 })
 
@@ -1076,14 +1174,15 @@ describe('input is checked where it is passed', () => {
   })
 
   test('an invalid topic name fails at once, never retried, and does not hold up sends to other topics', async () => {
-    const p = producer({ metadataWaitMs: 30_000 })
+    // On a clock that does not move: no wait for the name to appear (metadataWaitMs) ends it.
+    const { p, clock } = clockedProducer({ metadataWaitMs: 30_000 })
+    const startedAt = clock.now()
     const metadataBefore = cluster.requests(Metadata).length
-    const started = Date.now()
     const invalid = p.send({ topic: 'no spaces allowed!', value: 'x' })
     const valid = p.send({ topic: TOPIC, partition: 0, value: 'ok' })
-    assert.match(await outcomeWithin(invalid, 500), /^rejected RangeError: send\(\) record topic: expected a Kafka topic name .*INVALID_TOPIC_EXCEPTION/)
+    assert.match(await outcomeWithin(invalid, 5000), /^rejected RangeError: send\(\) record topic: expected a Kafka topic name .*INVALID_TOPIC_EXCEPTION/)
     assertLanded(await valid, 'ok')
-    assert.ok(Date.now() - started < 1000, `took ${Date.now() - started} ms`)
+    assert.equal(clock.now(), startedAt)
     assert.ok(!cluster.requests(Metadata).slice(metadataBefore).some(r => JSON.stringify(r.request).includes('no spaces allowed')), 'the invalid name reached the broker')
     for (const name of ['.', '..', 'x'.repeat(250)]) await assert.rejects(p.send({ topic: name, value: 'x' }), RangeError)
   })

@@ -24,6 +24,7 @@ import type { Client } from '../client/client'
 import { wasNotWritten } from '../client/errors'
 import { invalidatesMetadata } from '../client/metadata'
 import { checkDuration, checkKnownKeys, checkObject, checkSignal } from '../client/validate'
+import { internal } from '../client/internal'
 
 export interface AdminCallOptions {
   /** How long the call may take, retries included (default: the client's requestTimeoutMs). */
@@ -154,7 +155,7 @@ export class Router {
       for (const answer of answers) {
         if (answer.errorCode === 0) {
           // A coordinator the metadata does not list yet (a fresh client): learn its address.
-          if (this.client.brokers.broker(answer.nodeId) === undefined) await this.client.metadata.refresh([], signal, deadline)
+          if (this.client[internal].brokers.broker(answer.nodeId) === undefined) await this.client.metadata.refresh([], signal, deadline)
           found.set(answer.key, answer.nodeId)
           this.#coordinators.set(`${type}:${answer.key}`, answer.nodeId)
         } else if (isCoordinatorMoved(answer.errorCode)) {

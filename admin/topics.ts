@@ -17,6 +17,7 @@ import type { TopicMetadata } from '../client/metadata'
 import { checkInteger, checkOneOf, checkString } from '../client/validate'
 import { itemError, throwIf, type AdminCallOptions, type Router, type TopicPartitionKey } from './route'
 import { byTopic, checkPartitions } from './common'
+import { internal } from '../client/internal'
 
 /** DescribeTopicPartitions and Metadata answer this when authorized operations were not asked for. */
 const OPERATIONS_NOT_ASKED = -2147483648
@@ -69,7 +70,7 @@ export async function deleteTopics (router: Router, names: string[], options: Ad
     if (result.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION && options.ignoreMissing === true) continue
     throwIf(result.errorCode, `Deleting topic "${result.name ?? result.topicId}"`, result.errorMessage)
   }
-  router.client.metadata.untrack(names)
+  router.client[internal].metadata.untrack(names)
 }
 
 /** A topic's new total partition count; `assignments`: the broker ids of each new partition's replicas (else the broker places them). */

@@ -10,6 +10,7 @@ import type { Api } from '../protocol/api'
 import { FindCoordinator } from '../protocol/apis/find-coordinator'
 import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError } from '../protocol/errors'
+import { internal } from '../client/internal'
 
 
 /** Codes that mean "ask FindCoordinator again and retry". */
@@ -42,7 +43,7 @@ export class GroupCoordinator {
 
   /** Closes this member's own coordinator connections (when the member closes). */
   closeConnections (): void {
-    this.#client.brokers.closePurpose(this.#purpose)
+    this.#client[internal].brokers.closePurpose(this.#purpose)
   }
 
   /** Forgets the coordinator: the next request looks it up again. */
@@ -60,7 +61,7 @@ export class GroupCoordinator {
         ? response.coordinators[0]
         : { nodeId: response.nodeId, host: response.host, port: response.port, errorCode: response.errorCode, errorMessage: response.errorMessage }
       if (entry.errorCode === 0) {
-        if (this.#client.brokers.broker(entry.nodeId) === undefined) await this.#client.metadata.refresh([], signal)
+        if (this.#client[internal].brokers.broker(entry.nodeId) === undefined) await this.#client.metadata.refresh([], signal)
         this.#nodeId = entry.nodeId
         return entry.nodeId
       }

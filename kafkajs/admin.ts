@@ -81,6 +81,13 @@ function throwItemErrors (items: Array<{ error?: BrokerError }>): void {
   if (errors.length > 1) throw new KafkaJSAggregateError('Errors', errors)
 }
 
+/**
+ * Makes a KafkaJSAdmin (kafka.admin()). Its constructor is private, so applications, which take it
+ * from a Kafka instance as with kafkajs, see no constructor and no internal context type;
+ * the class's static block sets this function.
+ */
+export let createAdmin: (context: ClientContext, config: AdminConfig) => KafkaJSAdmin
+
 export class KafkaJSAdmin {
   readonly events = adminEvents
   readonly #context: ClientContext
@@ -88,7 +95,11 @@ export class KafkaJSAdmin {
   readonly #instrumentation = new Instrumentation('admin', adminEvents)
   #client: Client | undefined
 
-  constructor (context: ClientContext, _config: AdminConfig = {}) {
+  static {
+    createAdmin = (context, config) => new KafkaJSAdmin(context, config)
+  }
+
+  private constructor (context: ClientContext, _config: AdminConfig = {}) {
     this.#context = context
     this.#logger = context.logger.namespace('Admin')
   }

@@ -17,7 +17,7 @@ import { ErrorCode } from '../protocol/error-codes'
 import type { Client } from '../index'
 import { sleep } from '../client/backoff'
 import type { ConsumerBatch } from '../consumer/cursor'
-import type { FetchEvent, HandedBatch } from '../consumer/consumer'
+import { recordMakerOption, type FetchEvent, type HandedBatch, type WithRecordMaker } from '../consumer/consumer'
 import type { GroupConsumer, GroupConsumerOptions, RebalancingEvent } from '../group/group-consumer'
 import type { MemberIdentity, TopicPartition } from '../group/membership'
 import { DescribeGroups } from '../protocol/apis/describe-groups'
@@ -255,6 +255,13 @@ interface PartitionState {
   interrupted: boolean
 }
 
+/**
+ * Makes a KafkaJSConsumer (kafka.consumer()). Its constructor is private, so applications, which take it
+ * from a Kafka instance as with kafkajs, see no constructor and no internal context type;
+ * the class's static block sets this function.
+ */
+export let createConsumer: (context: ClientContext, config: ConsumerConfig) => KafkaJSConsumer
+
 export class KafkaJSConsumer {
   readonly events = consumerEvents
   readonly #context: ClientContext
@@ -284,7 +291,11 @@ export class KafkaJSConsumer {
   /** Ends run()'s wait for the first join (joined, failed, timed out or stopped). */
   #joinWaiter: (() => void) | undefined
 
-  constructor (context: ClientContext, config: ConsumerConfig) {
+  static {
+    createConsumer = (context, config) => new KafkaJSConsumer(context, config)
+  }
+
+  private constructor (context: ClientContext, config: ConsumerConfig) {
     if (config === undefined || typeof config.groupId !== 'string' || config.groupId === '') throw new KafkaJSNonRetriableError('Consumer groupId must be a non-empty string.')
     const sessionTimeout = config.sessionTimeout ?? 30_000
     const heartbeatInterval = config.heartbeatInterval ?? 3000
@@ -531,7 +542,7 @@ export class KafkaJSConsumer {
       groupId: this.#groupId,
       logger: this.#logger
     }))
-    const options: GroupConsumerOptions = {
+    const options: WithRecordMaker<GroupConsumerOptions> = {
       groupId: this.#groupId,
       topics: topics.length > 0 ? topics : NO_TOPIC,
       groupProtocol: 'classic',
@@ -559,7 +570,7 @@ export class KafkaJSConsumer {
       // comes after the answer's last part (HandedBatch.moreOfAnswer).
       maxBatchRecords: Number.MAX_SAFE_INTEGER,
       maxBatchBytes: 2 * 1024 * 1024,
-      recordMaker: new KafkaMessageMaker()
+      [recordMakerOption]: new KafkaMessageMaker()
     }
     if (this.#config.rackId !== undefined && this.#config.rackId !== '') options.rack = this.#config.rackId
     const group = client.consumer(options)
@@ -850,7 +861,7 @@ export class KafkaJSConsumer {
         topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions }))
       })
     }
-    const unknown = refused.find(r => r.reason.includes('UNKNOWN_TOPIC_OR_PARTITION'))
+    const unknown = refused.find(r => r.code === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
     if (unknown !== undefined) throw new KafkaJSProtocolError(protocolErrorInfo(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))
   }
 

@@ -8,7 +8,8 @@ import { ErrorCode, errorCodeInfo } from '../protocol/error-codes'
 import { BrokerError, KafkaTsError, ProtocolError } from '../protocol/errors'
 import { AuthenticationError, ClientClosedError, ConnectionError, RequestTimeoutError, UnsupportedVersionError } from '../client/errors'
 
-type MessageOrError = string | { message?: string, helpUrl?: string }
+/** What a KafkaJS error is made from: a message, or an error-like object with one. */
+export type MessageOrError = string | { message?: string, helpUrl?: string }
 
 function messageOf (e: MessageOrError): string {
   return typeof e === 'string' ? e : (e.message ?? String(e))

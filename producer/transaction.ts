@@ -26,7 +26,7 @@
  *   An abort signal never turns an ambiguous EndTxn into "committed" or "aborted".
  */
 import type { Client } from '../client/client'
-import { ConnectionError } from '../client/errors'
+import { AbortedError, ConnectionError } from '../client/errors'
 import { backoffDelay, sleep } from '../client/backoff'
 import { checkInteger, checkObject, checkSignal, checkString } from '../client/validate'
 import type { Api } from '../protocol/api'
@@ -42,6 +42,7 @@ import { BrokerError, KafkaTsError, sentence } from '../protocol/errors'
 import type { InitProducerIdRequest, InitProducerIdResponse } from '../protocol/apis/init-producer-id'
 import type { Identity } from './identity'
 import type { RecordOutcome } from './errors'
+import { internal } from '../client/internal'
 
 export type TransactionState = 'uninitialized' | 'ready' | 'inTransaction' | 'committing' | 'aborting' | 'abortableError' | 'fatalError'
 
@@ -98,6 +99,7 @@ export interface TransactionCallOptions {
  * still usable. `cause` is the first failure.
  */
 export class TransactionAbortableError extends KafkaTsError {
+  static override readonly brand: symbol = Symbol.for('kafkats.error.TransactionAbortableError')
   /** Kafka's error code when a broker answered it, else -1. */
   readonly code: number
   readonly type: string
@@ -114,6 +116,7 @@ export class TransactionAbortableError extends KafkaTsError {
  * (with the same transactionalId, which fences this one for good).
  */
 export class TransactionFatalError extends KafkaTsError {
+  static override readonly brand: symbol = Symbol.for('kafkats.error.TransactionFatalError')
   readonly code: number
   readonly type: string
   /**
@@ -136,6 +139,7 @@ export class TransactionFatalError extends KafkaTsError {
  * transaction becomes visible. Close it.
  */
 export class ProducerFencedError extends TransactionFatalError {
+  static override readonly brand: symbol = Symbol.for('kafkats.error.ProducerFencedError')
   constructor (message: string, options: { code?: number, cause?: unknown } = {}) {
     super(message, options)
     this.name = 'ProducerFencedError'
@@ -148,6 +152,7 @@ export class ProducerFencedError extends TransactionFatalError {
  * unusable (nothing can be built on an unknown outcome).
  */
 export class TransactionOutcomeUnknownError extends TransactionFatalError {
+  static override readonly brand: symbol = Symbol.for('kafkats.error.TransactionOutcomeUnknownError')
   constructor (message: string, options: { code?: number, cause?: unknown } = {}) {
     super(message, options)
     this.name = 'TransactionOutcomeUnknownError'
@@ -156,6 +161,7 @@ export class TransactionOutcomeUnknownError extends TransactionFatalError {
 
 /** A record that was still buffered when its transaction aborted: it was never written. */
 export class TransactionAbortedError extends KafkaTsError {
+  static override readonly brand: symbol = Symbol.for('kafkats.error.TransactionAbortedError')
   readonly code = -1
   readonly type = 'TRANSACTION_ABORTED'
   constructor (message: string, options: { cause?: unknown } = {}) {
@@ -166,6 +172,7 @@ export class TransactionAbortedError extends KafkaTsError {
 
 /** A transactional call made in the wrong state (send outside a transaction, commit without begin...). */
 export class TransactionStateError extends KafkaTsError {
+  static override readonly brand: symbol = Symbol.for('kafkats.error.TransactionStateError')
   readonly code = -1
   readonly type = 'INVALID_TXN_STATE'
   constructor (message: string) {
@@ -786,7 +793,7 @@ export class TransactionManager {
         continue
       }
       if (entry.errorCode === 0) {
-        if (this.#client.brokers.broker(entry.nodeId) === undefined) await this.#client.metadata.refresh([], signal)
+        if (this.#client[internal].brokers.broker(entry.nodeId) === undefined) await this.#client.metadata.refresh([], signal)
         return entry.nodeId
       }
       if (entry.errorCode === ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED) throw this.#goFatal(fatalFor(entry.errorCode, `FindCoordinator for "${key}"`, entry.errorMessage))
@@ -798,7 +805,7 @@ export class TransactionManager {
 }
 
 function isAbort (error: unknown, signal: AbortSignal | undefined): boolean {
-  return signal?.aborted === true || (error as { name?: string }).name === 'AbortedError'
+  return signal?.aborted === true || error instanceof AbortedError
 }
 
 /** A connection that failed or timed out: worth a new coordinator lookup and a retry. */

@@ -77,6 +77,6 @@ export class FakeClock implements Clock {
 }
 
 /** `options` with `clock` as the client's clock (the options object itself is not changed). */
-export function withClock<T extends ClientOptions> (options: T, clock: Clock): T {
+export function withClock<T extends object> (options: T, clock: Clock): T {
   return { ...options, [clockOption]: clock }
 }

@@ -15,6 +15,7 @@ import { BrokerError, ProtocolError } from '../../protocol/errors'
 import { FakeCluster } from '../../testing/index'
 import { crc32c } from '../../protocol/crc32c'
 import { sleep } from '../support/wait'
+import { consumerInternals } from '../../consumer/consumer'
 
 const cleanups: Array<() => Promise<void>> = []
 afterEach(async () => {
@@ -258,7 +259,7 @@ function retained (consumer: Consumer): { fetched: number, records: number, deco
   let records = 0
   let decoded = 0
   const buffers = new Set<ArrayBufferLike>()
-  for (const cursor of consumer.cursors) {
+  for (const cursor of consumerInternals(consumer).cursors) {
     for (const entry of cursor.buffered) {
       for (const scanned of entry.pending) {
         records += scanned.batch.recordCount
@@ -302,7 +303,7 @@ describe('prefetch memory is bounded by what memory holds: fetched bytes until a
     const held = retained(consumer)
     assert.ok(held.records > 0 && held.decoded === 0, `${held.records} records buffered, ${held.decoded} of them decoded`)
     assert.ok(held.buffers <= 4 * MiB, `buffered batches keep ${(held.buffers / MiB).toFixed(1)} MiB of answers with maxBufferedBytes 4 MiB`)
-    assert.ok(consumer.cursors[0].account.bytes <= 4 * MiB, `the account holds ${consumer.cursors[0].account.bytes} bytes`)
+    assert.ok(consumerInternals(consumer).cursors[0].account.bytes <= 4 * MiB, `the account holds ${consumerInternals(consumer).cursors[0].account.bytes} bytes`)
     const handed = await consumer.nextBatch()
     assert.ok(handed !== undefined && handed.batch.records.length > 0 && handed.batch.records.every(r => r.value?.equals(value) === true))
     handed.finish()
@@ -315,7 +316,7 @@ describe('prefetch memory is bounded by what memory holds: fetched bytes until a
     const consumer = Consumer.assigned(client, { assign: [{ topic: 't', partition: 0, offset: 0n }], maxWaitMs: 50, maxBufferedBytes: 8 * MiB, maxPartitionBytes: 64 * MiB, maxBatchRecords: 1 })
     cleanups.push(async () => await consumer.close())
     await settle(consumer, cluster)
-    assert.deepEqual(consumer.cursors[0].buffered.map(e => e.pending.length), consumer.cursors[0].buffered.map(() => 1), 'record batches per buffered batch')
+    assert.deepEqual(consumerInternals(consumer).cursors[0].buffered.map(e => e.pending.length), consumerInternals(consumer).cursors[0].buffered.map(() => 1), 'record batches per buffered batch')
     assert.ok(fetchPositions(cluster).some(([offset]) => offset === 1n), 'a Fetch from offset 1')
     // Handing out moves on, batch by batch.
     const offsets: bigint[] = []
@@ -402,12 +403,12 @@ describe('prefetch memory is bounded by what memory holds: fetched bytes until a
     const errors: FetchErrorEvent[] = []
     consumer.on('fetchError', (event: FetchErrorEvent) => errors.push(event))
     let most = 0
-    consumer.on('fetch', () => { most = Math.max(most, consumer.cursors[0].account.bytes) })
+    consumer.on('fetch', () => { most = Math.max(most, consumerInternals(consumer).cursors[0].account.bytes) })
     let fetchedBytes = 0
     cluster.intercept(Fetch, () => ({ modify: (r: FetchResponse) => { for (const t of r.responses) for (const p of t.partitions) fetchedBytes += p.records?.length ?? 0; return r } }))
     // Stalled first: fetching stops at the bound.
     await settle(consumer, cluster)
-    const stalled = consumer.cursors[0].account.bytes
+    const stalled = consumerInternals(consumer).cursors[0].account.bytes
     // Then slow: a batch every 5 ms, until every record was read, in order per partition.
     const next = [0, 0]
     while (next[0] + next[1] < 40_000) {

@@ -20,6 +20,7 @@ import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClo
 import type { RecordMetadata } from '../../producer/batch'
 import { FakeCluster } from '../../testing/index'
 import { waitFor, outcomeWithin } from '../support/wait'
+import { internal } from '../../client/internal'
 
 const TOPIC = 't'
 
@@ -530,10 +531,10 @@ describe('limits and lifecycle', () => {
       cluster.intercept(InitProducerId, () => { asked++; return { error: 15 } }) // COORDINATOR_NOT_AVAILABLE
       const p = new Producer(slowClient, { lingerMs: 0 })
       const sent = p.send({ topic: TOPIC, partition: 0, value: 'never' })
-      await waitFor('the first InitProducerId', () => asked === 1 && (p.debugState() as { acquiringIdentity: boolean }).acquiringIdentity)
+      await waitFor('the first InitProducerId', () => asked === 1 && (p[internal].debugState() as { acquiringIdentity: boolean }).acquiringIdentity)
       await p.close({ force: true })
       await assert.rejects(sent, ProducerClosedError)
-      await waitFor('the InitProducerId retries to end', () => !(p.debugState() as { acquiringIdentity: boolean }).acquiringIdentity, { timeoutMs: 20_000 })
+      await waitFor('the InitProducerId retries to end', () => !(p[internal].debugState() as { acquiringIdentity: boolean }).acquiringIdentity, { timeoutMs: 20_000 })
       assert.equal(asked, 1)
     } finally {
       await slowClient.close()

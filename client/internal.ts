@@ -1,0 +1,12 @@
+/**
+ * The key under which kafkats's public classes keep what only kafkats's own modules use
+ * (`client[internal].brokers`, `producer[internal].sendTo`, a consumer's cursors). It is a
+ * plain Symbol, not Symbol.for, and no entry point exports it: an application cannot name
+ * these handles, so it cannot call or change them by accident.
+ *
+ * The member is not declared in the class but in an `internal-members.ts` beside it, which
+ * augments the class's type and which the class's module does not import: the declarations
+ * the class's module emits (what users' compilers and API Extractor's report in etc/ read)
+ * do not show it, while kafkats's own build, which compiles every file, does.
+ */
+export const internal: unique symbol = Symbol('kafkats.internal')

@@ -28,7 +28,7 @@
  * - `release` (revoke or loss) drops what was fetched and not handed out; what is being
  *   processed finishes, and its mark is dropped if the ownership was released meanwhile.
  */
-import type { Client } from '../client/client'
+import { checkCloseOptions, type Client, type CloseOptions } from '../client/client'
 import { TypedEmitter, type TypedEvents } from '../client/events'
 import type { LogFields } from '../client/logger'
 import { channels, publishAsyncEnd, subscribed, type ConsumerBatchTrace } from '../client/instrumentation'
@@ -97,7 +97,7 @@ export interface ConsumerInternals {
  * `consumer[internal]`, typed: the member is set by the constructor and not declared in the
  * class, so the declarations users' compilers read do not show it (see client/internal.ts).
  */
-export function consumerInternals (consumer: Consumer<any, any, any>): ConsumerInternals {
+export function consumerInternals (consumer: object): ConsumerInternals {
   return (consumer as unknown as { [internal]: ConsumerInternals })[internal]
 }
 
@@ -517,8 +517,12 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     channels.consumerBatch.end.publish(trace)
   }
 
-  /** Stops fetching and ends the iterator. */
-  async close (): Promise<void> {
+  /**
+   * Stops fetching and ends the iterator. A direct consumer waits for nothing, so `force`
+   * changes nothing here (a group member's close() says what it skips).
+   */
+  async close (options: CloseOptions = {}): Promise<void> {
+    checkCloseOptions('consumer.close()', options)
     if (this.#closed) return
     this.#closed = true
     this.#stopping = true
@@ -532,6 +536,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     this.#stopCollecting()
   }
 
+  /** Whether close() was called (it may still be finishing), or the consumer ended by itself. */
   get closed (): boolean {
     return this.#closed
   }

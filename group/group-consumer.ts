@@ -17,7 +17,7 @@
  *    refused commit means the batch is not processed.
  */
 import { performance } from 'node:perf_hooks'
-import type { Client } from '../client/client'
+import { checkCloseOptions, type Client, type CloseOptions } from '../client/client'
 import { calledFromHandler, checkFetchOptions, Consumer, CONSUMER_OPTION_HINTS, CONSUMER_OPTION_KEYS, type ConsumerBatch, consumerInternals, type ConsumerEvents, type ConsumerInternals, type DeserializerOptions, type FetchOptions } from '../consumer/consumer'
 import type { LogFields } from '../client/logger'
 import { channels, subscribed, type RebalanceTrace } from '../client/instrumentation'
@@ -32,7 +32,7 @@ import { BrokerError, KafkaTsError } from '../protocol/errors'
 import { sleep } from '../client/backoff'
 import { checkBoolean, checkDuration, checkFunction, checkKnownKeys, checkObject, checkOneOf, checkSignal, checkString, describeValue, optionKeys } from '../client/validate'
 import { GroupProtocolUnsupportedError } from './errors'
-import { assignorByName, cooperativeStickyAssignor, type Assignor } from './assignors'
+import { assignorByName, type Assignor } from './assignors'
 import { ClassicMembership } from './classic-membership'
 import { ConsumerMembership } from './consumer-membership'
 import { GroupCoordinator, isCoordinatorError } from './coordinator'
@@ -269,7 +269,7 @@ async function untilSettledOrAborted (promise: Promise<unknown>, signal: AbortSi
   if (signal.aborted) throw signal.reason
   let onAbort: () => void = () => {}
   try {
-    await Promise.race([promise, new Promise((resolve, reject) => { onAbort = () => reject(signal.reason); signal.addEventListener('abort', onAbort, { once: true }) })])
+    await Promise.race([promise, new Promise((_resolve, reject) => { onAbort = () => reject(signal.reason); signal.addEventListener('abort', onAbort, { once: true }) })])
   } finally {
     signal.removeEventListener('abort', onAbort)
   }
@@ -294,7 +294,7 @@ export interface GroupConsumerInternals extends ConsumerInternals {
 }
 
 /** A group consumer's `consumer[internal]`, typed (see consumerInternals). */
-export function groupConsumerInternals (consumer: GroupConsumer<any, any>): GroupConsumerInternals {
+export function groupConsumerInternals (consumer: object): GroupConsumerInternals {
   return consumerInternals(consumer) as GroupConsumerInternals
 }
 
@@ -979,29 +979,36 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
    * Commits what was processed (at-least-once), leaves the group and stops, within the
    * rebalance timeout even when the coordinator refuses or does not answer. What it could
    * not commit is emitted as 'commitRefused' (as every refusal is) and summed up in a
-   * 'warning'.
+   * 'warning'. With `force`, run() handlers still out are not waited for (as when close()
+   * is called from one of them): what was processed by then is committed, the rest is not.
    */
-  override async close (): Promise<void> {
-    // Synchronously, while the caller's frames are on the stack.
-    const fromHandler = calledFromHandler()
+  override async close (options: CloseOptions = {}): Promise<void> {
+    checkCloseOptions('consumer.close()', options)
+    // Synchronously, while the caller's frames are on the stack: a handler's close() must not wait for itself.
+    const skipHandlers = options.force === true || calledFromHandler()
     // One close for every caller (the application, a failure, the iterator's end).
-    this.#closing ??= this.#close(fromHandler)
+    this.#closing ??= this.#close(skipHandlers)
     await this.#closing
   }
 
   #closing: Promise<void> | undefined
 
-  async #close (fromHandler: boolean): Promise<void> {
-    if (this.closed) return
+  /** Whether close() was called (it may still be leaving the group), or the consumer ended by itself. */
+  override get closed (): boolean {
+    return this.#closing !== undefined || super.closed
+  }
+
+  async #close (skipHandlers: boolean): Promise<void> {
+    if (super.closed) return
     // First: nothing more is handed out. Handlers still out are waited for (bounded, as a
-    // revoke), unless close() is called from one of them: it would wait for itself.
+    // revoke), unless close() is called from one of them (it would wait for itself) or with force.
     this.stopHandingOut()
     this.#closeRequested.abort()
     clearInterval(this.#commitTimer)
     await this.#started
     const membership = this.#membership
     try {
-      if (membership !== undefined) await this.#leave(membership, fromHandler)
+      if (membership !== undefined) await this.#leave(membership, skipHandlers)
     } finally {
       // Whatever happened while leaving, the fetching stops.
       this.#coordinator.closeConnections()
@@ -1010,19 +1017,19 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
   }
 
   /** close()'s part: revoke (what was processed committed) and leave, within one rebalance timeout. */
-  async #leave (membership: Membership, fromHandler: boolean): Promise<void> {
+  async #leave (membership: Membership, skipHandlers: boolean): Promise<void> {
     const deadlineAt = Date.now() + this.#host.rebalanceTimeoutMs
     // A rebalance in progress ends first (within the deadline), so what we hold has a current identity to be committed under.
     const unstable = await membership.whenStable(AbortSignal.timeout(this.#host.rebalanceTimeoutMs - this.#revokeWaitMs())).then(() => undefined, (error: Error) => error)
     // Revoke (commit what was processed, release) before leaving, so the next owner starts
-    // after what we did. run() handlers still out are waited for, unless close() came from one (see #close).
+    // after what we did. run() handlers still out are waited for, unless close() came from one or with force (see #close).
     const identity = membership.identity()
     const held = groupConsumerInternals(this).cursors.filter(c => !c.ownership.released)
     /** What was processed of `held` and is not committed, with why (for a commit that was never sent). */
     const uncommitted = (reason: string): RefusedCommit[] => this.delivery === 'at-most-once'
       ? []
       : held.filter(c => c.processedOffset !== undefined && c.processedOffset !== c.committedOffset).map(c => ({ topic: c.topic, partition: c.partition, offset: c.processedOffset!, reason }))
-    let refused = await this.#revoke(this.#host.heldPartitions(), this.delivery === 'at-least-once' ? identity : undefined, { waitMs: fromHandler ? 0 : this.#revokeWaitMs(), deadlineAt, why: 'revoked: the consumer is closing' })
+    let refused = await this.#revoke(this.#host.heldPartitions(), this.delivery === 'at-least-once' ? identity : undefined, { waitMs: skipHandlers ? 0 : this.#revokeWaitMs(), deadlineAt, why: 'revoked: the consumer is closing' })
       .catch((error: Error) => uncommitted(`revoking the partitions failed: ${error.message}`))
     if (identity === undefined) {
       // No membership to commit under: nothing was sent, so #revoke reported nothing.

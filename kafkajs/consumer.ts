@@ -21,15 +21,16 @@ import { recordMakerOption, type FetchEvent, type HandedBatch, type WithRecordMa
 import type { GroupConsumer, GroupConsumerOptions, RebalancingEvent } from '../group/group-consumer'
 import type { MemberIdentity, TopicPartition } from '../group/membership'
 import { DescribeGroups } from '../protocol/apis/describe-groups'
-import { FindCoordinator } from '../protocol/apis/find-coordinator'
 import type { KafkaRecord, RecordBatch, RecordHeader, RecordMaker } from '../protocol/record-batch'
 import '../index'
 import { PartitionAssigners, toAssignor, type PartitionAssigner } from './assigners'
 import { KafkaJSNonRetriableError, KafkaJSNumberOfRetriesExceeded, toKafkaJSError, protocolErrorInfo, KafkaJSProtocolError } from './errors'
-import { consumerEvents, Instrumentation } from './instrumentation'
+import { consumerEvents, Instrumentation, type ConsumerEventPayloads, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './instrumentation'
 import { retryDelay, type ClientContext, type RetryOptions } from './kafka'
 import type { Logger } from './logger'
 import { partitionMetadataOf } from './producer'
+import type { GroupDescription } from './admin'
+import { internal } from '../client/internal'
 
 export interface ConsumerConfig {
   groupId: string
@@ -268,7 +269,7 @@ export class KafkaJSConsumer {
   readonly #config: ConsumerConfig
   readonly #groupId: string
   readonly #logger: Logger
-  readonly #instrumentation = new Instrumentation('consumer', consumerEvents)
+  readonly #instrumentation = new Instrumentation<ConsumerEventPayloads>('consumer', consumerEvents)
   #client: Client | undefined
   readonly #subscriptions = new Map<string, { fromBeginning: boolean }>()
   #group: GroupConsumer | undefined
@@ -327,7 +328,7 @@ export class KafkaJSConsumer {
     return this.#logger
   }
 
-  on (eventName: string, listener: (event: any) => void): () => void {
+  on<E extends keyof ConsumerEventPayloads & string> (eventName: E, listener: (event: InstrumentationEvent<ConsumerEventPayloads[E]>) => void): RemoveInstrumentationEventListener<E> {
     return this.#instrumentation.on(eventName, listener)
   }
 
@@ -500,17 +501,22 @@ export class KafkaJSConsumer {
     await this.#commit(group, topicPartitions.map(t => ({ topic: t.topic, partition: t.partition, offset: BigInt(t.offset) })))
   }
 
-  async #findCoordinator (client: Client): Promise<number> {
-    const coordinator = await client.request(FindCoordinator, { key: this.#groupId, keyType: 0, coordinatorKeys: [this.#groupId] })
-    return coordinator.coordinators?.[0]?.nodeId ?? coordinator.nodeId
-  }
-
-  async describeGroup (): Promise<any> {
+  async describeGroup (): Promise<GroupDescription | undefined> {
     const client = await this.#connected()
-    const nodeId = await this.#findCoordinator(client)
-    const response = await client.request(DescribeGroups, { groups: [this.#groupId], includeAuthorizedOperations: false }, { nodeId })
+    let nodeId: number | undefined
+    let response
+    try {
+      nodeId = await client[internal].coordinators.lookup('group', this.#groupId)
+      response = await client.request(DescribeGroups, { groups: [this.#groupId], includeAuthorizedOperations: false }, { nodeId })
+    } catch (error) {
+      // The coordinator may be gone: the next call looks it up again.
+      if (nodeId !== undefined) client[internal].coordinators.invalidate('group', this.#groupId, nodeId)
+      throw error
+    }
     const group = response.groups.find(g => g.groupId === this.#groupId)
     if (group === undefined) return undefined
+    // The answer (errorCode) is the caller's; a moved coordinator is looked up again next time.
+    if (group.errorCode === ErrorCode.NOT_COORDINATOR || group.errorCode === ErrorCode.COORDINATOR_NOT_AVAILABLE) client[internal].coordinators.invalidate('group', this.#groupId, nodeId)
     return {
       errorCode: group.errorCode,
       groupId: group.groupId,
@@ -901,8 +907,9 @@ export class KafkaJSConsumer {
     const e = toKafkaJSError(error)
     this.#logger.error(`Crash: ${e.name}: ${e.message}`, { groupId: this.#groupId, retryCount: (e as { retryCount?: number }).retryCount, stack: e.stack })
     await this.stop().catch(() => {})
-    const original = (err: any): any => err?.cause !== undefined ? original(err.cause) : err
-    const retriable = e.name === 'KafkaJSNumberOfRetriesExceeded' || original(e)?.retriable === true
+    const original = (err: unknown): unknown => typeof err === 'object' && err !== null && 'cause' in err && err.cause !== undefined ? original(err.cause) : err
+    const root = original(e)
+    const retriable = e.name === 'KafkaJSNumberOfRetriesExceeded' || (typeof root === 'object' && root !== null && 'retriable' in root && root.retriable === true)
     let restart = retriable
     const restartOnFailure = this.#retry().restartOnFailure
     if (restart && restartOnFailure !== undefined) restart = await restartOnFailure(e).catch(() => true)

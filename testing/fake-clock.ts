@@ -6,7 +6,6 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { clockOption, type Clock, type ClockTimer } from '../client/clock'
-import type { ClientOptions } from '../client/client'
 
 interface PendingTimer {
   readonly dueAt: number

@@ -15,7 +15,6 @@ const dist = path.join(__dirname, '..')
 const root = path.join(dist, '..')
 
 // A real import() (TypeScript would turn a plain one into require() in a CommonJS build).
-// eslint-disable-next-line @typescript-eslint/no-implied-eval
 const importModule = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<Record<string, unknown>>
 
 test('require() and import() expose the same API', async () => {
@@ -113,7 +112,7 @@ test('error classes are recognised across two copies of kafkats, even minified o
   const file = path.join(dist, 'protocol', 'errors.js')
   const renames: Record<string, string> = { KafkaTsError: 'a', ProtocolError: 'b', BrokerError: 'c' }
   const source = fs.readFileSync(file, 'utf8').replace(/(?<!['.\w])(KafkaTsError|ProtocolError|BrokerError)(?![\w'])/g, name => renames[name])
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  // eslint-disable-next-line @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any -- the built package, loaded at run time
   const Module = require('node:module') as { new (id: string): { filename: string, paths: string[], exports: Record<string, any>, _compile: (code: string, filename: string) => void }, _nodeModulePaths: (dir: string) => string[] }
   const copy = new Module(file)
   copy.filename = file
@@ -151,6 +150,7 @@ test('the kinds of errors are exported constants', () => {
 })
 
 /** A fake cluster with one topic of two records, and a client of the built package on it. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the built package, loaded at run time
 async function packageClient (topic: string): Promise<{ index: Record<string, any>, client: any, close: () => Promise<void> }> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const index = require(path.join(dist, 'index.js'))
@@ -212,7 +212,7 @@ function run (command: string, args: string[], cwd: string): string {
     return execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } })
   } catch (error) {
     const e = error as { stdout?: string, stderr?: string, message: string }
-    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}:\n${e.stdout ?? ''}\n${e.stderr ?? ''}\n${e.message}`)
+    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}:\n${e.stdout ?? ''}\n${e.stderr ?? ''}\n${e.message}`, { cause: error })
   }
 }
 

@@ -37,6 +37,7 @@ import { AbortedError } from '../client/errors'
 import { KafkaTsError } from '../protocol/errors'
 import { decodeScannedBatches, NO_RECORDS, type RecordMaker } from '../protocol/record-batch'
 import { backoffDelay } from '../client/backoff'
+import { Signal } from '../client/signal'
 import { Cursor, directOwnership, PrefetchAccount, type BufferedBatch, type ConsumerBatch, type OffsetSpec, type Ownership, type Processing } from './cursor'
 import { OffsetResolution } from './offset-resolution'
 import { decodedRecords, HandOutBatch, type CursorBatch, type HandedBatch } from './hand-out'
@@ -123,8 +124,8 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
   #failure: Error | undefined
   readonly #hooks: ConsumerHooks = {}
 
-  /** Readers (nextBatch, batches(), run() workers) waiting for a buffered batch. */
-  #dataWaiters: Array<() => void> = []
+  /** Wakes readers (nextBatch, batches(), run() workers) waiting for a buffered batch. */
+  readonly #dataReady = new Signal()
   #handOutStart = 0
   readonly #maxBatchRecords: number
   readonly #maxBatchBytes: number
@@ -419,7 +420,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
         return { batch, cursor, finish: (processedUpTo?: bigint | null) => this.#finish(cursor, batch, processedUpTo === undefined ? batch.nextOffset : processedUpTo), moreOfAnswer: entry.moreOfAnswer }
       }
       // The caller's signal wakes the waiters (#wakeOnAbort): one listener per call, not per worker.
-      await new Promise<void>(resolve => { this.#dataWaiters.push(resolve) })
+      await this.#dataReady.wait()
     }
   }
 
@@ -685,7 +686,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
   }
 
   #wakeData (): void {
-    for (const wake of this.#dataWaiters.splice(0)) wake()
+    this.#dataReady.notify()
   }
 
   #fail (error: Error): void {

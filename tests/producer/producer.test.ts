@@ -22,6 +22,7 @@ import type { RecordMetadata } from '../../producer/batch'
 import { FakeClock, FakeCluster, withClock, type InterceptAction } from '../../testing/index'
 import { channels, type RequestTrace } from '../../client/instrumentation'
 import { waitFor, outcomeWithin } from '../support/wait'
+import { internal } from '../../client/internal'
 
 const TOPIC = 't'
 
@@ -85,10 +86,10 @@ async function advanceUntil (clock: FakeClock, what: string, check: () => boolea
 }
 
 /** Whether the producer is getting a producer id (InitProducerId, retried while records wait for one). */
-const acquiringIdentity = (p: Producer): boolean => (p.debugState() as { acquiringIdentity: boolean }).acquiringIdentity
+const acquiringIdentity = (p: Producer): boolean => (p[internal].debugState() as { acquiringIdentity: boolean }).acquiringIdentity
 
 /** Whether the producer has answered every batch it sent (debugState's in-flight count). */
-const nothingInFlight = (p: Producer): boolean => (p.debugState() as { inFlightBatches: number }).inFlightBatches === 0
+const nothingInFlight = (p: Producer): boolean => (p[internal].debugState() as { inFlightBatches: number }).inFlightBatches === 0
 
 /** The partition of the first batch in a Produce request. */
 const partitionIn = (request: ProduceRequest): number => request.topicData[0].partitionData[0].index

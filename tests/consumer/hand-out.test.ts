@@ -15,7 +15,7 @@ import { Client } from '../../index'
 import { Consumer } from '../../consumer/consumer'
 import type { ConsumerBatch } from '../../consumer/cursor'
 import { FakeCluster } from '../../testing/index'
-import { KafkaMessageMaker, toKafkaMessages } from '../../kafkajs/consumer'
+import { KafkaMessageMaker, toKafkaMessages } from '../../kafkajs/messages'
 import type { KafkaRecord } from '../../protocol/record-batch'
 import { waitFor } from '../support/wait'
 

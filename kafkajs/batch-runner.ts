@@ -11,7 +11,7 @@ import { key, type AutoCommit } from './auto-commit'
 import type { ConsumerRunConfig, Offsets } from './consumer-options'
 import { KafkaJSNumberOfRetriesExceeded } from './errors'
 import { consumerEvents, type Instrumentation } from './instrumentation'
-import { retryDelay, type RetryOptions } from './kafka'
+import { retryDelay, type RetryOptions } from './config'
 import type { Logger } from './logger'
 import { batchOffsets, toBatch, type KafkaMessage } from './messages'
 

@@ -6,7 +6,7 @@ import type { Assignor } from '../group/assignors'
 import type { GroupConsumerOptions } from '../group/group-consumer'
 import type { PartitionAssigner } from './assigners'
 import { KafkaJSNonRetriableError } from './errors'
-import type { RetryOptions } from './kafka'
+import type { RetryOptions } from './config'
 import { KafkaMessageMaker, type Batch, type KafkaMessage } from './messages'
 
 export interface ConsumerConfig {

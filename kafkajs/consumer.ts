@@ -26,7 +26,7 @@ import { ConsumerInstrumentation } from './consumer-events'
 import { checkConsumerConfig, checkTopicPartitions, groupConsumerOptions, parseOffset, type ConsumerConfig, type ConsumerRunConfig, type ConsumerSubscribeTopic, type ConsumerSubscribeTopics, type TopicPartitionOffsetAndMetadata } from './consumer-options'
 import { KafkaJSNonRetriableError, toKafkaJSError } from './errors'
 import { consumerEvents, Instrumentation } from './instrumentation'
-import type { ClientContext, RetryOptions } from './kafka'
+import type { ClientContext, RetryOptions } from './config'
 import type { Logger } from './logger'
 import { partitionMetadataOf } from './producer'
 

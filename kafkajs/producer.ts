@@ -19,7 +19,7 @@ import type { PartitionMetadata } from './assigners'
 import { CompressionTypes } from './constants'
 import { KafkaJSError, KafkaJSNonRetriableError, KafkaJSNotImplemented, KafkaJSProtocolError, protocolErrorInfo, toKafkaJSError } from './errors'
 import { Instrumentation, producerEvents } from './instrumentation'
-import type { ClientContext, RetryOptions } from './kafka'
+import type { ClientContext, RetryOptions } from './config'
 import type { Logger } from './logger'
 import { Partitioners, type ICustomPartitioner } from './partitioners'
 

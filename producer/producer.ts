@@ -58,7 +58,7 @@ import { TopicWaits } from './topic-wait'
 import { Accumulator } from './accumulator'
 import { DrainSchedule } from './drain-schedule'
 import { madeGapItself, meaningOfCode, meaningOfFailure, saysTopicMissing } from './outcomes'
-import { Sink, type ItemOutcome, type SendItem } from './sink'
+import { Sink, type ItemOutcome, type SendItem, type SinkHost } from './sink'
 import { RecordSerializer, type Serializers } from '../client/serializers'
 import { AbortedError } from '../client/errors'
 import { onAbort } from '../client/abort-signal'
@@ -200,6 +200,14 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   readonly #sharedPartitionerInput: PartitionerInput | undefined
   readonly #abortUnknownOutcome: 'wait' | 'settle'
   readonly #sinkOptions: ConstructorParameters<typeof Sink>[3]
+  /** What the sinks reach of this producer (sink.ts). */
+  readonly #sinkHost: SinkHost = {
+    takeSendable: (nodeId, maxBytes, nothingInFlight) => this.takeSendable(nodeId, maxBytes, nothingInFlight),
+    onOutcome: (nodeId, item, outcome) => { this.onOutcome(nodeId, item, outcome) },
+    onRequestDone: () => { this.onRequestDone() },
+    compressionFor: topic => this.compressionFor(topic),
+    batchWriter: sizeBound => this.batchWriter(sizeBound)
+  }
   /** Undefined without serializers: then send() and produce() take bytes as they are. */
   readonly #serializer: RecordSerializer | undefined
 
@@ -788,7 +796,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     if (needMetadata) this.#refreshMetadataSoon()
     for (const nodeId of leaders) {
       let sink = this.#sinks.get(nodeId)
-      if (sink === undefined) this.#sinks.set(nodeId, sink = new Sink(nodeId, this.#client, this, this.#sinkOptions))
+      if (sink === undefined) this.#sinks.set(nodeId, sink = new Sink(nodeId, this.#client, this.#sinkHost, this.#sinkOptions))
       sink.drain()
     }
   }

@@ -15,6 +15,12 @@
  * 4. At-least-once commits what the application finished; at-most-once commits a batch's
  *    end, and waits for the coordinator to accept it, before handing the batch over — a
  *    refused commit means the batch is not processed.
+ *
+ * This file keeps the public class and the wiring: starting, leaving for a slow handler,
+ * close(). The parts, each reached through its host interface: committer.ts (building and
+ * sending commits, the guard above, the auto-commit timer), assignment.ts (applying an
+ * assignment, revoking, losing), protocol-selection.ts (classic or KIP-848, the membership),
+ * group-options.ts and group-events.ts (the public option and event types).
  */
 import type { Client } from '../client/client'
 import { calledFromHandler, Consumer } from '../consumer/consumer'

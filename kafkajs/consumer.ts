@@ -12,6 +12,12 @@
  * What stays kafkats's: a commit carries only partitions this member holds under its current
  * membership, so a member that lost a partition can no longer move the new owner's offset
  * (kafkajs could commit behind the new owner's back after a rebalance).
+ *
+ * This file keeps the public class and its wiring (connect, subscribe, run, stop, seek,
+ * pause, crash and restart). The parts: consumer-options.ts (config and payload types,
+ * checks, the GroupConsumerOptions they map to), messages.ts (messages and batches),
+ * batch-runner.ts (the eachMessage/eachBatch workers), auto-commit.ts (resolved and
+ * committed offsets, kafkajs's commit schedule), consumer-events.ts (instrumentation events).
  */
 import type { Client } from '../index'
 import type { GroupConsumer } from '../group/group-consumer'

@@ -6,8 +6,8 @@
  * - the controller (Metadata's controllerId; a KRaft broker forwards to the real one):
  *   topic creation, deletion, partitions, elections, reassignments; NOT_CONTROLLER
  *   refreshes the metadata and tries again;
- * - a group's or transactional id's coordinator (FindCoordinator, cached): NOT_COORDINATOR,
- *   COORDINATOR_NOT_AVAILABLE and COORDINATOR_LOAD_IN_PROGRESS find it again;
+ * - a group's or transactional id's coordinator (the client's cache, client/coordinators.ts):
+ *   NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE and COORDINATOR_LOAD_IN_PROGRESS find it again;
  * - each partition's leader (listOffsets, deleteRecords, describeProducers): partitions
  *   whose leader moved are sent again to the new one.
  *
@@ -16,10 +16,9 @@
  * connection that failed before the request was written.
  */
 import type { Api } from '../protocol/api'
-import { FindCoordinator, CoordinatorKeyType } from '../protocol/apis/find-coordinator'
 import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError } from '../protocol/errors'
-import { backoffDelay, sleep } from '../client/backoff'
+import { backoffDelay, MIN_ATTEMPT_MS, sleep } from '../client/backoff'
 import type { Client } from '../client/client'
 import { wasNotWritten } from '../client/errors'
 import { invalidatesMetadata } from '../client/metadata'
@@ -64,18 +63,10 @@ export const tpKey = (topic: string, partition: number): string => `${topic}\u00
 
 export type CoordinatorType = 'group' | 'transaction'
 
-/**
- * The least time left for which a retry is started. An attempt with less could only time
- * out on a busy machine (a backoff timer that fired late left a FindCoordinator 1 ms),
- * closing its connection and reporting that timeout instead of the refusal that kept the
- * call from succeeding.
- */
-export const MIN_ATTEMPT_MS = 100
+export { MIN_ATTEMPT_MS }
 
 export class Router {
   readonly client: Client
-  /** `${type}:${key}` → the coordinator's node id, until a request says it moved. */
-  readonly #coordinators = new Map<string, number>()
 
   constructor (client: Client) {
     this.client = client
@@ -132,41 +123,9 @@ export class Router {
     }, async () => { await this.client.metadata.refresh([], signal, deadline).catch(() => {}) })
   }
 
-  /** The coordinators of several keys at once (FindCoordinator v4+ batches them). */
+  /** The coordinators of several keys at once (the client's cache; FindCoordinator v4+ batches them). */
   async coordinators (type: CoordinatorType, keys: string[], deadline: number, signal?: AbortSignal): Promise<Map<string, number>> {
-    const found = new Map<string, number>()
-    const missing = keys.filter(key => {
-      const known = this.#coordinators.get(`${type}:${key}`)
-      if (known !== undefined) found.set(key, known)
-      return known === undefined
-    })
-    if (missing.length === 0) return found
-    const keyType = type === 'group' ? CoordinatorKeyType.GROUP : CoordinatorKeyType.TRANSACTION
-    await this.retry(deadline, signal, async () => {
-      const todo = missing.filter(key => !found.has(key))
-      const response = await this.client.request(FindCoordinator, version => version >= 4
-        ? { keyType, coordinatorKeys: todo }
-        : { key: todo[0], keyType }, { signal, timeoutMs: Math.max(1, deadline - Date.now()) })
-      const answers = response.coordinators.length > 0
-        ? response.coordinators
-        : [{ key: todo[0], nodeId: response.nodeId, host: response.host, port: response.port, errorCode: response.errorCode, errorMessage: response.errorMessage }]
-      let moved: BrokerError | undefined
-      for (const answer of answers) {
-        if (answer.errorCode === 0) {
-          // A coordinator the metadata does not list yet (a fresh client): learn its address.
-          if (this.client.brokers.broker(answer.nodeId) === undefined) await this.client.metadata.refresh([], signal, deadline)
-          found.set(answer.key, answer.nodeId)
-          this.#coordinators.set(`${type}:${answer.key}`, answer.nodeId)
-        } else if (isCoordinatorMoved(answer.errorCode)) {
-          moved = new BrokerError(answer.errorCode, `Finding the ${type} coordinator of "${answer.key}"`, answer.errorMessage)
-        } else {
-          throw new BrokerError(answer.errorCode, `Finding the ${type} coordinator of "${answer.key}"`, answer.errorMessage)
-        }
-      }
-      // FindCoordinator below v4 answers one key per request.
-      if (moved !== undefined || missing.some(key => !found.has(key))) throw new Misrouted(moved ?? new BrokerError(ErrorCode.COORDINATOR_NOT_AVAILABLE, `Finding ${type} coordinators`))
-    })
-    return found
+    return await this.client.coordinators.lookupMany(type, keys, { deadline, signal })
   }
 
   /**
@@ -174,17 +133,19 @@ export class Router {
    * codes: NOT_COORDINATOR and friends forget the coordinator and try again.
    */
   async coordinator<Req, Res> (type: CoordinatorType, key: string, api: Api<Req, Res>, body: Req | ((version: number) => Req), deadline: number, signal: AbortSignal | undefined, codes: (response: Res) => number[]): Promise<Res> {
+    let nodeId: number | undefined
     return await this.retry(deadline, signal, async () => {
-      const nodeId = (await this.coordinators(type, [key], deadline, signal)).get(key)!
+      nodeId = await this.client.coordinators.lookup(type, key, { deadline, signal })
       const response = await this.client.request(api, body, { nodeId, signal, timeoutMs: Math.max(1, deadline - Date.now()) })
       const moved = codes(response).find(isCoordinatorMoved)
       if (moved !== undefined) throw new Misrouted(new BrokerError(moved, `${api.name} for ${type} "${key}" on broker ${nodeId}`))
       return response
-    }, () => { this.forgetCoordinator(type, key) })
+    }, () => { this.forgetCoordinator(type, key, nodeId) })
   }
 
-  forgetCoordinator (type: CoordinatorType, key: string): void {
-    this.#coordinators.delete(`${type}:${key}`)
+  /** Forgets the coordinator of `key` (if still `nodeId`, when given): a request to it said it moved. */
+  forgetCoordinator (type: CoordinatorType, key: string, nodeId?: number): void {
+    this.client.coordinators.invalidate(type, key, nodeId)
   }
 
   /**

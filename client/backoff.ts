@@ -14,6 +14,14 @@ export interface BackoffOptions {
 
 export const defaultBackoff: BackoffOptions = { initialMs: 100, maxMs: 10_000 }
 
+/**
+ * The least time left before a deadline for which a retry is started. An attempt with less
+ * could only time out on a busy machine (a backoff timer that fired late left a
+ * FindCoordinator 1 ms), closing its connection and reporting that timeout instead of the
+ * refusal that kept the call from succeeding.
+ */
+export const MIN_ATTEMPT_MS = 100
+
 /** Delay before attempt `attempt` (0-based): random in [base/2, base], base = min(max, initial·2^attempt). */
 export function backoffDelay (attempt: number, options: BackoffOptions = defaultBackoff): number {
   const base = Math.min(options.maxMs, options.initialMs * 2 ** Math.min(attempt, 30))

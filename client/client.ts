@@ -30,6 +30,7 @@ import { Instrumentation } from './instrumentation'
 import { checkLoggerOptions, Log, type Logger, type LogLevel } from './logger'
 import type { ClientMetrics } from './metrics'
 import { clockOption, systemClock, type Clock } from './clock'
+import { Coordinators } from './coordinators'
 import { checkDuration, checkInteger, checkKnownKeys, checkObject, checkSignal, checkString, describeValue } from './validate'
 
 export interface ClientOptions {
@@ -160,6 +161,8 @@ export class Client extends TypedEmitter<ClientEvents> {
   readonly metadata: MetadataCache
   /** @internal The time this client and what is made from it read (a FakeClock in tests: kafkats/testing's `withClock`). */
   readonly clock: Clock
+  /** @internal Which broker coordinates each group and transactional id: the one FindCoordinator lookup and cache (client/coordinators.ts). */
+  readonly coordinators: Coordinators
   #closed = false
   #closing: Promise<void> | undefined
   readonly #resources = new Set<ClientResource>()
@@ -188,6 +191,7 @@ export class Client extends TypedEmitter<ClientEvents> {
       backoff: this.backoff,
       instrumentation: this.instrumentation
     }, async (nodeId, body, deadline, signal) => await this.#sendTo<any, MetadataResponse>(nodeId, 'admin', MetadataApi, body, { signal, deadline, anyBroker: true }))
+    this.coordinators = new Coordinators(this)
   }
 
   /** Whether close() was called. */

@@ -1,15 +1,14 @@
 /**
- * GroupCoordinator: finds the broker that coordinates a group and sends it requests,
- * rediscovering it when it moves (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE) and
- * retrying while it loads (COORDINATOR_LOAD_IN_PROGRESS). Errors about membership are
- * returned to the caller in the response, not handled here.
+ * GroupCoordinator: sends a member's requests to the broker that coordinates its group
+ * (found through the client's coordinator cache, client/coordinators.ts), finding it again
+ * when it moves (NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE) and retrying while it loads
+ * (COORDINATOR_LOAD_IN_PROGRESS). Errors about membership are returned to the caller in
+ * the response, not handled here.
  */
 import type { Client } from '../client/client'
 import { backoffDelay, sleep } from '../client/backoff'
 import type { Api } from '../protocol/api'
-import { FindCoordinator } from '../protocol/apis/find-coordinator'
 import { ErrorCode } from '../protocol/error-codes'
-import { BrokerError } from '../protocol/errors'
 
 
 /** Codes that mean "ask FindCoordinator again and retry". */
@@ -33,7 +32,6 @@ export class GroupCoordinator {
   readonly groupId: string
   /** This member's own connection to the coordinator (see ConnectionPurpose). */
   readonly #purpose: `group-${number}` = `group-${++memberConnections}`
-  #nodeId: number | undefined
 
   constructor (client: Client, groupId: string) {
     this.#client = client
@@ -45,29 +43,9 @@ export class GroupCoordinator {
     this.#client.brokers.closePurpose(this.#purpose)
   }
 
-  /** Forgets the coordinator: the next request looks it up again. */
-  invalidate (): void {
-    this.#nodeId = undefined
-  }
-
-  async #find (signal?: AbortSignal): Promise<number> {
-    if (this.#nodeId !== undefined) return this.#nodeId
-    for (let attempt = 0; ; attempt++) {
-      const response = await this.#client.request(FindCoordinator, version => version >= 4
-        ? { keyType: 0, coordinatorKeys: [this.groupId] }
-        : { key: this.groupId, keyType: 0 }, { signal, purpose: 'group' })
-      const entry = response.coordinators.length > 0
-        ? response.coordinators[0]
-        : { nodeId: response.nodeId, host: response.host, port: response.port, errorCode: response.errorCode, errorMessage: response.errorMessage }
-      if (entry.errorCode === 0) {
-        if (this.#client.brokers.broker(entry.nodeId) === undefined) await this.#client.metadata.refresh([], signal)
-        this.#nodeId = entry.nodeId
-        return entry.nodeId
-      }
-      if (!isCoordinatorError(entry.errorCode)) throw new BrokerError(entry.errorCode, `Finding the coordinator of group "${this.groupId}"`, entry.errorMessage)
-      // The first use of groups creates __consumer_offsets: the coordinator is briefly unavailable.
-      await sleep(backoffDelay(attempt, this.#client.backoff), signal)
-    }
+  /** Forgets the coordinator `nodeId` (the client's cache): the next request looks it up again. */
+  #invalidate (nodeId: number): void {
+    this.#client.coordinators.invalidate('group', this.groupId, nodeId)
   }
 
   /**
@@ -77,20 +55,20 @@ export class GroupCoordinator {
    */
   async send<Request, Response> (api: Api<Request, Response>, body: Request | ((version: number) => Request), errorCodeOf: (response: Response) => number, options: { signal?: AbortSignal, timeoutMs?: number } = {}): Promise<Response> {
     for (let attempt = 0; ; attempt++) {
-      const nodeId = await this.#find(options.signal)
+      const nodeId = await this.#client.coordinators.lookup('group', this.groupId, { signal: options.signal })
       let response: Response
       try {
         response = await this.#client.request(api, body, { nodeId, purpose: this.#purpose, signal: options.signal, timeoutMs: options.timeoutMs })
       } catch (error) {
         // The coordinator's broker may be gone: look it up again, then retry (callers bound this with their signal).
         if (options.signal?.aborted === true || (error as { retriable?: boolean }).retriable !== true) throw error
-        this.invalidate()
+        this.#invalidate(nodeId)
         await sleep(backoffDelay(attempt, this.#client.backoff), options.signal)
         continue
       }
       const code = errorCodeOf(response)
       if (!isCoordinatorError(code)) return response
-      if (code !== ErrorCode.COORDINATOR_LOAD_IN_PROGRESS) this.invalidate()
+      if (code !== ErrorCode.COORDINATOR_LOAD_IN_PROGRESS) this.#invalidate(nodeId)
       await sleep(backoffDelay(attempt, this.#client.backoff), options.signal)
     }
   }

@@ -6,7 +6,6 @@ import type { Client } from '../index'
 import type { AclBinding, AclFilter, ConfigResourceType as NativeConfigType } from '../admin/index'
 import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError } from '../protocol/errors'
-import { FindCoordinator } from '../protocol/apis/find-coordinator'
 import { OffsetCommit } from '../protocol/apis/offset-commit'
 import '../index'
 import {
@@ -458,20 +457,18 @@ export class KafkaJSAdmin {
   async #commitOffsets (c: Client, groupId: string, topic: string, partitions: Array<{ partition: number, offset: bigint }>): Promise<void> {
     const meta = await c.metadata.waitForTopic(topic, c.requestTimeoutMs)
     for (let attempt = 0; ; attempt++) {
-      const found = await c.request(FindCoordinator, { key: groupId, keyType: 0, coordinatorKeys: [groupId] })
-      const coordinator = found.coordinators?.[0] ?? found
-      let code = coordinator.errorCode
-      if (code === 0) {
-        const response = await c.request(OffsetCommit, {
-          groupId,
-          generationIdOrMemberEpoch: -1,
-          memberId: '',
-          groupInstanceId: null,
-          topics: [{ name: topic, topicId: meta.topicId, partitions: partitions.map(p => ({ partitionIndex: p.partition, committedOffset: p.offset, committedLeaderEpoch: -1, committedMetadata: null })) }]
-        }, { nodeId: coordinator.nodeId })
-        code = response.topics.flatMap(t => t.partitions.map(p => p.errorCode)).find(e => e !== 0) ?? 0
-        if (code === 0) return
-      }
+      // The client's coordinator cache: a refused lookup is thrown as a BrokerError, which #call makes a KafkaJSProtocolError.
+      const nodeId = await c.coordinators.lookup('group', groupId)
+      const response = await c.request(OffsetCommit, {
+        groupId,
+        generationIdOrMemberEpoch: -1,
+        memberId: '',
+        groupInstanceId: null,
+        topics: [{ name: topic, topicId: meta.topicId, partitions: partitions.map(p => ({ partitionIndex: p.partition, committedOffset: p.offset, committedLeaderEpoch: -1, committedMetadata: null })) }]
+      }, { nodeId })
+      const code = response.topics.flatMap(t => t.partitions.map(p => p.errorCode)).find(e => e !== 0) ?? 0
+      if (code === 0) return
+      if (code !== ErrorCode.COORDINATOR_LOAD_IN_PROGRESS) c.coordinators.invalidate('group', groupId, nodeId)
       if (!RETRIABLE_COORDINATOR_CODES.has(code) || attempt >= 10) throw new KafkaJSProtocolError(protocolErrorInfo(code))
       await new Promise(resolve => setTimeout(resolve, retryDelay(this.#context.config.retry ?? {}, attempt)))
     }

@@ -23,7 +23,7 @@ import type { Client } from '../index'
 import type { GroupConsumer } from '../group/group-consumer'
 import type { MemberIdentity, TopicPartition } from '../group/membership'
 import { DescribeGroups } from '../protocol/apis/describe-groups'
-import { FindCoordinator } from '../protocol/apis/find-coordinator'
+import { ErrorCode } from '../protocol/error-codes'
 import '../index'
 import { PartitionAssigners, toAssignor } from './assigners'
 import { AutoCommit, key } from './auto-commit'
@@ -283,17 +283,22 @@ export class KafkaJSConsumer {
     await this.#autoCommit.commit(group, topicPartitions.map(t => ({ topic: t.topic, partition: t.partition, offset: BigInt(t.offset) })))
   }
 
-  async #findCoordinator (client: Client): Promise<number> {
-    const coordinator = await client.request(FindCoordinator, { key: this.#groupId, keyType: 0, coordinatorKeys: [this.#groupId] })
-    return coordinator.coordinators?.[0]?.nodeId ?? coordinator.nodeId
-  }
-
   async describeGroup (): Promise<any> {
     const client = await this.#connected()
-    const nodeId = await this.#findCoordinator(client)
-    const response = await client.request(DescribeGroups, { groups: [this.#groupId], includeAuthorizedOperations: false }, { nodeId })
+    let nodeId: number | undefined
+    let response
+    try {
+      nodeId = await client.coordinators.lookup('group', this.#groupId)
+      response = await client.request(DescribeGroups, { groups: [this.#groupId], includeAuthorizedOperations: false }, { nodeId })
+    } catch (error) {
+      // The coordinator may be gone: the next call looks it up again.
+      if (nodeId !== undefined) client.coordinators.invalidate('group', this.#groupId, nodeId)
+      throw error
+    }
     const group = response.groups.find(g => g.groupId === this.#groupId)
     if (group === undefined) return undefined
+    // The answer (errorCode) is the caller's; a moved coordinator is looked up again next time.
+    if (group.errorCode === ErrorCode.NOT_COORDINATOR || group.errorCode === ErrorCode.COORDINATOR_NOT_AVAILABLE) client.coordinators.invalidate('group', this.#groupId, nodeId)
     return {
       errorCode: group.errorCode,
       groupId: group.groupId,

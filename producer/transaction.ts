@@ -34,7 +34,6 @@ import { AddOffsetsToTxn } from '../protocol/apis/add-offsets-to-txn'
 import { AddPartitionsToTxn } from '../protocol/apis/add-partitions-to-txn'
 import { ApiVersions } from '../protocol/apis/api-versions'
 import { EndTxn } from '../protocol/apis/end-txn'
-import { FindCoordinator } from '../protocol/apis/find-coordinator'
 import { InitProducerId } from '../protocol/apis/init-producer-id'
 import { TxnOffsetCommit, type TxnOffsetCommitRequestPartition } from '../protocol/apis/txn-offset-commit'
 import { ErrorCode, errorCodeInfo } from '../protocol/error-codes'
@@ -199,8 +198,7 @@ function isFatalTxnCode (code: number): boolean {
     code === ErrorCode.UNSUPPORTED_FOR_MESSAGE_FORMAT || code === ErrorCode.INVALID_TRANSACTION_TIMEOUT
 }
 
-function fatalFor (code: number, context: string, brokerMessage?: string | null): TransactionFatalError {
-  const cause = new BrokerError(code, context, brokerMessage)
+function fatalFor (code: number, context: string, cause = new BrokerError(code, context)): TransactionFatalError {
   if (code === ErrorCode.PRODUCER_FENCED || code === ErrorCode.INVALID_PRODUCER_EPOCH) {
     return new ProducerFencedError(`${context}: ${cause.type} — a newer producer with the same transactionalId took over (or the coordinator timed this transaction out). This producer is fenced: close it.`, { code, cause })
   }
@@ -270,12 +268,10 @@ export class TransactionManager {
   #bumpAfterAbort = false
   /** The coordinator may have aborted the open transaction for its timeout (KIP-588): the abort sends no EndTxn and moves to a new epoch. */
   #timedOut = false
-  #coordinatorId: number | undefined
   #addPartitionsVersion = 3
   /** Transaction version 1: the highest EndTxn and TxnOffsetCommit versions (below the ones that mean version 2). */
   #endTxnVersion: number | undefined
   #txnOffsetCommitVersion: number | undefined
-  readonly #groupCoordinators = new Map<string, number>()
 
   constructor (host: TransactionHost, options: TransactionOptions) {
     checkTransactionOptions(options)
@@ -623,7 +619,7 @@ export class TransactionManager {
     }
     let pending = offsets
     for (let attempt = 0; pending.length > 0; attempt++) {
-      const nodeId = await this.#findGroupCoordinator(group.groupId, signal)
+      const nodeId = await this.#coordinator('group', group.groupId, signal)
       const { producerId, producerEpoch } = this.#host.identity()
       let response
       try {
@@ -647,7 +643,7 @@ export class TransactionManager {
         }, { nodeId, signal, version: this.#txnOffsetCommitVersion })
       } catch (error) {
         if (isAbort(error, signal) || !isRetriableFailure(error)) throw error
-        this.#groupCoordinators.delete(group.groupId)
+        this.#client.coordinators.invalidate('group', group.groupId, nodeId)
         await sleep(backoffDelay(attempt, this.#client.backoff), signal)
         continue
       }
@@ -660,7 +656,7 @@ export class TransactionManager {
           if (offset !== undefined) unanswered.delete(offset)
           if (offset === undefined || p.errorCode === 0) continue
           const code = p.errorCode
-          if (code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE) this.#groupCoordinators.delete(group.groupId)
+          if (code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE) this.#client.coordinators.invalidate('group', group.groupId, nodeId)
           if (isRetriableTxnCode(code) || code === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION || code === ErrorCode.REQUEST_TIMED_OUT) {
             retry.push(offset)
             continue
@@ -695,8 +691,9 @@ export class TransactionManager {
         throw new TransactionAbortableError(`Aborted before the ${what} of "${this.transactionalId}" was sent`, { cause: signal.reason })
       }
       let response
+      let nodeId: number | undefined
       try {
-        const nodeId = await this.#findCoordinator(signal)
+        nodeId = await this.#coordinator('transaction', this.transactionalId, signal)
         // Not bound by the signal once written: its answer is what we wait for.
         response = await this.#client.request(EndTxn, { transactionalId: this.transactionalId, producerId, producerEpoch, committed: commit }, { nodeId, version: this.#endTxnVersion })
       } catch (error) {
@@ -705,7 +702,7 @@ export class TransactionManager {
           if (ambiguous !== undefined) throw this.#goFatal(new TransactionOutcomeUnknownError(`The ${what} of "${this.transactionalId}" was sent and then failed (${(error as Error).message}): the outcome is unknown`, { cause: error }))
           throw error
         }
-        this.#coordinatorId = undefined
+        if (nodeId !== undefined) this.#client.coordinators.invalidate('transaction', this.transactionalId, nodeId)
         await sleep(backoffDelay(attempt, this.#client.backoff), signal).catch(() => {})
         continue
       }
@@ -715,7 +712,7 @@ export class TransactionManager {
         return
       }
       if (isRetriableTxnCode(code)) {
-        if (code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE) this.#coordinatorId = undefined
+        if (code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE) this.#client.coordinators.invalidate('transaction', this.transactionalId, nodeId)
         await sleep(backoffDelay(attempt, this.#client.backoff), signal).catch(() => {})
         continue
       }
@@ -741,58 +738,34 @@ export class TransactionManager {
     const [options, codeOf, callerSignal] = typeof rest[0] === 'function' ? [{}, rest[0], rest[1] as AbortSignal | undefined] : rest as [{ version?: number }, (response: Response) => number, AbortSignal?]
     const signal = this.#untilClosed(callerSignal)
     for (let attempt = 0; ; attempt++) {
-      const nodeId = await this.#findCoordinator(signal)
+      const nodeId = await this.#coordinator('transaction', this.transactionalId, signal)
       let response: Response
       try {
         response = await this.#client.request(api, body, { nodeId, signal, version: options.version })
       } catch (error) {
         if (isAbort(error, signal) || !isRetriableFailure(error)) throw error
-        this.#coordinatorId = undefined
+        this.#client.coordinators.invalidate('transaction', this.transactionalId, nodeId)
         await sleep(backoffDelay(attempt, this.#client.backoff), signal)
         continue
       }
       const code = codeOf(response)
       if (!isRetriableTxnCode(code)) return response
-      if (code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE) this.#coordinatorId = undefined
+      if (code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE) this.#client.coordinators.invalidate('transaction', this.transactionalId, nodeId)
       await sleep(backoffDelay(attempt, this.#client.backoff), signal)
     }
   }
 
-  async #findCoordinator (signal?: AbortSignal): Promise<number> {
-    if (this.#coordinatorId !== undefined) return this.#coordinatorId
-    this.#coordinatorId = await this.#lookup(this.transactionalId, 1, signal)
-    return this.#coordinatorId
-  }
-
-  async #findGroupCoordinator (groupId: string, signal?: AbortSignal): Promise<number> {
-    let nodeId = this.#groupCoordinators.get(groupId)
-    if (nodeId === undefined) this.#groupCoordinators.set(groupId, nodeId = await this.#lookup(groupId, 0, signal))
-    return nodeId
-  }
-
-  /** FindCoordinator: key type 1 (transaction) or 0 (group), retried while the coordinator is not available. */
-  async #lookup (key: string, keyType: 0 | 1, callerSignal?: AbortSignal): Promise<number> {
-    const signal = this.#untilClosed(callerSignal)
-    for (let attempt = 0; ; attempt++) {
-      let entry
-      try {
-        const response = await this.#client.request(FindCoordinator, version => version >= 4 ? { keyType, coordinatorKeys: [key] } : { key, keyType }, { signal })
-        entry = response.coordinators.length > 0
-          ? response.coordinators[0]
-          : { nodeId: response.nodeId, errorCode: response.errorCode, errorMessage: response.errorMessage }
-      } catch (error) {
-        if (isAbort(error, signal) || !isRetriableFailure(error)) throw error
-        await sleep(backoffDelay(attempt, this.#client.backoff), signal)
-        continue
-      }
-      if (entry.errorCode === 0) {
-        if (this.#client.brokers.broker(entry.nodeId) === undefined) await this.#client.metadata.refresh([], signal)
-        return entry.nodeId
-      }
-      if (entry.errorCode === ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED) throw this.#goFatal(fatalFor(entry.errorCode, `FindCoordinator for "${key}"`, entry.errorMessage))
-      if (!isRetriableTxnCode(entry.errorCode) && entry.errorCode !== ErrorCode.NOT_LEADER_OR_FOLLOWER) throw new BrokerError(entry.errorCode, `Finding the ${keyType === 1 ? 'transaction' : 'group'} coordinator of "${key}"`, entry.errorMessage)
-      // The first transactional use creates __transaction_state: the coordinator is briefly unavailable.
-      await sleep(backoffDelay(attempt, this.#client.backoff), signal)
+  /**
+   * The coordinator of this transactional id or of a group whose offsets it commits (the
+   * client's cache, retried while not available); a refused transactional id makes the
+   * producer unusable.
+   */
+  async #coordinator (kind: 'transaction' | 'group', key: string, callerSignal?: AbortSignal): Promise<number> {
+    try {
+      return await this.#client.coordinators.lookup(kind, key, { signal: this.#untilClosed(callerSignal) })
+    } catch (error) {
+      if (error instanceof BrokerError && error.code === ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED) throw this.#goFatal(fatalFor(error.code, `FindCoordinator for "${key}"`, error))
+      throw error
     }
   }
 }

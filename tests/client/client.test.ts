@@ -268,7 +268,7 @@ describe('what is made from one long-lived client', () => {
         counts.push(c.connectionCount() - base)
       }
     }
-    // The client's shared connections (FindCoordinator's 'group', ListOffsets' 'fetch', admin to node 1) stay; nothing per consumer.
+    // The client's shared connections (ListOffsets' 'fetch', admin to node 1, which FindCoordinator uses too) stay; nothing per consumer.
     assert.ok(counts.every(n => n <= 3), `connections opened by the rounds and still open, every 10 rounds: ${counts.join(', ')}`)
     assert.ok(k.brokers.openConnectionCount <= base + 3, `the client holds ${k.brokers.openConnectionCount} connections`)
   })

@@ -13,6 +13,7 @@ import { BrokerError } from '../protocol/errors'
 import { checkInteger, checkOneOf, checkString } from '../client/validate'
 import { byTopic, checkPartitions } from './common'
 import { itemError, throwIf, type AdminCallOptions, type Router, type TopicPartitionKey } from './route'
+import type { ItemResult } from './results'
 
 const OPERATIONS_NOT_ASKED = -2147483648
 
@@ -87,7 +88,13 @@ const UPGRADE_TYPES = { upgrade: 1, 'safe-downgrade': 2, 'unsafe-downgrade': 3 }
  * The controller has committed the change when this resolves; each broker applies it from the
  * metadata log shortly after, so describeFeatures() (answered by a broker) may briefly show the old level.
  */
-export async function updateFeatures (router: Router, updates: FeatureUpdate[], options: AdminCallOptions & { validateOnly?: boolean } = {}): Promise<void> {
+/** updateFeatures' answer for one feature. */
+export interface UpdatedFeature extends ItemResult {
+  feature: string
+}
+
+/** Finalizes feature levels; answers per feature (a request-level refusal throws, and is the only one a v2+ broker gives). */
+export async function updateFeatures (router: Router, updates: FeatureUpdate[], options: AdminCallOptions & { validateOnly?: boolean } = {}): Promise<UpdatedFeature[]> {
   const deadline = router.deadline('updateFeatures', options, ['validateOnly'])
   for (const u of updates) {
     checkString('updateFeatures', 'feature', u.feature)
@@ -100,7 +107,13 @@ export async function updateFeatures (router: Router, updates: FeatureUpdate[], 
     validateOnly: options.validateOnly ?? false
   }, deadline, options.signal)
   throwIf(response.errorCode, `Updating features ${updates.map(u => `${u.feature}=${u.maxVersionLevel}`).join(', ')}`, response.errorMessage)
-  for (const r of response.results) throwIf(r.errorCode, `Updating feature ${r.feature}`, r.errorMessage)
+  // From v2 the broker answers the update as a whole: no per-feature results, and its
+  // top-level error (thrown above) is the only refusal, so each feature then succeeded.
+  const answers = new Map(response.results.map(r => [r.feature, r]))
+  return updates.map(({ feature }) => {
+    const answer = answers.get(feature)
+    return { feature, error: answer === undefined ? undefined : itemError(answer.errorCode, `Updating feature ${feature}`, answer.errorMessage) }
+  })
 }
 
 export interface QuorumReplica {

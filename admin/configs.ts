@@ -3,13 +3,14 @@
  * describe (with synonyms and documentation), incremental alter, and the list of
  * resources that have configs (KIP-1142).
  */
-import { DescribeConfigs } from '../protocol/apis/describe-configs'
+import { DescribeConfigs, type DescribeConfigsResourceResult } from '../protocol/apis/describe-configs'
 import { IncrementalAlterConfigs } from '../protocol/apis/incremental-alter-configs'
 import { ListConfigResources } from '../protocol/apis/list-config-resources'
 import { BrokerError } from '../protocol/errors'
-import { checkOneOf } from '../client/validate'
+import { checkObject, checkOneOf, describeValue } from '../client/validate'
 import { codeMap } from './common'
-import { throwIf, type AdminCallOptions, type Router } from './route'
+import { itemError, throwIf, type AdminCallOptions, type Router } from './route'
+import type { ItemResult } from './results'
 
 export const configResourceTypes = codeMap({ topic: 2, broker: 4, 'broker-logger': 8, 'client-metrics': 16, group: 32 })
 export type ConfigResourceType = typeof configResourceTypes.names[number]
@@ -51,22 +52,59 @@ export interface AlterConfigsResource {
   subtract?: Record<string, string>
 }
 
-/** Current configs of a resource (all of them, or only `keys`). */
-export async function describeConfigs (router: Router, resource: { type: ConfigResourceType, name: string, keys?: string[] }, options: AdminCallOptions & { includeSynonyms?: boolean, includeDocumentation?: boolean } = {}): Promise<Map<string, ConfigEntry>> {
+/** A resource whose configs describeConfigs reads: all of them, or only `keys`. */
+export interface ConfigResource {
+  type: ConfigResourceType
+  name: string
+  keys?: string[]
+}
+
+/** describeConfigs' answer for one resource (its `configs` empty when it has `error`). */
+export interface DescribedConfigs extends ItemResult {
+  type: ConfigResourceType
+  name: string
+  configs: Map<string, ConfigEntry>
+}
+
+/** alterConfigs' answer for one resource. */
+export interface AlteredConfigs extends ItemResult {
+  type: ConfigResourceType
+  name: string
+}
+
+type DescribeConfigsOptions = AdminCallOptions & { includeSynonyms?: boolean, includeDocumentation?: boolean }
+
+/**
+ * Current configs of resources, answered per resource. A broker's and a broker logger's
+ * configs are asked of that broker; the others of any broker, in one request.
+ */
+export async function describeConfigs (router: Router, resources: ConfigResource[], options: DescribeConfigsOptions = {}): Promise<DescribedConfigs[]> {
   const deadline = router.deadline('describeConfigs', options, ['includeSynonyms', 'includeDocumentation'])
-  checkOneOf('describeConfigs', 'type', resource.type, configResourceTypes.names)
-  // A broker's and a broker logger's configs are answered by that broker only.
-  const nodeId = resource.type === 'broker' || resource.type === 'broker-logger' ? (resource.name === '' ? undefined : Number(resource.name)) : undefined
-  const response = await router.any(DescribeConfigs, {
-    resources: [{ resourceType: configResourceTypes.code(resource.type), resourceName: resource.name, configurationKeys: resource.keys ?? null }],
-    includeSynonyms: options.includeSynonyms ?? false,
-    includeDocumentation: options.includeDocumentation ?? false
-  }, deadline, options.signal, nodeId)
-  const result = response.results[0]
-  if (result === undefined) throw new BrokerError(-1, `Describing configs of ${resource.type} "${resource.name}": empty response`)
-  throwIf(result.errorCode, `Describing configs of ${resource.type} "${resource.name}"`, result.errorMessage)
-  const configs = new Map<string, ConfigEntry>()
-  for (const c of result.configs) {
+  if (!Array.isArray(resources)) throw new TypeError(`describeConfigs: expected an array of { type, name, keys? }, got ${describeValue(resources)}`)
+  for (const [i, r] of resources.entries()) {
+    checkObject('describeConfigs', `resources[${i}]`, r)
+    checkOneOf('describeConfigs', `resources[${i}].type`, r.type, configResourceTypes.names)
+  }
+  const answers = new Map<string, DescribedConfigs>()
+  await Promise.all([...byBroker(resources)].map(async ([nodeId, group]) => {
+    const response = await router.any(DescribeConfigs, {
+      resources: group.map(r => ({ resourceType: configResourceTypes.code(r.type), resourceName: r.name, configurationKeys: r.keys ?? null })),
+      includeSynonyms: options.includeSynonyms ?? false,
+      includeDocumentation: options.includeDocumentation ?? false
+    }, deadline, options.signal, nodeId)
+    for (const result of response.results) {
+      const type = configResourceTypes.name(result.resourceType)
+      if (type === 'unknown') continue
+      const error = itemError(result.errorCode, `Describing configs of ${type} "${result.resourceName}"`, result.errorMessage)
+      answers.set(resourceKey(type, result.resourceName), { type, name: result.resourceName, configs: error === undefined ? configEntries(result.configs, options) : new Map(), error })
+    }
+  }))
+  return resources.map(r => answers.get(resourceKey(r.type, r.name)) ?? { type: r.type, name: r.name, configs: new Map(), error: new BrokerError(-1, `Describing configs of ${r.type} "${r.name}": the broker's answer has no entry for it`) })
+}
+
+function configEntries (configs: DescribeConfigsResourceResult[], options: DescribeConfigsOptions): Map<string, ConfigEntry> {
+  const entries = new Map<string, ConfigEntry>()
+  for (const c of configs) {
     const entry: ConfigEntry = {
       name: c.name,
       value: c.value,
@@ -81,15 +119,37 @@ export async function describeConfigs (router: Router, resource: { type: ConfigR
       entry.documentation = c.documentation
       entry.type = CONFIG_TYPES[c.configType] ?? 'unknown'
     }
-    configs.set(c.name, entry)
+    entries.set(c.name, entry)
   }
-  return configs
+  return entries
 }
 
-/** Sets, removes, appends to and subtracts from configs, leaving the others as they are (IncrementalAlterConfigs). */
-export async function alterConfigs (router: Router, resources: AlterConfigsResource[], options: AdminCallOptions & { validateOnly?: boolean } = {}): Promise<void> {
+const resourceKey = (type: string, name: string): string => `${type}\u0000${name}`
+
+/**
+ * Resources by the broker that must answer for them: a broker's and a broker logger's
+ * configs are that broker's own (its id is the resource name; '' means any broker's
+ * defaults); the rest any broker answers (key undefined).
+ */
+function byBroker<R extends { type: ConfigResourceType, name: string }> (resources: R[]): Map<number | undefined, R[]> {
+  const groups = new Map<number | undefined, R[]>()
+  for (const r of resources) {
+    const nodeId = (r.type === 'broker' || r.type === 'broker-logger') && r.name !== '' ? Number(r.name) : undefined
+    const group = groups.get(nodeId)
+    if (group === undefined) groups.set(nodeId, [r])
+    else group.push(r)
+  }
+  return groups
+}
+
+/**
+ * Sets, removes, appends to and subtracts from configs, leaving the others as they are
+ * (IncrementalAlterConfigs); answers per resource.
+ */
+export async function alterConfigs (router: Router, resources: AlterConfigsResource[], options: AdminCallOptions & { validateOnly?: boolean } = {}): Promise<AlteredConfigs[]> {
   const deadline = router.deadline('alterConfigs', options, ['validateOnly'])
   for (const r of resources) checkOneOf('alterConfigs', 'type', r.type, configResourceTypes.names)
+  const answers = new Map<string, AlteredConfigs>()
   const send = async (group: AlterConfigsResource[], nodeId?: number): Promise<void> => {
     const response = await router.any(IncrementalAlterConfigs, {
       resources: group.map(r => ({
@@ -104,7 +164,11 @@ export async function alterConfigs (router: Router, resources: AlterConfigsResou
       })),
       validateOnly: options.validateOnly ?? false
     }, deadline, options.signal, nodeId)
-    for (const result of response.responses) throwIf(result.errorCode, `Altering configs of resource "${result.resourceName}"`, result.errorMessage)
+    for (const result of response.responses) {
+      const type = configResourceTypes.name(result.resourceType)
+      if (type === 'unknown') continue
+      answers.set(resourceKey(type, result.resourceName), { type, name: result.resourceName, error: itemError(result.errorCode, `Altering configs of ${type} "${result.resourceName}"`, result.errorMessage) })
+    }
   }
   // Broker logger configs are that broker's own; the rest any broker forwards to the controller.
   const loggers = resources.filter(r => r.type === 'broker-logger')
@@ -113,6 +177,7 @@ export async function alterConfigs (router: Router, resources: AlterConfigsResou
     ...(rest.length > 0 ? [send(rest)] : []),
     ...loggers.map(async r => await send([r], Number(r.name)))
   ])
+  return resources.map(r => answers.get(resourceKey(r.type, r.name)) ?? { type: r.type, name: r.name, error: new BrokerError(-1, `Altering configs of ${r.type} "${r.name}": the broker's answer has no entry for it`) })
 }
 
 /** Resources that have configs (KIP-1142), of the given types (default: every type the broker lists). */

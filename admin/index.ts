@@ -5,16 +5,14 @@
  * right broker and retries what provably did nothing.
  *
  * Conventions: every call takes `{ timeoutMs, signal }` (timeoutMs bounds the whole call,
- * retries included). Where Kafka answers per item (per topic, partition, group, ACL, user…)
- * the result lists every item with an `error` (a BrokerError) when that item failed; the
- * call itself throws only for what fails as a whole (no connection, a request-level error).
- * topic creation, deletion, partitions and configs keep throwing on the first failed item,
- * as before.
+ * retries included). A call on many items (topics, partitions, groups, resources, ACLs,
+ * users, features…) answers each item, with `error` (a BrokerError) when that item failed
+ * (results.ts); the call itself throws only for what fails as a whole (no connection, its
+ * timeout, a request-level error). `throwFirstError(results)` makes an answer all-or-nothing.
  */
 import type { Client } from '../client/client'
 import type { Isolation } from '../client/client'
 import { restateUnreachable } from '../client/brokers'
-import type { TopicMetadata } from '../client/metadata'
 import type { BrokerError } from '../protocol/errors'
 import * as acls from './acls'
 import * as cluster from './cluster'
@@ -24,26 +22,29 @@ import * as offsets from './offsets'
 import * as quotas from './quotas'
 import * as records from './records'
 import { Router, type AdminCallOptions, type TopicPartitionKey } from './route'
+import type { ItemResult } from './results'
 import * as scram from './scram'
 import * as tokens from './tokens'
 import * as topics from './topics'
 import * as transactions from './transactions'
 
 export type { AdminCallOptions, TopicPartitionKey } from './route'
-export type { NewTopic, TopicPartitionsDescription, PartitionDescription, ElectionType, ElectionResult, Reassignment, OngoingReassignment } from './topics'
+export type { ItemResult } from './results'
+export { firstError, throwFirstError } from './results'
+export type { NewTopic, PartitionCount, TopicResult, CreatedTopic, DescribedTopic, TopicPartitionsDescription, PartitionDescription, ElectionType, ElectionResult, Reassignment, OngoingReassignment } from './topics'
 export type { RecordsToDelete, DeletedRecords } from './records'
 export type { LogOffsetSpec, ListedOffset, CommittedOffset, GroupOffsets, GroupOffsetsQuery, OffsetToCommit, ResetSpec, PlannedOffset, PartitionLag, ShareGroupOffset } from './offsets'
 export type { GroupType, ListedGroup, GroupDescription, GroupMemberDescription } from './groups'
-export type { ConfigEntry, ConfigResourceType, ConfigSource, AlterConfigsResource } from './configs'
+export type { ConfigEntry, ConfigResourceType, ConfigSource, AlterConfigsResource, ConfigResource, DescribedConfigs, AlteredConfigs } from './configs'
 export type { AclBinding, AclFilter, AclResourceType, AclPatternType, AclOperation, AclPermission } from './acls'
 export type { QuotaEntity, QuotaEntityType, QuotaFilterComponent, QuotaEntry, QuotaAlteration } from './quotas'
 export type { ScramMechanism, ScramUserDescription, ScramAlteration } from './scram'
 export type { DelegationToken } from './tokens'
-export type { ClusterDescription, FeatureDescription, FeatureUpdate, QuorumDescription, QuorumReplica, LogDirDescription } from './cluster'
+export type { ClusterDescription, FeatureDescription, FeatureUpdate, UpdatedFeature, QuorumDescription, QuorumReplica, LogDirDescription } from './cluster'
 export type { ListedTransaction, TransactionDescription, PartitionProducers } from './transactions'
 export { authorizedOperationNames } from './cluster'
 
-type ItemResult<T = TopicPartitionKey> = Array<T & { error?: BrokerError }>
+type PartitionResults<T = TopicPartitionKey> = Array<T & ItemResult>
 
 export class Admin {
   readonly #router: Router
@@ -66,22 +67,22 @@ export class Admin {
   }
 
   // Topics and partitions (topics.ts)
-  /** Creates topics and waits until each has leaders; returns the names created. */
-  async createTopics (newTopics: topics.NewTopic[], options?: AdminCallOptions & { validateOnly?: boolean, ignoreExisting?: boolean }): Promise<string[]> { return await this.#call('createTopics', options, async () => await topics.createTopics(this.#router, newTopics, options)) }
-  /** Deletes topics by name; unknown topics are an error unless `ignoreMissing`. */
-  async deleteTopics (names: string[], options?: AdminCallOptions & { ignoreMissing?: boolean }): Promise<void> { await this.#call('deleteTopics', options, async () => await topics.deleteTopics(this.#router, names, options)) }
-  /** Raises topics' partition counts to `count` (the new total). */
-  async createPartitions (counts: topics.PartitionCount[], options?: AdminCallOptions & { validateOnly?: boolean }): Promise<void> { await this.#call('createPartitions', options, async () => await topics.createPartitions(this.#router, counts, options)) }
+  /** Creates topics and waits until each created one has leaders; answers per topic (`ignoreExisting`: one already there is no error). */
+  async createTopics (newTopics: topics.NewTopic[], options?: AdminCallOptions & { validateOnly?: boolean, ignoreExisting?: boolean }): Promise<topics.CreatedTopic[]> { return await this.#call('createTopics', options, async () => await topics.createTopics(this.#router, newTopics, options)) }
+  /** Deletes topics by name; answers per topic (an unknown one is an error unless `ignoreMissing`). */
+  async deleteTopics (names: string[], options?: AdminCallOptions & { ignoreMissing?: boolean }): Promise<topics.TopicResult[]> { return await this.#call('deleteTopics', options, async () => await topics.deleteTopics(this.#router, names, options)) }
+  /** Raises topics' partition counts to `count` (the new total); answers per topic. */
+  async createPartitions (counts: topics.PartitionCount[], options?: AdminCallOptions & { validateOnly?: boolean }): Promise<topics.TopicResult[]> { return await this.#call('createPartitions', options, async () => await topics.createPartitions(this.#router, counts, options)) }
   /** Names of all topics (internal ones only if asked). */
   async listTopics (options?: AdminCallOptions & { includeInternal?: boolean }): Promise<string[]> { return await this.#call('listTopics', options, async () => await topics.listTopics(this.#router, options)) }
-  /** Partitions, leaders, replicas and ISR of topics (Metadata). */
-  async describeTopics (names: string[], options?: AdminCallOptions): Promise<TopicMetadata[]> { return await this.#call('describeTopics', options, async () => await topics.describeTopics(this.#router, names, options)) }
+  /** Partitions, leaders, replicas and ISR of topics (Metadata); a topic that could not be described has `error` and no partitions. */
+  async describeTopics (names: string[], options?: AdminCallOptions): Promise<topics.DescribedTopic[]> { return await this.#call('describeTopics', options, async () => await topics.describeTopics(this.#router, names, options)) }
   /** Partitions with their eligible leader replicas (KIP-966), following the broker's pages to the end. */
   async describeTopicPartitions (names: string[], options?: AdminCallOptions & { pageSize?: number }): Promise<topics.TopicPartitionsDescription[]> { return await this.#call('describeTopicPartitions', options, async () => await topics.describeTopicPartitions(this.#router, names, options)) }
   /** Preferred (default) or unclean leader elections, of `partitions` or every partition. */
   async electLeaders (options?: AdminCallOptions & { type?: topics.ElectionType, partitions?: TopicPartitionKey[] }): Promise<topics.ElectionResult[]> { return await this.#call('electLeaders', options, async () => await topics.electLeaders(this.#router, options)) }
   /** Moves partitions to new replica sets (`replicas: null` cancels a move). */
-  async alterPartitionReassignments (reassignments: topics.Reassignment[], options?: AdminCallOptions & { allowReplicationFactorChange?: boolean }): Promise<ItemResult> { return await this.#call('alterPartitionReassignments', options, async () => await topics.alterPartitionReassignments(this.#router, reassignments, options)) }
+  async alterPartitionReassignments (reassignments: topics.Reassignment[], options?: AdminCallOptions & { allowReplicationFactorChange?: boolean }): Promise<PartitionResults> { return await this.#call('alterPartitionReassignments', options, async () => await topics.alterPartitionReassignments(this.#router, reassignments, options)) }
   /** Reassignments in progress. */
   async listPartitionReassignments (options?: AdminCallOptions & { partitions?: TopicPartitionKey[] }): Promise<topics.OngoingReassignment[]> { return await this.#call('listPartitionReassignments', options, async () => await topics.listPartitionReassignments(this.#router, options)) }
 
@@ -103,25 +104,36 @@ export class Admin {
   /** Committed offsets of groups, one OffsetFetch per coordinator. */
   async fetchOffsets (groupIds: offsets.GroupOffsetsQuery[], options?: AdminCallOptions & { requireStable?: boolean }): Promise<offsets.GroupOffsets[]> { return await this.#call('fetchOffsets', options, async () => await offsets.fetchOffsets(this.#router, groupIds, options)) }
   /** Commits offsets for an empty group. */
-  async alterGroupOffsets (groupId: string, toCommit: offsets.OffsetToCommit[], options?: AdminCallOptions): Promise<ItemResult> { return await this.#call('alterGroupOffsets', options, async () => await offsets.alterGroupOffsets(this.#router, groupId, toCommit, options)) }
+  async alterGroupOffsets (groupId: string, toCommit: offsets.OffsetToCommit[], options?: AdminCallOptions): Promise<PartitionResults> { return await this.#call('alterGroupOffsets', options, async () => await offsets.alterGroupOffsets(this.#router, groupId, toCommit, options)) }
   /** Moves an empty group's offsets to earliest, latest, a time, an offset, or by a shift; `dryRun` only plans. */
   async resetGroupOffsets (groupId: string, to: offsets.ResetSpec, options?: AdminCallOptions & { topics?: string[], partitions?: TopicPartitionKey[], dryRun?: boolean }): Promise<offsets.PlannedOffset[]> { return await this.#call('resetGroupOffsets', options, async () => await offsets.resetGroupOffsets(this.#router, groupId, to, options)) }
   /** Deletes a group's offsets of partitions it does not subscribe to. */
-  async deleteGroupOffsets (groupId: string, partitions: TopicPartitionKey[], options?: AdminCallOptions): Promise<ItemResult> { return await this.#call('deleteGroupOffsets', options, async () => await offsets.deleteGroupOffsets(this.#router, groupId, partitions, options)) }
+  async deleteGroupOffsets (groupId: string, partitions: TopicPartitionKey[], options?: AdminCallOptions): Promise<PartitionResults> { return await this.#call('deleteGroupOffsets', options, async () => await offsets.deleteGroupOffsets(this.#router, groupId, partitions, options)) }
   /** A share group's start offset and lag per partition (KIP-932). */
   async describeShareGroupOffsets (groupId: string, options?: AdminCallOptions & { topics?: string[], partitions?: TopicPartitionKey[] }): Promise<offsets.ShareGroupOffset[]> { return await this.#call('describeShareGroupOffsets', options, async () => await offsets.describeShareGroupOffsets(this.#router, groupId, options)) }
   /** Sets an empty share group's start offsets. */
-  async alterShareGroupOffsets (groupId: string, toSet: Array<TopicPartitionKey & { offset: bigint }>, options?: AdminCallOptions): Promise<ItemResult> { return await this.#call('alterShareGroupOffsets', options, async () => await offsets.alterShareGroupOffsets(this.#router, groupId, toSet, options)) }
+  async alterShareGroupOffsets (groupId: string, toSet: Array<TopicPartitionKey & { offset: bigint }>, options?: AdminCallOptions): Promise<PartitionResults> { return await this.#call('alterShareGroupOffsets', options, async () => await offsets.alterShareGroupOffsets(this.#router, groupId, toSet, options)) }
   /** Drops an empty share group's state of whole topics. */
   async deleteShareGroupOffsets (groupId: string, topics: string[], options?: AdminCallOptions): Promise<Array<{ topic: string, error?: BrokerError }>> { return await this.#call('deleteShareGroupOffsets', options, async () => await offsets.deleteShareGroupOffsets(this.#router, groupId, topics, options)) }
   /** Per partition the group committed: committed, end, lag. */
   async lag (groupId: string, options?: AdminCallOptions & { isolation?: Isolation }): Promise<offsets.PartitionLag[]> { return await this.#call('lag', options, async () => await offsets.lag(this.#router, groupId, options)) }
 
   // Configs (configs.ts)
-  /** Current configs of a resource, with synonyms and documentation when asked. */
-  async describeConfigs (resource: { type: configs.ConfigResourceType, name: string, keys?: string[] }, options?: AdminCallOptions & { includeSynonyms?: boolean, includeDocumentation?: boolean }): Promise<Map<string, configs.ConfigEntry>> { return await this.#call('describeConfigs', options, async () => await configs.describeConfigs(this.#router, resource, options)) }
-  /** Incremental config changes (set, delete, append, subtract). */
-  async alterConfigs (resources: configs.AlterConfigsResource[], options?: AdminCallOptions & { validateOnly?: boolean }): Promise<void> { await this.#call('alterConfigs', options, async () => await configs.alterConfigs(this.#router, resources, options)) }
+  /** Current configs of resources, answered per resource, with synonyms and documentation when asked. */
+  async describeConfigs (resources: configs.ConfigResource[], options?: AdminCallOptions & { includeSynonyms?: boolean, includeDocumentation?: boolean }): Promise<configs.DescribedConfigs[]>
+  /**
+   * @deprecated Pass an array of resources: the answer is then per resource, with `error`
+   * instead of a throw. This form answers one resource's configs and throws its error.
+   */
+  async describeConfigs (resource: configs.ConfigResource, options?: AdminCallOptions & { includeSynonyms?: boolean, includeDocumentation?: boolean }): Promise<Map<string, configs.ConfigEntry>>
+  async describeConfigs (resources: configs.ConfigResource[] | configs.ConfigResource, options?: AdminCallOptions & { includeSynonyms?: boolean, includeDocumentation?: boolean }): Promise<configs.DescribedConfigs[] | Map<string, configs.ConfigEntry>> {
+    if (Array.isArray(resources)) return await this.#call('describeConfigs', options, async () => await configs.describeConfigs(this.#router, resources, options))
+    const [described] = await this.#call('describeConfigs', options, async () => await configs.describeConfigs(this.#router, [resources], options))
+    if (described.error !== undefined) throw described.error
+    return described.configs
+  }
+  /** Incremental config changes (set, delete, append, subtract); answers per resource. */
+  async alterConfigs (resources: configs.AlterConfigsResource[], options?: AdminCallOptions & { validateOnly?: boolean }): Promise<configs.AlteredConfigs[]> { return await this.#call('alterConfigs', options, async () => await configs.alterConfigs(this.#router, resources, options)) }
   /** Resources that have configs (KIP-1142). */
   async listConfigResources (options?: AdminCallOptions & { types?: configs.ConfigResourceType[] }): Promise<Array<{ type: configs.ConfigResourceType | 'unknown', name: string }>> { return await this.#call('listConfigResources', options, async () => await configs.listConfigResources(this.#router, options)) }
 
@@ -142,10 +154,11 @@ export class Admin {
   // The cluster (cluster.ts)
   async describeCluster (options?: AdminCallOptions & { includeAuthorizedOperations?: boolean, includeFencedBrokers?: boolean }): Promise<cluster.ClusterDescription> { return await this.#call('describeCluster', options, async () => await cluster.describeCluster(this.#router, options)) }
   async describeFeatures (options?: AdminCallOptions): Promise<cluster.FeatureDescription> { return await this.#call('describeFeatures', options, async () => await cluster.describeFeatures(this.#router, options)) }
-  async updateFeatures (updates: cluster.FeatureUpdate[], options?: AdminCallOptions & { validateOnly?: boolean }): Promise<void> { await this.#call('updateFeatures', options, async () => await cluster.updateFeatures(this.#router, updates, options)) }
+  /** Answers per feature. */
+  async updateFeatures (updates: cluster.FeatureUpdate[], options?: AdminCallOptions & { validateOnly?: boolean }): Promise<cluster.UpdatedFeature[]> { return await this.#call('updateFeatures', options, async () => await cluster.updateFeatures(this.#router, updates, options)) }
   async describeQuorum (options?: AdminCallOptions): Promise<cluster.QuorumDescription> { return await this.#call('describeQuorum', options, async () => await cluster.describeQuorum(this.#router, options)) }
   async describeLogDirs (options?: AdminCallOptions & { brokers?: number[], partitions?: TopicPartitionKey[] }): Promise<cluster.LogDirDescription[]> { return await this.#call('describeLogDirs', options, async () => await cluster.describeLogDirs(this.#router, options)) }
-  async alterReplicaLogDirs (moves: Array<TopicPartitionKey & { broker: number, path: string }>, options?: AdminCallOptions): Promise<ItemResult<TopicPartitionKey & { broker: number }>> { return await this.#call('alterReplicaLogDirs', options, async () => await cluster.alterReplicaLogDirs(this.#router, moves, options)) }
+  async alterReplicaLogDirs (moves: Array<TopicPartitionKey & { broker: number, path: string }>, options?: AdminCallOptions): Promise<PartitionResults<TopicPartitionKey & { broker: number }>> { return await this.#call('alterReplicaLogDirs', options, async () => await cluster.alterReplicaLogDirs(this.#router, moves, options)) }
 
   // Transactions (transactions.ts)
   async listTransactions (options?: AdminCallOptions & { states?: string[], producerIds?: bigint[], durationMs?: number, transactionalIdPattern?: string }): Promise<transactions.ListedTransaction[]> { return await this.#call('listTransactions', options, async () => await transactions.listTransactions(this.#router, options)) }

@@ -17,6 +17,7 @@ import type { TopicMetadata } from '../client/metadata'
 import { checkInteger, checkOneOf, checkString } from '../client/validate'
 import { itemError, throwIf, type AdminCallOptions, type Router, type TopicPartitionKey } from './route'
 import { byTopic, checkPartitions } from './common'
+import type { ItemResult } from './results'
 
 /** DescribeTopicPartitions and Metadata answer this when authorized operations were not asked for. */
 const OPERATIONS_NOT_ASKED = -2147483648
@@ -33,7 +34,21 @@ export interface NewTopic {
   assignments?: Record<number, number[]>
 }
 
-export async function createTopics (router: Router, topics: NewTopic[], options: AdminCallOptions & { validateOnly?: boolean, ignoreExisting?: boolean } = {}): Promise<string[]> {
+/** One topic's answer of createTopics, deleteTopics and createPartitions. */
+export interface TopicResult extends ItemResult {
+  topic: string
+}
+
+/** createTopics' answer for one topic: `existed` when it was there already and `ignoreExisting` made that no error. */
+export interface CreatedTopic extends TopicResult {
+  existed: boolean
+}
+
+/**
+ * Creates topics and waits until each one created (or, with `ignoreExisting`, already there)
+ * has leaders; answers per topic, a refusal as that topic's `error`.
+ */
+export async function createTopics (router: Router, topics: NewTopic[], options: AdminCallOptions & { validateOnly?: boolean, ignoreExisting?: boolean } = {}): Promise<CreatedTopic[]> {
   const deadline = router.deadline('createTopics', options, ['validateOnly', 'ignoreExisting'])
   const timeoutMs = Math.max(1, deadline - Date.now())
   const response = await router.controller(CreateTopics, {
@@ -47,35 +62,42 @@ export async function createTopics (router: Router, topics: NewTopic[], options:
     timeoutMs,
     validateOnly: options.validateOnly ?? false
   }, deadline, options.signal, r => r.topics.map(t => t.errorCode))
-  const created: string[] = []
-  for (const result of response.topics) {
-    if (result.errorCode === ErrorCode.TOPIC_ALREADY_EXISTS && options.ignoreExisting === true) continue
-    throwIf(result.errorCode, `Creating topic "${result.name}"`, result.errorMessage)
-    created.push(result.name)
-  }
+  const answers = new Map(response.topics.map(r => [r.name, r]))
+  const results = topics.map(({ topic }): CreatedTopic => {
+    const answer = answers.get(topic)
+    if (answer === undefined) return { topic, existed: false, error: new BrokerError(-1, `Creating topic "${topic}": the broker's answer has no entry for it`) }
+    if (answer.errorCode === ErrorCode.TOPIC_ALREADY_EXISTS && options.ignoreExisting === true) return { topic, existed: true }
+    return { topic, existed: false, error: itemError(answer.errorCode, `Creating topic "${topic}"`, answer.errorMessage) }
+  })
   if (options.validateOnly !== true) {
-    await Promise.all(topics.map(async t => await router.client.metadata.waitForTopic(t.topic, Math.max(0, deadline - Date.now()), options.signal, { allLeaders: true })))
+    await Promise.all(results.filter(r => r.error === undefined).map(async r => await router.client.metadata.waitForTopic(r.topic, Math.max(0, deadline - Date.now()), options.signal, { allLeaders: true })))
   }
-  return created
+  return results
 }
 
-export async function deleteTopics (router: Router, names: string[], options: AdminCallOptions & { ignoreMissing?: boolean } = {}): Promise<void> {
+/** Deletes topics by name; answers per topic (an unknown one is an error unless `ignoreMissing`). */
+export async function deleteTopics (router: Router, names: string[], options: AdminCallOptions & { ignoreMissing?: boolean } = {}): Promise<TopicResult[]> {
   const deadline = router.deadline('deleteTopics', options, ['ignoreMissing'])
   const timeoutMs = Math.max(1, deadline - Date.now())
   const response = await router.controller(DeleteTopics, version => version >= 6
     ? { topics: names.map(name => ({ name, topicId: '00000000-0000-0000-0000-000000000000' })), timeoutMs }
     : { topicNames: names, timeoutMs }, deadline, options.signal, r => r.responses.map(t => t.errorCode))
-  for (const result of response.responses) {
-    if (result.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION && options.ignoreMissing === true) continue
-    throwIf(result.errorCode, `Deleting topic "${result.name ?? result.topicId}"`, result.errorMessage)
-  }
-  router.client.metadata.untrack(names)
+  const answers = new Map(response.responses.map(r => [r.name, r]))
+  const results = names.map((topic): TopicResult => {
+    const answer = answers.get(topic)
+    if (answer === undefined) return { topic, error: new BrokerError(-1, `Deleting topic "${topic}": the broker's answer has no entry for it`) }
+    if (answer.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION && options.ignoreMissing === true) return { topic }
+    return { topic, error: itemError(answer.errorCode, `Deleting topic "${topic}"`, answer.errorMessage) }
+  })
+  router.client.metadata.untrack(results.filter(r => r.error === undefined).map(r => r.topic))
+  return results
 }
 
 /** A topic's new total partition count; `assignments`: the broker ids of each new partition's replicas (else the broker places them). */
 export interface PartitionCount { topic: string, count: number, assignments?: number[][] }
 
-export async function createPartitions (router: Router, topics: PartitionCount[], options: AdminCallOptions & { validateOnly?: boolean } = {}): Promise<void> {
+/** Raises partition counts; answers per topic, and waits until the metadata shows the new partitions of those that grew. */
+export async function createPartitions (router: Router, topics: PartitionCount[], options: AdminCallOptions & { validateOnly?: boolean } = {}): Promise<TopicResult[]> {
   const deadline = router.deadline('createPartitions', options, ['validateOnly'])
   for (const t of topics) {
     if (t.assignments === undefined) continue
@@ -89,16 +111,22 @@ export async function createPartitions (router: Router, topics: PartitionCount[]
     timeoutMs: Math.max(1, deadline - Date.now()),
     validateOnly: options.validateOnly ?? false
   }, deadline, options.signal, r => r.results.map(t => t.errorCode))
-  for (const result of response.results) throwIf(result.errorCode, `Adding partitions to topic "${result.name}"`, result.errorMessage)
-  if (options.validateOnly === true) return
+  const answers = new Map(response.results.map(r => [r.name, r]))
+  const results = topics.map(({ topic }): TopicResult => {
+    const answer = answers.get(topic)
+    return { topic, error: answer === undefined ? new BrokerError(-1, `Adding partitions to topic "${topic}": the broker's answer has no entry for it`) : itemError(answer.errorCode, `Adding partitions to topic "${topic}"`, answer.errorMessage) }
+  })
+  if (options.validateOnly === true) return results
   const metadata = router.client.metadata
-  for (const t of topics) {
+  for (const [i, t] of topics.entries()) {
+    if (results[i].error !== undefined) continue
     for (;;) {
       const meta = await metadata.waitForTopic(t.topic, Math.max(0, deadline - Date.now()), options.signal, { allLeaders: true })
       if (meta.partitions.length >= t.count || Date.now() >= deadline) break
       await metadata.refresh([t.topic], options.signal, deadline)
     }
   }
+  return results
 }
 
 export async function listTopics (router: Router, options: AdminCallOptions & { includeInternal?: boolean } = {}): Promise<string[]> {
@@ -108,14 +136,18 @@ export async function listTopics (router: Router, options: AdminCallOptions & { 
   return names.filter(name => options.includeInternal === true || metadata.topic(name)?.isInternal !== true).sort()
 }
 
-export async function describeTopics (router: Router, names: string[], options: AdminCallOptions = {}): Promise<TopicMetadata[]> {
+/** A topic's metadata as describeTopics answers it: no partitions, and `error`, when it could not be described. */
+export type DescribedTopic = TopicMetadata & ItemResult
+
+export async function describeTopics (router: Router, names: string[], options: AdminCallOptions = {}): Promise<DescribedTopic[]> {
   const deadline = router.deadline('describeTopics', options)
   await router.client.metadata.refresh(names, options.signal, deadline)
   return names.map(name => {
     const topic = router.client.metadata.topic(name)
+    if (topic !== undefined) return topic
     // The broker's own answer for the topic (TOPIC_AUTHORIZATION_FAILED without DESCRIBE), else it does not exist.
-    if (topic === undefined) throw router.client.metadata.topicError(name) ?? new BrokerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Describing topic "${name}"`)
-    return topic
+    const error = router.client.metadata.topicError(name) ?? new BrokerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Describing topic "${name}"`)
+    return { name, topicId: '', isInternal: false, partitions: [], error }
   })
 }
 

@@ -12,7 +12,7 @@
 import { encodeRecordBatch, decodeRecordBatches, type RecordInput } from '../protocol/record-batch'
 import type { CompressionCodec } from '../protocol/compression'
 
-/* eslint-disable @typescript-eslint/no-var-requires */
+/* eslint-disable @typescript-eslint/no-require-imports -- kafkajs's internals and native codecs have no types: required as untyped modules */
 const kafkajs = require('kafkajs')
 const lz4 = require('lz4-napi')
 const KafkaJsDecoder = require('kafkajs/src/protocol/decoder')

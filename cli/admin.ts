@@ -1,5 +1,5 @@
 /** `kafkats topics | groups | offsets | acls | cluster`: the admin API (client.admin) from the shell. */
-import type { AclBinding, AclFilter, Client, PartitionLag } from '../index'
+import { throwFirstError, type AclBinding, type AclFilter, type Client, type PartitionLag } from '../index'
 import { connectionHelp, int, list, newClient, pairs, parse, str, table, timeoutMs, toJson, UsageError, write, type Values } from './common'
 
 export const topicsHelp = `Usage: kafkats topics <list | describe | create | delete | alter-configs> [options]
@@ -98,9 +98,9 @@ export async function topics (args: string[]): Promise<number> {
       }
       case 'describe': {
         needs(names, 1, 'topic names: kafkats topics describe <topic…>')
-        const described = await client.admin.describeTopics(names, call)
+        const described = throwFirstError(await client.admin.describeTopics(names, call))
         const configs = values.configs === true
-          ? await Promise.all(names.map(async name => [...(await client.admin.describeConfigs({ type: 'topic', name }, call)).values()].filter(c => !c.isDefault)))
+          ? throwFirstError(await client.admin.describeConfigs(names.map(name => ({ type: 'topic' as const, name })), call)).map(r => [...r.configs.values()].filter(c => !c.isDefault))
           : undefined
         await out(values, described.map((t, i) => ({ ...t, configs: configs?.[i] })), () => described.map((t, i) => {
           const head = `topic ${t.name}  id ${t.topicId}  partitions ${t.partitions.length}  replication ${t.partitions[0]?.replicas.length ?? 0}\n`
@@ -113,13 +113,13 @@ export async function topics (args: string[]): Promise<number> {
       case 'create': {
         needs(names, 1, 'a topic name: kafkats topics create <topic> [-p n] [-r n]')
         const configs = pairs(values, 'config')
-        await client.admin.createTopics(names.map(topic => ({ topic, numPartitions: int(values, 'partitions', 1), replicationFactor: int(values, 'replication-factor', 1), configs })), { ...call, ignoreExisting: values['if-not-exists'] === true })
+        throwFirstError(await client.admin.createTopics(names.map(topic => ({ topic, numPartitions: int(values, 'partitions', 1), replicationFactor: int(values, 'replication-factor', 1), configs })), { ...call, ignoreExisting: values['if-not-exists'] === true }))
         await out(values, { created: names }, () => names.map(n => `created ${n}\n`).join(''))
         return
       }
       case 'delete': {
         needs(names, 1, 'topic names: kafkats topics delete <topic…>')
-        await client.admin.deleteTopics(names, { ...call, ignoreMissing: values['if-exists'] === true })
+        throwFirstError(await client.admin.deleteTopics(names, { ...call, ignoreMissing: values['if-exists'] === true }))
         await out(values, { deleted: names }, () => names.map(n => `deleted ${n}\n`).join(''))
         return
       }
@@ -128,7 +128,7 @@ export async function topics (args: string[]): Promise<number> {
         const set = pairs(values, 'set')
         const remove = list(values, 'delete')
         if (Object.keys(set).length === 0 && remove.length === 0) throw new UsageError('alter-configs needs --set k=v or --delete k')
-        await client.admin.alterConfigs(names.map(name => ({ type: 'topic' as const, name, set, delete: remove })), call)
+        throwFirstError(await client.admin.alterConfigs(names.map(name => ({ type: 'topic' as const, name, set, delete: remove })), call))
         await out(values, { altered: names, set, deleted: remove }, () => names.map(n => `altered ${n}\n`).join(''))
         return
       }
@@ -220,7 +220,7 @@ export async function offsets (args: string[]): Promise<number> {
   const { values, positionals } = parse(args, { time: { type: 'string' } })
   if (values.help === true || positionals.length === 0) { process.stdout.write(offsetsHelp); return values.help === true ? 0 : 2 }
   return await withClient(values, async (client, call) => {
-    const described = await client.admin.describeTopics(positionals, call)
+    const described = throwFirstError(await client.admin.describeTopics(positionals, call))
     const partitions = described.flatMap(t => t.partitions.map(p => ({ topic: t.name, partition: p.partition })))
     const time = str(values, 'time')
     if (time === undefined) {

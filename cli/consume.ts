@@ -1,5 +1,5 @@
 /** `kafkats consume`: records to stdout, from offsets, a timestamp or a group, as values, JSON lines or a kcat-like format. */
-import type { Client, ConsumerBatch, KafkaRecord } from '../index'
+import { throwFirstError, type Client, type ConsumerBatch, type KafkaRecord } from '../index'
 import { callOptions, connectionHelp, int, list, newClient, parse, Progress, str, toJson, UsageError, write, type Values } from './common'
 
 export const consumeHelp = `Usage: kafkats consume -t topic [options]
@@ -139,7 +139,7 @@ export async function consume (args: string[]): Promise<number> {
   let bytes = 0
   const progress = new Progress('consumed', () => ({ records, bytes }), values.quiet !== true, values.progress === true)
   try {
-    const described = await client.admin.describeTopics(topics, call)
+    const described = throwFirstError(await client.admin.describeTopics(topics, call))
     const all = described.flatMap(t => t.partitions.map(p => ({ topic: t.name, partition: p.partition })))
     for (const p of partitionsWanted) {
       if (!all.some(a => a.partition === p)) throw new UsageError(`--partition ${p}: ${topics[0]} has partitions 0–${all.length - 1}`)

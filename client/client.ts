@@ -11,16 +11,16 @@
 import type { Api } from '../protocol/api'
 import { Fetch, type FetchResponse } from '../protocol/apis/fetch'
 import { ListOffsets } from '../protocol/apis/list-offsets'
-import { Metadata as MetadataApi, type MetadataResponse } from '../protocol/apis/metadata'
+import { Metadata as MetadataApi } from '../protocol/apis/metadata'
 import { Produce, type ProduceResponse } from '../protocol/apis/produce'
 import type { CompressionCodec } from '../protocol/compression'
 import { ErrorCode, errorCodeInfo } from '../protocol/error-codes'
 import { BrokerError } from '../protocol/errors'
 import { decodeRecordBatches, encodeRecordBatch, type KafkaRecord, type RecordBatch, type RecordInput } from '../protocol/record-batch'
 import { backoffDelay, defaultBackoff, sleep, type BackoffOptions } from './backoff'
-import { BrokerPool, describeAddress, restateUnreachable, unreachableError, type ConnectionPurpose, type ProtocolViolationEvent } from './brokers'
+import { BrokerPool, describeAddress, restateUnreachable, unreachableError, type ConnectionPurpose } from './brokers'
 import type { Connection, SocketFactory, TlsOptions } from './connection'
-import { ClientClosedError, ConnectionError, MalformedResponseError, RequestTimeoutError, wasNotWritten } from './errors'
+import { ClientClosedError, MalformedResponseError, RequestTimeoutError, wasNotWritten } from './errors'
 import { invalidatesMetadata, MetadataCache, type PartitionMetadata } from './metadata'
 import { dropAbortedAndControl, dropControl } from './read-committed'
 import { checkSaslOptions, type SaslOptions } from './sasl'
@@ -31,7 +31,7 @@ import { checkLoggerOptions, Log, type Logger, type LogLevel } from './logger'
 import type { ClientMetrics } from './metrics'
 import { clockOption, systemClock, type Clock } from './clock'
 import { Coordinators } from './coordinators'
-import { checkDuration, checkInteger, checkKnownKeys, checkObject, checkSignal, checkString, describeValue } from './validate'
+import { checkBoolean, checkDuration, checkInteger, checkKnownKeys, checkObject, checkSignal, checkString, describeValue } from './validate'
 
 export interface ClientOptions {
   /** Bootstrap brokers, 'host:port' each (or one comma-separated string). */
@@ -79,6 +79,21 @@ export interface ClientResource {
    * ClientClosedError). The client closes its connections after every resource's promise settled.
    */
   closeWithClient: (error: ClientClosedError) => void | Promise<void>
+}
+
+/**
+ * What every close() takes (producer, consumers). `force`: stop without waiting for work in
+ * progress; each close() says what that leaves undone.
+ */
+export interface CloseOptions {
+  force?: boolean
+}
+
+/** Checks close()'s options; `where` names the call ('producer.close()'). */
+export function checkCloseOptions (where: string, options: unknown): asserts options is CloseOptions {
+  checkObject(where, 'options', options)
+  checkKnownKeys(`${where} option`, options, ['force'])
+  checkBoolean(`${where} option`, 'force', options.force)
 }
 
 export type { ClientEvents } from './events'
@@ -190,7 +205,7 @@ export class Client extends TypedEmitter<ClientEvents> {
       requestTimeoutMs: this.requestTimeoutMs,
       backoff: this.backoff,
       instrumentation: this.instrumentation
-    }, async (nodeId, body, deadline, signal) => await this.#sendTo<any, MetadataResponse>(nodeId, 'admin', MetadataApi, body, { signal, deadline, anyBroker: true }))
+    }, async (nodeId, body, deadline, signal) => await this.#sendTo(nodeId, 'admin', MetadataApi, body, { signal, deadline, anyBroker: true }))
     this.coordinators = new Coordinators(this)
   }
 

@@ -20,7 +20,7 @@ import * as net from 'node:net'
 import * as tls from 'node:tls'
 // Imported, not the global: test runners' sandboxes (jest 25/26's node environment) have no global performance.
 import { performance } from 'node:perf_hooks'
-import type { Api } from '../protocol/api'
+import type { AnyApi, Api } from '../protocol/api'
 import { ApiVersions, type ApiVersionsResponse } from '../protocol/apis/api-versions'
 import { ErrorCode } from '../protocol/error-codes'
 import { ProtocolError, sentence } from '../protocol/errors'
@@ -94,9 +94,10 @@ export interface SendOptions {
 
 interface InFlight {
   correlationId: number
-  api: Api<any, any>
+  api: AnyApi
   version: number
-  resolve: (value: any) => void
+  /** Settles the caller's promise with the decoded response (typed by the caller's Api). */
+  resolve: (value: unknown) => void
   reject: (error: Error) => void
   timer: NodeJS.Timeout | undefined
   signal: AbortSignal | undefined
@@ -240,7 +241,7 @@ export class Connection {
   }
 
   /** The version to use for `api`: min(ours, broker's max), refused when the ranges do not overlap. */
-  versionFor (api: Api<any, any>): number {
+  versionFor (api: AnyApi): number {
     const broker = this.#brokerVersions.get(api.key)
     if (broker === undefined) {
       throw new UnsupportedVersionError(`${this.label} does not speak ${api.name} (API key ${api.key}); kafkats needs v${api.minVersion}–v${api.maxVersion}. Upgrade the broker.`)
@@ -292,7 +293,7 @@ export class Connection {
     }
     return new Promise<Response>((resolve, reject) => {
       const trace = subscribed(channels.request) ? this.#traceStart(api, version, correlationId, frame.size) : undefined
-      const entry: InFlight = { correlationId, api, version, resolve, reject, timer: undefined, signal: options.signal, stopWaiting: undefined, abandoned: false, startedAt: performance.now(), stats, trace, size: frame.size }
+      const entry: InFlight = { correlationId, api, version, resolve: resolve as (value: unknown) => void, reject, timer: undefined, signal: options.signal, stopWaiting: undefined, abandoned: false, startedAt: performance.now(), stats, trace, size: frame.size }
       if (this.#instrumentation.log.debugOn) this.#instrumentation.log.debug(`${api.name} v${version} sent`, { broker: this.label, api: api.name, correlationId, bytes: frame.size })
       const timeoutMs = options.timeoutMs ?? this.#options.requestTimeoutMs ?? 30_000
       entry.timer = setTimeout(() => this.#onTimeout(entry, timeoutMs), timeoutMs)
@@ -613,13 +614,13 @@ export class Connection {
     oldest.resolve(response)
   }
 
-  #statsFor (api: Api<any, any>): RequestStats {
+  #statsFor (api: AnyApi): RequestStats {
     const stats = this.#instrumentation.metrics.requestStats(api.name, this.#nodeId)
     this.#stats[api.key] = stats
     return stats
   }
 
-  #traceStart (api: Api<any, any>, version: number, correlationId: number, requestBytes: number): RequestTrace {
+  #traceStart (api: AnyApi, version: number, correlationId: number, requestBytes: number): RequestTrace {
     const trace: RequestTrace = { clientId: this.#options.clientId, api: api.name, apiKey: api.key, version, correlationId, nodeId: this.#nodeId, broker: this.label, requestBytes }
     channels.request.start.publish(trace)
     channels.request.end.publish(trace)

@@ -89,7 +89,7 @@ export const channels = {
 } as const
 
 /** Whether anyone listens to a tracing channel (TracingChannel.hasSubscribers is missing before Node 20.13). */
-export function subscribed (channel: TracingChannel<unknown, any>): boolean {
+export function subscribed<Context extends object> (channel: TracingChannel<unknown, Context>): boolean {
   return channel.start.hasSubscribers || channel.end.hasSubscribers || channel.asyncStart.hasSubscribers || channel.asyncEnd.hasSubscribers || channel.error.hasSubscribers
 }
 

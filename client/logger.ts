@@ -18,11 +18,13 @@
 import { debuglog, inspect } from 'node:util'
 import { checkFunction, checkObject, checkOneOf } from './validate'
 
+// Method syntax on purpose: its parameters compare bivariantly, so console, pino and winston
+// loggers (whose methods take `string` or `object` first) are all Loggers without `any`.
 export interface Logger {
-  debug: (...args: any[]) => unknown
-  info: (...args: any[]) => unknown
-  warn: (...args: any[]) => unknown
-  error: (...args: any[]) => unknown
+  debug (...args: unknown[]): unknown
+  info (...args: unknown[]): unknown
+  warn (...args: unknown[]): unknown
+  error (...args: unknown[]): unknown
 }
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'

@@ -19,7 +19,7 @@
  *   (leaderId -1) wait on their own (waitForLeader), they do not hold up the others.
  * - close() ends every wait at once with ClientClosedError.
  */
-import { Metadata as MetadataApi, type MetadataResponse } from '../protocol/apis/metadata'
+import type { MetadataRequest, MetadataResponse } from '../protocol/apis/metadata'
 import { ErrorCode, errorCodeInfo } from '../protocol/error-codes'
 import { BrokerError, ProtocolError } from '../protocol/errors'
 import { abortError, backoffDelay, sleep, timerDelay, type BackoffOptions } from './backoff'
@@ -70,7 +70,7 @@ export interface MetadataOptions {
   instrumentation?: Instrumentation
 }
 
-type Send = (nodeId: number, body: object, deadline: number, signal?: AbortSignal) => Promise<MetadataResponse>
+type Send = (nodeId: number, body: MetadataRequest, deadline: number, signal?: AbortSignal) => Promise<MetadataResponse>
 
 const ZERO_UUID = '00000000-0000-0000-0000-000000000000'
 
@@ -291,10 +291,8 @@ export class MetadataCache {
         overtime = true
         deadline = Date.now() + this.#options.requestTimeoutMs
       }
-      if (roundDone) {
-        tried.clear()
-        roundDone = false
-      }
+      // The last round tried every broker: a new round starts.
+      if (roundDone) tried.clear()
       const nodeId = this.#pool.leastLoadedNode('admin', tried)
       tried.add(nodeId)
       attempts++

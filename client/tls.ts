@@ -30,10 +30,10 @@ export function checkTlsOptions (where: string, options: unknown): void {
     const { code, message } = error as NodeJS.ErrnoException
     if (code === 'ERR_OSSL_BAD_DECRYPT' || /bad decrypt|bad password/i.test(message)) {
       const why = o.passphrase === undefined ? 'it is encrypted and no tls.passphrase was given' : 'tls.passphrase does not decrypt it (a wrong passphrase?)'
-      throw new TypeError(`${where} tls.key: the private key cannot be used: ${why} (${message})`)
+      throw new TypeError(`${where} tls.key: the private key cannot be used: ${why} (${message})`, { cause: error })
     }
-    if (code === 'ERR_OSSL_X509_KEY_VALUES_MISMATCH') throw new TypeError(`${where} tls.key: the private key does not belong to the certificate in tls.cert (${message})`)
-    throw new TypeError(`${where} tls: node:tls refuses these TLS options: ${message}${code !== undefined ? ` (${code})` : ''}`)
+    if (code === 'ERR_OSSL_X509_KEY_VALUES_MISMATCH') throw new TypeError(`${where} tls.key: the private key does not belong to the certificate in tls.cert (${message})`, { cause: error })
+    throw new TypeError(`${where} tls: node:tls refuses these TLS options: ${message}${code !== undefined ? ` (${code})` : ''}`, { cause: error })
   }
 }
 
@@ -87,6 +87,6 @@ function parseCertificate (where: string, name: string, value: string | Buffer):
     const path = typeof value === 'string' && !value.includes('\n') && /^[\w./\\:~-]+$/.test(value)
       ? ' It looks like a file path: pass the file\'s contents (fs.readFileSync(path)), not its name.'
       : ''
-    throw new TypeError(`${where} ${name}: expected a PEM (or DER) certificate, got ${describeValue(value)} that does not parse (${(error as Error).message}).${path}`)
+    throw new TypeError(`${where} ${name}: expected a PEM (or DER) certificate, got ${describeValue(value)} that does not parse (${(error as Error).message}).${path}`, { cause: error })
   }
 }

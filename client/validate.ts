@@ -55,6 +55,32 @@ export function checkKnownKeys (where: string, options: object, known: readonly 
   }
 }
 
+/** Per logger (so per client), the renamed options it was warned about already. */
+const warnedRenames = new WeakMap<object, Set<string>>()
+
+/**
+ * Options renamed for one vocabulary across kafkats (`renamed`: old name → new name): the old
+ * name is still taken for now (deprecated), given the value its new name would get (check it
+ * under both names first), and the first use per client is warned about once through `log`.
+ * Giving both names is a TypeError. Returns the options under the new names.
+ */
+export function renamedOptions<T extends object> (where: string, options: T, renamed: Record<string, string>, log: { warn: (message: string) => void }): T {
+  let result = options
+  for (const [old, now] of Object.entries(renamed)) {
+    const given = options as Record<string, unknown>
+    if (given[old] === undefined) continue
+    if (given[now] !== undefined) throw new TypeError(`${where} ${old} is the old name of ${now}; give only ${now} (got both)`)
+    const { [old]: value, ...rest } = result as Record<string, unknown>
+    result = { ...rest, [now]: value } as T
+    const warned = warnedRenames.get(log) ?? new Set<string>()
+    warnedRenames.set(log, warned)
+    if (warned.has(`${where} ${old}`)) continue
+    warned.add(`${where} ${old}`)
+    log.warn(`${where} ${old} is deprecated and will be removed: it is now called ${now} (same meaning, same values)`)
+  }
+  return result
+}
+
 /**
  * The candidate a user most likely meant by `word`: the same but for case, '-' and '_'
  * ('read-committed' → 'read_committed'), one it begins ('linger' → 'lingerMs'), or one

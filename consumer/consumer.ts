@@ -29,7 +29,7 @@
  * - `release` (revoke or loss) drops what was fetched and not handed out; what is being
  *   processed finishes, and its mark is dropped if the ownership was released meanwhile.
  */
-import type { Client } from '../client/client'
+import { checkCloseOptions, type Client, type CloseOptions } from '../client/client'
 import { TypedEmitter, type TypedEvents } from '../client/events'
 import type { LogFields } from '../client/logger'
 import type { MetricsRegistry, PartitionLag } from '../client/metrics'
@@ -391,8 +391,12 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     await new RunLoop(this.#runHost, options as RunOptions).run()
   }
 
-  /** Stops fetching and ends the iterator. */
-  async close (): Promise<void> {
+  /**
+   * Stops fetching and ends the iterator. A direct consumer waits for nothing, so `force`
+   * changes nothing here (a group member's close() says what it skips).
+   */
+  async close (options: CloseOptions = {}): Promise<void> {
+    checkCloseOptions('consumer.close()', options)
     if (this.#closed) return
     this.#closed = true
     this.#stopping = true
@@ -406,6 +410,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     this.#stopCollecting()
   }
 
+  /** Whether close() was called (it may still be finishing), or the consumer ended by itself. */
   get closed (): boolean {
     return this.#closed
   }

@@ -12,15 +12,28 @@ import type { ConsumerBatch, Cursor } from './cursor'
 import type { RunOptions, RunRetryOptions } from './consumer-options'
 import type { HandedBatch } from './hand-out'
 
-/** A handler threw and `run({ retry })` hands the same records again ('handlerError' event). */
+/**
+ * A run() handler threw, and the consumer goes on ('handlerError' event of Consumer,
+ * GroupConsumer and ShareConsumer): Consumer's `run({ retry })` hands the records again
+ * after a backoff; a ShareConsumer releases or rejects the records the throw left open.
+ */
 export interface HandlerErrorEvent {
+  /** What the handler threw. */
   error: unknown
   topic: string
   partition: number
-  /** The first record that will be handed again. */
+  /** The first record the throw left unprocessed (ShareConsumer's eachRecord: the record whose handler threw). */
   offset: bigint
-  /** 1 for the first retry. */
+  /**
+   * What becomes of the records from `offset`: 'retry', handed to this consumer again after
+   * `retryInMs`; a share group's 'release' (delivered again, to any member) or 'reject'
+   * (archived), as `onHandlerError` says; 'none' in explicit acknowledgement, where they stay
+   * as the handler left them.
+   */
+  outcome: 'retry' | 'release' | 'reject' | 'none'
+  /** 'retry': 1 for the first retry. A ShareConsumer's: the record's delivery count (1 for its first delivery). */
   attempt: number
+  /** When the records are handed again ('retry'); 0 for the others. */
   retryInMs: number
 }
 
@@ -162,7 +175,7 @@ export class RunLoop {
           throw error
         }
         const retryInMs = Math.min(retry.maxMs ?? 30_000, (retry.initialMs ?? 100) * 2 ** attempt)
-        host.handlerError({ error, topic: batch.topic, partition: batch.partition, offset: records[progress.next]?.offset ?? batch.nextOffset, attempt: attempt + 1, retryInMs })
+        host.handlerError({ error, topic: batch.topic, partition: batch.partition, offset: records[progress.next]?.offset ?? batch.nextOffset, outcome: 'retry', attempt: attempt + 1, retryInMs })
         // Ended early by close() (or a member's close) and by run()'s signal: the batch is not retried then.
         const wait = options.signal === undefined ? host.stopSignal : AbortSignal.any([host.stopSignal, options.signal])
         await sleep(retryInMs, wait).catch(() => {})

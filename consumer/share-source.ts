@@ -31,6 +31,7 @@ import { AcknowledgeType, ShareFetch, type AcknowledgementBatch, type ShareFetch
 import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
 import { decodeRecordBatches, type KafkaRecord, type RecordHeader } from '../protocol/record-batch'
+import type { FetchErrorEvent } from './source'
 
 const OPEN_EPOCH = 0
 const CLOSE_EPOCH = -1
@@ -235,7 +236,7 @@ export interface ShareSourceHost {
   /** The broker answered acknowledgements of one partition. */
   acknowledged: (result: ShareAcknowledgementResult) => void
   /** A request or partition failed and will be retried. */
-  fetchError: (error: Error, topic?: string, partition?: number) => void
+  fetchError: (event: FetchErrorEvent) => void
   /** An error no retry can fix. */
   fail: (error: Error) => void
   /** Leaders may have moved. */
@@ -398,8 +399,9 @@ export class ShareSource {
           this.#host.fail(error)
           return
         }
-        this.#host.fetchError(error as Error)
-        await sleep(backoffDelay(this.#failures++, this.#client.backoff), signal).catch(() => {})
+        const retryInMs = backoffDelay(this.#failures++, this.#client.backoff)
+        this.#host.fetchError({ nodeId: this.nodeId, topic: undefined, partition: undefined, error: error as Error, retryInMs: Math.round(retryInMs) })
+        await sleep(retryInMs, signal).catch(() => {})
       }
     }
   }
@@ -595,7 +597,8 @@ export class ShareSource {
         const error = new BrokerError(p.errorCode, `ShareFetch of ${sp.topic}[${sp.partition}] from broker ${this.nodeId}`, p.errorMessage)
         if (MOVED.has(p.errorCode) || invalidatesMetadata(p.errorCode)) moved = true
         if (!error.retriable && !MOVED.has(p.errorCode)) { this.#host.fail(error); return }
-        this.#host.fetchError(error, sp.topic, sp.partition)
+        // The partition is asked for again in the next ShareFetch, at once.
+        this.#host.fetchError({ nodeId: this.nodeId, topic: sp.topic, partition: sp.partition, error, retryInMs: 0 })
         continue
       }
       if (p.acquiredRecords.length > 0) await this.#deliver(sp, p, response.acquisitionLockTimeoutMs > 0 ? sentAt + response.acquisitionLockTimeoutMs : Infinity)

@@ -305,7 +305,6 @@ export class Source {
     // what the records will take once decoded is estimated from the headers.
     let count = 0
     let decodedBytes = 0
-    let ownBytes = 0
     let viewBytes = 0
     let pendingFrom = 0
     for (let i = 0; i < kept.length; i++) {
@@ -318,7 +317,6 @@ export class Source {
       count += header.recordCount
       decodedBytes += decodedCost(b)
       viewBytes += wireBytes(header)
-      ownBytes += decodedOwnBytes(b)
     }
     cursor.account.noteAnswer(viewBytes, decodedBytes)
     // The application is behind (the last answer still waits): append to it, up to the

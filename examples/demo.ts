@@ -6,7 +6,7 @@
  *   KAFKA_BOOTSTRAP=host:9092 npm run demo
  *   npm run demo -- --records 500000 --value-bytes 1024 --compression lz4
  */
-import { Client } from '../index'
+import { Client, throwFirstError } from '../index'
 import type { CompressionCodec } from '../protocol/compression'
 import type { RecordInput } from '../protocol/record-batch'
 import { sharedBootstrap, startCluster, type KafkaCluster } from '../tests/broker/kafka'
@@ -40,7 +40,7 @@ async function main (): Promise<void> {
   const client = new Client({ bootstrap, clientId: 'kafkats-demo' })
   const topic = `kafkats-demo-${Date.now().toString(36)}`
   try {
-    await client.admin.createTopics([{ topic, numPartitions: partitions, replicationFactor: 1 }])
+    throwFirstError(await client.admin.createTopics([{ topic, numPartitions: partitions, replicationFactor: 1 }]))
     console.log(`Created topic ${topic} with ${partitions} partitions; writing ${totalRecords.toLocaleString('en')} records of ${valueBytes} B (compression: ${compression}, acks=all)`)
 
     const value = Buffer.alloc(valueBytes, 'k')

@@ -18,7 +18,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import { tracingChannel } from 'node:diagnostics_channel'
-import { Client } from '../index'
+import { Client, throwFirstError } from '../index'
 import type { ConsumerBatchTrace, ProducerSendTrace, RebalanceTrace, RequestTrace } from '../client/instrumentation'
 import { sharedBootstrap, startCluster, type KafkaCluster } from '../tests/broker/kafka'
 
@@ -157,7 +157,7 @@ async function main (): Promise<void> {
   const client = new Client({ bootstrap, clientId: 'otel-example' })
   const topic = `kafkats-otel-${Date.now().toString(36)}`
   try {
-    await client.admin.createTopics([{ topic, numPartitions: 2 }])
+    throwFirstError(await client.admin.createTopics([{ topic, numPartitions: 2 }]))
     const producer = client.producer()
     await producer.send([{ topic, key: 'a', value: 'one' }, { topic, key: 'b', value: 'two' }, { topic, key: 'c', value: 'three' }])
     await producer.close()

@@ -11,7 +11,7 @@
  * The group is `<topic>-workers`; a new share group starts at the log end, so the example
  * sets its share.auto.offset.reset to earliest.
  */
-import { Client, type ShareRecord } from '../index'
+import { Client, throwFirstError, type ShareRecord } from '../index'
 
 const topic = process.argv[2] ?? 'jobs'
 const demoJobs = process.argv[3] === '--demo' ? Number(process.argv[4] ?? 20) : 0
@@ -28,10 +28,11 @@ async function work (record: ShareRecord): Promise<void> {
 }
 
 async function main (): Promise<void> {
-  await client.admin.createTopics([{ topic, numPartitions: 1 }, { topic: dlqTopic, numPartitions: 1 }], { ignoreExisting: true })
-  await client.admin.alterConfigs([{ type: 'group', name: groupId, set: { 'share.auto.offset.reset': 'earliest' } }])
+  throwFirstError(await client.admin.createTopics([{ topic, numPartitions: 1 }, { topic: dlqTopic, numPartitions: 1 }], { ignoreExisting: true }))
+  throwFirstError(await client.admin.alterConfigs([{ type: 'group', name: groupId, set: { 'share.auto.offset.reset': 'earliest' } }]))
   // The broker archives a record once it was delivered this many times: dead-letter it at that delivery.
-  const limit = Number((await client.admin.describeConfigs({ type: 'group', name: groupId, keys: ['share.delivery.count.limit'] })).get('share.delivery.count.limit')?.value ?? 5)
+  const [{ configs }] = throwFirstError(await client.admin.describeConfigs([{ type: 'group', name: groupId, keys: ['share.delivery.count.limit'] }]))
+  const limit = Number(configs.get('share.delivery.count.limit')?.value ?? 5)
   if (demoJobs > 0) {
     await producer.send(Array.from({ length: demoJobs }, (_, i) => ({ topic, value: (i % 5 === 4 ? 'bad-' : 'job-') + String(i) })))
   }

@@ -51,7 +51,7 @@ async function untilSettledOrAborted (promise: Promise<unknown>, signal: AbortSi
   if (signal.aborted) throw signal.reason
   let onAbort: () => void = () => {}
   try {
-    await Promise.race([promise, new Promise((resolve, reject) => { onAbort = () => reject(signal.reason); signal.addEventListener('abort', onAbort, { once: true }) })])
+    await Promise.race([promise, new Promise((_resolve, reject) => { onAbort = () => reject(signal.reason); signal.addEventListener('abort', onAbort, { once: true }) })])
   } finally {
     signal.removeEventListener('abort', onAbort)
   }

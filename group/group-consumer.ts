@@ -22,7 +22,7 @@
  * assignment, revoking, losing), protocol-selection.ts (classic or KIP-848, the membership),
  * group-options.ts and group-events.ts (the public option and event types).
  */
-import type { Client } from '../client/client'
+import { checkCloseOptions, type Client, type CloseOptions } from '../client/client'
 import { calledFromHandler, Consumer } from '../consumer/consumer'
 import type { LogFields } from '../client/logger'
 import { linkOffsetsOwner, type ConsumerGroupMetadata } from '../producer/transaction'
@@ -280,29 +280,36 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
    * Commits what was processed (at-least-once), leaves the group and stops, within the
    * rebalance timeout even when the coordinator refuses or does not answer. What it could
    * not commit is emitted as 'commitRefused' (as every refusal is) and summed up in a
-   * 'warning'.
+   * 'warning'. With `force`, run() handlers still out are not waited for (as when close()
+   * is called from one of them): what was processed by then is committed, the rest is not.
    */
-  override async close (): Promise<void> {
-    // Synchronously, while the caller's frames are on the stack.
-    const fromHandler = calledFromHandler()
+  override async close (options: CloseOptions = {}): Promise<void> {
+    checkCloseOptions('consumer.close()', options)
+    // Synchronously, while the caller's frames are on the stack: a handler's close() must not wait for itself.
+    const skipHandlers = options.force === true || calledFromHandler()
     // One close for every caller (the application, a failure, the iterator's end).
-    this.#closing ??= this.#close(fromHandler)
+    this.#closing ??= this.#close(skipHandlers)
     await this.#closing
   }
 
   #closing: Promise<void> | undefined
 
-  async #close (fromHandler: boolean): Promise<void> {
-    if (this.closed) return
+  /** Whether close() was called (it may still be leaving the group), or the consumer ended by itself. */
+  override get closed (): boolean {
+    return this.#closing !== undefined || super.closed
+  }
+
+  async #close (skipHandlers: boolean): Promise<void> {
+    if (super.closed) return
     // First: nothing more is handed out. Handlers still out are waited for (bounded, as a
-    // revoke), unless close() is called from one of them: it would wait for itself.
+    // revoke), unless close() is called from one of them (it would wait for itself) or with force.
     this.stopHandingOut()
     this.#closeRequested.abort()
     this.#committer.stopAutoCommit()
     await this.#started
     const membership = this.#membership
     try {
-      if (membership !== undefined) await this.#leave(membership, fromHandler)
+      if (membership !== undefined) await this.#leave(membership, skipHandlers)
     } finally {
       // Whatever happened while leaving, the fetching stops.
       this.#coordinator.closeConnections()
@@ -311,19 +318,19 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
   }
 
   /** close()'s part: revoke (what was processed committed) and leave, within one rebalance timeout. */
-  async #leave (membership: Membership, fromHandler: boolean): Promise<void> {
+  async #leave (membership: Membership, skipHandlers: boolean): Promise<void> {
     const deadlineAt = Date.now() + this.#host.rebalanceTimeoutMs
     // A rebalance in progress ends first (within the deadline), so what we hold has a current identity to be committed under.
     const unstable = await membership.whenStable(AbortSignal.timeout(this.#host.rebalanceTimeoutMs - this.#assignment.revokeWaitMs())).then(() => undefined, (error: Error) => error)
     // Revoke (commit what was processed, release) before leaving, so the next owner starts
-    // after what we did. run() handlers still out are waited for, unless close() came from one (see #close).
+    // after what we did. run() handlers still out are waited for, unless close() came from one or with force (see #close).
     const identity = membership.identity()
     const held = this.cursors.filter(c => !c.ownership.released)
     /** What was processed of `held` and is not committed, with why (for a commit that was never sent). */
     const uncommitted = (reason: string): RefusedCommit[] => this.delivery === 'at-most-once'
       ? []
       : held.filter(c => c.processedOffset !== undefined && c.processedOffset !== c.committedOffset).map(c => ({ topic: c.topic, partition: c.partition, offset: c.processedOffset!, reason }))
-    let refused = await this.#assignment.revoke(this.#host.heldPartitions(), this.delivery === 'at-least-once' ? identity : undefined, { waitMs: fromHandler ? 0 : this.#assignment.revokeWaitMs(), deadlineAt, why: 'revoked: the consumer is closing' })
+    let refused = await this.#assignment.revoke(this.#host.heldPartitions(), this.delivery === 'at-least-once' ? identity : undefined, { waitMs: skipHandlers ? 0 : this.#assignment.revokeWaitMs(), deadlineAt, why: 'revoked: the consumer is closing' })
       .catch((error: Error) => uncommitted(`revoking the partitions failed: ${error.message}`))
     if (identity === undefined) {
       // No membership to commit under: nothing was sent, so #revoke reported nothing.

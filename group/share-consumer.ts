@@ -17,11 +17,12 @@
  * once instead of after the lock duration.
  */
 import { TypedEmitter } from '../client/events'
-import type { Client } from '../client/client'
+import { checkCloseOptions, type Client, type CloseOptions } from '../client/client'
 import type { LogFields } from '../client/logger'
 import { checkDuration, checkFunction, checkInteger, checkKnownKeys, checkObject, checkOneOf, checkSignal, checkString, optionKeys } from '../client/validate'
 import { ShareSource, type ShareAcknowledgementResult, type ShareBatch, type ShareRecord, type ShareSourceHost } from '../consumer/share-source'
 import { nextFetchPurpose } from '../consumer/fetch-scheduling'
+import type { FetchErrorEvent, HandlerErrorEvent } from '../consumer/consumer'
 import { GroupCoordinator } from './coordinator'
 import { ShareMembership } from './share-membership'
 import { Signal, type TopicPartition } from './membership'
@@ -76,13 +77,13 @@ export interface ShareRunOptions {
 export interface ShareConsumerEvents {
   /** The broker answered acknowledgements of one partition (error null: taken). */
   acknowledged: [result: ShareAcknowledgementResult]
-  /** A fetch or acknowledgement failed and will be retried. */
-  fetchError: [event: { error: Error, topic: string | undefined, partition: number | undefined }]
+  /** A fetch or acknowledgement failed and will be retried after `retryInMs`. */
+  fetchError: [event: FetchErrorEvent]
   /**
-   * A handler threw (run): eachBatch's open records, or eachRecord's `record`, were released
-   * or rejected (implicit mode); eachRecord goes on with the batch's next record.
+   * A handler threw (run): eachBatch's open records, or eachRecord's record, were released
+   * or rejected (implicit mode; `outcome` says which); eachRecord goes on with the batch's next record.
    */
-  handlerError: [event: { error: unknown, batch: ShareBatch, record?: ShareRecord }]
+  handlerError: [event: HandlerErrorEvent]
   /** The consumer ended with an error no retry fixes. */
   error: [error: Error]
 }
@@ -176,8 +177,8 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
     return this.#membership.memberId
   }
 
-  /** The partitions the coordinator assigned to this member (others may have them too). */
-  get assignment (): TopicPartition[] {
+  /** The partitions the coordinator assigned to this member (others may have them too); a method, as every consumer's. */
+  assignment (): TopicPartition[] {
     return [...this.#assigned]
   }
 
@@ -210,7 +211,8 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
   }
 
   #refreshMetadata (): void {
-    this.#refreshing ??= this.client.metadata.refresh(this.topics, this.#stop.signal)
+    if (this.#refreshing !== undefined) return
+    this.#refreshing = this.client.metadata.refresh(this.topics, this.#stop.signal)
       .catch(() => {})
       .finally(() => {
         this.#refreshing = undefined
@@ -255,7 +257,7 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
       }
       this.emit('acknowledged', result)
     },
-    fetchError: (error, topic, partition) => { if (this.listenerCount('fetchError') > 0) this.emit('fetchError', { error, topic, partition }) },
+    fetchError: event => { if (this.listenerCount('fetchError') > 0) this.emit('fetchError', event) },
     fail: error => this.#fail(error),
     refreshMetadata: () => this.#refreshMetadata(),
     memberUnknown: () => this.#membership.wake(),
@@ -404,19 +406,26 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
                 if (this.acknowledgement === 'implicit') record.acknowledgeIfOpen('accept')
               } catch (error) {
                 if (this.acknowledgement === 'implicit') record.acknowledgeIfOpen(onError)
-                if (this.listenerCount('handlerError') > 0) this.emit('handlerError', { error, batch, record })
+                if (this.listenerCount('handlerError') > 0) this.emit('handlerError', this.#handlerError(error, record, onError))
               }
             }
           }
           this.#finish(batch, 'accept')
         } catch (error) {
+          // The first record the throw left open (in explicit mode, not acknowledged), before #finish closes them.
+          const first = batch.records.find(r => r.acknowledged === undefined) ?? batch.records[0]
           this.#finish(batch, onError)
-          if (this.listenerCount('handlerError') > 0) this.emit('handlerError', { error, batch })
+          if (this.listenerCount('handlerError') > 0 && first !== undefined) this.emit('handlerError', this.#handlerError(error, first, onError))
         }
       }
     }
     await Promise.all(Array.from({ length: options.concurrency ?? 1 }, worker))
     if (this.#error !== undefined) throw this.#error
+  }
+
+  /** The 'handlerError' event of a throw that left `record` (and those after it) open. */
+  #handlerError (error: unknown, record: ShareRecord, onError: 'release' | 'reject'): HandlerErrorEvent {
+    return { error, topic: record.topic, partition: record.partition, offset: record.offset, outcome: this.acknowledgement === 'implicit' ? onError : 'none', attempt: record.deliveryCount, retryInMs: 0 }
   }
 
   /** Sends every acknowledgement made so far and resolves with the broker's answers, per partition. */
@@ -425,10 +434,20 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
     return results.flat()
   }
 
-  /** Releases what is acquired and not acknowledged, sends the last acknowledgements, closes the share sessions and leaves the group. */
-  async close (): Promise<void> {
+  /**
+   * Releases what is acquired and not acknowledged, sends the last acknowledgements, closes
+   * the share sessions and leaves the group. Records out with handlers are released at once,
+   * not waited for, so `force` changes nothing here.
+   */
+  async close (options: CloseOptions = {}): Promise<void> {
+    checkCloseOptions('shareConsumer.close()', options)
     this.#closing ??= this.#close()
     await this.#closing
+  }
+
+  /** Whether close() was called (it may still be leaving the group), or the consumer ended by itself. */
+  get closed (): boolean {
+    return this.#closing !== undefined
   }
 
   async #close (): Promise<void> {

@@ -4,6 +4,7 @@
  */
 import type { Client } from '../index'
 import type { AclBinding, AclFilter, ConfigResourceType as NativeConfigType } from '../admin/index'
+import { throwFirstError } from '../admin/results'
 import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError } from '../protocol/errors'
 import { OffsetCommit } from '../protocol/apis/offset-commit'
@@ -12,10 +13,34 @@ import {
   KafkaJSAggregateError, KafkaJSAlterPartitionReassignmentsError, KafkaJSBrokerNotFound, KafkaJSCreateTopicError, KafkaJSDeleteGroupsError, KafkaJSDeleteTopicRecordsError,
   KafkaJSNonRetriableError, KafkaJSProtocolError, protocolErrorInfo, toKafkaJSError
 } from './errors'
-import { adminEvents, Instrumentation } from './instrumentation'
+import { adminEvents, Instrumentation, type AdminEventPayloads, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './instrumentation'
 import { retryDelay, type ClientContext, type RetryOptions } from './config'
 import type { Logger } from './logger'
 import { partitionMetadataOf } from './producer'
+import type { PartitionMetadata } from './assigners'
+
+export interface ITopicMetadata { name: string, partitions: PartitionMetadata[] }
+export interface ConfigSynonyms { configName: string, configValue: string | null, configSource: number }
+export interface ConfigEntries {
+  configName: string
+  configValue: string | null
+  readOnly: boolean
+  isDefault: boolean
+  configSource: number
+  isSensitive: boolean
+  configSynonyms: ConfigSynonyms[]
+}
+export interface DescribeConfigResponse {
+  resources: Array<{ errorCode: number, errorMessage: string | null, resourceType: number, resourceName: string, configEntries: ConfigEntries[] }>
+  throttleTime: number
+}
+export interface AlterConfigResponse {
+  resources: Array<{ errorCode: number, errorMessage: string | null, resourceType: number, resourceName: string }>
+  throttleTime: number
+}
+export interface MemberDescription { memberId: string, clientId: string, clientHost: string, memberMetadata: Buffer, memberAssignment: Buffer }
+export interface GroupDescription { errorCode: number, groupId: string, state: string, protocolType: string, protocol: string, members: MemberDescription[] }
+export interface GroupDescriptions { groups: GroupDescription[] }
 
 export interface AdminConfig { retry?: RetryOptions }
 
@@ -84,7 +109,7 @@ export class KafkaJSAdmin {
   readonly events = adminEvents
   readonly #context: ClientContext
   readonly #logger: Logger
-  readonly #instrumentation = new Instrumentation('admin', adminEvents)
+  readonly #instrumentation = new Instrumentation<AdminEventPayloads>('admin', adminEvents)
   #client: Client | undefined
 
   constructor (context: ClientContext, _config: AdminConfig = {}) {
@@ -96,7 +121,7 @@ export class KafkaJSAdmin {
     return this.#logger
   }
 
-  on (eventName: string, listener: (event: any) => void): () => void {
+  on<E extends keyof AdminEventPayloads & string> (eventName: E, listener: (event: InstrumentationEvent<AdminEventPayloads[E]>) => void): RemoveInstrumentationEventListener<E> {
     return this.#instrumentation.on(eventName, listener)
   }
 
@@ -144,9 +169,7 @@ export class KafkaJSAdmin {
       })
     }
     return await this.#call(async c => {
-      let created: string[]
-      try {
-        created = await c.admin.createTopics(topics.map(t => {
+      const results = await c.admin.createTopics(topics.map(t => {
           const assignments = t.replicaAssignment !== undefined && t.replicaAssignment.length > 0
             ? Object.fromEntries(t.replicaAssignment.map(a => [a.partition, a.replicas]))
             : undefined
@@ -158,14 +181,9 @@ export class KafkaJSAdmin {
             configs: Object.fromEntries((t.configEntries ?? []).map(e => [e.name, e.value]))
           }
         }), { validateOnly, ignoreExisting: true, timeoutMs: waitForLeaders ? timeout : undefined })
-      } catch (error) {
-        if (error instanceof BrokerError) {
-          const name = /topic "([^"]*)"/.exec(error.message)?.[1] ?? ''
-          throw new KafkaJSCreateTopicError(protocolErrorInfo(error.code), name)
-        }
-        throw error
-      }
-      return created.length > 0
+      const failed = results.find(r => r.error !== undefined)
+      if (failed?.error !== undefined) throw new KafkaJSCreateTopicError(protocolErrorInfo(failed.error.code), failed.topic)
+      return results.some(r => !r.existed)
     })
   }
 
@@ -174,7 +192,7 @@ export class KafkaJSAdmin {
     if (topics.some(t => typeof t !== 'string')) throw new KafkaJSNonRetriableError('Invalid topics array, the names must be a valid string')
     await this.#call(async c => {
       try {
-        await c.admin.deleteTopics(topics, { timeoutMs: timeout })
+        throwFirstError(await c.admin.deleteTopics(topics, { timeoutMs: timeout }))
       } catch (error) {
         if (error instanceof BrokerError) throw protocolError(error)
         throw error
@@ -189,7 +207,7 @@ export class KafkaJSAdmin {
     if (new Set(topicPartitions.map(t => t.topic)).size < topicPartitions.length) throw new KafkaJSNonRetriableError('Invalid topic partitions array, it cannot have multiple entries for the same topic')
     return await this.#call(async c => {
       try {
-        await c.admin.createPartitions(topicPartitions.map(t => ({ topic: t.topic, count: t.count, assignments: t.assignments })), { validateOnly, timeoutMs: timeout })
+        throwFirstError(await c.admin.createPartitions(topicPartitions.map(t => ({ topic: t.topic, count: t.count, assignments: t.assignments })), { validateOnly, timeoutMs: timeout }))
       } catch (error) {
         if (error instanceof BrokerError) throw protocolError(error)
         throw error
@@ -198,13 +216,13 @@ export class KafkaJSAdmin {
     })
   }
 
-  async fetchTopicMetadata ({ topics = [] }: { topics?: string[] } = {}): Promise<{ topics: Array<{ name: string, partitions: any[] }> }> {
+  async fetchTopicMetadata ({ topics = [] }: { topics?: string[] } = {}): Promise<{ topics: ITopicMetadata[] }> {
     if (topics !== undefined && topics !== null) {
       for (const topic of topics) if (typeof topic !== 'string') throw new KafkaJSNonRetriableError(`Invalid topic ${String(topic)}`)
     }
     return await this.#call(async c => {
       const names = topics.length > 0 ? topics : await c.admin.listTopics()
-      const described = await c.admin.describeTopics(names)
+      const described = throwFirstError(await c.admin.describeTopics(names))
       return { topics: described.map(t => ({ name: t.name, partitions: partitionMetadataOf(c, t.name) })) }
     })
   }
@@ -320,15 +338,16 @@ export class KafkaJSAdmin {
     })
   }
 
-  async describeConfigs ({ resources, includeSynonyms = false }: { resources: Array<{ type: number, name: string, configNames?: string[] }>, includeSynonyms?: boolean }): Promise<any> {
+  async describeConfigs ({ resources, includeSynonyms = false }: { resources: Array<{ type: number, name: string, configNames?: string[] }>, includeSynonyms?: boolean }): Promise<DescribeConfigResponse> {
     if (resources === undefined || resources === null || !Array.isArray(resources)) throw new KafkaJSNonRetriableError(`Invalid resources array ${String(resources)}`)
     if (resources.length === 0) throw new KafkaJSNonRetriableError('Resources array cannot be empty')
     checkConfigResources(resources)
     const invalidConfigs = resources.find(r => !Array.isArray(r.configNames) && r.configNames !== undefined && r.configNames !== null)
     if (invalidConfigs !== undefined) throw new KafkaJSNonRetriableError(`Invalid resource configNames ${String(invalidConfigs.configNames)}: ${JSON.stringify(invalidConfigs)}`)
     return await this.#call(async c => {
-      const described = await Promise.all(resources.map(async r => {
-        const configs = await c.admin.describeConfigs({ type: CONFIG_TYPE_NAMES[r.type], name: r.name, keys: r.configNames !== undefined && r.configNames.length > 0 ? r.configNames : undefined }, { includeSynonyms })
+      const answers = throwFirstError(await c.admin.describeConfigs(resources.map(r => ({ type: CONFIG_TYPE_NAMES[r.type], name: r.name, keys: r.configNames !== undefined && r.configNames.length > 0 ? r.configNames : undefined })), { includeSynonyms }))
+      const described = resources.map((r, i) => {
+        const configs = answers[i].configs
         return {
           errorCode: 0,
           errorMessage: null,
@@ -344,13 +363,13 @@ export class KafkaJSAdmin {
             configSynonyms: (e.synonyms ?? []).map(s => ({ configName: s.name, configValue: s.value, configSource: codeOf({ 1: 'dynamic-topic', 2: 'dynamic-broker', 3: 'dynamic-default-broker', 4: 'static-broker', 5: 'default', 6: 'dynamic-broker-logger' }, s.source) }))
           }))
         }
-      }))
+      })
       return { resources: described, throttleTime: 0 }
     })
   }
 
   /** kafkajs's alterConfigs sets the given values; kafkats sets them incrementally (others stay as they are). */
-  async alterConfigs ({ resources, validateOnly }: { resources: Array<{ type: number, name: string, configEntries: Array<{ name: string, value: string }> }>, validateOnly?: boolean }): Promise<any> {
+  async alterConfigs ({ resources, validateOnly }: { resources: Array<{ type: number, name: string, configEntries: Array<{ name: string, value: string }> }>, validateOnly?: boolean }): Promise<AlterConfigResponse> {
     if (resources === undefined || resources === null || !Array.isArray(resources)) throw new KafkaJSNonRetriableError(`Invalid resources array ${String(resources)}`)
     if (resources.length === 0) throw new KafkaJSNonRetriableError('Resources array cannot be empty')
     checkConfigResources(resources)
@@ -359,7 +378,7 @@ export class KafkaJSAdmin {
     const invalidValue = resources.find(r => r.configEntries.some(e => typeof e.name !== 'string' || typeof e.value !== 'string'))
     if (invalidValue !== undefined) throw new KafkaJSNonRetriableError(`Invalid resource config value: ${JSON.stringify(invalidValue)}`)
     return await this.#call(async c => {
-      await c.admin.alterConfigs(resources.map(r => ({ type: CONFIG_TYPE_NAMES[r.type], name: r.name, set: Object.fromEntries(r.configEntries.map(e => [e.name, e.value])) })), { validateOnly })
+      throwFirstError(await c.admin.alterConfigs(resources.map(r => ({ type: CONFIG_TYPE_NAMES[r.type], name: r.name, set: Object.fromEntries(r.configEntries.map(e => [e.name, e.value])) })), { validateOnly }))
       return { resources: resources.map(r => ({ errorCode: 0, errorMessage: null, resourceType: r.type, resourceName: r.name })), throttleTime: 0 }
     })
   }
@@ -370,7 +389,7 @@ export class KafkaJSAdmin {
     return await this.#call(async c => ({ groups: (await c.admin.listGroups()).map(g => ({ groupId: g.groupId, protocolType: g.protocolType })) }))
   }
 
-  async describeGroups (groupIds: string[]): Promise<{ groups: any[] }> {
+  async describeGroups (groupIds: string[]): Promise<GroupDescriptions> {
     return await this.#call(async c => {
       const described = await c.admin.describeGroups(groupIds)
       return {

@@ -10,7 +10,7 @@ import type { GroupConsumer } from '../group/group-consumer'
 import { key, type AutoCommit } from './auto-commit'
 import type { ConsumerRunConfig, Offsets } from './consumer-options'
 import { KafkaJSNumberOfRetriesExceeded } from './errors'
-import { consumerEvents, type Instrumentation } from './instrumentation'
+import { consumerEvents, type ConsumerEventPayloads, type Instrumentation } from './instrumentation'
 import { retryDelay, type RetryOptions } from './config'
 import type { Logger } from './logger'
 import { batchOffsets, toBatch, type KafkaMessage } from './messages'
@@ -18,7 +18,7 @@ import { batchOffsets, toBatch, type KafkaMessage } from './messages'
 export interface BatchRunnerHost {
   readonly groupId: string
   readonly logger: Logger
-  readonly instrumentation: Instrumentation
+  readonly instrumentation: Instrumentation<ConsumerEventPayloads>
   readonly autoCommit: AutoCommit
   /** run() is on (stop() turns it off). */
   running: () => boolean

@@ -11,7 +11,7 @@ import type { RequestEvent } from '../client/events'
 import { sleep } from '../client/backoff'
 import type { AssignedEvent, GroupConsumer, RebalancingEvent } from '../group/group-consumer'
 import type { MemberIdentity } from '../group/membership'
-import { consumerEvents, type Instrumentation } from './instrumentation'
+import { consumerEvents, type ConsumerEventPayloads, type Instrumentation } from './instrumentation'
 import type { Logger } from './logger'
 
 const HEARTBEAT_API_KEY = 12
@@ -19,7 +19,7 @@ const HEARTBEAT_API_KEY = 12
 export interface ConsumerInstrumentationHost {
   readonly groupId: string
   readonly logger: Logger
-  readonly instrumentation: Instrumentation
+  readonly instrumentation: Instrumentation<ConsumerEventPayloads>
   /** How long kafkajs waits for a Fetch answer (the empty FETCHes' pace). */
   readonly maxWaitTimeInMs: number
   /** The membership of the last assignment. */

@@ -31,10 +31,11 @@ import { BatchRunner } from './batch-runner'
 import { ConsumerInstrumentation } from './consumer-events'
 import { checkConsumerConfig, checkTopicPartitions, groupConsumerOptions, parseOffset, type ConsumerConfig, type ConsumerRunConfig, type ConsumerSubscribeTopic, type ConsumerSubscribeTopics, type TopicPartitionOffsetAndMetadata } from './consumer-options'
 import { KafkaJSNonRetriableError, toKafkaJSError } from './errors'
-import { consumerEvents, Instrumentation } from './instrumentation'
+import { consumerEvents, Instrumentation, type ConsumerEventPayloads, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './instrumentation'
 import type { ClientContext, RetryOptions } from './config'
 import type { Logger } from './logger'
 import { partitionMetadataOf } from './producer'
+import type { GroupDescription } from './admin'
 
 export type { Batch, KafkaMessage } from './messages'
 export type { ConsumerConfig, ConsumerRunConfig, ConsumerSubscribeTopic, ConsumerSubscribeTopics, EachBatchPayload, EachMessagePayload, Offsets, PartitionOffset, TopicOffsets, TopicPartitionOffsetAndMetadata } from './consumer-options'
@@ -45,7 +46,7 @@ export class KafkaJSConsumer {
   readonly #config: ConsumerConfig
   readonly #groupId: string
   readonly #logger: Logger
-  readonly #instrumentation = new Instrumentation('consumer', consumerEvents)
+  readonly #instrumentation = new Instrumentation<ConsumerEventPayloads>('consumer', consumerEvents)
   #client: Client | undefined
   readonly #subscriptions = new Map<string, { fromBeginning: boolean }>()
   #group: GroupConsumer | undefined
@@ -115,7 +116,7 @@ export class KafkaJSConsumer {
     return this.#logger
   }
 
-  on (eventName: string, listener: (event: any) => void): () => void {
+  on<E extends keyof ConsumerEventPayloads & string> (eventName: E, listener: (event: InstrumentationEvent<ConsumerEventPayloads[E]>) => void): RemoveInstrumentationEventListener<E> {
     return this.#instrumentation.on(eventName, listener)
   }
 
@@ -283,7 +284,7 @@ export class KafkaJSConsumer {
     await this.#autoCommit.commit(group, topicPartitions.map(t => ({ topic: t.topic, partition: t.partition, offset: BigInt(t.offset) })))
   }
 
-  async describeGroup (): Promise<any> {
+  async describeGroup (): Promise<GroupDescription | undefined> {
     const client = await this.#connected()
     let nodeId: number | undefined
     let response
@@ -401,8 +402,9 @@ export class KafkaJSConsumer {
     const e = toKafkaJSError(error)
     this.#logger.error(`Crash: ${e.name}: ${e.message}`, { groupId: this.#groupId, retryCount: (e as { retryCount?: number }).retryCount, stack: e.stack })
     await this.stop().catch(() => {})
-    const original = (err: any): any => err?.cause !== undefined ? original(err.cause) : err
-    const retriable = e.name === 'KafkaJSNumberOfRetriesExceeded' || original(e)?.retriable === true
+    const original = (err: unknown): unknown => typeof err === 'object' && err !== null && 'cause' in err && err.cause !== undefined ? original(err.cause) : err
+    const root = original(e)
+    const retriable = e.name === 'KafkaJSNumberOfRetriesExceeded' || (typeof root === 'object' && root !== null && 'retriable' in root && root.retriable === true)
     let restart = retriable
     const restartOnFailure = this.#retry().restartOnFailure
     if (restart && restartOnFailure !== undefined) restart = await restartOnFailure(e).catch(() => true)

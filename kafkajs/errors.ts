@@ -58,9 +58,15 @@ export class KafkaJSProtocolError extends KafkaJSError {
  * The class keeps its name (`name`, `constructor.name`), its base's constructor signature
  * and `instanceof` chain.
  */
-function errorClass<B extends new (...args: any[]) => KafkaJSError> (Base: B, name: string): B {
+// TypeScript lets a class extend a type parameter only when both constructors take `...args: any[]`
+// (a mixin, TS2545): the one place this layer needs `any`.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type MixinArgs = any[]
+type KafkaJSErrorClass = new (...args: MixinArgs) => KafkaJSError
+
+function errorClass<B extends KafkaJSErrorClass> (Base: B, name: string): B {
   const Named = class extends Base {
-    constructor (...args: any[]) {
+    constructor (...args: MixinArgs) {
       super(args[0], args[1])
       this.name = name
     }
@@ -69,9 +75,9 @@ function errorClass<B extends new (...args: any[]) => KafkaJSError> (Base: B, na
   return Named
 }
 
-function errorClassWithFields<F extends object, B extends new (...args: any[]) => KafkaJSError = typeof KafkaJSError> (Base: B, name: string, fields: Array<keyof F & string>) {
+function errorClassWithFields<F extends object, B extends KafkaJSErrorClass = typeof KafkaJSError> (Base: B, name: string, fields: Array<keyof F & string>) {
   const WithFields = class extends Base {
-    constructor (...args: any[]) {
+    constructor (...args: MixinArgs) {
       super(args[0])
       this.name = name
       for (const field of fields) (this as Record<string, unknown>)[field] = args[1]?.[field]

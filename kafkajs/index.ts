@@ -15,13 +15,13 @@ export { logLevel, CompressionTypes, ConfigResourceTypes, ConfigSource, AclResou
 export { CompressionCodecs } from './producer'
 export type { KafkaJSProducer as Producer, Transaction, ProducerConfig, Message, IHeaders, ProducerRecordKJS as ProducerRecord, ProducerBatch, TopicMessages, RecordMetadata } from './producer'
 export type { KafkaJSConsumer as Consumer, ConsumerConfig, ConsumerRunConfig, ConsumerSubscribeTopic, ConsumerSubscribeTopics, EachMessagePayload, EachBatchPayload, Batch, KafkaMessage, Offsets, TopicOffsets, PartitionOffset, TopicPartitionOffsetAndMetadata } from './consumer'
-export type { KafkaJSAdmin as Admin, AdminConfig } from './admin'
+export type { KafkaJSAdmin as Admin, AdminConfig, ITopicMetadata, ConfigEntries, ConfigSynonyms, DescribeConfigResponse, AlterConfigResponse, GroupDescription, GroupDescriptions, MemberDescription } from './admin'
 export { Partitioners } from './partitioners'
 export type { ICustomPartitioner, PartitionerArgs, DefaultPartitioner, LegacyPartitioner, JavaCompatiblePartitioner } from './partitioners'
 export { PartitionAssigners, AssignerProtocol } from './assigners'
 export type { PartitionAssigner, Assigner, GroupMember, GroupMemberAssignment, GroupState, MemberMetadata, MemberAssignment, PartitionMetadata } from './assigners'
 export type { LogEntry, LogCreator, Logger } from './logger'
-export type { InstrumentationEvent, RemoveInstrumentationEventListener } from './instrumentation'
+export type { InstrumentationEvent, RemoveInstrumentationEventListener, AdminEventPayloads, ConsumerEventPayloads, ProducerEventPayloads, RequestEventPayload, RequestEventPayloadBase, RequestQueueSizeEventPayload, BatchProcessEventPayload } from './instrumentation'
 export {
   KafkaJSError, KafkaJSNonRetriableError, KafkaJSPartialMessageError, KafkaJSBrokerNotFound, KafkaJSProtocolError,
   KafkaJSConnectionError, KafkaJSConnectionClosedError, KafkaJSRequestTimeoutError, KafkaJSSASLAuthenticationError,

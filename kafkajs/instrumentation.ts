@@ -7,13 +7,14 @@ import { EventEmitter } from 'node:events'
 import type { RequestEvent } from '../client/events'
 import { KafkaJSNonRetriableError } from './errors'
 
-export interface InstrumentationEvent<T = any> {
+export interface InstrumentationEvent<T = unknown> {
   id: number
   type: string
   timestamp: number
   payload: T
 }
-export type RemoveInstrumentationEventListener<T> = () => void
+/** Generic like kafkajs's own type, so code written against kafkajs compiles; the parameter is not used. */
+export type RemoveInstrumentationEventListener<_T> = () => void
 
 let nextEventId = 0
 
@@ -42,21 +43,71 @@ export const consumerEvents = {
   ...network('consumer')
 } as const
 
-export class Instrumentation {
+/** The fields kafkajs's network.request and network.request_timeout events share. */
+export interface RequestEventPayloadBase {
+  apiKey: number
+  apiName: string
+  apiVersion: number
+  broker: string
+  clientId: string
+  correlationId: number
+  createdAt: number
+  pendingDuration: number
+  sentAt: number
+}
+export interface RequestEventPayload extends RequestEventPayloadBase { duration: number, size: number }
+export interface RequestQueueSizeEventPayload { broker: string, clientId: string, queueSize: number }
+type NetworkEventPayloads<P extends string> =
+  Record<`${P}.network.request`, RequestEventPayload> &
+  Record<`${P}.network.request_timeout`, RequestEventPayloadBase> &
+  Record<`${P}.network.request_queue_size`, RequestQueueSizeEventPayload>
+
+export interface BatchProcessEventPayload {
+  topic: string
+  partition: number
+  highWatermark: string
+  offsetLag: string
+  offsetLagLow: string
+  batchSize: number
+  firstOffset: string | null
+  lastOffset: string
+}
+
+/** Each event name's payload: `on(name, listener)` types the listener's event by it. */
+export type ProducerEventPayloads = NetworkEventPayloads<'producer'> & { 'producer.connect': null, 'producer.disconnect': null }
+export type AdminEventPayloads = NetworkEventPayloads<'admin'> & { 'admin.connect': null, 'admin.disconnect': null }
+export type ConsumerEventPayloads = NetworkEventPayloads<'consumer'> & {
+  'consumer.heartbeat': { groupId: string, memberId: string, groupGenerationId: number }
+  'consumer.commit_offsets': { groupId: string, memberId: string | undefined, groupGenerationId: number | undefined, topics: Array<{ topic: string, partitions: Array<{ partition: string, offset: string }> }> }
+  'consumer.group_join': { duration: number, groupId: string, isLeader: boolean, leaderId: string, groupProtocol: string, memberId: string, memberAssignment: Record<string, number[]> }
+  'consumer.fetch_start': { nodeId: string }
+  'consumer.fetch': { numberOfBatches: number, duration: number, nodeId: string }
+  'consumer.start_batch_process': BatchProcessEventPayload
+  'consumer.end_batch_process': BatchProcessEventPayload & { duration: number }
+  'consumer.connect': null
+  'consumer.disconnect': null
+  'consumer.stop': null
+  'consumer.crash': { error: Error, groupId: string, restart: boolean }
+  'consumer.rebalancing': { groupId: string, memberId: string | undefined }
+  'consumer.received_unsubscribed_topics': { groupId: string, generationId: number, memberId: string, assignedTopics: string[], topicsSubscribed: string[], topicsNotSubscribed: string[] }
+}
+
+/** The names an instrumented object accepts, with the payload each one's events carry. */
+export class Instrumentation<Payloads extends object> {
   readonly #emitter = new EventEmitter()
   readonly #names: Set<string>
   readonly #keys: string
 
-  constructor (kind: 'admin' | 'producer' | 'consumer', events: Record<string, string>) {
+  constructor (kind: 'admin' | 'producer' | 'consumer', events: Record<string, keyof Payloads & string>) {
     this.#keys = Object.keys(events).map(k => `${kind}.events.${k}`).join(', ')
     this.#names = new Set(Object.values(events))
   }
 
-  on (eventName: string, listener: (event: InstrumentationEvent) => void): () => void {
+  on<E extends keyof Payloads & string> (eventName: E, listener: (event: InstrumentationEvent<Payloads[E]>) => void): () => void {
     if (!this.#names.has(eventName)) {
       throw new KafkaJSNonRetriableError(`Event name should be one of ${this.#keys}`)
     }
-    const wrapped = (event: InstrumentationEvent): void => {
+    const wrapped = (event: InstrumentationEvent<Payloads[E]>): void => {
       // A listener's failure does not stop the client, as in kafkajs.
       Promise.resolve().then(() => listener(event)).catch(() => {})
     }
@@ -69,12 +120,16 @@ export class Instrumentation {
     const { apiKey, apiName, apiVersion, broker, clientId, correlationId, sentAt } = event
     // kafkats writes a request when it is made: nothing waits in a queue before it.
     const base = { apiKey, apiName, apiVersion, broker, clientId, correlationId, createdAt: sentAt, pendingDuration: 0, sentAt }
-    if (event.outcome === 'answered') this.emit(`${prefix}.network.request`, { ...base, duration: event.durationMs, size: event.size })
-    else this.emit(`${prefix}.network.request_timeout`, base)
-    this.emit(`${prefix}.network.request_queue_size`, { broker, clientId, queueSize: event.inFlight })
+    if (event.outcome === 'answered') this.#emit(`${prefix}.network.request`, { ...base, duration: event.durationMs, size: event.size } satisfies RequestEventPayload)
+    else this.#emit(`${prefix}.network.request_timeout`, base satisfies RequestEventPayloadBase)
+    this.#emit(`${prefix}.network.request_queue_size`, { broker, clientId, queueSize: event.inFlight } satisfies RequestQueueSizeEventPayload)
   }
 
-  emit (type: string, payload: unknown): void {
+  emit<E extends keyof Payloads & string> (type: E, payload: Payloads[E]): void {
+    this.#emit(type, payload)
+  }
+
+  #emit (type: string, payload: unknown): void {
     if (this.#emitter.listenerCount(type) === 0) return
     this.#emitter.emit(type, { id: nextEventId++, type, timestamp: Date.now(), payload })
   }

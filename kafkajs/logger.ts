@@ -11,7 +11,7 @@ export interface LogEntry {
   namespace: string
   level: number
   label: string
-  log: { timestamp: string, message: string, [key: string]: any }
+  log: { timestamp: string, message: string, [key: string]: unknown }
 }
 export type LogCreator = (level: logLevel) => (entry: LogEntry) => void
 

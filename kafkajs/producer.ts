@@ -18,7 +18,7 @@ import '../index'
 import type { PartitionMetadata } from './assigners'
 import { CompressionTypes } from './constants'
 import { KafkaJSError, KafkaJSNonRetriableError, KafkaJSNotImplemented, KafkaJSProtocolError, protocolErrorInfo, toKafkaJSError } from './errors'
-import { Instrumentation, producerEvents } from './instrumentation'
+import { Instrumentation, producerEvents, type ProducerEventPayloads, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './instrumentation'
 import type { ClientContext, RetryOptions } from './config'
 import type { Logger } from './logger'
 import { Partitioners, type ICustomPartitioner } from './partitioners'
@@ -193,7 +193,7 @@ export class KafkaJSProducer {
   readonly #context: ClientContext
   readonly #config: ProducerConfig
   readonly #logger: Logger
-  readonly #instrumentation = new Instrumentation('producer', producerEvents)
+  readonly #instrumentation = new Instrumentation<ProducerEventPayloads>('producer', producerEvents)
   readonly #idempotent: boolean
   /** `idempotent: true` asked for: kafkajs refuses its sends without acks -1 (a transactional id alone does not). */
   readonly #explicitlyIdempotent: boolean
@@ -233,7 +233,7 @@ export class KafkaJSProducer {
     return this.#logger
   }
 
-  on (eventName: string, listener: (event: any) => void): () => void {
+  on<E extends keyof ProducerEventPayloads & string> (eventName: E, listener: (event: InstrumentationEvent<ProducerEventPayloads[E]>) => void): RemoveInstrumentationEventListener<E> {
     return this.#instrumentation.on(eventName, listener)
   }
 
@@ -408,7 +408,7 @@ export class KafkaJSProducer {
         allowAutoTopicCreation: this.#config.allowAutoTopicCreation !== false
       }
       if (timeout !== undefined) options.requestTimeoutMs = timeout
-      if (options.idempotent !== true) options.retries = this.#config.retry?.retries ?? this.#context.config.retry?.retries ?? 5
+      if (options.idempotent !== true) options.maxRetries = this.#config.retry?.retries ?? this.#context.config.retry?.retries ?? 5
       producer = client.producer(options)
       this.#producers.set(key, producer)
     }

@@ -11,14 +11,17 @@ const CODECS: readonly CompressionCodec[] = ['none', 'gzip', 'snappy', 'lz4', 'z
 const PARTITIONERS = ['default', 'round-robin', 'kafkajs-default', 'kafkajs-legacy'] as const
 
 export const PRODUCER_OPTION_KEYS = [
-  'acks', 'idempotent', 'lingerMs', 'batchMaxBytes', 'maxRequestBytes', 'maxBufferedBytes', 'maxBufferedRecords',
-  'requestTimeoutMs', 'deliveryTimeoutMs', 'retries', 'compression', 'compressionByTopic', 'partitioner',
+  'acks', 'idempotent', 'lingerMs', 'maxBatchBytes', 'batchMaxBytes', 'maxRequestBytes', 'maxBufferedBytes', 'maxBufferedRecords',
+  'requestTimeoutMs', 'deliveryTimeoutMs', 'maxRetries', 'retries', 'compression', 'compressionByTopic', 'partitioner',
   'metadataWaitMs', 'allowAutoTopicCreation', 'abortUnknownOutcome', 'transactionalId', 'transactionTimeoutMs', 'serializers'
 ] as const
 
+/** Old names still taken (deprecated): old → new. */
+export const RENAMED_PRODUCER_OPTIONS = { batchMaxBytes: 'maxBatchBytes', retries: 'maxRetries' }
+
 const HINTS: Record<string, string> = {
   linger: 'lingerMs',
-  batchSize: 'batchMaxBytes',
+  batchSize: 'maxBatchBytes',
   timeout: 'requestTimeoutMs',
   idempotence: 'idempotent',
   createPartitioner: 'partitioner',
@@ -34,7 +37,7 @@ export function checkProducerOptions (options: unknown): void {
   checkOneOf(WHERE, 'acks', options.acks, ['all', -1, 0, 1])
   checkBoolean(WHERE, 'idempotent', options.idempotent)
   checkDuration(WHERE, 'lingerMs', options.lingerMs)
-  for (const name of ['batchMaxBytes', 'maxRequestBytes', 'maxBufferedBytes', 'maxBufferedRecords'] as const) {
+  for (const name of ['maxBatchBytes', 'batchMaxBytes', 'maxRequestBytes', 'maxBufferedBytes', 'maxBufferedRecords'] as const) {
     checkInteger(WHERE, name, options[name], { min: 1 })
   }
   for (const name of ['requestTimeoutMs', 'deliveryTimeoutMs', 'transactionTimeoutMs'] as const) {
@@ -42,7 +45,9 @@ export function checkProducerOptions (options: unknown): void {
   }
   checkDuration(WHERE, 'metadataWaitMs', options.metadataWaitMs)
   checkBoolean(WHERE, 'allowAutoTopicCreation', options.allowAutoTopicCreation)
-  if (options.retries !== Number.POSITIVE_INFINITY) checkInteger(WHERE, 'retries', options.retries, { min: 0 })
+  for (const name of ['maxRetries', 'retries'] as const) {
+    if (options[name] !== Number.POSITIVE_INFINITY) checkInteger(WHERE, name, options[name], { min: 0 })
+  }
   checkOneOf(WHERE, 'compression', options.compression, CODECS)
   if (options.compressionByTopic !== undefined) {
     checkObject(WHERE, 'compressionByTopic', options.compressionByTopic)

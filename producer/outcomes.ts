@@ -17,9 +17,9 @@ export type AnswerMeaning =
   | 'written'
   /** May have been written, no definite answer: retried with the same id, epoch and sequence until known. */
   | 'ambiguous'
-  /** Definitely not written, retriable: retried, counted against `retries`. */
+  /** Definitely not written, retriable: retried, counted against `maxRetries`. */
   | 'retry'
-  /** The request never reached the broker: sent again, not counted against `retries`. */
+  /** The request never reached the broker: sent again, not counted against `maxRetries`. */
   | 'unsent'
   /** A newer producer with this transactional id took over (INVALID_PRODUCER_EPOCH, PRODUCER_FENCED in a transaction). */
   | 'fenced'

@@ -31,7 +31,7 @@
  * 3. Sequences are assigned at a batch's first send in queue order, and requests reach
  *    the socket in that order (sink.ts).
  */
-import type { Client } from '../client/client'
+import { checkCloseOptions, type Client, type CloseOptions } from '../client/client'
 import { TypedEmitter } from '../client/events'
 import { channels, subscribed, type ProducerSendTrace } from '../client/instrumentation'
 import type { MetricsRegistry } from '../client/metrics'
@@ -46,8 +46,8 @@ import { recordSizeUpperBound, type RecordInput } from '../protocol/record-batch
 import { notifyWaiter, type ProducerBatch, type RecordCallback, type RecordMetadata, type SendAnswer, type SendTracker, type Waiter } from './batch'
 import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError, RecordTooLargeError, SendError, TopicDeletedError } from './errors'
 import { NO_IDENTITY, ProducerIdentity, ProducerIdentityError } from './identity'
-import { checkProducerOptions, checkRecord, checkRecords, refuseKafkajsShape } from './input'
-import { checkSignal, describeValue } from '../client/validate'
+import { checkProducerOptions, checkRecord, checkRecords, refuseKafkajsShape, RENAMED_PRODUCER_OPTIONS } from './input'
+import { checkSignal, describeValue, renamedOptions } from '../client/validate'
 import type { PartitionQueue } from './partition-queue'
 import { BatchBuffers } from './batch-buffers'
 import type { Writer } from '../protocol/writer'
@@ -81,6 +81,8 @@ export interface ProducerOptions<K = ProducerBytes, V = ProducerBytes> {
   /** How long a batch may wait for more records (default 5 ms, as the Java client). */
   lingerMs?: number
   /** Largest record batch (default 1,000,000 bytes: under the broker's message.max.bytes). */
+  maxBatchBytes?: number
+  /** @deprecated The old name of `maxBatchBytes` (taken for now, with a warning). */
   batchMaxBytes?: number
   /** Largest Produce request (default 32 MiB). */
   maxRequestBytes?: number
@@ -93,6 +95,8 @@ export interface ProducerOptions<K = ProducerBytes, V = ProducerBytes> {
   /** A record not sent within this time fails, unless its outcome is unknown (default 120 s). */
   deliveryTimeoutMs?: number
   /** Retries of a batch after definite, retriable errors (default: unlimited within deliveryTimeoutMs). */
+  maxRetries?: number
+  /** @deprecated The old name of `maxRetries` (taken for now, with a warning). */
   retries?: number
   compression?: CompressionCodec
   /** Compression per topic, overriding `compression`. */
@@ -236,6 +240,8 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
 
   #flushing = 0
   #closed = false
+  /** close() was called (it may still be flushing): what `closed` says. */
+  #closeCalled = false
   /** Runs only while records are buffered, so an idle or forgotten producer holds no timer. */
   #deliveryTimer: NodeJS.Timeout | undefined
   /** Why the producer is closed: ProducerClosedError, or the client's ClientClosedError. */
@@ -247,9 +253,10 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   /** Ends this one's part in client.metrics() (set once its collector is registered, at the end of the constructor). */
   #stopCollecting: () => void = () => {}
 
-  constructor (client: Client, options: ProducerOptions<K, V> = {}) {
+  constructor (client: Client, given: ProducerOptions<K, V> = {}) {
     super()
-    checkProducerOptions(options)
+    checkProducerOptions(given)
+    const options = renamedOptions('producer option', given, RENAMED_PRODUCER_OPTIONS, client.instrumentation.log)
     this.#serializer = RecordSerializer.from('producer option', options.serializers)
     this.#client = client
     this.#acks = options.acks === 'all' || options.acks === undefined ? -1 : options.acks
@@ -260,10 +267,10 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     this.#lingerMs = options.lingerMs ?? 5
     this.#maxRequestBytes = options.maxRequestBytes ?? 32 * 1024 * 1024
     // A batch never outgrows the request that carries it.
-    this.#batchMaxBytes = Math.min(options.batchMaxBytes ?? 1_000_000, this.#maxRequestBytes)
+    this.#batchMaxBytes = Math.min(options.maxBatchBytes ?? 1_000_000, this.#maxRequestBytes)
     this.#requestTimeoutMs = options.requestTimeoutMs ?? 30_000
     this.#deliveryTimeoutMs = options.deliveryTimeoutMs ?? 120_000
-    this.#retries = options.retries ?? Number.POSITIVE_INFINITY
+    this.#retries = options.maxRetries ?? Number.POSITIVE_INFINITY
     this.#compression = options.compression ?? 'none'
     this.#compressionByTopic = options.compressionByTopic ?? {}
     this.#batchBuffers = this.#batchMaxBytes <= MAX_POOLED_BATCH_BYTES ? new BatchBuffers(POOLED_BATCH_BUFFERS, this.#batchMaxBytes) : undefined
@@ -685,7 +692,9 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
    * ProducerClosedError, and batches in flight are not waited for (their records get
    * OutcomeUnknownError, since they may be in the log).
    */
-  async close (options: { force?: boolean } = {}): Promise<void> {
+  async close (options: CloseOptions = {}): Promise<void> {
+    checkCloseOptions('producer.close()', options)
+    this.#closeCalled = true
     if (options.force === true) {
       this.#abandonAll(new ProducerClosedError('The producer was closed with force before this record was sent'), new ProducerClosedError())
     } else {
@@ -694,6 +703,11 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       this.#closedError ??= new ProducerClosedError()
       this.#releaseResources()
     }
+  }
+
+  /** Whether close() was called (it may still be flushing), or the client closed the producer. */
+  get closed (): boolean {
+    return this.#closeCalled || this.#closed
   }
 
   /** Closes at once: unsent records fail with `unsent`, sent ones with OutcomeUnknownError. */

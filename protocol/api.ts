@@ -25,6 +25,13 @@ export interface Api<Request, Response> {
   decodeResponse: (r: Reader, version: number) => Response
 }
 
+/**
+ * An API whatever its request and response types: for tables of APIs and code that only
+ * frames, routes or counts requests. `any`, not `unknown`: an Api takes its request and
+ * response as encoder arguments, so Api<ProduceRequest, …> is not assignable to Api<unknown, unknown>.
+ */
+export type AnyApi = Api<any, any>
+
 export interface ApiSpec {
   key: number
   name: string

@@ -81,6 +81,8 @@ interface ZstdModule {
 }
 
 type PackageLoader = (packageName: string) => unknown
+// The codec packages are optional dependencies: required on first use, so a missing one costs nothing until then.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const defaultLoader: PackageLoader = (packageName) => require(packageName)
 let loader: PackageLoader = defaultLoader
 const loaded = new Map<NativeCodec, unknown>()

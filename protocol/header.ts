@@ -10,17 +10,17 @@
  * ApiVersions responses always use header v0: a client that sent a version the broker
  * does not know must still be able to read the answer.
  */
-import type { Api } from './api'
+import type { AnyApi, Api } from './api'
 import { Reader } from './reader'
 import { Writer } from './writer'
 
 export const API_VERSIONS_KEY = 18
 
-export function requestHeaderVersion (api: Api<any, any>, version: number): 1 | 2 {
+export function requestHeaderVersion (api: AnyApi, version: number): 1 | 2 {
   return api.isFlexible(version) ? 2 : 1
 }
 
-export function responseHeaderVersion (api: Api<any, any>, version: number): 0 | 1 {
+export function responseHeaderVersion (api: AnyApi, version: number): 0 | 1 {
   if (api.key === API_VERSIONS_KEY) return 0
   return api.isFlexible(version) ? 1 : 0
 }
@@ -46,7 +46,7 @@ export function encodeRequestChunks<Request> (api: Api<Request, any>, version: n
 function writeRequestFrame<Request> (api: Api<Request, any>, version: number, correlationId: number, clientId: string | null, body: Request, writer: Writer): void {
   const sizeAt = writer.reserve(4)
   writer.int16(api.key).int16(version).int32(correlationId).string(clientId)
-  if (requestHeaderVersion(api as Api<any, any>, version) === 2) writer.emptyTaggedFields()
+  if (requestHeaderVersion(api as AnyApi, version) === 2) writer.emptyTaggedFields()
   api.encodeRequest(writer, version, body)
   writer.patchInt32(sizeAt, writer.offset + writer.referencedBytes - sizeAt - 4)
 }
@@ -71,7 +71,7 @@ export function decodeRequestHeader (r: Reader, isFlexible: (apiKey: number, ver
 /** Decodes a response frame (without its size prefix) whose correlation id was already matched. */
 export function decodeResponseFrame<Response> (api: Api<any, Response>, version: number, frame: Buffer): Response {
   const r = new Reader(frame, 4)
-  if (responseHeaderVersion(api as Api<any, any>, version) === 1) r.taggedFields()
+  if (responseHeaderVersion(api as AnyApi, version) === 1) r.taggedFields()
   return api.decodeResponse(r, version)
 }
 
@@ -80,7 +80,7 @@ export function encodeResponseFrame<Response> (api: Api<any, Response>, version:
   const start = writer.offset
   const sizeAt = writer.reserve(4)
   writer.int32(correlationId)
-  if (responseHeaderVersion(api as Api<any, any>, version) === 1) writer.emptyTaggedFields()
+  if (responseHeaderVersion(api as AnyApi, version) === 1) writer.emptyTaggedFields()
   api.encodeResponse(writer, version, body)
   writer.patchInt32(sizeAt, writer.offset - sizeAt - 4)
   return writer.buffer.subarray(start, writer.offset)

@@ -134,7 +134,7 @@ function primitiveEncoder (type: Primitive, flexible: boolean, nullable: boolean
     case 'bool': return (w, v) => w.bool(v === true)
     case 'uuid': return (w, v) => w.uuid(v ?? '00000000-0000-0000-0000-000000000000')
     case 'string': {
-      const put = (w: Writer, v: string | null): void => { flexible ? w.compactString(v) : w.string(v) }
+      const put = (w: Writer, v: string | null): void => { if (flexible) w.compactString(v); else w.string(v) }
       if (nullable) return (w, v) => put(w, v ?? null)
       return (w, v) => {
         if (v === null) throw new TypeError(`Field ${name} is not nullable in this version`)
@@ -143,7 +143,7 @@ function primitiveEncoder (type: Primitive, flexible: boolean, nullable: boolean
     }
     case 'bytes':
     case 'records': {
-      const put = (w: Writer, v: Uint8Array | null): void => { flexible ? w.compactBytes(v) : w.bytes(v) }
+      const put = (w: Writer, v: Uint8Array | null): void => { if (flexible) w.compactBytes(v); else w.bytes(v) }
       if (nullable) return (w, v) => put(w, v ?? null)
       return (w, v) => {
         if (v === null) throw new TypeError(`Field ${name} is not nullable in this version`)
@@ -218,10 +218,10 @@ function typeCodec (type: FieldType, version: number, flexible: boolean, nullabl
     encode: (w, v: unknown[] | null | undefined) => {
       if (v === null || v === undefined) {
         if (v === null && !nullable) throw new TypeError(`Array ${name} is not nullable in this version`)
-        if (v === null) { flexible ? w.uvarint(0) : w.int32(-1); return }
+        if (v === null) { if (flexible) w.uvarint(0); else w.int32(-1); return }
         v = []
       }
-      flexible ? w.uvarint(v.length + 1) : w.int32(v.length)
+      if (flexible) w.uvarint(v.length + 1); else w.int32(v.length)
       for (let i = 0; i < v.length; i++) element.encode(w, v[i])
     },
     decode: r => {

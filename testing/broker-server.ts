@@ -19,13 +19,14 @@
  * the requests queued behind it are never handled (Kafka would not have read them).
  */
 import * as net from 'node:net'
-import type { Api } from '../protocol/api'
+import type { AnyApi } from '../protocol/api'
 import { ApiVersions } from '../protocol/apis/api-versions'
 import { decodeRequestHeader, encodeResponseFrame, type RequestHeader } from '../protocol/header'
 import { Reader } from '../protocol/reader'
 import { unsupportedApiVersionsResponse } from './handlers/api-versions'
-import type { ApiHandler, HandlerContext } from './handlers/handler'
+import type { HandlerContext, RegisteredHandler } from './handlers/handler'
 import { summarizeProduce, type ProduceBatchSummary } from './handlers/produce'
+import type { ProduceRequest } from '../protocol/apis/produce'
 import { describeAction, type InterceptAction, type InterceptorRegistry, type RequestAction } from './intercept'
 import type { ClusterState } from './state'
 
@@ -47,7 +48,7 @@ export type RequestOutcome =
   | 'failed'
 
 /** One request as the fake received it. */
-export interface RequestLogEntry {
+export interface RequestLogEntry<Request = unknown> {
   brokerId: number
   connectionId: number
   apiKey: number
@@ -56,7 +57,7 @@ export interface RequestLogEntry {
   correlationId: number
   clientId: string | null
   /** The decoded request body. */
-  request: any
+  request: Request
   /** Date.now() when the request was read. */
   receivedAt: number
   /** Produce only: the producer id, epoch and sequences of each partition's batch. */
@@ -70,8 +71,8 @@ export interface RequestLogEntry {
 
 export interface ServerDependencies {
   state: ClusterState
-  apis: ReadonlyMap<number, Api<any, any>>
-  handlers: ReadonlyMap<number, ApiHandler>
+  apis: ReadonlyMap<number, AnyApi>
+  handlers: ReadonlyMap<number, RegisteredHandler>
   interceptors: InterceptorRegistry
   record: (entry: RequestLogEntry) => void
 }
@@ -247,7 +248,7 @@ class FakeConnection {
       applied: false,
       outcome: 'pending'
     }
-    if (api.key === 0) entry.batches = summarizeProduce(this.#deps.state, header.apiVersion, request as any)
+    if (api.key === 0) entry.batches = summarizeProduce(this.#deps.state, header.apiVersion, request as ProduceRequest)
     this.#deps.record(entry)
     this.#enqueue(async () => await this.#handle(entry, api, handler))
   }
@@ -259,7 +260,7 @@ class FakeConnection {
     })
   }
 
-  async #handle (entry: RequestLogEntry, api: Api<any, any>, handler: ApiHandler): Promise<void> {
+  async #handle (entry: RequestLogEntry, api: AnyApi, handler: RegisteredHandler): Promise<void> {
     const { state, interceptors } = this.#deps
     if (this.#closed || state.isClosed) {
       entry.outcome = 'unanswered'
@@ -324,8 +325,8 @@ class FakeConnection {
     }
   }
 
-  #answer (entry: RequestLogEntry, api: Api<any, any>, handler: ApiHandler, body: unknown): void {
-    if (handler.expectsResponse?.(entry.request) === false) {
+  #answer (entry: RequestLogEntry, api: AnyApi, handler: RegisteredHandler, body: unknown): void {
+    if (!handler.expectsResponse(entry.request)) {
       entry.outcome = 'no-response'
       return
     }

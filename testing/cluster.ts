@@ -210,7 +210,7 @@ export class FakeCluster {
    * the broker handles it; what it returns decides what the broker does (intercept.ts).
    * Returns a function that removes the interceptor.
    */
-  intercept<Request = any, Response = any> (api: ApiSelector<Request, Response>, interceptor: Interceptor<Request, Response>, options: InterceptOptions = {}): () => void {
+  intercept<Request = unknown, Response = unknown> (api: ApiSelector<Request, Response>, interceptor: Interceptor<Request, Response>, options: InterceptOptions = {}): () => void {
     return this.#interceptors.add(typeof api === 'number' ? api : api.key, interceptor as Interceptor, options)
   }
 
@@ -219,10 +219,10 @@ export class FakeCluster {
   }
 
   /** Every request received (of `api` only, if given), oldest first; entries update as requests are handled. */
-  requests (api?: ApiSelector): RequestLogEntry[] {
-    if (api === undefined) return [...this.#requests]
+  requests<Request = unknown, Response = unknown> (api?: ApiSelector<Request, Response>): Array<RequestLogEntry<Request>> {
+    if (api === undefined) return [...this.#requests] as Array<RequestLogEntry<Request>>
     const key = typeof api === 'number' ? api : api.key
-    return this.#requests.filter(r => r.apiKey === key)
+    return this.#requests.filter(r => r.apiKey === key) as Array<RequestLogEntry<Request>>
   }
 
   /** Every partition batch of every Produce request received (optionally of one topic/partition), oldest first. */
@@ -252,9 +252,9 @@ export class FakeCluster {
    * Resolves with the first request of `api` matching `predicate` — one already received
    * or the next to come — or rejects after `timeoutMs` (default 5 s).
    */
-  async waitForRequest<Request = any> (api: ApiSelector<Request>, predicate: (entry: RequestLogEntry & { request: Request }) => boolean = () => true, timeoutMs = 5000): Promise<RequestLogEntry> {
+  async waitForRequest<Request = unknown, Response = unknown> (api: ApiSelector<Request, Response>, predicate: (entry: RequestLogEntry<Request>) => boolean = () => true, timeoutMs = 5000): Promise<RequestLogEntry<Request>> {
     const key = typeof api === 'number' ? api : api.key
-    const matches = (entry: RequestLogEntry): boolean => entry.apiKey === key && predicate(entry)
+    const matches = (entry: RequestLogEntry): entry is RequestLogEntry<Request> => entry.apiKey === key && predicate(entry as RequestLogEntry<Request>)
     const seen = this.#requests.find(matches)
     if (seen !== undefined) return seen
     return await new Promise((resolve, reject) => {

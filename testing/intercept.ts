@@ -10,7 +10,7 @@
  */
 import type { Api } from '../protocol/api'
 
-export interface InterceptedRequest<Request = any> {
+export interface InterceptedRequest<Request = unknown> {
   brokerId: number
   apiKey: number
   apiName: string
@@ -23,7 +23,7 @@ export interface InterceptedRequest<Request = any> {
 }
 
 /** What the broker does with an intercepted request. */
-export type InterceptAction<Response = any> =
+export type InterceptAction<Response = unknown> =
   /** Handle it normally. */
   | undefined
   /** Answer with this body instead (after handling it normally first if `apply`). */
@@ -44,7 +44,7 @@ export type InterceptAction<Response = any> =
   /** Handle normally, then send what `modify` makes of the real response (e.g. an error on one partition after the write). */
   | { modify: (response: Response) => Response | Promise<Response> }
 
-export type Interceptor<Request = any, Response = any> =
+export type Interceptor<Request = unknown, Response = unknown> =
   (request: InterceptedRequest<Request>) => InterceptAction<Response> | void | Promise<InterceptAction<Response> | void>
 
 export interface InterceptOptions {
@@ -53,7 +53,7 @@ export interface InterceptOptions {
 }
 
 /** An API key, or an Api object (which types the request and response). */
-export type ApiSelector<Request = any, Response = any> = number | Api<Request, Response>
+export type ApiSelector<Request = unknown, Response = unknown> = number | Api<Request, Response>
 
 interface Registration {
   apiKey: number

@@ -15,7 +15,6 @@ const dist = path.join(__dirname, '..')
 const root = path.join(dist, '..')
 
 // A real import() (TypeScript would turn a plain one into require() in a CommonJS build).
-// eslint-disable-next-line @typescript-eslint/no-implied-eval
 const importModule = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<Record<string, unknown>>
 
 test('require() and import() expose the same API', async () => {
@@ -110,7 +109,7 @@ function run (command: string, args: string[], cwd: string): string {
     return execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } })
   } catch (error) {
     const e = error as { stdout?: string, stderr?: string, message: string }
-    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}:\n${e.stdout ?? ''}\n${e.stderr ?? ''}\n${e.message}`)
+    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}:\n${e.stdout ?? ''}\n${e.stderr ?? ''}\n${e.message}`, { cause: error })
   }
 }
 

@@ -49,6 +49,7 @@ class SummaryKeeper {
   }
 
   #line (line: string): void {
+    // eslint-disable-next-line no-control-regex -- strips the ANSI colour codes (ESC [ … m) of the test runner's output
     const plain = line.replace(/\u001b\[[0-9;]*m/g, '')
     if (/^ℹ tests \d+/.test(plain)) {
       this.#block = [line]

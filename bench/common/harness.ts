@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto'
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { Client } from '../../index'
+import { Client, throwFirstError } from '../../index'
 import { kafkaClasspath, repoRoot, sharedBootstrap, startCluster, type KafkaCluster } from '../../tests/broker/kafka'
 import type { CompressionCodec } from '../../protocol/compression'
 import type { RecordInput } from '../../protocol/record-batch'
@@ -513,7 +513,7 @@ export class BenchHarness<O extends BenchOptions> {
    */
   async fill (prefix: string, size: number, compression: string, records: number, partitions: number, batchBytes: number): Promise<FilledTopic> {
     const topic = `${prefix}-${size}-${compression}-${Date.now()}`
-    await this.admin.admin.createTopics([{ topic, numPartitions: partitions }])
+    throwFirstError(await this.admin.admin.createTopics([{ topic, numPartitions: partitions }]))
     const started = performance.now()
     const payload = writePayloadFile(this.scratch, size)
     const values = readPayloadValues(payload, size)
@@ -705,7 +705,7 @@ export class BenchHarness<O extends BenchOptions> {
    * (after `prepare`, e.g. writing a record to read), or undefined when the run fails.
    */
   async javaBaselineCpu (topic: string, args: string[], prepare: () => Promise<unknown> = async () => {}): Promise<number | undefined> {
-    await this.admin.admin.createTopics([{ topic, numPartitions: 1 }])
+    throwFirstError(await this.admin.admin.createTopics([{ topic, numPartitions: 1 }]))
     try {
       await prepare()
       const outcome = await runChild('java', args, 120_000, this.scratch)

@@ -32,6 +32,7 @@ runMain(async () => {
   // The package entry adds client.consumer() to Client (as it does client.producer()).
   let Client: typeof ClientType
   try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- a probe: the bench reports a build without it instead of failing to load
     Client = (require('../../index') as { Client: typeof ClientType }).Client
   } catch (error) {
     reportUnavailable(`kafkats consumer not available yet (the package entry does not load: ${(error as Error).message.split('\n')[0]})`)
@@ -56,6 +57,7 @@ runMain(async () => {
   let create = typeof client.consumer === 'function' ? client.consumer.bind(client) : undefined
   if (create === undefined && mode === 'assign') {
     try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- a probe, as above
       const { Consumer } = require('../../consumer/consumer') as { Consumer?: { assigned?: (client: unknown, options: Record<string, unknown>) => BenchConsumer } }
       const assigned = Consumer?.assigned
       if (typeof assigned === 'function') {

@@ -15,6 +15,7 @@
  * and finally prints a markdown table. The broker is KAFKA_BOOTSTRAP's, or a single node
  * started with tests/broker/kafka.ts and stopped at the end. See bench/README.md.
  */
+import { throwFirstError } from '../../index'
 import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { ensureKafkaJars, kafkaClasspath } from '../../tests/broker/kafka'
@@ -92,7 +93,7 @@ class Bench extends BenchHarness<Options> {
    */
   async fillInput (size: number, txnSize: number): Promise<string> {
     const topic = `bench-eos-in-${size}-${txnSize}-${Date.now()}`
-    await this.admin.admin.createTopics([{ topic, numPartitions: this.options.partitions }])
+    throwFirstError(await this.admin.admin.createTopics([{ topic, numPartitions: this.options.partitions }]))
     await this.admin.metadata.waitForTopic(topic, 30_000)
     const values = fs.readFileSync(this.payloadFile(size)).toString().split('\n').filter(v => v.length === size).map(v => Buffer.from(v))
     const perPartition = Math.min(txnSize, 5000)
@@ -112,7 +113,7 @@ class Bench extends BenchHarness<Options> {
   /** One transaction before any case, so the broker's __transaction_state exists before the first client is timed. */
   async warmUpTransactions (): Promise<void> {
     const topic = `bench-eos-warmup-${Date.now()}`
-    await this.admin.admin.createTopics([{ topic, numPartitions: 1 }])
+    throwFirstError(await this.admin.admin.createTopics([{ topic, numPartitions: 1 }]))
     const producer = this.admin.producer({ transactionalId: topic })
     try {
       await producer.transaction(async tx => { await tx.send({ topic, value: 'warm-up' }) })
@@ -127,7 +128,7 @@ class Bench extends BenchHarness<Options> {
     const stamp = `${client}-${mode}-${txnSize}-${Date.now()}`
     const topic = `bench-eos-out-${stamp}`
     const groupId = `bench-eos-group-${stamp}`
-    await this.admin.admin.createTopics([{ topic, numPartitions: this.options.partitions }])
+    throwFirstError(await this.admin.admin.createTopics([{ topic, numPartitions: this.options.partitions }]))
     try {
       const config = (): RunnerConfig => ({
         ...this.runnerConfig(row, topic), mode, txnSize, payloadFile: this.payloadFile(size), inputTopic: input ?? '', groupId, transactionalId: `bench-eos-${stamp}`

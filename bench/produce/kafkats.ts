@@ -24,7 +24,7 @@ type ClientWithProducer = Client & { producer?: (options: Record<string, unknown
 
 runMain(async () => {
   const config = readConfig()
-  // lingerMs, batchMaxBytes and the buffer limits are the producer's own defaults
+  // lingerMs, maxBatchBytes and the buffer limits are the producer's own defaults
   // unless --options-kafkats sets them.
   const settings: Record<string, unknown> = {
     acks: 'all',

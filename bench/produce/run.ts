@@ -10,6 +10,7 @@
  * prints a markdown table. The broker is KAFKA_BOOTSTRAP's, or a single node started
  * with tests/broker/kafka.ts and stopped at the end. See bench/README.md.
  */
+import { throwFirstError } from '../../index'
 import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { ensureKafkaJars } from '../../tests/broker/kafka'
@@ -86,7 +87,7 @@ class Bench extends BenchHarness<Options> {
     const row: Row = { client, size, compression, notes: [], records: this.options.records }
     if (client === 'confluent') return this.withoutRunner(row)
     const topic = `bench-produce-${client}-${size}-${compression}-${Date.now()}`
-    await this.admin.admin.createTopics([{ topic, numPartitions: this.options.partitions }])
+    throwFirstError(await this.admin.admin.createTopics([{ topic, numPartitions: this.options.partitions }]))
     try {
       await this.withBrokerCpu(row, async () => {
         if (client === 'java') await this.runJava(row, topic)

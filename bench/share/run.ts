@@ -12,6 +12,7 @@
  * The broker is KAFKA_BOOTSTRAP's, or a single node started with tests/broker/kafka.ts.
  * See bench/README.md.
  */
+import { throwFirstError } from '../../index'
 import { ensureKafkaJars } from '../../tests/broker/kafka'
 import {
   ALL_CLIENTS, BenchHarness, benchBroker, defaultBenchOptions, formatNumber, javaProperties, javaVersion, parseBenchArgs, positiveInt,
@@ -76,7 +77,7 @@ class Bench extends BenchHarness<Options> {
   /** A fresh group id; for a share group, with share.auto.offset.reset=earliest (a new share group starts at the log end). */
   async group (client: ClientName, mode: ShareBenchMode, consumers: number): Promise<string> {
     const groupId = `bench-share-${client}-${mode}-${consumers}-${Date.now()}-${++this.#runs}`
-    if (mode === 'share') await this.admin.admin.alterConfigs([{ type: 'group', name: groupId, set: { 'share.auto.offset.reset': 'earliest' } }])
+    if (mode === 'share') throwFirstError(await this.admin.admin.alterConfigs([{ type: 'group', name: groupId, set: { 'share.auto.offset.reset': 'earliest' } }]))
     return groupId
   }
 

@@ -3,7 +3,7 @@
  * export it below and add it to `allApis` (the conformance, round-trip and fuzz
  * tests iterate over this list).
  */
-import type { Api } from '../api'
+import type { AnyApi } from '../api'
 import { ApiVersions } from './api-versions'
 import { Produce } from './produce'
 import { Fetch } from './fetch'
@@ -204,7 +204,7 @@ export type * from './alter-share-group-offsets'
 export { DeleteShareGroupOffsets }
 export type * from './delete-share-group-offsets'
 
-export const allApis: ReadonlyArray<Api<any, any>> = [
+export const allApis: ReadonlyArray<AnyApi> = [
   ApiVersions,
   Produce,
   Fetch,

@@ -20,13 +20,33 @@ export interface HandlerContext {
   gone: Promise<void>
 }
 
-export interface ApiHandler<Request = any, Response = any> {
+export interface ApiHandler<Request, Response> {
   api: Api<Request, Response>
   handle: (ctx: HandlerContext, request: Request) => Response | Promise<Response>
   /** A response that answers everything in `request` with `errorCode`. */
   errorResponse: (ctx: HandlerContext, request: Request, errorCode: number) => Response
   /** False when the request wants no response at all (Produce with acks=0). */
   expectsResponse?: (request: Request) => boolean
+}
+
+/**
+ * A handler in the broker's table, whatever its API. The broker passes it only requests its
+ * own Api decoded (the table is keyed by API key), so the casts in `registered` hold.
+ */
+export interface RegisteredHandler {
+  apiKey: number
+  handle: (ctx: HandlerContext, request: unknown) => unknown
+  errorResponse: (ctx: HandlerContext, request: unknown, errorCode: number) => unknown
+  expectsResponse: (request: unknown) => boolean
+}
+
+export function registered<Request, Response> (handler: ApiHandler<Request, Response>): RegisteredHandler {
+  return {
+    apiKey: handler.api.key,
+    handle: async (ctx, request) => await handler.handle(ctx, request as Request),
+    errorResponse: (ctx, request, errorCode) => handler.errorResponse(ctx, request as Request, errorCode),
+    expectsResponse: request => handler.expectsResponse?.(request as Request) !== false
+  }
 }
 
 /** Helps TypeScript tie a handler's request and response types to its Api. */

@@ -22,7 +22,7 @@ import { describeConfigsHandler } from './describe-configs'
 import { describeGroupsHandler } from './describe-groups'
 import { fetchHandler } from './fetch'
 import { findCoordinatorHandler } from './find-coordinator'
-import type { ApiHandler } from './handler'
+import { registered, type RegisteredHandler } from './handler'
 import { heartbeatHandler } from './heartbeat'
 import { initProducerIdHandler } from './init-producer-id'
 import { joinGroupHandler } from './join-group'
@@ -50,35 +50,35 @@ export interface HandlerOptions {
   shares: ShareGroups
 }
 
-export function buildHandlers (options: HandlerOptions): Map<number, ApiHandler> {
-  const handlers: ApiHandler[] = [
-    produceHandler(options.txns),
-    fetchHandler,
-    listOffsetsHandler,
-    metadataHandler(options),
-    apiVersionsHandler(options.txns),
-    createTopicsHandler(options.defaultPartitions),
-    initProducerIdHandler(options.txns),
-    findCoordinatorHandler(options.groups, options.txns),
-    addPartitionsToTxnHandler(options.txns),
-    addOffsetsToTxnHandler(options.txns),
-    endTxnHandler(options.txns),
-    txnOffsetCommitHandler(options.txns),
-    joinGroupHandler(options.groups),
-    syncGroupHandler(options.groups),
-    heartbeatHandler(options.groups),
-    leaveGroupHandler(options.groups),
-    offsetCommitHandler(options.groups),
-    offsetFetchHandler(options.groups),
-    consumerGroupHeartbeatHandler(options.groups),
-    listGroupsHandler(options.groups),
-    describeGroupsHandler(options.groups),
-    consumerGroupDescribeHandler(options.groups),
-    deleteGroupsHandler(options.groups),
-    describeConfigsHandler,
-    shareGroupHeartbeatHandler(options.shares),
-    shareFetchHandler(options.shares),
-    shareAcknowledgeHandler(options.shares)
+export function buildHandlers (options: HandlerOptions): Map<number, RegisteredHandler> {
+  const handlers: RegisteredHandler[] = [
+    registered(produceHandler(options.txns)),
+    registered(fetchHandler),
+    registered(listOffsetsHandler),
+    registered(metadataHandler(options)),
+    registered(apiVersionsHandler(options.txns)),
+    registered(createTopicsHandler(options.defaultPartitions)),
+    registered(initProducerIdHandler(options.txns)),
+    registered(findCoordinatorHandler(options.groups, options.txns)),
+    registered(addPartitionsToTxnHandler(options.txns)),
+    registered(addOffsetsToTxnHandler(options.txns)),
+    registered(endTxnHandler(options.txns)),
+    registered(txnOffsetCommitHandler(options.txns)),
+    registered(joinGroupHandler(options.groups)),
+    registered(syncGroupHandler(options.groups)),
+    registered(heartbeatHandler(options.groups)),
+    registered(leaveGroupHandler(options.groups)),
+    registered(offsetCommitHandler(options.groups)),
+    registered(offsetFetchHandler(options.groups)),
+    registered(consumerGroupHeartbeatHandler(options.groups)),
+    registered(listGroupsHandler(options.groups)),
+    registered(describeGroupsHandler(options.groups)),
+    registered(consumerGroupDescribeHandler(options.groups)),
+    registered(deleteGroupsHandler(options.groups)),
+    registered(describeConfigsHandler),
+    registered(shareGroupHeartbeatHandler(options.shares)),
+    registered(shareFetchHandler(options.shares)),
+    registered(shareAcknowledgeHandler(options.shares))
   ]
-  return new Map(handlers.map(h => [h.api.key, h]))
+  return new Map(handlers.map(h => [h.apiKey, h]))
 }

@@ -31,7 +31,7 @@ describe('admin routing and retries', () => {
   test('NOT_CONTROLLER: createTopics refreshes the metadata and asks again', async () => {
     await withCluster(async (cluster, client) => {
       cluster.intercept(CreateTopics, () => ({ error: 41 }), { times: 1 })
-      assert.deepEqual(await client.admin.createTopics([{ topic: 'routed', numPartitions: 2 }]), ['routed'])
+      assert.deepEqual((await client.admin.createTopics([{ topic: 'routed', numPartitions: 2 }])).map(r => [r.topic, r.error]), [['routed', undefined]])
       assert.equal(cluster.requests(CreateTopics).length, 2)
       assert.equal(cluster.partitionInfo('routed', 1).leader >= 1, true)
     })
@@ -124,7 +124,7 @@ describe('admin routing and retries', () => {
   })
 
   test('an abort while waiting to retry a refusal names the refusal\'s Kafka code and type', async () => {
-    await withCluster(async (cluster, client) => {
+    await withCluster(async (cluster) => {
       const backoffClient = new Client({ bootstrap: cluster.bootstrap, retryBackoff: { initialMs: 4000, maxMs: 4000 }, requestTimeoutMs: 10_000 })
       const controller = new AbortController()
       try {

@@ -726,7 +726,6 @@ async function makeCertificates (dir: string): Promise<{ caFile: string, serverP
 
 async function waitForNodes (nodes: BrokerNode[], expectedIds: number[], timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs
-  let lastProblem = 'no answer yet'
   for (;;) {
     const down = nodes.find(node => node.state === 'down')
     if (down !== undefined) throw new Error(`Kafka node ${down.nodeId} exited while starting.\n${logTails([down])}`)
@@ -741,9 +740,8 @@ async function waitForNodes (nodes: BrokerNode[], expectedIds: number[], timeout
     }))
     const problem = problems.find(p => p !== undefined)
     if (problem === undefined) return
-    lastProblem = problem
     if (Date.now() > deadline) {
-      throw new Error(`Kafka did not become ready within ${Math.round(timeoutMs / 1000)} s: ${lastProblem}\n${logTails(nodes)}`)
+      throw new Error(`Kafka did not become ready within ${Math.round(timeoutMs / 1000)} s: ${problem}\n${logTails(nodes)}`)
     }
     await sleep(250)
   }

@@ -293,7 +293,7 @@ describe('answers are matched to what was asked', () => {
     const k = client({ bootstrap: c.bootstrap, ...fast })
     await k.produceRaw({ topic: 'u', partition: 0, records: [{ value: Buffer.from('u0') }, { value: Buffer.from('u1') }] })
     // The broker answers as if the request had been for u-0 (baseOffset 2 there).
-    c.intercept(Produce, () => ({ modify: (r: any) => ({ ...r, responses: r.responses.map((t: any) => ({ ...t, name: 'u', topicId: c.topicId('u') })) }) }), { times: 1 })
+    c.intercept(Produce, () => ({ modify: r => ({ ...r, responses: r.responses.map(t => ({ ...t, name: 'u', topicId: c.topicId('u') })) }) }), { times: 1 })
     const outcome = await elapsed(k.produceRaw({ topic: 't', partition: 1, records: [{ value: Buffer.from('t1') }] }))
     assert.ok(outcome.error instanceof MalformedResponseError, `produceRaw resolved ${JSON.stringify(outcome.value, (_, v) => typeof v === 'bigint' ? String(v) : v)} / ${String(outcome.error)}`)
     assert.equal(outcome.error.written, true)
@@ -306,13 +306,13 @@ describe('answers are matched to what was asked', () => {
     await k.produceRaw({ topic: 't', partition: 1, records: [{ value: Buffer.from('other') }] })
     // Partition 0 is empty; an answer that also carries partition 1 must not be taken for it.
     c.intercept(Fetch, () => ({
-      modify: (r: any) => ({ ...r, responses: r.responses.map((t: any) => ({ ...t, partitions: [...t.partitions, { ...t.partitions[0], partitionIndex: 1 }] })) })
+      modify: r => ({ ...r, responses: r.responses.map(t => ({ ...t, partitions: [...t.partitions, { ...t.partitions[0], partitionIndex: 1 }] })) })
     }))
     const extra = await elapsed(k.fetchRaw({ topic: 't', partition: 0, offset: 0n, maxWaitMs: 10 }))
     assert.ok(extra.error instanceof MalformedResponseError, `fetchRaw: ${String(extra.error ?? JSON.stringify(extra.value?.records.map(r => r.value?.toString())))}`)
     assert.match(extra.error.message, /Fetch of t-0 .*the answer is for .*-0, .*-1, not for t-0 alone/)
     c.clearInterceptors()
-    c.intercept(Fetch, () => ({ modify: (r: any) => ({ ...r, responses: r.responses.map((t: any) => ({ ...t, partitions: t.partitions.map((p: any) => ({ ...p, partitionIndex: 1 })) })) }) }))
+    c.intercept(Fetch, () => ({ modify: r => ({ ...r, responses: r.responses.map(t => ({ ...t, partitions: t.partitions.map(p => ({ ...p, partitionIndex: 1 })) })) }) }))
     const relabelled = await elapsed(k.fetchRaw({ topic: 't', partition: 0, offset: 0n, maxWaitMs: 10 }))
     assert.ok(relabelled.error instanceof MalformedResponseError, String(relabelled.error))
   })

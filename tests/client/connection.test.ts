@@ -133,7 +133,7 @@ test('each response keeps its bytes while later ones arrive: frames that share a
   const connection = await Connection.connect({ host: '127.0.0.1', port: broker.port, clientId: 't' })
   try {
     const request = { replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1, topics: [], forgottenTopicsData: [], rackId: '' }
-    const responses = await Promise.all(sizes.map(async () => await connection.send(Fetch, request as any)))
+    const responses = await Promise.all(sizes.map(async () => await connection.send(Fetch, request as never)))
     responses.forEach((response, i) => {
       const records = response.responses[0].partitions[0].records!
       assert.equal(records.length, sizes[i], `answer ${i}`)
@@ -323,7 +323,7 @@ test('a broker that keeps breaking the protocol is reported and refused, not rec
     await client.metadata.refresh(['t'])
     const outcomes: string[] = []
     for (let i = 0; i < PROTOCOL_VIOLATION_LIMIT + 2; i++) {
-      outcomes.push(await client.request(Fetch, { replicaId: -1, maxWaitMs: 10, minBytes: 1, maxBytes: 1024, isolationLevel: 0, sessionId: 0, sessionEpoch: -1, topics: [], forgottenTopicsData: [], rackId: '' } as any, { nodeId: 1, purpose: 'fetch' })
+      outcomes.push(await client.request(Fetch, { replicaId: -1, maxWaitMs: 10, minBytes: 1, maxBytes: 1024, isolationLevel: 0, sessionId: 0, sessionEpoch: -1, topics: [], forgottenTopicsData: [], rackId: '' }, { nodeId: 1, purpose: 'fetch' })
         .then(() => 'answered', (error: Error) => `${error.name}${(error as { written?: boolean }).written === true ? ' (written)' : ''}`))
     }
     assert.deepEqual(outcomes, ['ConnectionError (written)', 'ConnectionError (written)', 'ConnectionError (written)', 'ProtocolViolationError', 'ProtocolViolationError'])

@@ -6,7 +6,7 @@
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { ApiVersions, type ApiVersionsResponse } from '../../protocol/apis/api-versions'
-import { FindCoordinator, type FindCoordinatorRequest } from '../../protocol/apis/find-coordinator'
+import { FindCoordinator } from '../../protocol/apis/find-coordinator'
 import { AbortedError } from '../../client/errors'
 import { BrokerError } from '../../protocol/errors'
 import { ErrorCode } from '../../protocol/error-codes'
@@ -20,7 +20,7 @@ const { cluster: startCluster, client } = fixtures()
 async function counted (): Promise<{ cluster: FakeCluster, asked: string[][] }> {
   const cluster = await startCluster({ brokers: 3 })
   const asked: string[][] = []
-  cluster.intercept<FindCoordinatorRequest>(FindCoordinator, r => {
+  cluster.intercept(FindCoordinator, r => {
     asked.push(r.version >= 4 ? r.request.coordinatorKeys ?? [] : [r.request.key ?? ''])
     return undefined
   })

@@ -10,7 +10,7 @@ import { ConnectionError } from '../../client/errors'
 import type { ClientEvents } from '../../client/events'
 import { Metadata, type MetadataResponse } from '../../protocol/apis/metadata'
 import { BrokerError } from '../../protocol/errors'
-import type { Consumer } from '../../consumer/consumer'
+import type { Consumer, FetchErrorEvent, HandlerErrorEvent } from '../../consumer/consumer'
 import type { GroupConsumer } from '../../group/group-consumer'
 import type { Producer } from '../../producer/producer'
 import type { ShareConsumer } from '../../group/share-consumer'
@@ -22,7 +22,7 @@ const { cluster, client } = fixtures()
 /** Every event of these names the client emits, in order. */
 function record<K extends keyof ClientEvents & string> (k: Client, ...names: K[]): Array<{ name: K, event: ClientEvents[K][0] }> {
   const seen: Array<{ name: K, event: ClientEvents[K][0] }> = []
-  for (const name of names) k.on(name, ((event: ClientEvents[K][0]) => { seen.push({ name, event }) }) as any)
+  for (const name of names) k.on(name, ((event: ClientEvents[K][0]) => { seen.push({ name, event }) }) as never)
   return seen
 }
 
@@ -34,6 +34,12 @@ export function eventTypesAreChecked (client: Client, producer: Producer, consum
   // @ts-expect-error: misspelt
   share.on('acknowleged', () => {})
   share.on('fetchError', event => event.error.message)
+  // One payload type per event, the same for every consumer: a listener written for one fits all.
+  const onFetchError = (event: FetchErrorEvent): number => event.retryInMs + event.nodeId
+  const onHandlerError = (event: HandlerErrorEvent): string => `${event.topic}-${event.partition}@${event.offset} ${event.outcome} ${event.attempt} ${event.retryInMs}`
+  consumer.on('fetchError', onFetchError).on('handlerError', onHandlerError)
+  group.on('fetchError', onFetchError).on('handlerError', onHandlerError)
+  share.on('fetchError', onFetchError).on('handlerError', onHandlerError)
   // @ts-expect-error: misspelt event name
   client.on('protcolViolation', () => {})
   // @ts-expect-error: the payload has throttleTimeMs, a number

@@ -117,7 +117,7 @@ describe('metadata cache', () => {
     // Every later refresh (for other topics) succeeds, and does not ask about 'secret' again.
     cluster.clearRequests()
     await client.metadata.refresh(['t'])
-    const asked = cluster.requests(Metadata).flatMap(r => ((r.request as any).topics ?? []).map((t: any) => t.name))
+    const asked = cluster.requests(Metadata).flatMap(r => (r.request.topics ?? []).map(t => t.name))
     assert.deepEqual(asked, ['t'])
     assert.equal((await client.metadata.waitForTopic('t', 1000)).name, 't')
     // A direct consumer of 't' on the same client starts.

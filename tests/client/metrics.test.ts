@@ -6,7 +6,7 @@ import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { tracingChannel } from 'node:diagnostics_channel'
 import '../../index'
-import { channels, subscribed } from '../../client/instrumentation'
+import { channels, subscribed, type RequestTrace } from '../../client/instrumentation'
 import { escapeLabelValue, Histogram } from '../../client/metrics'
 import { Consumer } from '../../consumer/consumer'
 import { Metadata } from '../../protocol/apis/metadata'
@@ -122,12 +122,12 @@ describe('tracing channels cost nothing unobserved', () => {
       await k.request(Metadata, { topics: null })
       assert.deepEqual(published, [])
       const seen: string[] = []
-      const handlers = { start: (m: any) => seen.push(`start ${m.api}`), end: () => {}, asyncStart: () => {}, asyncEnd: (m: any) => seen.push(`asyncEnd ${m.api} ${typeof m.durationMs}`), error: () => {} }
-      tracingChannel('kafkats:request').subscribe(handlers)
+      const handlers = { start: (m: RequestTrace) => seen.push(`start ${m.api}`), end: () => {}, asyncStart: () => {}, asyncEnd: (m: RequestTrace) => seen.push(`asyncEnd ${m.api} ${typeof m.durationMs}`), error: () => {} }
+      tracingChannel<unknown, RequestTrace>('kafkats:request').subscribe(handlers)
       try {
         await k.request(Metadata, { topics: null })
       } finally {
-        tracingChannel('kafkats:request').unsubscribe(handlers)
+        tracingChannel<unknown, RequestTrace>('kafkats:request').unsubscribe(handlers)
       }
       assert.deepEqual(seen, ['start Metadata', 'asyncEnd Metadata number'])
       assert.deepEqual(published, ['start'])

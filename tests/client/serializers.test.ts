@@ -104,10 +104,10 @@ describe('serializers', { timeout: 30_000 }, () => {
 
   test('options are checked where they are given', async () => {
     await withCluster(1, async (_cluster, client) => {
-      assert.throws(() => client.producer({ serializers: { value: 'json' as any } }), /producer option serializers.value: expected an object with a serialize\(topic, data\) method/)
-      assert.throws(() => client.producer({ serializers: { values: serializers.json() } as any }), /values/)
-      assert.throws(() => client.consumer({ assign: [{ topic: 'orders', partition: 0, offset: 0n }], deserializers: { key: JSON.parse as any } }), /consumer option deserializers.key: expected an object with a deserialize/)
-      assert.throws(() => client.consumer({ groupId: 'g', topics: ['orders'], deserializers: [] as any }), /deserializers/)
+      assert.throws(() => client.producer({ serializers: { value: 'json' as never } }), /producer option serializers.value: expected an object with a serialize\(topic, data\) method/)
+      assert.throws(() => client.producer({ serializers: { values: serializers.json() } as never }), /values/)
+      assert.throws(() => client.consumer({ assign: [{ topic: 'orders', partition: 0, offset: 0n }], deserializers: { key: JSON.parse as never } }), /consumer option deserializers.key: expected an object with a deserialize/)
+      assert.throws(() => client.consumer({ groupId: 'g', topics: ['orders'], deserializers: [] as never }), /deserializers/)
     })
   })
 })

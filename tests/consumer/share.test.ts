@@ -208,8 +208,9 @@ describe('share consumer against the fake cluster', () => {
     const { cluster, client } = await setup(5)
     const c = consumer(client)
     const seen: string[] = []
-    const errors: Array<string | undefined> = []
-    c.on('handlerError', ({ record }) => errors.push(record?.offset.toString()))
+    const errors: string[] = []
+    // The same payload as a Consumer's (HandlerErrorEvent): the record, what became of it, its delivery count.
+    c.on('handlerError', ({ topic, partition, offset, outcome, attempt, retryInMs }) => errors.push(`${topic}-${partition}@${offset} ${outcome} ${attempt} ${retryInMs}`))
     const running = c.run({
       eachRecord: record => {
         seen.push(`${record.offset}/${record.deliveryCount}`)
@@ -222,7 +223,7 @@ describe('share consumer against the fake cluster', () => {
     await c.close()
     await running
     assert.deepEqual(seen, ['0/1', '1/1', '2/1', '3/1', '4/1', '1/2', '1/3'])
-    assert.deepEqual(errors, ['1', '1'])
+    assert.deepEqual(errors, ['t-0@1 release 1 0', 't-0@1 release 2 0'])
   })
 
   test('onHandlerError: \'reject\' archives what a throwing handler had', async () => {
@@ -312,7 +313,7 @@ describe('share consumer against the fake cluster', () => {
     cluster.setShareLockMs(400)
     const idle = consumer(client)
     await idle.ready()
-    await waitFor('the idle member assigned the partition', () => idle.assignment.length > 0)
+    await waitFor('the idle member assigned the partition', () => idle.assignment().length > 0)
     await sleep(300)
     // Acquired before anyone asked, the records would sit locked in idle's buffer until the lock ran out.
     assert.deepEqual(states(cluster), [])

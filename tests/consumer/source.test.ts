@@ -9,7 +9,8 @@ import { Client } from '../../index'
 import { Consumer, type FetchErrorEvent } from '../../consumer/consumer'
 import { PrefetchAccount, type BufferedBatch } from '../../consumer/cursor'
 import { Fetch, type FetchRequest, type FetchResponse } from '../../protocol/apis/fetch'
-import { OffsetFetch } from '../../protocol/apis/offset-fetch'
+import { OffsetFetch, type OffsetFetchResponsePartition } from '../../protocol/apis/offset-fetch'
+import type { ScannedBatch } from '../../protocol/record-batch'
 import { GroupConsumer } from '../../group/group-consumer'
 import { BrokerError, ProtocolError } from '../../protocol/errors'
 import { FakeCluster } from '../../testing/index'
@@ -110,7 +111,7 @@ describe('fetch answers that cannot be used', { timeout: 30_000 }, () => {
     }
     await sleep(1000)
     // Backoff 20 ms doubling up to 200 ms: a handful of retries a second, not thousands.
-    const p0Fetches = cluster.requests(Fetch).filter(f => (f.request.topics as any[]).some(t => t.partitions.some((p: any) => p.partition === 0))).length
+    const p0Fetches = cluster.requests(Fetch).filter(f => f.request.topics.some(t => t.partitions.some(p => p.partition === 0))).length
     assert.ok(p0Fetches < 40, `partition 0 was fetched ${p0Fetches} times`)
     assert.ok(events.length >= 3 && events.every(e => e.partition === 0 && e.retryInMs > 0), JSON.stringify(events.map(e => [e.partition, e.retryInMs])))
   })
@@ -233,9 +234,9 @@ describe('positions with a leader epoch (KIP-320): the first fetch from them car
     for (let i = 0; i < 4; i++) await client.produceRaw({ topic: 't', partition: 0, records: [{ value: Buffer.from(`v${i}`) }] })
     // The group committed offset 2 under leader epoch 9.
     cluster.intercept(OffsetFetch, () => ({
-      modify: (r: any) => {
-        const fix = (topics: any[]): any[] => topics.map(t => ({ ...t, partitions: t.partitions.map((p: any) => ({ ...p, committedOffset: 2n, committedLeaderEpoch: 9, errorCode: 0 })) }))
-        return r.groups?.length > 0 ? { ...r, groups: r.groups.map((g: any) => ({ ...g, topics: fix(g.topics) })) } : { ...r, topics: fix(r.topics) }
+      modify: r => {
+        const fix = <T extends { partitions: OffsetFetchResponsePartition[] }>(topics: T[]): T[] => topics.map(t => ({ ...t, partitions: t.partitions.map(p => ({ ...p, committedOffset: 2n, committedLeaderEpoch: 9, errorCode: 0 })) }))
+        return (r.groups?.length ?? 0) > 0 ? { ...r, groups: r.groups.map(g => ({ ...g, topics: fix(g.topics) })) } : { ...r, topics: fix(r.topics) }
       }
     }))
     await client.metadata.refresh(['t'])
@@ -431,7 +432,7 @@ describe('prefetch memory is bounded by what memory holds: fetched bytes until a
   test('a batch copied out of its answer is counted as the copy it holds, and nothing once it is handed out', () => {
     const account = new PrefetchAccount(1000)
     const answer = new ArrayBuffer(2000)
-    const scanned = { batch: { records: [] }, data: Buffer.from(answer, 0, 100), maxBytes: 0, cost: 300, decoded: false } as any
+    const scanned = { batch: { records: [] }, data: Buffer.from(answer, 0, 100), maxBytes: 0, cost: 300, decoded: false } as unknown as ScannedBatch
     const entry: BufferedBatch = { highWatermark: 1n, nextOffset: 1n, bytes: 0, ownBytes: 0, viewBytes: 0, pins: [], version: 0, pending: [scanned], recordCount: 1, fetchedFrom: 0n, fetchedEpoch: -1, moreOfAnswer: false }
     // As Cursor.push counts it: 300 bytes of its own, 100 viewing the 2,000-byte answer (counted whole).
     entry.bytes = 400

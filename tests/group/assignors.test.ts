@@ -3,7 +3,7 @@ import assert from 'node:assert/strict'
 import fc from 'fast-check'
 import {
   rangeAssignor, roundRobinAssignor, cooperativeStickyAssignor, assignorByName, cooperativeStickyUserData,
-  type Assignor, type SyncAssignor, type MemberSubscription, type TopicPartition
+  type SyncAssignor, type MemberSubscription, type TopicPartition
 } from '../../group/assignors'
 
 /** 't0p1 t1p0' → [{ topic: 't0', partition: 1 }, { topic: 't1', partition: 0 }] */

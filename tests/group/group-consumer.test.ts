@@ -20,7 +20,7 @@ import { LeaveGroup } from '../../protocol/apis/leave-group'
 import { OffsetCommit } from '../../protocol/apis/offset-commit'
 import { OffsetFetch } from '../../protocol/apis/offset-fetch'
 import { SyncGroup } from '../../protocol/apis/sync-group'
-import type { Api } from '../../protocol/api'
+import type { AnyApi } from '../../protocol/api'
 import type { CommitLogEntry, GroupMemberInfo } from '../../testing/index'
 import { Client } from '../../index'
 import { gate, joinBareConsumerMember, protocols, withHarness, type Harness, type Member, type Protocol } from './support'
@@ -369,7 +369,7 @@ for (const protocol of protocols) {
         // treats it there as fatal).
         const codes = [16, 16, 14, 14, 15, 15, 27, 27]
         const heartbeatErrors = protocol === 'classic' ? [...codes] : codes.filter(c => c !== 27)
-        const heartbeat: Api<any, any> = protocol === 'classic' ? Heartbeat : ConsumerGroupHeartbeat
+        const heartbeat: AnyApi = protocol === 'classic' ? Heartbeat : ConsumerGroupHeartbeat
         h.cluster.intercept(heartbeat, r => r.clientId === 'a' && heartbeatErrors.length > 0 ? { error: heartbeatErrors.shift()! } : undefined)
         await waitFor('the heartbeat errors being used', () => heartbeatErrors.length === 0)
         await h.produce(10, [0, 1])

@@ -12,11 +12,11 @@ import assert from 'node:assert/strict'
 import type { KafkaRecord } from '../../protocol/record-batch'
 import type { ConsumerBatch } from '../../consumer/cursor'
 import type { HandlerErrorEvent, ProcessingTimeoutEvent } from '../../consumer/consumer'
-import { protocols, withHarness, type Harness, type Member } from './support'
+import { protocols, withHarness, type Member } from './support'
 import { waitFor, sleep } from '../support/wait'
 
 /** Runs `member` with eachRecord (the harness's Member.run uses eachBatch), logging every record handed out. */
-function runEachRecord (h: Harness, member: Member, onRecord: (record: KafkaRecord, batch: ConsumerBatch) => Promise<void> | void): Array<{ partition: number, offset: bigint, identity: string }> {
+function runEachRecord (member: Member, onRecord: (record: KafkaRecord, batch: ConsumerBatch) => Promise<void> | void): Array<{ partition: number, offset: bigint, identity: string }> {
   const seen: Array<{ partition: number, offset: bigint, identity: string }> = []
   member.running = member.consumer.run({
     partitionsConcurrently: 4,
@@ -158,7 +158,7 @@ for (const protocol of protocols) {
       await withHarness({ partitions: 2, records: 20 }, async h => {
         const a = await h.member('a', protocol, { maxPartitionBytes: 1024 * 1024 })
         const held = [h.gate(), h.gate()]
-        const seen = runEachRecord(h, a, async record => {
+        const seen = runEachRecord(a, async record => {
           if (record.offset === 7n) await held[Number(record.value!.toString().split(':')[0])].promise
         })
         await waitFor('A at record 7 of both partitions', () => seen.filter(s => s.offset === 7n).length === 2)
@@ -179,7 +179,7 @@ for (const protocol of protocols) {
       await withHarness({ partitions: 2, records: 20 }, async h => {
         const a = await h.member('a', protocol, { maxPartitionBytes: 1024 * 1024, rebalanceTimeoutMs: 600 })
         const held = h.gate()
-        const seen = runEachRecord(h, a, async record => { if (record.offset === 7n) await held.promise })
+        const seen = runEachRecord(a, async record => { if (record.offset === 7n) await held.promise })
         await waitFor('A at record 7 of both partitions', () => seen.filter(s => s.offset === 7n).length === 2)
         const b = await h.member('b', protocol)
         b.run(h)

@@ -73,17 +73,17 @@ describe('every consumer option is checked: an unknown key is refused with the n
   const misspelt: Array<[string, () => unknown, typeof TypeError | typeof RangeError, RegExp]> = [
     ['group: isolation \'read-committed\' (the CLI flag\'s spelling)', () => client.consumer({ ...group, isolation: 'read-committed' as 'read_committed' }), RangeError,
       /group consumer option isolation: expected one of 'read_uncommitted', 'read_committed', got "read-committed" \(a string\); did you mean 'read_committed'\?/],
-    ['group: sesionTimeoutMs', () => client.consumer({ ...group, sesionTimeoutMs: 10_000 } as any), TypeError, /group consumer option sesionTimeoutMs is not an option; did you mean sessionTimeoutMs\?/],
-    ['group: maxBytez', () => client.consumer({ ...group, maxBytez: 1024 } as any), TypeError, /group consumer option maxBytez is not an option; did you mean maxBytes\?/],
-    ['group: autoCommitInterval (kafkajs\'s name)', () => client.consumer({ ...group, autoCommitInterval: 5000 } as any), TypeError, /autoCommitInterval is not an option; did you mean autoCommitIntervalMs\?/],
+    ['group: sesionTimeoutMs', () => client.consumer({ ...group, sesionTimeoutMs: 10_000 } as never), TypeError, /group consumer option sesionTimeoutMs is not an option; did you mean sessionTimeoutMs\?/],
+    ['group: maxBytez', () => client.consumer({ ...group, maxBytez: 1024 } as never), TypeError, /group consumer option maxBytez is not an option; did you mean maxBytes\?/],
+    ['group: autoCommitInterval (kafkajs\'s name)', () => client.consumer({ ...group, autoCommitInterval: 5000 } as never), TypeError, /autoCommitInterval is not an option; did you mean autoCommitIntervalMs\?/],
     ['group: a string maxWaitMs', () => client.consumer({ ...group, maxWaitMs: '100' as unknown as number }), TypeError, /group consumer option maxWaitMs: expected an integer/],
-    ['group: autoCommit that is not a boolean', () => client.consumer({ ...group, autoCommit: 'no' } as any), TypeError, /group consumer option autoCommit: expected true or false/],
+    ['group: autoCommit that is not a boolean', () => client.consumer({ ...group, autoCommit: 'no' } as never), TypeError, /group consumer option autoCommit: expected true or false/],
     ['direct: isolation \'read-committed\'', () => client.consumer({ assign, isolation: 'read-committed' as 'read_committed' }), RangeError, /consumer option isolation: .*did you mean 'read_committed'\?/],
-    ['direct: maxBytez', () => client.consumer({ assign, maxBytez: 1024 } as any), TypeError, /consumer option maxBytez is not an option; did you mean maxBytes\?/],
-    ['direct: a group option without groupId', () => client.consumer({ assign, sessionTimeoutMs: 10_000 } as any), TypeError, /consumer option sessionTimeoutMs is not an option/],
-    ['direct: an assign entry with ofset', () => client.consumer({ assign: [{ topic: 't', partition: 0, ofset: 0n }] } as any), TypeError, /consumer option assign\[0\] ofset is not an option; did you mean offset\?/],
+    ['direct: maxBytez', () => client.consumer({ assign, maxBytez: 1024 } as never), TypeError, /consumer option maxBytez is not an option; did you mean maxBytes\?/],
+    ['direct: a group option without groupId', () => client.consumer({ assign, sessionTimeoutMs: 10_000 } as never), TypeError, /consumer option sessionTimeoutMs is not an option/],
+    ['direct: an assign entry with ofset', () => client.consumer({ assign: [{ topic: 't', partition: 0, ofset: 0n }] } as never), TypeError, /consumer option assign\[0\] ofset is not an option; did you mean offset\?/],
     ['direct: offsetReset \'smalest\'', () => client.consumer({ assign, offsetReset: 'smalest' as 'latest' }), RangeError, /offsetReset: expected one of 'earliest', 'latest', 'none', got "smalest"/],
-    ['share: maxBytez', () => client.shareConsumer({ ...group, maxBytez: 1 } as any), TypeError, /shareConsumer option maxBytez is not an option; did you mean maxBytes\?/],
+    ['share: maxBytez', () => client.shareConsumer({ ...group, maxBytez: 1 } as never), TypeError, /shareConsumer option maxBytez is not an option; did you mean maxBytes\?/],
     ['share: acknowledgement \'explict\'', () => client.shareConsumer({ ...group, acknowledgement: 'explict' as 'explicit' }), RangeError, /acknowledgement: .*got "explict" \(a string\); did you mean 'explicit'\?/]
   ]
   for (const [what, make, type, message] of misspelt) {
@@ -93,20 +93,20 @@ describe('every consumer option is checked: an unknown key is refused with the n
   test('run(), runTransactional(), commit() and seek() options: unknown keys and wrong types refused', async () => {
     const consumer = Consumer.assigned(client, { assign: [] })
     try {
-      await assert.rejects(consumer.run({ eachBatch: () => {}, partitionsConcurently: 2 } as any), refusedBy(TypeError, /run\(\) option partitionsConcurently is not an option; did you mean partitionsConcurrently\?/))
-      await assert.rejects(consumer.run({ eachBatch: () => {}, signal: 'stop' } as any), refusedBy(TypeError, /run\(\) option signal: expected an AbortSignal, got "stop"/))
-      await assert.rejects(consumer.run({ eachBatch: () => {}, retry: { maxRetires: 3 } } as any), refusedBy(TypeError, /maxRetires is not an option; did you mean maxRetries\?/))
-      assert.throws(() => consumer.seek({ topic: 't', partition: 0, ofset: 1n } as any), refusedBy(TypeError, /seek\(\) target ofset is not an option; did you mean offset\?/))
+      await assert.rejects(consumer.run({ eachBatch: () => {}, partitionsConcurently: 2 } as never), refusedBy(TypeError, /run\(\) option partitionsConcurently is not an option; did you mean partitionsConcurrently\?/))
+      await assert.rejects(consumer.run({ eachBatch: () => {}, signal: 'stop' } as never), refusedBy(TypeError, /run\(\) option signal: expected an AbortSignal, got "stop"/))
+      await assert.rejects(consumer.run({ eachBatch: () => {}, retry: { maxRetires: 3 } } as never), refusedBy(TypeError, /maxRetires is not an option; did you mean maxRetries\?/))
+      assert.throws(() => consumer.seek({ topic: 't', partition: 0, ofset: 1n } as never), refusedBy(TypeError, /seek\(\) target ofset is not an option; did you mean offset\?/))
     } finally {
       await consumer.close()
     }
     const member = new GroupConsumer(client, { ...group, groupProtocol: 'classic', rebalanceTimeoutMs: 1000 })
     try {
-      await assert.rejects(member.commit({ signall: AbortSignal.timeout(10) } as any), refusedBy(TypeError, /commit\(\) option signall is not an option; did you mean signal\?/))
-      await assert.rejects(member.commitOffsets([], { signal: 5 } as any), refusedBy(TypeError, /commitOffsets\(\) option signal: expected an AbortSignal/))
+      await assert.rejects(member.commit({ signall: AbortSignal.timeout(10) } as never), refusedBy(TypeError, /commit\(\) option signall is not an option; did you mean signal\?/))
+      await assert.rejects(member.commitOffsets([], { signal: 5 } as never), refusedBy(TypeError, /commitOffsets\(\) option signal: expected an AbortSignal/))
       const producer = client.producer({ transactionalId: 'tx' })
-      await assert.rejects(runTransactional(member, producer, { eachBtach: () => {} } as any), refusedBy(TypeError, /runTransactional option eachBtach is not an option; did you mean eachBatch\?/))
-      await assert.rejects(runTransactional(member, producer, { eachBatch: () => {}, signal: 5 } as any), refusedBy(TypeError, /runTransactional option signal: expected an AbortSignal/))
+      await assert.rejects(runTransactional(member, producer, { eachBtach: () => {} } as never), refusedBy(TypeError, /runTransactional option eachBtach is not an option; did you mean eachBatch\?/))
+      await assert.rejects(runTransactional(member, producer, { eachBatch: () => {}, signal: 5 } as never), refusedBy(TypeError, /runTransactional option signal: expected an AbortSignal/))
     } finally {
       await member.close()
     }

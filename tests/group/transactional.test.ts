@@ -114,7 +114,7 @@ for (const protocol of protocols) {
       // The offsets came with the transactions (TxnOffsetCommit), under the member's identity (KIP-447).
       const offsetCommits = cluster.requests(TxnOffsetCommit)
       assert.ok(offsetCommits.length >= PARTITIONS)
-      assert.ok(offsetCommits.every(r => r.request.memberId !== '' && r.request.generationIdOrMemberEpoch >= 0))
+      assert.ok(offsetCommits.every(r => r.request.memberId !== '' && (r.request.generationIdOrMemberEpoch ?? -1) >= 0))
     })
 
     test('a fenced member\'s offsets (ILLEGAL_GENERATION / FENCED_MEMBER_EPOCH) abort the transaction; the batch is read again, nothing twice', async () => {
@@ -495,7 +495,7 @@ for (const code of [48 /* INVALID_TXN_STATE */, 47 /* INVALID_PRODUCER_EPOCH */]
     // The re-init asked for the next epoch of the same producer id (KIP-588), not a new id.
     const inits = cluster.requests(InitProducerId).map(r => r.request)
     assert.equal(inits.length, 2)
-    assert.ok(inits[1].producerId >= 0n, 'the second InitProducerId carries the current producer id and epoch')
+    assert.ok((inits[1].producerId ?? -1n) >= 0n, 'the second InitProducerId carries the current producer id and epoch')
     assertExactlyOnce()
   })
 }

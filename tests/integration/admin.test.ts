@@ -3,7 +3,7 @@
 // reassignments and elections need three nodes: admin-cluster.test.ts.)
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { Client, GroupConsumer, BrokerError } from '../../index'
+import { Client, GroupConsumer, BrokerError, firstError, throwFirstError } from '../../index'
 import { sharedBootstrap } from '../broker/kafka'
 import { uniqueName } from './support'
 import { StreamsGroupHeartbeat } from '../../protocol/apis/streams-group-heartbeat'
@@ -38,6 +38,31 @@ describe('admin against a real broker', { skip }, () => {
     await client.produceRaw({ topic, partition, records: Array.from({ length: count }, (_, i) => ({ value: Buffer.from(`v${i}`), timestamp: timestamp === undefined ? undefined : BigInt(timestamp + i) })) })
   }
 
+  test('calls on many items answer per item: createTopics, createPartitions, alterConfigs, describeConfigs, deleteTopics with one item refused each', async () => {
+    const good = uniqueName('admin-items')
+    const missing = uniqueName('admin-missing')
+    topics.push(good)
+    const created = await client.admin.createTopics([{ topic: good, numPartitions: 1 }, { topic: 'bad name!', numPartitions: 1 }])
+    assert.deepEqual(created.map(r => [r.topic, r.error?.type]), [[good, undefined], ['bad name!', 'INVALID_TOPIC_EXCEPTION']])
+    assert.throws(() => throwFirstError(created), (error: unknown) => error instanceof BrokerError && error.code === 17)
+
+    const grown = await client.admin.createPartitions([{ topic: good, count: 2 }, { topic: missing, count: 2 }])
+    assert.deepEqual(grown.map(r => [r.topic, r.error?.type]), [[good, undefined], [missing, 'UNKNOWN_TOPIC_OR_PARTITION']])
+    assert.equal((await client.admin.describeTopics([good]))[0].partitions.length, 2)
+
+    const altered = await client.admin.alterConfigs([{ type: 'topic', name: good, set: { 'retention.ms': '7200000' } }, { type: 'topic', name: missing, set: { 'retention.ms': '1' } }])
+    assert.deepEqual(altered.map(r => [r.name, r.error?.type]), [[good, undefined], [missing, 'UNKNOWN_TOPIC_OR_PARTITION']])
+    await waitFor('retention.ms altered', async () => {
+      const [described, unknown] = await client.admin.describeConfigs([{ type: 'topic', name: good, keys: ['retention.ms'] }, { type: 'topic', name: missing }])
+      assert.equal(unknown.error?.code, 3)
+      return described.configs.get('retention.ms')?.value === '7200000' ? true : undefined
+    }, { timeoutMs: 10_000, intervalMs: 200 })
+
+    const deleted = await client.admin.deleteTopics([good, missing])
+    assert.deepEqual(deleted.map(r => [r.topic, r.error?.type]), [[good, undefined], [missing, 'UNKNOWN_TOPIC_OR_PARTITION']])
+    assert.equal(firstError(deleted)?.code, 3)
+  })
+
   test('describeCluster, describeFeatures, describeQuorum: brokers, controller, levels, the KRaft leader', async () => {
     await client.metadata.refresh()
     const cluster = await client.admin.describeCluster({ includeAuthorizedOperations: true })
@@ -53,8 +78,9 @@ describe('admin against a real broker', { skip }, () => {
     assert.ok(features.supported['metadata.version'].maxVersion >= features.finalized['metadata.version'].maxVersionLevel)
     // A no-op update validates (the current level of a feature).
     const groupVersion = features.finalized['group.version']?.maxVersionLevel
-    if (groupVersion !== undefined) await client.admin.updateFeatures([{ feature: 'group.version', maxVersionLevel: groupVersion }], { validateOnly: true })
-    await assert.rejects(client.admin.updateFeatures([{ feature: 'no.such.feature', maxVersionLevel: 1 }], { validateOnly: true }), (error: unknown) => error instanceof BrokerError && error.code !== 0)
+    if (groupVersion !== undefined) assert.equal(firstError(await client.admin.updateFeatures([{ feature: 'group.version', maxVersionLevel: groupVersion }], { validateOnly: true })), undefined)
+    // UpdateFeatures v2 (Kafka 4.4) answers as a whole: the refusal is the call's.
+    await assert.rejects(async () => throwFirstError(await client.admin.updateFeatures([{ feature: 'no.such.feature', maxVersionLevel: 1 }], { validateOnly: true })), (error: unknown) => error instanceof BrokerError && error.code !== 0)
 
     const quorum = await client.admin.describeQuorum()
     assert.ok(quorum.leaderId >= 0)
@@ -72,14 +98,14 @@ describe('admin against a real broker', { skip }, () => {
     }
     const before = await level()
     assert.ok(before !== undefined && before >= 1, `Kafka 4.4 finalizes ${feature} at 1 or more, got ${String(before)}`)
-    await assert.rejects(client.admin.updateFeatures([{ feature, maxVersionLevel: before - 1 }]), (error: unknown) => error instanceof BrokerError && error.code !== 0)
+    await assert.rejects(async () => throwFirstError(await client.admin.updateFeatures([{ feature, maxVersionLevel: before - 1 }])), (error: unknown) => error instanceof BrokerError && error.code !== 0)
     assert.equal(await level(), before)
     try {
-      await client.admin.updateFeatures([{ feature, maxVersionLevel: before - 1, upgradeType: 'safe-downgrade' }])
+      throwFirstError(await client.admin.updateFeatures([{ feature, maxVersionLevel: before - 1, upgradeType: 'safe-downgrade' }]))
       // Level 0 is "off": the feature leaves the finalized list.
       await reaches(before - 1 === 0 ? undefined : before - 1)
     } finally {
-      await client.admin.updateFeatures([{ feature, maxVersionLevel: before }])
+      throwFirstError(await client.admin.updateFeatures([{ feature, maxVersionLevel: before }]))
     }
     await reaches(before)
   })
@@ -369,7 +395,7 @@ describe('admin against a real broker', { skip }, () => {
       assert.equal(open.currentTxnStartOffset, 0n)
       assert.equal(await lastStable(), 0n, 'the open transaction holds the last stable offset back')
 
-      await assert.rejects(client.admin.abortTransaction({ topic, partition: 0, producerId: open.producerId, producerEpoch: open.producerEpoch, coordinatorEpoch: open.coordinatorEpoch, extra: 1 } as any), TypeError)
+      await assert.rejects(client.admin.abortTransaction({ topic, partition: 0, producerId: open.producerId, producerEpoch: open.producerEpoch, coordinatorEpoch: open.coordinatorEpoch, extra: 1 } as never), TypeError)
       await client.admin.abortTransaction({ topic, partition: 0, producerId: open.producerId, producerEpoch: open.producerEpoch, coordinatorEpoch: open.coordinatorEpoch })
       const [{ producers: [after] }] = await client.admin.describeProducers([{ topic, partition: 0 }])
       assert.equal(after.currentTxnStartOffset, -1n)

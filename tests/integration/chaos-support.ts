@@ -96,7 +96,7 @@ export class Timeline {
 /** Resolves like `promise`, or fails after `ms` with `describe()`'s account of what is stuck. */
 export async function withTimeout<T> (promise: Promise<T>, ms: number, describe: () => string): Promise<T> {
   let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<never>((resolve, reject) => {
+  const timeout = new Promise<never>((_resolve, reject) => {
     timer = setTimeout(() => reject(new Error(`Still waiting after ${Math.round(ms / 1000)} s: ${describe()}`)), ms)
   })
   try {

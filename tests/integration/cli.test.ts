@@ -38,7 +38,9 @@ async function ok (args: string[], options?: { stdin?: string, env?: Record<stri
   return run.stdout
 }
 
-const jsonLines = (text: string): any[] => text.trim().split('\n').filter(l => l !== '').map(l => JSON.parse(l))
+/** A record as `consume --format json` prints it, one per line. */
+interface JsonRecord { partition: number, offset: number, timestamp: number, key: string | null, value: string | null, headers: Record<string, string> }
+const jsonLines = (text: string): JsonRecord[] => text.trim().split('\n').filter(l => l !== '').map(l => JSON.parse(l) as JsonRecord)
 
 describe('the kafkats command', { skip, timeout: 240_000 }, () => {
   const topics: string[] = []

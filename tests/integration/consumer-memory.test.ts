@@ -58,7 +58,7 @@ describe('consumer memory with a stalled application, maxBufferedBytes 16 MiB', 
   test('100-byte records, a slow application, maxBufferedBytes 1 MiB: each Fetch asks only for the room left, so the consumer holds about the bound, not a whole answer', async () => {
     const topic = await newTopic('memory-small-records', 3)
     const count = 150_000
-    const producer = new Producer(client, { batchMaxBytes: 16 * 1024 })
+    const producer = new Producer(client, { maxBatchBytes: 16 * 1024 })
     const value = Buffer.alloc(100, 'r')
     await producer.send(Array.from({ length: count }, (_, i) => ({ topic, partition: i % 3, value })))
     await producer.close()

@@ -40,7 +40,7 @@ const REPLICAS = 3
 // Gives the values some body, like real records, without making the run I/O bound.
 const FILLER = 'x'.repeat(48)
 
-const PENDING = 0
+// A record's state starts at 0, pending (a Uint8Array's initial value).
 const ACKED = 1
 const FAILED = 2
 

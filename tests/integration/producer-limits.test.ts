@@ -120,7 +120,7 @@ describe('producer size limits against a real broker', { skip, timeout: 120_000 
 
   test('maxRequestBytes raised over the broker\'s socket.request.max.bytes (100 MiB): the broker closes the connection on the request each time, and the send ends as OutcomeUnknownError after a bounded number of tries', async () => {
     const topic = await newTopic('over-socket-limit', { 'max.message.bytes': String(200 * 1024 * 1024) })
-    const producer = new Producer(client, { maxRequestBytes: 200 * 1024 * 1024, maxBufferedBytes: 256 * 1024 * 1024, batchMaxBytes: 200 * 1024 * 1024 })
+    const producer = new Producer(client, { maxRequestBytes: 200 * 1024 * 1024, maxBufferedBytes: 256 * 1024 * 1024, maxBatchBytes: 200 * 1024 * 1024 })
     try {
       const error = await producer.send({ topic, partition: 0, value: Buffer.alloc(101 * 1024 * 1024, 'y') }).then(() => undefined, (e: unknown) => e)
       assert.ok(error instanceof Error && error.name === 'OutcomeUnknownError', String(error))

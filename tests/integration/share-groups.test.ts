@@ -92,7 +92,7 @@ describe('share groups on a real broker', { skip, timeout: 300_000 }, () => {
     })
     try {
       // Everyone is in and assigned before the records come, so no member drains the log alone.
-      await waitFor('4 members with partitions', () => consumers.every(c => c.assignment.length > 0), { timeoutMs: 60_000 })
+      await waitFor('4 members with partitions', () => consumers.every(c => c.assignment().length > 0), { timeoutMs: 60_000 })
       await produce(topic, 2, RECORDS)
       await waitFor(`${RECORDS} distinct records`, () => seen.size >= RECORDS, { timeoutMs: 200_000 })
       // Anything delivered twice would come now (a release or an expired lock).
@@ -272,7 +272,7 @@ describe('share groups on a real broker', { skip, timeout: 300_000 }, () => {
         }
       })()
       runningB = b.run({ eachRecord: record => { takenByB.push([Number(record.offset), record.deliveryCount]) } })
-      await waitFor('B in the group with the partition', () => b.assignment.length > 0, { timeoutMs: 30_000 })
+      await waitFor('B in the group with the partition', () => b.assignment().length > 0, { timeoutMs: 30_000 })
       // B fetches for two lock durations.
       await sleep(2 * lockMs)
       renewing = false
@@ -337,7 +337,7 @@ describe('share groups on a real broker', { skip, timeout: 300_000 }, () => {
         held.push(...batch.records)
       }
       await b.ready()
-      await waitFor('B assigned the partition', () => b.assignment.length > 0, { timeoutMs: 30_000 })
+      await waitFor('B assigned the partition', () => b.assignment().length > 0, { timeoutMs: 30_000 })
       // Every socket of A's client goes (its share session's among them), as a network cut would.
       cutUntil = Date.now() + 5000
       for (const socket of sockets) socket.destroy()

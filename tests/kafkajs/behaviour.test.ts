@@ -7,10 +7,14 @@ import assert from 'node:assert/strict'
 import * as net from 'node:net'
 import { tracingChannel } from 'node:diagnostics_channel'
 import { useBroker } from './support'
-import { Kafka, KafkaJSNotImplemented, CompressionTypes } from '../../kafkajs/index'
+import { Kafka, KafkaJSNotImplemented, CompressionTypes, type KafkaJSDeleteTopicRecordsError, type KafkaJSProtocolError } from '../../kafkajs/index'
+import type { BatchProcessEventPayload, ConsumerEventPayloads, EachBatchPayload, InstrumentationEvent, RequestEventPayload } from '../../kafkajs/index'
 import { setCodecPackageLoaderForTests } from '../../protocol/compression'
 import type { ProducerSendTrace } from '../../client/instrumentation'
 import { waitFor } from '../support/wait'
+
+type GroupJoin = ConsumerEventPayloads['consumer.group_join']
+type UnsubscribedTopics = ConsumerEventPayloads['consumer.received_unsubscribed_topics']
 
 let brokers: string[] = []
 let kafka: Kafka
@@ -118,10 +122,10 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     const groupId = unique('nobody')
     const { groups } = await admin.describeGroups([groupId])
     assert.deepEqual(groups.map(g => ({ groupId: g.groupId, errorCode: g.errorCode, state: g.state })), [{ groupId, errorCode: 0, state: 'Dead' }])
-    await assert.rejects(admin.deleteTopicRecords({ topic, partitions: [{ partition: 0, offset: '2' }, { partition: 1, offset: '1' }] }), (error: any) => {
+    await assert.rejects(admin.deleteTopicRecords({ topic, partitions: [{ partition: 0, offset: '2' }, { partition: 1, offset: '1' }] }), (error: KafkaJSDeleteTopicRecordsError) => {
       assert.equal(error.name, 'KafkaJSDeleteTopicRecordsError')
       assert.equal(error.retriable, false)
-      assert.deepEqual(error.partitions.map((p: any) => [p.partition, p.offset, p.error.name]), [[1, '1', 'KafkaJSBrokerNotFound']])
+      assert.deepEqual(error.partitions.map(p => [p.partition, p.offset, p.error.name]), [[1, '1', 'KafkaJSBrokerNotFound']])
       return true
     })
     const offsets = await admin.fetchTopicOffsets(topic)
@@ -133,7 +137,7 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     const topic = await topicWith(1)
     const producer = kafka.producer()
     await producer.connect()
-    await assert.rejects(producer.send({ topic: `${topic}-with a space`, messages: [{ value: 'x' }] }), (error: any) => {
+    await assert.rejects(producer.send({ topic: `${topic}-with a space`, messages: [{ value: 'x' }] }), (error: KafkaJSProtocolError) => {
       assert.equal(error.name, 'KafkaJSProtocolError')
       assert.equal(error.type, 'INVALID_TOPIC_EXCEPTION')
       return true
@@ -255,7 +259,7 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
 
   test('network.request events carry kafkajs\'s payload (connect\'s ApiVersions included); HEARTBEAT comes with each heartbeat sent', async () => {
     const admin = kafka.admin()
-    const requests: any[] = []
+    const requests: Array<InstrumentationEvent<RequestEventPayload>> = []
     admin.on(admin.events.REQUEST, e => { requests.push(e) })
     await admin.connect()
     await admin.listTopics()
@@ -269,7 +273,7 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     await admin.disconnect()
     const topic = await topicWith(1)
     const consumer = kafka.consumer({ groupId: unique('group'), heartbeatInterval: 200, sessionTimeout: 10_000 })
-    const heartbeats: any[] = []
+    const heartbeats: Array<ConsumerEventPayloads['consumer.heartbeat']> = []
     consumer.on(consumer.events.HEARTBEAT, e => { heartbeats.push(e.payload) })
     await consumer.connect()
     await consumer.subscribe({ topic })
@@ -284,7 +288,7 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     const [a, b] = [await topicWith(2, ['a0', 'a1']), await topicWith(2, ['b0', 'b1'])]
     const groupId = unique('group')
     const first = kafka.consumer({ groupId, heartbeatInterval: 500, sessionTimeout: 10_000, rebalanceTimeout: 5000 })
-    const joins: any[] = []
+    const joins: GroupJoin[] = []
     first.on(first.events.GROUP_JOIN, e => { joins.push(e.payload) })
     const magic: unknown[] = []
     await first.connect()
@@ -295,8 +299,8 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     assert.equal(joins[0].leaderId, joins[0].memberId)
     assert.deepEqual(magic, [2, 2, 2, 2])
     const second = kafka.consumer({ groupId, heartbeatInterval: 500, sessionTimeout: 10_000, rebalanceTimeout: 5000 })
-    const secondJoins: any[] = []
-    const unsubscribed: any[] = []
+    const secondJoins: GroupJoin[] = []
+    const unsubscribed: UnsubscribedTopics[] = []
     const consumedBySecond: string[] = []
     second.on(second.events.GROUP_JOIN, e => { secondJoins.push(e.payload) })
     second.on(second.events.RECEIVED_UNSUBSCRIBED_TOPICS, e => { unsubscribed.push(e.payload) })
@@ -322,7 +326,7 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     await consumer.subscribe({ topic })
     await consumer.run({ eachMessage: async () => {} })
     const described = await consumer.describeGroup()
-    assert.equal(described.state, 'Stable')
+    assert.equal(described?.state, 'Stable')
     const admin = kafka.admin()
     await admin.connect()
     await assert.rejects(admin.setOffsets({ groupId, topic, partitions: [{ partition: 0, offset: '1' }] }), { message: 'The consumer group must have no running instances, current state: Stable' })
@@ -339,8 +343,8 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     await leader.subscribe({ topics: [t0] })
     await leader.run({ eachMessage: async () => {} })
     const second = kafka.consumer(options)
-    const unsubscribed: any[] = []
-    const joins: any[] = []
+    const unsubscribed: UnsubscribedTopics[] = []
+    const joins: GroupJoin[] = []
     second.on(second.events.RECEIVED_UNSUBSCRIBED_TOPICS, e => { unsubscribed.push(e.payload) })
     second.on(second.events.GROUP_JOIN, e => { joins.push(e.payload) })
     await second.connect()
@@ -352,7 +356,7 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     assert.deepEqual(unsubscribed[0].assignedTopics, [t0])
     assert.deepEqual(unsubscribed[0].topicsNotSubscribed, [t0])
     assert.deepEqual(joins[0].memberAssignment, {}, 'what it got is of a topic it does not subscribe to')
-    const fetches: any[] = []
+    const fetches: Array<ConsumerEventPayloads['consumer.fetch']> = []
     second.on(second.events.FETCH, e => { fetches.push(e.payload) })
     await waitFor('FETCH events of the member without partitions', () => fetches.length >= 2, { timeoutMs: 10_000 })
     assert.equal(fetches[0].numberOfBatches, 0)
@@ -373,8 +377,8 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
       await producer.disconnect()
       const groupId = unique('group')
       const consumer = kafka.consumer({ groupId, heartbeatInterval: 500, sessionTimeout: 10_000, maxWaitTimeInMs: 100, maxBytesPerPartition })
-      const starts: any[] = []
-      const ends: any[] = []
+      const starts: BatchProcessEventPayload[] = []
+      const ends: BatchProcessEventPayload[] = []
       const messages: string[] = []
       consumer.on(consumer.events.START_BATCH_PROCESS, e => { starts.push(e.payload) })
       consumer.on(consumer.events.END_BATCH_PROCESS, e => { ends.push(e.payload) })
@@ -474,7 +478,7 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     const producer = kafka.producer({ transactionalId: unique('txn'), maxInFlightRequests: 1, idempotent: true })
     await producer.connect()
     const consumer = kafka.consumer({ groupId, heartbeatInterval: 500, sessionTimeout: 10_000 })
-    let uncommitted: (() => any) | undefined
+    let uncommitted: EachBatchPayload['uncommittedOffsets'] | undefined
     let seen = 0
     await consumer.connect()
     await consumer.subscribe({ topic, fromBeginning: true })
@@ -489,7 +493,7 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     const pending = uncommitted!()
     assert.deepEqual(pending, { topics: [{ topic, partitions: [{ partition: '0', offset: '3' }] }] })
     const transaction = await producer.transaction()
-    await transaction.sendOffsets({ consumerGroupId: groupId, topics: pending.topics as any })
+    await transaction.sendOffsets({ consumerGroupId: groupId, topics: pending.topics })
     assert.deepEqual(uncommitted!().topics.length, 1, 'not before the commit')
     await transaction.commit()
     assert.deepEqual(uncommitted!(), { topics: [] })
@@ -544,8 +548,8 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
       assert.equal(joins.length, 1)
       assert.deepEqual(joins[0].memberAssignment, {})
       const group = await consumer.describeGroup()
-      assert.equal(group.state, 'Stable')
-      assert.deepEqual(group.members.map((m: { memberId: string }) => m.memberId), [joins[0].memberId])
+      assert.equal(group?.state, 'Stable')
+      assert.deepEqual(group.members.map(m => m.memberId), [joins[0].memberId])
     } finally {
       await consumer.disconnect()
     }

@@ -60,7 +60,7 @@ const producerProgram: Program = async (module, brokers, names) => {
   const kafka = new module.Kafka({ brokers, clientId: 'producer-program', ...quiet })
   const producer = kafka.producer()
   await producer.connect()
-  const results: unknown[] = []
+  const results: Array<Array<{ topicName: string, partition: number, errorCode: number, baseOffset?: string }>> = []
   for (let round = 0; round < 3; round++) {
     const messages = Array.from({ length: 10 }, (_, i) => ({
       key: `key-${round * 10 + i}`,
@@ -76,8 +76,8 @@ const producerProgram: Program = async (module, brokers, names) => {
     ]
   }))
   await producer.disconnect()
-  const sorted = (list: any[]): any[] => [...list].sort((x, y) => x.topicName.localeCompare(y.topicName) || x.partition - y.partition)
-  return results.map(r => sorted(r as any[]).map(({ topicName, partition, errorCode, baseOffset }) => ({ topicName, partition, errorCode, baseOffset })))
+  const sorted = <R extends { topicName: string, partition: number }>(list: R[]): R[] => [...list].sort((x, y) => x.topicName.localeCompare(y.topicName) || x.partition - y.partition)
+  return results.map(r => sorted(r).map(({ topicName, partition, errorCode, baseOffset }) => ({ topicName, partition, errorCode, baseOffset })))
 }
 
 async function produceKeyed (module: Module, names: Names, count: number): Promise<void> {
@@ -206,7 +206,7 @@ const adminProgram: Program = async (module, brokers, names) => {
     await new Promise(resolve => setTimeout(resolve, 100))
     metadata = await admin.fetchTopicMetadata({ topics: [names.topic] })
   }
-  out.partitions = metadata.topics.map(t => ({ name: t.name, partitions: t.partitions.map((p: any) => p.partitionId).sort() }))
+  out.partitions = metadata.topics.map(t => ({ name: t.name, partitions: t.partitions.map(p => p.partitionId).sort() }))
   const producer = kafka.producer()
   await producer.connect()
   await producer.send({ topic: names.topic, messages: [{ value: 'a', partition: 0 }, { value: 'b', partition: 0 }, { value: 'c', partition: 3 }] })
@@ -215,7 +215,7 @@ const adminProgram: Program = async (module, brokers, names) => {
   await admin.alterConfigs({ resources: [{ type: module.ConfigResourceTypes.TOPIC, name: names.topic, configEntries: [{ name: 'retention.ms', value: '7200000' }, { name: 'cleanup.policy', value: 'compact' }] }] })
   await new Promise(resolve => setTimeout(resolve, 1000)) // config changes reach DescribeConfigs a moment later
   const configs = await admin.describeConfigs({ resources: [{ type: module.ConfigResourceTypes.TOPIC, name: names.topic, configNames: ['retention.ms', 'cleanup.policy'] }], includeSynonyms: false })
-  out.configs = configs.resources.map((r: any) => ({ resourceName: r.resourceName, resourceType: r.resourceType, entries: r.configEntries.map((e: any) => [e.configName, e.configValue, e.configSource]).sort() }))
+  out.configs = configs.resources.map(r => ({ resourceName: r.resourceName, resourceType: r.resourceType, entries: r.configEntries.map(e => [e.configName, e.configValue, e.configSource]).sort() }))
   await admin.setOffsets({ groupId: names.group, topic: names.topic, partitions: [{ partition: 0, offset: '1' }] })
   out.groupOffsets = await admin.fetchOffsets({ groupId: names.group, topics: [names.topic] })
   const groups = await admin.listGroups()

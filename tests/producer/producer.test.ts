@@ -6,19 +6,20 @@
 // REQUEST_TIMED_OUT — the broker did append it. The caller aborts A. A client that then
 // fails A and gives A's sequence numbers to the next batch B gets B deduplicated against
 // A by the broker: B is "acknowledged" at A's offset and B's value is nowhere in the log.
+import { ErrorCode } from '../../protocol/error-codes'
 import { afterEach, beforeEach, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { getEventListeners } from 'node:events'
 import { Client } from '../../index'
 import { AbortedError, ClientClosedError } from '../../client/errors'
-import { Produce } from '../../protocol/apis/produce'
+import { Produce, type ProduceRequest, type ProduceResponse } from '../../protocol/apis/produce'
 import { ApiVersions } from '../../protocol/apis/api-versions'
 import { InitProducerId } from '../../protocol/apis/init-producer-id'
 import { Metadata } from '../../protocol/apis/metadata'
 import { Producer, type ProducerOptions, type ProducerRecord } from '../../producer/producer'
 import { BufferFullError, DeliveryTimeoutError, OutcomeUnknownError, ProducerClosedError, RecordTooLargeError, SendError, TopicDeletedError } from '../../producer/errors'
 import type { RecordMetadata } from '../../producer/batch'
-import { FakeCluster } from '../../testing/index'
+import { FakeCluster, type InterceptAction } from '../../testing/index'
 import { waitFor, outcomeWithin } from '../support/wait'
 
 const TOPIC = 't'
@@ -46,7 +47,7 @@ function producer (options: ProducerOptions = {}): Producer {
 }
 
 /** The partition of the first batch in a Produce request. */
-const partitionIn = (request: any): number => request.topicData[0].partitionData[0].index
+const partitionIn = (request: ProduceRequest): number => request.topicData[0].partitionData[0].index
 
 function values (partition = 0): string[] {
   return cluster.log(TOPIC, partition).map(r => r.value?.toString() ?? '')
@@ -61,7 +62,7 @@ function assertLanded (result: RecordMetadata, value: string): void {
 }
 
 describe('the cancelled send: an aborted record whose outcome is unknown', () => {
-  const ambiguousFaults: Array<[string, () => any]> = [
+  const ambiguousFaults: Array<[string, () => InterceptAction<ProduceResponse>]> = [
     ['REQUEST_TIMED_OUT after the append', () => ({ error: 7, apply: true })],
     ['NOT_ENOUGH_REPLICAS_AFTER_APPEND', () => ({ error: 20, apply: true })],
     ['the connection dropped after the write', () => ({ drop: 'after-apply' })]
@@ -145,7 +146,7 @@ describe('the cancelled send: an aborted record whose outcome is unknown', () =>
   })
 
   test('an ambiguous batch is not failed by the delivery timeout or the retry limit', async () => {
-    const p = producer({ deliveryTimeoutMs: 200, retries: 1 })
+    const p = producer({ deliveryTimeoutMs: 200, maxRetries: 1 })
     await p.send({ topic: TOPIC, partition: 0, value: 'warm-up' })
     // Timed out, not appended: the producer cannot know, so it must keep trying.
     const removeFault = cluster.intercept(Produce, () => ({ error: 7 }))
@@ -167,7 +168,7 @@ describe('the cancelled send: an aborted record whose outcome is unknown', () =>
     // attempt fails before anything is written, with an error no retry fixes by itself.
     cluster.intercept(Produce, () => ({ error: 7, apply: true }), { times: 1 })
     cluster.intercept(Produce, () => ({ drop: 'before-apply' }), { times: 1 })
-    cluster.intercept(ApiVersions, () => ({ modify: (response: any) => ({ ...response, apiKeys: response.apiKeys.filter((k: { apiKey: number }) => k.apiKey !== Produce.key) }) }))
+    cluster.intercept(ApiVersions, () => ({ modify: response => ({ ...response, apiKeys: response.apiKeys.filter(k => k.apiKey !== Produce.key) }) }))
     let outcome = 'pending'
     const a = p.send({ topic: TOPIC, partition: 0, value: 'A' }).then(() => { outcome = 'acknowledged' }, (error: Error) => { outcome = `rejected ${error.name}` })
     await new Promise(resolve => setTimeout(resolve, 1000))
@@ -203,7 +204,7 @@ describe('epoch bumps (KIP-360)', () => {
 
   test('a definite failure of a sent batch resets sequences under a new epoch for the batches behind it', async () => {
     // Tiny batches: 'bad' and 'good' go in separate batches, pipelined.
-    const p = producer({ batchMaxBytes: 80 })
+    const p = producer({ maxBatchBytes: 80 })
     const losses: unknown[] = []
     p.on('dataLoss', event => losses.push(event))
     await p.send({ topic: TOPIC, partition: 0, value: 'first' })
@@ -211,7 +212,7 @@ describe('epoch bumps (KIP-360)', () => {
     cluster.intercept(Produce, () => ({ error: 87 }), { times: 1 })
     const bad = p.send({ topic: TOPIC, partition: 0, value: 'bad' })
     const good = p.send({ topic: TOPIC, partition: 0, value: 'good' })
-    await assert.rejects(bad, (error: any) => error.code === 87 && error.type === 'INVALID_RECORD')
+    await assert.rejects(bad, (error: { code?: number, type?: string }) => error.code === 87 && error.type === 'INVALID_RECORD')
     assertLanded(await good, 'good')
     assert.deepEqual(values(), ['first', 'good'])
     // 'good', pipelined behind the gap 'bad' left, was refused as out of order: the producer's own gap, no data loss.
@@ -238,7 +239,7 @@ describe('epoch bumps (KIP-360)', () => {
     const a = p.send({ topic: TOPIC, partition: 0, value: 'A' })
     await waitFor("A's retry", () => attemptsOfA >= 2)
     // B fails for good on partition 1: partition 1 needs a new epoch, partition 0 does not.
-    await assert.rejects(p.send({ topic: TOPIC, partition: 1, value: 'B' }), (error: any) => error.code === 87)
+    await assert.rejects(p.send({ topic: TOPIC, partition: 1, value: 'B' }), (error: { code?: number, type?: string }) => error.code === 87)
     const c = p.send({ topic: TOPIC, partition: 1, value: 'C' })
     releaseRetry()
     assertLanded(await a, 'A')
@@ -261,7 +262,7 @@ describe('epoch bumps (KIP-360)', () => {
     p.on('dataLoss', event => losses.push(event))
     await p.send({ topic: TOPIC, partition: 1, value: 'p1-first' }) // partition 1's next sequence is 1
     cluster.intercept(Produce, ({ request }) => partitionIn(request) === 0 ? { error: 87 } : undefined, { times: 1 })
-    await assert.rejects(p.send({ topic: TOPIC, partition: 0, value: 'refused' }), (error: any) => error.code === 87)
+    await assert.rejects(p.send({ topic: TOPIC, partition: 0, value: 'refused' }), (error: { code?: number, type?: string }) => error.code === 87)
     await waitFor('the bump', () => p.producerIdentity.producerEpoch > 0 || p.producerIdentity.producerId !== cluster.produceAttempts(TOPIC, 1)[0].producerId)
     assertLanded(await p.send({ topic: TOPIC, partition: 1, value: 'p1-second' }), 'p1-second')
     assert.deepEqual(losses, [])
@@ -274,7 +275,7 @@ describe('epoch bumps (KIP-360)', () => {
 
 describe('ordering and retries', () => {
   test('with several batches in flight, a retriable failure in the middle keeps send order and writes each record once', async () => {
-    const p = producer({ lingerMs: 1, batchMaxBytes: 200 })
+    const p = producer({ lingerMs: 1, maxBatchBytes: 200 })
     let produceCount = 0
     // The third Produce request is dropped before it reaches the log, the fifth after.
     cluster.intercept(Produce, () => {
@@ -297,7 +298,7 @@ describe('ordering and retries', () => {
   test('until a batch of the current producer id and epoch succeeded on a partition, nothing is pipelined behind it', async () => {
     // Kafka accepts any first sequence from a producer it does not know on a partition
     // (KIP-360): a second batch in flight behind a failed first one would land first.
-    const p = producer({ lingerMs: 1, batchMaxBytes: 80 })
+    const p = producer({ lingerMs: 1, maxBatchBytes: 80 })
     cluster.intercept(Produce, () => ({ error: 3 }), { times: 1 }) // UNKNOWN_TOPIC_OR_PARTITION: a fresh topic
     const results = await Promise.all(Array.from({ length: 6 }, async (_, i) => await p.send({ topic: TOPIC, partition: 0, value: `f${i}` })))
     results.forEach((r, i) => assertLanded(r, `f${i}`))
@@ -309,7 +310,7 @@ describe('ordering and retries', () => {
   })
 
   test('a topic with one leaderless partition: records for partitions with a leader are sent, only the leaderless one\'s wait', async () => {
-    const removeLeaderless = cluster.intercept(Metadata, () => ({ modify: (r: any) => ({ ...r, topics: r.topics.map((t: any) => t.name !== TOPIC ? t : { ...t, partitions: t.partitions.map((x: any) => x.partitionIndex === 1 ? { ...x, errorCode: 5, leaderId: -1 } : x) }) }) }))
+    const removeLeaderless = cluster.intercept(Metadata, () => ({ modify: r => ({ ...r, topics: r.topics.map(t => t.name !== TOPIC ? t : { ...t, partitions: t.partitions.map(x => x.partitionIndex === 1 ? { ...x, errorCode: 5, leaderId: -1 } : x) }) }) }))
     const p = producer({ metadataWaitMs: 5000 })
     const waiting = p.send({ topic: TOPIC, partition: 1, value: 'waits for a leader' })
     assertLanded(await p.send({ topic: TOPIC, partition: 0, value: 'p0' }), 'p0')
@@ -322,7 +323,7 @@ describe('ordering and retries', () => {
   })
 
   test('a leader move sends the partition to the new leader without reordering or duplicates', async () => {
-    const p = producer({ lingerMs: 1, batchMaxBytes: 300 })
+    const p = producer({ lingerMs: 1, maxBatchBytes: 300 })
     const sends: Array<Promise<RecordMetadata>> = []
     for (let i = 0; i < 300; i++) {
       sends.push(p.send({ topic: TOPIC, partition: 0, value: `m${i}` }))
@@ -349,7 +350,7 @@ describe('ordering and retries', () => {
     assert.ok(o0.ok && o2.ok && !o1.ok)
     assertLanded(o0.metadata, 'r0')
     assertLanded(o2.metadata, 'r2')
-    assert.equal((o1.error as any).code, 87)
+    assert.equal((o1.error as { code?: number }).code, 87)
     assert.deepEqual(error.errors.map(e => e.index), [1])
     assert.deepEqual(values(0), ['r0', 'r2'])
   })
@@ -415,7 +416,7 @@ describe('MESSAGE_TOO_LARGE: split, and a record too large on its own fails alon
 
   test('a split keeps sequences: batches pipelined behind the refused one land after its halves, under the same epoch and with no gap', async () => {
     cluster.createTopic({ name: SMALL, partitions: 1, configs: { 'max.message.bytes': String(LIMIT) } })
-    const p = producer({ lingerMs: 20, batchMaxBytes: 2000 })
+    const p = producer({ lingerMs: 20, maxBatchBytes: 2000 })
     // A first success, so the broker knows the producer and later batches are pipelined.
     await p.send({ topic: SMALL, partition: 0, value: 'c0_' })
     // Three records fill a batch (the fourth would pass batchMaxBytes): two sealed batches, sent together.
@@ -433,7 +434,7 @@ describe('MESSAGE_TOO_LARGE: split, and a record too large on its own fails alon
   test('a gap the producer made itself is no data loss: [a, too large, c, d], the refused record fails and the epoch moves while [c, d] is in flight, [c, d] is answered out of order and resent; no dataLoss', async () => {
     cluster.createTopic({ name: SMALL, partitions: 1, configs: { 'max.message.bytes': String(LIMIT) } })
     // Small batches: a, the large record and [c, d] are three batches, the last two pipelined.
-    const p = producer({ batchMaxBytes: 1000 })
+    const p = producer({ maxBatchBytes: 1000 })
     const losses: unknown[] = []
     p.on('dataLoss', event => losses.push(event))
     let bumped!: () => void
@@ -546,7 +547,7 @@ describe('limits and lifecycle', () => {
     const before = p.producerIdentity
     const removeOutage = cluster.intercept(InitProducerId, () => ({ error: 15 }))
     cluster.intercept(Produce, () => ({ error: 87 }), { times: 1 }) // INVALID_RECORD: partition 0 must bump
-    await assert.rejects(p.send({ topic: TOPIC, partition: 0, value: 'refused' }), (error: any) => error.code === 87)
+    await assert.rejects(p.send({ topic: TOPIC, partition: 0, value: 'refused' }), (error: { code?: number, type?: string }) => error.code === 87)
     await assert.rejects(p.send({ topic: TOPIC, partition: 0, value: 'during' }), DeliveryTimeoutError)
     // Partition 1 never needed the bump: it goes on under the old identity meanwhile.
     assertLanded(await p.send({ topic: TOPIC, partition: 1, value: 'other partition' }), 'other partition')
@@ -628,7 +629,7 @@ describe('limits and lifecycle', () => {
   }
 
   test('one send() larger than maxBufferedRecords/maxBufferedBytes enters the buffer as records are acknowledged: all written in order, the limits never passed', async () => {
-    const p = producer({ maxBufferedRecords: 40, maxBufferedBytes: 3000, lingerMs: 1, batchMaxBytes: 600 })
+    const p = producer({ maxBufferedRecords: 40, maxBufferedBytes: 3000, lingerMs: 1, maxBatchBytes: 600 })
     const watch = watchBuffered(p)
     const count = 3000
     const sending = p.send(Array.from({ length: count }, (_, i) => ({ topic: TOPIC, partition: i % 2, value: `big-${i}` })))
@@ -707,7 +708,7 @@ describe('limits and lifecycle', () => {
     // would put one batch's bytes in another's request (a CRC error, or wrong values).
     // A compressed batch is compressed from its buffer and its compressed bytes written
     // back over the records: a buffer still being compressed must be no one else's.
-    const p = producer({ batchMaxBytes: 128 * 1024, lingerMs: 5, compression })
+    const p = producer({ maxBatchBytes: 128 * 1024, lingerMs: 5, compression })
     const expected: string[][] = [[], []]
     for (let round = 0; round < 4; round++) {
       const sends: Array<Promise<unknown>> = []
@@ -752,7 +753,7 @@ describe('limits and lifecycle', () => {
     await new Promise(resolve => setImmediate(resolve))
     const realNow = Date.now
     const stepBack = 3_600_000
-    let steppedFrom = 0n
+    let steppedFrom: bigint
     Date.now = () => realNow() - stepBack
     try {
       steppedFrom = BigInt(Date.now())
@@ -857,7 +858,7 @@ describe('limits and lifecycle', () => {
         await loggedClient.metadata.refresh([TOPIC])
         const before = p.producerIdentity
         // The broker closes the connection on any request that carries partition 0 (as on a request over socket.request.max.bytes).
-        const carriesPartition0 = (request: any): boolean => request.topicData.some((t: any) => t.partitionData.some((d: any) => d.index === 0))
+        const carriesPartition0 = (request: ProduceRequest): boolean => request.topicData.some(t => t.partitionData.some(d => d.index === 0))
         const removeFault = cluster.intercept(Produce, ({ request }) => carriesPartition0(request) ? { drop: 'before-apply' } : undefined)
         const poisoned = p.send({ topic: TOPIC, partition: 0, value: 'poison' })
         const healthy = p.send({ topic: TOPIC, partition: 1, value: 'healthy' })
@@ -887,7 +888,7 @@ describe('limits and lifecycle', () => {
     const pending = p.send({ topic: TOPIC, partition: 0, value: 'x' })
     await waitFor('x written', () => cluster.produceAttempts(TOPIC, 0).length >= 2)
     // The topic is gone: Metadata no longer lists it, its partitions answer UNKNOWN_TOPIC_OR_PARTITION.
-    cluster.intercept(Metadata, () => ({ modify: (r: any) => ({ ...r, topics: r.topics.map((t: any) => t.name === TOPIC ? { ...t, errorCode: 3, partitions: [] } : t) }) }))
+    cluster.intercept(Metadata, () => ({ modify: r => ({ ...r, topics: r.topics.map(t => t.name === TOPIC ? { ...t, errorCode: 3, partitions: [] } : t) }) }))
     cluster.intercept(Produce, () => ({ error: 3 }))
     assert.match(await outcomeWithin(pending, 3000), /^rejected TopicDeletedError: Topic "t" was deleted/)
     const error = await pending.catch((e: unknown) => e)
@@ -905,7 +906,7 @@ describe('limits and lifecycle', () => {
     const pending = p.send({ topic: TOPIC, partition: 0, value: 'x' })
     await waitFor('x in flight', () => cluster.produceAttempts(TOPIC, 0).length >= 2)
     // While x's request is out, the topic is deleted and the client's metadata learns it.
-    cluster.intercept(Metadata, () => ({ modify: (r: any) => ({ ...r, topics: r.topics.map((t: any) => t.name === TOPIC ? { ...t, errorCode: 3, partitions: [] } : t) }) }))
+    cluster.intercept(Metadata, () => ({ modify: r => ({ ...r, topics: r.topics.map(t => t.name === TOPIC ? { ...t, errorCode: 3, partitions: [] } : t) }) }))
     await client.metadata.refresh([TOPIC])
     assert.equal(client.metadata.topic(TOPIC), undefined)
     release()
@@ -998,12 +999,15 @@ describe('input is checked where it is passed', () => {
     refuses(make({ lingerMs: '5' }), TypeError, /producer option lingerMs: expected an integer from 0 to 2147483647, got "5" \(a string\)/)
     refuses(make({ compression: 'brotli' }), RangeError, /producer option compression: expected one of 'none', 'gzip', 'snappy', 'lz4', 'zstd', got "brotli"/)
     refuses(make({ acks: 2 }), RangeError, /producer option acks: expected one of 'all', -1, 0, 1, got 2 \(a number\)/)
+    refuses(make({ maxBatchBytes: 0 }), RangeError, /producer option maxBatchBytes: expected an integer ≥ 1, got 0/)
     refuses(make({ batchMaxBytes: 0 }), RangeError, /producer option batchMaxBytes: expected an integer ≥ 1, got 0/)
     refuses(make({ maxBufferedBytes: -1 }), RangeError, /maxBufferedBytes: .*got -1/)
     refuses(make({ maxBufferedRecords: 1.5 }), TypeError, /maxBufferedRecords: .*got 1.5/)
     refuses(make({ deliveryTimeoutMs: 0 }), RangeError, /deliveryTimeoutMs: expected an integer from 1 to 2147483647, got 0/)
     refuses(make({ requestTimeoutMs: 5000, deliveryTimeoutMs: 1000 }), RangeError, /deliveryTimeoutMs: expected at least requestTimeoutMs/)
-    refuses(make({ retries: -1 }), RangeError, /retries: expected an integer ≥ 0, got -1/)
+    refuses(make({ maxRetries: -1 }), RangeError, /producer option maxRetries: expected an integer ≥ 0, got -1/)
+    refuses(make({ retries: -1 }), RangeError, /producer option retries: expected an integer ≥ 0, got -1/)
+    refuses(make({ retries: 1, maxRetries: 2 }), TypeError, /producer option retries is the old name of maxRetries; give only maxRetries/)
     refuses(make({ idempotent: 'yes' }), TypeError, /idempotent: expected true or false/)
     refuses(make({ partitioner: 'murmur' }), RangeError, /partitioner: expected one of 'default', 'round-robin'/)
     refuses(make({ partitioner: 42 }), TypeError, /partitioner: .*a function or an object with partition\(\), got 42/)
@@ -1012,7 +1016,24 @@ describe('input is checked where it is passed', () => {
     refuses(make({ linger: 5 }), TypeError, /producer option linger is not an option; did you mean lingerMs\?/)
     refuses(make('fast'), TypeError, /new Producer options: expected an object, got "fast"/)
     // Valid edge values pass.
-    producer({ lingerMs: 0, retries: 0, acks: 0, idempotent: false, partitioner: () => 0 })
+    producer({ lingerMs: 0, maxRetries: 0, acks: 0, idempotent: false, partitioner: () => 0 })
+  })
+
+  test('the old names batchMaxBytes and retries still work as maxBatchBytes and maxRetries, with one warning per client through its logger', async () => {
+    const warnings: string[] = []
+    const logger = { debug: () => {}, info: () => {}, warn: (message: string) => { warnings.push(message) }, error: () => {} }
+    const logged = new Client({ bootstrap: cluster.bootstrap, retryBackoff: { initialMs: 10, maxMs: 50 }, requestTimeoutMs: 2000, logger })
+    try {
+      const p = new Producer(logged, { retries: 0, batchMaxBytes: 80 })
+      // retries: 0 is maxRetries: 0: a definite retriable refusal (NOT_ENOUGH_REPLICAS) fails the send at once.
+      cluster.intercept(Produce, () => ({ error: ErrorCode.NOT_ENOUGH_REPLICAS }), { times: 1 })
+      await assert.rejects(p.send({ topic: TOPIC, partition: 0, value: 'x' }), (error: { code?: number }) => error.code === ErrorCode.NOT_ENOUGH_REPLICAS)
+      await p.close()
+      await new Producer(logged, { retries: 0 }).close()
+      assert.deepEqual(warnings.filter(w => /deprecated/.test(w)).map(w => /option (\w+) is deprecated.*called (\w+)/.exec(w)?.slice(1, 3)), [['batchMaxBytes', 'maxBatchBytes'], ['retries', 'maxRetries']])
+    } finally {
+      await logged.close()
+    }
   })
 
   test('records: value, key, headers, topic, partition and timestamp are checked before anything is buffered', async () => {

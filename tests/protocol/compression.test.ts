@@ -8,7 +8,7 @@ import {
 import { encodeRecordBatch, decodeRecordBatches } from '../../protocol/record-batch'
 import { KafkaTsError, ProtocolError } from '../../protocol/errors'
 
-/* eslint-disable @typescript-eslint/no-var-requires */
+/* eslint-disable @typescript-eslint/no-require-imports -- kafkajs's internals and native codecs have no types: required as untyped modules */
 const snappy = require('snappy')
 
 const CODECS: CompressionCodec[] = ['none', 'gzip', 'snappy', 'lz4', 'zstd']

@@ -22,7 +22,7 @@ import { performance } from 'node:perf_hooks'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 import { allApis } from '../../protocol/apis'
-import type { Api } from '../../protocol/api'
+import type { AnyApi } from '../../protocol/api'
 import { Reader } from '../../protocol/reader'
 import { Writer } from '../../protocol/writer'
 import { ProtocolError } from '../../protocol/errors'
@@ -171,23 +171,22 @@ class AllocationGuard {
   private readonly originalAlloc = { alloc: Buffer.alloc, allocUnsafe: Buffer.allocUnsafe, allocUnsafeSlow: Buffer.allocUnsafeSlow }
 
   arm (): void {
-    const guard = this
     globalThis.Array = new Proxy(this.originalArray, {
-      construct (target, args, newTarget) {
-        guard.check(args)
+      construct: (target, args, newTarget) => {
+        this.check(args)
         return Reflect.construct(target, args, newTarget)
       },
-      apply (target, self, args) {
-        guard.check(args)
+      apply: (target, self, args) => {
+        this.check(args)
         return Reflect.apply(target, self, args)
       }
     })
     for (const name of ['alloc', 'allocUnsafe', 'allocUnsafeSlow'] as const) {
       const original = this.originalAlloc[name] as (size: number, ...rest: unknown[]) => Buffer
-      ;(Buffer as any)[name] = function (size: number, ...rest: unknown[]): Buffer {
+      ;(Buffer as unknown as Record<string, unknown>)[name] = (size: number, ...rest: unknown[]): Buffer => {
         // Buffers may legitimately exceed the input (a Writer starts at 1 KiB), so only
         // sizes far beyond anything a response of this size could need are flagged.
-        if (size > (guard.bufferLimit ?? Math.max(1 << 20, guard.inputLength * 64))) guard.violations.push(`Buffer.${name}(${size}) for a ${guard.inputLength}-byte input`)
+        if (size > (this.bufferLimit ?? Math.max(1 << 20, this.inputLength * 64))) this.violations.push(`Buffer.${name}(${size}) for a ${this.inputLength}-byte input`)
         return original.call(Buffer, size, ...rest)
       }
     }
@@ -230,7 +229,7 @@ function mb (bytes: number): string {
 type Side = 'response' | 'request'
 
 interface Target {
-  api: Api<any, any>
+  api: AnyApi
   version: number
   side: Side
   /** Encoded bodies, and (responses only) the same bodies as frames after their size prefix. */

@@ -13,7 +13,7 @@ import { compress, type CompressionCodec } from '../../protocol/compression'
 import * as zlib from 'node:zlib'
 import { legacyMessage, legacyWrapper } from '../support/legacy-messages'
 
-/* eslint-disable @typescript-eslint/no-var-requires */
+/* eslint-disable @typescript-eslint/no-require-imports -- kafkajs's internals and native codecs have no types: required as untyped modules */
 const KafkaJsDecoder = require('kafkajs/src/protocol/decoder')
 const kafkaJsDecodeBatch = require('kafkajs/src/protocol/recordBatch/v0/decoder')
 const KafkaJsRecord = require('kafkajs/src/protocol/recordBatch/record/v0')
@@ -301,7 +301,7 @@ describe('record batch v2 and kafkajs', () => {
       const decoded = await kafkaJsDecodeBatch(new KafkaJsDecoder(buf))
       assert.equal(decoded.firstOffset, '50')
       assert.equal(decoded.maxTimestamp, String(T0 + 100000n))
-      assert.deepEqual(decoded.records.map((r: any) => ({ offset: r.offset, timestamp: r.timestamp, key: r.key, value: r.value, headers: r.headers })), [
+      assert.deepEqual(decoded.records.map((r: { offset: string, timestamp: string, key: Buffer, value: Buffer, headers: object }) => ({ offset: r.offset, timestamp: r.timestamp, key: r.key, value: r.value, headers: r.headers })), [
         { offset: '50', timestamp: String(T0), key: Buffer.from('key-a'), value: Buffer.from('hello'), headers: { trace: Buffer.from('abc'), ünïcode: Buffer.from([0, 255]) } },
         { offset: '51', timestamp: String(T0 + 1n), key: null, value: Buffer.from('no key'), headers: {} },
         { offset: '52', timestamp: String(T0 + 2n), key: Buffer.from('null value'), value: null, headers: {} },
@@ -662,7 +662,7 @@ describe('legacy message sets (magic 0 and 1), as old segments still hold them',
       await client.produceRaw({ topic: 't', partition: 0, records: [{ value: b('placeholder') }, { value: b('placeholder') }, { value: b('placeholder') }] })
       const legacy = Buffer.concat([legacyMessage(0, { offset: 0n, value: b('old-0') }), await legacyWrapper(1, 'gzip', 2n, [{ value: b('old-1') }, { value: b('old-2') }], { timestamp: 5n })])
       // The broker serves the old segment's bytes for offset 0.
-      cluster.intercept(Fetch, () => ({ modify: (r: any) => ({ ...r, responses: r.responses.map((t: any) => ({ ...t, partitions: t.partitions.map((p: any) => p.records?.length > 0 ? { ...p, records: legacy } : p) })) }) }), { times: 1 })
+      cluster.intercept(Fetch, () => ({ modify: r => ({ ...r, responses: r.responses.map(t => ({ ...t, partitions: t.partitions.map(p => (p.records?.length ?? 0) > 0 ? { ...p, records: legacy } : p) })) }) }), { times: 1 })
       const consumer = Consumer.assigned(client, { assign: [{ topic: 't', partition: 0, offset: 0n }], maxWaitMs: 50 })
       try {
         const handed = await consumer.nextBatch()

@@ -181,9 +181,10 @@ describe('golden bytes', () => {
       Buffer.from([0x05, 0x01, 0xcc]) // tag 5, unknown, 1 byte
     ])
     assert.deepStrictEqual(hotDecode(16, bytes), v16Expected)
-    const schemaDecoded = schemaDecode(16, bytes) as unknown as Record<string, any>
-    assert.deepStrictEqual(schemaDecoded[kUnknownTags], [{ tag: 5, data: Buffer.from([0xcc]) }])
-    assert.deepStrictEqual(schemaDecoded.responses[0].partitions[0][kUnknownTags], [{ tag: 9, data: Buffer.from([0xaa, 0xbb]) }])
+    const schemaDecoded = schemaDecode(16, bytes)
+    const unknownTagsOf = (value: object): unknown => (value as Record<string, unknown>)[kUnknownTags]
+    assert.deepStrictEqual(unknownTagsOf(schemaDecoded), [{ tag: 5, data: Buffer.from([0xcc]) }])
+    assert.deepStrictEqual(unknownTagsOf(schemaDecoded.responses[0].partitions[0]), [{ tag: 9, data: Buffer.from([0xaa, 0xbb]) }])
     assert.deepStrictEqual(withoutUnknownTags(schemaDecoded), v16Expected)
   })
 

@@ -14,7 +14,7 @@ import { test, describe } from 'node:test'
 import assert from 'node:assert/strict'
 import fc from 'fast-check'
 import { allApis, ApiVersions, Metadata, type MetadataResponse } from '../../../protocol/apis'
-import type { Api } from '../../../protocol/api'
+import type { AnyApi } from '../../../protocol/api'
 import { Reader } from '../../../protocol/reader'
 import { Writer } from '../../../protocol/writer'
 import { decodeResponseFrame, encodeRequestFrame, encodeResponseFrame } from '../../../protocol/header'
@@ -93,21 +93,21 @@ function sampleStruct (type: StructType, version: number, flexible: boolean, rnd
 
 type Side = 'request' | 'response'
 
-function encode (api: Api<any, any>, side: Side, version: number, value: unknown): Buffer {
+function encode (api: AnyApi, side: Side, version: number, value: unknown): Buffer {
   const w = new Writer(64)
   if (side === 'request') api.encodeRequest(w, version, value)
   else api.encodeResponse(w, version, value)
   return Buffer.from(w.finish())
 }
 
-function decode (api: Api<any, any>, side: Side, version: number, bytes: Buffer): unknown {
+function decode (api: AnyApi, side: Side, version: number, bytes: Buffer): unknown {
   const r = new Reader(bytes)
   const value = side === 'request' ? api.decodeRequest(r, version) : api.decodeResponse(r, version)
   assert.equal(r.remaining, 0, `${api.name} ${side} v${version}: ${r.remaining} bytes left after decoding`)
   return value
 }
 
-function roundTrip (api: Api<any, any>, side: Side, version: number, seed: number): void {
+function roundTrip (api: AnyApi, side: Side, version: number, seed: number): void {
   const flexible = api.isFlexible(version)
   const value = sampleStruct(side === 'request' ? api.request : api.response, version, flexible, new Random(seed))
   const where = `${api.name} ${side} v${version} (seed ${seed})`
@@ -117,7 +117,7 @@ function roundTrip (api: Api<any, any>, side: Side, version: number, seed: numbe
   assert.deepStrictEqual(encode(api, side, version, decoded), bytes, `${where}: encode(decode(bytes)) differs from bytes`)
 }
 
-function versionsOf (api: Api<any, any>): number[] {
+function versionsOf (api: AnyApi): number[] {
   const versions: number[] = []
   for (let v = api.minVersion; v <= api.maxVersion; v++) versions.push(v)
   return versions

@@ -8,6 +8,7 @@
  * FetchSchedulingHost.
  */
 import type { Client } from '../client/client'
+import { Signal } from '../client/signal'
 import type { Cursor } from './cursor'
 import { Source, type FetchSettings, type SourceHost } from './source'
 
@@ -38,8 +39,8 @@ export class FetchScheduling {
    * a time, so another consumer's long poll on a shared one would delay every fetch of ours.
    */
   readonly #purpose = nextFetchPurpose()
-  /** Sources waiting for fetchable work. */
-  #workWaiters: Array<() => void> = []
+  /** Wakes the sources waiting for fetchable work. */
+  readonly #work = new Signal()
   /** Goes up on every wake-up of the sources, so a source that was busy fetching does not miss one. */
   #workVersion = 0
   #refreshTimer: NodeJS.Timeout | undefined
@@ -76,15 +77,9 @@ export class FetchScheduling {
       resolve: cursor => host.resolve(cursor),
       released: () => this.wake(),
       get workVersion (): number { return scheduling.#workVersion },
-      waitForWork: async (signal, since) => await new Promise<void>(resolve => {
-        if (signal.aborted || this.#workVersion !== since) { resolve(); return }
-        const onAbort = (): void => resolve()
-        signal.addEventListener('abort', onAbort, { once: true })
-        this.#workWaiters.push(() => {
-          signal.removeEventListener('abort', onAbort)
-          resolve()
-        })
-      })
+      waitForWork: async (signal, since) => {
+        if (this.#workVersion === since) await this.#work.wait(signal).catch(() => {})
+      }
     }
   }
 
@@ -163,7 +158,7 @@ export class FetchScheduling {
   /** There may be something to fetch (room freed, a seek, a resume, a position resolved): wakes the sources. */
   wake (): void {
     this.#workVersion++
-    for (const wake of this.#workWaiters.splice(0)) wake()
+    this.#work.notify()
   }
 
   /** close() begins: nothing is fetched, started or refreshed from now on; the sources wake to see it. */

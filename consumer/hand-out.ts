@@ -11,6 +11,7 @@ import type { Client } from '../client/client'
 import { backoffDelay } from '../client/backoff'
 import { channels, publishAsyncEnd, subscribed, type ConsumerBatchTrace } from '../client/instrumentation'
 import type { RecordDeserializer } from '../client/serializers'
+import { Signal } from '../client/signal'
 import { decodeScannedBatches, NO_RECORDS, type KafkaRecord, type RecordMaker, type ScannedBatch } from '../protocol/record-batch'
 import type { BufferedBatch, ConsumerBatch, Cursor, Processing } from './cursor'
 import type { FetchErrorEvent } from './source'
@@ -149,8 +150,8 @@ export class HandOut {
   /** Undefined without deserializers: batches go out as fetched. */
   readonly #deserializer: RecordDeserializer | undefined
   readonly #recordMaker: RecordMaker | undefined
-  /** Readers (nextBatch, batches(), run() workers) waiting for a buffered batch. */
-  #dataWaiters: Array<() => void> = []
+  /** Wakes readers (nextBatch, batches(), run() workers) waiting for a buffered batch. */
+  readonly #dataReady = new Signal()
   #handOutStart = 0
   /** Batches handed to run() handlers (not to a `for await` loop or a nextBatch() caller). */
   readonly #runBatches = new WeakSet<ConsumerBatch>()
@@ -227,7 +228,7 @@ export class HandOut {
         return { batch, cursor, finish: (processedUpTo?: bigint | null) => this.finish(cursor, batch, processedUpTo === undefined ? batch.nextOffset : processedUpTo), moreOfAnswer: entry.moreOfAnswer }
       }
       // The caller's signal wakes the waiters (#wakeOnAbort): one listener per call, not per worker.
-      await new Promise<void>(resolve => { this.#dataWaiters.push(resolve) })
+      await this.#dataReady.wait()
     }
   }
 
@@ -360,6 +361,6 @@ export class HandOut {
 
   /** Wakes the readers waiting for a batch. */
   wake (): void {
-    for (const wake of this.#dataWaiters.splice(0)) wake()
+    this.#dataReady.notify()
   }
 }

@@ -26,6 +26,7 @@ import { backoffDelay, sleep } from '../client/backoff'
 import type { ConnectionPurpose } from '../client/brokers'
 import { invalidatesMetadata } from '../client/metadata'
 import { dropControl } from '../client/read-committed'
+import { Signal } from '../client/signal'
 import { ShareAcknowledge } from '../protocol/apis/share-acknowledge'
 import { AcknowledgeType, ShareFetch, type AcknowledgementBatch, type ShareFetchResponse, type ShareFetchResponsePartition } from '../protocol/apis/share-fetch'
 import { ErrorCode } from '../protocol/error-codes'
@@ -301,10 +302,11 @@ export class ShareSource {
   /** Called by ShareRecord when it is acknowledged (`closed` records got a final acknowledgement): the loop may have work. */
   acknowledgementsAdded (closed: number): void {
     if (closed > 0) this.#host.recordsClosed(closed)
-    this.#wake?.()
+    this.#woken.notify()
   }
 
-  #wake: (() => void) | undefined
+  /** Wakes the loop when it idles (acknowledgements added, a flush, close). */
+  readonly #woken = new Signal()
 
   /** The SharePartition of a partition (made on first use). */
   partition (topic: string, topicId: string, partition: number): SharePartition {
@@ -328,7 +330,7 @@ export class ShareSource {
     const pending = this.#hasPending()
       ? new Promise<ShareAcknowledgementResult[]>(resolve => {
         this.#flushWaiters.push({ resolve, results: [] })
-        this.#wake?.()
+        this.#woken.notify()
       })
       : undefined
     return [...(await inFlight) ?? [], ...(await pending) ?? []]
@@ -363,7 +365,7 @@ export class ShareSource {
    */
   async close (): Promise<void> {
     this.#stop.abort()
-    this.#wake?.()
+    this.#woken.notify()
     await this.#running?.catch(() => {})
     if (this.#epoch !== OPEN_EPOCH) {
       const taken = this.#take(() => true, 'pending')
@@ -407,9 +409,9 @@ export class ShareSource {
   }
 
   async #idle (signal: AbortSignal, since: number): Promise<void> {
-    const woken = new Promise<void>(resolve => { this.#wake = resolve })
-    await Promise.race([woken, this.#host.waitForWork(signal, since)]).catch(() => {})
-    this.#wake = undefined
+    const idle = new AbortController()
+    await Promise.race([this.#woken.wait(idle.signal), this.#host.waitForWork(signal, since)]).catch(() => {})
+    idle.abort()
   }
 
   /** One request, or false when there was nothing to do. */

@@ -5,9 +5,10 @@
  *   sync → applyAssignment → heartbeat until REBALANCE_IN_PROGRESS (rejoin) or a fence
  *   (lose everything, rejoin)
  *
- * Heartbeats run on their own timer and never wait for the application; a revoke waits
- * for processing (bounded by the rebalance timeout) before the JoinGroup that follows, as
- * the protocol wants. With an eager assignor everything is revoked before each join; with
+ * Heartbeats run on their own loop (the shared HeartbeatLoop), from a SyncGroup's answer
+ * to the next JoinGroup, and never wait for the application; a revoke waits for
+ * processing (bounded by the rebalance timeout) before the JoinGroup that follows, as the
+ * protocol wants. With an eager assignor everything is revoked before each join; with
  * a cooperative one (KIP-429) only what moves is revoked, after the sync, and the member
  * rejoins at once so the partitions can go to their new owner.
  *
@@ -15,7 +16,8 @@
  * 'stable' is (memberId, generation) the identity the coordinator knows this member by.
  */
 import type { Client } from '../client/client'
-import { sleep } from '../client/backoff'
+import { waitOn } from '../client/clock'
+import { Signal } from '../client/signal'
 import { Heartbeat } from '../protocol/apis/heartbeat'
 import { JoinGroup, type JoinGroupResponse } from '../protocol/apis/join-group'
 import { LeaveGroup } from '../protocol/apis/leave-group'
@@ -26,15 +28,16 @@ import { BrokerError, KafkaTsError } from '../protocol/errors'
 import type { Assignor, MemberSubscription } from './assignors'
 import type { GroupCoordinator } from './coordinator'
 import { leaveRequestBound } from './coordinator'
-import { StaticMembershipError } from './errors'
+import { staticMembershipEnded } from './errors'
+import { heartbeatBackoffMs, HeartbeatLoop, type BeatOutcome } from './heartbeat-loop'
 import {
-  isFencingError, leaveFailed, Signal,
+  isFencingError, leaveFailed,
   type MemberIdentity, type Membership, type MembershipHost, type TopicPartition
 } from './membership'
 
 type ClassicState = 'unjoined' | 'joining' | 'syncing' | 'stable' | 'stopped'
-/** How heartbeating ended: 'rejoin' when the coordinator began a rebalance, 'grown' when this leader saw a subscribed topic gain partitions. */
-type HeartbeatOutcome = 'rejoin' | 'grown' | 'fenced' | 'stopped'
+/** Why a stable member rejoins: 'rejoin' when the coordinator began a rebalance, 'grown' when this leader saw a subscribed topic gain partitions. */
+type RejoinReason = 'rejoin' | 'grown' | 'fenced' | 'stopped'
 
 export class ClassicMembership implements Membership {
   readonly protocol = 'classic' as const
@@ -46,7 +49,13 @@ export class ClassicMembership implements Membership {
   #memberId = ''
   #generation = -1
   #rejoinRequested = false
+  /** This leader saw a subscribed topic gain partitions (with #rejoinRequested). */
+  #grown = false
   readonly #stateChanged = new Signal()
+  /** Notified when a rejoin is requested or the membership ended (#endedBy): the stable member wakes. */
+  readonly #rejoinWanted = new Signal()
+  /** The current generation's heartbeats, from its SyncGroup's answer to the next JoinGroup. */
+  #heartbeats: HeartbeatLoop | undefined
   readonly #heartbeated = new Signal()
   readonly #stop = new AbortController()
   #running: Promise<void> | undefined
@@ -81,14 +90,15 @@ export class ClassicMembership implements Membership {
   }
 
   onFencedResponse (errorCode: number): void {
-    // FENCED_INSTANCE_ID ends the member wherever it is learnt (see #heartbeatOutcome).
+    // FENCED_INSTANCE_ID ends the member wherever it is learnt (staticMembershipEnded), as a heartbeat's (#beat).
     if (errorCode === ErrorCode.FENCED_INSTANCE_ID) this.#endedBy ??= new BrokerError(errorCode, `Committing offsets in group "${this.#host.groupId}"`)
-    this.#rejoinRequested = true
     this.#fenced = true
+    this.requestRejoin()
   }
 
   requestRejoin (): void {
     this.#rejoinRequested = true
+    this.#rejoinWanted.notify()
   }
 
   #fenced = false
@@ -119,25 +129,39 @@ export class ClassicMembership implements Membership {
   }
 
   async #run (): Promise<void> {
-    const signal = this.#stop.signal
+    try {
+      await this.#joinAndHeartbeat(this.#stop.signal)
+    } finally {
+      await this.#stopHeartbeats()
+    }
+  }
+
+  async #joinAndHeartbeat (signal: AbortSignal): Promise<void> {
     let failures = 0
     while (!signal.aborted) {
       try {
         if (this.#endedBy !== undefined) throw this.#endedBy
-        if (this.#assignor.protocol === 'eager' || this.#fenced) {
-          // Eager: give everything back before joining. After a fence, everything was lost already.
-          if (!this.#fenced) await this.#whileHeartbeating(this.#host.revokeAll(this.#generation >= 0 ? { memberId: this.#memberId, generation: this.#generation } : undefined), signal)
+        // Eager: give everything back before joining (heartbeats of the generation go on
+        // meanwhile). After a fence, everything was lost already.
+        if (this.#assignor.protocol === 'eager' && !this.#fenced) {
+          await this.#host.revokeAll(this.#generation >= 0 ? { memberId: this.#memberId, generation: this.#generation } : undefined)
+          if (this.#endedBy !== undefined) throw this.#endedBy
         }
+        // No heartbeats while joining: the JoinGroup itself keeps the member in the group.
+        await this.#stopHeartbeats()
         this.#fenced = false
         this.#rejoinRequested = false
+        this.#grown = false
         this.#setState('joining')
         const joined = await this.#join(signal)
         this.#setState('syncing')
         const assignment = await this.#sync(joined, signal)
         if (assignment === undefined) continue // the rebalance moved on: join again
         const identity = { memberId: this.#memberId, generation: this.#generation }
+        this.#startHeartbeats()
         // Under the stop signal: close() must not wait for ever on an OffsetFetch the coordinator keeps refusing.
-        const revoked = await this.#whileHeartbeating(this.#host.applyAssignment(assignment, identity, { signal, superseded: () => false, current: () => identity }), signal)
+        const revoked = await this.#host.applyAssignment(assignment, identity, { signal, superseded: () => false, current: () => identity })
+        if (this.#endedBy !== undefined) throw this.#endedBy
         failures = 0
         if (this.#fenced) {
           await this.#onFenced('fenced while the assignment was applied')
@@ -152,16 +176,16 @@ export class ClassicMembership implements Membership {
           continue
         }
         this.#setState('stable')
-        const outcome = await this.#heartbeatUntilRejoin(signal)
+        const outcome = await this.#untilRejoin(signal)
         if (outcome === 'stopped') return
         if (outcome === 'rejoin') this.#host.rebalancing(identity, 'the coordinator began a rebalance')
         if (outcome === 'grown') this.#host.rebalancing(identity, 'a subscribed topic gained partitions')
         if (outcome === 'fenced') await this.#onFenced('the coordinator no longer knows this member (session expired, or it was fenced)')
       } catch (error) {
         if (signal.aborted) return
-        if (error instanceof BrokerError && error.code === ErrorCode.FENCED_INSTANCE_ID) {
-          // Another consumer took this instanceId: rejoining would fence it in turn, for ever.
-          this.#host.fatal(new StaticMembershipError(error.code, this.#host.groupId, this.#host.instanceId ?? ''))
+        const staticEnd = staticMembershipEnded(error, this.#host.groupId, this.#host.instanceId)
+        if (staticEnd !== undefined) {
+          this.#host.fatal(staticEnd)
           this.#setState('stopped')
           return
         }
@@ -175,60 +199,15 @@ export class ClassicMembership implements Membership {
           return
         }
         this.#setState('unjoined')
-        await sleep(Math.min(this.#host.heartbeatIntervalMs, 100 * 2 ** failures++), signal).catch(() => {})
+        await this.#stopHeartbeats()
+        await waitOn(this.#client.clock, heartbeatBackoffMs(this.#host.heartbeatIntervalMs, failures++), signal)
       }
     }
-  }
-
-  /**
-   * Keeps the session alive while `work` (a revoke waiting for the application, or an
-   * assignment being applied) runs: heartbeats never wait for processing. What they learn
-   * (a rebalance, a fence, an error that ends the membership) is acted on once the work is
-   * done; an error that is retried is said as a 'warning', since the session may run out.
-   */
-  async #whileHeartbeating<T> (work: Promise<T>, signal: AbortSignal): Promise<T> {
-    if (this.#memberId === '' || this.#generation < 0) return await work
-    const stop = new AbortController()
-    const onAbort = (): void => stop.abort()
-    signal.addEventListener('abort', onAbort, { once: true })
-    const beat = (async () => {
-      while (!stop.signal.aborted) {
-        await sleep(this.#host.heartbeatIntervalMs, stop.signal).catch(() => {})
-        if (stop.signal.aborted) return
-        let outcome: HeartbeatOutcome | undefined
-        try {
-          outcome = this.#heartbeatOutcome(await this.#sendHeartbeat(stop.signal))
-        } catch (error) {
-          if (stop.signal.aborted) return
-          if (!(error instanceof KafkaTsError) || error.retriable) {
-            this.#host.warning(new KafkaTsError('HEARTBEAT_FAILED', `Group "${this.#host.groupId}": a heartbeat sent while partitions were revoked or assigned failed (${(error as Error).message}); retried in ${this.#host.heartbeatIntervalMs} ms, the member stays in the group while its session timeout (${this.#host.sessionTimeoutMs} ms) has not passed`))
-            continue
-          }
-          this.#endedBy ??= error
-          return
-        }
-        if (outcome === 'rejoin') this.#rejoinRequested = true
-        if (outcome === 'fenced') {
-          this.#rejoinRequested = true
-          this.#fenced = true
-          return
-        }
-      }
-    })()
-    let result: T
-    try {
-      result = await work
-    } finally {
-      stop.abort()
-      signal.removeEventListener('abort', onAbort)
-      await beat
-    }
-    if (this.#endedBy !== undefined) throw this.#endedBy
-    return result
   }
 
   async #onFenced (reason: string): Promise<void> {
     this.#setState('unjoined')
+    await this.#stopHeartbeats()
     await this.#host.loseAll(reason)
     this.#generation = -1
     this.#fenced = true
@@ -327,51 +306,86 @@ export class ClassicMembership implements Membership {
     return counts
   }
 
-  async #heartbeatUntilRejoin (signal: AbortSignal): Promise<HeartbeatOutcome> {
-    // The first heartbeat one interval after the SyncGroup, as the Java client and kafkajs
-    // (whose HEARTBEAT events come at least heartbeatInterval apart) send it: the SyncGroup
-    // just answered told all a heartbeat would.
-    let delayMs = this.#host.heartbeatIntervalMs
+  /**
+   * Heartbeats for the generation just synced, on the shared loop: the first one interval
+   * after the SyncGroup, as the Java client and kafkajs (whose HEARTBEAT events come at
+   * least heartbeatInterval apart) send it (the SyncGroup just answered told all a
+   * heartbeat would), then an interval after each answer, a backoff after a failure.
+   */
+  #startHeartbeats (): void {
+    const loop = new HeartbeatLoop({
+      clock: this.#client.clock,
+      intervalMs: this.#host.heartbeatIntervalMs,
+      firstAfterMs: this.#host.heartbeatIntervalMs,
+      beat: async signal => await this.#beat(signal)
+    })
+    this.#heartbeats = loop
+    loop.start()
+  }
+
+  async #stopHeartbeats (): Promise<void> {
+    const loop = this.#heartbeats
+    this.#heartbeats = undefined
+    await loop?.stop()
+  }
+
+  /** Resolves when a rebalance is wanted (a heartbeat's answer, a commit's, requestRejoin); throws what ended the membership. */
+  async #untilRejoin (signal: AbortSignal): Promise<RejoinReason> {
     while (!signal.aborted) {
-      await this.#sleepUntilNextHeartbeat(delayMs, signal)
-      if (signal.aborted) break
       if (this.#endedBy !== undefined) throw this.#endedBy
-      if (this.#rejoinRequested) return this.#fenced ? 'fenced' : 'rejoin'
-      if (this.#isLeader && await this.#partitionCountsChanged(signal)) return 'grown'
-      let code: number
-      try {
-        code = await this.#sendHeartbeat(signal)
-      } catch (error) {
-        if (signal.aborted) return 'stopped'
-        // A failed heartbeat is retried sooner; the session timeout decides whether we are still a member.
-        delayMs = this.#host.heartbeatIntervalMs / 3
-        continue
-      }
-      delayMs = this.#host.heartbeatIntervalMs
-      const outcome = this.#heartbeatOutcome(code)
-      if (outcome !== undefined) return outcome
+      if (this.#rejoinRequested) return this.#fenced ? 'fenced' : this.#grown ? 'grown' : 'rejoin'
+      await this.#rejoinWanted.wait(signal).catch(() => {})
     }
     return 'stopped'
   }
 
   /**
-   * What a heartbeat's answer means, the same in both heartbeat loops (while stable, and
-   * while a revoke or an assignment runs): REBALANCE_IN_PROGRESS rejoins, a fence
-   * (ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID) loses everything and rejoins, and any other
-   * error is thrown — FENCED_INSTANCE_ID among them, which ends the member with
-   * StaticMembershipError (#run's rule). Undefined: heartbeating goes on.
+   * One heartbeat and what its answer means, the same whatever the member does meanwhile
+   * (stable, or revoking, or applying an assignment): REBALANCE_IN_PROGRESS asks for a
+   * rejoin (heartbeats go on until the JoinGroup), a fence (ILLEGAL_GENERATION,
+   * UNKNOWN_MEMBER_ID) loses everything and rejoins, a retriable error is a 'warning' and
+   * is retried after a backoff (the session timeout decides whether we are still a
+   * member), and any other error ends the membership (#endedBy), FENCED_INSTANCE_ID among
+   * them (StaticMembershipError, #joinAndHeartbeat's rule).
    */
-  #heartbeatOutcome (code: number): HeartbeatOutcome | undefined {
+  async #beat (signal: AbortSignal): Promise<BeatOutcome> {
+    let code: number
+    try {
+      if (this.#state === 'stable' && this.#isLeader && !this.#rejoinRequested && await this.#partitionCountsChanged(signal)) {
+        this.#grown = true
+        this.requestRejoin()
+        return 'sent'
+      }
+      code = await this.#sendHeartbeat(signal)
+    } catch (error) {
+      if (signal.aborted) return 'done'
+      return this.#heartbeatFailed(error)
+    }
     if (code === 0) {
       this.#heartbeated.notify()
-      return undefined
+      return 'sent'
     }
-    if (code === ErrorCode.REBALANCE_IN_PROGRESS) return 'rejoin'
+    if (code === ErrorCode.REBALANCE_IN_PROGRESS) {
+      this.requestRejoin()
+      return 'sent'
+    }
     if (code === ErrorCode.ILLEGAL_GENERATION || code === ErrorCode.UNKNOWN_MEMBER_ID) {
       if (code === ErrorCode.UNKNOWN_MEMBER_ID) this.#memberId = ''
-      return 'fenced'
+      this.#fenced = true
+      this.requestRejoin()
+      return 'done'
     }
-    throw new BrokerError(code, `Heartbeat in group "${this.#host.groupId}"`)
+    return this.#heartbeatFailed(new BrokerError(code, `Heartbeat in group "${this.#host.groupId}"`))
+  }
+
+  #heartbeatFailed (error: unknown): BeatOutcome {
+    if (error instanceof KafkaTsError && !error.retriable) {
+      this.#endedBy ??= error
+      this.#rejoinWanted.notify()
+      return 'done'
+    }
+    this.#host.warning(new KafkaTsError('HEARTBEAT_FAILED', `Group "${this.#host.groupId}": a heartbeat failed (${(error as Error).message}); it is retried after a backoff, and the member stays in the group while its session timeout (${this.#host.sessionTimeoutMs} ms) has not passed`, { cause: error }))
+    return 'failed'
   }
 
   /** One Heartbeat for the current generation; returns its error code. */
@@ -383,14 +397,6 @@ export class ClassicMembership implements Membership {
       groupInstanceId: this.#host.instanceId
     }, r => r.errorCode, { signal, timeoutMs: this.#host.sessionTimeoutMs })
     return response.errorCode
-  }
-
-  async #sleepUntilNextHeartbeat (delayMs: number, signal: AbortSignal): Promise<void> {
-    const deadline = Date.now() + delayMs
-    // Wake early for a requested rejoin (a commit saw REBALANCE_IN_PROGRESS or a fence).
-    while (Date.now() < deadline && !this.#rejoinRequested && !signal.aborted) {
-      await sleep(Math.min(100, deadline - Date.now()), signal).catch(() => {})
-    }
   }
 
   async #partitionCountsChanged (signal: AbortSignal): Promise<boolean> {

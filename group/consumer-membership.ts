@@ -12,15 +12,16 @@
  * member epoch; a partition is committed only under the epoch it was last confirmed in.
  */
 import type { Client } from '../client/client'
-import { sleep } from '../client/backoff'
+import { waitOn } from '../client/clock'
+import { Signal } from '../client/signal'
 import { ConsumerGroupHeartbeat, type ConsumerGroupHeartbeatRequest } from '../protocol/apis/consumer-group-heartbeat'
 import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
 import { leaveRequestBound, type GroupCoordinator } from './coordinator'
-import { StaticMembershipError } from './errors'
-import { assignedPartitions, HeartbeatLoop, isMemberForgotten, knownPartitions } from './heartbeat-loop'
+import { staticMembershipEnded } from './errors'
+import { assignedPartitions, EpochHeartbeat, isMemberForgotten, knownPartitions } from './epoch-heartbeat'
 import {
-  leaveFailed, partitionKey, Signal,
+  leaveFailed, partitionKey,
   type MemberIdentity, type Membership, type MembershipHost, type TopicPartition
 } from './membership'
 
@@ -34,7 +35,7 @@ export class ConsumerMembership implements Membership {
   readonly #host: MembershipHost
   readonly #serverAssignor: string | null
   /** Member id (KIP-1082: chosen here, kept across fences), epoch, interval and the heartbeat loop. */
-  readonly #loop: HeartbeatLoop
+  readonly #loop: EpochHeartbeat
   /**
    * The latest target assignment from the coordinator and a counter bumped with each new
    * one; the member epoch may move on without a new target (another member joined). Both
@@ -71,7 +72,7 @@ export class ConsumerMembership implements Membership {
     this.#coordinator = coordinator
     this.#host = host
     this.#serverAssignor = serverAssignor
-    this.#loop = new HeartbeatLoop({
+    this.#loop = new EpochHeartbeat(client, {
       groupId: host.groupId,
       member: 'consumer',
       intervalMs: host.heartbeatIntervalMs,
@@ -140,14 +141,11 @@ export class ConsumerMembership implements Membership {
       this.#host.protocolUnsupported(error)
       return true
     }
-    if (error instanceof BrokerError && (error.code === ErrorCode.FENCED_INSTANCE_ID || error.code === ErrorCode.UNRELEASED_INSTANCE_ID)) {
-      this.#host.fatal(new StaticMembershipError(error.code, this.#host.groupId, this.#host.instanceId ?? '', error.message))
-      this.#loop.end()
-      return true
-    }
-    if (error instanceof KafkaTsError && !error.retriable) {
-      this.#host.fatal(error)
-      this.#loop.end()
+    const staticEnd = staticMembershipEnded(error, this.#host.groupId, this.#host.instanceId)
+    if (staticEnd !== undefined || (error instanceof KafkaTsError && !error.retriable)) {
+      // Ended, as Java's FATAL state: nothing is left to leave on close.
+      this.#loop.end(true)
+      this.#host.fatal(staticEnd ?? error as Error)
       return true
     }
     return false
@@ -272,7 +270,7 @@ export class ConsumerMembership implements Membership {
           this.#host.fatal(error as Error)
           return
         }
-        await sleep(this.#loop.backoffMs(failures++), signal).catch(() => {})
+        await waitOn(this.#client.clock, this.#loop.backoffMs(failures++), signal)
         continue
       }
       if (this.#targetVersion === targetVersion && this.#loop.memberEpoch === epoch) return

@@ -38,3 +38,15 @@ export class ShareGroupsDisabledError extends BrokerError {
     this.name = 'ShareGroupsDisabledError'
   }
 }
+
+/**
+ * The error that ends a static member, if `error` is one (FENCED_INSTANCE_ID,
+ * UNRELEASED_INSTANCE_ID), wherever it was learnt (a heartbeat, a join, a sync, a commit)
+ * and in both protocols: fatal, as in the Java client (FencedInstanceIdException) and
+ * franz-go. Rejoining would fence the other consumer in turn, for ever.
+ */
+export function staticMembershipEnded (error: unknown, groupId: string, instanceId: string | null): StaticMembershipError | undefined {
+  if (!(error instanceof BrokerError) || error instanceof StaticMembershipError) return error instanceof StaticMembershipError ? error : undefined
+  if (error.code !== ErrorCode.FENCED_INSTANCE_ID && error.code !== ErrorCode.UNRELEASED_INSTANCE_ID) return undefined
+  return new StaticMembershipError(error.code, groupId, instanceId ?? '', error.message)
+}

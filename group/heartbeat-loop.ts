@@ -1,177 +1,108 @@
 /**
- * What the two memberships of one heartbeat request share (KIP-848's consumer-membership.ts
- * and KIP-932's share-membership.ts): a member id the client chose and keeps across fences,
- * a member epoch the coordinator moves (0 to join), and the loop that sends the heartbeat
- * at the interval the coordinator asks for, backs off on errors, and on
- * FENCED_MEMBER_EPOCH / UNKNOWN_MEMBER_ID lets the membership rejoin at epoch 0 at once.
- * What a heartbeat says, what its answer means and which errors end the membership stay
- * with each membership (`HeartbeatRules`).
+ * The timing every group heartbeat runs on (classic, KIP-848 and KIP-932): a heartbeat, then
+ * one timer on the client's clock for the next one, due an interval after the answer, or a
+ * backoff after a failure; `wake()` makes it due at once; `stop()` ends it and awaits the
+ * heartbeat in flight. What a heartbeat sends and what its answer means stay with each
+ * membership (`beat`); the loop only hears what to do next (`BeatOutcome`). As Java's
+ * Heartbeat class: timing as plain state over an injected clock, so tests move the clock.
  */
-import { randomUUID } from 'node:crypto'
-import type { Client } from '../client/client'
-import { sleep } from '../client/backoff'
-import { ErrorCode } from '../protocol/error-codes'
-import { BrokerError, KafkaTsError } from '../protocol/errors'
-import { Signal, type TopicPartition } from './membership'
+import { waitOn, type Clock } from '../client/clock'
+import { Signal } from '../client/signal'
 
-export interface HeartbeatRules {
-  readonly groupId: string
-  /** Who left, in the GROUP_STOPPED error: "consumer", "share consumer". */
-  readonly member: string
-  /** Until the first answer says otherwise. */
+/**
+ * What the loop does after a beat: 'sent' (answered: the next one an interval later),
+ * 'failed' (backoff, doubling with each failure in a row), 'again' (at once: the member
+ * was fenced and rejoins), 'done' (the loop ends).
+ */
+export type BeatOutcome = 'sent' | 'failed' | 'again' | 'done'
+
+export interface HeartbeatLoopOptions {
+  readonly clock: Clock
+  /** Until the membership learns the coordinator's (`intervalMs` is writable). */
   readonly intervalMs: number
-  /** Sends one heartbeat and applies its answer; an error answer throws a BrokerError. */
-  heartbeat: (signal: AbortSignal) => Promise<void>
-  /** The coordinator forgot this member: drop what it held and set the epoch to 0 (the next heartbeat joins). */
-  fenced: (reason: string) => Promise<void> | void
-  /** A fence learnt outside the heartbeat (a reconciliation's OffsetFetch), handled before the next one. */
-  pendingFence?: () => string | undefined
-  /** Any other heartbeat error: true if it ended the membership (the loop stops), false to back off and retry. */
-  ends: (error: unknown) => boolean
-  /** Sends the leave heartbeat; resolves with its answer's error code. */
-  leave: () => Promise<number>
+  /** How long before the first beat: 0 to join at once (KIP-848, KIP-932), the interval after a SyncGroup (classic). */
+  readonly firstAfterMs: number
+  /** One heartbeat and what its answer means. A throw counts as 'failed' (the loop never dies of one). */
+  readonly beat: (signal: AbortSignal) => Promise<BeatOutcome>
 }
 
-/** FENCED_MEMBER_EPOCH or UNKNOWN_MEMBER_ID: the member rejoins at epoch 0 with the same member id. */
-export function isMemberForgotten (error: unknown): error is BrokerError {
-  return error instanceof BrokerError && isForgottenCode(error.code)
-}
-
-function isForgottenCode (code: number): boolean {
-  return code === ErrorCode.FENCED_MEMBER_EPOCH || code === ErrorCode.UNKNOWN_MEMBER_ID
+/** How long to wait after `failures` failures in a row: 200 ms doubling, at most an interval (Java's retry.backoff.ms with its exponential growth). */
+export function heartbeatBackoffMs (intervalMs: number, failures: number): number {
+  return Math.min(intervalMs, 100 * 2 ** failures)
 }
 
 export class HeartbeatLoop {
-  /** KIP-1082 / KIP-932: chosen here and kept for the member's whole life, rejoins included. */
-  readonly memberId = randomUUID()
-  /** 0 while joining; moved by heartbeat answers (and set to 0 by a fence). */
-  memberEpoch = 0
   /** The coordinator's heartbeat interval, from its last answer. */
   intervalMs: number
-  /** Notified whenever the epoch, the assignment or `stopped` changed. */
-  readonly stateChanged = new Signal()
-  readonly #rules: HeartbeatRules
+  readonly #clock: Clock
+  readonly #firstAfterMs: number
+  readonly #beat: (signal: AbortSignal) => Promise<BeatOutcome>
   readonly #stop = new AbortController()
+  /** Notified by `wake()`: ends the wait for the next due time. */
+  readonly #woken = new Signal()
+  /** A wake that came while a heartbeat was in flight: the next one goes at once. */
+  #wakeRequested = false
   #running: Promise<void> | undefined
-  #stopped = false
-  #wakeEarly = false
 
-  constructor (rules: HeartbeatRules) {
-    this.#rules = rules
-    this.intervalMs = rules.intervalMs
-  }
-
-  get stopped (): boolean {
-    return this.#stopped
+  constructor (options: HeartbeatLoopOptions) {
+    this.#clock = options.clock
+    this.intervalMs = options.intervalMs
+    this.#firstAfterMs = options.firstAfterMs
+    this.#beat = options.beat
   }
 
   start (): void {
-    this.#running ??= this.#run()
+    if (this.#stop.signal.aborted) return
+    this.#running ??= this.#run(this.#stop.signal)
   }
 
-  /** Heartbeat now rather than at the end of the interval. */
+  /** Heartbeat now rather than at the due time. */
   wake (): void {
-    this.#wakeEarly = true
-  }
-
-  /** The membership is over (stopped, or an error ended it): waiters in `until` fail. */
-  end (): void {
-    this.#stopped = true
-    this.stateChanged.notify()
-  }
-
-  /** Resolves once `ready()` holds; throws GROUP_STOPPED once the membership is over. */
-  async until (ready: () => boolean, signal?: AbortSignal): Promise<void> {
-    while (!ready()) {
-      if (this.#stopped) throw new KafkaTsError('GROUP_STOPPED', `The ${this.#rules.member} left group "${this.#rules.groupId}"`)
-      await this.stateChanged.wait(signal)
-    }
+    this.#wakeRequested = true
+    this.#woken.notify()
   }
 
   /** How long to wait after `failures` failures in a row (of a heartbeat, or of work it started). */
   backoffMs (failures: number): number {
-    return Math.min(this.intervalMs, 100 * 2 ** failures)
+    return heartbeatBackoffMs(this.intervalMs, failures)
   }
 
-  /**
-   * Stops heartbeating, then leaves the group if `leave` and a member. `settle` runs in
-   * between, once no heartbeat runs any more (KIP-848: end the reconciliation). Resolves
-   * with why the leave failed, if it did (the coordinator then drops the member only when
-   * its session times out), for the caller to report.
-   */
-  async stop (leave: boolean, settle?: () => Promise<void>): Promise<Error | undefined> {
+  /** Ends the loop: the heartbeat in flight is aborted and awaited; none is sent after. */
+  async stop (): Promise<void> {
     this.#stop.abort()
-    await this.#running?.catch(() => {})
-    if (settle !== undefined) await settle()
-    const wasMember = this.memberEpoch > 0
-    this.end()
-    let leaveFailure: Error | undefined
-    if (leave && wasMember) {
-      // Answered "not a member" (fenced, expired meanwhile): gone already, as leaving wanted.
-      const left = (code: number): void => { if (code !== 0 && !isForgottenCode(code)) leaveFailure = new BrokerError(code, `Leaving group "${this.#rules.groupId}"`) }
-      await this.#rules.leave().then(left, error => { leaveFailure = error as Error })
-    }
-    this.memberEpoch = 0
-    return leaveFailure
+    this.#woken.notify()
+    await this.#running
   }
 
-  async #run (): Promise<void> {
-    const signal = this.#stop.signal
-    const rules = this.#rules
+  async #run (signal: AbortSignal): Promise<void> {
+    let delayMs = this.#firstAfterMs
     let failures = 0
     while (!signal.aborted) {
+      await this.#waitDue(delayMs, signal)
+      if (signal.aborted) return
+      let outcome: BeatOutcome
       try {
-        const fence = rules.pendingFence?.()
-        if (fence !== undefined) {
-          await rules.fenced(fence)
-          continue
-        }
-        await rules.heartbeat(signal)
-        failures = 0
-      } catch (error) {
-        if (signal.aborted) return
-        if (isMemberForgotten(error)) {
-          await rules.fenced(error.message)
-          continue
-        }
-        if (rules.ends(error)) return
-        failures++
+        outcome = await this.#beat(signal)
+      } catch {
+        outcome = 'failed'
       }
-      const deadline = Date.now() + (failures > 0 ? this.backoffMs(failures) : this.intervalMs)
-      while (Date.now() < deadline && !this.#wakeEarly && !signal.aborted) await sleep(Math.min(50, deadline - Date.now()), signal).catch(() => {})
-      this.#wakeEarly = false
+      if (signal.aborted || outcome === 'done') return
+      if (outcome === 'again') {
+        delayMs = 0
+        continue
+      }
+      failures = outcome === 'failed' ? failures + 1 : 0
+      delayMs = failures > 0 ? this.backoffMs(failures) : this.intervalMs
     }
   }
-}
 
-/**
- * A heartbeat answer's assignment by topic id, as partitions by name; undefined if the
- * metadata does not know one of the topic ids (then `assignedPartitions`). Synchronous on
- * purpose: with every name known the answer is applied in the tick it arrived, before a
- * reconciliation's OffsetFetch answered in the same read goes on (it must see the newer
- * target, `Reconciliation.superseded`).
- */
-export function knownPartitions (client: Client, topics: ReadonlyArray<{ topicId: string, partitions: number[] }>): TopicPartition[] | undefined {
-  const assigned: TopicPartition[] = []
-  for (const t of topics) {
-    const name = client.metadata.topicById(t.topicId)?.name
-    if (name === undefined) return undefined
-    for (const partition of t.partitions) assigned.push({ topic: name, partition })
-  }
-  return assigned
-}
-
-/** As `knownPartitions`, refreshing the metadata for each unknown topic id; a topic deleted meanwhile is left out. */
-export async function assignedPartitions (client: Client, topics: ReadonlyArray<{ topicId: string, partitions: number[] }>, signal: AbortSignal): Promise<TopicPartition[]> {
-  const assigned: TopicPartition[] = []
-  for (const t of topics) {
-    let name = client.metadata.topicById(t.topicId)?.name
-    if (name === undefined) {
-      await client.metadata.refreshAll(signal)
-      name = client.metadata.topicById(t.topicId)?.name
+  /** One timer for the due time, ended early by `wake()` or `stop()`. */
+  async #waitDue (delayMs: number, signal: AbortSignal): Promise<void> {
+    if (delayMs > 0 && !this.#wakeRequested) {
+      const waited = new AbortController()
+      await waitOn(this.#clock, delayMs, signal, this.#woken.wait(waited.signal).catch(() => {}))
+      waited.abort()
     }
-    if (name === undefined) continue
-    for (const partition of t.partitions) assigned.push({ topic: name, partition })
+    this.#wakeRequested = false
   }
-  return assigned
 }

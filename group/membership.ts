@@ -95,30 +95,6 @@ export function samePartition (a: TopicPartition, b: TopicPartition): boolean {
 
 export const partitionKey = (p: TopicPartition): string => `${p.topic}-${p.partition}`
 
-/** Resolves when `condition` holds, checking whenever `subscribe`'s callback fires. */
-export class Signal {
-  #waiters: Array<() => void> = []
-
-  notify (): void {
-    for (const wake of this.#waiters.splice(0)) wake()
-  }
-
-  async wait (signal?: AbortSignal): Promise<void> {
-    await new Promise<void>((resolve, reject) => {
-      if (signal?.aborted === true) {
-        reject(signal.reason)
-        return
-      }
-      const onAbort = (): void => reject(signal!.reason)
-      signal?.addEventListener('abort', onAbort, { once: true })
-      this.#waiters.push(() => {
-        signal?.removeEventListener('abort', onAbort)
-        resolve()
-      })
-    })
-  }
-}
-
 /** A member's leave (LeaveGroup, a leave heartbeat) failed: said as a warning, since the group waits for the session timeout. */
 export function leaveFailed (groupId: string, error: unknown): KafkaTsError {
   return new KafkaTsError('LEAVE_FAILED', `Leaving group "${groupId}" failed (${(error as Error).message}); the coordinator removes the member when its session times out, and its partitions wait for that`, { cause: error })

@@ -25,7 +25,8 @@ import { nextFetchPurpose } from '../consumer/fetch-scheduling'
 import type { FetchErrorEvent, HandlerErrorEvent } from '../consumer/consumer'
 import { GroupCoordinator } from './coordinator'
 import { ShareMembership } from './share-membership'
-import { Signal, type TopicPartition } from './membership'
+import { Signal } from '../client/signal'
+import type { TopicPartition } from './membership'
 
 export type ShareAcknowledgementMode = 'implicit' | 'explicit'
 

@@ -17,7 +17,7 @@ import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
 import { leaveRequestBound, type GroupCoordinator } from './coordinator'
 import { ShareGroupsDisabledError } from './errors'
-import { assignedPartitions, HeartbeatLoop, knownPartitions } from './heartbeat-loop'
+import { assignedPartitions, EpochHeartbeat, knownPartitions } from './epoch-heartbeat'
 import type { TopicPartition } from './membership'
 
 /** The broker runs share groups only where it listed ShareGroupHeartbeat; some answer INVALID_REQUEST (42) or UNSUPPORTED_VERSION otherwise. */
@@ -37,14 +37,14 @@ export class ShareMembership {
   readonly #coordinator: GroupCoordinator
   readonly #host: ShareMembershipHost
   /** Member id (KIP-932: chosen here, kept across rejoins), epoch, interval and the heartbeat loop. */
-  readonly #loop: HeartbeatLoop
+  readonly #loop: EpochHeartbeat
   #sentTopics: string | undefined
 
   constructor (client: Client, coordinator: GroupCoordinator, host: ShareMembershipHost) {
     this.#client = client
     this.#coordinator = coordinator
     this.#host = host
-    this.#loop = new HeartbeatLoop({
+    this.#loop = new EpochHeartbeat(client, {
       groupId: host.groupId,
       member: 'share consumer',
       intervalMs: 5000,

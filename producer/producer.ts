@@ -62,6 +62,7 @@ import { Sink, type ItemOutcome, type SendItem, type SinkHost } from './sink'
 import { RecordSerializer, type Serializers } from '../client/serializers'
 import { AbortedError } from '../client/errors'
 import { onAbort } from '../client/abort-signal'
+import { Signal } from '../client/signal'
 import {
   TransactionManager, TransactionAbortableError, type ConsumerGroupMetadata, type SendOffsetsOptions, type TransactionCallOptions, type TransactionHost, type TransactionState
 } from './transaction'
@@ -226,7 +227,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   readonly #wake = this.#drainSchedule.soon
 
   // Backpressure: sends waiting for buffer space.
-  readonly #spaceWaiters: Array<() => void> = []
+  readonly #spaceFreed = new Signal()
   /** Sends waiting for room to buffer the rest of their records, in call order (one token each). */
   readonly #waitingSends: object[] = []
 
@@ -1318,20 +1319,14 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     while (!condition()) {
       if (failIfClosed) this.#checkOpen()
       else if (this.#closed) return
-      await new Promise<void>((resolve, reject) => {
-        const aborted = (): void => reject(new AbortedError('Aborted while waiting for room in the producer buffer', { written: false, cause: signal!.reason }))
-        if (signal?.aborted === true) { aborted(); return }
-        const stopWaiting = signal === undefined ? undefined : onAbort(signal, aborted)
-        this.#spaceWaiters.push(() => {
-          stopWaiting?.()
-          resolve()
-        })
+      await this.#spaceFreed.wait(signal).catch((reason: unknown) => {
+        throw new AbortedError('Aborted while waiting for room in the producer buffer', { written: false, cause: reason })
       })
     }
   }
 
   #wakeSpaceWaiters (): void {
-    for (const wake of this.#spaceWaiters.splice(0)) wake()
+    this.#spaceFreed.notify()
   }
 
   async #whenDone (batch: ProducerBatch): Promise<void> {

@@ -14,7 +14,7 @@ import { ShareGroupHeartbeat } from '../../protocol/apis/share-group-heartbeat'
 import { ApiVersions, type ApiVersionsResponse } from '../../protocol/apis/api-versions'
 import { UnsupportedVersionError } from '../../client/errors'
 import { FakeCluster } from '../../testing/index'
-import { waitFor, sleep } from '../support/wait'
+import { eventLoopTurns, waitFor, sleep } from '../support/wait'
 
 const cleanups: Array<() => Promise<void>> = []
 afterEach(async () => {
@@ -314,7 +314,10 @@ describe('share consumer against the fake cluster', () => {
     const idle = consumer(client)
     await idle.ready()
     await waitFor('the idle member assigned the partition', () => idle.assignment().length > 0)
-    await sleep(300)
+    // A member that prefetched would send its ShareFetch within a few turns of the assignment (no
+    // timer on the way); the fake cluster logs a request when it arrives.
+    await eventLoopTurns(20)
+    assert.deepEqual(cluster.requests(ShareFetch).flatMap(r => (r.request as ShareFetchRequest).topics.flatMap(t => t.partitions.map(p => p.partitionIndex))), [], 'a ShareFetch for the partition before the application asked')
     // Acquired before anyone asked, the records would sit locked in idle's buffer until the lock ran out.
     assert.deepEqual(states(cluster), [])
     const worker = consumer(client, { acknowledgement: 'explicit' })

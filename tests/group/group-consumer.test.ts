@@ -24,7 +24,7 @@ import type { AnyApi } from '../../protocol/api'
 import type { CommitLogEntry, GroupMemberInfo } from '../../testing/index'
 import { Client } from '../../index'
 import { gate, joinBareConsumerMember, protocols, withHarness, type Harness, type Member, type Protocol } from './support'
-import { waitFor, sleep } from '../support/wait'
+import { eventLoopTurns, waitFor, sleep } from '../support/wait'
 
 /** The rows of `partition` in these commit-log entries, each with its entry. */
 function commitsOf (entries: CommitLogEntry[], partition: number): Array<{ entry: CommitLogEntry, offset: bigint, accepted: boolean }> {
@@ -123,8 +123,8 @@ for (const protocol of protocols) {
         // The batch of the old membership finishes now; the new membership has processed nothing yet.
         oldBatch.release()
         await waitFor('the old batch finishing', () => a.deliveries[a.offsets(0).indexOf(5n)].finished)
+        // Whatever the commit carries is in the commit log once it resolved.
         await a.consumer.commit()
-        await sleep(100)
         const late = commitsOf(h.commits().slice(fencedAt), 0)
         assert.deepEqual(late.filter(c => c.offset === 6n), [], 'the old membership\'s batch was committed after the fence')
         assert.equal(h.committed(0), 5n, 'the committed offset moved although the new membership processed nothing')
@@ -175,7 +175,6 @@ for (const protocol of protocols) {
         aBatch.release()
         await waitFor('the old batch finishing', () => a.deliveries.find(d => d.partition === moved && d.offset === 5n)?.finished === true)
         await a.consumer.commit()
-        await sleep(100)
         const fromA = commitsOf(a.commitsBy(h).filter(e => h.commits().indexOf(e) >= fencedAt), moved)
         assert.deepEqual(fromA.filter(c => c.offset <= 6n), [], 'A committed its old batch of the partition after the fence')
         assert.equal(h.committed(moved), 20n, 'the committed offset moved back from what the new owner processed')
@@ -216,7 +215,8 @@ for (const protocol of protocols) {
         await reached.promise
 
         const commit = a.consumer.commit()
-        await sleep(200)
+        // A commit that did not wait would reach the coordinator within a few turns (no timer on its way).
+        await eventLoopTurns(20)
         assert.equal(await isSettled(commit), false, 'the commit did not wait for the rebalance in progress')
         assert.deepEqual(h.cluster.requests(OffsetCommit).slice(offsetCommitsBefore).filter(r => r.clientId === 'a'), [], 'A sent an OffsetCommit during the rebalance')
 
@@ -426,7 +426,11 @@ for (const protocol of protocols) {
         assert.ok(refused.some(r => r.partition === moved), said)
         // The partition kept: refused too (classic), or committed under the new epoch (KIP-848 retries STALE_MEMBER_EPOCH under it).
         for (const r of refused) assert.match(r.reason, /was revoked|was lost|held under member .* generation\/epoch|no longer held under the current epoch/, said)
-        await sleep(300)
+        // A fence, which would lose the partitions, comes in a heartbeat's answer: two more answered ones show none came.
+        const heartbeatApi: AnyApi = protocol === 'classic' ? Heartbeat : ConsumerGroupHeartbeat
+        const beats = (): number => h.cluster.requests(heartbeatApi).filter(r => r.clientId === 'a').length
+        const beatsBefore = beats()
+        await waitFor('two more heartbeats of A', () => beats() >= beatsBefore + 2)
         assert.deepEqual(a.lostEvents.map(e => e.reason), [], 'A lost its partitions')
         for (const p of [0, 1]) {
           const offsets = a.offsets(p)
@@ -627,7 +631,10 @@ describe('GroupConsumer (consumer protocol): reconciliation while the coordinato
         // The bare member takes one partition: A's target shrinks to the other one.
         await waitFor("A's new target", () => h.cluster.groupMembers(h.groupId).find(m => m.memberId !== 'bare')?.target.length === 1)
         const kept = h.cluster.groupMembers(h.groupId).find(m => m.memberId !== 'bare')!.target[0].partition
-        await sleep(300) // the heartbeat that brings it
+        // The heartbeat that brings it: one sent after the target changed, and answered (the next one follows its answer).
+        const beats = (): number => h.cluster.requests(ConsumerGroupHeartbeat).filter(r => r.clientId === 'a').length
+        const beatsBefore = beats()
+        await waitFor("A's heartbeat bringing the new target, answered", () => beats() >= beatsBefore + 2)
         offsetFetchHeld.release()
         await waitFor('A processing the partition it kept', () => a.processedUpTo(kept) === 3n)
         const added = a.assignedEvents.flatMap(e => e.added.map(p => p.partition))
@@ -677,7 +684,10 @@ describe('GroupConsumer (classic protocol): static membership', { timeout: 60_00
       await waitFor('the restarted member holding both partitions', () => restarted.held().length === 2)
       await h.produce(2, [0, 1])
       await waitFor('the restarted member going on from the committed offsets', () => restarted.processedUpTo(0) === 5n && restarted.processedUpTo(1) === 5n)
-      await sleep(500)
+      // A rebalance the restarted leader forced would show in the answers to its heartbeats (REBALANCE_IN_PROGRESS, then a JoinGroup).
+      const beats = (): number => h.cluster.requests(Heartbeat).filter(r => r.clientId === 'a-restarted').length
+      const beatsBefore = beats()
+      await waitFor('three more heartbeats of the restarted member', () => beats() >= beatsBefore + 3)
       assert.equal(h.cluster.group(h.groupId)!.generationId, generation, 'the group rebalanced')
       assert.equal(h.cluster.requests(JoinGroup).filter(r => r.clientId === 'a-restarted').length, 1, 'the restarted leader joined more than once')
       assert.deepEqual(restarted.offsets(0), [3n, 4n])

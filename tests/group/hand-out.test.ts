@@ -13,7 +13,7 @@ import type { KafkaRecord } from '../../protocol/record-batch'
 import type { ConsumerBatch } from '../../consumer/cursor'
 import type { HandlerErrorEvent, ProcessingTimeoutEvent } from '../../consumer/consumer'
 import { protocols, withHarness, type Member } from './support'
-import { waitFor, sleep } from '../support/wait'
+import { eventLoopTurns, waitFor } from '../support/wait'
 
 /** Runs `member` with eachRecord (the harness's Member.run uses eachBatch), logging every record handed out. */
 function runEachRecord (member: Member, onRecord: (record: KafkaRecord, batch: ConsumerBatch) => Promise<void> | void): Array<{ partition: number, offset: bigint, identity: string }> {
@@ -26,6 +26,18 @@ function runEachRecord (member: Member, onRecord: (record: KafkaRecord, batch: C
     }
   }).catch(error => { member.error = error })
   return seen
+}
+
+/**
+ * Resolves once `member`'s current ownership of `partition` has fetched records past its
+ * committed offset and buffered them. Buffering wakes the waiting readers, and the way from
+ * there to the handler has no I/O: after a few turns of the event loop, a batch that may be
+ * handed out has been (without the one-handler-per-partition rule these tests fail here).
+ */
+async function untilBuffered (member: Member, partition: number): Promise<void> {
+  await waitFor(`partition ${partition} fetched and buffered under the new ownership`, () => member.consumer.lag().some(l =>
+    l.partition === partition && l.highWatermark !== undefined && l.fetchOffset !== undefined && l.fetchOffset > (l.committedOffset ?? 0n)))
+  await eventLoopTurns(10)
 }
 
 for (const protocol of protocols) {
@@ -84,7 +96,8 @@ for (const protocol of protocols) {
         h.cluster.fenceMember(h.groupId, old.memberId)
         await waitFor('A holding the partition again under a new membership', () => a.identities.length >= 2 && a.held().includes(0) && a.identity !== old)
         const handedBefore = a.deliveries.length
-        await sleep(400)
+        // The new ownership fetched records and buffered them, which wakes the readers: a hand-out would have followed.
+        await untilBuffered(a, 0)
         assert.equal(a.deliveries.length, handedBefore, `a second handler of partition 0 started while the first still ran: ${a.offsets(0).join(',')}`)
         stuck.release()
         await waitFor('A processing the partition under its new membership', () => a.deliveries.slice(handedBefore).some(d => d.finished && d.nextOffset === 10n))
@@ -115,7 +128,7 @@ for (const protocol of protocols) {
         // B may have read the partition to its end: new records give A's new ownership something to hand out.
         await h.produce(2, [moved])
         const handedBefore = a.deliveries.filter(d => d.partition === moved).length
-        await sleep(400)
+        await untilBuffered(a, moved)
         assert.equal(a.deliveries.filter(d => d.partition === moved).length, handedBefore, `partition ${moved} got a second handler on A while the first still ran`)
         held[0].release()
         held[1].release()
@@ -141,9 +154,15 @@ for (const protocol of protocols) {
         b.run(h)
         await waitFor('B processing both partitions', () => b.processedUpTo(0) === 10n && b.processedUpTo(1) === 10n, { timeoutMs: 10_000 })
         assert.deepEqual([b.offsets(0)[0], b.offsets(1)[0]], [3n, 3n], 'B did not start after what A processed before leaving')
-        // One of the two slow handlers returns: A stays out while the other still runs.
+        // One of the two slow handlers returns: A stays out while the other still runs. A rejoin
+        // starts with a group request (FindCoordinator, JoinGroup, a heartbeat) within a few
+        // turns of that return, and A has no other reason to send one while out.
+        const groupRequestsOfA = (): number => h.cluster.requests().filter(r => r.clientId === 'a' && ['FindCoordinator', 'JoinGroup', 'ConsumerGroupHeartbeat'].includes(r.apiName)).length
+        const before = groupRequestsOfA()
         held[0].release()
-        await sleep(600)
+        await waitFor('the first overdue handler returning', () => a.deliveries.find(d => d.partition === 0 && d.offset === 3n)?.finished === true)
+        await eventLoopTurns(20)
+        assert.equal(groupRequestsOfA(), before, 'A began to rejoin while one of its overdue handlers still ran')
         assert.deepEqual(a.held(), [], 'A rejoined while one of its overdue handlers still ran')
         held[1].release()
         await waitFor('A back in the group with one partition', () => a.held().length === 1 && b.held().length === 1, { timeoutMs: 10_000 })

@@ -8,7 +8,7 @@ import { ConsumerGroupHeartbeat } from '../../protocol/apis/consumer-group-heart
 import type { ConsumerBatch } from '../../consumer/cursor'
 import { GroupConsumer, type GroupConsumerOptions } from '../../group/group-consumer'
 import type { MemberIdentity, TopicPartition } from '../../group/membership'
-import { FakeCluster, type CommitLogEntry, type FakeClusterOptions } from '../../testing/index'
+import { FakeCluster, withClock, type Clock, type CommitLogEntry, type FakeClusterOptions } from '../../testing/index'
 import { sleep } from '../support/wait'
 
 export type Protocol = 'classic' | 'consumer'
@@ -190,10 +190,12 @@ export class Harness {
    * connection), which starts joining at once. The Client loads the topic's metadata
    * first unless `coldMetadata`: a classic follower whose Client knows no topic id cannot
    * fetch its committed offsets (see the test of that bug in group-consumer.test.ts).
-   * `retryBackoffMs` is the Client's first retry backoff (how long a failed request waits).
+   * `retryBackoffMs` is the Client's first retry backoff (how long a failed request waits);
+   * `clock` the Client's clock (a FakeClock moves the member's heartbeats only when the test does).
    */
-  async member (name: string, protocol: Protocol, options: Partial<GroupConsumerOptions> = {}, { coldMetadata = false, retryBackoffMs = 5 } = {}): Promise<Member> {
-    const client = new Client({ bootstrap: this.cluster.bootstrap, clientId: name, retryBackoff: { initialMs: retryBackoffMs, maxMs: Math.max(50, retryBackoffMs) }, requestTimeoutMs: 5000 })
+  async member (name: string, protocol: Protocol, options: Partial<GroupConsumerOptions> = {}, { coldMetadata = false, retryBackoffMs = 5, clock }: { coldMetadata?: boolean, retryBackoffMs?: number, clock?: Clock } = {}): Promise<Member> {
+    const clientOptions = { bootstrap: this.cluster.bootstrap, clientId: name, retryBackoff: { initialMs: retryBackoffMs, maxMs: Math.max(50, retryBackoffMs) }, requestTimeoutMs: 5000 }
+    const client = new Client(clock === undefined ? clientOptions : withClock(clientOptions, clock))
     if (!coldMetadata) await client.metadata.refresh([this.topic])
     const consumer = new GroupConsumer(client, {
       groupId: this.groupId,

@@ -41,3 +41,12 @@ export async function outcomeWithin (promise: Promise<unknown>, ms: number): Pro
     clearTimeout(timer)
   }
 }
+
+/**
+ * Lets `turns` turns of the event loop run (promise chains, loopback I/O), with no timer: after
+ * what would start a request with no timer on its way, that request has reached an in-process
+ * fake broker by then. For proving that something did not follow the event that would cause it.
+ */
+export async function eventLoopTurns (turns: number): Promise<void> {
+  for (let turn = 0; turn < turns; turn++) await new Promise(resolve => setImmediate(resolve))
+}

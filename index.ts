@@ -52,7 +52,8 @@ export {
 } from './producer/transaction'
 export type { TransactionState, ConsumerGroupMetadata, TransactionOffset, SendOffsetsOptions, TransactionCallOptions } from './producer/transaction'
 export { runTransactional } from './group/transactional'
-export type { TransactionalRunOptions, TransactionalStats, TransactionAbortedEvent } from './group/transactional'
+export type { TransactionalRunOptions, TransactionalStats } from './group/transactional'
+export type { TransactionAbortedEvent } from './group/group-events'
 export type { RecordMetadata, RecordCallback } from './producer/batch'
 export { Consumer, GroupConsumer }
 export type { DeserializerOptions } from './consumer/consumer-options'

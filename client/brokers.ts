@@ -20,6 +20,7 @@
  */
 import { setMaxListeners } from 'node:events'
 import { ProtocolError } from '../protocol/errors'
+import type { ConnectionPurpose } from './events'
 import { onAbort } from './abort-signal'
 import { abortError, backoffDelay, sleep, timerDelay, type BackoffOptions } from './backoff'
 import { systemClock, type Clock } from './clock'
@@ -27,16 +28,11 @@ import { Connection, type ConnectionOptions } from './connection'
 import { ClientClosedError, ConnectionError, isRefusedIdentity, ProtocolViolationError, RequestTimeoutError } from './errors'
 import { Instrumentation } from './instrumentation'
 
+export type { ConnectionPurpose, ProtocolViolationEvent } from './events'
+
 /** Connections in a row that may end in a protocol violation before requests for the broker fail instead of reconnecting. */
 export const PROTOCOL_VIOLATION_LIMIT = 3
 
-/**
- * What a connection carries. Each group member gets its own (`group-<n>`), and so does
- * each consumer's fetching (`fetch-<n>`): a broker answers a connection's requests one at
- * a time, and a coordinator holds JoinGroup and SyncGroup until the rebalance completes,
- * so two members or consumers sharing a connection would wait for each other.
- */
-export type ConnectionPurpose = 'produce' | 'fetch' | 'group' | 'admin' | `group-${number}` | `fetch-${number}`
 
 export interface BrokerAddress {
   nodeId: number
@@ -57,14 +53,6 @@ interface ConnectFailures {
   warned: boolean
 }
 
-export interface ProtocolViolationEvent {
-  nodeId: number
-  /** e.g. "broker 2 (127.0.0.1:9093)". */
-  broker: string
-  /** Connections in a row that ended in a protocol violation. */
-  violations: number
-  error: ProtocolViolationError
-}
 
 interface Violations {
   /** Connections in a row that closed on a ProtocolError without a single good answer before it. */

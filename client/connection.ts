@@ -33,11 +33,10 @@ import { authenticate, type SaslOptions } from './sasl'
 import { clientCertificateProblem, looksLikeTlsRecord } from './tls'
 import { SaslAuthenticate } from '../protocol/apis/sasl-authenticate'
 import { SaslHandshake } from '../protocol/apis/sasl-handshake'
-import type { ConnectionPurpose } from './brokers'
 import { AuthenticationError } from './errors'
 import { channels, Instrumentation, publishAsyncEnd, subscribed, type RequestTrace } from './instrumentation'
 import type { RequestStats } from './metrics'
-import type { RequestEvent } from './events'
+import type { ConnectionPurpose, RequestEvent } from './events'
 
 /**
  * node:tls options, except that `servername` (SNI and the name the certificate must

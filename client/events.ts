@@ -10,7 +10,25 @@
  * which must extend the base class's map.
  */
 import { EventEmitter } from 'node:events'
-import type { ConnectionPurpose, ProtocolViolationEvent } from './brokers'
+import type { ProtocolViolationError } from './errors'
+
+/**
+ * What a connection carries. Each group member gets its own (`group-<n>`), and so does
+ * each consumer's fetching (`fetch-<n>`): a broker answers a connection's requests one at
+ * a time, and a coordinator holds JoinGroup and SyncGroup until the rebalance completes,
+ * so two members or consumers sharing a connection would wait for each other.
+ */
+export type ConnectionPurpose = 'produce' | 'fetch' | 'group' | 'admin' | `group-${number}` | `fetch-${number}`
+
+/** A broker's connections keep closing on protocol violations ('protocolViolation'). */
+export interface ProtocolViolationEvent {
+  nodeId: number
+  /** e.g. "broker 2 (127.0.0.1:9093)". */
+  broker: string
+  /** Connections in a row that ended in a protocol violation. */
+  violations: number
+  error: ProtocolViolationError
+}
 
 type Args<T> = T extends unknown[] ? T : never
 type Name<Events> = keyof Events & string

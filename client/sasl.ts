@@ -15,7 +15,7 @@ import { ErrorCode, errorCodeInfo } from '../protocol/error-codes'
 import { brokerText, sentence } from '../protocol/errors'
 import { AuthenticationError } from './errors'
 import { checkFunction, checkObject, checkOneOf, describeValue } from './validate'
-import type { Connection } from './connection'
+import type { Api } from '../protocol/api'
 
 /** What an OAUTHBEARER token provider returns: the token (a JWT), or the token with extensions (KIP-342). */
 export type OAuthBearerToken = string | { token: string, extensions?: Record<string, string> }
@@ -51,8 +51,14 @@ export function checkSaslOptions (where: string, options: unknown): void {
 }
 
 
+/** What authentication needs of a connection (connection.ts's Connection, which calls authenticate()). */
+export interface SaslConnection {
+  readonly label: string
+  send: <Request, Response>(api: Api<Request, Response>, body: Request, options?: { signal?: AbortSignal }) => Promise<Response>
+}
+
 /** Authenticates `connection`; returns the session lifetime the broker granted (0: no limit). */
-export async function authenticate (connection: Connection, options: SaslOptions, signal?: AbortSignal): Promise<number> {
+export async function authenticate (connection: SaslConnection, options: SaslOptions, signal?: AbortSignal): Promise<number> {
   const handshake = await connection.send(SaslHandshake, { mechanism: options.mechanism }, { signal })
   if (handshake.errorCode !== 0) {
     throw new AuthenticationError(`${connection.label} refused SASL mechanism ${options.mechanism} (error code ${handshake.errorCode}); it offers ${handshake.mechanisms.join(', ') || 'none'}`, { code: handshake.errorCode === 0 ? ErrorCode.UNSUPPORTED_SASL_MECHANISM : handshake.errorCode })

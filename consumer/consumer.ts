@@ -9,11 +9,12 @@
  * held, under which ownership, and what may be committed; this class fetches and hands
  * out, and reports what the application finished.
  *
- * This file keeps the assignment (cursors, predecessors), the hand-out (which batch goes
- * out next, decoding, finishing) and close(); the rest is in files named for it, each
- * reached through a small host interface: fetch-scheduling.ts (sources and what they
- * fetch), offset-resolution.ts (specs to offsets), processing-timeout.ts (maxProcessingMs),
- * run.ts (run()), hand-out.ts (the batch handed out), consumer-options.ts (options, checks).
+ * This file keeps the public class, the assignment (cursors, predecessors) and close();
+ * the rest is in files named for it, each reached through a small host interface:
+ * hand-out.ts (which batch goes out next, decoding, the handed batch until finished),
+ * fetch-scheduling.ts (sources and what they fetch), offset-resolution.ts (specs to
+ * offsets), processing-timeout.ts (maxProcessingMs), run.ts (run()), consumer-options.ts
+ * (options, checks).
  *
  * Rules:
  * - A partition has at most one batch handed out at a time; the next one goes out after
@@ -31,28 +32,24 @@
 import { checkCloseOptions, type Client, type CloseOptions } from '../client/client'
 import { TypedEmitter, type TypedEvents } from '../client/events'
 import type { LogFields } from '../client/logger'
-import { channels, publishAsyncEnd, subscribed, type ConsumerBatchTrace } from '../client/instrumentation'
 import type { MetricsRegistry, PartitionLag } from '../client/metrics'
 import { AbortedError } from '../client/errors'
 import { KafkaTsError } from '../protocol/errors'
-import { decodeScannedBatches, NO_RECORDS, type RecordMaker } from '../protocol/record-batch'
-import { backoffDelay } from '../client/backoff'
-import { Signal } from '../client/signal'
-import type { ClockTimer } from '../client/clock'
-import { Cursor, directOwnership, PrefetchAccount, type BufferedBatch, type ConsumerBatch, type OffsetSpec, type Ownership, type Processing } from './cursor'
+import { Cursor, directOwnership, PrefetchAccount, type ConsumerBatch, type OffsetSpec, type Ownership } from './cursor'
 import { OffsetResolution } from './offset-resolution'
-import { decodedRecords, HandOutBatch, type CursorBatch, type HandedBatch } from './hand-out'
+import { HandOut, type ConsumerHooks, type CursorBatch, type HandedBatch } from './hand-out'
 import { ProcessingTimeout, type ProcessingTimeoutEvent } from './processing-timeout'
 import { RunLoop, type HandlerErrorEvent, type RunHost } from './run'
 import type { FetchErrorEvent, FetchEvent, FetchSettings, TruncationEvent } from './source'
 import { FetchScheduling } from './fetch-scheduling'
 import { RecordDeserializer } from '../client/serializers'
 import { checkAssignOptions, checkBatchesOptions, checkFetchOptions, checkRunOptions, checkSeekTarget, recordMakerOption, type AssignOptions, type BatchesOptions, type DeserializerOptions, type FetchOptions, type RunOptions, type WithRecordMaker } from './consumer-options'
+import type { ClockTimer } from '../client/clock'
 import { internal } from '../client/internal'
 
 export type { FetchErrorEvent, FetchEvent, TruncationEvent } from './source'
 export type { ConsumerBatch, OffsetSpec, Ownership } from './cursor'
-export type { HandedBatch } from './hand-out'
+export type { ConsumerHooks, HandedBatch } from './hand-out'
 export type { HandlerErrorEvent } from './run'
 export type { ProcessingTimeoutEvent } from './processing-timeout'
 export { calledFromHandler } from './run'
@@ -103,15 +100,6 @@ export function consumerInternals (consumer: object): ConsumerInternals {
   return (consumer as unknown as { [internal]: ConsumerInternals })[internal]
 }
 
-export interface ConsumerHooks {
-  /** Before a batch is handed out; false drops it (at-most-once commits first here). */
-  beforeHandOut?: (cursor: Cursor, batch: ConsumerBatch) => Promise<boolean>
-  /** After the application finished a batch of a partition still held. */
-  onFinished?: (cursor: Cursor, batch: ConsumerBatch) => void
-  /** A batch has been out with the application longer than maxProcessingMs (reported once per batch). */
-  onProcessingTimeout?: (cursor: Cursor, processing: Processing) => void
-}
-
 export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = ConsumerEvents> extends TypedEmitter<Events> implements AsyncIterable<ConsumerBatch<K, V>> {
   protected readonly client: Client
   /** This object, typed by the events this class emits (a subclass's map may have more). */
@@ -125,9 +113,8 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
   #failure: Error | undefined
   readonly #hooks: ConsumerHooks = {}
 
-  /** Wakes readers (nextBatch, batches(), run() workers) waiting for a buffered batch. */
-  readonly #dataReady = new Signal()
-  #handOutStart = 0
+  /** Which batch goes out next, and each handed batch until the application finishes it. */
+  readonly #handOut: HandOut
   readonly #maxBatchRecords: number
   readonly #maxBatchBytes: number
   readonly #processingTimeout: ProcessingTimeout
@@ -141,22 +128,16 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
    * so a partition never has two handlers at once.
    */
   readonly #predecessors = new Map<string, Cursor>()
-  /** Batches handed to run() handlers (not to a `for await` loop or a nextBatch() caller). */
-  readonly #runBatches = new WeakSet<ConsumerBatch>()
   /** Offsets of cursors positioned by a spec ('earliest', a timestamp, a reset). */
   readonly #offsets: OffsetResolution
 
   readonly #unregister: () => void
-  /** Undefined without deserializers: batches go out as fetched. */
-  readonly #deserializer: RecordDeserializer | undefined
-  readonly #recordMaker: RecordMaker | undefined
 
   constructor (client: Client, options: FetchOptions & DeserializerOptions<K, V> = {}) {
     super()
     // Before anything is registered: a refused option leaves nothing behind.
     checkFetchOptions('consumer option', options)
-    this.#deserializer = RecordDeserializer.from('consumer option', options.deserializers)
-    this.#recordMaker = (options as WithRecordMaker<FetchOptions>)[recordMakerOption]
+    const deserializer = RecordDeserializer.from('consumer option', options.deserializers)
     this.client = client
     const cursors = this.#cursors
     Object.defineProperty(this, internal, { value: {
@@ -193,6 +174,23 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       fail: error => this.#fail(error)
     })
     this.#account = new PrefetchAccount(options.maxBufferedBytes ?? 64 * 1024 * 1024)
+    this.#handOut = new HandOut({
+      client,
+      cursors: this.#cursors,
+      predecessors: this.#predecessors,
+      emptyBatches: this.#settings.emptyBatches,
+      groupId: () => (this as unknown as { groupId?: string }).groupId,
+      hooks: () => this.#hooks,
+      failure: () => this.#failure,
+      ended: () => this.#closed || this.#stopping,
+      watchProcessing: () => { this.#processingTimeout.watch() },
+      consumed: batch => { this.#metrics.batchConsumed(batch.topic, batch.records.length) },
+      wakeFetching: () => { this.#fetching.wake() },
+      nodeOf: cursor => this.#fetching.nodeOf(cursor),
+      fetchError: event => this.#events.emit('fetchError', event),
+      warn: error => { this.warn(error) },
+      fail: error => { this.#fail(error) }
+    }, deserializer, (options as WithRecordMaker<FetchOptions>)[recordMakerOption])
     this.#maxBatchRecords = options.maxBatchRecords ?? 500
     this.#maxBatchBytes = options.maxBatchBytes ?? 1024 * 1024
     this.#processingTimeout = new ProcessingTimeout(options.maxProcessingMs ?? 300_000, {
@@ -210,7 +208,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       isCurrent: (cursor, version) => cursor.version === version && this.#cursors.get(cursor.key) === cursor,
       get maxBatchRecords (): number { return consumer.#maxBatchRecords },
       get maxBatchBytes (): number { return consumer.#maxBatchBytes },
-      buffered: () => this.#wakeData(),
+      buffered: () => this.#handOut.wake(),
       truncated: event => this.#events.emit('truncation', event),
       fetchError: event => this.#events.emit('fetchError', event),
       get observed (): boolean { return consumer.#events.listenerCount('fetch') > 0 || consumer.#events.listenerCount('fetchStart') > 0 },
@@ -229,8 +227,6 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
   readonly #metrics: MetricsRegistry
   /** Ends this one's part in client.metrics() (set once its collector is registered, at the end of the constructor). */
   #stopCollecting: () => void = () => {}
-  /** 'kafkats:consumer:batch' contexts of batches out with the application (only while someone subscribes). */
-  readonly #traces = new WeakMap<ConsumerBatch, ConsumerBatchTrace>()
 
   /** Direct consumption: start fetching these partitions. */
   static assigned<K = Buffer, V = Buffer> (client: Client, options: AssignOptions<K, V>): Consumer<K, V> {
@@ -272,7 +268,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     // Once close() started, only run() handlers are waited for: a `for await` loop body or a
     // nextBatch() caller may be the one closing, and finishes its batch (or not) by itself.
     const processing = removed
-      .filter(c => c.processing !== undefined && (!this.#stopping || this.#runBatches.has(c.processing.batch)))
+      .filter(c => c.processing !== undefined && (!this.#stopping || this.#handOut.isRunBatch(c.processing.batch)))
       .map(c => c.processing!.finished)
     if (processing.length > 0) {
       let timer: ClockTimer | undefined
@@ -343,7 +339,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       if (cursor !== undefined) cursor.paused = false
     }
     this.#fetching.wake()
-    this.#wakeData()
+    this.#handOut.wake()
   }
 
   /**
@@ -358,93 +354,15 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
   }
 
   async #nextCursorBatch (signal: AbortSignal | undefined): Promise<CursorBatch | undefined> {
-    const stopListening = this.#wakeOnAbort(signal)
+    const stopListening = this.#handOut.wakeOnAbort(signal)
     let handed: CursorBatch | undefined
     try {
-      handed = await this.#nextBatch(signal, false)
+      handed = await this.#handOut.next(signal, false)
     } finally {
       stopListening()
     }
     if (handed === undefined && signal?.aborted === true && !this.#stopping) throw new AbortedError('Aborted while waiting for records', { written: false, cause: signal.reason })
     return handed
-  }
-
-  /**
-   * Undefined once closing or once `signal` aborted (checked before a batch is taken, so an
-   * abort stops the hand-out, not a batch already on its way). `forRun`: the batch goes to
-   * a run() handler, which publishes its trace's start itself (so the handler runs in the
-   * subscriber's context).
-   */
-  async #nextBatch (signal: AbortSignal | undefined, forRun: boolean): Promise<CursorBatch | undefined> {
-    for (;;) {
-      if (this.#failure !== undefined) throw this.#failure
-      if (this.#closed || this.#stopping || signal?.aborted === true) return undefined
-      const handed = this.#takeBatch()
-      if (handed !== undefined) {
-        const { cursor, entry } = handed
-        const batch = entry.pending.length > 0 ? await this.#decode(cursor, entry) : new HandOutBatch(cursor, entry, [])
-        if (batch === undefined) {
-          cursor.handingOut = false
-          this.#wakeData()
-          continue
-        }
-        if (this.#hooks.beforeHandOut !== undefined) {
-          // The batch is not "processing" yet: a revoke does not wait for a hand-out that
-          // itself waits for the rebalance (at-most-once commits first), but `handingOut`
-          // keeps the partition's next batch back so order holds.
-          let allowed = false
-          try {
-            allowed = await this.#hooks.beforeHandOut(cursor, batch)
-          } catch (error) {
-            this.warn(error)
-          }
-          cursor.handingOut = false
-          if (!allowed || cursor.ownership.released || this.#cursors.get(cursor.key) !== cursor) {
-            this.#wakeData()
-            continue
-          }
-        }
-        cursor.handingOut = false
-        let finish!: () => void
-        const finished = new Promise<void>(resolve => { finish = resolve })
-        const records = batch.records
-        const firstOffset = records.length === 0 ? undefined : this.#recordMaker === undefined ? records[0].offset : this.#recordMaker.offsetOf(records[0])
-        cursor.processing = { batch, firstOffset, finished, finish, startedAt: this.client.clock.now(), seeked: false, overdue: false }
-        this.#processingTimeout.watch()
-        if (this.#deserializer !== undefined) {
-          const pending = this.#deserialize(cursor, batch)
-          if (pending !== undefined) await pending
-        }
-        this.#metrics.batchConsumed(batch.topic, batch.records.length)
-        if (subscribed(channels.consumerBatch)) this.#traceHandOut(batch, firstOffset, forRun)
-        if (forRun) this.#runBatches.add(batch)
-        return { batch, cursor, finish: (processedUpTo?: bigint | null) => this.#finish(cursor, batch, processedUpTo === undefined ? batch.nextOffset : processedUpTo), moreOfAnswer: entry.moreOfAnswer }
-      }
-      // The caller's signal wakes the waiters (#wakeOnAbort): one listener per call, not per worker.
-      await this.#dataReady.wait()
-    }
-  }
-
-  /** Wakes readers when `signal` aborts, so they end; call the result to stop listening. */
-  #wakeOnAbort (signal: AbortSignal | undefined): () => void {
-    if (signal === undefined) return () => {}
-    const wake = (): void => this.#wakeData()
-    signal.addEventListener('abort', wake, { once: true })
-    return () => signal.removeEventListener('abort', wake)
-  }
-
-  /** A batch being handed out through the deserializers; one that fails ends the consumer (its batch is not processed). */
-  #deserialize (cursor: Cursor, batch: ConsumerBatch): Promise<void> | undefined {
-    const failed = (error: unknown): never => {
-      this.#finish(cursor, batch, null)
-      this.#fail(error as Error)
-      throw error
-    }
-    try {
-      return this.#deserializer!.batch(batch.topic, batch.partition, batch.records)?.catch(failed)
-    } catch (error) {
-      return failed(error)
-    }
   }
 
   /** `for await (const batch of consumer)`: `batches()` without options. */
@@ -469,9 +387,9 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
         // The loop asked for the next batch: the one in hand is processed.
         current?.finish()
         current = undefined
-        const stopListening = this.#wakeOnAbort(signal)
+        const stopListening = this.#handOut.wakeOnAbort(signal)
         try {
-          current = await this.#nextBatch(signal, false) as HandedBatch<K, V> | undefined
+          current = await this.#handOut.next(signal, false) as HandedBatch<K, V> | undefined
         } finally {
           stopListening()
         }
@@ -502,23 +420,6 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     await new RunLoop(this.#runHost, options as RunOptions).run()
   }
 
-  #traceHandOut (batch: ConsumerBatch, firstOffset: bigint | undefined, forRun: boolean): void {
-    const trace: ConsumerBatchTrace = {
-      clientId: this.client.clientId,
-      group: (this as unknown as { groupId?: string }).groupId,
-      topic: batch.topic,
-      partition: batch.partition,
-      records: batch.records.length,
-      firstOffset,
-      nextOffset: batch.nextOffset,
-      highWatermark: batch.highWatermark
-    }
-    this.#traces.set(batch, trace)
-    if (forRun) return
-    channels.consumerBatch.start.publish(trace)
-    channels.consumerBatch.end.publish(trace)
-  }
-
   /**
    * Stops fetching and ends the iterator. A direct consumer waits for nothing, so `force`
    * changes nothing here (a group member's close() says what it skips).
@@ -531,7 +432,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     this.#stop.abort()
     this.#fetching.stop()
     this.#processingTimeout.stop()
-    this.#wakeData()
+    this.#handOut.wake()
     // This consumer's own fetch connections go with it.
     await this.#fetching.closeSources()
     this.#unregister()
@@ -551,7 +452,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
   protected stopHandingOut (): void {
     this.#stopping = true
     this.#stop.abort()
-    this.#wakeData()
+    this.#handOut.wake()
   }
 
   protected get stopping (): boolean {
@@ -570,95 +471,6 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     this.#fail(error)
   }
 
-  // ---------------------------------------------------------------- hand-out
-
-  #takeBatch (): { cursor: Cursor, entry: BufferedBatch } | undefined {
-    const cursors = [...this.#cursors.values()]
-    const n = cursors.length
-    // Round-robin over partitions, so one busy partition does not starve the others.
-    for (let i = 0; i < n; i++) {
-      const cursor = cursors[(this.#handOutStart + i) % n]
-      if (cursor.processing !== undefined || cursor.handingOut || cursor.paused || cursor.buffered.length === 0) continue
-      // The partition's previous ownership still has a batch out: one handler per partition.
-      if (this.#predecessors.size > 0 && this.#predecessors.has(cursor.key)) continue
-      const entry = cursor.takeBuffered()!
-      this.#fetching.wake()
-      if (entry.version !== cursor.version || cursor.ownership.released) continue
-      this.#handOutStart = (this.#handOutStart + i + 1) % Math.max(1, n)
-      cursor.handingOut = true
-      return { cursor, entry }
-    }
-    return undefined
-  }
-
-  /**
-   * Decodes a buffered batch's records as it is handed out (decompression, records; the
-   * CRC was checked when the answer came) into the batch handed out. Undefined when there is nothing to hand out: the
-   * partition moved on meanwhile, the records were all below the fetch position, or they
-   * could not be decoded — then the partition is fetched again from the batch's start
-   * after a backoff, with a 'fetchError' event, as for bad bytes at arrival.
-   */
-  async #decode (cursor: Cursor, entry: BufferedBatch): Promise<ConsumerBatch | undefined> {
-    const pending = entry.pending
-    entry.pending = []
-    try {
-      await decodeScannedBatches(pending, { topic: cursor.topic, partition: cursor.partition, recordMaker: this.#recordMaker })
-    } catch (error) {
-      if (entry.version === cursor.version && this.#cursors.get(cursor.key) === cursor) this.#undecodable(cursor, entry, error as Error)
-      return undefined
-    }
-    if (entry.version !== cursor.version || cursor.ownership.released || this.#cursors.get(cursor.key) !== cursor) return undefined
-    cursor.decodeFailures = 0
-    // Nothing that waited in the buffer (the entry, its record batches) is left pointing at
-    // the records: those objects may have reached the old generation, and an old object
-    // pointing at young records keeps them alive through every scavenge until the next full
-    // collection. With 9,000-record batches (the kafkajs drop-in's) that promoted half of
-    // all records and took CPU per record up by half. So the batch object is made here, and
-    // the record batches let go of their records.
-    const batch = new HandOutBatch(cursor, entry, decodedRecords(pending, entry.fetchedFrom, this.#recordMaker))
-    for (let i = 0; i < pending.length; i++) pending[i].batch.records = NO_RECORDS
-    if (batch.records.length > 0) return batch
-    // A compacted batch may keep its last offset and lose the records at or past the fetch position.
-    if (this.#settings.emptyBatches) {
-      batch.skippedFrom = entry.fetchedFrom
-      return batch
-    }
-    if (cursor.processing === undefined && cursor.buffered.length === 0) cursor.processedOffset = batch.nextOffset
-    return undefined
-  }
-
-  /** A buffered batch could not be decoded: fetch it again from its start after a backoff, reported as a fetchError. */
-  #undecodable (cursor: Cursor, entry: BufferedBatch, error: Error): void {
-    // Drops what was buffered after it and any answer in flight (the version moves on); what was processed stands.
-    cursor.seek(entry.fetchedFrom, entry.fetchedEpoch)
-    const delay = backoffDelay(cursor.decodeFailures++, this.client.backoff)
-    cursor.retryAt = this.client.clock.now() + Math.ceil(delay)
-    this.#events.emit('fetchError', { nodeId: this.#fetching.nodeOf(cursor), topic: cursor.topic, partition: cursor.partition, error, retryInMs: Math.round(delay) })
-    this.client.clock.setTimer(() => this.#fetching.wake(), Math.ceil(delay) + 2)
-    this.#fetching.wake()
-  }
-
-  #finish (cursor: Cursor, batch: ConsumerBatch, processedUpTo: bigint | null): void {
-    const processing = cursor.processing
-    if (processing === undefined || processing.batch !== batch) return
-    cursor.processing = undefined
-    processing.finish()
-    const trace = this.#traces.get(batch)
-    if (trace !== undefined) {
-      this.#traces.delete(batch)
-      trace.processedUpTo = processedUpTo
-      publishAsyncEnd(channels.consumerBatch, trace, trace.error)
-    }
-    if (this.#predecessors.get(cursor.key) === cursor) this.#predecessors.delete(cursor.key)
-    // A late finish for a partition that left this member is dropped, never re-inserted
-    // (invariant 3); after a seek the seek target counts, not this batch's end.
-    if (processedUpTo !== null && !cursor.ownership.released && !processing.seeked) {
-      cursor.processedOffset = processedUpTo
-      this.#hooks.onFinished?.(cursor, batch)
-    }
-    this.#wakeData()
-  }
-
   /** Resolves once no batch that passed maxProcessingMs is out with the application any more. */
   protected async overdueReturned (): Promise<void> {
     await this.#processingTimeout.returned()
@@ -674,20 +486,16 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     const consumer = this
     return {
       // No async wrapper: one promise per batch, as before the split.
-      nextBatch: signal => this.#nextBatch(signal, true),
+      nextBatch: signal => this.#handOut.next(signal, true),
       get stopping (): boolean { return consumer.#stopping },
       get failed (): boolean { return consumer.#failure !== undefined },
       get stopSignal (): AbortSignal { return consumer.#stop.signal },
-      trace: batch => this.#traces.get(batch),
+      trace: batch => this.#handOut.trace(batch),
       handlerError: event => this.#events.emit('handlerError', event),
       fail: error => this.#fail(error),
-      wakeOnAbort: signal => this.#wakeOnAbort(signal),
+      wakeOnAbort: signal => this.#handOut.wakeOnAbort(signal),
       close: async () => await this.close()
     }
-  }
-
-  #wakeData (): void {
-    this.#dataReady.notify()
   }
 
   #fail (error: Error): void {
@@ -695,7 +503,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     this.#failure = error
     // An 'error' event without a listener would throw: the iterator reports the error anyway.
     if (this.#events.listenerCount('error') > 0) this.#events.emit('error', error)
-    this.#wakeData()
+    this.#handOut.wake()
     void this.close()
   }
 }

@@ -11,7 +11,7 @@ import type { Client } from '../client/client'
 import { Signal } from '../client/signal'
 import type { ClockTimer } from '../client/clock'
 import type { Cursor } from './cursor'
-import { Source, type FetchSettings, type SourceOwner } from './source'
+import { Source, type FetchSettings, type SourceHost } from './source'
 import { internal } from '../client/internal'
 
 let consumerConnections = 0
@@ -21,8 +21,8 @@ export function nextFetchPurpose (): `fetch-${number}` {
   return `fetch-${++consumerConnections}`
 }
 
-/** What the sources report, passed on to the consumer as they come (SourceOwner's meanings). */
-type SourceReports = Pick<SourceOwner, 'isCurrent' | 'maxBatchRecords' | 'maxBatchBytes' | 'buffered' | 'truncated' | 'fetchError' | 'observed' | 'fetchStarted' | 'fetched' | 'fail' | 'resolve'>
+/** What the sources report, passed on to the consumer as they come (SourceHost's meanings). */
+type SourceReports = Pick<SourceHost, 'isCurrent' | 'maxBatchRecords' | 'maxBatchBytes' | 'buffered' | 'truncated' | 'fetchError' | 'observed' | 'fetchStarted' | 'fetched' | 'fail' | 'resolve'>
 
 export interface FetchSchedulingHost extends SourceReports {
   /** The partitions held. */
@@ -48,16 +48,16 @@ export class FetchScheduling {
   #refreshTimer: ClockTimer | undefined
   /** The consumer closed: nothing is fetched, started or refreshed any more. */
   #stopped = false
-  readonly #owner: SourceOwner
+  readonly #sourceHost: SourceHost
 
   constructor (client: Client, settings: FetchSettings, host: FetchSchedulingHost) {
     this.#client = client
     this.#settings = settings
     this.#host = host
-    this.#owner = this.#makeSourceOwner()
+    this.#sourceHost = this.#makeSourceHost()
   }
 
-  #makeSourceOwner (): SourceOwner {
+  #makeSourceHost (): SourceHost {
     const host = this.#host
     // eslint-disable-next-line @typescript-eslint/no-this-alias
     const scheduling = this
@@ -124,7 +124,7 @@ export class FetchScheduling {
         continue
       }
       if (!this.#sources.has(nodeId)) {
-        const source = new Source(nodeId, this.#client, this.#owner, this.#settings, this.#purpose)
+        const source = new Source(nodeId, this.#client, this.#sourceHost, this.#settings, this.#purpose)
         this.#sources.set(nodeId, source)
         source.start()
       }

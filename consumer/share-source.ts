@@ -234,7 +234,7 @@ export interface ShareFetchSettings {
   maxRecords: number
 }
 
-export interface ShareSourceOwner {
+export interface ShareSourceHost {
   groupId: () => string
   memberId: () => string
   /** The assigned partitions this broker leads (to fetch from). */
@@ -272,7 +272,7 @@ const MOVED = new Set<number>([ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.N
 export class ShareSource {
   readonly nodeId: number
   readonly #client: Client
-  readonly #owner: ShareSourceOwner
+  readonly #host: ShareSourceHost
   readonly #settings: ShareFetchSettings
   readonly #purpose: ConnectionPurpose
   /** The epoch of the next request; 0 when no session is open. */
@@ -298,10 +298,10 @@ export class ShareSource {
    */
   generation = 0
 
-  constructor (client: Client, nodeId: number, owner: ShareSourceOwner, settings: ShareFetchSettings, purpose: ConnectionPurpose) {
+  constructor (client: Client, nodeId: number, host: ShareSourceHost, settings: ShareFetchSettings, purpose: ConnectionPurpose) {
     this.#client = client
     this.nodeId = nodeId
-    this.#owner = owner
+    this.#host = host
     this.#settings = settings
     this.#purpose = purpose
   }
@@ -312,7 +312,7 @@ export class ShareSource {
 
   /** Called by ShareRecord when it is acknowledged (`closed` records got a final acknowledgement): the loop may have work. */
   acknowledgementsAdded (closed: number): void {
-    if (closed > 0) this.#owner.recordsClosed(closed)
+    if (closed > 0) this.#host.recordsClosed(closed)
     this.#woken.notify()
   }
 
@@ -382,8 +382,8 @@ export class ShareSource {
       const taken = this.#take(() => true, 'pending')
       try {
         const response = await this.#client.request(ShareAcknowledge, {
-          groupId: this.#owner.groupId(),
-          memberId: this.#owner.memberId(),
+          groupId: this.#host.groupId(),
+          memberId: this.#host.memberId(),
           shareSessionEpoch: CLOSE_EPOCH,
           topics: this.#ackTopics(taken)
         }, { nodeId: this.nodeId, purpose: this.#purpose, timeoutMs: 5000 })
@@ -401,7 +401,7 @@ export class ShareSource {
   async #run (): Promise<void> {
     const signal = this.#stop.signal
     while (!signal.aborted) {
-      const since = this.#owner.workVersion()
+      const since = this.#host.workVersion()
       try {
         const worked = await this.#step(signal)
         this.#failures = 0
@@ -409,11 +409,11 @@ export class ShareSource {
       } catch (error) {
         if (signal.aborted) return
         if (error instanceof KafkaTsError && !error.retriable && !(error instanceof BrokerError && isSessionError(error.code))) {
-          this.#owner.fail(error)
+          this.#host.fail(error)
           return
         }
         const retryInMs = backoffDelay(this.#failures++, this.#client.backoff)
-        this.#owner.fetchError({ nodeId: this.nodeId, topic: undefined, partition: undefined, error: error as Error, retryInMs: Math.round(retryInMs) })
+        this.#host.fetchError({ nodeId: this.nodeId, topic: undefined, partition: undefined, error: error as Error, retryInMs: Math.round(retryInMs) })
         await sleep(retryInMs, signal).catch(() => {})
       }
     }
@@ -421,14 +421,14 @@ export class ShareSource {
 
   async #idle (signal: AbortSignal, since: number): Promise<void> {
     const idle = new AbortController()
-    await Promise.race([this.#woken.wait(idle.signal), this.#owner.waitForWork(signal, since)]).catch(() => {})
+    await Promise.race([this.#woken.wait(idle.signal), this.#host.waitForWork(signal, since)]).catch(() => {})
     idle.abort()
   }
 
   /** One request, or false when there was nothing to do. */
   async #step (signal: AbortSignal): Promise<boolean> {
     const wanted = new Map<string, SharePartition>()
-    for (const p of this.#owner.partitionsFor(this.nodeId)) {
+    for (const p of this.#host.partitionsFor(this.nodeId)) {
       const sp = this.partition(p.topic, p.topicId, p.partition)
       wanted.set(sp.key, sp)
     }
@@ -440,7 +440,7 @@ export class ShareSource {
     }
     const flushing = this.#flushWaiters.length > 0
     const ackForUnwanted = [...this.#partitions.values()].some(p => p.pending.size > 0 && !wanted.has(p.key))
-    const room = this.#owner.hasRoom()
+    const room = this.#host.hasRoom()
     if (this.#epoch !== OPEN_EPOCH && this.#hasPending() && (ackForUnwanted || !room || flushing || wanted.size === 0)) {
       await this.#acknowledge(this.#take(() => true, 'pending'), false)
       return true
@@ -482,7 +482,7 @@ export class ShareSource {
   /** A debug line about this share session (NODE_DEBUG=kafkats or logLevel 'debug'); `fields` is called only then. */
   #debug (message: string, fields?: () => Record<string, unknown>): void {
     const log = this.#client[internal].instrumentation.log
-    if (log.debugOn) log.debug(`share session with broker ${this.nodeId}: ${message}`, { nodeId: this.nodeId, group: this.#owner.groupId(), memberId: this.#owner.memberId(), epoch: this.#epoch, ...fields?.() })
+    if (log.debugOn) log.debug(`share session with broker ${this.nodeId}: ${message}`, { nodeId: this.nodeId, group: this.#host.groupId(), memberId: this.#host.memberId(), epoch: this.#epoch, ...fields?.() })
   }
 
   #nextEpoch (): void {
@@ -504,8 +504,8 @@ export class ShareSource {
           response = await this.#client.request(ShareAcknowledge, version => {
             this.renewSupported = version >= 2
             return {
-              groupId: this.#owner.groupId(),
-              memberId: this.#owner.memberId(),
+              groupId: this.#host.groupId(),
+              memberId: this.#host.memberId(),
               shareSessionEpoch: this.#epoch,
               isRenewAck: renew,
               topics: this.#ackTopics(taken)
@@ -565,8 +565,8 @@ export class ShareSource {
           // Renewals came with v2 of both share APIs (KIP-1222).
           this.renewSupported = version >= 2
           return {
-            groupId: this.#owner.groupId(),
-            memberId: this.#owner.memberId(),
+            groupId: this.#host.groupId(),
+            memberId: this.#host.memberId(),
             shareSessionEpoch: this.#epoch,
             maxWaitMs: this.#settings.maxWaitMs,
             minBytes: this.#settings.minBytes,
@@ -609,16 +609,16 @@ export class ShareSource {
       if (p.errorCode !== 0) {
         const error = new BrokerError(p.errorCode, `ShareFetch of ${sp.topic}[${sp.partition}] from broker ${this.nodeId}`, p.errorMessage)
         if (MOVED.has(p.errorCode) || invalidatesMetadata(p.errorCode)) moved = true
-        if (!error.retriable && !MOVED.has(p.errorCode)) { this.#owner.fail(error); return }
+        if (!error.retriable && !MOVED.has(p.errorCode)) { this.#host.fail(error); return }
         // The partition is asked for again in the next ShareFetch, at once.
-        this.#owner.fetchError({ nodeId: this.nodeId, topic: sp.topic, partition: sp.partition, error, retryInMs: 0 })
+        this.#host.fetchError({ nodeId: this.nodeId, topic: sp.topic, partition: sp.partition, error, retryInMs: 0 })
         continue
       }
       if (p.acquiredRecords.length > 0) await this.#deliver(sp, p, response.acquisitionLockTimeoutMs > 0 ? sentAt + response.acquisitionLockTimeoutMs : Infinity)
     }
     if (moved) {
       // Forget the partitions so a new leader's source takes them; the locks went with the leader.
-      this.#owner.refreshMetadata()
+      this.#host.refreshMetadata()
       await sleep(Math.min(1000, backoffDelay(this.#failures++, this.#client.backoff)), signal).catch(() => {})
     }
   }
@@ -648,7 +648,7 @@ export class ShareSource {
       if (expected < ranges[r].firstOffset) expected = ranges[r].firstOffset
       this.#gaps(sp, expected, ranges[r].lastOffset)
     }
-    if (records.length > 0) this.#owner.deliver({ topic: sp.topic, partition: sp.partition, records })
+    if (records.length > 0) this.#host.deliver({ topic: sp.topic, partition: sp.partition, records })
   }
 
   #gaps (sp: SharePartition, from: bigint, to: bigint): void {
@@ -660,7 +660,7 @@ export class ShareSource {
     if (isSessionError(code)) this.#resetSession()
     if (code === ErrorCode.UNKNOWN_MEMBER_ID || code === ErrorCode.FENCED_MEMBER_EPOCH) {
       this.#resetSession()
-      this.#owner.memberUnknown()
+      this.#host.memberUnknown()
     }
     throw error
   }
@@ -741,7 +741,7 @@ export class ShareSource {
     if (offsets.length === 0) return
     offsets.sort((a, b) => a < b ? -1 : a > b ? 1 : 0)
     const result: ShareAcknowledgementResult = { topic: partition.topic, partition: partition.partition, offsets, error }
-    this.#owner.acknowledged(result)
+    this.#host.acknowledged(result)
     this.#requestResults?.push(result)
     if (waiters !== undefined) for (const w of waiters) w.results.push(result)
   }

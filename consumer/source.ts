@@ -75,7 +75,7 @@ export interface FetchEvent {
   durationMs: number
 }
 
-export interface SourceOwner {
+export interface SourceHost {
   /** Cursors this broker should fetch now (leader or preferred replica, not paused, not backing off, with room in the buffer). */
   fetchable: (nodeId: number) => Cursor[]
   /**
@@ -121,7 +121,7 @@ const REPORT_NO_PROGRESS_AFTER = 3
 export class Source {
   readonly nodeId: number
   readonly #client: Client
-  readonly #owner: SourceOwner
+  readonly #host: SourceHost
   readonly #settings: FetchSettings
   readonly #session = new FetchSession()
   readonly #stop = new AbortController()
@@ -135,11 +135,11 @@ export class Source {
   /** The consumer's prefetch account (every cursor of a consumer shares one), for requests that carry no cursor. */
   #account: PrefetchAccount | undefined
 
-  constructor (nodeId: number, client: Client, owner: SourceOwner, settings: FetchSettings, purpose: ConnectionPurpose = 'fetch') {
+  constructor (nodeId: number, client: Client, host: SourceHost, settings: FetchSettings, purpose: ConnectionPurpose = 'fetch') {
     this.nodeId = nodeId
     this.#purpose = purpose
     this.#client = client
-    this.#owner = owner
+    this.#host = host
     this.#settings = settings
   }
 
@@ -184,27 +184,27 @@ export class Source {
     const signal = this.#stop.signal
     while (!signal.aborted) {
       // Taken before looking for work, so a wake-up that comes while we fetch is not missed.
-      const since = this.#owner.workVersion
-      const cursors = this.#owner.fetchable(this.nodeId)
+      const since = this.#host.workVersion
+      const cursors = this.#host.fetchable(this.nodeId)
       if (cursors.length === 0 && (this.#session.id === 0 || this.#session.epoch === 0)) {
-        await this.#owner.waitForWork(signal, since).catch(() => {})
+        await this.#host.waitForWork(signal, since).catch(() => {})
         continue
       }
       for (const c of cursors) c.inFetch = true
       const versions = cursors.map(c => c.version)
       try {
-        const startedAt = this.#owner.observed ? Date.now() : 0
-        if (startedAt !== 0) this.#owner.fetchStarted(this.nodeId)
+        const startedAt = this.#host.observed ? Date.now() : 0
+        if (startedAt !== 0) this.#host.fetchStarted(this.nodeId)
         const response = await this.#fetch(cursors, signal)
         if (response !== undefined) await this.#onResponse(cursors, versions, response)
         if (startedAt !== 0 && response !== undefined) {
           let partitions = 0
           for (const t of response.responses) for (const p of t.partitions) if (p.records !== null && p.records.length > 0) partitions++
-          this.#owner.fetched({ nodeId: this.nodeId, partitionsWithRecords: partitions, durationMs: Date.now() - startedAt })
+          this.#host.fetched({ nodeId: this.nodeId, partitionsWithRecords: partitions, durationMs: Date.now() - startedAt })
         }
         this.#failures = 0
         // An empty session (everything paused or buffered): wait for work instead of spinning.
-        if (cursors.length === 0) await this.#owner.waitForWork(signal, since).catch(() => {})
+        if (cursors.length === 0) await this.#host.waitForWork(signal, since).catch(() => {})
       } catch (error) {
         if (signal.aborted) break
         this.#session.restart()
@@ -217,7 +217,7 @@ export class Source {
       } finally {
         for (const c of cursors) c.inFetch = false
         // Another source may have skipped these cursors while we held them.
-        if (cursors.length > 0) this.#owner.released()
+        if (cursors.length > 0) this.#host.released()
       }
     }
   }
@@ -247,8 +247,8 @@ export class Source {
   }
 
   async #onPartition (cursor: Cursor, version: number, response: FetchPartitionResponse): Promise<void> {
-    const owner = this.#owner
-    if (!owner.isCurrent(cursor, version)) return
+    const host = this.#host
+    if (!host.isCurrent(cursor, version)) return
     if (response.errorCode !== 0) {
       this.#onPartitionError(cursor, response)
       return
@@ -256,7 +256,7 @@ export class Source {
     cursor.highWatermark = response.highWatermark
     if (response.preferredReadReplica >= 0 && response.preferredReadReplica !== cursor.preferredReplica) {
       cursor.preferredReplica = response.preferredReadReplica
-      owner.startSources()
+      host.startSources()
     }
     // KIP-320: the leader's log diverged from what we fetched (an unclean leader change).
     if (response.divergingEpoch.epoch >= 0 && response.divergingEpoch.endOffset >= 0n && cursor.fetchOffset !== undefined) {
@@ -286,7 +286,7 @@ export class Source {
       this.#backOff(cursor, error as Error, true)
       return
     }
-    if (!owner.isCurrent(cursor, version)) return
+    if (!host.isCurrent(cursor, version)) return
     if (scanned.length === 0) {
       // Bytes but no complete batch: the broker cut the first batch at a size limit (it
       // does for any partition but the first with data), or the answer lies about a
@@ -325,7 +325,7 @@ export class Source {
     // batch limits, rather than handing out one small batch per fetch answer.
     const waiting = cursor.buffered[cursor.buffered.length - 1]
     const merge = waiting !== undefined && waiting.version === version && waiting.recordCount > 0 &&
-      waiting.recordCount + count <= owner.maxBatchRecords && waiting.bytes + decodedBytes <= owner.maxBatchBytes
+      waiting.recordCount + count <= host.maxBatchRecords && waiting.bytes + decodedBytes <= host.maxBatchBytes
     const fetchedEpoch = cursor.lastFetchedEpoch
     cursor.fetchOffset = nextOffset
     cursor.lastFetchedEpoch = last.partitionLeaderEpoch
@@ -352,7 +352,7 @@ export class Source {
       const b = kept[i]
       const header = b.batch
       const cost = decodedCost(b)
-      if (entry.recordCount > 0 && (entry.recordCount + header.recordCount > owner.maxBatchRecords || entry.bytes + cost > owner.maxBatchBytes)) {
+      if (entry.recordCount > 0 && (entry.recordCount + header.recordCount > host.maxBatchRecords || entry.bytes + cost > host.maxBatchBytes)) {
         entry.nextOffset = header.baseOffset
         entry.moreOfAnswer = true
         entry = newEntry(header.baseOffset)
@@ -363,19 +363,19 @@ export class Source {
     }
     // Only markers or aborted data (emptyBatches): the batch that reports them.
     if (pendingFrom >= kept.length) cursor.push(entry, 0, 0, records.buffer, 0)
-    owner.buffered()
+    host.buffered()
   }
 
   #truncate (cursor: Cursor, resumeOffset: bigint, epoch: number): void {
     const event: TruncationEvent = { topic: cursor.topic, partition: cursor.partition, fetchOffset: cursor.fetchOffset!, resumeOffset }
     if (this.#settings.offsetReset === 'none') {
-      this.#owner.fail(new KafkaTsError('LOG_TRUNCATION', `The log of ${cursor.key} was truncated below offset ${cursor.fetchOffset} (to ${resumeOffset}) by a leader change: records this consumer read may be gone`))
+      this.#host.fail(new KafkaTsError('LOG_TRUNCATION', `The log of ${cursor.key} was truncated below offset ${cursor.fetchOffset} (to ${resumeOffset}) by a leader change: records this consumer read may be gone`))
       return
     }
     cursor.seek(resumeOffset)
     cursor.lastFetchedEpoch = epoch
-    this.#owner.truncated(event)
-    this.#owner.released()
+    this.#host.truncated(event)
+    this.#host.released()
   }
 
   #onPartitionError (cursor: Cursor, response: FetchPartitionResponse): void {
@@ -383,22 +383,22 @@ export class Source {
     if (cursor.preferredReplica >= 0) {
       // A follower could not serve us: go back to the leader.
       cursor.preferredReplica = -1
-      this.#owner.startSources()
+      this.#host.startSources()
       return
     }
     const error = new BrokerError(code, `Fetch of ${cursor.key} at offset ${String(cursor.fetchOffset)} from broker ${this.nodeId}`)
     if (code === ErrorCode.OFFSET_OUT_OF_RANGE) {
       if (this.#settings.offsetReset === 'none') {
-        this.#owner.fail(new BrokerError(code, `Fetch of ${cursor.key} at offset ${String(cursor.fetchOffset)} (offsetReset is 'none')`))
+        this.#host.fail(new BrokerError(code, `Fetch of ${cursor.key} at offset ${String(cursor.fetchOffset)} (offsetReset is 'none')`))
         return
       }
       cursor.seek(this.#settings.offsetReset)
-      this.#owner.resolve(cursor)
+      this.#host.resolve(cursor)
       return
     }
     if (invalidatesMetadata(code) || LEADER_MOVED_CODES.has(code)) {
       // Routine during leader changes: no event, a short backoff until metadata says more.
-      this.#owner.refreshMetadata()
+      this.#host.refreshMetadata()
       this.#backOff(cursor, error, false)
       return
     }
@@ -406,14 +406,14 @@ export class Source {
       this.#backOff(cursor, error, true)
       return
     }
-    this.#owner.fail(error)
+    this.#host.fail(error)
   }
 
   /** Keeps the partition out of fetches for a growing while; optionally reports why. */
   #backOff (cursor: Cursor, error: Error, report: boolean): void {
     const delay = backoffDelay(cursor.fetchFailures++, this.#client.backoff)
     cursor.retryAt = this.#client.clock.now() + Math.ceil(delay)
-    if (report) this.#owner.fetchError({ nodeId: this.nodeId, topic: cursor.topic, partition: cursor.partition, error, retryInMs: Math.round(delay) })
+    if (report) this.#host.fetchError({ nodeId: this.nodeId, topic: cursor.topic, partition: cursor.partition, error, retryInMs: Math.round(delay) })
     this.#wakeAt(cursor.retryAt)
   }
 
@@ -425,7 +425,7 @@ export class Source {
     this.#retryTimer = clock.setTimer(() => {
       this.#retryTimerAt = Infinity
       this.#retryTimer = undefined
-      this.#owner.released()
+      this.#host.released()
       // Timers may fire a millisecond before Date.now() reaches `at`.
     }, Math.max(0, at - clock.now()) + 2, { keepAlive: true })
   }
@@ -434,18 +434,18 @@ export class Source {
   #onSourceError (cursors: Cursor[], error: Error, retryInMs: number): void {
     for (const c of cursors) c.preferredReplica = -1
     if (error instanceof BrokerError && !isRetriableFetchError(error.code)) {
-      this.#owner.fail(error)
+      this.#host.fail(error)
       return
     }
     if (error instanceof KafkaTsError && !error.retriable && error.kind !== 'CONNECTION' && error.kind !== 'TIMEOUT' && !(error instanceof ProtocolError)) {
-      this.#owner.fail(error)
+      this.#host.fail(error)
       return
     }
     // A lost connection is routine (a broker restarts, a leader moves) until it keeps happening.
     if (!(error instanceof KafkaTsError) || error.kind !== 'CONNECTION' || this.#failures >= REPORT_NO_PROGRESS_AFTER) {
-      this.#owner.fetchError({ nodeId: this.nodeId, topic: undefined, partition: undefined, error, retryInMs: Math.round(retryInMs) })
+      this.#host.fetchError({ nodeId: this.nodeId, topic: undefined, partition: undefined, error, retryInMs: Math.round(retryInMs) })
     }
-    this.#owner.refreshMetadata()
+    this.#host.refreshMetadata()
   }
 
   async #fetch (cursors: Cursor[], signal: AbortSignal): Promise<FetchResponse | undefined> {
@@ -493,7 +493,7 @@ export class Source {
       // A partition left out for want of room comes back as soon as the application takes
       // its records; the broker must not hold the others' empty poll for the whole maxWaitMs
       // meanwhile (kafkajs's default is 5 s), or that partition's backlog waits as long.
-      maxWaitMs: this.#owner.heldBack(this.nodeId) ? Math.min(this.#settings.maxWaitMs, HELD_BACK_MAX_WAIT_MS) : this.#settings.maxWaitMs,
+      maxWaitMs: this.#host.heldBack(this.nodeId) ? Math.min(this.#settings.maxWaitMs, HELD_BACK_MAX_WAIT_MS) : this.#settings.maxWaitMs,
       minBytes: this.#settings.minBytes,
       maxBytes: requestBytes,
       isolationLevel: this.#settings.isolationLevel,

@@ -20,7 +20,7 @@ import { TypedEmitter } from '../client/events'
 import { checkCloseOptions, type Client, type CloseOptions } from '../client/client'
 import type { LogFields } from '../client/logger'
 import { checkDuration, checkFunction, checkInteger, checkKnownKeys, checkObject, checkOneOf, checkSignal, checkString, optionKeys } from '../client/validate'
-import { acknowledgeIfOpen, lockLost, ShareSource, type ShareAcknowledgementResult, type ShareBatch, type ShareRecord, type ShareSourceOwner } from '../consumer/share-source'
+import { acknowledgeIfOpen, lockLost, ShareSource, type ShareAcknowledgementResult, type ShareBatch, type ShareRecord, type ShareSourceHost } from '../consumer/share-source'
 import { nextFetchPurpose } from '../consumer/fetch-scheduling'
 import type { FetchErrorEvent, HandlerErrorEvent } from '../consumer/consumer'
 import { GroupCoordinator } from './coordinator'
@@ -201,7 +201,7 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
     for (const p of this.#assigned) {
       const leader = this.client.metadata.partition(p.topic, p.partition)?.leaderId
       if (leader === undefined || leader < 0 || this.#sources.has(leader)) continue
-      const source = new ShareSource(this.client, leader, this.#sourceOwner, {
+      const source = new ShareSource(this.client, leader, this.#sourceHost, {
         maxWaitMs: this.#options.maxWaitMs ?? 500,
         minBytes: 1,
         maxBytes: this.#options.maxBytes ?? 50 * 1024 * 1024,
@@ -228,7 +228,7 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
     this.#work.notify()
   }
 
-  readonly #sourceOwner: ShareSourceOwner = {
+  readonly #sourceHost: ShareSourceHost = {
     groupId: () => this.groupId,
     memberId: () => this.#membership.memberId,
     partitionsFor: (nodeId) => {

@@ -42,6 +42,7 @@ import { SendError } from '../producer/errors'
 import { checkFunction, checkKnownKeys, checkObject, checkOneOf, checkSignal, describeValue, optionKeys } from '../client/validate'
 import { AbortedError } from '../client/errors'
 import { groupConsumerInternals, type GroupConsumer, type GroupConsumerInternals } from './group-consumer'
+import type { TransactionAbortedEvent } from './group-events'
 
 export interface TransactionalRunOptions<K = Buffer, V = Buffer, PK = ProducerBytes, PV = ProducerBytes> {
   /** Transforms one batch: send its output with `tx.send` / `tx.produce`. Throwing aborts the batch's transaction and ends the loop. */
@@ -64,15 +65,6 @@ const TRANSACTIONAL_RUN_OPTION_KEYS = optionKeys<TransactionalRunOptions>()(['ea
 export interface TransactionalStats {
   committed: number
   aborted: number
-}
-
-/** Why a batch's transaction was aborted (the 'transactionAborted' event of the consumer). */
-export interface TransactionAbortedEvent {
-  topic: string
-  partition: number
-  firstOffset: bigint
-  nextOffset: bigint
-  reason: string
 }
 
 const WHERE = 'runTransactional option'

@@ -14,7 +14,7 @@ import {
   KafkaJSNonRetriableError, KafkaJSProtocolError, protocolErrorInfo, toKafkaJSError
 } from './errors'
 import { adminEvents, Instrumentation, type AdminEventPayloads, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './instrumentation'
-import { retryDelay, type ClientContext, type RetryOptions } from './kafka'
+import { retryDelay, type ClientContext, type RetryOptions } from './config'
 import type { Logger } from './logger'
 import { partitionMetadataOf } from './producer'
 import type { PartitionMetadata } from './assigners'

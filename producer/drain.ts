@@ -16,7 +16,7 @@ import { DrainSchedule } from './drain-schedule'
 import type { ProducerIdentity } from './identity'
 import type { PartitionQueue } from './partition-queue'
 import type { Sequencing } from './sequencing'
-import { Sink, type SendItem, type SinkOptions, type SinkOwner } from './sink'
+import { Sink, type SendItem, type SinkOptions, type SinkHost } from './sink'
 import type { TransactionManager } from './transaction'
 
 /** What the Drain needs of the producer. */
@@ -43,7 +43,7 @@ export class Drain {
   readonly #options: DrainOptions
   readonly #host: DrainHost
   /** Whom the sinks hand outcomes to (the producer). */
-  readonly #sinkOwner: SinkOwner
+  readonly #sinkHost: SinkHost
   readonly #sinks = new Map<number, Sink>()
   readonly #schedule: DrainSchedule
   /** Batches whose connection died after their request was written, and that have not been answered since (see producer.ts MAX_CONNECTION_DEATHS). */
@@ -51,13 +51,13 @@ export class Drain {
   /** Drains on the next turn: a value made once, for the accumulator, Sequencing and the producer. */
   readonly soon: () => void
 
-  constructor (client: Client, accumulator: Accumulator, identity: ProducerIdentity, sequencing: Sequencing, txn: TransactionManager | undefined, sinkOwner: SinkOwner, options: DrainOptions, host: DrainHost) {
+  constructor (client: Client, accumulator: Accumulator, identity: ProducerIdentity, sequencing: Sequencing, txn: TransactionManager | undefined, sinkHost: SinkHost, options: DrainOptions, host: DrainHost) {
     this.#client = client
     this.#accumulator = accumulator
     this.#identity = identity
     this.#sequencing = sequencing
     this.#txn = txn
-    this.#sinkOwner = sinkOwner
+    this.#sinkHost = sinkHost
     this.#options = options
     this.#host = host
     this.#schedule = new DrainSchedule(client.clock, () => { this.#run() })
@@ -111,12 +111,12 @@ export class Drain {
     if (needMetadata) this.#host.refreshMetadata()
     for (const nodeId of leaders) {
       let sink = this.#sinks.get(nodeId)
-      if (sink === undefined) this.#sinks.set(nodeId, sink = new Sink(nodeId, this.#client, this.#sinkOwner, this.#options.sink))
+      if (sink === undefined) this.#sinks.set(nodeId, sink = new Sink(nodeId, this.#client, this.#sinkHost, this.#options.sink))
       sink.drain()
     }
   }
 
-  /** One sendable batch per partition led by `nodeId`, marked in flight (see SinkOwner.takeSendable). One clock read per call. */
+  /** One sendable batch per partition led by `nodeId`, marked in flight (see SinkHost.takeSendable). One clock read per call. */
   takeSendable (nodeId: number, maxBytes: number, nothingInFlight: boolean): SendItem[] {
     const items: SendItem[] = []
     const now = this.#client.clock.now()

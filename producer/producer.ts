@@ -61,7 +61,7 @@ import { Accumulator } from './accumulator'
 import { Drain } from './drain'
 import { Expiry, type AbortableTracker } from './expiry'
 import { madeGapItself, meaningOfCode, meaningOfFailure, saysTopicMissing } from './outcomes'
-import type { ItemOutcome, SendItem, SinkOptions, SinkOwner } from './sink'
+import type { ItemOutcome, SendItem, SinkOptions, SinkHost } from './sink'
 import { RecordSerializer, type Serializers } from '../client/serializers'
 import { AbortedError } from '../client/errors'
 import { onAbort } from '../client/abort-signal'
@@ -329,7 +329,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       },
       identityFailed: error => this.#failWaitingForIdentity(error)
     })
-    const sinkOwner: SinkOwner = {
+    const sinkHost: SinkHost = {
       takeSendable: (nodeId, maxBytes, nothingInFlight) => this.#takeSendable(nodeId, maxBytes, nothingInFlight),
       onOutcome: (nodeId, item, outcome) => { this.#onOutcome(nodeId, item, outcome) },
       onRequestDone: () => { this.#onRequestDone() },
@@ -340,7 +340,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       sendTo: async (records, answer) => await this.#sendTo(records, answer),
       debugState: () => this.#debugState()
     } satisfies ProducerInternals })
-    this.#drain = new Drain(client, this.#accumulator, this.#identity, this.#sequencing, this.#txn, sinkOwner, {
+    this.#drain = new Drain(client, this.#accumulator, this.#identity, this.#sequencing, this.#txn, sinkHost, {
       idempotent: this.#idempotent, lingerMs: this.#lingerMs, sink: this.#sinkOptions
     }, {
       lingering: () => this.#flushing === 0 && !this.#closed,

@@ -31,7 +31,7 @@ export type ItemOutcome =
   | { kind: 'no-response' } // acks=0
   | { kind: 'error', error: Error, written: boolean }
 
-export interface SinkOwner {
+export interface SinkHost {
   /**
    * Takes up to one sendable batch per partition led by `nodeId`, marking them in flight.
    * A batch whose connection died before is taken alone, and only when `nothingInFlight`.
@@ -59,16 +59,16 @@ export interface SinkOptions {
 export class Sink {
   readonly nodeId: number
   readonly #client: Client
-  readonly #owner: SinkOwner
+  readonly #host: SinkHost
   readonly #options: SinkOptions
   #inFlightRequests = 0
   /** Settles when the previous request was handed to the socket (or failed before that). */
   #writeOrder: Promise<void> = Promise.resolve()
 
-  constructor (nodeId: number, client: Client, owner: SinkOwner, options: SinkOptions) {
+  constructor (nodeId: number, client: Client, host: SinkHost, options: SinkOptions) {
     this.nodeId = nodeId
     this.#client = client
-    this.#owner = owner
+    this.#host = host
     this.#options = options
   }
 
@@ -80,7 +80,7 @@ export class Sink {
   drain (): void {
     while (this.#inFlightRequests < this.#options.maxInFlightRequests && !this.#aloneInFlight) {
       const nothingInFlight = this.#inFlightRequests === 0
-      const items = this.#owner.takeSendable(this.nodeId, this.#options.maxRequestBytes, nothingInFlight)
+      const items = this.#host.takeSendable(this.nodeId, this.#options.maxRequestBytes, nothingInFlight)
       if (items.length === 0) return
       this.#inFlightRequests++
       // A retry of a request whose connection died has the connection to itself (see producer.ts MAX_CONNECTION_DEATHS).
@@ -116,7 +116,7 @@ export class Sink {
       markWritten()
       const response = await pending
       if (!expectResponse) {
-        for (const item of sendable) this.#owner.onOutcome(this.nodeId, item, { kind: 'no-response' })
+        for (const item of sendable) this.#host.onOutcome(this.nodeId, item, { kind: 'no-response' })
         return
       }
       for (const item of sendable) {
@@ -124,15 +124,15 @@ export class Sink {
         const topicId = this.#requestTopicId(item.batch)
         const topicResponse = response.responses.find(t => version >= 13 ? t.topicId === topicId : t.name === item.batch.topic)
         const partition = topicResponse?.partitionResponses.find(p => p.index === item.batch.partition)
-        this.#owner.onOutcome(this.nodeId, item, { kind: 'response', partition })
+        this.#host.onOutcome(this.nodeId, item, { kind: 'response', partition })
       }
     } catch (error) {
       const written = (error as { written?: boolean }).written ?? false
-      for (const item of sendable) this.#owner.onOutcome(this.nodeId, item, { kind: 'error', error: error as Error, written })
+      for (const item of sendable) this.#host.onOutcome(this.nodeId, item, { kind: 'error', error: error as Error, written })
     } finally {
       markWritten()
       this.#inFlightRequests--
-      this.#owner.onRequestDone(this.nodeId)
+      this.#host.onRequestDone(this.nodeId)
     }
   }
 
@@ -143,7 +143,7 @@ export class Sink {
       const batch = item.batch
       if (batch.encoded === undefined) {
         try {
-          const compression = this.#owner.compressionFor(batch.topic)
+          const compression = this.#host.compressionFor(batch.topic)
           batch.encoded = await encodeRecordBatch({
             records: batch.records,
             sizeHint: batch.bytes,
@@ -152,9 +152,9 @@ export class Sink {
             producerEpoch: batch.producerEpoch,
             baseSequence: batch.baseSequence,
             transactional: this.#options.transactionalId !== null
-          }, this.#owner.batchWriter(batch.bytes))
+          }, this.#host.batchWriter(batch.bytes))
         } catch (error) {
-          this.#owner.onOutcome(this.nodeId, item, { kind: 'error', error: error as Error, written: false })
+          this.#host.onOutcome(this.nodeId, item, { kind: 'error', error: error as Error, written: false })
           return
         }
       }

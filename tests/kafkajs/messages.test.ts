@@ -3,7 +3,7 @@
 // string is shared between records of one value only), and a fresh headers object per message.
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { KafkaMessageMaker, toKafkaMessages, type KafkaMessage } from '../../kafkajs/consumer'
+import { KafkaMessageMaker, toKafkaMessages, type KafkaMessage } from '../../kafkajs/messages'
 import { controlRecordInput, decodeRecordBatches, encodeRecordBatch, encodeRecordBatchSync, NO_HEADERS, type KafkaRecord, type RecordInput } from '../../protocol/record-batch'
 import { legacyMessage, legacyWrapper } from '../support/legacy-messages'
 

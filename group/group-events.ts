@@ -1,0 +1,68 @@
+/**
+ * The events of a GroupConsumer and their payloads: a Consumer's, and the group's own
+ * (rebalances, refused commits, dropped batches, aborted transactions).
+ */
+import type { ConsumerEvents } from '../consumer/consumer'
+import type { MemberIdentity, TopicPartition } from './membership'
+
+export interface RefusedCommit {
+  topic: string
+  partition: number
+  offset: bigint
+  /** What happened, for people. Decide on `code`, not on this text. */
+  reason: string
+  /** Kafka's error code when the coordinator refused the offset (e.g. 25 UNKNOWN_MEMBER_ID, 113 STALE_MEMBER_EPOCH). */
+  code?: number
+  /** Kafka's name for `code`, e.g. UNKNOWN_TOPIC_OR_PARTITION. */
+  type?: string
+}
+
+/** At-most-once: a batch whose commit was refused, and so was not handed out ('batchDropped'). */
+export interface BatchDroppedEvent {
+  topic: string
+  partition: number
+  firstOffset: bigint | undefined
+  nextOffset: bigint
+  reason: string
+}
+
+/** A rebalance was applied ('assigned'): partitions added and revoked, under the member's identity. */
+export interface AssignedEvent {
+  added: TopicPartition[]
+  revoked: TopicPartition[]
+  identity: MemberIdentity
+}
+
+/** A rebalance began ('rebalancing'): the member held an assignment under `identity`; 'assigned' follows with the new one. */
+export interface RebalancingEvent {
+  identity: MemberIdentity
+  reason: string
+}
+
+/** Partitions lost without a revoke (a fence, an expired session): nothing of them was committed. */
+export interface LostEvent {
+  partitions: TopicPartition[]
+  reason: string
+}
+
+/** The events of a GroupConsumer: a Consumer's and the group's own. */
+export interface GroupConsumerEvents extends ConsumerEvents {
+  rebalancing: [event: RebalancingEvent]
+  assigned: [event: AssignedEvent]
+  lost: [event: LostEvent]
+  /** Offsets that could not be committed (the partition left the member, the deadline passed…). */
+  commitRefused: [refused: RefusedCommit[]]
+  /** Without a listener: a warning through the client's logger (KAFKATS_BATCH_DROPPED). */
+  batchDropped: [event: BatchDroppedEvent]
+  /** runTransactional aborted a batch's transaction; the batch is read again. */
+  transactionAborted: [event: TransactionAbortedEvent]
+}
+
+/** Why a batch's transaction was aborted (the 'transactionAborted' event of the consumer). */
+export interface TransactionAbortedEvent {
+  topic: string
+  partition: number
+  firstOffset: bigint
+  nextOffset: bigint
+  reason: string
+}

@@ -18,11 +18,11 @@ export class WatchedClock extends FakeClock {
   }
 
   /**
-   * Whether a timer of at least `minMs` (with `keepAlive` only, if asked) started after the
-   * first `since` ones: with a backoff longer than any other timer of the call, its retry
+   * Whether a timer of `minMs` to `maxMs` (with `keepAlive` only, if asked) started after the
+   * first `since` ones: with a backoff range no other timer of the call falls in, its retry
    * is waiting then.
    */
-  timerStarted (minMs: number, since = 0, { keepAlive = false } = {}): boolean {
-    return this.started.slice(since).some(timer => timer.delayMs >= minMs && (!keepAlive || timer.keepAlive))
+  timerStarted (minMs: number, since = 0, { keepAlive = false, maxMs = Infinity } = {}): boolean {
+    return this.started.slice(since).some(timer => timer.delayMs >= minMs && timer.delayMs <= maxMs && (!keepAlive || timer.keepAlive))
   }
 }

@@ -10,17 +10,19 @@ import { checkOneOf, checkString } from '../client/validate'
 import { codeMap } from './common'
 import { itemError, throwIf, type AdminCallOptions, type Router } from './route'
 
-export const aclResourceTypes = codeMap({ any: 1, topic: 2, group: 3, cluster: 4, 'transactional-id': 5, 'delegation-token': 6, user: 7 })
+/** The resources an ACL applies to (the public types name each, so the tables below must list exactly these). */
+export type AclResourceType = 'topic' | 'group' | 'cluster' | 'transactional-id' | 'delegation-token' | 'user'
+export type AclOperation = 'all' | 'read' | 'write' | 'create' | 'delete' | 'alter' | 'describe' | 'cluster-action' | 'describe-configs' | 'alter-configs' | 'idempotent-write' | 'create-tokens' | 'describe-tokens' | 'two-phase-commit'
+
+export const aclResourceTypes = codeMap<AclResourceType | 'any'>({ any: 1, topic: 2, group: 3, cluster: 4, 'transactional-id': 5, 'delegation-token': 6, user: 7 })
 export const aclPatternTypes = codeMap({ any: 1, match: 2, literal: 3, prefixed: 4 })
-export const aclOperations = codeMap({
+export const aclOperations = codeMap<AclOperation | 'any'>({
   any: 1, all: 2, read: 3, write: 4, create: 5, delete: 6, alter: 7, describe: 8, 'cluster-action': 9,
   'describe-configs': 10, 'alter-configs': 11, 'idempotent-write': 12, 'create-tokens': 13, 'describe-tokens': 14, 'two-phase-commit': 15
 })
 export const aclPermissions = codeMap({ any: 1, deny: 2, allow: 3 })
 
-export type AclResourceType = Exclude<typeof aclResourceTypes.names[number], 'any'>
 export type AclPatternType = 'literal' | 'prefixed'
-export type AclOperation = Exclude<typeof aclOperations.names[number], 'any'>
 export type AclPermission = 'allow' | 'deny'
 
 export interface AclBinding {

@@ -12,17 +12,19 @@ import { codeMap } from './common'
 import { itemError, throwIf, type AdminCallOptions, type Router } from './route'
 import type { ItemResult } from './results'
 
-export const configResourceTypes = codeMap({ topic: 2, broker: 4, 'broker-logger': 8, 'client-metrics': 16, group: 32 })
-export type ConfigResourceType = typeof configResourceTypes.names[number]
+export type ConfigResourceType = 'topic' | 'broker' | 'broker-logger' | 'client-metrics' | 'group'
+export const configResourceTypes = codeMap<ConfigResourceType>({ topic: 2, broker: 4, 'broker-logger': 8, 'client-metrics': 16, group: 32 })
 
 /** Where a value comes from (KIP-226), by DescribeConfigs' configSource. */
-export const configSources = codeMap({
+export type ConfigSource = 'unknown' | 'dynamic-topic' | 'dynamic-broker' | 'dynamic-default-broker' | 'static-broker' | 'default' | 'dynamic-broker-logger' | 'client-metrics' | 'group'
+export const configSources = codeMap<ConfigSource>({
   unknown: 0, 'dynamic-topic': 1, 'dynamic-broker': 2, 'dynamic-default-broker': 3, 'static-broker': 4, default: 5,
   'dynamic-broker-logger': 6, 'client-metrics': 7, group: 8
 })
-export type ConfigSource = typeof configSources.names[number]
 
-const CONFIG_TYPES = ['unknown', 'boolean', 'string', 'int', 'short', 'long', 'double', 'list', 'class', 'password'] as const
+/** A config's type, by DescribeConfigs' configType code (its index here). */
+export type ConfigType = 'unknown' | 'boolean' | 'string' | 'int' | 'short' | 'long' | 'double' | 'list' | 'class' | 'password'
+const CONFIG_TYPES: readonly ConfigType[] = ['unknown', 'boolean', 'string', 'int', 'short', 'long', 'double', 'list', 'class', 'password']
 
 export interface ConfigEntry {
   name: string
@@ -37,7 +39,7 @@ export interface ConfigEntry {
   synonyms?: Array<{ name: string, value: string | null, source: ConfigSource | 'unknown' }>
   /** With includeDocumentation. */
   documentation?: string | null
-  type?: typeof CONFIG_TYPES[number]
+  type?: ConfigType
 }
 
 export interface AlterConfigsResource {

@@ -27,6 +27,17 @@ import * as scram from './scram'
 import * as tokens from './tokens'
 import * as topics from './topics'
 import * as transactions from './transactions'
+import type { CreatedTopic, DescribedTopic, ElectionResult, ElectionType, NewTopic, OngoingReassignment, PartitionCount, Reassignment, TopicPartitionsDescription, TopicResult } from './topics'
+import type { DeletedRecords, RecordsToDelete } from './records'
+import type { GroupOffsets, GroupOffsetsQuery, ListedOffset, LogOffsetSpec, OffsetToCommit, PartitionLag, PlannedOffset, ResetSpec, ShareGroupOffset } from './offsets'
+import type { GroupDescription, GroupType, ListedGroup } from './groups'
+import type { AlterConfigsResource, AlteredConfigs, ConfigEntry, ConfigResource, ConfigResourceType, DescribedConfigs } from './configs'
+import type { AclBinding, AclFilter } from './acls'
+import type { QuotaAlteration, QuotaEntity, QuotaEntry, QuotaFilterComponent } from './quotas'
+import type { ScramAlteration, ScramUserDescription } from './scram'
+import type { DelegationToken } from './tokens'
+import type { ClusterDescription, FeatureDescription, FeatureUpdate, LogDirDescription, QuorumDescription, UpdatedFeature } from './cluster'
+import type { AbortTransactionSpec, ListedTransaction, PartitionProducers, TransactionDescription } from './transactions'
 
 export type { AdminCallOptions, TopicPartitionKey } from './route'
 export type { ItemResult } from './results'
@@ -34,17 +45,18 @@ export { firstError, throwFirstError } from './results'
 export type { NewTopic, PartitionCount, TopicResult, CreatedTopic, DescribedTopic, TopicPartitionsDescription, PartitionDescription, ElectionType, ElectionResult, Reassignment, OngoingReassignment } from './topics'
 export type { RecordsToDelete, DeletedRecords } from './records'
 export type { LogOffsetSpec, ListedOffset, CommittedOffset, GroupOffsets, GroupOffsetsQuery, OffsetToCommit, ResetSpec, PlannedOffset, PartitionLag, ShareGroupOffset } from './offsets'
-export type { GroupType, ListedGroup, GroupDescription, GroupMemberDescription } from './groups'
-export type { ConfigEntry, ConfigResourceType, ConfigSource, AlterConfigsResource, ConfigResource, DescribedConfigs, AlteredConfigs } from './configs'
+export type { GroupType, ListedGroup, GroupDescription, GroupMemberDescription, StreamsTasks } from './groups'
+export type { ConfigEntry, ConfigResourceType, ConfigSource, ConfigType, AlterConfigsResource, ConfigResource, DescribedConfigs, AlteredConfigs } from './configs'
 export type { AclBinding, AclFilter, AclResourceType, AclPatternType, AclOperation, AclPermission } from './acls'
 export type { QuotaEntity, QuotaEntityType, QuotaFilterComponent, QuotaEntry, QuotaAlteration } from './quotas'
 export type { ScramMechanism, ScramUserDescription, ScramAlteration } from './scram'
 export type { DelegationToken } from './tokens'
 export type { ClusterDescription, FeatureDescription, FeatureUpdate, UpdatedFeature, QuorumDescription, QuorumReplica, LogDirDescription } from './cluster'
-export type { ListedTransaction, TransactionDescription, PartitionProducers } from './transactions'
+export type { ListedTransaction, TransactionDescription, PartitionProducers, AbortTransactionSpec } from './transactions'
 export { authorizedOperationNames } from './cluster'
 
-type PartitionResults<T = TopicPartitionKey> = Array<T & ItemResult>
+/** A call's answer per partition: each with its `error` when that partition failed. */
+export type PartitionResults<T = TopicPartitionKey> = Array<T & ItemResult>
 
 export class Admin {
   readonly #router: Router
@@ -68,101 +80,101 @@ export class Admin {
 
   // Topics and partitions (topics.ts)
   /** Creates topics and waits until each created one has leaders; answers per topic (`ignoreExisting`: one already there is no error). */
-  async createTopics (newTopics: topics.NewTopic[], options?: AdminCallOptions & { validateOnly?: boolean, ignoreExisting?: boolean }): Promise<topics.CreatedTopic[]> { return await this.#call('createTopics', options, async () => await topics.createTopics(this.#router, newTopics, options)) }
+  async createTopics (newTopics: NewTopic[], options?: AdminCallOptions & { validateOnly?: boolean, ignoreExisting?: boolean }): Promise<CreatedTopic[]> { return await this.#call('createTopics', options, async () => await topics.createTopics(this.#router, newTopics, options)) }
   /** Deletes topics by name; answers per topic (an unknown one is an error unless `ignoreMissing`). */
-  async deleteTopics (names: string[], options?: AdminCallOptions & { ignoreMissing?: boolean }): Promise<topics.TopicResult[]> { return await this.#call('deleteTopics', options, async () => await topics.deleteTopics(this.#router, names, options)) }
+  async deleteTopics (names: string[], options?: AdminCallOptions & { ignoreMissing?: boolean }): Promise<TopicResult[]> { return await this.#call('deleteTopics', options, async () => await topics.deleteTopics(this.#router, names, options)) }
   /** Raises topics' partition counts to `count` (the new total); answers per topic. */
-  async createPartitions (counts: topics.PartitionCount[], options?: AdminCallOptions & { validateOnly?: boolean }): Promise<topics.TopicResult[]> { return await this.#call('createPartitions', options, async () => await topics.createPartitions(this.#router, counts, options)) }
+  async createPartitions (counts: PartitionCount[], options?: AdminCallOptions & { validateOnly?: boolean }): Promise<TopicResult[]> { return await this.#call('createPartitions', options, async () => await topics.createPartitions(this.#router, counts, options)) }
   /** Names of all topics (internal ones only if asked). */
   async listTopics (options?: AdminCallOptions & { includeInternal?: boolean }): Promise<string[]> { return await this.#call('listTopics', options, async () => await topics.listTopics(this.#router, options)) }
   /** Partitions, leaders, replicas and ISR of topics (Metadata); a topic that could not be described has `error` and no partitions. */
-  async describeTopics (names: string[], options?: AdminCallOptions): Promise<topics.DescribedTopic[]> { return await this.#call('describeTopics', options, async () => await topics.describeTopics(this.#router, names, options)) }
+  async describeTopics (names: string[], options?: AdminCallOptions): Promise<DescribedTopic[]> { return await this.#call('describeTopics', options, async () => await topics.describeTopics(this.#router, names, options)) }
   /** Partitions with their eligible leader replicas (KIP-966), following the broker's pages to the end. */
-  async describeTopicPartitions (names: string[], options?: AdminCallOptions & { pageSize?: number }): Promise<topics.TopicPartitionsDescription[]> { return await this.#call('describeTopicPartitions', options, async () => await topics.describeTopicPartitions(this.#router, names, options)) }
+  async describeTopicPartitions (names: string[], options?: AdminCallOptions & { pageSize?: number }): Promise<TopicPartitionsDescription[]> { return await this.#call('describeTopicPartitions', options, async () => await topics.describeTopicPartitions(this.#router, names, options)) }
   /** Preferred (default) or unclean leader elections, of `partitions` or every partition. */
-  async electLeaders (options?: AdminCallOptions & { type?: topics.ElectionType, partitions?: TopicPartitionKey[] }): Promise<topics.ElectionResult[]> { return await this.#call('electLeaders', options, async () => await topics.electLeaders(this.#router, options)) }
+  async electLeaders (options?: AdminCallOptions & { type?: ElectionType, partitions?: TopicPartitionKey[] }): Promise<ElectionResult[]> { return await this.#call('electLeaders', options, async () => await topics.electLeaders(this.#router, options)) }
   /** Moves partitions to new replica sets (`replicas: null` cancels a move). */
-  async alterPartitionReassignments (reassignments: topics.Reassignment[], options?: AdminCallOptions & { allowReplicationFactorChange?: boolean }): Promise<PartitionResults> { return await this.#call('alterPartitionReassignments', options, async () => await topics.alterPartitionReassignments(this.#router, reassignments, options)) }
+  async alterPartitionReassignments (reassignments: Reassignment[], options?: AdminCallOptions & { allowReplicationFactorChange?: boolean }): Promise<PartitionResults> { return await this.#call('alterPartitionReassignments', options, async () => await topics.alterPartitionReassignments(this.#router, reassignments, options)) }
   /** Reassignments in progress. */
-  async listPartitionReassignments (options?: AdminCallOptions & { partitions?: TopicPartitionKey[] }): Promise<topics.OngoingReassignment[]> { return await this.#call('listPartitionReassignments', options, async () => await topics.listPartitionReassignments(this.#router, options)) }
+  async listPartitionReassignments (options?: AdminCallOptions & { partitions?: TopicPartitionKey[] }): Promise<OngoingReassignment[]> { return await this.#call('listPartitionReassignments', options, async () => await topics.listPartitionReassignments(this.#router, options)) }
 
   // Records and log offsets (records.ts, offsets.ts)
   /** Deletes records before an offset or a time, per partition; returns the new log start offsets. */
-  async deleteRecords (partitions: records.RecordsToDelete[], options?: AdminCallOptions): Promise<records.DeletedRecords[]> { return await this.#call('deleteRecords', options, async () => await records.deleteRecords(this.#router, partitions, options)) }
+  async deleteRecords (partitions: RecordsToDelete[], options?: AdminCallOptions): Promise<DeletedRecords[]> { return await this.#call('deleteRecords', options, async () => await records.deleteRecords(this.#router, partitions, options)) }
   /** Offsets of many partitions at once (earliest, latest, max-timestamp, or by time). */
-  async listOffsets (partitions: Array<TopicPartitionKey & { spec: offsets.LogOffsetSpec }>, options?: AdminCallOptions & { isolation?: Isolation }): Promise<offsets.ListedOffset[]> { return await this.#call('listOffsets', options, async () => await offsets.listOffsets(this.#router, partitions, options)) }
+  async listOffsets (partitions: Array<TopicPartitionKey & { spec: LogOffsetSpec }>, options?: AdminCallOptions & { isolation?: Isolation }): Promise<ListedOffset[]> { return await this.#call('listOffsets', options, async () => await offsets.listOffsets(this.#router, partitions, options)) }
 
   // Groups and their offsets (groups.ts, offsets.ts)
   /** Every group in the cluster, optionally of some types and states. */
-  async listGroups (options?: AdminCallOptions & { types?: groups.GroupType[], states?: string[] }): Promise<groups.ListedGroup[]> { return await this.#call('listGroups', options, async () => await groups.listGroups(this.#router, options)) }
+  async listGroups (options?: AdminCallOptions & { types?: GroupType[], states?: string[] }): Promise<ListedGroup[]> { return await this.#call('listGroups', options, async () => await groups.listGroups(this.#router, options)) }
   /** Groups described by their coordinators (KIP-848 and classic). */
-  async describeGroups (groupIds: string[], options?: AdminCallOptions & { includeAuthorizedOperations?: boolean }): Promise<groups.GroupDescription[]> { return await this.#call('describeGroups', options, async () => await groups.describeGroups(this.#router, groupIds, options)) }
+  async describeGroups (groupIds: string[], options?: AdminCallOptions & { includeAuthorizedOperations?: boolean }): Promise<GroupDescription[]> { return await this.#call('describeGroups', options, async () => await groups.describeGroups(this.#router, groupIds, options)) }
   /** Deletes empty groups with their offsets. */
   async deleteGroups (groupIds: string[], options?: AdminCallOptions): Promise<Array<{ groupId: string, error?: BrokerError }>> { return await this.#call('deleteGroups', options, async () => await groups.deleteGroups(this.#router, groupIds, options)) }
   /** Removes members (static ones by instance id) from a classic group; all of them without `members`. */
   async removeMembers (groupId: string, options?: AdminCallOptions & { members?: Array<{ instanceId: string } | { memberId: string }>, reason?: string }): Promise<Array<{ memberId: string, instanceId: string | null, error?: BrokerError }>> { return await this.#call('removeMembers', options, async () => await groups.removeMembers(this.#router, groupId, options)) }
   /** Committed offsets of groups, one OffsetFetch per coordinator. */
-  async fetchOffsets (groupIds: offsets.GroupOffsetsQuery[], options?: AdminCallOptions & { requireStable?: boolean }): Promise<offsets.GroupOffsets[]> { return await this.#call('fetchOffsets', options, async () => await offsets.fetchOffsets(this.#router, groupIds, options)) }
+  async fetchOffsets (groupIds: GroupOffsetsQuery[], options?: AdminCallOptions & { requireStable?: boolean }): Promise<GroupOffsets[]> { return await this.#call('fetchOffsets', options, async () => await offsets.fetchOffsets(this.#router, groupIds, options)) }
   /** Commits offsets for an empty group. */
-  async alterGroupOffsets (groupId: string, toCommit: offsets.OffsetToCommit[], options?: AdminCallOptions): Promise<PartitionResults> { return await this.#call('alterGroupOffsets', options, async () => await offsets.alterGroupOffsets(this.#router, groupId, toCommit, options)) }
+  async alterGroupOffsets (groupId: string, toCommit: OffsetToCommit[], options?: AdminCallOptions): Promise<PartitionResults> { return await this.#call('alterGroupOffsets', options, async () => await offsets.alterGroupOffsets(this.#router, groupId, toCommit, options)) }
   /** Moves an empty group's offsets to earliest, latest, a time, an offset, or by a shift; `dryRun` only plans. */
-  async resetGroupOffsets (groupId: string, to: offsets.ResetSpec, options?: AdminCallOptions & { topics?: string[], partitions?: TopicPartitionKey[], dryRun?: boolean }): Promise<offsets.PlannedOffset[]> { return await this.#call('resetGroupOffsets', options, async () => await offsets.resetGroupOffsets(this.#router, groupId, to, options)) }
+  async resetGroupOffsets (groupId: string, to: ResetSpec, options?: AdminCallOptions & { topics?: string[], partitions?: TopicPartitionKey[], dryRun?: boolean }): Promise<PlannedOffset[]> { return await this.#call('resetGroupOffsets', options, async () => await offsets.resetGroupOffsets(this.#router, groupId, to, options)) }
   /** Deletes a group's offsets of partitions it does not subscribe to. */
   async deleteGroupOffsets (groupId: string, partitions: TopicPartitionKey[], options?: AdminCallOptions): Promise<PartitionResults> { return await this.#call('deleteGroupOffsets', options, async () => await offsets.deleteGroupOffsets(this.#router, groupId, partitions, options)) }
   /** A share group's start offset and lag per partition (KIP-932). */
-  async describeShareGroupOffsets (groupId: string, options?: AdminCallOptions & { topics?: string[], partitions?: TopicPartitionKey[] }): Promise<offsets.ShareGroupOffset[]> { return await this.#call('describeShareGroupOffsets', options, async () => await offsets.describeShareGroupOffsets(this.#router, groupId, options)) }
+  async describeShareGroupOffsets (groupId: string, options?: AdminCallOptions & { topics?: string[], partitions?: TopicPartitionKey[] }): Promise<ShareGroupOffset[]> { return await this.#call('describeShareGroupOffsets', options, async () => await offsets.describeShareGroupOffsets(this.#router, groupId, options)) }
   /** Sets an empty share group's start offsets. */
   async alterShareGroupOffsets (groupId: string, toSet: Array<TopicPartitionKey & { offset: bigint }>, options?: AdminCallOptions): Promise<PartitionResults> { return await this.#call('alterShareGroupOffsets', options, async () => await offsets.alterShareGroupOffsets(this.#router, groupId, toSet, options)) }
   /** Drops an empty share group's state of whole topics. */
   async deleteShareGroupOffsets (groupId: string, topics: string[], options?: AdminCallOptions): Promise<Array<{ topic: string, error?: BrokerError }>> { return await this.#call('deleteShareGroupOffsets', options, async () => await offsets.deleteShareGroupOffsets(this.#router, groupId, topics, options)) }
   /** Per partition the group committed: committed, end, lag. */
-  async lag (groupId: string, options?: AdminCallOptions & { isolation?: Isolation }): Promise<offsets.PartitionLag[]> { return await this.#call('lag', options, async () => await offsets.lag(this.#router, groupId, options)) }
+  async lag (groupId: string, options?: AdminCallOptions & { isolation?: Isolation }): Promise<PartitionLag[]> { return await this.#call('lag', options, async () => await offsets.lag(this.#router, groupId, options)) }
 
   // Configs (configs.ts)
   /** Current configs of resources, answered per resource, with synonyms and documentation when asked. */
-  async describeConfigs (resources: configs.ConfigResource[], options?: AdminCallOptions & { includeSynonyms?: boolean, includeDocumentation?: boolean }): Promise<configs.DescribedConfigs[]>
+  async describeConfigs (resources: ConfigResource[], options?: AdminCallOptions & { includeSynonyms?: boolean, includeDocumentation?: boolean }): Promise<DescribedConfigs[]>
   /**
    * @deprecated Pass an array of resources: the answer is then per resource, with `error`
    * instead of a throw. This form answers one resource's configs and throws its error.
    */
-  async describeConfigs (resource: configs.ConfigResource, options?: AdminCallOptions & { includeSynonyms?: boolean, includeDocumentation?: boolean }): Promise<Map<string, configs.ConfigEntry>>
-  async describeConfigs (resources: configs.ConfigResource[] | configs.ConfigResource, options?: AdminCallOptions & { includeSynonyms?: boolean, includeDocumentation?: boolean }): Promise<configs.DescribedConfigs[] | Map<string, configs.ConfigEntry>> {
+  async describeConfigs (resource: ConfigResource, options?: AdminCallOptions & { includeSynonyms?: boolean, includeDocumentation?: boolean }): Promise<Map<string, ConfigEntry>>
+  async describeConfigs (resources: ConfigResource[] | ConfigResource, options?: AdminCallOptions & { includeSynonyms?: boolean, includeDocumentation?: boolean }): Promise<DescribedConfigs[] | Map<string, ConfigEntry>> {
     if (Array.isArray(resources)) return await this.#call('describeConfigs', options, async () => await configs.describeConfigs(this.#router, resources, options))
     const [described] = await this.#call('describeConfigs', options, async () => await configs.describeConfigs(this.#router, [resources], options))
     if (described.error !== undefined) throw described.error
     return described.configs
   }
   /** Incremental config changes (set, delete, append, subtract); answers per resource. */
-  async alterConfigs (resources: configs.AlterConfigsResource[], options?: AdminCallOptions & { validateOnly?: boolean }): Promise<configs.AlteredConfigs[]> { return await this.#call('alterConfigs', options, async () => await configs.alterConfigs(this.#router, resources, options)) }
+  async alterConfigs (resources: AlterConfigsResource[], options?: AdminCallOptions & { validateOnly?: boolean }): Promise<AlteredConfigs[]> { return await this.#call('alterConfigs', options, async () => await configs.alterConfigs(this.#router, resources, options)) }
   /** Resources that have configs (KIP-1142). */
-  async listConfigResources (options?: AdminCallOptions & { types?: configs.ConfigResourceType[] }): Promise<Array<{ type: configs.ConfigResourceType | 'unknown', name: string }>> { return await this.#call('listConfigResources', options, async () => await configs.listConfigResources(this.#router, options)) }
+  async listConfigResources (options?: AdminCallOptions & { types?: ConfigResourceType[] }): Promise<Array<{ type: ConfigResourceType | 'unknown', name: string }>> { return await this.#call('listConfigResources', options, async () => await configs.listConfigResources(this.#router, options)) }
 
   // ACLs, quotas, SCRAM users, delegation tokens (acls.ts, quotas.ts, scram.ts, tokens.ts)
-  async describeAcls (filter?: acls.AclFilter, options?: AdminCallOptions): Promise<acls.AclBinding[]> { return await this.#call('describeAcls', options, async () => await acls.describeAcls(this.#router, filter, options)) }
-  async createAcls (bindings: acls.AclBinding[], options?: AdminCallOptions): Promise<Array<{ binding: acls.AclBinding, error?: BrokerError }>> { return await this.#call('createAcls', options, async () => await acls.createAcls(this.#router, bindings, options)) }
-  async deleteAcls (filters: acls.AclFilter[], options?: AdminCallOptions): Promise<Array<{ filter: acls.AclFilter, deleted: acls.AclBinding[], error?: BrokerError }>> { return await this.#call('deleteAcls', options, async () => await acls.deleteAcls(this.#router, filters, options)) }
-  async describeClientQuotas (components?: quotas.QuotaFilterComponent[], options?: AdminCallOptions & { strict?: boolean }): Promise<quotas.QuotaEntry[]> { return await this.#call('describeClientQuotas', options, async () => await quotas.describeClientQuotas(this.#router, components, options)) }
-  async alterClientQuotas (alterations: quotas.QuotaAlteration[], options?: AdminCallOptions & { validateOnly?: boolean }): Promise<Array<{ entity: quotas.QuotaEntity, error?: BrokerError }>> { return await this.#call('alterClientQuotas', options, async () => await quotas.alterClientQuotas(this.#router, alterations, options)) }
-  async describeUserScramCredentials (users?: string[], options?: AdminCallOptions): Promise<scram.ScramUserDescription[]> { return await this.#call('describeUserScramCredentials', options, async () => await scram.describeUserScramCredentials(this.#router, users, options)) }
+  async describeAcls (filter?: AclFilter, options?: AdminCallOptions): Promise<AclBinding[]> { return await this.#call('describeAcls', options, async () => await acls.describeAcls(this.#router, filter, options)) }
+  async createAcls (bindings: AclBinding[], options?: AdminCallOptions): Promise<Array<{ binding: AclBinding, error?: BrokerError }>> { return await this.#call('createAcls', options, async () => await acls.createAcls(this.#router, bindings, options)) }
+  async deleteAcls (filters: AclFilter[], options?: AdminCallOptions): Promise<Array<{ filter: AclFilter, deleted: AclBinding[], error?: BrokerError }>> { return await this.#call('deleteAcls', options, async () => await acls.deleteAcls(this.#router, filters, options)) }
+  async describeClientQuotas (components?: QuotaFilterComponent[], options?: AdminCallOptions & { strict?: boolean }): Promise<QuotaEntry[]> { return await this.#call('describeClientQuotas', options, async () => await quotas.describeClientQuotas(this.#router, components, options)) }
+  async alterClientQuotas (alterations: QuotaAlteration[], options?: AdminCallOptions & { validateOnly?: boolean }): Promise<Array<{ entity: QuotaEntity, error?: BrokerError }>> { return await this.#call('alterClientQuotas', options, async () => await quotas.alterClientQuotas(this.#router, alterations, options)) }
+  async describeUserScramCredentials (users?: string[], options?: AdminCallOptions): Promise<ScramUserDescription[]> { return await this.#call('describeUserScramCredentials', options, async () => await scram.describeUserScramCredentials(this.#router, users, options)) }
   /** Sets (the client salts and hashes the password) or deletes SCRAM credentials. */
-  async alterUserScramCredentials (alterations: scram.ScramAlteration[], options?: AdminCallOptions): Promise<Array<{ user: string, error?: BrokerError }>> { return await this.#call('alterUserScramCredentials', options, async () => await scram.alterUserScramCredentials(this.#router, alterations, options)) }
-  async createDelegationToken (options?: AdminCallOptions & { renewers?: string[], maxLifetimeMs?: number, owner?: string }): Promise<tokens.DelegationToken> { return await this.#call('createDelegationToken', options, async () => await tokens.createDelegationToken(this.#router, options)) }
+  async alterUserScramCredentials (alterations: ScramAlteration[], options?: AdminCallOptions): Promise<Array<{ user: string, error?: BrokerError }>> { return await this.#call('alterUserScramCredentials', options, async () => await scram.alterUserScramCredentials(this.#router, alterations, options)) }
+  async createDelegationToken (options?: AdminCallOptions & { renewers?: string[], maxLifetimeMs?: number, owner?: string }): Promise<DelegationToken> { return await this.#call('createDelegationToken', options, async () => await tokens.createDelegationToken(this.#router, options)) }
   async renewDelegationToken (hmac: Buffer, options?: AdminCallOptions & { renewPeriodMs?: number }): Promise<bigint> { return await this.#call('renewDelegationToken', options, async () => await tokens.renewDelegationToken(this.#router, hmac, options)) }
   async expireDelegationToken (hmac: Buffer, options?: AdminCallOptions & { expiryPeriodMs?: number }): Promise<bigint> { return await this.#call('expireDelegationToken', options, async () => await tokens.expireDelegationToken(this.#router, hmac, options)) }
-  async describeDelegationTokens (options?: AdminCallOptions & { owners?: string[] }): Promise<tokens.DelegationToken[]> { return await this.#call('describeDelegationTokens', options, async () => await tokens.describeDelegationTokens(this.#router, options)) }
+  async describeDelegationTokens (options?: AdminCallOptions & { owners?: string[] }): Promise<DelegationToken[]> { return await this.#call('describeDelegationTokens', options, async () => await tokens.describeDelegationTokens(this.#router, options)) }
 
   // The cluster (cluster.ts)
-  async describeCluster (options?: AdminCallOptions & { includeAuthorizedOperations?: boolean, includeFencedBrokers?: boolean }): Promise<cluster.ClusterDescription> { return await this.#call('describeCluster', options, async () => await cluster.describeCluster(this.#router, options)) }
-  async describeFeatures (options?: AdminCallOptions): Promise<cluster.FeatureDescription> { return await this.#call('describeFeatures', options, async () => await cluster.describeFeatures(this.#router, options)) }
+  async describeCluster (options?: AdminCallOptions & { includeAuthorizedOperations?: boolean, includeFencedBrokers?: boolean }): Promise<ClusterDescription> { return await this.#call('describeCluster', options, async () => await cluster.describeCluster(this.#router, options)) }
+  async describeFeatures (options?: AdminCallOptions): Promise<FeatureDescription> { return await this.#call('describeFeatures', options, async () => await cluster.describeFeatures(this.#router, options)) }
   /** Answers per feature. */
-  async updateFeatures (updates: cluster.FeatureUpdate[], options?: AdminCallOptions & { validateOnly?: boolean }): Promise<cluster.UpdatedFeature[]> { return await this.#call('updateFeatures', options, async () => await cluster.updateFeatures(this.#router, updates, options)) }
-  async describeQuorum (options?: AdminCallOptions): Promise<cluster.QuorumDescription> { return await this.#call('describeQuorum', options, async () => await cluster.describeQuorum(this.#router, options)) }
-  async describeLogDirs (options?: AdminCallOptions & { brokers?: number[], partitions?: TopicPartitionKey[] }): Promise<cluster.LogDirDescription[]> { return await this.#call('describeLogDirs', options, async () => await cluster.describeLogDirs(this.#router, options)) }
+  async updateFeatures (updates: FeatureUpdate[], options?: AdminCallOptions & { validateOnly?: boolean }): Promise<UpdatedFeature[]> { return await this.#call('updateFeatures', options, async () => await cluster.updateFeatures(this.#router, updates, options)) }
+  async describeQuorum (options?: AdminCallOptions): Promise<QuorumDescription> { return await this.#call('describeQuorum', options, async () => await cluster.describeQuorum(this.#router, options)) }
+  async describeLogDirs (options?: AdminCallOptions & { brokers?: number[], partitions?: TopicPartitionKey[] }): Promise<LogDirDescription[]> { return await this.#call('describeLogDirs', options, async () => await cluster.describeLogDirs(this.#router, options)) }
   async alterReplicaLogDirs (moves: Array<TopicPartitionKey & { broker: number, path: string }>, options?: AdminCallOptions): Promise<PartitionResults<TopicPartitionKey & { broker: number }>> { return await this.#call('alterReplicaLogDirs', options, async () => await cluster.alterReplicaLogDirs(this.#router, moves, options)) }
 
   // Transactions (transactions.ts)
-  async listTransactions (options?: AdminCallOptions & { states?: string[], producerIds?: bigint[], durationMs?: number, transactionalIdPattern?: string }): Promise<transactions.ListedTransaction[]> { return await this.#call('listTransactions', options, async () => await transactions.listTransactions(this.#router, options)) }
-  async describeTransactions (transactionalIds: string[], options?: AdminCallOptions): Promise<transactions.TransactionDescription[]> { return await this.#call('describeTransactions', options, async () => await transactions.describeTransactions(this.#router, transactionalIds, options)) }
-  async describeProducers (partitions: TopicPartitionKey[], options?: AdminCallOptions): Promise<transactions.PartitionProducers[]> { return await this.#call('describeProducers', options, async () => await transactions.describeProducers(this.#router, partitions, options)) }
-  async abortTransaction (spec: transactions.AbortTransactionSpec, options?: AdminCallOptions): Promise<void> { await this.#call('abortTransaction', options, async () => await transactions.abortTransaction(this.#router, spec, options)) }
+  async listTransactions (options?: AdminCallOptions & { states?: string[], producerIds?: bigint[], durationMs?: number, transactionalIdPattern?: string }): Promise<ListedTransaction[]> { return await this.#call('listTransactions', options, async () => await transactions.listTransactions(this.#router, options)) }
+  async describeTransactions (transactionalIds: string[], options?: AdminCallOptions): Promise<TransactionDescription[]> { return await this.#call('describeTransactions', options, async () => await transactions.describeTransactions(this.#router, transactionalIds, options)) }
+  async describeProducers (partitions: TopicPartitionKey[], options?: AdminCallOptions): Promise<PartitionProducers[]> { return await this.#call('describeProducers', options, async () => await transactions.describeProducers(this.#router, partitions, options)) }
+  async abortTransaction (spec: AbortTransactionSpec, options?: AdminCallOptions): Promise<void> { await this.#call('abortTransaction', options, async () => await transactions.abortTransaction(this.#router, spec, options)) }
 }

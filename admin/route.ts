@@ -24,6 +24,7 @@ import type { Client } from '../client/client'
 import { wasNotWritten } from '../client/errors'
 import { invalidatesMetadata } from '../client/metadata'
 import { checkDuration, checkKnownKeys, checkObject, checkSignal } from '../client/validate'
+import { internal } from '../client/internal'
 
 export interface AdminCallOptions {
   /** How long the call may take, retries included (default: the client's requestTimeoutMs). */
@@ -131,7 +132,7 @@ export class Router {
 
   /** The coordinators of several keys at once (the client's cache; FindCoordinator v4+ batches them). */
   async coordinators (type: CoordinatorType, keys: string[], deadline: number, signal?: AbortSignal): Promise<Map<string, number>> {
-    return await this.client.coordinators.lookupMany(type, keys, { deadline, signal })
+    return await this.client[internal].coordinators.lookupMany(type, keys, { deadline, signal })
   }
 
   /**
@@ -141,7 +142,7 @@ export class Router {
   async coordinator<Req, Res> (type: CoordinatorType, key: string, api: Api<Req, Res>, body: Req | ((version: number) => Req), deadline: number, signal: AbortSignal | undefined, codes: (response: Res) => number[]): Promise<Res> {
     let nodeId: number | undefined
     return await this.retry(deadline, signal, async () => {
-      nodeId = await this.client.coordinators.lookup(type, key, { deadline, signal })
+      nodeId = await this.client[internal].coordinators.lookup(type, key, { deadline, signal })
       const response = await this.client.request(api, body, { nodeId, signal, timeoutMs: this.timeLeft(deadline) })
       const moved = codes(response).find(isCoordinatorMoved)
       if (moved !== undefined) throw new Misrouted(new BrokerError(moved, `${api.name} for ${type} "${key}" on broker ${nodeId}`))
@@ -151,7 +152,7 @@ export class Router {
 
   /** Forgets the coordinator of `key` (if still `nodeId`, when given): a request to it said it moved. */
   forgetCoordinator (type: CoordinatorType, key: string, nodeId?: number): void {
-    this.client.coordinators.invalidate(type, key, nodeId)
+    this.client[internal].coordinators.invalidate(type, key, nodeId)
   }
 
   /**

@@ -18,6 +18,7 @@ import { checkInteger, checkOneOf, checkString } from '../client/validate'
 import { itemError, throwIf, type AdminCallOptions, type Router, type TopicPartitionKey } from './route'
 import { byTopic, checkPartitions } from './common'
 import type { ItemResult } from './results'
+import { internal } from '../client/internal'
 
 /** DescribeTopicPartitions and Metadata answer this when authorized operations were not asked for. */
 const OPERATIONS_NOT_ASKED = -2147483648
@@ -89,7 +90,7 @@ export async function deleteTopics (router: Router, names: string[], options: Ad
     if (answer.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION && options.ignoreMissing === true) return { topic }
     return { topic, error: itemError(answer.errorCode, `Deleting topic "${topic}"`, answer.errorMessage) }
   })
-  router.client.metadata.untrack(results.filter(r => r.error === undefined).map(r => r.topic))
+  router.client[internal].metadata.untrack(results.filter(r => r.error === undefined).map(r => r.topic))
   return results
 }
 

@@ -4,7 +4,7 @@
  * `fetchRaw` and `listOffsets` for one partition. Admin (../admin/) and the producers and
  * consumers are built on top of it.
  *
- * What is made from a Client registers itself (`register`); `close()` closes it all:
+ * What is made from a Client registers itself (`client[internal].register`); `close()` closes it all:
  * every registered resource is told (`closeWithClient`), every wait for metadata or a
  * connection ends at once, and every later call fails with ClientClosedError.
  */
@@ -21,7 +21,8 @@ import { backoffDelay, defaultBackoff, sleep, type BackoffOptions } from './back
 import { BrokerPool, describeAddress, restateUnreachable, unreachableError, type ConnectionPurpose } from './brokers'
 import type { Connection, SocketFactory, TlsOptions } from './connection'
 import { ClientClosedError, MalformedResponseError, RequestTimeoutError, wasNotWritten } from './errors'
-import { invalidatesMetadata, MetadataCache, type PartitionMetadata } from './metadata'
+import { invalidatesMetadata, MetadataCache, MetadataView, type ClusterMetadata, type PartitionMetadata } from './metadata'
+import { internal } from './internal'
 import { dropAbortedAndControl, dropControl } from './read-committed'
 import { checkSaslOptions, type SaslOptions } from './sasl'
 import { checkTlsOptions } from './tls'
@@ -71,6 +72,25 @@ export interface ClientOptions {
 const CLIENT_OPTIONS = ['bootstrap', 'clientId', 'requestTimeoutMs', 'connectTimeoutMs', 'retryBackoff', 'metadataMaxAgeMs', 'tls', 'socketFactory', 'sasl', 'maxResponseBytes', 'logger', 'logLevel'] as const
 const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024 * 1024
 const MAX_FRAME_BYTES = 0x7fffffff
+
+/** What kafkats's own modules use of a client: `client[internal]` (declared in ./internal-members.ts). */
+export interface ClientInternals {
+  /** Logs, events, channels and metrics of this client and what is made from it. */
+  readonly instrumentation: Instrumentation
+  readonly brokers: BrokerPool
+  /** The cache behind `client.metadata`, with what only the library does: track, untrack, close. */
+  readonly metadata: MetadataCache
+  /**
+   * Registers something made from this client, to be closed by `close()`; returns the
+   * function that unregisters it (call it when the resource closes by itself). On a closed
+   * client it throws ClientClosedError.
+   */
+  register: (resource: ClientResource) => () => void
+  /** A ready connection to a broker (connecting with backoff until the request timeout). */
+  connection: (nodeId: number, purpose: ConnectionPurpose, signal?: AbortSignal) => Promise<Connection>
+  /** Which broker coordinates each group and transactional id: the one FindCoordinator lookup and cache (./coordinators.ts). */
+  readonly coordinators: Coordinators
+}
 
 /** Something made from a Client (a producer, consumer, admin) that must end when the client closes. */
 export interface ClientResource {
@@ -166,18 +186,13 @@ export type OffsetSpec = 'earliest' | 'latest' | { timestamp: bigint | number | 
  */
 export class Client extends TypedEmitter<ClientEvents> {
   readonly clientId: string
-  /** @internal Logs, events, channels and metrics of this client and what is made from it. */
-  readonly instrumentation: Instrumentation
   readonly requestTimeoutMs: number
   readonly connectTimeoutMs: number
-  readonly backoff: BackoffOptions
-  /** @internal */
-  readonly brokers: BrokerPool
-  readonly metadata: MetadataCache
-  /** @internal The time this client and what is made from it read (a FakeClock in tests: kafkats/testing's `withClock`). */
+  readonly backoff: Readonly<BackoffOptions>
+  /** The cluster as this client knows it: brokers, topics, partitions and their leaders. */
+  readonly metadata: ClusterMetadata
+  /** The time this client and what is made from it read: the system's, or the FakeClock given by kafkats/testing's `withClock`. */
   readonly clock: Clock
-  /** @internal Which broker coordinates each group and transactional id: the one FindCoordinator lookup and cache (client/coordinators.ts). */
-  readonly coordinators: Coordinators
   #closed = false
   #closing: Promise<void> | undefined
   readonly #resources = new Set<ClientResource>()
@@ -186,12 +201,12 @@ export class Client extends TypedEmitter<ClientEvents> {
     super()
     const bootstrap = checkClientOptions(options)
     this.clientId = options.clientId ?? 'kafkats'
-    this.clock = (options as { [clockOption]?: Clock })[clockOption] ?? systemClock
+    const clock = this.clock = (options as { [clockOption]?: Clock })[clockOption] ?? systemClock
     this.requestTimeoutMs = options.requestTimeoutMs ?? 30_000
     this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000
     this.backoff = options.retryBackoff ?? defaultBackoff
-    this.instrumentation = new Instrumentation(this.clientId, new Log(this.clientId, options.logger, options.logLevel), this)
-    this.brokers = new BrokerPool(bootstrap, {
+    const instrumentation = new Instrumentation(this.clientId, new Log(this.clientId, options.logger, options.logLevel), this)
+    const brokers = new BrokerPool(bootstrap, {
       clientId: this.clientId,
       connectTimeoutMs: this.connectTimeoutMs,
       requestTimeoutMs: this.requestTimeoutMs,
@@ -199,28 +214,46 @@ export class Client extends TypedEmitter<ClientEvents> {
       socketFactory: options.socketFactory,
       sasl: options.sasl,
       maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
-    }, this.backoff, this.instrumentation, this.clock)
-    this.metadata = new MetadataCache(this.brokers, {
+    }, this.backoff, instrumentation, clock)
+    const metadata = new MetadataCache(brokers, {
       maxAgeMs: options.metadataMaxAgeMs ?? 300_000,
       requestTimeoutMs: this.requestTimeoutMs,
       backoff: this.backoff,
-      instrumentation: this.instrumentation,
-      clock: this.clock
+      instrumentation,
+      clock
     }, async (nodeId, body, deadline, signal) => await this.#sendTo(nodeId, 'admin', MetadataApi, body, { signal, deadline, anyBroker: true }))
-    this.coordinators = new Coordinators(this)
+    this.metadata = new MetadataView(metadata)
+    this.#instrumentation = instrumentation
+    this.#brokers = brokers
+    this.#metadata = metadata
+    // Not a declared member: the public types do not show it (see ./internal.ts).
+    Object.defineProperty(this, internal, { value: {
+      instrumentation,
+      brokers,
+      metadata,
+      register: resource => this.#register(resource),
+      connection: async (nodeId, purpose, signal) => await this.#connection(nodeId, purpose, signal),
+      coordinators: new Coordinators({
+        clock,
+        backoff: this.backoff,
+        requestTimeoutMs: this.requestTimeoutMs,
+        brokers,
+        metadata,
+        request: async (api, body, options) => await this.request(api, body, options)
+      })
+    } satisfies ClientInternals })
   }
+
+  readonly #instrumentation: Instrumentation
+  readonly #brokers: BrokerPool
+  readonly #metadata: MetadataCache
 
   /** Whether close() was called. */
   get closed (): boolean {
     return this.#closed
   }
 
-  /**
-   * Registers something made from this client, to be closed by `close()`; returns the
-   * function that unregisters it (call it when the resource closes by itself). On a closed
-   * client it throws ClientClosedError.
-   */
-  register (resource: ClientResource): () => void {
+  #register (resource: ClientResource): () => void {
     this.#checkOpen()
     this.#resources.add(resource)
     return () => { this.#resources.delete(resource) }
@@ -242,7 +275,7 @@ export class Client extends TypedEmitter<ClientEvents> {
     this.#checkOpen()
     const bound = options.timeoutMs === undefined ? { ms: this.requestTimeoutMs, option: 'requestTimeoutMs' } : { ms: options.timeoutMs, option: 'timeoutMs' }
     try {
-      await this.metadata.refresh([], options.signal, this.clock.now() + bound.ms)
+      await this.#metadata.refresh([], options.signal, this.clock.now() + bound.ms)
     } catch (error) {
       throw restateUnreachable(error, 'client.connect()', bound)
     }
@@ -272,9 +305,9 @@ export class Client extends TypedEmitter<ClientEvents> {
     let attempts = 0
     let lastError: unknown
     for (let round = 0; ;) {
-      const nodeId = this.brokers.leastLoadedNode(purpose, tried)
+      const nodeId = this.#brokers.leastLoadedNode(purpose, tried)
       tried.add(nodeId)
-      const address = this.brokers.broker(nodeId)
+      const address = this.#brokers.broker(nodeId)
       addresses.push(address === undefined ? `broker ${nodeId}` : describeAddress(address))
       try {
         return await this.#sendTo(nodeId, purpose, api, body, { signal: options.signal, deadline, version: options.version, timeoutMs: options.timeoutMs, anyBroker: true })
@@ -283,11 +316,11 @@ export class Client extends TypedEmitter<ClientEvents> {
         // Past the deadline: the one error of an unreachable cluster, naming every broker tried.
         if (this.clock.now() >= deadline) throw unreachableError(api.name, { brokers: addresses, attempts: attempts + 1, lastError: error }, bound)
         lastError = error
-        const everyBrokerTried = this.brokers.brokers.every(b => tried.has(b.nodeId))
+        const everyBrokerTried = this.#brokers.brokers.every(b => tried.has(b.nodeId))
         const backoffMs = everyBrokerTried ? Math.round(Math.min(backoffDelay(round, this.backoff), Math.max(0, deadline - this.clock.now()))) : 0
         this.#retrying({ api: api.name, nodeId, attempt: ++attempts, backoffMs, error: error as Error })
       }
-      if (this.brokers.brokers.every(b => tried.has(b.nodeId))) {
+      if (this.#brokers.brokers.every(b => tried.has(b.nodeId))) {
         tried.clear()
         await sleep(Math.min(backoffDelay(round++, this.backoff), Math.max(0, deadline - this.clock.now())), options.signal, lastError, this.clock)
       }
@@ -302,20 +335,19 @@ export class Client extends TypedEmitter<ClientEvents> {
    * `toPrometheus()` renders it in the Prometheus text format.
    */
   metrics (): ClientMetrics {
-    return this.instrumentation.metrics.snapshot(this.clientId)
+    return this.#instrumentation.metrics.snapshot(this.clientId)
   }
 
   /** Reports a retry: the 'requestRetry' event and a debug line. */
   #retrying (event: RequestRetryEvent): void {
-    this.instrumentation.log.debug(`retrying ${event.api} in ${event.backoffMs} ms`, { nodeId: event.nodeId, topic: event.topic, partition: event.partition, attempt: event.attempt, error: event.error })
+    this.#instrumentation.log.debug(`retrying ${event.api} in ${event.backoffMs} ms`, { nodeId: event.nodeId, topic: event.topic, partition: event.partition, attempt: event.attempt, error: event.error })
     this.emit('requestRetry', event)
   }
 
-  /** @internal A ready connection to a broker (connecting with backoff until the request timeout). */
-  async connection (nodeId: number, purpose: ConnectionPurpose, signal?: AbortSignal): Promise<Connection> {
+  async #connection (nodeId: number, purpose: ConnectionPurpose, signal?: AbortSignal): Promise<Connection> {
     this.#checkOpen()
     try {
-      return await this.brokers.get(nodeId, purpose, this.clock.now() + this.requestTimeoutMs, signal)
+      return await this.#brokers.get(nodeId, purpose, this.clock.now() + this.requestTimeoutMs, signal)
     } catch (error) {
       throw restateUnreachable(error, `Connecting to broker ${nodeId}`, { ms: this.requestTimeoutMs, option: 'requestTimeoutMs' })
     }
@@ -334,7 +366,7 @@ export class Client extends TypedEmitter<ClientEvents> {
     return await this.#withPartitionRetries('Produce', topic, partition, 'produce', signal, async (leader, connection) => {
       const version = connection.versionFor(Produce)
       const topicData = version >= 13
-        ? { name: '', topicId: this.metadata.topic(topic)!.topicId, partitionData: [{ index: partition, records }] }
+        ? { name: '', topicId: this.#metadata.topic(topic)!.topicId, partitionData: [{ index: partition, records }] }
         : { name: topic, topicId: '00000000-0000-0000-0000-000000000000', partitionData: [{ index: partition, records }] }
       const body = { transactionalId: null, acks, timeoutMs, topicData: [topicData] }
       if (acks === 0) {
@@ -345,7 +377,7 @@ export class Client extends TypedEmitter<ClientEvents> {
       const answered = response.responses.find(t => version >= 13 ? t.topicId === topicData.topicId : t.name === topic)
       const p = answered?.partitionResponses.find(r => r.index === partition)
       if (p === undefined) {
-        throw new MalformedResponseError(`Produce to ${topic}-${partition} on broker ${leader}: the answer is for ${describeAnswered(response.responses.map(t => ({ topic: (t.name ?? '') !== '' ? t.name! : this.metadata.topicById(t.topicId ?? '')?.name ?? t.topicId ?? '', partitions: t.partitionResponses.map(r => r.index) })))}, not for ${topic}-${partition}; the broker may have written the batch`)
+        throw new MalformedResponseError(`Produce to ${topic}-${partition} on broker ${leader}: the answer is for ${describeAnswered(response.responses.map(t => ({ topic: (t.name ?? '') !== '' ? t.name! : this.#metadata.topicById(t.topicId ?? '')?.name ?? t.topicId ?? '', partitions: t.partitionResponses.map(r => r.index) })))}, not for ${topic}-${partition}; the broker may have written the batch`)
       }
       if (p.errorCode !== 0) throw new BrokerError(p.errorCode, `Produce to ${topic}-${partition} on broker ${leader}`, p.errorMessage)
       return { baseOffset: p.baseOffset, logAppendTime: p.logAppendTimeMs, logStartOffset: p.logStartOffset }
@@ -360,7 +392,7 @@ export class Client extends TypedEmitter<ClientEvents> {
     const isolation = options.isolation ?? 'read_uncommitted'
     const response = await this.#withPartitionRetries('Fetch', topic, partition, 'fetch', signal, async (leader, connection, meta) => {
       const version = connection.versionFor(Fetch)
-      const topicId = this.metadata.topic(topic)!.topicId
+      const topicId = this.#metadata.topic(topic)!.topicId
       const body = {
         replicaId: -1,
         maxWaitMs,
@@ -433,11 +465,11 @@ export class Client extends TypedEmitter<ClientEvents> {
     this.#closed = true
     this.#closing = (async () => {
       const error = new ClientClosedError()
-      this.metadata.close()
+      this.#metadata.close()
       const resources = [...this.#resources]
       this.#resources.clear()
       await Promise.allSettled(resources.map(async resource => await resource.closeWithClient(error)))
-      await this.brokers.close()
+      await this.#brokers.close()
     })()
     return await this.#closing
   }
@@ -462,16 +494,16 @@ export class Client extends TypedEmitter<ClientEvents> {
     attempt: (leader: number, connection: Connection, meta: PartitionMetadata) => Promise<T>): Promise<T> {
     const deadline = this.clock.now() + this.requestTimeoutMs
     for (let tries = 0; ; tries++) {
-      const meta = await this.metadata.waitForLeader(topic, partition, Math.max(0, deadline - this.clock.now()), signal)
+      const meta = await this.#metadata.waitForLeader(topic, partition, Math.max(0, deadline - this.clock.now()), signal)
       try {
-        const connection = await this.brokers.get(meta.leaderId, purpose, deadline, signal)
+        const connection = await this.#brokers.get(meta.leaderId, purpose, deadline, signal)
         return await attempt(meta.leaderId, connection, meta)
       } catch (error) {
         const retry = error instanceof BrokerError
           ? invalidatesMetadata(error.code) || (error.code === ErrorCode.NOT_ENOUGH_REPLICAS)
           : wasNotWritten(error) && !(signal?.aborted ?? false)
         if (!retry || this.clock.now() >= deadline) throw error
-        if (error instanceof BrokerError && invalidatesMetadata(error.code)) await this.metadata.refresh([topic], signal).catch(() => {})
+        if (error instanceof BrokerError && invalidatesMetadata(error.code)) await this.#metadata.refresh([topic], signal).catch(() => {})
         const backoffMs = Math.round(Math.min(backoffDelay(tries, this.backoff), Math.max(0, deadline - this.clock.now())))
         this.#retrying({ api, nodeId: meta.leaderId, topic, partition, attempt: tries + 1, backoffMs, error: error as Error })
         await sleep(backoffMs, signal, error, this.clock)
@@ -483,14 +515,14 @@ export class Client extends TypedEmitter<ClientEvents> {
     options: { signal?: AbortSignal, deadline: number, version?: number, timeoutMs?: number, anyBroker?: boolean }): Promise<Response> {
     this.#checkOpen()
     // For "any broker" requests one connection attempt is enough: the caller moves on to another broker.
-    const connection = await this.brokers.get(nodeId, purpose, options.deadline, options.signal, { once: options.anyBroker === true })
+    const connection = await this.#brokers.get(nodeId, purpose, options.deadline, options.signal, { once: options.anyBroker === true })
     const version = options.version ?? connection.versionFor(api)
     const resolved = typeof body === 'function' ? (body as (version: number) => Request)(version) : body
     try {
       return await connection.send(api, resolved, { version, signal: options.signal, timeoutMs: options.timeoutMs ?? Math.max(1, options.deadline - this.clock.now()) })
     } catch (error) {
       // A broker that let a request time out is avoided by leastLoadedNode for a backoff.
-      if (error instanceof RequestTimeoutError) this.brokers.noteFailure(nodeId, error)
+      if (error instanceof RequestTimeoutError) this.#brokers.noteFailure(nodeId, error)
       throw error
     }
   }

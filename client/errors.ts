@@ -15,6 +15,7 @@ export interface RequestFailureDetails {
 
 /** The connection to a broker could not be made, or died. */
 export class ConnectionError extends KafkaTsError {
+  static override readonly brand: symbol = Symbol.for('kafkats.error.ConnectionError')
   readonly written: boolean
   readonly broker: string
 
@@ -28,6 +29,7 @@ export class ConnectionError extends KafkaTsError {
 
 /** No response came within the request timeout; the connection was closed, since the response may still arrive. */
 export class RequestTimeoutError extends KafkaTsError {
+  static override readonly brand: symbol = Symbol.for('kafkats.error.RequestTimeoutError')
   readonly written: boolean
 
   constructor (message: string, details: RequestFailureDetails) {
@@ -39,6 +41,7 @@ export class RequestTimeoutError extends KafkaTsError {
 
 /** The caller's AbortSignal fired. If `written`, the broker may still have applied the request. */
 export class AbortedError extends KafkaTsError {
+  static override readonly brand: symbol = Symbol.for('kafkats.error.AbortedError')
   readonly written: boolean
   /** Aborted while waiting to retry: the error of the attempt before the wait (a BrokerError, a ConnectionError…). */
   readonly lastError: unknown
@@ -53,6 +56,7 @@ export class AbortedError extends KafkaTsError {
 
 /** kafkats and the broker share no version of an API. */
 export class UnsupportedVersionError extends KafkaTsError {
+  static override readonly brand: symbol = Symbol.for('kafkats.error.UnsupportedVersionError')
   constructor (message: string) {
     super('UNSUPPORTED_VERSION', message, { retriable: false })
     this.name = 'UnsupportedVersionError'
@@ -61,6 +65,7 @@ export class UnsupportedVersionError extends KafkaTsError {
 
 /** The client was closed; nothing more can be sent through it. */
 export class ClientClosedError extends KafkaTsError {
+  static override readonly brand: symbol = Symbol.for('kafkats.error.ClientClosedError')
   constructor (message = 'The client is closed: create a new Client to send more requests.') {
     super('CLOSED', message, { retriable: false })
     this.name = 'ClientClosedError'
@@ -73,6 +78,7 @@ export class ClientClosedError extends KafkaTsError {
  * 34 ILLEGAL_SASL_STATE). Never retried: the same credentials fail the same way.
  */
 export class AuthenticationError extends KafkaTsError {
+  static override readonly brand: symbol = Symbol.for('kafkats.error.AuthenticationError')
   readonly code: number
   readonly type: string
 
@@ -91,6 +97,7 @@ export class AuthenticationError extends KafkaTsError {
  * or the broker refused ours (mTLS). Never retried: it fails the same way every time.
  */
 export class TlsError extends KafkaTsError {
+  static override readonly brand: symbol = Symbol.for('kafkats.error.TlsError')
   readonly broker: string
   /** Node's or OpenSSL's code, e.g. UNABLE_TO_VERIFY_LEAF_SIGNATURE, ERR_TLS_CERT_ALTNAME_INVALID, ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE. */
   readonly tlsCode: string | undefined
@@ -110,6 +117,7 @@ export function isRefusedIdentity (error: unknown): boolean {
 
 /** The topic or partition is not in the cluster's metadata (after waiting for it). */
 export class UnknownTopicError extends KafkaTsError {
+  static override readonly brand: symbol = Symbol.for('kafkats.error.UnknownTopicError')
   readonly topic: string
 
   constructor (topic: string, message: string) {
@@ -125,6 +133,7 @@ export class UnknownTopicError extends KafkaTsError {
  * applied: `written` is true, and the producer treats its batches as ambiguous.
  */
 export class MalformedResponseError extends ProtocolError {
+  static override readonly brand: symbol = Symbol.for('kafkats.error.MalformedResponseError')
   readonly written = true
 
   constructor (message: string, options: { cause?: unknown } = {}) {
@@ -141,6 +150,7 @@ export class MalformedResponseError extends ProtocolError {
  * raise the client's maxResponseBytes if its answers are legitimately larger.
  */
 export class ProtocolViolationError extends ProtocolError {
+  static override readonly brand: symbol = Symbol.for('kafkats.error.ProtocolViolationError')
   readonly written = false
   readonly broker: string
   /** Connections in a row that ended in a protocol violation. */

@@ -15,6 +15,8 @@ import type { ConnectionPurpose, ProtocolViolationEvent } from './brokers'
 type Args<T> = T extends unknown[] ? T : never
 type Name<Events> = keyof Events & string
 type Listener<Events, K extends keyof Events> = (...args: Args<Events[K]>) => void
+/** A listener's parameters, an event's name and a listener of an event map (TypedEvents' helpers). */
+export type { Args as EventArgs, Name as EventName, Listener as EventListener }
 
 /** EventEmitter's listener methods, restricted to the declared events. */
 export interface TypedEvents<Events> {
@@ -33,7 +35,8 @@ export interface TypedEvents<Events> {
   eventNames (): Array<string | symbol>
 }
 
-type TypedEmitterClass = new <Events>() => TypedEvents<Events> & Omit<EventEmitter, keyof TypedEvents<unknown>>
+/** The type of TypedEmitter: EventEmitter's constructor, typed by an event map. */
+export type TypedEmitterClass = new <Events>() => TypedEvents<Events> & Omit<EventEmitter, keyof TypedEvents<unknown>>
 
 /** node:events' EventEmitter, typed by an event map (see the file header). */
 export const TypedEmitter = EventEmitter as unknown as TypedEmitterClass

@@ -428,6 +428,110 @@ export class MetadataCache {
 }
 
 /**
+ * The cluster as the client knows it (`client.metadata`): the brokers, topics and
+ * partitions of the latest answers, and calls that refresh them or wait for a topic or a
+ * leader. A view: which topics the client keeps fresh, and closing the cache, belong to
+ * the client.
+ */
+export interface ClusterMetadata {
+  /** The cluster id of the latest answer (null before the first). */
+  readonly clusterId: string | null
+  /** The controller's node id in the latest answer (-1 before the first). */
+  readonly controllerId: number
+  /** The brokers of the latest answer (the bootstrap addresses before the first). */
+  readonly brokers: BrokerAddress[]
+  topic: (name: string) => TopicMetadata | undefined
+  topicById: (topicId: string) => TopicMetadata | undefined
+  partition: (topic: string, partition: number) => PartitionMetadata | undefined
+  /** The non-retriable error the latest answer gave for `topic` (e.g. TOPIC_AUTHORIZATION_FAILED), if any. */
+  topicError: (topic: string) => BrokerError | undefined
+  /**
+   * Asks the brokers again about `topics` (kept fresh from now on) and the topics already
+   * in use; never answers with metadata older than the call. Retries the brokers until
+   * `deadline` (epoch ms; default requestTimeoutMs from now).
+   */
+  refresh: (topics?: Iterable<string>, signal?: AbortSignal, deadline?: number) => Promise<void>
+  /** Fetches metadata for every topic in the cluster; resolves with the names of those without an error. */
+  refreshAll: (signal?: AbortSignal, deadline?: number) => Promise<string[]>
+  /**
+   * The metadata of `name` once the topic exists, refreshing for at most `waitMs`; then an
+   * UnknownTopicError naming the topic. `allLeaders` waits until every partition has a leader.
+   */
+  waitForTopic: (name: string, waitMs: number, signal?: AbortSignal, options?: { allLeaders?: boolean, waitOption?: string }) => Promise<TopicMetadata>
+  /** The metadata of one partition once it has a leader, refreshing for at most `waitMs`. */
+  waitForLeader: (topic: string, partition: number, waitMs: number, signal?: AbortSignal) => Promise<PartitionMetadata>
+}
+
+/** ClusterMetadata over the client's cache (the client makes it; only the interface is public). */
+export class MetadataView implements ClusterMetadata {
+  readonly #cache: MetadataCache
+
+  /** @param cache the client's cache this view reads. */
+  constructor (cache: MetadataCache) {
+    this.#cache = cache
+  }
+
+  /** The cluster id of the latest answer (null before the first). */
+  get clusterId (): string | null {
+    return this.#cache.clusterId
+  }
+
+  /** The controller's node id in the latest answer (-1 before the first). */
+  get controllerId (): number {
+    return this.#cache.controllerId
+  }
+
+  /** The brokers of the latest answer (the bootstrap addresses before the first). */
+  get brokers (): BrokerAddress[] {
+    return this.#cache.brokers
+  }
+
+  topic (name: string): TopicMetadata | undefined {
+    return this.#cache.topic(name)
+  }
+
+  topicById (topicId: string): TopicMetadata | undefined {
+    return this.#cache.topicById(topicId)
+  }
+
+  partition (topic: string, partition: number): PartitionMetadata | undefined {
+    return this.#cache.partition(topic, partition)
+  }
+
+  /** The non-retriable error the latest answer gave for `topic` (e.g. TOPIC_AUTHORIZATION_FAILED), if any. */
+  topicError (topic: string): BrokerError | undefined {
+    return this.#cache.topicError(topic)
+  }
+
+  /**
+   * Asks the brokers again about `topics` (kept fresh from now on) and the topics already
+   * in use; never answers with metadata older than the call. Retries the brokers until
+   * `deadline` (epoch ms; default requestTimeoutMs from now).
+   */
+  async refresh (topics: Iterable<string> = [], signal?: AbortSignal, deadline?: number): Promise<void> {
+    await this.#cache.refresh(topics, signal, deadline)
+  }
+
+  /** Fetches metadata for every topic in the cluster; resolves with the names of those without an error. */
+  async refreshAll (signal?: AbortSignal, deadline?: number): Promise<string[]> {
+    return await this.#cache.refreshAll(signal, deadline)
+  }
+
+  /**
+   * The metadata of `name` once the topic exists, refreshing for at most `waitMs`; then an
+   * UnknownTopicError naming the topic. `allLeaders` waits until every partition has a leader.
+   */
+  async waitForTopic (name: string, waitMs: number, signal?: AbortSignal, options: { allLeaders?: boolean, waitOption?: string } = {}): Promise<TopicMetadata> {
+    return await this.#cache.waitForTopic(name, waitMs, signal, options)
+  }
+
+  /** The metadata of one partition once it has a leader, refreshing for at most `waitMs`. */
+  async waitForLeader (topic: string, partition: number, waitMs: number, signal?: AbortSignal): Promise<PartitionMetadata> {
+    return await this.#cache.waitForLeader(topic, partition, waitMs, signal)
+  }
+}
+
+/**
  * A topic's partitions indexed by partition number, refusing an answer whose numbers are
  * not exactly 0..n-1 (a hostile or buggy index such as 2147483647 would otherwise make a
  * sparse array that every walk over the partitions crawls through).

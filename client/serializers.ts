@@ -12,7 +12,7 @@
  * (tombstones) are passed through without calling them. Without serializers nothing here
  * runs: the producer and consumer check one field per call, not per record.
  */
-import { KafkaTsError } from '../protocol/errors'
+import { ErrorKind, KafkaTsError } from '../protocol/errors'
 import type { KafkaRecord, RecordHeader } from '../protocol/record-batch'
 import { checkObject, checkKnownKeys, describeValue } from './validate'
 
@@ -46,6 +46,7 @@ export interface ConsumerRecord<K = Buffer, V = Buffer> extends Omit<KafkaRecord
 
 /** A serializer or deserializer threw (or rejected): which topic, which part, and for a consumer which record. */
 export class SerializationError extends KafkaTsError {
+  static override readonly brand: symbol = Symbol.for('kafkats.error.SerializationError')
   readonly topic: string
   readonly part: 'key' | 'value'
   /** The record's partition and offset (deserialization only). */
@@ -53,7 +54,7 @@ export class SerializationError extends KafkaTsError {
   readonly offset: bigint | undefined
 
   constructor (message: string, details: { topic: string, part: 'key' | 'value', partition?: number, offset?: bigint, cause: unknown }) {
-    super('serialization', message, { cause: details.cause })
+    super(ErrorKind.SERIALIZATION, message, { cause: details.cause })
     this.topic = details.topic
     this.part = details.part
     this.partition = details.partition

@@ -50,11 +50,6 @@ export interface FetchOptions {
    * `skippedFrom` say what it covered; finishing it commits past the markers at once.
    */
   emptyBatches?: boolean
-  /**
-   * @internal What records are decoded into instead of KafkaRecords (the kafkajs drop-in's
-   * messages): batches then hold what it makes, so deserializers and run() don't apply.
-   */
-  recordMaker?: RecordMaker
 }
 
 
@@ -137,15 +132,22 @@ function checkOffset (what: string, offset: unknown): void {
 }
 
 /**
- * The options every consumer takes (FetchOptions, deserializers), as checkKnownKeys takes them;
- * `recordMaker` is internal (the kafkajs layer's) and not offered to users (see withoutInternal).
+ * What records are decoded into instead of KafkaRecords (the kafkajs drop-in's messages):
+ * batches then hold what it makes, so deserializers and run() don't apply. Only kafkats's
+ * own modules can give it: the option is keyed by this symbol, which no entry point exports.
  */
-export const CONSUMER_OPTION_KEYS = optionKeys<Omit<FetchOptions & DeserializerOptions, 'recordMaker'>>()([
+export const recordMakerOption: unique symbol = Symbol('kafkats.recordMaker')
+
+/** The options the kafkajs drop-in gives a consumer: a user's, plus its record maker. */
+export type WithRecordMaker<Options> = Options & { [recordMakerOption]?: RecordMaker }
+
+/** The options every consumer takes (FetchOptions, deserializers), as checkKnownKeys takes them. */
+export const CONSUMER_OPTION_KEYS = optionKeys<FetchOptions & DeserializerOptions>()([
   'isolation', 'maxWaitMs', 'minBytes', 'maxBytes', 'maxPartitionBytes', 'maxBufferedBytes', 'rack', 'offsetReset',
   'maxBatchRecords', 'maxBatchBytes', 'maxProcessingMs', 'emptyBatches', 'deserializers'
 ])
 
-const ASSIGN_OPTION_KEYS = optionKeys<Omit<AssignOptions, 'recordMaker'>>()([...CONSUMER_OPTION_KEYS, 'assign'])
+const ASSIGN_OPTION_KEYS = optionKeys<AssignOptions>()([...CONSUMER_OPTION_KEYS, 'assign'])
 
 /** A partition's position (`assign` entries, seek()). */
 const POSITION_KEYS = ['topic', 'partition', 'offset', 'leaderEpoch'] as const
@@ -163,13 +165,6 @@ export const CONSUMER_OPTION_HINTS: Record<string, string> = {
   maxPollRecords: 'maxBatchRecords',
   maxPollIntervalMs: 'maxProcessingMs',
   rackId: 'rack'
-}
-
-/** The options a user gave: without the internal `recordMaker`, which the key check neither allows nor lists. */
-export function withoutInternal (options: object): object {
-  if (!('recordMaker' in options)) return options
-  const { recordMaker: _internal, ...given } = options as { recordMaker?: unknown }
-  return given
 }
 
 /** Checks the values of the options every consumer takes (FetchOptions); `where` names the consumer kind. */
@@ -215,7 +210,7 @@ export function checkRunOptions (options: RunOptions): void {
 /** Consumer.assigned()'s options: the keys, and each `assign` entry (the fetch options' values are checked by the constructor). */
 export function checkAssignOptions<K, V> (options: AssignOptions<K, V>): void {
   checkObject('client.consumer()', 'options', options)
-  checkKnownKeys('consumer option', withoutInternal(options), ASSIGN_OPTION_KEYS, CONSUMER_OPTION_HINTS)
+  checkKnownKeys('consumer option', options, ASSIGN_OPTION_KEYS, CONSUMER_OPTION_HINTS)
   if (!Array.isArray(options.assign)) throw new TypeError(`consumer option assign: expected an array of { topic, partition, offset }, got ${describeValue(options.assign)}`)
   options.assign.forEach((a, i) => {
     checkObject('consumer option', `assign[${i}]`, a)

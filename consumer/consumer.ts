@@ -41,13 +41,14 @@ import { Signal } from '../client/signal'
 import type { ClockTimer } from '../client/clock'
 import { Cursor, directOwnership, PrefetchAccount, type BufferedBatch, type ConsumerBatch, type OffsetSpec, type Ownership, type Processing } from './cursor'
 import { OffsetResolution } from './offset-resolution'
-import { decodedRecords, HandOutBatch, type HandedBatch } from './hand-out'
+import { decodedRecords, HandOutBatch, type CursorBatch, type HandedBatch } from './hand-out'
 import { ProcessingTimeout, type ProcessingTimeoutEvent } from './processing-timeout'
 import { RunLoop, type HandlerErrorEvent, type RunHost } from './run'
 import type { FetchErrorEvent, FetchEvent, FetchSettings, TruncationEvent } from './source'
 import { FetchScheduling } from './fetch-scheduling'
 import { RecordDeserializer } from '../client/serializers'
-import { checkAssignOptions, checkBatchesOptions, checkFetchOptions, checkRunOptions, checkSeekTarget, type AssignOptions, type BatchesOptions, type DeserializerOptions, type FetchOptions, type RunOptions } from './consumer-options'
+import { checkAssignOptions, checkBatchesOptions, checkFetchOptions, checkRunOptions, checkSeekTarget, recordMakerOption, type AssignOptions, type BatchesOptions, type DeserializerOptions, type FetchOptions, type RunOptions, type WithRecordMaker } from './consumer-options'
+import { internal } from '../client/internal'
 
 export type { FetchErrorEvent, FetchEvent, TruncationEvent } from './source'
 export type { ConsumerBatch, OffsetSpec, Ownership } from './cursor'
@@ -57,7 +58,7 @@ export type { ProcessingTimeoutEvent } from './processing-timeout'
 export { calledFromHandler } from './run'
 export type { AssignOptions, BatchesOptions, DeserializerOptions, FetchOptions, RunOptions, RunRetryOptions } from './consumer-options'
 // What group/ and share consumers build their option checks from.
-export { checkFetchOptions, CONSUMER_OPTION_HINTS, CONSUMER_OPTION_KEYS, withoutInternal } from './consumer-options'
+export { checkFetchOptions, CONSUMER_OPTION_HINTS, CONSUMER_OPTION_KEYS, recordMakerOption, type WithRecordMaker } from './consumer-options'
 
 /** The events of a Consumer, with their payloads (a group member has more: GroupConsumerEvents). */
 export interface ConsumerEvents {
@@ -73,6 +74,33 @@ export interface ConsumerEvents {
   fetchStart: [event: { nodeId: number }]
   /** A Fetch request was answered (emitted only while someone listens). */
   fetch: [event: FetchEvent]
+}
+
+/** What kafkats's own modules (group/, the exactly-once loop, tests) use of a consumer: `consumer[internal]` (see consumerInternals). */
+export interface ConsumerInternals {
+  /** The group consumer's hooks into the hand-out. */
+  readonly hooks: ConsumerHooks
+  /** Starts fetching partitions from the given positions. */
+  addPartitions: (partitions: Array<{ topic: string, partition: number, offset: bigint | OffsetSpec, leaderEpoch?: number, ownership: Ownership }>) => void
+  /**
+   * Stops fetching partitions and drops what was fetched and not handed out. Resolves when
+   * their in-flight processing finished or `waitMs` passed; returns the cursors (with
+   * `processedOffset`) so the caller can commit. Ownership is NOT released here: the
+   * group releases it after its commit.
+   */
+  removePartitions: (keys: Array<{ topic: string, partition: number }>, waitMs: number) => Promise<Cursor[]>
+  cursor: (topic: string, partition: number) => Cursor | undefined
+  readonly cursors: Cursor[]
+  /** nextBatch() with the batch's cursor. */
+  nextBatch: (signal?: AbortSignal) => Promise<CursorBatch | undefined>
+}
+
+/**
+ * `consumer[internal]`, typed: the member is set by the constructor and not declared in the
+ * class, so the declarations users' compilers read do not show it (see client/internal.ts).
+ */
+export function consumerInternals (consumer: object): ConsumerInternals {
+  return (consumer as unknown as { [internal]: ConsumerInternals })[internal]
 }
 
 export interface ConsumerHooks {
@@ -95,8 +123,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
   readonly #fetching: FetchScheduling
   #closed = false
   #failure: Error | undefined
-  /** @internal */
-  hooks: ConsumerHooks = {}
+  readonly #hooks: ConsumerHooks = {}
 
   /** Wakes readers (nextBatch, batches(), run() workers) waiting for a buffered batch. */
   readonly #dataReady = new Signal()
@@ -129,10 +156,19 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     // Before anything is registered: a refused option leaves nothing behind.
     checkFetchOptions('consumer option', options)
     this.#deserializer = RecordDeserializer.from('consumer option', options.deserializers)
-    this.#recordMaker = options.recordMaker
+    this.#recordMaker = (options as WithRecordMaker<FetchOptions>)[recordMakerOption]
     this.client = client
+    const cursors = this.#cursors
+    Object.defineProperty(this, internal, { value: {
+      hooks: this.#hooks,
+      addPartitions: partitions => { this.#addPartitions(partitions) },
+      removePartitions: async (keys, waitMs) => await this.#removePartitions(keys, waitMs),
+      cursor: (topic, partition) => this.#cursor(topic, partition),
+      get cursors (): Cursor[] { return [...cursors.values()] },
+      nextBatch: async signal => await this.#nextCursorBatch(signal)
+    } satisfies ConsumerInternals })
     // Closed with the client: the iterator and run() end with its ClientClosedError.
-    this.#unregister = client.register({
+    this.#unregister = client[internal].register({
       closeWithClient: async error => {
         this.#fail(error)
         await this.close()
@@ -163,7 +199,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       processingCursors: () => [...this.#cursors.values(), ...this.#predecessors.values()],
       overdue: (cursor, processing, event) => {
         this.#events.emit('processingTimeout', event)
-        this.hooks.onProcessingTimeout?.(cursor, processing)
+        this.#hooks.onProcessingTimeout?.(cursor, processing)
       }
     }, client.clock)
     // eslint-disable-next-line @typescript-eslint/no-this-alias
@@ -183,7 +219,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       fail: error => this.#fail(error),
       resolve: cursor => { void this.#offsets.resolve(cursor) }
     })
-    this.#metrics = client.instrumentation.metrics
+    this.#metrics = client[internal].instrumentation.metrics
     this.#stopCollecting = this.#metrics.addCollector(into => {
       into.consumerBufferedBytes += this.#account.bytes
       into.lag.push(...this.lag())
@@ -200,15 +236,14 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
   static assigned<K = Buffer, V = Buffer> (client: Client, options: AssignOptions<K, V>): Consumer<K, V> {
     checkAssignOptions(options)
     const consumer = new Consumer<K, V>(client, options)
-    consumer.addPartitions(options.assign.map(a => ({ ...a, ownership: directOwnership() })))
+    consumer.#addPartitions(options.assign.map(a => ({ ...a, ownership: directOwnership() })))
     return consumer
   }
 
   // ---------------------------------------------------------------- assignment (also used by group/)
 
-  /** @internal Starts fetching partitions from the given positions. */
-  addPartitions (partitions: Array<{ topic: string, partition: number, offset: bigint | OffsetSpec, leaderEpoch?: number, ownership: Ownership }>): void {
-    this.client.metadata.track(partitions.map(p => p.topic))
+  #addPartitions (partitions: Array<{ topic: string, partition: number, offset: bigint | OffsetSpec, leaderEpoch?: number, ownership: Ownership }>): void {
+    this.client[internal].metadata.track(partitions.map(p => p.topic))
     for (const p of partitions) {
       const cursor = new Cursor(p.topic, p.partition, p.ownership, p.offset, this.#account, p.leaderEpoch)
       const old = this.#cursors.get(cursor.key)
@@ -223,14 +258,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     this.#fetching.startWhenKnown(partitions.map(p => p.topic))
   }
 
-  /**
-   * @internal
-   * Stops fetching partitions and drops what was fetched and not handed out. Resolves when
-   * their in-flight processing finished or `waitMs` passed; returns the cursors (with
-   * `processedOffset`) so the caller can commit. Ownership is NOT released here: the
-   * group releases it after its commit.
-   */
-  async removePartitions (keys: Array<{ topic: string, partition: number }>, waitMs: number): Promise<Cursor[]> {
+  async #removePartitions (keys: Array<{ topic: string, partition: number }>, waitMs: number): Promise<Cursor[]> {
     const removed: Cursor[] = []
     for (const { topic, partition } of keys) {
       const cursor = this.#cursors.get(`${topic}-${partition}`)
@@ -254,14 +282,8 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     return removed
   }
 
-  /** @internal */
-  cursor (topic: string, partition: number): Cursor | undefined {
+  #cursor (topic: string, partition: number): Cursor | undefined {
     return this.#cursors.get(`${topic}-${partition}`)
-  }
-
-  /** @internal */
-  get cursors (): Cursor[] {
-    return [...this.#cursors.values()]
   }
 
   /**
@@ -284,7 +306,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
 
   /** The partitions currently fetched or processed. */
   assignment (): Array<{ topic: string, partition: number }> {
-    return this.cursors.map(c => ({ topic: c.topic, partition: c.partition }))
+    return [...this.#cursors.values()].map(c => ({ topic: c.topic, partition: c.partition }))
   }
 
   // ---------------------------------------------------------------- application controls
@@ -330,10 +352,16 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
    * is the caller's to finish).
    */
   async nextBatch (signal?: AbortSignal): Promise<HandedBatch<K, V> | undefined> {
+    const handed = await this.#nextCursorBatch(signal)
+    // Without the cursor: the application finishes the batch, it does not move the position.
+    return handed === undefined ? undefined : { batch: handed.batch as ConsumerBatch<K, V>, finish: handed.finish, moreOfAnswer: handed.moreOfAnswer }
+  }
+
+  async #nextCursorBatch (signal: AbortSignal | undefined): Promise<CursorBatch | undefined> {
     const stopListening = this.#wakeOnAbort(signal)
-    let handed: HandedBatch<K, V> | undefined
+    let handed: CursorBatch | undefined
     try {
-      handed = await this.#nextBatch(signal, false) as HandedBatch<K, V> | undefined
+      handed = await this.#nextBatch(signal, false)
     } finally {
       stopListening()
     }
@@ -347,7 +375,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
    * a run() handler, which publishes its trace's start itself (so the handler runs in the
    * subscriber's context).
    */
-  async #nextBatch (signal: AbortSignal | undefined, forRun: boolean): Promise<HandedBatch | undefined> {
+  async #nextBatch (signal: AbortSignal | undefined, forRun: boolean): Promise<CursorBatch | undefined> {
     for (;;) {
       if (this.#failure !== undefined) throw this.#failure
       if (this.#closed || this.#stopping || signal?.aborted === true) return undefined
@@ -360,13 +388,13 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
           this.#wakeData()
           continue
         }
-        if (this.hooks.beforeHandOut !== undefined) {
+        if (this.#hooks.beforeHandOut !== undefined) {
           // The batch is not "processing" yet: a revoke does not wait for a hand-out that
           // itself waits for the rebalance (at-most-once commits first), but `handingOut`
           // keeps the partition's next batch back so order holds.
           let allowed = false
           try {
-            allowed = await this.hooks.beforeHandOut(cursor, batch)
+            allowed = await this.#hooks.beforeHandOut(cursor, batch)
           } catch (error) {
             this.warn(error)
           }
@@ -534,7 +562,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
   protected warn (problem: unknown, fields?: LogFields): void {
     const error = problem instanceof Error ? problem : new Error(String(problem))
     if (this.#events.listenerCount('warning') > 0) this.#events.emit('warning', error)
-    else this.client.instrumentation.log.warn(error.message, { code: 'KAFKATS_CONSUMER_WARNING', ...fields, error })
+    else this.client[internal].instrumentation.log.warn(error.message, { code: 'KAFKATS_CONSUMER_WARNING', ...fields, error })
   }
 
   /** Ends the consumer with an error: the iterator and run() reject with it. */
@@ -626,7 +654,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     // (invariant 3); after a seek the seek target counts, not this batch's end.
     if (processedUpTo !== null && !cursor.ownership.released && !processing.seeked) {
       cursor.processedOffset = processedUpTo
-      this.hooks.onFinished?.(cursor, batch)
+      this.#hooks.onFinished?.(cursor, batch)
     }
     this.#wakeData()
   }

@@ -12,6 +12,7 @@ import { Signal } from '../client/signal'
 import type { ClockTimer } from '../client/clock'
 import type { Cursor } from './cursor'
 import { Source, type FetchSettings, type SourceOwner } from './source'
+import { internal } from '../client/internal'
 
 let consumerConnections = 0
 
@@ -108,7 +109,7 @@ export class FetchScheduling {
 
   /** The broker a cursor fetches from: its preferred replica while that is known, else its leader (-1: none known). */
   nodeOf (cursor: Cursor): number {
-    if (cursor.preferredReplica >= 0 && this.#client.brokers.broker(cursor.preferredReplica) !== undefined) return cursor.preferredReplica
+    if (cursor.preferredReplica >= 0 && this.#client[internal].brokers.broker(cursor.preferredReplica) !== undefined) return cursor.preferredReplica
     return this.#client.metadata.partition(cursor.topic, cursor.partition)?.leaderId ?? -1
   }
 
@@ -173,6 +174,6 @@ export class FetchScheduling {
   async closeSources (): Promise<void> {
     await Promise.all([...this.#sources.values()].map(async s => await s.stop()))
     this.#sources.clear()
-    this.#client.brokers.closePurpose(this.#purpose)
+    this.#client[internal].brokers.closePurpose(this.#purpose)
   }
 }

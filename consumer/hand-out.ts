@@ -10,21 +10,29 @@ import type { BufferedBatch, ConsumerBatch, Cursor } from './cursor'
 
 /** A batch handed out, with the call that tells the consumer the application is done with it. */
 export interface HandedBatch<K = Buffer, V = Buffer> {
-  batch: ConsumerBatch<K, V>
-  cursor: Cursor
+  readonly batch: ConsumerBatch<K, V>
   /**
    * The application is done with the batch. `processedUpTo` is the offset after the last
    * record it processed (default: the whole batch); `null` marks nothing as processed (the
    * fetch position still moves on). Records after `processedUpTo` are not fetched again
    * unless the caller seeks back to them.
    */
-  finish: (processedUpTo?: bigint | null) => void
+  readonly finish: (processedUpTo?: bigint | null) => void
   /**
    * The fetch answer this batch was cut from goes on in the partition's next buffered batch
    * (an answer past maxBatchRecords/maxBatchBytes is handed out in parts): the kafkajs
    * drop-in commits after an answer's last part, as kafkajs commits after each fetched batch.
    */
-  moreOfAnswer: boolean
+  readonly moreOfAnswer: boolean
+}
+
+/**
+ * A handed batch with the cursor of its partition, for kafkats's own loops (run(), the
+ * exactly-once loop): the application's HandedBatch does not carry the cursor, whose
+ * position and ownership only the consumer and its group may change.
+ */
+export interface CursorBatch<K = Buffer, V = Buffer> extends HandedBatch<K, V> {
+  readonly cursor: Cursor
 }
 
 /**

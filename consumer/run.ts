@@ -11,7 +11,7 @@ import { channels, type ConsumerBatchTrace } from '../client/instrumentation'
 import type { KafkaRecord } from '../protocol/record-batch'
 import type { ConsumerBatch, Cursor } from './cursor'
 import type { RunOptions, RunRetryOptions } from './consumer-options'
-import type { HandedBatch } from './hand-out'
+import type { CursorBatch } from './hand-out'
 
 /**
  * A run() handler threw, and the consumer goes on ('handlerError' event of Consumer,
@@ -41,7 +41,7 @@ export interface HandlerErrorEvent {
 /** What run() needs of its consumer. */
 export interface RunHost {
   /** The next batch for a run() handler (its trace not started yet); undefined once hand-outs stop or `signal` aborted. */
-  nextBatch: (signal: AbortSignal | undefined) => Promise<HandedBatch | undefined>
+  nextBatch: (signal: AbortSignal | undefined) => Promise<CursorBatch | undefined>
   /** Hand-outs stopped (close() started): a batch out stops at its next record and is not retried. */
   readonly stopping: boolean
   /** The consumer failed: a throwing handler is not retried. */
@@ -151,7 +151,7 @@ export class RunLoop {
   }
 
   /** One batch through the application's callback: per-record progress, retries, stale stops. */
-  async #process ({ batch, cursor, finish }: HandedBatch): Promise<void> {
+  async #process ({ batch, cursor, finish }: CursorBatch): Promise<void> {
     const host = this.#host
     const options = this.#options
     const retry = this.#retry

@@ -32,6 +32,7 @@ import { AcknowledgeType, ShareFetch, type AcknowledgementBatch, type ShareFetch
 import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
 import { decodeRecordBatches, type KafkaRecord, type RecordHeader } from '../protocol/record-batch'
+import { internal } from '../client/internal'
 import type { FetchErrorEvent } from './source'
 
 const OPEN_EPOCH = 0
@@ -119,6 +120,25 @@ export class SharePartition {
 }
 
 /** A record acquired for this member: the application acknowledges it (or the consumer does, in implicit mode). */
+/**
+ * Whether the broker has surely taken `record` back: its lock ran out (at `now`) while it
+ * waited in the prefetch buffer, or the connection its session lived on was lost (a 4.4
+ * broker releases a member's records when that connection closes). For the share
+ * consumer: a function of this module, not a method, so the application does not see it;
+ * ShareRecord's static block sets it, as only the class reads its private fields.
+ */
+export let lockLost: (record: ShareRecord, now: number) => boolean
+
+/** A record acquired for this member (ShareRecord's constructor is private: applications only receive them). */
+let makeShareRecord: (owner: SharePartition, record: KafkaRecord, deliveryCount: number, lockedUntil?: number) => ShareRecord
+
+/** Acknowledges `record` unless it already was; true when this call did (the share consumer's implicit mode and close). */
+export function acknowledgeIfOpen (record: ShareRecord, kind: Exclude<AcknowledgementKind, 'renew'>): boolean {
+  if (record.acknowledged !== undefined) return false
+  record[kind]()
+  return true
+}
+
 export class ShareRecord implements KafkaRecord {
   readonly topic: string
   readonly partition: number
@@ -129,22 +149,25 @@ export class ShareRecord implements KafkaRecord {
   readonly headers: RecordHeader[]
   /** 1 on first delivery; each release or lock expiry adds one. */
   readonly deliveryCount: number
-  /** @internal */
-  readonly owner: SharePartition
+  readonly #owner: SharePartition
   /**
-   * @internal When the acquisition lock ends at the latest (Date.now() ms; the request's
+   * When the acquisition lock ends at the latest (Date.now() ms; the request's
    * send time + the broker's acquisitionLockTimeoutMs, so never later than the broker's
    * deadline), or Infinity when the broker did not say.
    */
-  readonly lockedUntil: number
-  /** @internal The source's connection generation the record was acquired in (see ShareSource.generation). */
-  readonly generation: number
+  readonly #lockedUntil: number
+  /** The source's connection generation the record was acquired in (see ShareSource.generation). */
+  readonly #generation: number
   #acknowledged: AcknowledgementKind | undefined
 
-  constructor (owner: SharePartition, record: KafkaRecord, deliveryCount: number, lockedUntil = Infinity) {
-    this.owner = owner
-    this.lockedUntil = lockedUntil
-    this.generation = owner.source.generation
+  static {
+    makeShareRecord = (owner, record, deliveryCount, lockedUntil) => new ShareRecord(owner, record, deliveryCount, lockedUntil)
+  }
+
+  private constructor (owner: SharePartition, record: KafkaRecord, deliveryCount: number, lockedUntil = Infinity) {
+    this.#owner = owner
+    this.#lockedUntil = lockedUntil
+    this.#generation = owner.source.generation
     this.topic = owner.topic
     this.partition = owner.partition
     this.offset = record.offset
@@ -155,18 +178,13 @@ export class ShareRecord implements KafkaRecord {
     this.deliveryCount = deliveryCount
   }
 
-  /**
-   * @internal Whether the broker has surely taken the record back: its lock ran out while it
-   * waited in the prefetch buffer, or the connection its session lived on was lost (a 4.4
-   * broker releases a member's records when that connection closes).
-   */
-  lockLost (now: number): boolean {
-    return now >= this.lockedUntil || this.#lost()
+  static {
+    lockLost = (record, now) => now >= record.#lockedUntil || record.#lost()
   }
 
   /** Acquired over a connection that was lost since: the broker released it. */
   #lost (): boolean {
-    return this.generation !== this.owner.source.generation
+    return this.#generation !== this.#owner.source.generation
   }
 
   /** The final acknowledgement given, if any (renew is not final). */
@@ -186,16 +204,9 @@ export class ShareRecord implements KafkaRecord {
    */
   renew (): void {
     if (this.#acknowledged !== undefined) throw new KafkaTsError('SHARE_ACKNOWLEDGED', `Record ${this.topic}[${this.partition}]@${this.offset} was already acknowledged (${this.#acknowledged}); it cannot be renewed`)
-    if (this.owner.source.renewSupported === false) throw new UnsupportedVersionError(`Renewing the lock of a share record needs ShareFetch/ShareAcknowledge v2 (KIP-1222, Kafka 4.2+); broker ${this.owner.source.nodeId} does not speak them. Accept or release the record instead.`)
-    this.owner[this.#lost() ? 'lost' : 'renewals'].push(this.offset, KIND_CODE.renew)
-    this.owner.source.acknowledgementsAdded(0)
-  }
-
-  /** @internal Acknowledges unless already acknowledged; true when this call did. */
-  acknowledgeIfOpen (kind: Exclude<AcknowledgementKind, 'renew'>): boolean {
-    if (this.#acknowledged !== undefined) return false
-    this.#ack(kind)
-    return true
+    if (this.#owner.source.renewSupported === false) throw new UnsupportedVersionError(`Renewing the lock of a share record needs ShareFetch/ShareAcknowledge v2 (KIP-1222, Kafka 4.2+); broker ${this.#owner.source.nodeId} does not speak them. Accept or release the record instead.`)
+    this.#owner[this.#lost() ? 'lost' : 'renewals'].push(this.offset, KIND_CODE.renew)
+    this.#owner.source.acknowledgementsAdded(0)
   }
 
   #ack (kind: Exclude<AcknowledgementKind, 'renew'>): void {
@@ -204,8 +215,8 @@ export class ShareRecord implements KafkaRecord {
       throw new KafkaTsError('SHARE_ACKNOWLEDGED', `Record ${this.topic}[${this.partition}]@${this.offset} was already acknowledged (${this.#acknowledged}); it cannot be acknowledged again as ${kind}`)
     }
     this.#acknowledged = kind
-    this.owner[this.#lost() ? 'lost' : 'pending'].push(this.offset, KIND_CODE[kind])
-    this.owner.source.acknowledgementsAdded(1)
+    this.#owner[this.#lost() ? 'lost' : 'pending'].push(this.offset, KIND_CODE[kind])
+    this.#owner.source.acknowledgementsAdded(1)
   }
 }
 
@@ -470,7 +481,7 @@ export class ShareSource {
 
   /** A debug line about this share session (NODE_DEBUG=kafkats or logLevel 'debug'); `fields` is called only then. */
   #debug (message: string, fields?: () => Record<string, unknown>): void {
-    const log = this.#client.instrumentation.log
+    const log = this.#client[internal].instrumentation.log
     if (log.debugOn) log.debug(`share session with broker ${this.nodeId}: ${message}`, { nodeId: this.nodeId, group: this.#owner.groupId(), memberId: this.#owner.memberId(), epoch: this.#epoch, ...fields?.() })
   }
 
@@ -629,7 +640,7 @@ export class ShareSource {
         if (r === ranges.length) break
         if (record.offset < ranges[r].firstOffset) continue
         this.#gaps(sp, expected, record.offset - 1n)
-        records.push(new ShareRecord(sp, record, ranges[r].deliveryCount, lockedUntil))
+        records.push(makeShareRecord(sp, record, ranges[r].deliveryCount, lockedUntil))
         expected = record.offset + 1n
       }
     }

@@ -26,6 +26,7 @@ import { BrokerError, KafkaTsError, ProtocolError } from '../protocol/errors'
 import { decodeScannedBatches, RECORD_MEMORY_OVERHEAD, scanRecordBatches, type RecordBatch, type ScannedBatch } from '../protocol/record-batch'
 import type { BufferedBatch, Cursor, PrefetchAccount } from './cursor'
 import { FetchSession, type SessionPartition } from './fetch-session'
+import { internal } from '../client/internal'
 
 const ZERO_UUID = '00000000-0000-0000-0000-000000000000'
 
@@ -161,7 +162,7 @@ export class Source {
     const timeoutMs = Math.min(this.#client.requestTimeoutMs, this.#settings.maxWaitMs + 2000)
     const signal = AbortSignal.timeout(timeoutMs)
     try {
-      const connection = await this.#client.brokers.get(this.nodeId, this.#purpose, this.#client.clock.now() + timeoutMs, signal)
+      const connection = await this.#client[internal].brokers.get(this.nodeId, this.#purpose, this.#client.clock.now() + timeoutMs, signal)
       await connection.send(Fetch, {
         replicaId: -1,
         maxWaitMs: 0,
@@ -449,7 +450,7 @@ export class Source {
 
   async #fetch (cursors: Cursor[], signal: AbortSignal): Promise<FetchResponse | undefined> {
     const deadline = this.#client.clock.now() + this.#client.requestTimeoutMs
-    const connection = await this.#client.brokers.get(this.nodeId, this.#purpose, deadline, signal)
+    const connection = await this.#client[internal].brokers.get(this.nodeId, this.#purpose, deadline, signal)
     const version = connection.versionFor(Fetch)
     const useSessions = version >= 7
     if (!useSessions) this.#session.forget()

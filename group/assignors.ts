@@ -17,7 +17,8 @@
  * does not pass here; like the Java assignors without replica racks, these ignore `rack`.
  */
 
-export interface TopicPartition { topic: string, partition: number }
+import type { TopicPartition } from './membership'
+export type { TopicPartition }
 
 export interface MemberSubscription {
   memberId: string

@@ -10,6 +10,7 @@ import { backoffDelay, sleep } from '../client/backoff'
 import type { Api } from '../protocol/api'
 import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError } from '../protocol/errors'
+import { internal } from '../client/internal'
 
 
 /** Codes that mean "ask FindCoordinator again and retry". */
@@ -41,12 +42,12 @@ export class GroupCoordinator {
 
   /** Closes this member's own coordinator connections (when the member closes). */
   closeConnections (): void {
-    this.#client.brokers.closePurpose(this.#purpose)
+    this.#client[internal].brokers.closePurpose(this.#purpose)
   }
 
   /** Forgets the coordinator `nodeId` (the client's cache): the next request looks it up again. */
   #invalidate (nodeId: number): void {
-    this.#client.coordinators.invalidate('group', this.groupId, nodeId)
+    this.#client[internal].coordinators.invalidate('group', this.groupId, nodeId)
   }
 
   /**
@@ -56,7 +57,7 @@ export class GroupCoordinator {
    */
   async send<Request, Response> (api: Api<Request, Response>, body: Request | ((version: number) => Request), errorCodeOf: (response: Response) => number, options: { signal?: AbortSignal, timeoutMs?: number } = {}): Promise<Response> {
     for (let attempt = 0; ; attempt++) {
-      const nodeId = await this.#client.coordinators.lookup('group', this.groupId, { signal: options.signal })
+      const nodeId = await this.#client[internal].coordinators.lookup('group', this.groupId, { signal: options.signal })
       let response: Response
       try {
         response = await this.#client.request(api, body, { nodeId, purpose: this.#purpose, signal: options.signal, timeoutMs: options.timeoutMs })

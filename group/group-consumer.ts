@@ -18,7 +18,7 @@
  */
 import { performance } from 'node:perf_hooks'
 import { checkCloseOptions, type Client, type CloseOptions } from '../client/client'
-import { calledFromHandler, checkFetchOptions, Consumer, CONSUMER_OPTION_HINTS, CONSUMER_OPTION_KEYS, withoutInternal, type ConsumerBatch, type ConsumerEvents, type DeserializerOptions, type FetchOptions } from '../consumer/consumer'
+import { calledFromHandler, checkFetchOptions, Consumer, CONSUMER_OPTION_HINTS, CONSUMER_OPTION_KEYS, type ConsumerBatch, consumerInternals, type ConsumerEvents, type ConsumerInternals, type DeserializerOptions, type FetchOptions } from '../consumer/consumer'
 import type { LogFields } from '../client/logger'
 import { channels, subscribed, type RebalanceTrace } from '../client/instrumentation'
 import type { TransactionAbortedEvent } from './transactional'
@@ -27,7 +27,7 @@ import type { Cursor, Ownership, Processing } from '../consumer/cursor'
 import { OffsetCommit, type OffsetCommitRequest } from '../protocol/apis/offset-commit'
 import { OffsetFetch } from '../protocol/apis/offset-fetch'
 import { ApiVersions } from '../protocol/apis/api-versions'
-import { ErrorCode } from '../protocol/error-codes'
+import { ErrorCode, errorCodeInfo } from '../protocol/error-codes'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
 import { sleep } from '../client/backoff'
 import { checkBoolean, checkDuration, checkFunction, checkKnownKeys, checkObject, checkOneOf, checkSignal, checkString, describeValue, optionKeys } from '../client/validate'
@@ -40,6 +40,7 @@ import {
   isFencingError, partitionKey,
   type MemberIdentity, type Membership, type MembershipHost, type Reconciliation, type TopicPartition
 } from './membership'
+import { internal } from '../client/internal'
 
 export type DeliveryMode = 'at-least-once' | 'at-most-once'
 
@@ -95,7 +96,7 @@ export interface GroupConsumerOptions<K = Buffer, V = Buffer> extends FetchOptio
 const WHERE = 'group consumer option'
 
 /** Every option a group consumer takes; `autoCommit` turns the automatic commit off (false). */
-const GROUP_OPTION_KEYS = optionKeys<Omit<GroupConsumerOptions, 'recordMaker'>>()([
+const GROUP_OPTION_KEYS = optionKeys<GroupConsumerOptions>()([
   ...CONSUMER_OPTION_KEYS, 'groupId', 'topics', 'delivery', 'groupProtocol', 'assignor', 'instanceId', 'sessionTimeoutMs',
   'rebalanceTimeoutMs', 'heartbeatIntervalMs', 'autoCommit', 'autoCommitIntervalMs', 'topicsRefreshMs', 'fromBeginning',
   'onAssigned', 'onRevoked', 'onLost'
@@ -116,7 +117,7 @@ const GROUP_OPTION_HINTS: Record<string, string> = {
 /** Fails fast on group options a user got wrong (TypeError / RangeError naming the option). */
 function checkGroupOptions (options: GroupConsumerOptions<unknown, unknown>): void {
   checkObject('group consumer', 'options', options)
-  checkKnownKeys(WHERE, withoutInternal(options), GROUP_OPTION_KEYS, GROUP_OPTION_HINTS)
+  checkKnownKeys(WHERE, options, GROUP_OPTION_KEYS, GROUP_OPTION_HINTS)
   if (options.groupId === undefined) throw new TypeError(`${WHERE} groupId: a group consumer needs a groupId (or pass \`assign\` for a consumer without a group)`)
   checkString(WHERE, 'groupId', options.groupId)
   const topics = options.topics
@@ -195,7 +196,12 @@ export interface RefusedCommit {
   topic: string
   partition: number
   offset: bigint
+  /** What happened, for people. Decide on `code`, not on this text. */
   reason: string
+  /** Kafka's error code when the coordinator refused the offset (e.g. 25 UNKNOWN_MEMBER_ID, 113 STALE_MEMBER_EPOCH). */
+  code?: number
+  /** Kafka's name for `code`, e.g. UNKNOWN_TOPIC_OR_PARTITION. */
+  type?: string
 }
 
 /** At-most-once: a batch whose commit was refused, and so was not handed out ('batchDropped'). */
@@ -274,6 +280,24 @@ function describeAbort (signal: AbortSignal): string {
   return reason?.name === 'TimeoutError' ? 'the rebalance timeout passed' : String(reason?.message ?? 'aborted')
 }
 
+/** What the exactly-once loop (transactional.ts) uses of a group consumer, besides a consumer's internals: `consumer[internal]` (see consumerInternals). */
+export interface GroupConsumerInternals extends ConsumerInternals {
+  /**
+   * The membership the offsets of `cursor`'s partition go into a transaction under
+   * (invariant 2), or why the partition was released.
+   */
+  transactionMetadataOf: (cursor: Cursor) => ConsumerGroupMetadata | string
+  /** Invariant 8: the offsets of `partitions` (all when left out) are committed only inside transactions from now on. */
+  commitInTransactions: (partitions?: TopicPartition[]) => Promise<void>
+  /** Resolves once this member is in the group with a settled identity, or close() began, or `signal` aborted. */
+  untilMember: (signal?: AbortSignal) => Promise<void>
+}
+
+/** A group consumer's `consumer[internal]`, typed (see consumerInternals). */
+export function groupConsumerInternals (consumer: object): GroupConsumerInternals {
+  return consumerInternals(consumer) as GroupConsumerInternals
+}
+
 export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupConsumerEvents> {
   readonly groupId: string
   readonly delivery: DeliveryMode
@@ -308,9 +332,14 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
     this.#pattern = options.topics instanceof RegExp ? wholeNamePattern(options.topics) : undefined
     this.#options = { ...options, topics: typeof options.topics === 'string' ? [options.topics] : options.topics }
     this.#coordinator = new GroupCoordinator(client, options.groupId)
+    Object.assign(groupConsumerInternals(this), {
+      transactionMetadataOf: cursor => this.#transactionMetadataOf(cursor),
+      commitInTransactions: async partitions => await this.#commitInTransactions(partitions),
+      untilMember: async signal => await this.#untilMember(signal)
+    } satisfies Omit<GroupConsumerInternals, keyof ConsumerInternals>)
     this.#host = this.#makeHost(options)
-    if (this.delivery === 'at-most-once') this.hooks.beforeHandOut = async (cursor, batch) => await this.#commitBeforeHandOut(cursor, batch)
-    this.hooks.onProcessingTimeout = (_cursor, processing) => this.#leaveForSlowHandler(processing)
+    if (this.delivery === 'at-most-once') groupConsumerInternals(this).hooks.beforeHandOut = async (cursor, batch) => await this.#commitBeforeHandOut(cursor, batch)
+    groupConsumerInternals(this).hooks.onProcessingTimeout = (_cursor, processing) => this.#leaveForSlowHandler(processing)
     this.#started = this.#start().catch(error => this.fail(error as Error))
   }
 
@@ -415,13 +444,13 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
   }
 
   /**
-   * @internal The membership the offsets of `cursor`'s partition go into a transaction
+   * The membership the offsets of `cursor`'s partition go into a transaction
    * under (invariant 2): the member id and generation/epoch its ownership was assigned or
    * last confirmed under — a KIP-848 epoch bump on a partition the member keeps confirms it
    * anew, so it stays committable through a reconciliation. A string when there is none:
    * why the partition was released (revoked or lost).
    */
-  transactionMetadataOf (cursor: Cursor): ConsumerGroupMetadata | string {
+  #transactionMetadataOf (cursor: Cursor): ConsumerGroupMetadata | string {
     const ownership = cursor.ownership
     if (ownership.released) return `the partition was ${ownership.releasedBecause ?? 'revoked or lost'}`
     return this.#linkedMetadata({ memberId: ownership.memberId, generation: ownership.generation })
@@ -430,19 +459,19 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
   #linkedMetadata (identity: MemberIdentity): ConsumerGroupMetadata {
     const metadata: ConsumerGroupMetadata = { groupId: this.groupId, memberId: identity.memberId, generationId: identity.generation, groupInstanceId: this.#options.instanceId ?? null }
     // A transactional producer's sendOffsets with it tells this consumer to leave those partitions to transactions.
-    linkOffsetsOwner(metadata, async partitions => await this.commitInTransactions(partitions))
+    linkOffsetsOwner(metadata, async partitions => await this.#commitInTransactions(partitions))
     return metadata
   }
 
   /**
-   * @internal Invariant 8: from now on the offsets of `partitions` (every partition, when
+   * Invariant 8: from now on the offsets of `partitions` (every partition, when
    * left out: runTransactional drives this consumer) are committed only inside transactions
    * (TxnOffsetCommit). This consumer builds no ordinary OffsetCommit of them: no timer,
    * revoke or close commit, and commit()/commitOffsets() leave them out; an ordinary commit
    * between a TxnOffsetCommit and its COMMIT marker would make the coordinator keep the
    * older offset. Resolves once no ordinary commit of them is still in flight.
    */
-  async commitInTransactions (partitions?: TopicPartition[]): Promise<void> {
+  async #commitInTransactions (partitions?: TopicPartition[]): Promise<void> {
     if (this.delivery === 'at-most-once') {
       throw new TypeError(`The consumer of group "${this.groupId}" delivers at-most-once: it commits each batch before handing it out, and that ordinary commit would supersede a transaction's offsets. Exactly-once needs delivery: 'at-least-once'`)
     }
@@ -457,11 +486,11 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
   }
 
   /**
-   * @internal Resolves once this member is in the group with a settled identity (no join,
+   * Resolves once this member is in the group with a settled identity (no join,
    * sync or reconciliation in progress), or close() began, or `signal` aborted: the
    * exactly-once loop waits here through a rebalance instead of handing batches out again.
    */
-  async untilMember (signal?: AbortSignal): Promise<void> {
+  async #untilMember (signal?: AbortSignal): Promise<void> {
     await this.#started
     const stop = signal === undefined ? this.#closeRequested.signal : AbortSignal.any([signal, this.#closeRequested.signal])
     // A stopped membership (closing, out for a slow handler) ends the wait too: what is held then is released.
@@ -502,7 +531,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
     let refused: RefusedCommit[] = []
     await this.#oneCommitAtATime(membership, signal, async identity => {
       if (identity === undefined) return
-      refused = await this.#commitCursors(this.cursors.filter(c => this.#ordinaryCommitDue(c)), identity, c => c.processedOffset!, signal)
+      refused = await this.#commitCursors(groupConsumerInternals(this).cursors.filter(c => this.#ordinaryCommitDue(c)), identity, c => c.processedOffset!, signal)
     })
     return refused
   }
@@ -524,7 +553,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
       const wanted = new Map(offsets.map(o => [`${o.topic}-${o.partition}`, o]))
       const cursors: Cursor[] = []
       for (const o of wanted.values()) {
-        const cursor = this.cursor(o.topic, o.partition)
+        const cursor = groupConsumerInternals(this).cursor(o.topic, o.partition)
         if (cursor === undefined || identity === undefined) refused.push({ ...o, reason: 'the partition is not assigned to this member' })
         else cursors.push(cursor)
       }
@@ -571,7 +600,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
    */
   /** One commit round (`#commitRound`), counted and timed for client.metrics(). */
   async #commitCursors (cursors: Cursor[], identity: MemberIdentity, offsetOf: (c: Cursor) => bigint, signal: AbortSignal): Promise<RefusedCommit[]> {
-    const stats = this.client.instrumentation.metrics.group(this.groupId)
+    const stats = this.client[internal].instrumentation.metrics.group(this.groupId)
     const started = performance.now()
     stats.commits++
     try {
@@ -588,7 +617,12 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
 
   async #commitRound (cursors: Cursor[], identity: MemberIdentity, offsetOf: (c: Cursor) => bigint, signal: AbortSignal): Promise<RefusedCommit[]> {
     const refused: RefusedCommit[] = []
-    const refuse = (cursor: Cursor, offset: bigint, reason: string): void => { refused.push({ topic: cursor.topic, partition: cursor.partition, offset, reason }) }
+    /** `code`: Kafka's, when the coordinator's answer (or the error that ended the commit) carried one. */
+    const refuse = (cursor: Cursor, offset: bigint, reason: string, code?: number): void => {
+      refused.push(code === undefined
+        ? { topic: cursor.topic, partition: cursor.partition, offset, reason }
+        : { topic: cursor.topic, partition: cursor.partition, offset, reason, code, type: errorCodeInfo(code).name })
+    }
     let release: () => void = () => {}
     const mine = new Promise<void>(resolve => { release = resolve })
     try {
@@ -617,7 +651,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
           outcome = await this.#sendCommit(included, identity, signal)
         } catch (error) {
           if (!signal.aborted) throw error
-          for (const item of included) refuse(item.cursor, item.offset, `not committed in time (${describeAbort(signal)}): ${(error as Error).message}`)
+          for (const item of included) refuse(item.cursor, item.offset, `not committed in time (${describeAbort(signal)}): ${(error as Error).message}`, error instanceof BrokerError ? error.code : undefined)
           break
         }
         const sent = new Set(outcome.sent)
@@ -639,21 +673,21 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
           const stillCurrent = current === undefined || (current.memberId === identity.memberId && current.generation === identity.generation)
           if (isFencingError(code) && stillCurrent) this.#membership?.onFencedResponse(code)
           if (code === ErrorCode.REBALANCE_IN_PROGRESS && stillCurrent) this.#membership?.requestRejoin()
-          refuse(item.cursor, item.offset, new BrokerError(code, 'OffsetCommit').message)
+          refuse(item.cursor, item.offset, new BrokerError(code, 'OffsetCommit').message, code)
         }
         if (retry.length === 0) break
         // KIP-848: our epoch moved on; after the next heartbeat, commit again what is still held under the new epoch.
         try {
           await this.#membership?.nextHeartbeat(signal)
         } catch {
-          for (const item of retry) refuse(item.cursor, item.offset, `STALE_MEMBER_EPOCH, and no heartbeat in time (${describeAbort(signal)})`)
+          for (const item of retry) refuse(item.cursor, item.offset, `STALE_MEMBER_EPOCH, and no heartbeat in time (${describeAbort(signal)})`, ErrorCode.STALE_MEMBER_EPOCH)
           break
         }
         identity = this.#membership?.identity() ?? identity
         included = []
         for (const item of retry) {
           if (this.#whyNotCommittable(item.cursor, identity) === undefined) included.push(item)
-          else refuse(item.cursor, item.offset, 'STALE_MEMBER_EPOCH and the partition is no longer held under the current epoch')
+          else refuse(item.cursor, item.offset, 'STALE_MEMBER_EPOCH and the partition is no longer held under the current epoch', ErrorCode.STALE_MEMBER_EPOCH)
         }
       }
     } finally {
@@ -718,7 +752,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
       const dropped: BatchDroppedEvent = { topic: batch.topic, partition: batch.partition, firstOffset: batch.records[0]?.offset, nextOffset: batch.nextOffset, reason: refused[0].reason }
       // At-most-once: a batch whose commit was refused is not processed. Say so even with no listener.
       if (this.listenerCount('batchDropped') > 0) this.emit('batchDropped', dropped)
-      else this.client.instrumentation.log.warn(`at-most-once: records ${String(dropped.firstOffset)}..${String(dropped.nextOffset - 1n)} of ${dropped.topic}-${dropped.partition} were not processed because their commit was refused (${dropped.reason})`, { code: 'KAFKATS_BATCH_DROPPED', group: this.groupId, topic: dropped.topic, partition: dropped.partition })
+      else this.client[internal].instrumentation.log.warn(`at-most-once: records ${String(dropped.firstOffset)}..${String(dropped.nextOffset - 1n)} of ${dropped.topic}-${dropped.partition} were not processed because their commit was refused (${dropped.reason})`, { code: 'KAFKATS_BATCH_DROPPED', group: this.groupId, topic: dropped.topic, partition: dropped.partition })
       return false
     }
     cursor.processedOffset = batch.nextOffset
@@ -739,7 +773,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
       rebalanceTimeoutMs: options.rebalanceTimeoutMs ?? 60_000,
       heartbeatIntervalMs: options.heartbeatIntervalMs ?? Math.min(3000, Math.floor(sessionTimeoutMs / 3)),
       subscribedTopics: async signal => await this.#subscribedTopics(signal),
-      heldPartitions: () => this.cursors.filter(c => !c.ownership.released).map(c => ({ topic: c.topic, partition: c.partition })),
+      heldPartitions: () => groupConsumerInternals(this).cursors.filter(c => !c.ownership.released).map(c => ({ topic: c.topic, partition: c.partition })),
       applyAssignment: async (target, identity, reconciliation) => await this.#applyAssignment(target, identity, reconciliation),
       rebalancing: (identity, reason) => { this.emit('rebalancing', { identity, reason }) },
       revokeAll: async identity => { await this.#revoke(this.#host.heldPartitions(), identity, { why: 'revoked: the member left the group' }) },
@@ -771,7 +805,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
   async #applyAssignment (target: TopicPartition[], identity: MemberIdentity, reconciliation?: Reconciliation): Promise<TopicPartition[]> {
     if (identity.generation !== this.#appliedGeneration) {
       this.#appliedGeneration = identity.generation
-      this.client.instrumentation.metrics.group(this.groupId).rebalances++
+      this.client[internal].instrumentation.metrics.group(this.groupId).rebalances++
     }
     if (!subscribed(channels.rebalance)) return await this.#applyAssignmentNow(target, identity, reconciliation)
     const trace: RebalanceTrace = { clientId: this.client.clientId, group: this.groupId, memberId: identity.memberId, generation: identity.generation, protocol: this.#protocol, assignment: target.map(p => ({ topic: p.topic, partition: p.partition })) }
@@ -780,7 +814,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
 
   async #applyAssignmentNow (target: TopicPartition[], identity: MemberIdentity, reconciliation?: Reconciliation, trace?: RebalanceTrace): Promise<TopicPartition[]> {
     const targetKeys = new Set(target.map(partitionKey))
-    const held = this.cursors.filter(c => !c.ownership.released)
+    const held = groupConsumerInternals(this).cursors.filter(c => !c.ownership.released)
     const revoked: TopicPartition[] = []
     for (const cursor of held) {
       if (cursor.ownership.memberId !== identity.memberId) {
@@ -796,7 +830,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
     if (trace !== undefined) trace.revoked = revoked
     // Fenced, or a newer target came while we revoked or looked up offsets: add nothing from this one.
     const outdated = (): boolean => reconciliation !== undefined && (reconciliation.signal.aborted || reconciliation.superseded())
-    const heldKeys = new Set(this.cursors.filter(c => !c.ownership.released).map(c => c.key))
+    const heldKeys = new Set(groupConsumerInternals(this).cursors.filter(c => !c.ownership.released).map(c => c.key))
     const added = target.filter(p => !heldKeys.has(partitionKey(p)))
     if (added.length > 0 && !outdated()) {
       // OffsetFetch/OffsetCommit v10 address topics by id: this member's client may not know them yet.
@@ -809,20 +843,20 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
       if (reset === 'none' && uncommitted.length > 0) {
         throw new KafkaTsError('NO_COMMITTED_OFFSET', `Group "${this.groupId}" has no committed offset for ${uncommitted.map(partitionKey).join(', ')}, and offsetReset is 'none': commit a start offset for the group (or use offsetReset 'earliest' / 'latest')`)
       }
-      this.addPartitions(added.map(p => {
+      groupConsumerInternals(this).addPartitions(added.map(p => {
         const { offset, leaderEpoch } = committed.get(partitionKey(p)) ?? {}
         const ownership: Ownership = { released: false, memberId: identity.memberId, generation: identity.generation }
         // The committed leader epoch lets the first fetch detect a truncation meanwhile (KIP-320).
         return offset !== undefined && offset >= 0n ? { ...p, offset, leaderEpoch, ownership } : { ...p, offset: reset as 'earliest' | 'latest', ownership }
       }))
       for (const p of added) {
-        const cursor = this.cursor(p.topic, p.partition)
+        const cursor = groupConsumerInternals(this).cursor(p.topic, p.partition)
         const offset = committed.get(partitionKey(p))?.offset
         if (cursor !== undefined && offset !== undefined && offset >= 0n) cursor.committedOffset = offset
       }
       await this.#callback(this.#options.onAssigned, added)
     }
-    this.client.instrumentation.log.info(`assignment: ${added.length} added, ${revoked.length} revoked`, { group: this.groupId, memberId: identity.memberId, generation: identity.generation, added: added.map(partitionKey), revoked: revoked.map(partitionKey) })
+    this.client[internal].instrumentation.log.info(`assignment: ${added.length} added, ${revoked.length} revoked`, { group: this.groupId, memberId: identity.memberId, generation: identity.generation, added: added.map(partitionKey), revoked: revoked.map(partitionKey) })
     if (trace !== undefined) trace.added = added.map(p => ({ topic: p.topic, partition: p.partition }))
     this.emit('assigned', { added, revoked, identity })
     return revoked
@@ -841,7 +875,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
     // in time: a commit held up behind another one (say, retried on COORDINATOR_LOAD_IN_PROGRESS)
     // would otherwise run into the coordinator's fence at the same moment.
     const deadline = AbortSignal.timeout(Math.max(0, Math.ceil(deadlineAt - Date.now() - commitMargin / 2)))
-    const cursors = await this.removePartitions(partitions, waitMs ?? Math.max(0, deadlineAt - Date.now() - commitMargin))
+    const cursors = await groupConsumerInternals(this).removePartitions(partitions, waitMs ?? Math.max(0, deadlineAt - Date.now() - commitMargin))
     let refused: RefusedCommit[] = []
     try {
       // autoCommit: false commits nothing on its own, here neither (as Java's enable.auto.commit=false).
@@ -868,13 +902,13 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
   }
 
   async #loseAll (reason: string): Promise<void> {
-    const lost = this.cursors.filter(c => !c.ownership.released)
+    const lost = groupConsumerInternals(this).cursors.filter(c => !c.ownership.released)
     // Released first: from here on no commit, mark or in-flight batch of these partitions counts.
     for (const cursor of lost) release(cursor, `lost: the member was fenced (${reason})`)
-    await this.removePartitions(lost, 0)
+    await groupConsumerInternals(this).removePartitions(lost, 0)
     const partitions = lost.map(c => ({ topic: c.topic, partition: c.partition }))
     if (partitions.length > 0) {
-      this.client.instrumentation.log.info(`${partitions.length} partition(s) lost: ${reason}`, { group: this.groupId, lost: partitions.map(partitionKey) })
+      this.client[internal].instrumentation.log.info(`${partitions.length} partition(s) lost: ${reason}`, { group: this.groupId, lost: partitions.map(partitionKey) })
       this.emit('lost', { partitions, reason })
       await this.#callback(this.#options.onLost, partitions)
     }
@@ -990,7 +1024,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
     // Revoke (commit what was processed, release) before leaving, so the next owner starts
     // after what we did. run() handlers still out are waited for, unless close() came from one or with force (see #close).
     const identity = membership.identity()
-    const held = this.cursors.filter(c => !c.ownership.released)
+    const held = groupConsumerInternals(this).cursors.filter(c => !c.ownership.released)
     /** What was processed of `held` and is not committed, with why (for a commit that was never sent). */
     const uncommitted = (reason: string): RefusedCommit[] => this.delivery === 'at-most-once'
       ? []

@@ -20,13 +20,14 @@ import { TypedEmitter } from '../client/events'
 import { checkCloseOptions, type Client, type CloseOptions } from '../client/client'
 import type { LogFields } from '../client/logger'
 import { checkDuration, checkFunction, checkInteger, checkKnownKeys, checkObject, checkOneOf, checkSignal, checkString, optionKeys } from '../client/validate'
-import { ShareSource, type ShareAcknowledgementResult, type ShareBatch, type ShareRecord, type ShareSourceOwner } from '../consumer/share-source'
+import { acknowledgeIfOpen, lockLost, ShareSource, type ShareAcknowledgementResult, type ShareBatch, type ShareRecord, type ShareSourceOwner } from '../consumer/share-source'
 import { nextFetchPurpose } from '../consumer/fetch-scheduling'
 import type { FetchErrorEvent, HandlerErrorEvent } from '../consumer/consumer'
 import { GroupCoordinator } from './coordinator'
 import { ShareMembership } from './share-membership'
 import { Signal } from '../client/signal'
 import type { TopicPartition } from './membership'
+import { internal } from '../client/internal'
 
 export type ShareAcknowledgementMode = 'implicit' | 'explicit'
 
@@ -167,8 +168,8 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
       assigned: partitions => this.#setAssignment(partitions),
       fatal: error => this.#fail(error)
     })
-    this.#unregister = client.register({ closeWithClient: async () => await this.close() })
-    client.metadata.track(this.topics)
+    this.#unregister = client[internal].register({ closeWithClient: async () => await this.close() })
+    client[internal].metadata.track(this.topics)
     options.signal?.addEventListener('abort', () => { void this.close() }, { once: true })
     this.#membership.start()
   }
@@ -270,7 +271,7 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
 
   /** A failure that does not end the consumer, through the client's logger. */
   #warn (message: string, error: unknown, fields: LogFields = {}): void {
-    this.client.instrumentation.log.warn(message, { group: this.groupId, memberId: this.#membership.memberId, error, ...fields })
+    this.client[internal].instrumentation.log.warn(message, { group: this.groupId, memberId: this.#membership.memberId, error, ...fields })
   }
 
   #fail (error: Error): void {
@@ -329,13 +330,13 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
   #dropLapsed (records: ShareRecord[]): ShareRecord[] {
     const now = Date.now()
     let lapsed = 0
-    for (const record of records) if (record.lockLost(now)) lapsed++
+    for (const record of records) if (lockLost(record, now)) lapsed++
     if (lapsed === 0) return records
-    const log = this.client.instrumentation.log
+    const log = this.client[internal].instrumentation.log
     if (log.debugOn) log.debug(`share consumer: ${lapsed} buffered records of ${records[0].topic}[${records[0].partition}] lost their acquisition lock before the application asked for them; not handed out`, { group: this.groupId, topic: records[0].topic, partition: records[0].partition })
     this.#openRecords -= lapsed
     this.#bumpWork()
-    return records.filter(record => !record.lockLost(now))
+    return records.filter(record => !lockLost(record, now))
   }
 
   /** Routes records past the delivery limit to the dead-letter handler; returns the others. */
@@ -347,9 +348,9 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
       if (record.deliveryCount <= dead.afterDeliveries) { kept.push(record); continue }
       try {
         await dead.handler(record)
-        record.acknowledgeIfOpen('reject')
+        acknowledgeIfOpen(record, 'reject')
       } catch {
-        record.acknowledgeIfOpen('release')
+        acknowledgeIfOpen(record, 'release')
       }
     }
     return kept
@@ -357,7 +358,7 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
 
   /** Accepts (implicit mode) what a batch still has open and forgets it. */
   #finish (batch: ShareBatch, kind: 'accept' | 'release' | 'reject'): void {
-    if (this.acknowledgement === 'implicit') for (const record of batch.records) record.acknowledgeIfOpen(kind)
+    if (this.acknowledgement === 'implicit') for (const record of batch.records) acknowledgeIfOpen(record, kind)
     if (this.acknowledgement === 'implicit' || batch.records.every(r => r.acknowledged !== undefined)) this.#outstanding.delete(batch)
   }
 
@@ -404,9 +405,9 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
             for (const record of batch.records) {
               try {
                 await options.eachRecord!(record)
-                if (this.acknowledgement === 'implicit') record.acknowledgeIfOpen('accept')
+                if (this.acknowledgement === 'implicit') acknowledgeIfOpen(record, 'accept')
               } catch (error) {
-                if (this.acknowledgement === 'implicit') record.acknowledgeIfOpen(onError)
+                if (this.acknowledgement === 'implicit') acknowledgeIfOpen(record, onError)
                 if (this.listenerCount('handlerError') > 0) this.emit('handlerError', this.#handlerError(error, record, onError))
               }
             }
@@ -457,8 +458,8 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
     this.#work.notify()
     const now = Date.now()
     // A buffered record whose lock lapsed is not ours to release (another member may hold it).
-    for (const batch of this.#buffer) for (const record of batch.records) if (!record.lockLost(now)) record.acknowledgeIfOpen('release')
-    for (const batch of this.#outstanding) for (const record of batch.records) record.acknowledgeIfOpen('release')
+    for (const batch of this.#buffer) for (const record of batch.records) if (!lockLost(record, now)) acknowledgeIfOpen(record, 'release')
+    for (const batch of this.#outstanding) for (const record of batch.records) acknowledgeIfOpen(record, 'release')
     this.#buffer.length = 0
     this.#outstanding.clear()
     await Promise.all([...this.#sources.values()].map(async source => {
@@ -467,8 +468,8 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
     const leaveFailure = await this.#membership.stop(true).catch(error => error as Error)
     if (leaveFailure !== undefined) this.#warn(`share consumer: leaving share group "${this.groupId}" failed; the coordinator removes the member when its session times out`, leaveFailure)
     this.#coordinator.closeConnections()
-    this.client.brokers.closePurpose(this.#purpose)
-    this.client.metadata.untrack(this.topics)
+    this.client[internal].brokers.closePurpose(this.#purpose)
+    this.client[internal].metadata.untrack(this.topics)
     this.#unregister()
   }
 }

@@ -41,7 +41,7 @@ import { TransactionFatalError } from '../producer/transaction'
 import { SendError } from '../producer/errors'
 import { checkFunction, checkKnownKeys, checkObject, checkOneOf, checkSignal, describeValue, optionKeys } from '../client/validate'
 import { AbortedError } from '../client/errors'
-import type { GroupConsumer } from './group-consumer'
+import { groupConsumerInternals, type GroupConsumer, type GroupConsumerInternals } from './group-consumer'
 
 export interface TransactionalRunOptions<K = Buffer, V = Buffer, PK = ProducerBytes, PV = ProducerBytes> {
   /** Transforms one batch: send its output with `tx.send` / `tx.produce`. Throwing aborts the batch's transaction and ends the loop. */
@@ -91,7 +91,8 @@ export async function runTransactional<K = Buffer, V = Buffer, PK = ProducerByte
   checkFunction(WHERE, 'eachBatch', options.eachBatch)
   if (options.signal !== undefined) checkSignal(WHERE, 'signal', options.signal)
   checkOneOf(WHERE, 'stop', options.stop, ['finish-batch', 'abort-batch'])
-  if (typeof (consumer as Partial<GroupConsumer<K, V>> | undefined)?.commitInTransactions !== 'function') throw new TypeError(`runTransactional needs a group consumer (client.consumer({ groupId, topics })), got ${describeValue(consumer)}`)
+  const given = typeof consumer === 'object' && consumer !== null ? groupConsumerInternals(consumer) as Partial<GroupConsumerInternals> | undefined : undefined
+  if (typeof given?.commitInTransactions !== 'function') throw new TypeError(`runTransactional needs a group consumer (client.consumer({ groupId, topics })), got ${describeValue(consumer)}`)
   if (producer.transactionState === undefined) throw new TypeError('runTransactional needs a transactional producer: client.producer({ transactionalId })')
   const stats: TransactionalStats = { committed: 0, aborted: 0 }
   const signal = options.signal
@@ -99,19 +100,20 @@ export async function runTransactional<K = Buffer, V = Buffer, PK = ProducerByte
   // What cuts the calls of a transaction short: only an 'abort-batch' stop.
   const cut = options.stop === 'abort-batch' ? signal : undefined
   // Invariant 8, before the first batch: from here on the consumer commits nothing itself (refuses at-most-once).
-  await consumer.commitInTransactions()
+  await groupConsumerInternals(consumer).commitInTransactions()
   for (;;) {
     // A stop takes no batch, even one already fetched.
     if (stopped()) return stats
     let handed
     try {
-      handed = await consumer.nextBatch(signal)
+      handed = await groupConsumerInternals(consumer).nextBatch(signal)
     } catch (error) {
       if (error instanceof AbortedError && stopped()) return stats
       throw error
     }
     if (handed === undefined) return stats
-    const { batch, cursor } = handed
+    const { cursor } = handed
+    const batch = handed.batch as ConsumerBatch<K, V>
     const ownership = cursor.ownership
     const first = batch.records[0]?.offset
     if (first === undefined) {
@@ -121,7 +123,7 @@ export async function runTransactional<K = Buffer, V = Buffer, PK = ProducerByte
     }
     /** Hands the batch back unprocessed: read again if the partition is still ours; a released one is the next owner's. */
     const giveBack = (): void => {
-      if (!ownership.released && consumer.cursor(batch.topic, batch.partition) === cursor) consumer.seek({ topic: batch.topic, partition: batch.partition, offset: first })
+      if (!ownership.released && groupConsumerInternals(consumer).cursor(batch.topic, batch.partition) === cursor) consumer.seek({ topic: batch.topic, partition: batch.partition, offset: first })
       handed.finish(null)
     }
     const rewind = (reason: string): void => {
@@ -135,7 +137,7 @@ export async function runTransactional<K = Buffer, V = Buffer, PK = ProducerByte
       // is aborted. The batch goes back, and the loop waits for the membership to settle
       // rather than take it again at once, which would spin for as long as the rebalance lasts.
       giveBack()
-      await consumer.untilMember(signal)
+      await groupConsumerInternals(consumer).untilMember(signal)
       continue
     }
     try {
@@ -153,12 +155,12 @@ export async function runTransactional<K = Buffer, V = Buffer, PK = ProducerByte
       // The offsets go under the membership the partition is held under now (its epoch
       // confirmed anew by a KIP-848 bump it was kept through), not the one the batch began
       // under: only a real revoke or loss (a fence) aborts.
-      const under = consumer.transactionMetadataOf(cursor)
+      const under = groupConsumerInternals(consumer).transactionMetadataOf(cursor)
       if (typeof under === 'string') reason = `${under} during the transaction`
       else {
         await producer.sendOffsets({ groupMetadata: under, offsets: [{ topic: batch.topic, partition: batch.partition, offset: batch.nextOffset, leaderEpoch: cursor.lastFetchedEpoch }], signal: cut })
         // The franz-go rule: a partition lost while the transaction ran must not see it commit.
-        const after = consumer.transactionMetadataOf(cursor)
+        const after = groupConsumerInternals(consumer).transactionMetadataOf(cursor)
         if (typeof after === 'string') reason = `${after} while its offsets were sent`
       }
       if (reason === undefined) {
@@ -215,7 +217,7 @@ function fatalErrorOf (failure: unknown): TransactionFatalError | undefined {
 /** Whether `error` (or an error it was caused by) is the abort of `signal`. */
 function causedByAbort (error: unknown, signal: AbortSignal): boolean {
   for (let e = error, depth = 0; e !== undefined && e !== null && depth < 10; e = (e as { cause?: unknown }).cause, depth++) {
-    if (e === signal.reason || (e as { name?: string }).name === 'AbortedError') return true
+    if (e === signal.reason || e instanceof AbortedError) return true
   }
   return false
 }

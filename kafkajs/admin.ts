@@ -18,6 +18,7 @@ import { retryDelay, type ClientContext, type RetryOptions } from './kafka'
 import type { Logger } from './logger'
 import { partitionMetadataOf } from './producer'
 import type { PartitionMetadata } from './assigners'
+import { internal } from '../client/internal'
 
 export interface ITopicMetadata { name: string, partitions: PartitionMetadata[] }
 export interface ConfigSynonyms { configName: string, configValue: string | null, configSource: number }
@@ -105,6 +106,13 @@ function throwItemErrors (items: Array<{ error?: BrokerError }>): void {
   if (errors.length > 1) throw new KafkaJSAggregateError('Errors', errors)
 }
 
+/**
+ * Makes a KafkaJSAdmin (kafka.admin()). Its constructor is private, so applications, which take it
+ * from a Kafka instance as with kafkajs, see no constructor and no internal context type;
+ * the class's static block sets this function.
+ */
+export let createAdmin: (context: ClientContext, config: AdminConfig) => KafkaJSAdmin
+
 export class KafkaJSAdmin {
   readonly events = adminEvents
   readonly #context: ClientContext
@@ -112,7 +120,11 @@ export class KafkaJSAdmin {
   readonly #instrumentation = new Instrumentation<AdminEventPayloads>('admin', adminEvents)
   #client: Client | undefined
 
-  constructor (context: ClientContext, _config: AdminConfig = {}) {
+  static {
+    createAdmin = (context, config) => new KafkaJSAdmin(context, config)
+  }
+
+  private constructor (context: ClientContext, _config: AdminConfig = {}) {
     this.#context = context
     this.#logger = context.logger.namespace('Admin')
   }
@@ -477,7 +489,7 @@ export class KafkaJSAdmin {
     const meta = await c.metadata.waitForTopic(topic, c.requestTimeoutMs)
     for (let attempt = 0; ; attempt++) {
       // The client's coordinator cache: a refused lookup is thrown as a BrokerError, which #call makes a KafkaJSProtocolError.
-      const nodeId = await c.coordinators.lookup('group', groupId)
+      const nodeId = await c[internal].coordinators.lookup('group', groupId)
       const response = await c.request(OffsetCommit, {
         groupId,
         generationIdOrMemberEpoch: -1,
@@ -487,7 +499,7 @@ export class KafkaJSAdmin {
       }, { nodeId })
       const code = response.topics.flatMap(t => t.partitions.map(p => p.errorCode)).find(e => e !== 0) ?? 0
       if (code === 0) return
-      if (code !== ErrorCode.COORDINATOR_LOAD_IN_PROGRESS) c.coordinators.invalidate('group', groupId, nodeId)
+      if (code !== ErrorCode.COORDINATOR_LOAD_IN_PROGRESS) c[internal].coordinators.invalidate('group', groupId, nodeId)
       if (!RETRIABLE_COORDINATOR_CODES.has(code) || attempt >= 10) throw new KafkaJSProtocolError(protocolErrorInfo(code))
       await new Promise(resolve => setTimeout(resolve, retryDelay(this.#context.config.retry ?? {}, attempt)))
     }

@@ -17,7 +17,7 @@ import { ErrorCode } from '../protocol/error-codes'
 import type { Client } from '../index'
 import { sleep } from '../client/backoff'
 import type { ConsumerBatch } from '../consumer/cursor'
-import type { FetchEvent, HandedBatch } from '../consumer/consumer'
+import { recordMakerOption, type FetchEvent, type HandedBatch, type WithRecordMaker } from '../consumer/consumer'
 import type { GroupConsumer, GroupConsumerOptions, RebalancingEvent } from '../group/group-consumer'
 import type { MemberIdentity, TopicPartition } from '../group/membership'
 import { DescribeGroups } from '../protocol/apis/describe-groups'
@@ -30,6 +30,7 @@ import { retryDelay, type ClientContext, type RetryOptions } from './kafka'
 import type { Logger } from './logger'
 import { partitionMetadataOf } from './producer'
 import type { GroupDescription } from './admin'
+import { internal } from '../client/internal'
 
 export interface ConsumerConfig {
   groupId: string
@@ -255,6 +256,13 @@ interface PartitionState {
   interrupted: boolean
 }
 
+/**
+ * Makes a KafkaJSConsumer (kafka.consumer()). Its constructor is private, so applications, which take it
+ * from a Kafka instance as with kafkajs, see no constructor and no internal context type;
+ * the class's static block sets this function.
+ */
+export let createConsumer: (context: ClientContext, config: ConsumerConfig) => KafkaJSConsumer
+
 export class KafkaJSConsumer {
   readonly events = consumerEvents
   readonly #context: ClientContext
@@ -284,7 +292,11 @@ export class KafkaJSConsumer {
   /** Ends run()'s wait for the first join (joined, failed, timed out or stopped). */
   #joinWaiter: (() => void) | undefined
 
-  constructor (context: ClientContext, config: ConsumerConfig) {
+  static {
+    createConsumer = (context, config) => new KafkaJSConsumer(context, config)
+  }
+
+  private constructor (context: ClientContext, config: ConsumerConfig) {
     if (config === undefined || typeof config.groupId !== 'string' || config.groupId === '') throw new KafkaJSNonRetriableError('Consumer groupId must be a non-empty string.')
     const sessionTimeout = config.sessionTimeout ?? 30_000
     const heartbeatInterval = config.heartbeatInterval ?? 3000
@@ -494,17 +506,17 @@ export class KafkaJSConsumer {
     let nodeId: number | undefined
     let response
     try {
-      nodeId = await client.coordinators.lookup('group', this.#groupId)
+      nodeId = await client[internal].coordinators.lookup('group', this.#groupId)
       response = await client.request(DescribeGroups, { groups: [this.#groupId], includeAuthorizedOperations: false }, { nodeId })
     } catch (error) {
       // The coordinator may be gone: the next call looks it up again.
-      if (nodeId !== undefined) client.coordinators.invalidate('group', this.#groupId, nodeId)
+      if (nodeId !== undefined) client[internal].coordinators.invalidate('group', this.#groupId, nodeId)
       throw error
     }
     const group = response.groups.find(g => g.groupId === this.#groupId)
     if (group === undefined) return undefined
     // The answer (errorCode) is the caller's; a moved coordinator is looked up again next time.
-    if (group.errorCode === ErrorCode.NOT_COORDINATOR || group.errorCode === ErrorCode.COORDINATOR_NOT_AVAILABLE) client.coordinators.invalidate('group', this.#groupId, nodeId)
+    if (group.errorCode === ErrorCode.NOT_COORDINATOR || group.errorCode === ErrorCode.COORDINATOR_NOT_AVAILABLE) client[internal].coordinators.invalidate('group', this.#groupId, nodeId)
     return {
       errorCode: group.errorCode,
       groupId: group.groupId,
@@ -536,7 +548,7 @@ export class KafkaJSConsumer {
       groupId: this.#groupId,
       logger: this.#logger
     }))
-    const options: GroupConsumerOptions = {
+    const options: WithRecordMaker<GroupConsumerOptions> = {
       groupId: this.#groupId,
       topics: topics.length > 0 ? topics : NO_TOPIC,
       groupProtocol: 'classic',
@@ -564,7 +576,7 @@ export class KafkaJSConsumer {
       // comes after the answer's last part (HandedBatch.moreOfAnswer).
       maxBatchRecords: Number.MAX_SAFE_INTEGER,
       maxBatchBytes: 2 * 1024 * 1024,
-      recordMaker: new KafkaMessageMaker()
+      [recordMakerOption]: new KafkaMessageMaker()
     }
     if (this.#config.rackId !== undefined && this.#config.rackId !== '') options.rack = this.#config.rackId
     const group = client.consumer(options)
@@ -855,7 +867,7 @@ export class KafkaJSConsumer {
         topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions }))
       })
     }
-    const unknown = refused.find(r => r.reason.includes('UNKNOWN_TOPIC_OR_PARTITION'))
+    const unknown = refused.find(r => r.code === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)
     if (unknown !== undefined) throw new KafkaJSProtocolError(protocolErrorInfo(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))
   }
 

@@ -8,7 +8,8 @@ import { ErrorCode, errorCodeInfo } from '../protocol/error-codes'
 import { BrokerError, KafkaTsError, ProtocolError } from '../protocol/errors'
 import { AuthenticationError, ClientClosedError, ConnectionError, RequestTimeoutError, UnsupportedVersionError } from '../client/errors'
 
-type MessageOrError = string | { message?: string, helpUrl?: string }
+/** What a KafkaJS error is made from: a message, or an error-like object with one. */
+export type MessageOrError = string | { message?: string, helpUrl?: string }
 
 function messageOf (e: MessageOrError): string {
   return typeof e === 'string' ? e : (e.message ?? String(e))
@@ -39,11 +40,14 @@ export class KafkaJSNonRetriableError extends KafkaJSError {
 /** What kafkajs knows about an error code: `{ type, code, retriable, message }`. */
 export interface ProtocolErrorInfo { type: string, code: number, retriable: boolean, message: string, helpUrl?: string }
 
+/** What a KafkaJSProtocolError is made from: an error code's info, a message, or an error to wrap. */
+export type ProtocolErrorSource = ProtocolErrorInfo | string | Error
+
 export class KafkaJSProtocolError extends KafkaJSError {
   type: string
   code: number
 
-  constructor (e: ProtocolErrorInfo | string | Error, { retriable }: { retriable?: boolean } = {}) {
+  constructor (e: ProtocolErrorSource, { retriable }: { retriable?: boolean } = {}) {
     const info = typeof e === 'string' ? undefined : e as Partial<ProtocolErrorInfo>
     super(e, { retriable: retriable ?? info?.retriable ?? true })
     this.type = info?.type ?? ''

@@ -15,13 +15,13 @@ export { logLevel, CompressionTypes, ConfigResourceTypes, ConfigSource, AclResou
 export { CompressionCodecs } from './producer'
 export type { KafkaJSProducer as Producer, Transaction, ProducerConfig, Message, IHeaders, ProducerRecordKJS as ProducerRecord, ProducerBatch, TopicMessages, RecordMetadata } from './producer'
 export type { KafkaJSConsumer as Consumer, ConsumerConfig, ConsumerRunConfig, ConsumerSubscribeTopic, ConsumerSubscribeTopics, EachMessagePayload, EachBatchPayload, Batch, KafkaMessage, Offsets, TopicOffsets, PartitionOffset, TopicPartitionOffsetAndMetadata } from './consumer'
-export type { KafkaJSAdmin as Admin, AdminConfig, ITopicMetadata, ConfigEntries, ConfigSynonyms, DescribeConfigResponse, AlterConfigResponse, GroupDescription, GroupDescriptions, MemberDescription } from './admin'
+export type { KafkaJSAdmin as Admin, AdminConfig, ITopicMetadata, ConfigEntries, ConfigSynonyms, DescribeConfigResponse, AlterConfigResponse, GroupDescription, GroupDescriptions, MemberDescription, DescribeAclResponse, DeleteAclResponse, AclResource, AclEntry, MatchingAcl } from './admin'
 export { Partitioners } from './partitioners'
 export type { ICustomPartitioner, PartitionerArgs, DefaultPartitioner, LegacyPartitioner, JavaCompatiblePartitioner } from './partitioners'
 export { PartitionAssigners, AssignerProtocol } from './assigners'
-export type { PartitionAssigner, Assigner, GroupMember, GroupMemberAssignment, GroupState, MemberMetadata, MemberAssignment, PartitionMetadata } from './assigners'
+export type { PartitionAssigner, AssignerCluster, Assigner, GroupMember, GroupMemberAssignment, GroupState, MemberMetadata, MemberAssignment, PartitionMetadata } from './assigners'
 export type { LogEntry, LogCreator, Logger } from './logger'
-export type { InstrumentationEvent, RemoveInstrumentationEventListener, AdminEventPayloads, ConsumerEventPayloads, ProducerEventPayloads, RequestEventPayload, RequestEventPayloadBase, RequestQueueSizeEventPayload, BatchProcessEventPayload } from './instrumentation'
+export type { InstrumentationEvent, RemoveInstrumentationEventListener, AdminEventPayloads, ConsumerEventPayloads, ProducerEventPayloads, RequestEventPayload, RequestEventPayloadBase, RequestQueueSizeEventPayload, BatchProcessEventPayload, NetworkEventPayloads } from './instrumentation'
 export {
   KafkaJSError, KafkaJSNonRetriableError, KafkaJSPartialMessageError, KafkaJSBrokerNotFound, KafkaJSProtocolError,
   KafkaJSConnectionError, KafkaJSConnectionClosedError, KafkaJSRequestTimeoutError, KafkaJSSASLAuthenticationError,
@@ -32,3 +32,4 @@ export {
   KafkaJSInvalidVarIntError, KafkaJSInvalidLongError, KafkaJSCreateTopicError, KafkaJSAggregateError,
   KafkaJSFetcherRebalanceError, KafkaJSNoBrokerAvailableError, KafkaJSAlterPartitionReassignmentsError
 } from './errors'
+export type { MessageOrError, ProtocolErrorInfo, ProtocolErrorSource, DeleteTopicRecordsPartitionError } from './errors'

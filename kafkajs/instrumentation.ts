@@ -57,7 +57,8 @@ export interface RequestEventPayloadBase {
 }
 export interface RequestEventPayload extends RequestEventPayloadBase { duration: number, size: number }
 export interface RequestQueueSizeEventPayload { broker: string, clientId: string, queueSize: number }
-type NetworkEventPayloads<P extends string> =
+/** The network events every kafkajs client emits, under its prefix. */
+export type NetworkEventPayloads<P extends string> =
   Record<`${P}.network.request`, RequestEventPayload> &
   Record<`${P}.network.request_timeout`, RequestEventPayloadBase> &
   Record<`${P}.network.request_queue_size`, RequestQueueSizeEventPayload>

@@ -14,9 +14,9 @@ import { Metadata } from '../protocol/apis/metadata'
 import { KafkaJSNonRetriableError, toKafkaJSError } from './errors'
 import { createLogger, type LogCreator, type Logger } from './logger'
 import { logLevel as LEVELS } from './constants'
-import { KafkaJSProducer, type ProducerConfig } from './producer'
-import { KafkaJSConsumer, type ConsumerConfig } from './consumer'
-import { KafkaJSAdmin, type AdminConfig } from './admin'
+import { createProducer, type KafkaJSProducer, type ProducerConfig } from './producer'
+import { createConsumer, type KafkaJSConsumer, type ConsumerConfig } from './consumer'
+import { createAdmin, type KafkaJSAdmin, type AdminConfig } from './admin'
 
 export interface RetryOptions {
   maxRetryTime?: number
@@ -118,15 +118,15 @@ export class Kafka {
   }
 
   producer (config: ProducerConfig = {}): KafkaJSProducer {
-    return new KafkaJSProducer(this.#context(), config)
+    return createProducer(this.#context(), config)
   }
 
   consumer (config: ConsumerConfig): KafkaJSConsumer {
-    return new KafkaJSConsumer(this.#context(), config)
+    return createConsumer(this.#context(), config)
   }
 
   admin (config: AdminConfig = {}): KafkaJSAdmin {
-    return new KafkaJSAdmin(this.#context(), config)
+    return createAdmin(this.#context(), config)
   }
 
   readonly #committedOffsets: ClientContext['committedOffsets'] = new EventEmitter<{ committed: [groupId: string, offsets: Array<{ topic: string, partition: number, offset: bigint }>] }>().setMaxListeners(0)

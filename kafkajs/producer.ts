@@ -22,6 +22,7 @@ import { Instrumentation, producerEvents, type ProducerEventPayloads, type Instr
 import type { ClientContext, RetryOptions } from './kafka'
 import type { Logger } from './logger'
 import { Partitioners, type ICustomPartitioner } from './partitioners'
+import { internal } from '../client/internal'
 
 export type IHeaders = Record<string, Buffer | string | Array<Buffer | string> | undefined>
 
@@ -188,6 +189,13 @@ class KafkaJSAnswer implements SendAnswer<RecordMetadata[]> {
   }
 }
 
+/**
+ * Makes a KafkaJSProducer (kafka.producer()). Its constructor is private, so applications, which take it
+ * from a Kafka instance as with kafkajs, see no constructor and no internal context type;
+ * the class's static block sets this function.
+ */
+export let createProducer: (context: ClientContext, config: ProducerConfig) => KafkaJSProducer
+
 export class KafkaJSProducer {
   readonly events = producerEvents
   readonly #context: ClientContext
@@ -205,7 +213,11 @@ export class KafkaJSProducer {
   #transactional: Producer | undefined
   #status: ConnectionStatus = 'disconnected'
 
-  constructor (context: ClientContext, config: ProducerConfig = {}) {
+  static {
+    createProducer = (context, config) => new KafkaJSProducer(context, config)
+  }
+
+  private constructor (context: ClientContext, config: ProducerConfig = {}) {
     this.#context = context
     this.#config = config
     this.#logger = context.logger.namespace('Producer')
@@ -327,7 +339,7 @@ export class KafkaJSProducer {
   async #deliver (producer: Producer, records: ProducerRecord[], acks: number): Promise<RecordMetadata[]> {
     if (records.length === 0) return []
     try {
-      return await producer.sendTo(records, new KafkaJSAnswer(acks))
+      return await producer[internal].sendTo(records, new KafkaJSAnswer(acks))
     } catch (error) {
       throw toKafkaJSError(error)
     }

@@ -12,6 +12,7 @@ import type { RecordMetadata } from './batch'
  * failure report: do not assume the record is absent, and do not assume it is present.
  */
 export class OutcomeUnknownError extends KafkaTsError {
+  static override readonly brand: symbol = Symbol.for('kafkats.error.OutcomeUnknownError')
   constructor (message: string, options: { cause?: unknown } = {}) {
     super('OUTCOME_UNKNOWN', message, { retriable: false, cause: options.cause })
     this.name = 'OutcomeUnknownError'
@@ -20,6 +21,7 @@ export class OutcomeUnknownError extends KafkaTsError {
 
 /** The record waited longer than `deliveryTimeoutMs` and was definitely not written. */
 export class DeliveryTimeoutError extends KafkaTsError {
+  static override readonly brand: symbol = Symbol.for('kafkats.error.DeliveryTimeoutError')
   constructor (message: string, options: { cause?: unknown } = {}) {
     super('DELIVERY_TIMEOUT', message, { retriable: true, cause: options.cause })
     this.name = 'DeliveryTimeoutError'
@@ -28,6 +30,7 @@ export class DeliveryTimeoutError extends KafkaTsError {
 
 /** The producer's buffer is full (`maxBufferedBytes` / `maxBufferedRecords`). */
 export class BufferFullError extends KafkaTsError {
+  static override readonly brand: symbol = Symbol.for('kafkats.error.BufferFullError')
   constructor (message: string) {
     super('BUFFER_FULL', message, { retriable: true })
     this.name = 'BufferFullError'
@@ -36,6 +39,7 @@ export class BufferFullError extends KafkaTsError {
 
 /** The producer was closed; the record was not written. */
 export class ProducerClosedError extends KafkaTsError {
+  static override readonly brand: symbol = Symbol.for('kafkats.error.ProducerClosedError')
   constructor (message = 'The producer is closed: records can no longer be sent through it.') {
     super('PRODUCER_CLOSED', message, { retriable: false })
     this.name = 'ProducerClosedError'
@@ -48,6 +52,7 @@ export class ProducerClosedError extends KafkaTsError {
  * written, it went to the deleted log.
  */
 export class TopicDeletedError extends KafkaTsError {
+  static override readonly brand: symbol = Symbol.for('kafkats.error.TopicDeletedError')
   readonly topic: string
   /** Kafka's error code that revealed it (UNKNOWN_TOPIC_OR_PARTITION or UNKNOWN_TOPIC_ID). */
   readonly code: number
@@ -71,6 +76,7 @@ export class TopicDeletedError extends KafkaTsError {
  * defaults to the broker's message.max.bytes), or undefined when it could not be read.
  */
 export class RecordTooLargeError extends BrokerError {
+  static override readonly brand: symbol = Symbol.for('kafkats.error.RecordTooLargeError')
   readonly topic: string
   /** -1 when the record was refused before a partition was chosen for it. */
   readonly partition: number
@@ -116,6 +122,7 @@ export type RecordOutcome =
  * `errors` lists the failures, `cause` is the first of them.
  */
 export class SendError extends KafkaTsError {
+  static override readonly brand: symbol = Symbol.for('kafkats.error.SendError')
   readonly outcomes: RecordOutcome[]
 
   constructor (metadata: Array<RecordMetadata | undefined>, errors: Array<Error | undefined>) {

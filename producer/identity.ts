@@ -49,6 +49,7 @@ export interface ProducerIdentityOptions {
  * behind it (`cause`) when it has them, e.g. 31 CLUSTER_AUTHORIZATION_FAILED.
  */
 export class ProducerIdentityError extends KafkaTsError {
+  static override readonly brand: symbol = Symbol.for('kafkats.error.ProducerIdentityError')
   /** Kafka's code of the failure behind it, when it has one. */
   readonly code: number | undefined
   /** Kafka's name for `code`. */

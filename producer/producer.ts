@@ -61,11 +61,12 @@ import { Accumulator } from './accumulator'
 import { Drain } from './drain'
 import { Expiry, type AbortableTracker } from './expiry'
 import { madeGapItself, meaningOfCode, meaningOfFailure, saysTopicMissing } from './outcomes'
-import type { ItemOutcome, SendItem, SinkOptions } from './sink'
+import type { ItemOutcome, SendItem, SinkOptions, SinkOwner } from './sink'
 import { RecordSerializer, type Serializers } from '../client/serializers'
 import { AbortedError } from '../client/errors'
 import { onAbort } from '../client/abort-signal'
 import { Signal } from '../client/signal'
+import { internal } from '../client/internal'
 import {
   TransactionManager, TransactionAbortableError, type ConsumerGroupMetadata, type SendOffsetsOptions, type TransactionCallOptions, type TransactionHost, type TransactionState
 } from './transaction'
@@ -189,6 +190,17 @@ const TOPIC_RESOURCE = 2
 const POOLED_BATCH_BUFFERS = 8
 const MAX_POOLED_BATCH_BYTES = 4 * 1024 * 1024
 
+/** What kafkats's own modules use of a producer: `producer[internal]` (declared in ./internal-members.ts). */
+export interface ProducerInternals {
+  /**
+   * kafkats/kafkajs's send(): send() of records already in bytes (no serializers), each
+   * record's outcome handed to `answer.settle` by its index (see Producer's #sendTo).
+   */
+  sendTo: <T>(records: ProducerRecord[], answer: SendAnswer<T>) => Promise<T>
+  /** Internal state for debugging a stall: queues, batches, in-flight counts. */
+  debugState: () => object
+}
+
 export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter<ProducerEvents> {
   readonly #client: Client
   readonly #acks: number
@@ -250,7 +262,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   constructor (client: Client, given: ProducerOptions<K, V> = {}) {
     super()
     checkProducerOptions(given)
-    const options = renamedOptions('producer option', given, RENAMED_PRODUCER_OPTIONS, client.instrumentation.log)
+    const options = renamedOptions('producer option', given, RENAMED_PRODUCER_OPTIONS, client[internal].instrumentation.log)
     this.#serializer = RecordSerializer.from('producer option', options.serializers)
     this.#client = client
     this.#acks = options.acks === 'all' || options.acks === undefined ? -1 : options.acks
@@ -312,12 +324,23 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     this.#sequencing = new Sequencing(this.#identity, this.#txn, {
       wake: this.#wake,
       epochBumped: (producerId, producerEpoch, reason) => {
-        this.#client.instrumentation.log.info(`new producer epoch: ${reason}`, { producerId, producerEpoch })
+        this.#client[internal].instrumentation.log.info(`new producer epoch: ${reason}`, { producerId, producerEpoch })
         this.emit('epochBump', { producerId, producerEpoch, reason })
       },
       identityFailed: error => this.#failWaitingForIdentity(error)
     })
-    this.#drain = new Drain(client, this.#accumulator, this.#identity, this.#sequencing, this.#txn, this, {
+    const sinkOwner: SinkOwner = {
+      takeSendable: (nodeId, maxBytes, nothingInFlight) => this.#takeSendable(nodeId, maxBytes, nothingInFlight),
+      onOutcome: (nodeId, item, outcome) => { this.#onOutcome(nodeId, item, outcome) },
+      onRequestDone: () => { this.#onRequestDone() },
+      compressionFor: topic => this.#compressionFor(topic),
+      batchWriter: sizeBound => this.#batchWriter(sizeBound)
+    }
+    Object.defineProperty(this, internal, { value: {
+      sendTo: async (records, answer) => await this.#sendTo(records, answer),
+      debugState: () => this.#debugState()
+    } satisfies ProducerInternals })
+    this.#drain = new Drain(client, this.#accumulator, this.#identity, this.#sequencing, this.#txn, sinkOwner, {
       idempotent: this.#idempotent, lingerMs: this.#lingerMs, sink: this.#sinkOptions
     }, {
       lingering: () => this.#flushing === 0 && !this.#closed,
@@ -334,8 +357,8 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       wake: this.#wake
     })
     // Closed with its client: pending work fails with the client's ClientClosedError at once.
-    this.#unregister = client.register({ closeWithClient: error => this.#abandonAll(error, error) })
-    this.#metrics = client.instrumentation.metrics
+    this.#unregister = client[internal].register({ closeWithClient: error => this.#abandonAll(error, error) })
+    this.#metrics = client[internal].instrumentation.metrics
     this.#stopCollecting = this.#metrics.addCollector(into => {
       into.producerBufferedBytes += this.#accumulator.bufferedBytes
       into.producerBufferedRecords += this.#accumulator.bufferedRecords
@@ -351,7 +374,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       this.emit('callbackError', error)
       return
     }
-    this.#client.instrumentation.log.warn('a produce() callback threw (the other records\' callbacks still ran)', { code: 'KAFKATS_CALLBACK_ERROR', error })
+    this.#client[internal].instrumentation.log.warn('a produce() callback threw (the other records\' callbacks still ran)', { code: 'KAFKATS_CALLBACK_ERROR', error })
   }
 
   // ---------------------------------------------------------------- transactions (transactionalId set)
@@ -448,8 +471,8 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     }
   }
 
-  /** @internal Internal state for debugging a stall: queues, batches, in-flight counts. */
-  debugState (): object {
+  /** Internal state for debugging a stall: queues, batches, in-flight counts. */
+  #debugState (): object {
     return {
       inFlightBatches: [...this.#accumulator.queues()].reduce((sum, q) => sum + q.inFlight, 0),
       acquiringIdentity: this.#identity.acquiring,
@@ -497,14 +520,14 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   }
 
   /**
-   * @internal kafkats/kafkajs's send(): send() of records already in bytes (no serializers),
+   * kafkats/kafkajs's send(): send() of records already in bytes (no serializers),
    * each record's outcome handed to `answer.settle` by its index instead of kept in an array
    * of results; resolves with `answer.finish()` once every record is answered. Same checks,
    * waiting for room, call order and tracing as send(). The records become the caller's no
    * more: each is buffered as its own RecordInput (its bytes, headers and timestamp
    * converted in place), not copied into a second object.
    */
-  async sendTo<T> (records: ProducerRecord[], answer: SendAnswer<T>): Promise<T> {
+  async #sendTo<T> (records: ProducerRecord[], answer: SendAnswer<T>): Promise<T> {
     return await this.#traced(records, async () => {
       checkRecords('send() record', records, true)
       await this.#enter(records, answer, undefined, true)
@@ -780,28 +803,28 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     this.#drain.soon()
   }
 
-  /** @internal Sink callback: one sendable batch per partition led by `nodeId` (drain.ts). */
-  takeSendable (nodeId: number, maxBytes: number, nothingInFlight: boolean): SendItem[] {
+  /** Sink callback: one sendable batch per partition led by `nodeId` (drain.ts). */
+  #takeSendable (nodeId: number, maxBytes: number, nothingInFlight: boolean): SendItem[] {
     return this.#drain.takeSendable(nodeId, maxBytes, nothingInFlight)
   }
 
-  /** @internal Sink callback: see BatchBuffers. */
-  batchWriter (sizeBound: number): Writer | undefined {
+  /** Sink callback: see BatchBuffers. */
+  #batchWriter (sizeBound: number): Writer | undefined {
     return this.#batchBuffers?.take(sizeBound)
   }
 
-  /** @internal */
-  compressionFor (topic: string): CompressionCodec {
+  /** Sink callback: the codec of a topic's batches. */
+  #compressionFor (topic: string): CompressionCodec {
     return this.#compressionByTopic[topic] ?? this.#compression
   }
 
-  /** @internal */
-  onRequestDone (): void {
+  /** Sink callback: a request finished, there may be room to send more. */
+  #onRequestDone (): void {
     this.#scheduleDrain()
   }
 
-  /** @internal Sink callback: decides what the outcome of one batch's attempt means. */
-  onOutcome (nodeId: number, item: SendItem, outcome: ItemOutcome): void {
+  /** Sink callback: decides what the outcome of one batch's attempt means. */
+  #onOutcome (nodeId: number, item: SendItem, outcome: ItemOutcome): void {
     this.#actOnOutcome(nodeId, item, outcome)
     // A retry past its delivery timeout expires now (it was in flight when its deadline passed).
     if (!item.batch.finished) this.#expiry.answered(item.batch)
@@ -892,7 +915,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     }
     const bytes = batch.encoded?.length ?? batch.bytes
     const message = `Produce to ${queue.key} on broker ${nodeId}: the connection closed ${batch.connectionDeaths} times in a row after this batch's request (${bytes} bytes of records) was written, the last ${batch.connectionDeaths - 1} times with nothing else in flight to the broker. A broker closes the connection on a request larger than its socket.request.max.bytes (100 MiB by default) or one it cannot read; lower maxRequestBytes below that limit. The records may or may not be in the log${this.#idempotent ? '; the partition moves to a new producer epoch' : ''}. Last error: ${error.message}`
-    this.#client.instrumentation.log.warn(message, { code: 'KAFKATS_CONNECTION_CLOSED_ON_REQUEST', topic: batch.topic, partition: batch.partition, nodeId })
+    this.#client[internal].instrumentation.log.warn(message, { code: 'KAFKATS_CONNECTION_CLOSED_ON_REQUEST', topic: batch.topic, partition: batch.partition, nodeId })
     this.#finishBatch(queue, batch, new OutcomeUnknownError(message, { cause: error }), null)
     this.#leaveIdentity(queue, `the connection to broker ${nodeId} closed ${batch.connectionDeaths} times in a row on a batch of ${queue.key}, whose outcome is unknown`)
     this.#scheduleDrain()
@@ -1020,13 +1043,13 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       // The producer dropped a sent batch of this identity itself (a definite failure, a
       // timeout, an abort): the broker refuses what follows the gap, and nothing it
       // acknowledged is missing. The partition is leaving the identity already.
-      if (this.#client.instrumentation.log.debugOn) this.#client.instrumentation.log.debug(`${error.message}: expected after a batch of ${queue.key} was dropped; resent under the new epoch`, { topic: batch.topic, partition: batch.partition })
+      if (this.#client[internal].instrumentation.log.debugOn) this.#client[internal].instrumentation.log.debug(`${error.message}: expected after a batch of ${queue.key} was dropped; resent under the new epoch`, { topic: batch.topic, partition: batch.partition })
     } else {
       // The broker's sequence state does not match ours with nothing ahead of this batch:
       // records acknowledged earlier may have been lost (e.g. an unclean leader election).
       const event: DataLossEvent = { topic: batch.topic, partition: batch.partition, code: error.code, message: `${error.message}: the broker lost track of this producer's sequence on ${queue.key}; records acknowledged earlier may be missing from the log. The producer moves to a new epoch and resends what is pending.` }
       if (this.listenerCount('dataLoss') > 0) this.emit('dataLoss', event)
-      else this.#client.instrumentation.log.warn(event.message, { code: 'KAFKATS_DATA_LOSS', topic: event.topic, partition: event.partition })
+      else this.#client[internal].instrumentation.log.warn(event.message, { code: 'KAFKATS_DATA_LOSS', topic: event.topic, partition: event.partition })
     }
     // The broker refused this attempt; whatever an earlier attempt did is now resolved as "not in the log".
     batch.ambiguous = false
@@ -1123,7 +1146,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     const first = this.#metadataFailure === undefined
     this.#metadataFailure = error
     if (!first) return
-    this.#client.instrumentation.log.warn(`the producer could not refresh metadata (${describeError(error)}); records whose partition leader is unknown or moved wait and it is tried again, until their deliveryTimeoutMs (${this.#deliveryTimeoutMs} ms)`, { code: 'KAFKATS_PRODUCER_METADATA', error })
+    this.#client[internal].instrumentation.log.warn(`the producer could not refresh metadata (${describeError(error)}); records whose partition leader is unknown or moved wait and it is tried again, until their deliveryTimeoutMs (${this.#deliveryTimeoutMs} ms)`, { code: 'KAFKATS_PRODUCER_METADATA', error })
   }
 
   /**

@@ -19,6 +19,7 @@ import type { CompressionCodec } from '../protocol/compression'
 import type { ProducerBatch } from './batch'
 import type { PartitionQueue } from './partition-queue'
 import type { Writer } from '../protocol/writer'
+import { internal } from '../client/internal'
 
 export interface SendItem {
   queue: PartitionQueue
@@ -104,7 +105,7 @@ export class Sink {
       sendable = await this.#encode(items)
       if (sendable.length === 0) return
       const deadline = this.#client.clock.now() + this.#options.requestTimeoutMs
-      const connection = await this.#client.brokers.get(this.nodeId, 'produce', deadline)
+      const connection = await this.#client[internal].brokers.get(this.nodeId, 'produce', deadline)
       await previousWrite
       const version = Math.min(connection.versionFor(Produce), this.#options.maxProduceVersion)
       const request = this.#buildRequest(sendable, version)

@@ -26,7 +26,7 @@
  *   An abort signal never turns an ambiguous EndTxn into "committed" or "aborted".
  */
 import type { Client } from '../client/client'
-import { ConnectionError } from '../client/errors'
+import { AbortedError, ConnectionError } from '../client/errors'
 import { backoffDelay, describeError, sleep } from '../client/backoff'
 import { checkInteger, checkObject, checkSignal, checkString } from '../client/validate'
 import type { Api } from '../protocol/api'
@@ -41,6 +41,7 @@ import { BrokerError, KafkaTsError, sentence } from '../protocol/errors'
 import type { InitProducerIdRequest, InitProducerIdResponse } from '../protocol/apis/init-producer-id'
 import type { Identity } from './identity'
 import type { RecordOutcome } from './errors'
+import { internal } from '../client/internal'
 
 export type TransactionState = 'uninitialized' | 'ready' | 'inTransaction' | 'committing' | 'aborting' | 'abortableError' | 'fatalError'
 
@@ -97,6 +98,7 @@ export interface TransactionCallOptions {
  * still usable. `cause` is the first failure.
  */
 export class TransactionAbortableError extends KafkaTsError {
+  static override readonly brand: symbol = Symbol.for('kafkats.error.TransactionAbortableError')
   /** Kafka's error code when a broker answered it, else -1. */
   readonly code: number
   readonly type: string
@@ -113,6 +115,7 @@ export class TransactionAbortableError extends KafkaTsError {
  * (with the same transactionalId, which fences this one for good).
  */
 export class TransactionFatalError extends KafkaTsError {
+  static override readonly brand: symbol = Symbol.for('kafkats.error.TransactionFatalError')
   readonly code: number
   readonly type: string
   /**
@@ -135,6 +138,7 @@ export class TransactionFatalError extends KafkaTsError {
  * transaction becomes visible. Close it.
  */
 export class ProducerFencedError extends TransactionFatalError {
+  static override readonly brand: symbol = Symbol.for('kafkats.error.ProducerFencedError')
   constructor (message: string, options: { code?: number, cause?: unknown } = {}) {
     super(message, options)
     this.name = 'ProducerFencedError'
@@ -147,6 +151,7 @@ export class ProducerFencedError extends TransactionFatalError {
  * unusable (nothing can be built on an unknown outcome).
  */
 export class TransactionOutcomeUnknownError extends TransactionFatalError {
+  static override readonly brand: symbol = Symbol.for('kafkats.error.TransactionOutcomeUnknownError')
   constructor (message: string, options: { code?: number, cause?: unknown } = {}) {
     super(message, options)
     this.name = 'TransactionOutcomeUnknownError'
@@ -155,6 +160,7 @@ export class TransactionOutcomeUnknownError extends TransactionFatalError {
 
 /** A record that was still buffered when its transaction aborted: it was never written. */
 export class TransactionAbortedError extends KafkaTsError {
+  static override readonly brand: symbol = Symbol.for('kafkats.error.TransactionAbortedError')
   readonly code = -1
   readonly type = 'TRANSACTION_ABORTED'
   constructor (message: string, options: { cause?: unknown } = {}) {
@@ -165,6 +171,7 @@ export class TransactionAbortedError extends KafkaTsError {
 
 /** A transactional call made in the wrong state (send outside a transaction, commit without begin...). */
 export class TransactionStateError extends KafkaTsError {
+  static override readonly brand: symbol = Symbol.for('kafkats.error.TransactionStateError')
   readonly code = -1
   readonly type = 'INVALID_TXN_STATE'
   constructor (message: string) {
@@ -648,7 +655,7 @@ export class TransactionManager {
         }, { nodeId, signal, version: this.#txnOffsetCommitVersion })
       } catch (error) {
         if (isAbort(error, signal) || !isRetriableFailure(error)) throw error
-        this.#client.coordinators.invalidate('group', group.groupId, nodeId)
+        this.#client[internal].coordinators.invalidate('group', group.groupId, nodeId)
         await this.#backOff(attempt, signal, error)
         continue
       }
@@ -662,7 +669,7 @@ export class TransactionManager {
           if (offset !== undefined) unanswered.delete(offset)
           if (offset === undefined || p.errorCode === 0) continue
           const code = p.errorCode
-          if (code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE) this.#client.coordinators.invalidate('group', group.groupId, nodeId)
+          if (code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE) this.#client[internal].coordinators.invalidate('group', group.groupId, nodeId)
           if (isRetriableTxnCode(code) || code === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION || code === ErrorCode.REQUEST_TIMED_OUT) {
             retry.push(offset)
             retrying = new BrokerError(code, `TxnOffsetCommit of ${topic}-${p.partitionIndex} for group "${group.groupId}"`)
@@ -712,7 +719,7 @@ export class TransactionManager {
           if (ambiguous !== undefined) throw this.#goFatal(new TransactionOutcomeUnknownError(`The ${what} of "${this.transactionalId}" was sent and then failed (${(error as Error).message}): the outcome is unknown`, { cause: error }))
           throw error
         }
-        if (nodeId !== undefined) this.#client.coordinators.invalidate('transaction', this.transactionalId, nodeId)
+        if (nodeId !== undefined) this.#client[internal].coordinators.invalidate('transaction', this.transactionalId, nodeId)
         lastFailure = error
         await this.#backOff(attempt, signal).catch(() => {})
         continue
@@ -723,7 +730,7 @@ export class TransactionManager {
         return
       }
       if (isRetriableTxnCode(code)) {
-        if (code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE) this.#client.coordinators.invalidate('transaction', this.transactionalId, nodeId)
+        if (code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE) this.#client[internal].coordinators.invalidate('transaction', this.transactionalId, nodeId)
         lastFailure = new BrokerError(code, `EndTxn (${what}) of "${this.transactionalId}"`)
         await this.#backOff(attempt, signal).catch(() => {})
         continue
@@ -756,13 +763,13 @@ export class TransactionManager {
         response = await this.#client.request(api, body, { nodeId, signal, version: options.version })
       } catch (error) {
         if (isAbort(error, signal) || !isRetriableFailure(error)) throw error
-        this.#client.coordinators.invalidate('transaction', this.transactionalId, nodeId)
+        this.#client[internal].coordinators.invalidate('transaction', this.transactionalId, nodeId)
         await this.#backOff(attempt, signal, error)
         continue
       }
       const code = codeOf(response)
       if (!isRetriableTxnCode(code)) return response
-      if (code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE) this.#client.coordinators.invalidate('transaction', this.transactionalId, nodeId)
+      if (code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE) this.#client[internal].coordinators.invalidate('transaction', this.transactionalId, nodeId)
       await this.#backOff(attempt, signal, new BrokerError(code, `${api.name} for "${this.transactionalId}"`))
     }
   }
@@ -774,7 +781,7 @@ export class TransactionManager {
    */
   async #coordinator (kind: 'transaction' | 'group', key: string, callerSignal?: AbortSignal): Promise<number> {
     try {
-      return await this.#client.coordinators.lookup(kind, key, { signal: this.#untilClosed(callerSignal) })
+      return await this.#client[internal].coordinators.lookup(kind, key, { signal: this.#untilClosed(callerSignal) })
     } catch (error) {
       if (error instanceof BrokerError && error.code === ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED) throw this.#goFatal(fatalFor(error.code, `FindCoordinator for "${key}"`, error))
       throw error
@@ -783,7 +790,7 @@ export class TransactionManager {
 }
 
 function isAbort (error: unknown, signal: AbortSignal | undefined): boolean {
-  return signal?.aborted === true || (error as { name?: string }).name === 'AbortedError'
+  return signal?.aborted === true || error instanceof AbortedError
 }
 
 /** A connection that failed or timed out: worth a new coordinator lookup and a retry. */

@@ -39,12 +39,15 @@ export const COMPRESSION_CODEC_IDS: Readonly<Record<CompressionCodec, number>> =
 /** Default for `maxBytes`: no batch decompresses to more than this. */
 export const DEFAULT_MAX_DECOMPRESSED_BYTES = 256 * 1024 * 1024
 
+/** A codec that needs a native package (CODEC_PACKAGES names it). */
+export type NativeCodec = 'snappy' | 'lz4' | 'zstd'
+
 /** The npm package each native codec needs. */
-export const CODEC_PACKAGES = { snappy: 'snappy', lz4: 'lz4-napi', zstd: '@mongodb-js/zstd' } as const
-type NativeCodec = keyof typeof CODEC_PACKAGES
+export const CODEC_PACKAGES: Readonly<Record<NativeCodec, string>> = { snappy: 'snappy', lz4: 'lz4-napi', zstd: '@mongodb-js/zstd' }
 
 /** A codec whose package is not installed (or fails to load). */
 export class CompressionCodecUnavailableError extends KafkaTsError {
+  static override readonly brand: symbol = Symbol.for('kafkats.error.CompressionCodecUnavailableError')
   readonly codec: CompressionCodec
   readonly packageName: string
 

@@ -1,47 +1,86 @@
 /**
- * Error classes shared by every layer. Each carries `retriable`, and Kafka's own
- * errors carry Kafka's numeric `code` and its `type` name (e.g. NOT_LEADER_OR_FOLLOWER).
+ * Error classes shared by every layer. Each carries `retriable` and a `kind` (one of
+ * ErrorKind), and Kafka's own errors carry Kafka's numeric `code` and its `type` name
+ * (e.g. NOT_LEADER_OR_FOLLOWER).
  *
- * `instanceof` works across two loaded copies of kafkats: each class brands its
- * instances with a `Symbol.for` key and checks the brand (undici does the same).
+ * `instanceof` works across two loaded copies of kafkats, minified or not: each class has a
+ * `brand`, `Symbol.for('kafkats.error.<Name>')` written out in its source (a minifier renames
+ * classes, not strings), every error carries the brands of its class and the classes above
+ * it, and instanceof checks the brand (undici does the same).
  */
 import { errorCodeInfo } from './error-codes'
 
-const kBrand = Symbol.for('kafkats.error')
+/** Every `kind` of a KafkaTsError: match `error.kind` against these, not the message text. */
+export const ErrorKind = {
+  ABORTED: 'ABORTED',
+  AUTHENTICATION: 'AUTHENTICATION',
+  BROKER: 'BROKER',
+  BUFFER_FULL: 'BUFFER_FULL',
+  CLASSIC_ONLY_OPTION: 'CLASSIC_ONLY_OPTION',
+  CLOSED: 'CLOSED',
+  COMPRESSED_BATCH: 'COMPRESSED_BATCH',
+  COMPRESSION_CODEC_UNAVAILABLE: 'COMPRESSION_CODEC_UNAVAILABLE',
+  CONNECTION: 'CONNECTION',
+  DELIVERY_TIMEOUT: 'DELIVERY_TIMEOUT',
+  GROUP_PROTOCOL_FALLBACK: 'GROUP_PROTOCOL_FALLBACK',
+  GROUP_STOPPED: 'GROUP_STOPPED',
+  HEARTBEAT_FAILED: 'HEARTBEAT_FAILED',
+  INVALID_CONFIG: 'INVALID_CONFIG',
+  LEAVE_FAILED: 'LEAVE_FAILED',
+  LOG_TRUNCATION: 'LOG_TRUNCATION',
+  NOT_ASSIGNED: 'NOT_ASSIGNED',
+  NO_COMMITTED_OFFSET: 'NO_COMMITTED_OFFSET',
+  OUTCOME_UNKNOWN: 'OUTCOME_UNKNOWN',
+  PRODUCER_CLOSED: 'PRODUCER_CLOSED',
+  PRODUCER_IDENTITY: 'PRODUCER_IDENTITY',
+  PROTOCOL: 'PROTOCOL',
+  SEND_FAILED: 'SEND_FAILED',
+  // Lower case, as it always was (a rename would break code that matches on it).
+  SERIALIZATION: 'serialization',
+  SHARE_ACKNOWLEDGED: 'SHARE_ACKNOWLEDGED',
+  TIMEOUT: 'TIMEOUT',
+  TLS: 'TLS',
+  TOPIC_DELETED: 'TOPIC_DELETED',
+  TRANSACTION_ABORTABLE: 'TRANSACTION_ABORTABLE',
+  TRANSACTION_ABORTED: 'TRANSACTION_ABORTED',
+  TRANSACTION_FATAL: 'TRANSACTION_FATAL',
+  TRANSACTION_STATE: 'TRANSACTION_STATE',
+  UNCOMMITTED_ON_CLOSE: 'UNCOMMITTED_ON_CLOSE',
+  UNKNOWN_TOPIC: 'UNKNOWN_TOPIC',
+  UNSUPPORTED_VERSION: 'UNSUPPORTED_VERSION'
+} as const
+export type ErrorKind = typeof ErrorKind[keyof typeof ErrorKind]
 
 export class KafkaTsError extends Error {
+  /** This class's brand (see the file header); each subclass declares its own. */
+  static readonly brand: symbol = Symbol.for('kafkats.error.KafkaTsError')
   /** Whether repeating the same operation may succeed. */
   readonly retriable: boolean
-  /** A stable identifier of the error class, safe to match on. */
-  readonly kind: string
+  /** A stable identifier of the error, safe to match on (see ErrorKind). */
+  readonly kind: ErrorKind
 
-  constructor (kind: string, message: string, options: { retriable?: boolean, cause?: unknown } = {}) {
+  constructor (kind: ErrorKind, message: string, options: { retriable?: boolean, cause?: unknown } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
     this.kind = kind
     this.retriable = options.retriable ?? false
     // The class name, also for classes that do not set it (stack traces and logs show it).
     this.name = new.target.name
-    ;(this as unknown as Record<symbol, string[]>)[kBrand] = brandsOf(this)
+    // The brands of the class made and of every class above it that declares one.
+    for (let c: unknown = new.target; typeof c === 'function' && c !== Error; c = Object.getPrototypeOf(c)) {
+      if (Object.hasOwn(c, 'brand')) Object.defineProperty(this, (c as typeof KafkaTsError).brand, { value: true })
+    }
   }
 
   static override [Symbol.hasInstance] (instance: unknown): boolean {
-    if (instance === null || typeof instance !== 'object') return false
-    const brands = (instance as Record<symbol, string[] | undefined>)[kBrand]
-    // `this.name` is the class name of the class on the right of instanceof.
-    return Array.isArray(brands) && brands.includes(this.name)
+    // A class without a brand of its own (an application's subclass): the prototype chain decides.
+    if (!Object.hasOwn(this, 'brand')) return Function.prototype[Symbol.hasInstance].call(this, instance)
+    return instance !== null && typeof instance === 'object' && (instance as Record<symbol, unknown>)[this.brand] === true
   }
-}
-
-function brandsOf (error: Error): string[] {
-  const names: string[] = []
-  for (let proto = Object.getPrototypeOf(error); proto !== null && proto !== Error.prototype; proto = Object.getPrototypeOf(proto)) {
-    names.push(proto.constructor.name)
-  }
-  return names
 }
 
 /** Bytes that do not follow the Kafka protocol: a bad length, a truncated frame, a bad CRC. */
 export class ProtocolError extends KafkaTsError {
+  static override readonly brand: symbol = Symbol.for('kafkats.error.ProtocolError')
   constructor (message: string, options: { cause?: unknown } = {}) {
     super('PROTOCOL', message, { retriable: false, cause: options.cause })
     this.name = 'ProtocolError'
@@ -50,6 +89,7 @@ export class ProtocolError extends KafkaTsError {
 
 /** An error code a broker answered with. */
 export class BrokerError extends KafkaTsError {
+  static override readonly brand: symbol = Symbol.for('kafkats.error.BrokerError')
   /** Kafka's numeric error code. */
   readonly code: number
   /** Kafka's name for the code, e.g. NOT_LEADER_OR_FOLLOWER. */

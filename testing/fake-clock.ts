@@ -6,7 +6,6 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { clockOption, type Clock, type ClockTimer } from '../client/clock'
-import type { ClientOptions } from '../client/client'
 
 interface PendingTimer {
   readonly dueAt: number
@@ -77,6 +76,6 @@ export class FakeClock implements Clock {
 }
 
 /** `options` with `clock` as the client's clock (the options object itself is not changed). */
-export function withClock<T extends ClientOptions> (options: T, clock: Clock): T {
+export function withClock<T extends object> (options: T, clock: Clock): T {
   return { ...options, [clockOption]: clock }
 }

@@ -104,6 +104,109 @@ test('every error class of the library is exported from the package entry', () =
   assert.deepEqual(missing, [], 'error classes users can receive but cannot import from kafkats')
 })
 
+test('error classes are recognised across two copies of kafkats, even minified ones: a Symbol.for brand per class, not its name', () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const index = require(path.join(dist, 'index.js'))
+  // A second copy of protocol/errors.js as a minifier leaves it: every class renamed (string
+  // literals such as Symbol.for keys and `this.name = '…'` stay as they are).
+  const file = path.join(dist, 'protocol', 'errors.js')
+  const renames: Record<string, string> = { KafkaTsError: 'a', ProtocolError: 'b', BrokerError: 'c' }
+  const source = fs.readFileSync(file, 'utf8').replace(/(?<!['.\w])(KafkaTsError|ProtocolError|BrokerError)(?![\w'])/g, name => renames[name])
+  // eslint-disable-next-line @typescript-eslint/no-require-imports, @typescript-eslint/no-explicit-any -- the built package, loaded at run time
+  const Module = require('node:module') as { new (id: string): { filename: string, paths: string[], exports: Record<string, any>, _compile: (code: string, filename: string) => void }, _nodeModulePaths: (dir: string) => string[] }
+  const copy = new Module(file)
+  copy.filename = file
+  copy.paths = Module._nodeModulePaths(path.dirname(file))
+  copy._compile(source, file)
+  const { BrokerError, KafkaTsError, ProtocolError } = copy.exports
+  assert.notEqual(BrokerError, index.BrokerError, 'not a second copy')
+  assert.equal(BrokerError.name, 'c', 'the copy\'s classes are not renamed')
+  const fromCopy = new BrokerError(6, 'Produce')
+  assert.ok(fromCopy instanceof index.BrokerError, 'a minified copy\'s BrokerError is not a BrokerError')
+  assert.ok(fromCopy instanceof index.KafkaTsError)
+  assert.ok(!(fromCopy instanceof index.ProtocolError), 'a BrokerError passed for a ProtocolError')
+  assert.ok(new index.BrokerError(6, 'Produce') instanceof BrokerError, 'kafkats\'s BrokerError is not the copy\'s')
+  assert.ok(new index.ProtocolError('x') instanceof KafkaTsError)
+  assert.ok(!(new index.BrokerError(6, 'x') instanceof ProtocolError))
+  // Every exported error class has a brand of its own (else instanceof falls back to the prototype chain).
+  const unbranded = Object.entries(index as Record<string, unknown>)
+    .filter(([, value]) => typeof value === 'function' && (value === index.KafkaTsError || (value as { prototype: unknown }).prototype instanceof index.KafkaTsError))
+    .filter(([name, value]) => !Object.hasOwn(value as object, 'brand') || (value as { brand: symbol }).brand !== Symbol.for(`kafkats.error.${name}`))
+    .map(([name]) => name)
+  assert.deepEqual(unbranded, [], 'error classes without their Symbol.for(\'kafkats.error.<Name>\') brand')
+  // An application's subclass without a brand of its own is told apart by its prototype chain.
+  const Base = index.BrokerError as new (code: number, context: string) => Error
+  class Mine extends Base {}
+  assert.ok(new Mine(6, 'x') instanceof Mine)
+  assert.ok(!(new index.BrokerError(6, 'x') instanceof Mine))
+})
+
+test('the kinds of errors are exported constants', () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const index = require(path.join(dist, 'index.js'))
+  assert.equal(index.ErrorKind.BROKER, 'BROKER')
+  assert.equal(new index.BrokerError(6, 'x').kind, index.ErrorKind.BROKER)
+  assert.equal(new index.AbortedError('x', { written: false }).kind, index.ErrorKind.ABORTED)
+})
+
+/** A fake cluster with one topic of two records, and a client of the built package on it. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the built package, loaded at run time
+async function packageClient (topic: string): Promise<{ index: Record<string, any>, client: any, close: () => Promise<void> }> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const index = require(path.join(dist, 'index.js'))
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { FakeCluster } = require(path.join(dist, 'testing', 'index.js'))
+  const cluster = await FakeCluster.start({ log: false, topics: [{ name: topic, partitions: 1 }] })
+  const client = new index.Client({ bootstrap: cluster.bootstrap, clientId: 'surface', requestTimeoutMs: 5000 })
+  await client.produceRaw({ topic, partition: 0, records: [{ value: Buffer.from('a') }, { value: Buffer.from('b') }] })
+  return { index, client, close: async () => { await client.close(); await cluster.close() } }
+}
+
+test('a handed batch gives no way to the consumer\'s position or ownership (no cursor), and the consumer none to its internal calls', async () => {
+  const { client, close } = await packageClient('surface-batch')
+  try {
+    const consumer = client.consumer({ assign: [{ topic: 'surface-batch', partition: 0, offset: 0n }], maxWaitMs: 10 })
+    const handed = await consumer.nextBatch()
+    assert.ok(handed !== undefined)
+    // Walk what is reachable from the handed batch: nothing holds the fetch position or the ownership.
+    const seen = new Set<unknown>()
+    const reachable: string[] = []
+    const walk = (value: unknown, where: string, depth: number): void => {
+      if (value === null || typeof value !== 'object' || seen.has(value) || depth > 4 || Buffer.isBuffer(value)) return
+      seen.add(value)
+      for (const key of Reflect.ownKeys(value)) {
+        if (key === 'fetchOffset' || key === 'ownership' || key === 'released') reachable.push(`${where}.${String(key)}`)
+        walk((value as Record<PropertyKey, unknown>)[key], `${where}.${String(key)}`, depth + 1)
+      }
+    }
+    walk(handed, 'handed', 0)
+    assert.deepEqual(reachable, [], 'the consumer\'s position or ownership is reachable through a handed batch')
+    assert.deepEqual(Reflect.ownKeys(handed).map(String).sort(), ['batch', 'finish', 'moreOfAnswer'])
+    handed.finish()
+    for (const name of ['addPartitions', 'removePartitions', 'cursor', 'cursors', 'hooks']) assert.equal(consumer[name], undefined, `consumer.${name}`)
+    await consumer.close()
+  } finally {
+    await close()
+  }
+})
+
+test('client.metadata is a read-only view (no track/untrack/close, ids not writable), and the client, the producer and the package expose no internal calls', async () => {
+  const { index, client, close } = await packageClient('surface-metadata')
+  try {
+    for (const name of ['track', 'untrack', 'close']) assert.equal(client.metadata[name], undefined, `client.metadata.${name}`)
+    assert.equal(client.metadata.topic('surface-metadata')?.partitions.length, 1)
+    assert.throws(() => { client.metadata.clusterId = 'other' }, TypeError, 'client.metadata.clusterId is writable')
+    assert.throws(() => { client.metadata.controllerId = 7 }, TypeError, 'client.metadata.controllerId is writable')
+    for (const name of ['register', 'connection', 'brokers', 'instrumentation']) assert.equal(client[name], undefined, `client.${name}`)
+    const producer = client.producer()
+    for (const name of ['takeSendable', 'onOutcome', 'onRequestDone', 'batchWriter', 'compressionFor', 'sendTo', 'debugState']) assert.equal(producer[name], undefined, `producer.${name}`)
+    await producer.close()
+    assert.equal(index.Connection, undefined, 'kafkats exports its Connection class')
+  } finally {
+    await close()
+  }
+})
+
 function run (command: string, args: string[], cwd: string): string {
   try {
     return execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } })

@@ -18,6 +18,7 @@ import { FakeClock, FakeCluster, withClock } from '../../testing/index'
 import { Consumer } from '../../consumer/consumer'
 import { GroupConsumer } from '../../group/group-consumer'
 import { outcomeWithin, waitFor } from '../support/wait'
+import { internal } from '../../client/internal'
 
 const cleanups: Array<() => Promise<unknown>> = []
 afterEach(async () => {
@@ -109,7 +110,7 @@ describe('client options are checked at construction', () => {
     await c.close()
     assert.deepEqual(opened, [], 'a socket was opened before close()')
     assert.deepEqual(events, [])
-    assert.equal(c.brokers.openConnectionCount, 0)
+    assert.equal(c[internal].brokers.openConnectionCount, 0)
   })
 })
 
@@ -207,8 +208,8 @@ describe('close() ends what was made from the client', () => {
     const clock = new FakeClock()
     const k = client(withClock({ bootstrap: c.bootstrap, ...fast }, clock))
     const closedWith: unknown[] = []
-    k.register({ closeWithClient: error => { closedWith.push(error) } })
-    const unregister = k.register({ closeWithClient: () => { closedWith.push('unregistered one') } })
+    k[internal].register({ closeWithClient: error => { closedWith.push(error) } })
+    const unregister = k[internal].register({ closeWithClient: () => { closedWith.push('unregistered one') } })
     unregister()
     // Waits for a topic that does not exist (yet): each one asks, then backs off on the clock.
     const waiting = k.metadata.waitForTopic('unseen', 60_000)
@@ -251,8 +252,8 @@ describe('close() ends what was made from the client', () => {
       ['metadata.waitForTopic', async () => await k.metadata.waitForTopic('t', 30_000)],
       ['admin.listTopics', async () => await k.admin.listTopics()],
       ['admin.createTopics', async () => await k.admin.createTopics([{ topic: 'n', numPartitions: 1 }])],
-      ['connection', async () => await k.connection(1, 'admin')],
-      ['register', async () => k.register({ closeWithClient: () => {} })]
+      ['connection', async () => await k[internal].connection(1, 'admin')],
+      ['register', async () => k[internal].register({ closeWithClient: () => {} })]
     ]
     for (const [name, call] of calls) {
       assert.match(await outcomeWithin(call(), 30_000), /^rejected ClientClosedError/, name)
@@ -284,7 +285,7 @@ describe('what is made from one long-lived client', () => {
     }
     // The client's shared connections (ListOffsets' 'fetch', admin to node 1, which FindCoordinator uses too) stay; nothing per consumer.
     assert.ok(counts.every(n => n <= 3), `connections opened by the rounds and still open, every 10 rounds: ${counts.join(', ')}`)
-    assert.ok(k.brokers.openConnectionCount <= base + 3, `the client holds ${k.brokers.openConnectionCount} connections`)
+    assert.ok(k[internal].brokers.openConnectionCount <= base + 3, `the client holds ${k[internal].brokers.openConnectionCount} connections`)
   })
 
   test('a consumer waiting for records ends with ClientClosedError when its client closes', async () => {

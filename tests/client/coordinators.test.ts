@@ -13,6 +13,7 @@ import { ErrorCode } from '../../protocol/error-codes'
 import type { FakeCluster } from '../../testing/index'
 import { waitFor } from '../support/wait'
 import { fast, fixtures } from './fake-support'
+import { internal } from '../../client/internal'
 
 const { cluster: startCluster, client } = fixtures()
 
@@ -42,7 +43,7 @@ describe('client.coordinators', () => {
     const k = client({ bootstrap: cluster.bootstrap, ...fast })
     // The first request is held until every lookup has started, so they overlap for certain.
     const release = holdNextLookup(cluster)
-    const lookups = Array.from({ length: 5 }, async () => await k.coordinators.lookup('group', 'g'))
+    const lookups = Array.from({ length: 5 }, async () => await k[internal].coordinators.lookup('group', 'g'))
     await waitFor('the first FindCoordinator to reach the broker', () => asked.length >= 1)
     release()
     assert.deepEqual(await Promise.all(lookups), [2, 2, 2, 2, 2])
@@ -53,24 +54,24 @@ describe('client.coordinators', () => {
     const { cluster, asked } = await counted()
     cluster.setCoordinator('g', 2)
     const k = client({ bootstrap: cluster.bootstrap, ...fast })
-    assert.equal(await k.coordinators.lookup('group', 'g'), 2)
-    assert.equal(await k.coordinators.lookup('group', 'g'), 2)
+    assert.equal(await k[internal].coordinators.lookup('group', 'g'), 2)
+    assert.equal(await k[internal].coordinators.lookup('group', 'g'), 2)
     assert.equal(asked.length, 1, 'the second lookup used the cache')
     // A group and a transactional id of the same name are different keys.
     cluster.setTransactionCoordinator('g', 3)
-    assert.equal(await k.coordinators.lookup('transaction', 'g'), 3)
+    assert.equal(await k[internal].coordinators.lookup('transaction', 'g'), 3)
     assert.equal(asked.length, 2)
 
     // A caller that used node 1 (not the cached 2) forgets nothing: someone already found the new one.
-    k.coordinators.invalidate('group', 'g', 1)
-    assert.equal(await k.coordinators.lookup('group', 'g'), 2)
+    k[internal].coordinators.invalidate('group', 'g', 1)
+    assert.equal(await k[internal].coordinators.lookup('group', 'g'), 2)
     assert.equal(asked.length, 2)
 
     cluster.setCoordinator('g', 3)
-    k.coordinators.invalidate('group', 'g', 2)
-    assert.equal(await k.coordinators.lookup('group', 'g'), 3)
+    k[internal].coordinators.invalidate('group', 'g', 2)
+    assert.equal(await k[internal].coordinators.lookup('group', 'g'), 3)
     assert.equal(asked.length, 3)
-    assert.equal(await k.coordinators.lookup('transaction', 'g'), 3, 'the transaction key stayed cached')
+    assert.equal(await k[internal].coordinators.lookup('transaction', 'g'), 3, 'the transaction key stayed cached')
     assert.equal(asked.length, 3)
   })
 
@@ -80,8 +81,8 @@ describe('client.coordinators', () => {
     cluster.setCoordinator('b', 2)
     cluster.setCoordinator('c', 3)
     const k = client({ bootstrap: cluster.bootstrap, ...fast })
-    assert.equal(await k.coordinators.lookup('group', 'a'), 1)
-    const found = await k.coordinators.lookupMany('group', ['a', 'b', 'c'])
+    assert.equal(await k[internal].coordinators.lookup('group', 'a'), 1)
+    const found = await k[internal].coordinators.lookupMany('group', ['a', 'b', 'c'])
     assert.deepEqual([...found].sort(), [['a', 1], ['b', 2], ['c', 3]])
     assert.deepEqual(asked, [['a'], ['b', 'c']])
 
@@ -94,7 +95,7 @@ describe('client.coordinators', () => {
     old.cluster.setCoordinator('b', 2)
     old.cluster.setCoordinator('c', 3)
     const k3 = client({ bootstrap: old.cluster.bootstrap, ...fast })
-    const found3 = await k3.coordinators.lookupMany('group', ['a', 'b', 'c'])
+    const found3 = await k3[internal].coordinators.lookupMany('group', ['a', 'b', 'c'])
     assert.deepEqual([...found3].sort(), [['a', 1], ['b', 2], ['c', 3]])
     assert.deepEqual(old.asked.map(keys => keys.join()).sort(), ['a', 'b', 'c'])
   })
@@ -105,7 +106,7 @@ describe('client.coordinators', () => {
     const refusals = [ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, ErrorCode.NOT_COORDINATOR]
     cluster.intercept(FindCoordinator, () => ({ error: refusals.shift()! }), { times: 3 })
     const k = client({ bootstrap: cluster.bootstrap, ...fast })
-    assert.equal(await k.coordinators.lookup('group', 'g', { signal: AbortSignal.timeout(30_000) }), 3)
+    assert.equal(await k[internal].coordinators.lookup('group', 'g', { signal: AbortSignal.timeout(30_000) }), 3)
     assert.equal(asked.length, 4)
   })
 
@@ -113,7 +114,7 @@ describe('client.coordinators', () => {
     const { cluster, asked } = await counted()
     cluster.intercept(FindCoordinator, () => ({ error: ErrorCode.GROUP_AUTHORIZATION_FAILED }), { times: 1 })
     const k = client({ bootstrap: cluster.bootstrap, ...fast })
-    await assert.rejects(k.coordinators.lookup('group', 'secret', { signal: AbortSignal.timeout(30_000) }), (error: unknown) => {
+    await assert.rejects(k[internal].coordinators.lookup('group', 'secret', { signal: AbortSignal.timeout(30_000) }), (error: unknown) => {
       assert.ok(error instanceof BrokerError, String(error))
       assert.deepEqual([error.code, error.type], [ErrorCode.GROUP_AUTHORIZATION_FAILED, 'GROUP_AUTHORIZATION_FAILED'])
       assert.match(error.message, /^Finding the group coordinator of "secret": GROUP_AUTHORIZATION_FAILED \(30\)/)
@@ -121,7 +122,7 @@ describe('client.coordinators', () => {
     })
     assert.equal(asked.length, 1)
     // Nothing was cached: the next lookup asks (and succeeds).
-    assert.equal(await k.coordinators.lookup('group', 'secret'), cluster.coordinatorOf('secret'))
+    assert.equal(await k[internal].coordinators.lookup('group', 'secret'), cluster.coordinatorOf('secret'))
     assert.equal(asked.length, 2)
   })
 
@@ -129,7 +130,7 @@ describe('client.coordinators', () => {
     const { cluster, asked } = await counted()
     cluster.intercept(FindCoordinator, () => ({ error: ErrorCode.COORDINATOR_NOT_AVAILABLE }))
     const k = client({ bootstrap: cluster.bootstrap, ...fast })
-    await assert.rejects(k.coordinators.lookup('transaction', 'tx', { signal: AbortSignal.timeout(300) }), (error: unknown) => {
+    await assert.rejects(k[internal].coordinators.lookup('transaction', 'tx', { signal: AbortSignal.timeout(300) }), (error: unknown) => {
       assert.ok(error instanceof AbortedError, String(error))
       assert.match(error.message, /the last attempt had failed with BrokerError: .*COORDINATOR_NOT_AVAILABLE \(15\)/)
       assert.ok(error.lastError instanceof BrokerError && error.lastError.code === ErrorCode.COORDINATOR_NOT_AVAILABLE)
@@ -137,21 +138,21 @@ describe('client.coordinators', () => {
     })
     assert.ok(asked.length >= 2, `asked ${asked.length} times`)
     // A deadline: the refusal itself is the answer.
-    await assert.rejects(k.coordinators.lookup('transaction', 'tx', { deadline: Date.now() + 400 }), (error: unknown) => error instanceof BrokerError && error.type === 'COORDINATOR_NOT_AVAILABLE')
+    await assert.rejects(k[internal].coordinators.lookup('transaction', 'tx', { deadline: Date.now() + 400 }), (error: unknown) => error instanceof BrokerError && error.type === 'COORDINATOR_NOT_AVAILABLE')
   })
 
   test('one cache per client: admin calls use the coordinator another caller found, and the one they find after a move', async () => {
     const { cluster, asked } = await counted()
     cluster.setCoordinator('g', 2)
     const k = client({ bootstrap: cluster.bootstrap, ...fast })
-    assert.equal(await k.coordinators.lookup('group', 'g'), 2)
+    assert.equal(await k[internal].coordinators.lookup('group', 'g'), 2)
     assert.equal((await k.admin.fetchOffsets(['g']))[0].error, undefined)
     assert.equal(asked.length, 1, 'the admin call asked no FindCoordinator of its own')
     // The coordinator moves: broker 2 answers NOT_COORDINATOR, the admin call finds broker 3, and so does everyone after it.
     cluster.setCoordinator('g', 3)
     assert.equal((await k.admin.fetchOffsets(['g']))[0].error, undefined)
     assert.equal(asked.length, 2)
-    assert.equal(await k.coordinators.lookup('group', 'g'), 3)
+    assert.equal(await k[internal].coordinators.lookup('group', 'g'), 3)
     assert.equal(asked.length, 2)
   })
 
@@ -161,8 +162,8 @@ describe('client.coordinators', () => {
     const k = client({ bootstrap: cluster.bootstrap, ...fast })
     const release = holdNextLookup(cluster)
     const controller = new AbortController()
-    const first = k.coordinators.lookup('group', 'g', { signal: controller.signal })
-    const second = k.coordinators.lookup('group', 'g')
+    const first = k[internal].coordinators.lookup('group', 'g', { signal: controller.signal })
+    const second = k[internal].coordinators.lookup('group', 'g')
     await waitFor('the FindCoordinator to reach the broker', () => asked.length >= 1)
     controller.abort(new Error('the first caller gave up'))
     await assert.rejects(first, (error: unknown) => error instanceof AbortedError && /the first caller gave up/.test(error.message))

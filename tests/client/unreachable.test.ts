@@ -13,6 +13,7 @@ import { Metadata } from '../../protocol/apis/metadata'
 import { closedPort } from '../support/ports'
 import { fast, fixtures } from './fake-support'
 import { waitFor } from '../support/wait'
+import { internal } from '../../client/internal'
 
 const made = fixtures()
 
@@ -95,7 +96,7 @@ describe('client.connect(): the readiness call', () => {
     const k = made.client({ bootstrap: c.bootstrap, ...fast })
     await k.connect({ timeoutMs: 5000 })
     assert.ok(k.metadata.brokers.every(b => b.nodeId >= 0), 'the cluster\'s brokers are known')
-    assert.ok(k.brokers.openConnectionCount > 0)
+    assert.ok(k[internal].brokers.openConnectionCount > 0)
   })
 
   test('rejects with a ConnectionError naming the brokers tried within timeoutMs', { timeout: 30_000 }, async () => {

@@ -12,12 +12,13 @@ import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import * as path from 'node:path'
 import { Client } from '../../index'
-import { Consumer } from '../../consumer/consumer'
+import { Consumer, recordMakerOption, type AssignOptions } from '../../consumer/consumer'
 import type { ConsumerBatch } from '../../consumer/cursor'
 import { FakeCluster } from '../../testing/index'
 import { KafkaMessageMaker, toKafkaMessages } from '../../kafkajs/consumer'
 import type { KafkaRecord } from '../../protocol/record-batch'
 import { outcomeWithin, waitFor } from '../support/wait'
+import { consumerInternals } from '../../consumer/consumer'
 
 
 
@@ -66,7 +67,7 @@ describe('consumer hand-out', { timeout: 60_000 }, () => {
     try {
       await waitFor('the first batch', () => sizes.length === 1)
       await produce(topic, later)
-      await waitFor('everything fetched into the buffer', () => consumer.cursor(topic, 0)?.fetchOffset === BigInt(1 + later))
+      await waitFor('everything fetched into the buffer', () => consumerInternals(consumer).cursor(topic, 0)?.fetchOffset === BigInt(1 + later))
       release()
       await waitFor('every record handed out', () => offsets.length === 1 + later)
     } finally {
@@ -99,7 +100,7 @@ describe('consumer hand-out', { timeout: 60_000 }, () => {
     })
     try {
       await waitFor(`every record to offset ${end}`, () => batches.length > 0 && batches[batches.length - 1][2] === end)
-      assert.equal(consumer.cursor(topic, 0)?.bufferedBytes, 0, 'bytes still counted as buffered')
+      assert.equal(consumerInternals(consumer).cursor(topic, 0)?.bufferedBytes, 0, 'bytes still counted as buffered')
     } finally {
       await consumer.close()
       await running
@@ -147,7 +148,7 @@ describe('consumer hand-out', { timeout: 60_000 }, () => {
   test('eachRecord: a seek inside the handler stops the batch at the next record, and reading goes on from the target', async () => {
     const topic = await topicWith(10)
     const consumer = Consumer.assigned(client, { assign: [{ topic, partition: 0, offset: 0n }], maxWaitMs: 10 })
-    await waitFor('all ten records in one buffered batch', () => (consumer.cursor(topic, 0)?.buffered.length ?? 0) > 0 && consumer.cursor(topic, 0)?.fetchOffset === 10n)
+    await waitFor('all ten records in one buffered batch', () => (consumerInternals(consumer).cursor(topic, 0)?.buffered.length ?? 0) > 0 && consumerInternals(consumer).cursor(topic, 0)?.fetchOffset === 10n)
     const seen: bigint[] = []
     const stale: boolean[] = []
     let seeked = false
@@ -176,9 +177,9 @@ describe('consumer hand-out', { timeout: 60_000 }, () => {
     await client.produceRaw({ topic, partition: 0, records: values(0, 10), compression: 'lz4' })
     await client.produceRaw({ topic, partition: 0, records: values(10, 5) })
     const read = async (recordMaker?: KafkaMessageMaker): Promise<{ records: unknown[], lag: bigint | undefined }> => {
-      const consumer = Consumer.assigned(client, { assign: [{ topic, partition: 0, offset: 4n }], maxWaitMs: 10, recordMaker })
+      const consumer = Consumer.assigned(client, { assign: [{ topic, partition: 0, offset: 4n }], maxWaitMs: 10, [recordMakerOption]: recordMaker } as AssignOptions)
       try {
-        await waitFor('both batches fetched', () => consumer.cursor(topic, 0)?.fetchOffset === 15n)
+        await waitFor('both batches fetched', () => consumerInternals(consumer).cursor(topic, 0)?.fetchOffset === 15n)
         const handed = await consumer.nextBatch()
         assert.ok(handed !== undefined)
         // Processed nothing yet: the lag counts from the batch's first record.
@@ -229,7 +230,7 @@ describe('consumer hand-out', { timeout: 60_000 }, () => {
   async function bufferedInTwos (): Promise<{ topic: string, consumer: Consumer }> {
     const topic = await topicWith(10)
     const consumer = Consumer.assigned(client, { assign: [{ topic, partition: 0, offset: 0n }], maxWaitMs: 10, maxBatchRecords: 2 })
-    await waitFor('everything fetched into the buffer', () => consumer.cursor(topic, 0)?.fetchOffset === 10n)
+    await waitFor('everything fetched into the buffer', () => consumerInternals(consumer).cursor(topic, 0)?.fetchOffset === 10n)
     return { topic, consumer }
   }
 

@@ -16,6 +16,7 @@ import { BrokerError, ProtocolError } from '../../protocol/errors'
 import { FakeClock, FakeCluster, withClock } from '../../testing/index'
 import { crc32c } from '../../protocol/crc32c'
 import { sleep, waitFor } from '../support/wait'
+import { consumerInternals } from '../../consumer/consumer'
 
 const cleanups: Array<() => Promise<void>> = []
 afterEach(async () => {
@@ -290,7 +291,7 @@ function retained (consumer: Consumer): { fetched: number, records: number, deco
   let records = 0
   let decoded = 0
   const buffers = new Set<ArrayBufferLike>()
-  for (const cursor of consumer.cursors) {
+  for (const cursor of consumerInternals(consumer).cursors) {
     for (const entry of cursor.buffered) {
       for (const scanned of entry.pending) {
         records += scanned.batch.recordCount
@@ -310,7 +311,7 @@ async function settle (consumer: Consumer): Promise<void> {
   // Then until fetching stopped: no partition in a Fetch (a source marks the next one's
   // partitions before it awaits anything, so between two Fetches none is seen unmarked).
   // A consumer that never stops fails the wait.
-  await waitFor('fetching to stop (the buffer full)', () => consumer.cursors.every(cursor => !cursor.inFetch))
+  await waitFor('fetching to stop (the buffer full)', () => consumerInternals(consumer).cursors.every(cursor => !cursor.inFetch))
 }
 
 describe('prefetch memory is bounded by what memory holds: fetched bytes until a batch is handed out, decoded records only from then on', { timeout: 60_000 }, () => {
@@ -327,7 +328,7 @@ describe('prefetch memory is bounded by what memory holds: fetched bytes until a
     const held = retained(consumer)
     assert.ok(held.records > 0 && held.decoded === 0, `${held.records} records buffered, ${held.decoded} of them decoded`)
     assert.ok(held.buffers <= 4 * MiB, `buffered batches keep ${(held.buffers / MiB).toFixed(1)} MiB of answers with maxBufferedBytes 4 MiB`)
-    assert.ok(consumer.cursors[0].account.bytes <= 4 * MiB, `the account holds ${consumer.cursors[0].account.bytes} bytes`)
+    assert.ok(consumerInternals(consumer).cursors[0].account.bytes <= 4 * MiB, `the account holds ${consumerInternals(consumer).cursors[0].account.bytes} bytes`)
     const handed = await consumer.nextBatch()
     assert.ok(handed !== undefined && handed.batch.records.length > 0 && handed.batch.records.every(r => r.value?.equals(value) === true))
     handed.finish()
@@ -340,7 +341,7 @@ describe('prefetch memory is bounded by what memory holds: fetched bytes until a
     const consumer = Consumer.assigned(client, { assign: [{ topic: 't', partition: 0, offset: 0n }], maxWaitMs: 50, maxBufferedBytes: 8 * MiB, maxPartitionBytes: 64 * MiB, maxBatchRecords: 1 })
     cleanups.push(async () => await consumer.close())
     await settle(consumer)
-    assert.deepEqual(consumer.cursors[0].buffered.map(e => e.pending.length), consumer.cursors[0].buffered.map(() => 1), 'record batches per buffered batch')
+    assert.deepEqual(consumerInternals(consumer).cursors[0].buffered.map(e => e.pending.length), consumerInternals(consumer).cursors[0].buffered.map(() => 1), 'record batches per buffered batch')
     assert.ok(fetchPositions(cluster).some(([offset]) => offset === 1n), 'a Fetch from offset 1')
     // Handing out moves on, batch by batch.
     const offsets: bigint[] = []
@@ -432,12 +433,12 @@ describe('prefetch memory is bounded by what memory holds: fetched bytes until a
     const errors: FetchErrorEvent[] = []
     consumer.on('fetchError', (event: FetchErrorEvent) => errors.push(event))
     let most = 0
-    consumer.on('fetch', () => { most = Math.max(most, consumer.cursors[0].account.bytes) })
+    consumer.on('fetch', () => { most = Math.max(most, consumerInternals(consumer).cursors[0].account.bytes) })
     let fetchedBytes = 0
     cluster.intercept(Fetch, () => ({ modify: (r: FetchResponse) => { for (const t of r.responses) for (const p of t.partitions) fetchedBytes += p.records?.length ?? 0; return r } }))
     // Stalled first: fetching stops at the bound.
     await settle(consumer)
-    const stalled = consumer.cursors[0].account.bytes
+    const stalled = consumerInternals(consumer).cursors[0].account.bytes
     // Then slow: a batch every 5 ms, until every record was read, in order per partition.
     const next = [0, 0]
     while (next[0] + next[1] < 40_000) {

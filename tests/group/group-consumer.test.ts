@@ -25,6 +25,7 @@ import type { CommitLogEntry, GroupMemberInfo } from '../../testing/index'
 import { Client } from '../../index'
 import { gate, joinBareConsumerMember, protocols, withHarness, type Harness, type Member, type Protocol } from './support'
 import { eventLoopTurns, waitFor, sleep } from '../support/wait'
+import { groupConsumerInternals } from '../../group/group-consumer'
 
 /** The rows of `partition` in these commit-log entries, each with its entry. */
 function commitsOf (entries: CommitLogEntry[], partition: number): Array<{ entry: CommitLogEntry, offset: bigint, accepted: boolean }> {
@@ -332,6 +333,19 @@ for (const protocol of protocols) {
       })
     }
 
+    test('a refused commit carries Kafka\'s code and name, so a caller decides on the code (not the reason text)', async () => {
+      await withHarness({ partitions: 1, records: 5 }, async h => {
+        const a = await h.member('a', protocol)
+        a.run(h)
+        await waitFor('A processing the partition', () => a.processedUpTo(0) === 5n)
+        h.cluster.intercept(OffsetCommit, () => ({ error: 25 }), { times: 1 }) // UNKNOWN_MEMBER_ID
+        const refused = await a.consumer.commitOffsets([{ topic: h.topic, partition: 0, offset: 3n }])
+        assert.equal(refused.length, 1, `refused: ${JSON.stringify(refused, (_k, v) => typeof v === 'bigint' ? String(v) : v)}`)
+        assert.equal(refused[0].code, 25)
+        assert.equal(refused[0].type, 'UNKNOWN_MEMBER_ID')
+      })
+    })
+
     // ------------------------------------------------------------------ close
 
     test('close() ends within the rebalance timeout while the coordinator refuses every commit, and reports what it did not commit', async () => {
@@ -529,7 +543,7 @@ describe('GroupConsumer (consumer protocol): reconciliation while the coordinato
           slowOnAssigned.release()
           await waitFor('A processing both partitions', () => a.processedUpTo(0) === 5n && a.processedUpTo(1) === 5n)
           const epochNow = h.cluster.groupMembers(h.groupId).find(m => m.memberId !== 'bare')!.memberEpoch
-          await waitFor(`both partitions stamped with epoch ${String(epochNow)}`, () => a.consumer.cursors.every(c => c.ownership.generation === epochNow))
+          await waitFor(`both partitions stamped with epoch ${String(epochNow)}`, () => groupConsumerInternals(a.consumer).cursors.every(c => c.ownership.generation === epochNow))
           if (delivery === 'at-least-once') {
             const refused = await a.consumer.commit()
             assert.deepEqual(refused.map(r => `p${r.partition}: ${r.reason}`), [])

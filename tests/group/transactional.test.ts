@@ -21,6 +21,7 @@ import { Produce } from '../../protocol/apis/produce'
 import { FakeCluster } from '../../testing/index'
 import { gate, protocols } from './support'
 import { waitFor, sleep } from '../support/wait'
+import { groupConsumerInternals } from '../../group/group-consumer'
 
 const IN = 'in'
 const OUT = 'out'
@@ -144,7 +145,7 @@ for (const protocol of protocols) {
           await transform(batch, tx)
           if (!heldOnce) {
             heldOnce = true
-            heldOwnership = consumer.cursor(batch.topic, batch.partition)!.ownership
+            heldOwnership = groupConsumerInternals(consumer).cursor(batch.topic, batch.partition)!.ownership
             await held.promise
           }
         }
@@ -171,7 +172,7 @@ for (const protocol of protocols) {
       // and the answer says the offsets were taken — only the client's own check stops the commit.
       cluster.intercept(TxnOffsetCommit, async ({ request }) => {
         const t = request.topics[0]
-        lostOwnership = consumer.cursor(IN, t.partitions[0].partitionIndex)?.ownership
+        lostOwnership = groupConsumerInternals(consumer).cursor(IN, t.partitions[0].partitionIndex)?.ownership
         cluster.fenceMember('eos', request.memberId ?? '')
         await waitFor('the member to lose the partition', () => lostOwnership?.released === true, { timeoutMs: 10_000 })
         return { respond: { throttleTimeMs: 0, topics: request.topics.map(x => ({ name: x.name ?? '', topicId: x.topicId ?? '00000000-0000-0000-0000-000000000000', partitions: x.partitions.map(p => ({ partitionIndex: p.partitionIndex, errorCode: 0 })) })) } }
@@ -332,8 +333,8 @@ test('runTransactional waits for a classic rebalance held open: no batch handed 
   const aborted: TransactionAbortedEvent[] = []
   consumer.on('transactionAborted', event => { if (holding) aborted.push(event) })
   // Counts what the loop is handed while the rebalance is held open.
-  const nextBatch = consumer.nextBatch.bind(consumer)
-  consumer.nextBatch = async signal => {
+  const nextBatch = groupConsumerInternals(consumer).nextBatch
+  groupConsumerInternals(consumer).nextBatch = async signal => {
     const handed = await nextBatch(signal)
     if (handed !== undefined && holding) handedDuringHold++
     return handed
@@ -431,7 +432,7 @@ describe('runTransactional through KIP-848 epoch bumps', () => {
         await transform(batch, tx)
         // Partition 1 is the one a second member takes (the fake's uniform assignor).
         if (heldOwnership === undefined && batch.partition === 1) {
-          heldOwnership = consumer.cursor(batch.topic, batch.partition)!.ownership
+          heldOwnership = groupConsumerInternals(consumer).cursor(batch.topic, batch.partition)!.ownership
           await held.promise
         }
       }

@@ -23,6 +23,7 @@ import type { CompressionCodec } from '../../protocol/compression'
 import * as fs from 'node:fs'
 import { sharedBootstrap, startCluster, type KafkaCluster, type KafkaNode } from '../broker/kafka'
 import { requireJavaOrSkip } from './support'
+import { internal } from '../../client/internal'
 
 const bootstrap = sharedBootstrap()
 const skip = bootstrap === undefined ? 'no broker: set KAFKA_BOOTSTRAP or run through `npm test`' : false
@@ -48,7 +49,7 @@ describe('low-level API against a real broker', { skip }, () => {
 
   test('ApiVersions: the broker speaks every API kafkats implements, and overlaps our range', async () => {
     const nodeId = client.metadata.brokers[0].nodeId
-    const connection = await client.connection(nodeId, 'admin')
+    const connection = await client[internal].connection(nodeId, 'admin')
     for (const api of allApis) {
       const range = connection.brokerVersions(api.key)
       assert.ok(range !== undefined, `broker does not list ${api.name}`)
@@ -388,7 +389,7 @@ describe('low-level API against a real broker', { skip }, () => {
     for (const api of allApis as Array<AnyApi>) {
       const sample = table[api.name]
       assert.ok(sample !== undefined, `no sample request for ${api.name}: add one to this test`)
-      const connection = await Connection.connect({ host: client.brokers.broker(nodeId)!.host, port: client.brokers.broker(nodeId)!.port, clientId: 'kafkats-versions' })
+      const connection = await Connection.connect({ host: client[internal].brokers.broker(nodeId)!.host, port: client[internal].brokers.broker(nodeId)!.port, clientId: 'kafkats-versions' })
       try {
         const range = connection.brokerVersions(api.key)!
         const lowest = Math.max(api.minVersion, range.minVersion)

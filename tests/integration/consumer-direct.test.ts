@@ -11,6 +11,7 @@ import { sharedBootstrap, startCluster, type KafkaCluster } from '../broker/kafk
 import { requireJavaOrSkip, uniqueName } from './support'
 import { compileJavaTool, contiguousFrom, mustTakeBatch, offsetsOf, openSockets, takeBatch, valuesOf, writeTransactionally, type WrittenRecord } from './consumer-support'
 import { waitFor, sleep } from '../support/wait'
+import { consumerInternals } from '../../consumer/consumer'
 
 const bootstrap = sharedBootstrap()
 const skip = bootstrap === undefined ? 'no broker: set KAFKA_BOOTSTRAP or run through `npm test`' : false
@@ -81,7 +82,7 @@ describe('direct consumption against a real broker', { skip, timeout: 300_000 },
     await produce(topic, 0, 20, 5) // offsets 0–99
     // A small per-partition limit: each fetch brings a batch or two, and more are prefetched while one is processed.
     const consumer = assigned({ assign: [{ topic, partition: 0, offset: 0n }], maxPartitionBytes: 300 })
-    const cursor = consumer.cursor(topic, 0)!
+    const cursor = consumerInternals(consumer).cursor(topic, 0)!
 
     const first = await mustTakeBatch(consumer)
     assert.ok(contiguousFrom(first.batch.records, 0n), `first batch starts at ${String(first.batch.records[0]?.offset)}`)
@@ -157,7 +158,7 @@ describe('direct consumption against a real broker', { skip, timeout: 300_000 },
     const expectedStart = [17n, 0n, 20n, 12n, 5n, 19n]
     const consumer = assigned({ assign: starts.map((offset, partition) => ({ topic, partition, offset })) })
     // 'latest' resolved to 20: what is written after that is read.
-    await waitFor("partition 2's start offset", () => consumer.cursor(topic, 2)?.fetchOffset !== undefined)
+    await waitFor("partition 2's start offset", () => consumerInternals(consumer).cursor(topic, 2)?.fetchOffset !== undefined)
     await produce(topic, 2, 1, 5) // offsets 20–24 on partition 2
 
     const got = new Map<number, KafkaRecord[]>()
@@ -241,11 +242,11 @@ describe('direct consumption against a real broker', { skip, timeout: 300_000 },
     assert.equal(count(1), 0)
     // assigned() starts the first fetch at once, so pause() right after it can come too late
     // for that one (its records stay buffered, not handed out); nothing after it is fetched.
-    assert.ok(consumer.cursor(topic, 1)!.fetchOffset! <= 5n, `partition 1 fetched up to ${String(consumer.cursor(topic, 1)!.fetchOffset)} while paused`)
+    assert.ok(consumerInternals(consumer).cursor(topic, 1)!.fetchOffset! <= 5n, `partition 1 fetched up to ${String(consumerInternals(consumer).cursor(topic, 1)!.fetchOffset)} while paused`)
 
     // Pause partition 2 with data already fetched: the buffered batch is held back too.
     await produce(topic, 2, 1, 5) // 10–14 on partition 2
-    await waitFor('a buffered batch of partition 2', () => consumer.cursor(topic, 2)!.buffered.length > 0)
+    await waitFor('a buffered batch of partition 2', () => consumerInternals(consumer).cursor(topic, 2)!.buffered.length > 0)
     consumer.pause([{ topic, partition: 2 }])
     consumer.resume([{ topic, partition: 1 }])
     await drain(() => count(1) === 10, 'partition 1 after resume')
@@ -276,7 +277,7 @@ describe('direct consumption against a real broker', { skip, timeout: 300_000 },
     }
     const plain = assigned({ assign: [{ topic, partition: 0, offset: 0n }], isolation: 'read_committed' })
     assert.equal(await takeBatch(plain, 1500), undefined, 'without the option nothing is handed out')
-    assert.equal(plain.cursor(topic, 0)!.fetchOffset, 2n, 'the position moved past the marker all the same')
+    assert.equal(consumerInternals(plain).cursor(topic, 0)!.fetchOffset, 2n, 'the position moved past the marker all the same')
     await plain.close()
     const consumer = assigned({ assign: [{ topic, partition: 0, offset: 0n }], isolation: 'read_committed', emptyBatches: true })
     const handed = await mustTakeBatch(consumer)
@@ -320,7 +321,7 @@ describe('direct consumption against a real broker', { skip, timeout: 300_000 },
     /** Reads a partition from 0 until the consumer's position reaches `end`; fails on anything after it. */
     async function readToEnd (consumer: Consumer, topic: string, end: bigint): Promise<KafkaRecord[]> {
       const records: KafkaRecord[] = []
-      const cursor = consumer.cursor(topic, 0)!
+      const cursor = consumerInternals(consumer).cursor(topic, 0)!
       await waitFor(`the consumer to reach offset ${end}`, async () => {
         const handed = await takeBatch(consumer, 200)
         if (handed !== undefined) {
@@ -385,7 +386,7 @@ describe('direct consumption against a real broker', { skip, timeout: 300_000 },
           more?.finish()
           assert.equal(more, undefined, `read_committed handed out ${more === undefined ? '' : valuesOf(more.batch.records).join(',')} past the LSO`)
           assert.deepEqual(valuesOf(seen), visible)
-          assert.ok(open.cursor(topic, 0)!.fetchOffset! <= lastStableWhileOpen)
+          assert.ok(consumerInternals(open).cursor(topic, 0)!.fetchOffset! <= lastStableWhileOpen)
         }
       })
       assert.ok(lastStableWhileOpen >= 0n, 'the hold step ran')
@@ -497,7 +498,7 @@ describe('truncation detection (KIP-320) after an unclean leader change on a thr
       await waitFor('the ISR to shrink to [1]', async () => (await partitionState(topic))?.isr.join() === '1', { timeoutMs: 60_000, intervalMs: 200 })
       for (let i = 0; i < 5; i++) await client.produceRaw({ topic, partition: 0, records: [{ value: Buffer.from(`lost-${i}`) }], acks: 1 })
       assert.ok(await readUntil(15, 30_000), `read ${records.length} of the first 15 records`)
-      const cursor = consumer.cursor(topic, 0)!
+      const cursor = consumerInternals(consumer).cursor(topic, 0)!
       assert.equal(cursor.fetchOffset, 15n)
       const epochBefore = cursor.lastFetchedEpoch
       assert.ok(epochBefore >= 0, `last fetched epoch ${epochBefore}`)
@@ -564,7 +565,7 @@ describe('truncation detection (KIP-320) after an unclean leader change on a thr
       read.push(...handed.batch.records)
       handed.finish()
     }
-    const leaderEpoch = reader.cursor(topic, 0)!.lastFetchedEpoch
+    const leaderEpoch = consumerInternals(reader).cursor(topic, 0)!.lastFetchedEpoch
     await reader.close()
     assert.equal(read.length, 15)
     assert.ok(leaderEpoch >= 0, `epoch ${leaderEpoch}`)

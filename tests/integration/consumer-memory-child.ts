@@ -9,6 +9,7 @@
 import { Client } from '../../index'
 import { Consumer } from '../../consumer/consumer'
 import { sleep } from '../support/wait'
+import { consumerInternals } from '../../consumer/consumer'
 
 const [bootstrap, topic, maxBufferedBytes, partitions, msPerBatch] = process.argv.slice(2)
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {})
@@ -27,7 +28,7 @@ async function main (): Promise<void> {
   let bufferedAtMost = 0
   let fetchErrors = 0
   consumer.on('fetchError', () => { fetchErrors++ })
-  consumer.on('fetch', () => { bufferedAtMost = Math.max(bufferedAtMost, consumer.cursors[0]?.account.bytes ?? 0) })
+  consumer.on('fetch', () => { bufferedAtMost = Math.max(bufferedAtMost, consumerInternals(consumer).cursors[0]?.account.bytes ?? 0) })
   let records = -1
   let heapAtMost = before.heapUsed
   if (msPerBatch === undefined) {
@@ -35,7 +36,7 @@ async function main (): Promise<void> {
     for (let i = 0; i < 40; i++) {
       await sleep(250)
       // Buffered batches are decoded when handed out: count the records their headers claim.
-      const now = consumer.cursors.reduce((n, c) => n + c.buffered.reduce((m, e) => m + e.pending.reduce((k, p) => k + p.batch.recordCount, 0), 0), 0)
+      const now = consumerInternals(consumer).cursors.reduce((n, c) => n + c.buffered.reduce((m, e) => m + e.pending.reduce((k, p) => k + p.batch.recordCount, 0), 0), 0)
       if (now === records && now > 0) break
       records = now
     }

@@ -9,6 +9,8 @@ import { runTransactional } from '../../group/transactional'
 import { Producer } from '../../producer/producer'
 import type { MemberConfig } from './group-chaos-support'
 import { errorText, logEvent as log, readMemberConfig, reportCrashes } from './member-process'
+import { internal } from '../../client/internal'
+import { groupConsumerInternals } from '../../group/group-consumer'
 
 const config = readMemberConfig<MemberConfig & { outputTopic: string, transactionTimeoutMs: number }>('tests/integration/transactions-three-nodes.test.ts')
 reportCrashes()
@@ -52,8 +54,8 @@ function snapshot (): Record<string, unknown> {
     sinceCommitMs: now - lastCommitAt,
     member: consumerRef?.groupMetadata(),
     transaction: producerRef?.transactionState,
-    producer: producerRef?.debugState(),
-    cursors: consumerRef?.cursors.map(c => ({
+    producer: producerRef?.[internal].debugState(),
+    cursors: (consumerRef === undefined ? undefined : groupConsumerInternals(consumerRef))?.cursors.map(c => ({
       p: c.partition,
       fetch: c.fetchOffset?.toString() ?? String(c.resetTo),
       buffered: c.buffered.length,
@@ -65,14 +67,14 @@ function snapshot (): Record<string, unknown> {
       epoch: c.ownership.generation,
       retryInMs: c.retryAt > now ? c.retryAt - now : undefined
     })),
-    requests: client.brokers.inFlightRequests().filter(r => r.ageMs > 1000)
+    requests: client[internal].brokers.inFlightRequests().filter(r => r.ageMs > 1000)
   }
 }
 const STUCK_MS = 20_000
 let lastStuckAt = 0
 setInterval(() => {
   const now = Date.now()
-  const held = consumerRef?.cursors.filter(c => !c.ownership.released) ?? []
+  const held = (consumerRef === undefined ? undefined : groupConsumerInternals(consumerRef))?.cursors.filter(c => !c.ownership.released) ?? []
   // Work left: a held partition with records not read yet, buffered or out.
   const behind = held.some(c => c.buffered.length > 0 || c.processing !== undefined || c.fetchOffset === undefined || c.fetchOffset < c.highWatermark || c.highWatermark < 0n)
   const stuck = (now - phaseSince > STUCK_MS && phase !== 'nextBatch') || (behind && now - lastCommitAt > STUCK_MS)
@@ -99,8 +101,8 @@ async function main (): Promise<void> {
   track(consumer, 'nextBatch')
   consumer.on('transactionAborted', () => { aborted++ })
   consumer.on('lost', ({ reason }: { reason: string }) => log('lost', { reason }))
-  consumer.on('assigned', () => log('assigned', { held: consumer.cursors.filter(c => !c.ownership.released).map(c => c.partition) }))
-  setInterval(() => log('status', { committed, aborted, producers, phase, phaseMs: Date.now() - phaseSince, held: consumer.cursors.filter(c => !c.ownership.released).map(c => c.partition) }), 2000).unref()
+  consumer.on('assigned', () => log('assigned', { held: groupConsumerInternals(consumer).cursors.filter(c => !c.ownership.released).map(c => c.partition) }))
+  setInterval(() => log('status', { committed, aborted, producers, phase, phaseMs: Date.now() - phaseSince, held: groupConsumerInternals(consumer).cursors.filter(c => !c.ownership.released).map(c => c.partition) }), 2000).unref()
   process.once('SIGTERM', () => { void consumer.close().then(async () => { await client.close(); process.exit(0) }) })
   log('started', { pid: process.pid })
   for (;;) {

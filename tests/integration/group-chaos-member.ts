@@ -17,6 +17,7 @@ import { seededRandom } from './chaos-support'
 import type { MemberConfig } from './group-chaos-support'
 import { errorText, logEvent as log, readMemberConfig, reportCrashes } from './member-process'
 import { sleep } from '../support/wait'
+import { groupConsumerInternals } from '../../group/group-consumer'
 
 const config = readMemberConfig<MemberConfig>('tests/integration/group-chaos.test.ts')
 reportCrashes()
@@ -76,7 +77,7 @@ function traceGroupRequests (traced: Client): void {
 }
 
 /** Partitions held now: cursors whose ownership is not released (a released one may linger until removed). */
-const held = (): number[] => (consumer?.cursors ?? []).filter(c => !c.ownership.released).map(c => c.partition).sort((a, b) => a - b)
+const held = (): number[] => ((consumer === undefined ? undefined : groupConsumerInternals(consumer))?.cursors ?? []).filter(c => !c.ownership.released).map(c => c.partition).sort((a, b) => a - b)
 
 process.once('SIGTERM', () => {
   closing = true

@@ -21,6 +21,7 @@ import { OutcomeUnknownError } from '../../producer/errors'
 import type { RecordMetadata } from '../../producer/batch'
 import { startCluster, type KafkaCluster } from '../broker/kafka'
 import { requireJavaOrSkip } from './support'
+import { internal } from '../../client/internal'
 
 const skip = requireJavaOrSkip()
 
@@ -166,7 +167,7 @@ describe('idempotent producer through ambiguous errors on a real cluster', { ski
       const acked = sent.filter(s => s.result !== undefined).length
       const failed = sent.filter(s => s.error !== undefined)
       console.log(`  … ${sent.length} sent, ${acked} acknowledged, ${failed.length} failed${failed.length > 0 ? ` (${failed[0].error!.message})` : ''}, leader ${client.metadata.partition(topic, 0)?.leaderId}, ambiguous ${connectionDeaths.length}`)
-      if (stop && acked + failed.length < sent.length) console.log(JSON.stringify(producer.debugState()))
+      if (stop && acked + failed.length < sent.length) console.log(JSON.stringify(producer[internal].debugState()))
     }, 2000)
     const sent: Sent[] = []
     const pending: Array<Promise<void>> = []

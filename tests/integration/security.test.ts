@@ -13,6 +13,7 @@ import { AuthenticationError, BrokerError, Client, GroupConsumer, KafkaTsError, 
 import { startCluster, type KafkaCluster, type SecuredListeners } from '../broker/kafka'
 import { requireJavaOrSkip, uniqueName } from './support'
 import { waitFor } from '../support/wait'
+import { internal } from '../../client/internal'
 
 const skip = requireJavaOrSkip()
 const REAUTH_MS = 3000
@@ -161,7 +162,7 @@ describe('security against a secured broker', { skip }, () => {
     const producer = client.producer({ lingerMs: 2 })
     await producer.send({ topic, value: 'first' })
     const nodeId = client.metadata.partition(topic, 0)!.leaderId
-    const produceConnection = await client.connection(nodeId, 'produce')
+    const produceConnection = await client[internal].connection(nodeId, 'produce')
     const consumer = new GroupConsumer(client, { groupId: uniqueName('g-reauth'), topics: [topic], fromBeginning: true })
     const received: string[] = []
     const run = consumer.run({ eachBatch: batch => { for (const r of batch.records) received.push(r.value!.toString()) } })
@@ -181,7 +182,7 @@ describe('security against a secured broker', { skip }, () => {
       await producer.close()
     }
     assert.deepEqual(received, sent, 'every record, in order, exactly once')
-    assert.equal(await client.connection(nodeId, 'produce'), produceConnection, 'the produce connection was kept (re-authenticated, not re-made)')
+    assert.equal(await client[internal].connection(nodeId, 'produce'), produceConnection, 'the produce connection was kept (re-authenticated, not re-made)')
     assert.ok(!produceConnection.isClosed)
     assert.ok(tokens - tokensBefore >= 2, `the token provider was asked again for each re-authentication (asked ${tokens - tokensBefore} times)`)
   })

@@ -2,6 +2,7 @@
 import { Consumer, type Client, type KafkaRecord } from '../../index'
 import { takeBatch } from './consumer-support'
 import { waitFor } from '../support/wait'
+import { consumerInternals } from '../../consumer/consumer'
 
 /** Every value a kafkats read_committed consumer returns from offset 0 up to the partition's end now. */
 export async function readCommitted (client: Client, topic: string, partition: number): Promise<string[]> {
@@ -9,7 +10,7 @@ export async function readCommitted (client: Client, topic: string, partition: n
   const consumer = Consumer.assigned(client, { assign: [{ topic, partition, offset: 0n }], isolation: 'read_committed', maxWaitMs: 100 })
   const records: KafkaRecord[] = []
   try {
-    const cursor = consumer.cursor(topic, partition)!
+    const cursor = consumerInternals(consumer).cursor(topic, partition)!
     await waitFor(`read_committed to reach offset ${end} of ${topic}-${partition}`, async () => {
       const handed = await takeBatch(consumer, 300)
       if (handed !== undefined) {

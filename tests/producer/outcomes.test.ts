@@ -36,8 +36,8 @@ describe('producer outcomes: what an answer means', () => {
 
   test('a request without a response', () => {
     const died = new ConnectionError('broker 1', 'closed', { written: true })
-    const refused = new KafkaTsError('SOMETHING', 'not retriable')
-    const retriable = new KafkaTsError('SOMETHING', 'retriable', { retriable: true })
+    const refused = new KafkaTsError('INVALID_CONFIG', 'not retriable')
+    const retriable = new KafkaTsError('INVALID_CONFIG', 'retriable', { retriable: true })
     // Written: may be in the log, whatever the error.
     assert.equal(meaningOfFailure(died, true, false), 'ambiguous')
     assert.equal(meaningOfFailure(refused, true, false), 'ambiguous')

@@ -102,7 +102,7 @@ export async function updateFeatures (router: Router, updates: FeatureUpdate[], 
     if (u.upgradeType !== undefined) checkOneOf('updateFeatures', 'upgradeType', u.upgradeType, Object.keys(UPGRADE_TYPES))
   }
   const response = await router.any(UpdateFeatures, {
-    timeoutMs: Math.max(1, deadline - Date.now()),
+    timeoutMs: router.timeLeft(deadline),
     featureUpdates: updates.map(u => ({ feature: u.feature, maxVersionLevel: u.maxVersionLevel, upgradeType: UPGRADE_TYPES[u.upgradeType ?? 'upgrade'], allowDowngrade: u.upgradeType !== undefined && u.upgradeType !== 'upgrade' })),
     validateOnly: options.validateOnly ?? false
   }, deadline, options.signal)

@@ -123,7 +123,7 @@ export async function describeGroups (router: Router, groupIds: string[], option
     for (const id of pending) byNode.set(coordinators.get(id)!, [...(byNode.get(coordinators.get(id)!) ?? []), id])
     const moved: string[] = []
     await Promise.all([...byNode].map(async ([nodeId, ids]) => {
-      const call: DescribeCall = { nodeId, signal: options.signal, timeoutMs: Math.max(1, deadline - Date.now()), includeAuthorizedOperations }
+      const call: DescribeCall = { nodeId, signal: options.signal, timeoutMs: router.timeLeft(deadline), includeAuthorizedOperations }
       const take = (described: Map<string, Described>): string[] => {
         const left: string[] = []
         for (const [id, d] of described) {
@@ -298,7 +298,7 @@ export async function removeMembers (router: Router, groupId: string, options: A
   checkString('removeMembers', 'groupId', groupId)
   let members = options.members?.map(m => 'instanceId' in m ? { memberId: '', groupInstanceId: m.instanceId } : { memberId: m.memberId, groupInstanceId: null })
   if (members === undefined) {
-    const [group] = await describeGroups(router, [groupId], { signal: options.signal, timeoutMs: Math.max(1, deadline - Date.now()) })
+    const [group] = await describeGroups(router, [groupId], { signal: options.signal, timeoutMs: router.timeLeft(deadline) })
     if (group.error !== undefined) throw group.error
     members = group.members.map(m => m.instanceId !== null ? { memberId: '', groupInstanceId: m.instanceId } : { memberId: m.memberId, groupInstanceId: null })
   }

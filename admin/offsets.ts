@@ -56,8 +56,8 @@ export async function listOffsets (router: Router, partitions: Array<TopicPartit
       replicaId: -1,
       isolationLevel: options.isolation === 'read_committed' ? 1 : 0,
       topics: [...byTopic(group)].map(([name, ps]) => ({ name, partitions: ps.map(p => ({ partitionIndex: p.partition, currentLeaderEpoch: metadata.partition(name, p.partition)?.leaderEpoch ?? -1, timestamp: p.timestamp })) })),
-      timeoutMs: Math.max(1, deadline - Date.now())
-    }, { nodeId: leader, signal: options.signal, timeoutMs: Math.max(1, deadline - Date.now()) })
+      timeoutMs: router.timeLeft(deadline)
+    }, { nodeId: leader, signal: options.signal, timeoutMs: router.timeLeft(deadline) })
     return partitionCodes(response.topics, (key, topic, p) => {
       results.set(key, { topic, partition: p.partitionIndex, offset: p.offset, timestamp: p.timestamp, leaderEpoch: p.leaderEpoch })
     })
@@ -124,7 +124,7 @@ export async function fetchOffsets (router: Router, groups: GroupOffsetsQuery[],
           })),
           requireStable: options.requireStable ?? false
         }
-      }, { nodeId, signal: options.signal, timeoutMs: Math.max(1, deadline - Date.now()) })
+      }, { nodeId, signal: options.signal, timeoutMs: router.timeLeft(deadline) })
       const groupsAnswered = response.groups.length > 0
         ? response.groups
         : [{ groupId: qs[0].groupId, errorCode: response.errorCode, topics: response.topics.map(t => ({ name: t.name, topicId: ZERO_UUID, partitions: t.partitions })) }]
@@ -189,7 +189,7 @@ const INACTIVE_STATES = new Set(['empty', 'dead'])
 
 /** Refuses (NON_EMPTY_GROUP) a group with active members: its offsets can only be set while it is inactive. */
 async function checkInactive (router: Router, groupId: string, what: string, deadline: number, signal: AbortSignal | undefined): Promise<void> {
-  const [group] = await describeGroups(router, [groupId], { signal, timeoutMs: Math.max(1, deadline - Date.now()) }, 'consumer groups')
+  const [group] = await describeGroups(router, [groupId], { signal, timeoutMs: router.timeLeft(deadline) }, 'consumer groups')
   // A group no coordinator knows has no members: its offsets can be set (that creates it).
   if (group.error !== undefined || INACTIVE_STATES.has(group.state.toLowerCase())) return
   throw new BrokerError(ErrorCode.NON_EMPTY_GROUP, `${what} of group "${groupId}": the group is ${group.state} with ${group.members.length} member(s), and offsets can only be reset if the group is inactive; stop its consumers and try again`)
@@ -243,7 +243,7 @@ export async function resetGroupOffsets (router: Router, groupId: string, to: Re
   const deadline = router.deadline('resetGroupOffsets', options, ['topics', 'partitions', 'dryRun'])
   checkString('resetGroupOffsets', 'groupId', groupId)
   if (options.dryRun !== true) await checkInactive(router, groupId, 'Resetting the offsets', deadline, options.signal)
-  const call = { signal: options.signal, timeoutMs: Math.max(1, deadline - Date.now()) }
+  const call = { signal: options.signal, timeoutMs: router.timeLeft(deadline) }
   let partitions: TopicPartitionKey[]
   if (options.partitions !== undefined) {
     checkPartitions('resetGroupOffsets', options.partitions)
@@ -338,7 +338,7 @@ export interface PartitionLag extends TopicPartitionKey {
 export async function lag (router: Router, groupId: string, options: AdminCallOptions & { isolation?: Isolation } = {}): Promise<PartitionLag[]> {
   const deadline = router.deadline('lag', options, ['isolation'])
   checkString('lag', 'groupId', groupId)
-  const call = { signal: options.signal, timeoutMs: Math.max(1, deadline - Date.now()) }
+  const call = { signal: options.signal, timeoutMs: router.timeLeft(deadline) }
   const [[group], [description]] = await Promise.all([fetchOffsets(router, [groupId], call), describeGroups(router, [groupId], call, 'consumer groups')])
   if (group.error !== undefined) throw group.error
   const committed = new Map(group.offsets.filter(o => o.offset >= 0n || o.error !== undefined).map(o => [tpKey(o.topic, o.partition), o]))
@@ -353,7 +353,7 @@ export async function lag (router: Router, groupId: string, options: AdminCallOp
     for (const p of metadata.topic(topic)?.partitions ?? []) partitions.set(tpKey(topic, p.partition), { topic, partition: p.partition })
   }
   const all = [...partitions.values()].sort((a, b) => a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition)
-  const listed = async (spec: 'earliest' | 'latest'): Promise<ListedOffset[]> => await listOffsets(router, all.map(p => ({ ...p, spec })), { ...call, timeoutMs: Math.max(1, deadline - Date.now()), isolation: options.isolation })
+  const listed = async (spec: 'earliest' | 'latest'): Promise<ListedOffset[]> => await listOffsets(router, all.map(p => ({ ...p, spec })), { ...call, timeoutMs: router.timeLeft(deadline), isolation: options.isolation })
   const [starts, ends] = await Promise.all([listed('earliest'), listed('latest')])
   return all.map((p, i) => {
     const commit = committed.get(tpKey(p.topic, p.partition))

@@ -22,7 +22,7 @@ export interface DeletedRecords extends TopicPartitionKey {
 export async function deleteRecords (router: Router, partitions: RecordsToDelete[], options: AdminCallOptions = {}): Promise<DeletedRecords[]> {
   const deadline = router.deadline('deleteRecords', options)
   checkPartitions('deleteRecords', partitions)
-  const call = { signal: options.signal, timeoutMs: Math.max(1, deadline - Date.now()) }
+  const call = { signal: options.signal, timeoutMs: router.timeLeft(deadline) }
   const byTime = partitions.filter(p => typeof p.before === 'object')
   const resolved = new Map<string, bigint>()
   const failed = new Map<string, BrokerError>()
@@ -49,8 +49,8 @@ export async function deleteRecords (router: Router, partitions: RecordsToDelete
   const codes = await router.leaders(items, deadline, options.signal, async (leader, group) => {
     const response = await router.client.request(DeleteRecords, {
       topics: [...byTopic(group)].map(([name, ps]) => ({ name, partitions: ps.map(p => ({ partitionIndex: p.partition, offset: p.offset })) })),
-      timeoutMs: Math.max(1, deadline - Date.now())
-    }, { nodeId: leader, signal: options.signal, timeoutMs: Math.max(1, deadline - Date.now()) })
+      timeoutMs: router.timeLeft(deadline)
+    }, { nodeId: leader, signal: options.signal, timeoutMs: router.timeLeft(deadline) })
     return partitionCodes(response.topics, (key, _topic, p) => { lowWatermarks.set(key, p.lowWatermark) })
   })
   return partitions.map(p => {

@@ -11,7 +11,8 @@
  * - each partition's leader (listOffsets, deleteRecords, describeProducers): partitions
  *   whose leader moved are sent again to the new one.
  *
- * Retries stop at the call's deadline (`timeoutMs`, default the client's request timeout).
+ * Retries stop at the call's deadline (`timeoutMs`, default the client's request timeout);
+ * deadlines and backoffs are timed on the client's clock (`client.clock`).
  * Only what provably did nothing is retried: a refusal by the wrong broker, or a
  * connection that failed before the request was written.
  */
@@ -79,7 +80,12 @@ export class Router {
     checkKnownKeys(where, options, ['timeoutMs', 'signal', ...extraKeys])
     if (options.timeoutMs !== undefined) checkDuration(where, 'timeoutMs', options.timeoutMs, 1)
     if (options.signal !== undefined) checkSignal(where, 'signal', options.signal)
-    return Date.now() + (options.timeoutMs ?? this.client.requestTimeoutMs)
+    return this.client.clock.now() + (options.timeoutMs ?? this.client.requestTimeoutMs)
+  }
+
+  /** The time left before `deadline` on the client's clock, at least 1 ms: a request's `timeoutMs`. */
+  timeLeft (deadline: number): number {
+    return Math.max(1, deadline - this.client.clock.now())
   }
 
   /**
@@ -96,18 +102,18 @@ export class Router {
         const retriable = misrouted || (wasNotWritten(error) && signal?.aborted !== true)
         const wait = backoffDelay(tries, this.client.backoff)
         // No attempt without the time to be answered: it could only time out (and close its connection).
-        if (!retriable || Date.now() + wait + MIN_ATTEMPT_MS > deadline) throw misrouted ? error.error : error
+        if (!retriable || this.client.clock.now() + wait + MIN_ATTEMPT_MS > deadline) throw misrouted ? error.error : error
         if (misrouted) await onMisrouted?.(error.error)
-        await sleep(wait, signal, misrouted ? error.error : error)
+        await sleep(wait, signal, misrouted ? error.error : error, this.client.clock)
         // The wait may have ended late (a busy event loop) and eaten the time the check above counted on.
-        if (deadline - Date.now() < MIN_ATTEMPT_MS) throw misrouted ? error.error : error
+        if (deadline - this.client.clock.now() < MIN_ATTEMPT_MS) throw misrouted ? error.error : error
       }
     }
   }
 
   /** Sends to any broker. */
   async any<Req, Res> (api: Api<Req, Res>, body: Req | ((version: number) => Req), deadline: number, signal?: AbortSignal, nodeId?: number): Promise<Res> {
-    return await this.retry(deadline, signal, async () => await this.client.request(api, body, { nodeId, signal, timeoutMs: Math.max(1, deadline - Date.now()) }))
+    return await this.retry(deadline, signal, async () => await this.client.request(api, body, { nodeId, signal, timeoutMs: this.timeLeft(deadline) }))
   }
 
   /**
@@ -118,7 +124,7 @@ export class Router {
     return await this.retry(deadline, signal, async () => {
       if (this.client.metadata.controllerId < 0) await this.client.metadata.refresh([], signal, deadline)
       const controller = this.client.metadata.controllerId
-      const response = await this.client.request(api, body, { nodeId: controller >= 0 ? controller : undefined, signal, timeoutMs: Math.max(1, deadline - Date.now()) })
+      const response = await this.client.request(api, body, { nodeId: controller >= 0 ? controller : undefined, signal, timeoutMs: this.timeLeft(deadline) })
       if (codes(response).includes(ErrorCode.NOT_CONTROLLER)) throw new Misrouted(new BrokerError(ErrorCode.NOT_CONTROLLER, `${api.name} to broker ${controller}`))
       return response
     }, async () => { await this.client.metadata.refresh([], signal, deadline).catch(() => {}) })
@@ -137,7 +143,7 @@ export class Router {
     let nodeId: number | undefined
     return await this.retry(deadline, signal, async () => {
       nodeId = await this.client[internal].coordinators.lookup(type, key, { deadline, signal })
-      const response = await this.client.request(api, body, { nodeId, signal, timeoutMs: Math.max(1, deadline - Date.now()) })
+      const response = await this.client.request(api, body, { nodeId, signal, timeoutMs: this.timeLeft(deadline) })
       const moved = codes(response).find(isCoordinatorMoved)
       if (moved !== undefined) throw new Misrouted(new BrokerError(moved, `${api.name} for ${type} "${key}" on broker ${nodeId}`))
       return response
@@ -156,6 +162,7 @@ export class Router {
    * deadline. Returns the last code of every partition; `send` keeps the results.
    */
   async leaders<P extends TopicPartitionKey> (items: P[], deadline: number, signal: AbortSignal | undefined, send: (leader: number, items: P[]) => Promise<Map<string, number>>): Promise<Map<string, number>> {
+    const clock = this.client.clock
     const codes = new Map<string, number>()
     let pending = items
     /** Why some partition has no answer (a connection or metadata failure): thrown if one still has none at the end. */
@@ -213,10 +220,10 @@ export class Router {
           retry.push(...group)
         }
       }))
-      if (retry.length === 0 || deadline - Date.now() < MIN_ATTEMPT_MS) break
+      if (retry.length === 0 || deadline - clock.now() < MIN_ATTEMPT_MS) break
       pending = retry
-      await sleep(Math.min(backoffDelay(tries, this.client.backoff), Math.max(0, deadline - Date.now() - MIN_ATTEMPT_MS)), signal, lastError ?? retrying)
-      if (deadline - Date.now() < MIN_ATTEMPT_MS) break
+      await sleep(Math.min(backoffDelay(tries, this.client.backoff), Math.max(0, deadline - clock.now() - MIN_ATTEMPT_MS)), signal, lastError ?? retrying, clock)
+      if (deadline - clock.now() < MIN_ATTEMPT_MS) break
     }
     // A leader we never reached within the deadline: its connection error is the answer.
     if (items.some(item => !codes.has(tpKey(item.topic, item.partition)))) throw lastError

@@ -51,7 +51,7 @@ export interface CreatedTopic extends TopicResult {
  */
 export async function createTopics (router: Router, topics: NewTopic[], options: AdminCallOptions & { validateOnly?: boolean, ignoreExisting?: boolean } = {}): Promise<CreatedTopic[]> {
   const deadline = router.deadline('createTopics', options, ['validateOnly', 'ignoreExisting'])
-  const timeoutMs = Math.max(1, deadline - Date.now())
+  const timeoutMs = router.timeLeft(deadline)
   const response = await router.controller(CreateTopics, {
     topics: topics.map(t => ({
       name: t.topic,
@@ -71,7 +71,7 @@ export async function createTopics (router: Router, topics: NewTopic[], options:
     return { topic, existed: false, error: itemError(answer.errorCode, `Creating topic "${topic}"`, answer.errorMessage) }
   })
   if (options.validateOnly !== true) {
-    await Promise.all(results.filter(r => r.error === undefined).map(async r => await router.client.metadata.waitForTopic(r.topic, Math.max(0, deadline - Date.now()), options.signal, { allLeaders: true })))
+    await Promise.all(results.filter(r => r.error === undefined).map(async r => await router.client.metadata.waitForTopic(r.topic, Math.max(0, deadline - router.client.clock.now()), options.signal, { allLeaders: true })))
   }
   return results
 }
@@ -79,7 +79,7 @@ export async function createTopics (router: Router, topics: NewTopic[], options:
 /** Deletes topics by name; answers per topic (an unknown one is an error unless `ignoreMissing`). */
 export async function deleteTopics (router: Router, names: string[], options: AdminCallOptions & { ignoreMissing?: boolean } = {}): Promise<TopicResult[]> {
   const deadline = router.deadline('deleteTopics', options, ['ignoreMissing'])
-  const timeoutMs = Math.max(1, deadline - Date.now())
+  const timeoutMs = router.timeLeft(deadline)
   const response = await router.controller(DeleteTopics, version => version >= 6
     ? { topics: names.map(name => ({ name, topicId: '00000000-0000-0000-0000-000000000000' })), timeoutMs }
     : { topicNames: names, timeoutMs }, deadline, options.signal, r => r.responses.map(t => t.errorCode))
@@ -109,7 +109,7 @@ export async function createPartitions (router: Router, topics: PartitionCount[]
   }
   const response = await router.controller(CreatePartitions, {
     topics: topics.map(t => ({ name: t.topic, count: t.count, assignments: t.assignments?.map(brokerIds => ({ brokerIds })) ?? null })),
-    timeoutMs: Math.max(1, deadline - Date.now()),
+    timeoutMs: router.timeLeft(deadline),
     validateOnly: options.validateOnly ?? false
   }, deadline, options.signal, r => r.results.map(t => t.errorCode))
   const answers = new Map(response.results.map(r => [r.name, r]))
@@ -122,8 +122,8 @@ export async function createPartitions (router: Router, topics: PartitionCount[]
   for (const [i, t] of topics.entries()) {
     if (results[i].error !== undefined) continue
     for (;;) {
-      const meta = await metadata.waitForTopic(t.topic, Math.max(0, deadline - Date.now()), options.signal, { allLeaders: true })
-      if (meta.partitions.length >= t.count || Date.now() >= deadline) break
+      const meta = await metadata.waitForTopic(t.topic, Math.max(0, deadline - router.client.clock.now()), options.signal, { allLeaders: true })
+      if (meta.partitions.length >= t.count || router.client.clock.now() >= deadline) break
       await metadata.refresh([t.topic], options.signal, deadline)
     }
   }
@@ -239,7 +239,7 @@ export async function electLeaders (router: Router, options: AdminCallOptions & 
   const response = await router.controller(ElectLeaders, {
     electionType: options.type === 'unclean' ? 1 : 0,
     topicPartitions: options.partitions === undefined ? null : [...byTopic(options.partitions)].map(([topic, ps]) => ({ topic, partitions: ps.map(p => p.partition) })),
-    timeoutMs: Math.max(1, deadline - Date.now())
+    timeoutMs: router.timeLeft(deadline)
   }, deadline, options.signal, r => [r.errorCode])
   throwIf(response.errorCode, 'Electing leaders')
   const results: ElectionResult[] = []
@@ -262,7 +262,7 @@ export async function alterPartitionReassignments (router: Router, reassignments
   const deadline = router.deadline('alterPartitionReassignments', options, ['allowReplicationFactorChange'])
   checkPartitions('alterPartitionReassignments', reassignments)
   const response = await router.controller(AlterPartitionReassignments, {
-    timeoutMs: Math.max(1, deadline - Date.now()),
+    timeoutMs: router.timeLeft(deadline),
     allowReplicationFactorChange: options.allowReplicationFactorChange ?? true,
     topics: [...byTopic(reassignments)].map(([name, ps]) => ({ name, partitions: ps.map(p => ({ partitionIndex: p.partition, replicas: p.replicas })) }))
   }, deadline, options.signal, r => [r.errorCode])
@@ -281,7 +281,7 @@ export async function listPartitionReassignments (router: Router, options: Admin
   const deadline = router.deadline('listPartitionReassignments', options, ['partitions'])
   if (options.partitions !== undefined) checkPartitions('listPartitionReassignments', options.partitions)
   const response = await router.controller(ListPartitionReassignments, {
-    timeoutMs: Math.max(1, deadline - Date.now()),
+    timeoutMs: router.timeLeft(deadline),
     topics: options.partitions === undefined ? null : [...byTopic(options.partitions)].map(([name, ps]) => ({ name, partitionIndexes: ps.map(p => p.partition) }))
   }, deadline, options.signal, r => [r.errorCode])
   throwIf(response.errorCode, 'Listing partition reassignments', response.errorMessage)

@@ -65,7 +65,7 @@ export async function describeTransactions (router: Router, transactionalIds: st
     for (const id of pending) byNode.set(coordinators.get(id)!, [...(byNode.get(coordinators.get(id)!) ?? []), id])
     const moved: string[] = []
     await Promise.all([...byNode].map(async ([nodeId, ids]) => {
-      const response = await router.client.request(DescribeTransactions, { transactionalIds: ids }, { nodeId, signal: options.signal, timeoutMs: Math.max(1, deadline - Date.now()) })
+      const response = await router.client.request(DescribeTransactions, { transactionalIds: ids }, { nodeId, signal: options.signal, timeoutMs: router.timeLeft(deadline) })
       for (const t of response.transactionStates) {
         if (isCoordinatorMoved(t.errorCode)) { moved.push(t.transactionalId); continue }
         results.set(t.transactionalId, {
@@ -101,7 +101,7 @@ export async function describeProducers (router: Router, partitions: TopicPartit
   const codes = await router.leaders(partitions, deadline, options.signal, async (leader, group) => {
     const response = await router.client.request(DescribeProducers, {
       topics: [...byTopic(group)].map(([name, ps]) => ({ name, partitionIndexes: ps.map(p => p.partition) }))
-    }, { nodeId: leader, signal: options.signal, timeoutMs: Math.max(1, deadline - Date.now()) })
+    }, { nodeId: leader, signal: options.signal, timeoutMs: router.timeLeft(deadline) })
     return partitionCodes(response.topics, (key, _topic, p) => { found.set(key, p.activeProducers) })
   })
   return partitions.map(p => {
@@ -138,7 +138,7 @@ export async function abortTransaction (router: Router, spec: AbortTransactionSp
   const codes = await router.leaders([spec], deadline, options.signal, async leader => {
     const response = await router.client.request(WriteTxnMarkers, {
       markers: [{ producerId: spec.producerId, producerEpoch: spec.producerEpoch, transactionResult: false, coordinatorEpoch: spec.coordinatorEpoch, topics: [{ name: spec.topic, partitionIndexes: [spec.partition] }] }]
-    }, { nodeId: leader, signal: options.signal, timeoutMs: Math.max(1, deadline - Date.now()) })
+    }, { nodeId: leader, signal: options.signal, timeoutMs: router.timeLeft(deadline) })
     return partitionCodes(response.markers.filter(m => m.producerId === spec.producerId).flatMap(m => m.topics))
   })
   throwIf(codes.get(tpKey(spec.topic, spec.partition)) ?? -1, `Aborting the transaction of producer ${spec.producerId} (epoch ${spec.producerEpoch}) on ${spec.topic}-${spec.partition}`)

@@ -490,6 +490,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       get stopping (): boolean { return consumer.#stopping },
       get failed (): boolean { return consumer.#failure !== undefined },
       get stopSignal (): AbortSignal { return consumer.#stop.signal },
+      get clock (): RunHost['clock'] { return consumer.client.clock },
       trace: batch => this.#handOut.trace(batch),
       handlerError: event => this.#events.emit('handlerError', event),
       fail: error => this.#fail(error),

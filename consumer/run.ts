@@ -6,6 +6,7 @@
  * gracefully. The consumer is reached only through RunHost.
  */
 import { sleep } from '../client/backoff'
+import type { Clock } from '../client/clock'
 import { channels, type ConsumerBatchTrace } from '../client/instrumentation'
 import type { KafkaRecord } from '../protocol/record-batch'
 import type { ConsumerBatch, Cursor } from './cursor'
@@ -47,6 +48,8 @@ export interface RunHost {
   readonly failed: boolean
   /** Aborts when hand-outs stop: ends a retry's backoff. */
   readonly stopSignal: AbortSignal
+  /** What a retry's backoff is timed on (the client's clock). */
+  readonly clock: Clock
   /** The 'kafkats:consumer:batch' context of a batch (only while someone subscribes). */
   trace: (batch: ConsumerBatch) => ConsumerBatchTrace | undefined
   handlerError: (event: HandlerErrorEvent) => void
@@ -178,7 +181,7 @@ export class RunLoop {
         host.handlerError({ error, topic: batch.topic, partition: batch.partition, offset: records[progress.next]?.offset ?? batch.nextOffset, outcome: 'retry', attempt: attempt + 1, retryInMs })
         // Ended early by close() (or a member's close) and by run()'s signal: the batch is not retried then.
         const wait = options.signal === undefined ? host.stopSignal : AbortSignal.any([host.stopSignal, options.signal])
-        await sleep(retryInMs, wait).catch(() => {})
+        await sleep(retryInMs, wait, error, host.clock).catch(() => {})
         if (batch.isStale() || host.stopping || options.signal?.aborted === true) {
           finish(null)
           return

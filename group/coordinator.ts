@@ -65,13 +65,13 @@ export class GroupCoordinator {
         // The coordinator's broker may be gone: look it up again, then retry (callers bound this with their signal).
         if (options.signal?.aborted === true || (error as { retriable?: boolean }).retriable !== true) throw error
         this.#invalidate(nodeId)
-        await sleep(backoffDelay(attempt, this.#client.backoff), options.signal, error)
+        await sleep(backoffDelay(attempt, this.#client.backoff), options.signal, error, this.#client.clock)
         continue
       }
       const code = errorCodeOf(response)
       if (!isCoordinatorError(code)) return response
       if (code !== ErrorCode.COORDINATOR_LOAD_IN_PROGRESS) this.#invalidate(nodeId)
-      await sleep(backoffDelay(attempt, this.#client.backoff), options.signal, new BrokerError(code, `${api.name} to the coordinator of group "${this.groupId}"`))
+      await sleep(backoffDelay(attempt, this.#client.backoff), options.signal, new BrokerError(code, `${api.name} to the coordinator of group "${this.groupId}"`), this.#client.clock)
     }
   }
 }

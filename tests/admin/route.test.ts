@@ -12,9 +12,28 @@ import { OffsetCommit } from '../../protocol/apis/offset-commit'
 import { OffsetFetch } from '../../protocol/apis/offset-fetch'
 import { AbortedError, ConnectionError } from '../../client/errors'
 import { BrokerError } from '../../protocol/errors'
-import { FakeCluster } from '../../testing/index'
+import { FakeClock, FakeCluster, withClock } from '../../testing/index'
+import { WatchedClock } from '../support/clock'
+import { waitFor } from '../support/wait'
 import { closedPort } from '../support/ports'
 import { MIN_ATTEMPT_MS, Misrouted, Router } from '../../admin/route'
+
+/** How far `clockTimeWhenSettled` moves the clock at a time. */
+const CLOCK_STEP_MS = 10
+
+/**
+ * Moves `clock` in steps of CLOCK_STEP_MS until `call` settles (it must reject as `expected`
+ * says), and returns the clock's time when it did: how long the call took on the clock its
+ * deadline and backoffs are timed on, whatever the machine's load.
+ */
+async function clockTimeWhenSettled (clock: FakeClock, call: Promise<unknown>, expected: (error: unknown) => boolean): Promise<number> {
+  let settledAt: number | undefined
+  const outcome = call.finally(() => { settledAt = clock.now() })
+  outcome.catch(() => {})
+  for (let moved = 0; settledAt === undefined && moved < 60_000; moved += CLOCK_STEP_MS) await clock.advance(CLOCK_STEP_MS)
+  await assert.rejects(outcome, expected)
+  return settledAt!
+}
 
 async function withCluster (body: (cluster: FakeCluster, client: Client) => Promise<void>): Promise<void> {
   const cluster = await FakeCluster.start({ brokers: 3, log: false })
@@ -60,14 +79,20 @@ describe('admin routing and retries', () => {
   })
 
   test('a coordinator that keeps refusing: the call fails with NOT_COORDINATOR once its timeout is spent, not before', async () => {
-    await withCluster(async (cluster, client) => {
+    await withCluster(async (cluster) => {
       cluster.intercept(OffsetFetch, () => ({ error: 16 }))
-      const started = Date.now()
-      await assert.rejects(client.admin.fetchOffsets(['g'], { timeoutMs: 600 }), (error: unknown) => error instanceof BrokerError && error.type === 'NOT_COORDINATOR')
-      const elapsed = Date.now() - started
-      // Retried with backoff (5 ms doubling to 50 ms) until no attempt fits before the deadline.
-      assert.ok(elapsed >= 450, `gave up after ${elapsed} ms`)
-      assert.ok(cluster.requests(OffsetFetch).length >= 2)
+      // The client's clock moves only as the test steps it: the call's deadline and backoffs are on it.
+      const clock = new FakeClock()
+      const timed = new Client(withClock({ bootstrap: cluster.bootstrap, retryBackoff: { initialMs: 5, maxMs: 50 }, requestTimeoutMs: 5000 }, clock))
+      try {
+        const started = clock.now()
+        const settledAt = await clockTimeWhenSettled(clock, timed.admin.fetchOffsets(['g'], { timeoutMs: 600 }), (error: unknown) => error instanceof BrokerError && error.type === 'NOT_COORDINATOR')
+        // Retried with backoff (5 ms doubling to 50 ms) until no attempt fits before the deadline.
+        assert.ok(settledAt - started >= 450 && settledAt - started <= 600, `gave up ${settledAt - started} ms into its 600 ms`)
+        assert.ok(cluster.requests(OffsetFetch).length >= 2)
+      } finally {
+        await timed.close()
+      }
     })
   })
 
@@ -91,18 +116,20 @@ describe('admin routing and retries', () => {
 
   test('listTopics and describeTopics against brokers that cannot be reached end at their timeoutMs, naming the connection error', { timeout: 10_000 }, async () => {
     const port = await closedPort()
-    const client = new Client({ bootstrap: [`127.0.0.1:${port}`], retryBackoff: { initialMs: 10, maxMs: 50 } })
+    const clock = new FakeClock()
+    const client = new Client(withClock({ bootstrap: [`127.0.0.1:${port}`], retryBackoff: { initialMs: 10, maxMs: 50 } }, clock))
     try {
       for (const call of [async () => await client.admin.listTopics({ timeoutMs: 300 }), async () => await client.admin.describeTopics(['t'], { timeoutMs: 300 })]) {
-        const started = Date.now()
-        await assert.rejects(call(), (error: unknown) => {
+        const started = clock.now()
+        const settledAt = await clockTimeWhenSettled(clock, call(), (error: unknown) => {
           // Not "Aborted while waiting to retry: ... timeout" (nothing was aborted): what kept failing, as a ConnectionError.
           assert.ok(error instanceof ConnectionError, String(error))
           assert.match(error.message, new RegExp(`reached no broker within 300 ms \\(timeoutMs\\).*ECONNREFUSED 127\\.0\\.0\\.1:${port}`))
           assert.ok(error.cause instanceof ConnectionError)
           return true
         })
-        assert.ok(Date.now() - started < 5_000, `took ${Date.now() - started} ms`)
+        // Ended at its timeoutMs on the client's clock (the step after it, at the latest).
+        assert.ok(settledAt - started <= 300 + CLOCK_STEP_MS, `ended ${settledAt - started} ms into its 300 ms`)
       }
     } finally {
       await client.close()
@@ -125,15 +152,25 @@ describe('admin routing and retries', () => {
 
   test('an abort while waiting to retry a refusal names the refusal\'s Kafka code and type', async () => {
     await withCluster(async (cluster) => {
-      const backoffClient = new Client({ bootstrap: cluster.bootstrap, retryBackoff: { initialMs: 4000, maxMs: 4000 }, requestTimeoutMs: 10_000 })
+      // The client's clock stands still: the 2–4 s backoff after the first refusal never runs out.
+      const clock = new WatchedClock()
+      const backoffClient = new Client(withClock({ bootstrap: cluster.bootstrap, retryBackoff: { initialMs: 4000, maxMs: 4000 }, requestTimeoutMs: 10_000 }, clock))
       const controller = new AbortController()
       try {
-        // The abort comes while the call waits out its 2–4 s backoff after the first refusal.
+        let refusedAfter: number | undefined
         cluster.intercept(FindCoordinator, () => {
-          setTimeout(() => controller.abort(new Error('the caller gave up')), 200)
+          refusedAfter ??= clock.started.length
           return { error: 15 }
         })
-        await assert.rejects(backoffClient.admin.fetchOffsets(['g'], { signal: controller.signal }), (error: unknown) => {
+        const calling = backoffClient.admin.fetchOffsets(['g'], { signal: controller.signal })
+        calling.catch(() => {})
+        // The abort comes once the call waits out its backoff (a timer of 2–4 s; its deadline's is 10 s).
+        await waitFor('the call waiting to retry the refusal', async () => {
+          await clock.advance(0)
+          return refusedAfter !== undefined && clock.timerStarted(2000, refusedAfter, { maxMs: 4000 })
+        })
+        controller.abort(new Error('the caller gave up'))
+        await assert.rejects(calling, (error: unknown) => {
           assert.ok(error instanceof AbortedError, String(error))
           assert.match(error.message, /^Aborted while waiting to retry: the caller gave up; the last attempt had failed with BrokerError: .*COORDINATOR_NOT_AVAILABLE \(15\)/)
           assert.ok(error.lastError instanceof BrokerError && error.lastError.code === 15 && error.lastError.type === 'COORDINATOR_NOT_AVAILABLE')

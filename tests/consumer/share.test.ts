@@ -14,6 +14,8 @@ import { ShareGroupHeartbeat } from '../../protocol/apis/share-group-heartbeat'
 import { ApiVersions, type ApiVersionsResponse } from '../../protocol/apis/api-versions'
 import { UnsupportedVersionError } from '../../client/errors'
 import { FakeCluster } from '../../testing/index'
+import { channels, type RequestTrace } from '../../client/instrumentation'
+import type { Api } from '../../protocol/api'
 import { eventLoopTurns, waitFor, sleep } from '../support/wait'
 
 const cleanups: Array<() => Promise<void>> = []
@@ -53,6 +55,18 @@ function keepRenewing (c: ShareConsumer, record: ShareRecord): () => Promise<Arr
     await loop
     return errors
   }
+}
+
+/** The answers of `api` this process receives from now on (the 'kafkats:request' channel), until the test ends. */
+function answersOf<Req, Res> (api: Api<Req, Res>): Res[] {
+  const answers: Res[] = []
+  const onAnswer = (message: unknown): void => {
+    const trace = message as RequestTrace
+    if (trace.apiKey === api.key && trace.result !== undefined) answers.push(trace.result as Res)
+  }
+  channels.request.asyncEnd.subscribe(onAnswer)
+  cleanups.push(async () => { channels.request.asyncEnd.unsubscribe(onAnswer) })
+  return answers
 }
 
 const states = (cluster: FakeCluster): string[] => cluster.shareRecordStates('g', 't', 0).map(s => `${s.offset}:${s.state}:${s.deliveryCount}`)
@@ -186,6 +200,7 @@ describe('share consumer against the fake cluster', () => {
     const c = consumer(client)
     const stop = new AbortController()
     const handed: bigint[][] = []
+    const shareFetchAnswers = answersOf(ShareFetch)
     await c.run({
       signal: stop.signal,
       eachBatch: async batch => {
@@ -193,8 +208,9 @@ describe('share consumer against the fake cluster', () => {
         if (handed.length > 1) return
         await client.produceRaw({ topic: 't', partition: 0, records: Array.from({ length: 3 }, (_, i) => ({ value: Buffer.from(String(3 + i)) })) })
         await waitFor('the next records acquired', () => states(cluster).filter(s => s.endsWith(':acquired:1')).length === 6)
-        // Time for the answer to reach the buffer: too short only makes this test miss the bug, never fail with the fix.
-        await sleep(300)
+        // The answer that carries them has reached the consumer (and its buffer, a few turns later).
+        await waitFor('the ShareFetch answer with offset 3', () => shareFetchAnswers.some(answer => answer.responses.some(t => t.partitions.some(p => p.acquiredRecords.some(r => r.firstOffset <= 3n && 3n <= r.lastOffset)))))
+        await eventLoopTurns(5)
         stop.abort()
       }
     })
@@ -289,23 +305,24 @@ describe('share consumer against the fake cluster', () => {
 
   test('renew() keeps a record acquired past its lock (ShareAcknowledge with isRenewAck)', async () => {
     const { cluster, client } = await setup(2)
-    cluster.setShareLockMs(300)
-    const c = consumer(client, { acknowledgement: 'explicit', maxRecords: 1 })
+    cluster.setShareLockMs(1000)
+    const c = consumer(client, { acknowledgement: 'explicit', maxRecords: 2 })
     const batch = await c.nextBatch()
-    assert.ok(batch !== undefined)
-    const [kept] = batch.records
-    for (let i = 0; i < 5; i++) {
-      await sleep(150)
-      kept.renew()
-      await c.commit()
-    }
-    // 750 ms after acquiring it under a 300 ms lock, the record is still ours, delivered once.
+    assert.deepEqual(batch?.records.map(r => Number(r.offset)), [0, 1])
+    // Offset 0 is renewed every 50 ms; offset 1, acquired with it, is not: once the broker's
+    // lock of offset 1 ran out, so did offset 0's first one (no fixed sleep says when).
+    const [kept] = batch!.records
+    const stopRenewing = keepRenewing(c, kept)
+    await waitFor('the lock of the record not renewed running out', () => !states(cluster).includes('1:acquired:1'), { timeoutMs: 10_000 })
+    const renewed = await stopRenewing()
+    // Past its first lock, the renewed record is still ours, delivered once.
     assert.deepEqual(cluster.shareRecordStates('g', 't', 0).filter(r => r.offset === 0n).map(r => [r.state, r.deliveryCount]), [['acquired', 1]])
+    assert.ok(renewed.length > 0 && renewed.every(error => error === null), `the renewals: ${renewed.join(', ')}`)
     kept.accept()
     const results = await c.commit()
     assert.deepEqual(results.map(r => [r.offsets.map(Number), r.error]), [[[0], null]])
     const renewals = cluster.requests(ShareAcknowledge).filter(e => (e.request as ShareAcknowledgeRequest).isRenewAck === true)
-    assert.equal(renewals.length, 5)
+    assert.equal(renewals.length, renewed.length)
   })
 
   test('a share consumer acquires nothing before the application asks: another member gets the records at once, with deliveryCount 1', async () => {

@@ -269,7 +269,8 @@ for (const protocol of protocols) {
         // A's batch finishes after the revoke; auto-commits and an explicit commit follow.
         held[moved].release()
         await waitFor('the late batch finishing', () => a.deliveries.find(d => d.partition === moved && d.offset === 3n)?.finished === true)
-        await sleep(200)
+        // Two auto-commits (every 50 ms) after the late batch finished had their chance to commit it.
+        await a.commitsSettled(2)
         await a.consumer.commit()
         const afterRevoke = commitsOf(a.commitsBy(h).filter(e => h.commits().indexOf(e) >= revokedAt), moved)
         assert.deepEqual(afterRevoke.map(c => [c.entry.generationIdOrMemberEpoch, c.offset, c.accepted]), [], 'A committed the revoked partition after the revoke')
@@ -398,7 +399,8 @@ for (const protocol of protocols) {
         // Let the rejoin the REBALANCE_IN_PROGRESS commits asked for finish before the
         // coordinator moves (a commit retried across a rejoin is the next test's subject).
         await waitFor('A stable in the current generation', () => a.identity?.generation === currentGeneration(h, a))
-        await sleep(200)
+        // And an auto-commit in that generation has ended: no commit of before is still being retried.
+        await a.commitsSettled(1)
 
         // The coordinator moves to another broker: the old one answers NOT_COORDINATOR.
         const from = h.cluster.coordinatorOf(h.groupId)
@@ -731,9 +733,9 @@ describe('GroupConsumer (consumer protocol): commits in order', { timeout: 60_00
         await waitFor('A revoking one partition', () => a.held().length === 1)
         const revoked = 1 - a.held()[0]
         await first
-        await sleep(200)
         onRevokedHeld.release()
-        await sleep(200)
+        // The revoke ended (its commit, then onRevoked): every commit of the story is in the log.
+        await waitFor('A\'s revoke ending', () => a.assignedEvents.some(e => e.revoked.some(p => p.partition === revoked)))
         const story = h.commits().flatMap(e => e.partitions.map(p => `epoch ${e.generationIdOrMemberEpoch} p${p.partition}@${p.offset} ${p.accepted ? 'accepted' : 'refused'}`)).join(' | ')
         assert.equal(h.committed(revoked), 10n, `the revoked partition's committed offset: ${story}`)
         for (const p of [0, 1]) {

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import type { Assignor, MemberSubscription, TopicPartition } from '../../group/assignors'
 import { protocols, withHarness } from './support'
 import { waitFor } from '../support/wait'
+import { WatchedClock } from '../support/clock'
 import { OffsetCommit } from '../../protocol/apis/offset-commit'
 
 for (const protocol of protocols) {
@@ -51,17 +52,25 @@ for (const protocol of protocols) {
 
     test('a commit that an abort ends while it waits to retry a coordinator refusal is refused naming that refusal', async () => {
       await withHarness({ partitions: 2, records: 5 }, async h => {
-        // A 2–4 s backoff: the abort, 200 ms after the first refusal, comes while the commit waits to retry.
-        const member = await h.member('a', protocol, {}, { retryBackoffMs: 4000 })
+        // A 2–4 s backoff on the member's clock, which moves only while it joins: the abort
+        // comes once the commit waits to retry (its backoff timer started), and ends the wait.
+        const clock = new WatchedClock()
+        const member = await h.member('a', protocol, {}, { retryBackoffMs: 4000, clock })
         member.run(h)
-        await waitFor('both partitions held', () => member.held().length === 2)
+        await waitFor('both partitions held', async () => {
+          await clock.advance(100)
+          return member.held().length === 2
+        })
         const controller = new AbortController()
-        let aborting: NodeJS.Timeout | undefined
+        let refusedAfter: number | undefined
         h.cluster.intercept(OffsetCommit, () => {
-          aborting ??= setTimeout(() => controller.abort(new Error('the caller gave up')), 200)
+          refusedAfter ??= clock.started.length
           return { error: 14 }
         })
-        const refused = await member.consumer.commitOffsets([{ topic: h.topic, partition: 1, offset: 2n }], { signal: controller.signal })
+        const committing = member.consumer.commitOffsets([{ topic: h.topic, partition: 1, offset: 2n }], { signal: controller.signal })
+        await waitFor('the commit waiting to retry the refusal', () => refusedAfter !== undefined && clock.timerStarted(2000, refusedAfter, { keepAlive: true }))
+        controller.abort(new Error('the caller gave up'))
+        const refused = await committing
         assert.equal(refused.length, 1)
         assert.match(refused[0].reason, /the caller gave up; the last attempt had failed with BrokerError: .*COORDINATOR_LOAD_IN_PROGRESS \(14\)/)
         assert.equal(h.committed(1), undefined)

@@ -9,7 +9,7 @@ import type { ConsumerBatch } from '../../consumer/cursor'
 import { GroupConsumer, type GroupConsumerOptions } from '../../group/group-consumer'
 import type { MemberIdentity, TopicPartition } from '../../group/membership'
 import { FakeCluster, withClock, type Clock, type CommitLogEntry, type FakeClusterOptions } from '../../testing/index'
-import { sleep } from '../support/wait'
+import { sleep, waitFor } from '../support/wait'
 
 export type Protocol = 'classic' | 'consumer'
 export const protocols: Protocol[] = ['classic', 'consumer']
@@ -87,6 +87,28 @@ export class Member {
   /** The identity of the last assignment. */
   get identity (): MemberIdentity | undefined {
     return this.identities[this.identities.length - 1]
+  }
+
+  /**
+   * Resolves once `count` calls of the consumer's commit() made from now on have settled:
+   * the auto-commit timer calls commit(), so this waits out that many auto-commits (and any
+   * revoke or explicit commit) instead of sleeping for a guessed number of intervals.
+   */
+  async commitsSettled (count: number): Promise<void> {
+    const consumer = this.consumer
+    const calls: Array<Promise<unknown>> = []
+    const commit = consumer.commit.bind(consumer)
+    consumer.commit = async (...args) => {
+      const call = commit(...args)
+      calls.push(call.catch(() => {}))
+      return await call
+    }
+    try {
+      await waitFor(`${count} commit() calls of ${this.name}`, () => calls.length >= count, { timeoutMs: 10_000 })
+      await Promise.all(calls)
+    } finally {
+      delete (consumer as { commit?: unknown }).commit
+    }
   }
 
   /** Partitions held now. */

@@ -23,7 +23,8 @@ import { Producer, type ProducerOptions } from '../../producer/producer'
 import {
   ProducerFencedError, TransactionAbortableError, TransactionAbortedError, TransactionOutcomeUnknownError, TransactionStateError
 } from '../../producer/transaction'
-import { FakeCluster } from '../../testing/index'
+import { FakeCluster, withClock } from '../../testing/index'
+import { WatchedClock } from '../support/clock'
 import { waitFor, outcomeWithin } from '../support/wait'
 
 const TOPIC = 't'
@@ -343,7 +344,8 @@ describe('transaction version 2 (KIP-890)', () => {
     await p.beginTransaction()
     await p.send({ topic: TOPIC, partition: 0, value: 'a' })
   }
-  // The backoff (2–4 s) is long and the abort comes 200 ms after the first refusal: it ends the wait.
+  // The backoff (2–4 s, longer than the 1.5 s request timeout) is on the client's clock, which
+  // the test does not move: the abort comes once the call waits to retry, and ends the wait.
   const refusalsRetried: Array<{ loop: string, refuse: (abort: () => void) => void, call: (p: Producer, signal: AbortSignal) => Promise<void>, code: number, type: string }> = [
     {
       loop: 'the coordinator lookup',
@@ -382,12 +384,21 @@ describe('transaction version 2 (KIP-890)', () => {
   ]
   for (const { loop, refuse, call, code, type } of refusalsRetried) {
     test(`an abort while ${loop} waits to retry a refusal names the refusal's Kafka code and type`, async () => {
-      const p = producer({}, { retryBackoff: { initialMs: 4000, maxMs: 4000 } })
+      const clock = new WatchedClock()
+      const p = producer({}, withClock({ bootstrap: cluster.bootstrap, retryBackoff: { initialMs: 4000, maxMs: 4000 }, requestTimeoutMs: 1500 }, clock))
       const controller = new AbortController()
-      let aborting: NodeJS.Timeout | undefined
-      refuse(() => { aborting ??= setTimeout(() => controller.abort(new Error('the caller gave up')), 200) })
+      let refusedAfter: number | undefined
+      refuse(() => { refusedAfter ??= clock.started.length })
+      const calling = call(p, controller.signal)
+      calling.catch(() => {})
+      // Timers due now (a linger of 0) run; the backoff, 2 s or more ahead, never does.
+      await waitFor(`${loop} waiting to retry the refusal`, async () => {
+        await clock.advance(0)
+        return refusedAfter !== undefined && clock.timerStarted(2000, refusedAfter)
+      })
+      controller.abort(new Error('the caller gave up'))
       const named = new RegExp(`the last attempt had failed with BrokerError: .*${type} \\(${code}\\)`)
-      await assert.rejects(call(p, controller.signal), (error: Error) => {
+      await assert.rejects(calling, (error: Error) => {
         assert.match(error.message, named)
         if (error instanceof AbortedError) assert.ok(error.lastError instanceof BrokerError && error.lastError.code === code, String(error.lastError))
         else assert.ok(error instanceof TransactionAbortableError, String(error))

@@ -23,7 +23,7 @@ import { OffsetFetch } from '../../protocol/apis/offset-fetch'
 import { SyncGroup, type SyncGroupResponse } from '../../protocol/apis/sync-group'
 import { decodeAssignment, encodeAssignment, encodeSubscription } from '../../protocol/consumer-protocol'
 import { FakeCluster, type FakeClusterOptions } from '../../testing/index'
-import { sleep, waitFor } from '../support/wait'
+import { eventLoopTurns, sleep, waitFor } from '../support/wait'
 
 const E = {
   NONE: 0,
@@ -243,7 +243,8 @@ describe('classic group protocol', () => {
 
       const bSync = b.sync() // waits for the leader
       await h.cluster.waitForRequest(SyncGroup, e => e.request.memberId === b.memberId)
-      await sleep(20)
+      // Logged as it arrived; the coordinator takes it up on its connection's promise chain, no timer on the way.
+      await eventLoopTurns(5)
       const aSync = await a.sync([{ memberId: a.memberId, assignment: assignment('t', [0, 1]) }, { memberId: b.memberId, assignment: assignment('t', [2, 3]) }])
       assert.deepEqual(decodeAssignment(aSync.assignment).assignedPartitions[0].partitions, [0, 1])
       assert.deepEqual(decodeAssignment((await bSync).assignment).assignedPartitions[0].partitions, [2, 3])

@@ -64,7 +64,7 @@ const KEY_TYPES: Record<CoordinatorKind, number> = {
   share: CoordinatorKeyType.SHARE
 }
 
-/** @internal The client's coordinator cache (`client.coordinators`). */
+/** The client's coordinator cache (`client[internal].coordinators`). */
 export class Coordinators {
   readonly #host: CoordinatorsHost
   /** `${kind}\0${key}` → the coordinator's node id, until invalidated. */

@@ -90,6 +90,22 @@ export interface ConsumerInternals {
   readonly cursors: Cursor[]
   /** nextBatch() with the batch's cursor. */
   nextBatch: (signal?: AbortSignal) => Promise<CursorBatch | undefined>
+  /**
+   * No more batches are handed out (close() starts here); eachRecord batches stop at the
+   * next record. A group member's close() then waits for run() handlers still out, unless
+   * it is called from one of them (calledFromHandler).
+   */
+  stopHandingOut: () => void
+  /** Whether hand-outs stopped (close() began, or stopHandingOut). */
+  readonly stopping: boolean
+  /** A 'warning' event, or a warning through the client's logger when nobody listens (with `warnFields()` added). */
+  warn: (problem: unknown, fields?: LogFields) => void
+  /** What every warning this consumer logs carries (a group member sets it: its group and member id). */
+  warnFields: () => LogFields
+  /** Ends the consumer with an error: the iterator and run() reject with it. */
+  fail: (error: Error) => void
+  /** Resolves once no batch that passed maxProcessingMs is out with the application any more. */
+  overdueReturned: () => Promise<void>
 }
 
 /**
@@ -101,7 +117,7 @@ export function consumerInternals (consumer: object): ConsumerInternals {
 }
 
 export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = ConsumerEvents> extends TypedEmitter<Events> implements AsyncIterable<ConsumerBatch<K, V>> {
-  protected readonly client: Client
+  readonly #client: Client
   /** This object, typed by the events this class emits (a subclass's map may have more). */
   readonly #events: TypedEvents<ConsumerEvents> = this as unknown as TypedEvents<ConsumerEvents>
   readonly #settings: FetchSettings
@@ -138,15 +154,22 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     // Before anything is registered: a refused option leaves nothing behind.
     checkFetchOptions('consumer option', options)
     const deserializer = RecordDeserializer.from('consumer option', options.deserializers)
-    this.client = client
-    const cursors = this.#cursors
+    this.#client = client
+    // eslint-disable-next-line @typescript-eslint/no-this-alias
+    const self = this
     Object.defineProperty(this, internal, { value: {
       hooks: this.#hooks,
       addPartitions: partitions => { this.#addPartitions(partitions) },
       removePartitions: async (keys, waitMs) => await this.#removePartitions(keys, waitMs),
       cursor: (topic, partition) => this.#cursor(topic, partition),
-      get cursors (): Cursor[] { return [...cursors.values()] },
-      nextBatch: async signal => await this.#nextCursorBatch(signal)
+      get cursors (): Cursor[] { return [...self.#cursors.values()] },
+      nextBatch: async signal => await this.#nextCursorBatch(signal),
+      stopHandingOut: () => { this.#stopHandingOut() },
+      get stopping (): boolean { return self.#stopping },
+      warn: (problem, fields) => { this.#warn(problem, fields) },
+      warnFields: () => ({}),
+      fail: error => { this.#fail(error) },
+      overdueReturned: async () => { await this.#processingTimeout.returned() }
     } satisfies ConsumerInternals })
     // Closed with the client: the iterator and run() end with its ClientClosedError.
     this.#unregister = client[internal].register({
@@ -188,7 +211,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       wakeFetching: () => { this.#fetching.wake() },
       nodeOf: cursor => this.#fetching.nodeOf(cursor),
       fetchError: event => this.#events.emit('fetchError', event),
-      warn: error => { this.warn(error) },
+      warn: error => { this.#warn(error) },
       fail: error => { this.#fail(error) }
     }, deserializer, (options as WithRecordMaker<FetchOptions>)[recordMakerOption])
     this.#maxBatchRecords = options.maxBatchRecords ?? 500
@@ -239,7 +262,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
   // ---------------------------------------------------------------- assignment (also used by group/)
 
   #addPartitions (partitions: Array<{ topic: string, partition: number, offset: bigint | OffsetSpec, leaderEpoch?: number, ownership: Ownership }>): void {
-    this.client[internal].metadata.track(partitions.map(p => p.topic))
+    this.#client[internal].metadata.track(partitions.map(p => p.topic))
     for (const p of partitions) {
       const cursor = new Cursor(p.topic, p.partition, p.ownership, p.offset, this.#account, p.leaderEpoch)
       const old = this.#cursors.get(cursor.key)
@@ -272,7 +295,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       .map(c => c.processing!.finished)
     if (processing.length > 0) {
       let timer: ClockTimer | undefined
-      await Promise.race([Promise.all(processing), new Promise<void>(resolve => { timer = this.client.clock.setTimer(resolve, waitMs, { keepAlive: true }) })])
+      await Promise.race([Promise.all(processing), new Promise<void>(resolve => { timer = this.#client.clock.setTimer(resolve, waitMs, { keepAlive: true }) })])
       timer?.cancel()
     }
     return removed
@@ -444,36 +467,18 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     return this.#closed
   }
 
-  /**
-   * No more batches are handed out (close() starts here); eachRecord batches stop at the
-   * next record. A group member's close() then waits for run() handlers still out, unless
-   * it is called from one of them (calledFromHandler).
-   */
-  protected stopHandingOut (): void {
+  // ---------------------------------------------------------------- what group/ reaches (ConsumerInternals)
+
+  #stopHandingOut (): void {
     this.#stopping = true
     this.#stop.abort()
     this.#handOut.wake()
   }
 
-  protected get stopping (): boolean {
-    return this.#stopping
-  }
-
-  /** A 'warning' event, or a warning through the client's logger when nobody listens. */
-  protected warn (problem: unknown, fields?: LogFields): void {
+  #warn (problem: unknown, fields?: LogFields): void {
     const error = problem instanceof Error ? problem : new Error(String(problem))
     if (this.#events.listenerCount('warning') > 0) this.#events.emit('warning', error)
-    else this.client[internal].instrumentation.log.warn(error.message, { code: 'KAFKATS_CONSUMER_WARNING', ...fields, error })
-  }
-
-  /** Ends the consumer with an error: the iterator and run() reject with it. */
-  protected fail (error: Error): void {
-    this.#fail(error)
-  }
-
-  /** Resolves once no batch that passed maxProcessingMs is out with the application any more. */
-  protected async overdueReturned (): Promise<void> {
-    await this.#processingTimeout.returned()
+    else this.#client[internal].instrumentation.log.warn(error.message, { code: 'KAFKATS_CONSUMER_WARNING', ...consumerInternals(this).warnFields(), ...fields, error })
   }
 
   // ---------------------------------------------------------------- run() (run.ts)
@@ -490,7 +495,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       get stopping (): boolean { return consumer.#stopping },
       get failed (): boolean { return consumer.#failure !== undefined },
       get stopSignal (): AbortSignal { return consumer.#stop.signal },
-      get clock (): RunHost['clock'] { return consumer.client.clock },
+      get clock (): RunHost['clock'] { return consumer.#client.clock },
       trace: batch => this.#handOut.trace(batch),
       handlerError: event => this.#events.emit('handlerError', event),
       fail: error => this.#fail(error),

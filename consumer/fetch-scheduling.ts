@@ -16,7 +16,7 @@ import { internal } from '../client/internal'
 
 let consumerConnections = 0
 
-/** @internal Each fetching consumer (plain, group or share) gets its own fetch connections. */
+/** Each fetching consumer (plain, group or share) gets its own fetch connections. */
 export function nextFetchPurpose (): `fetch-${number}` {
   return `fetch-${++consumerConnections}`
 }

@@ -24,7 +24,6 @@
  */
 import { checkCloseOptions, type Client, type CloseOptions } from '../client/client'
 import { calledFromHandler, Consumer, consumerInternals, type ConsumerInternals } from '../consumer/consumer'
-import type { LogFields } from '../client/logger'
 import { linkOffsetsOwner, type ConsumerGroupMetadata } from '../producer/transaction'
 import type { Cursor, Processing } from '../consumer/cursor'
 import { KafkaTsError, type BrokerError } from '../protocol/errors'
@@ -70,11 +69,18 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
   /** Aborted when close() begins: waits of the exactly-once loop end with it. */
   readonly #closeRequested = new AbortController()
   #started: Promise<void>
+  readonly #client: Client
+  /** What this class reaches of the Consumer it extends (its handles for group/). */
+  readonly #consumer: GroupConsumerInternals
 
   constructor (client: Client, options: GroupConsumerOptions<K, V>) {
     checkGroupOptions(options)
     const offsetReset = options.offsetReset ?? (options.fromBeginning === true ? 'earliest' : 'latest')
     super(client, { ...options, offsetReset })
+    this.#client = client
+    this.#consumer = groupConsumerInternals(this)
+    // Every warning this member logs says which group and member it is about.
+    this.#consumer.warnFields = () => ({ group: this.groupId, memberId: this.#membership?.identity()?.memberId })
     this.groupId = options.groupId
     this.delivery = options.delivery ?? 'at-least-once'
     this.#options = { ...options, topics: typeof options.topics === 'string' ? [options.topics] : options.topics }
@@ -90,8 +96,8 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
       rebalanceTimeoutMs: this.#host.rebalanceTimeoutMs,
       events: this,
       membership: () => this.#membership,
-      cursors: () => groupConsumerInternals(this).cursors,
-      cursor: (topic, partition) => groupConsumerInternals(this).cursor(topic, partition)
+      cursors: () => this.#consumer.cursors,
+      cursor: (topic, partition) => this.#consumer.cursor(topic, partition)
     }, options.autoCommit ?? true)
     this.#assignment = new Assignment({
       client,
@@ -105,24 +111,20 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
       events: this,
       protocol: () => this.#protocol,
       membership: () => this.#membership,
-      cursors: () => groupConsumerInternals(this).cursors,
-      cursor: (topic, partition) => groupConsumerInternals(this).cursor(topic, partition),
-      addPartitions: partitions => { groupConsumerInternals(this).addPartitions(partitions) },
-      removePartitions: async (partitions, waitMs) => await groupConsumerInternals(this).removePartitions(partitions, waitMs),
-      warn: (error, fields) => { this.warn(error, fields) }
+      cursors: () => this.#consumer.cursors,
+      cursor: (topic, partition) => this.#consumer.cursor(topic, partition),
+      addPartitions: partitions => { this.#consumer.addPartitions(partitions) },
+      removePartitions: async (partitions, waitMs) => await this.#consumer.removePartitions(partitions, waitMs),
+      warn: (error, fields) => { this.#consumer.warn(error, fields) }
     }, this.#committer)
-    Object.assign(groupConsumerInternals(this), {
+    Object.assign(this.#consumer, {
       transactionMetadataOf: cursor => this.#transactionMetadataOf(cursor),
       commitInTransactions: async partitions => await this.#commitInTransactions(partitions),
       untilMember: async signal => await this.#untilMember(signal)
     } satisfies Omit<GroupConsumerInternals, keyof ConsumerInternals>)
-    if (this.delivery === 'at-most-once') groupConsumerInternals(this).hooks.beforeHandOut = async (cursor, batch) => await this.#committer.commitBeforeHandOut(cursor, batch)
-    groupConsumerInternals(this).hooks.onProcessingTimeout = (_cursor, processing) => this.#leaveForSlowHandler(processing)
-    this.#started = this.#start().catch(error => this.fail(error as Error))
-  }
-
-  protected override warn (error: unknown, fields?: LogFields): void {
-    super.warn(error, { group: this.groupId, memberId: this.#membership?.identity()?.memberId, ...fields })
+    if (this.delivery === 'at-most-once') this.#consumer.hooks.beforeHandOut = async (cursor, batch) => await this.#committer.commitBeforeHandOut(cursor, batch)
+    this.#consumer.hooks.onProcessingTimeout = (_cursor, processing) => this.#leaveForSlowHandler(processing)
+    this.#started = this.#start().catch(error => this.#consumer.fail(error as Error))
   }
 
   /** Which group protocol is in use (known once started). */
@@ -131,23 +133,23 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
   }
 
   async #start (): Promise<void> {
-    const protocol = await chooseProtocol(this.client, this.#options)
+    const protocol = await chooseProtocol(this.#client, this.#options)
     // close() may have begun during the await: it cleared no timer yet and stops no
     // membership made after it, so start nothing (what follows is synchronous).
     if (this.#closing !== undefined) return
     this.#protocol = protocol
     const ignored = protocol === 'consumer' ? ignoredClassicOptions(this.#options) : undefined
     // Later than construction, so a listener attached right after it hears it.
-    if (ignored !== undefined) setImmediate(() => this.warn(ignored))
+    if (ignored !== undefined) setImmediate(() => this.#consumer.warn(ignored))
     this.#membership = this.#newMembership(protocol)
     this.#membership.start()
-    this.#committer.startAutoCommit(this.#options.autoCommitIntervalMs ?? 5000, async () => await this.commit(), error => this.warn(error))
+    this.#committer.startAutoCommit(this.#options.autoCommitIntervalMs ?? 5000, async () => await this.commit(), error => this.#consumer.warn(error))
   }
 
   #protocol: GroupProtocol = 'consumer'
 
   #newMembership (protocol: GroupProtocol): Membership {
-    return newMembership(protocol, this.client, this.#coordinator, this.#host, this.#options)
+    return newMembership(protocol, this.#client, this.#coordinator, this.#host, this.#options)
   }
 
   /** The broker lists KIP-848 but has not enabled it: classic when the protocol was left to us, else an error. */
@@ -155,10 +157,10 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
     // Closing: close() leaves with the membership it found; a new one would run for ever.
     if (this.#closing !== undefined) return
     if (this.#options.groupProtocol === 'consumer') {
-      this.fail(new GroupProtocolUnsupportedError(error.code, this.groupId))
+      this.#consumer.fail(new GroupProtocolUnsupportedError(error.code, this.groupId))
       return
     }
-    this.warn(new KafkaTsError('GROUP_PROTOCOL_FALLBACK', `Group "${this.groupId}": the broker lists the KIP-848 consumer group protocol but has not enabled it (first heartbeat: ${error.type}); using the classic protocol. Set groupProtocol: 'classic' to skip the attempt, or enable KIP-848 on the broker`))
+    this.#consumer.warn(new KafkaTsError('GROUP_PROTOCOL_FALLBACK', `Group "${this.groupId}": the broker lists the KIP-848 consumer group protocol but has not enabled it (first heartbeat: ${error.type}); using the classic protocol. Set groupProtocol: 'classic' to skip the attempt, or enable KIP-848 on the broker`))
     this.#protocol = 'classic'
     this.#membership = this.#newMembership('classic')
     this.#membership.start()
@@ -176,7 +178,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
    * slow handler returned (Java rejoins at the next poll). Its late result is dropped.
    */
   #leaveForSlowHandler (processing: Processing): void {
-    if (this.#outForSlowHandler !== undefined || this.stopping) return
+    if (this.#outForSlowHandler !== undefined || this.#consumer.stopping) return
     const membership = this.#membership
     if (membership === undefined) return
     this.#outForSlowHandler = (async () => {
@@ -186,11 +188,11 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
       // Every overdue handler, not only the first: a partition that came back while one still
       // ran would wait for it (one handler per partition) and be held for ever again.
       await processing.finished
-      await this.overdueReturned()
-      if (this.stopping) return
+      await this.#consumer.overdueReturned()
+      if (this.#consumer.stopping) return
       this.#membership = this.#newMembership(this.#protocol)
       this.#membership.start()
-    })().catch(error => this.fail(error as Error)).finally(() => { this.#outForSlowHandler = undefined })
+    })().catch(error => this.#consumer.fail(error as Error)).finally(() => { this.#outForSlowHandler = undefined })
   }
 
   /**
@@ -293,8 +295,8 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
       rebalancing: (identity, reason) => { this.emit('rebalancing', { identity, reason }) },
       revokeAll: async identity => { await this.#assignment.revoke(this.#host.heldPartitions(), identity, { why: 'revoked: the member left the group' }) },
       loseAll: async reason => await this.#assignment.loseAll(reason),
-      fatal: error => this.fail(error),
-      warning: error => { this.warn(error) },
+      fatal: error => this.#consumer.fail(error),
+      warning: error => { this.#consumer.warn(error) },
       protocolUnsupported: error => { this.#onProtocolUnsupported(error) }
     }
   }
@@ -326,7 +328,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
     if (super.closed) return
     // First: nothing more is handed out. Handlers still out are waited for (bounded, as a
     // revoke), unless close() is called from one of them (it would wait for itself) or with force.
-    this.stopHandingOut()
+    this.#consumer.stopHandingOut()
     this.#closeRequested.abort()
     this.#committer.stopAutoCommit()
     await this.#started
@@ -348,7 +350,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
     // Revoke (commit what was processed, release) before leaving, so the next owner starts
     // after what we did. run() handlers still out are waited for, unless close() came from one or with force (see #close).
     const identity = membership.identity()
-    const held = groupConsumerInternals(this).cursors.filter(c => !c.ownership.released)
+    const held = this.#consumer.cursors.filter(c => !c.ownership.released)
     /** What was processed of `held` and is not committed, with why (for a commit that was never sent). */
     const uncommitted = (reason: string): RefusedCommit[] => this.delivery === 'at-most-once'
       ? []
@@ -361,7 +363,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
       if (refused.length > 0) this.emit('commitRefused', refused)
     }
     if (refused.length > 0) {
-      this.warn(new KafkaTsError('UNCOMMITTED_ON_CLOSE', `Closing the consumer of group "${this.groupId}" left ${refused.length} partition(s) uncommitted: ${refused.map(r => `${r.topic}-${r.partition}@${r.offset} (${r.reason})`).join('; ')}`))
+      this.#consumer.warn(new KafkaTsError('UNCOMMITTED_ON_CLOSE', `Closing the consumer of group "${this.groupId}" left ${refused.length} partition(s) uncommitted: ${refused.map(r => `${r.topic}-${r.partition}@${r.offset} (${r.reason})`).join('; ')}`))
     }
     await membership.stop(true)
   }

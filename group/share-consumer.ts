@@ -120,7 +120,7 @@ function validate (options: ShareConsumerOptions): void {
 }
 
 export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements AsyncIterable<ShareBatch> {
-  readonly client: Client
+  readonly #client: Client
   readonly groupId: string
   readonly topics: readonly string[]
   readonly acknowledgement: ShareAcknowledgementMode
@@ -155,7 +155,7 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
   constructor (client: Client, options: ShareConsumerOptions) {
     super()
     validate(options)
-    this.client = client
+    this.#client = client
     this.#options = options
     this.groupId = options.groupId
     this.topics = typeof options.topics === 'string' ? [options.topics] : [...options.topics]
@@ -193,15 +193,15 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
     this.#assigned = partitions
     this.#bumpWork()
     this.#startSources()
-    if (partitions.some(p => this.client.metadata.partition(p.topic, p.partition) === undefined)) this.#refreshMetadata()
+    if (partitions.some(p => this.#client.metadata.partition(p.topic, p.partition) === undefined)) this.#refreshMetadata()
   }
 
   #startSources (): void {
     if (this.#closing !== undefined) return
     for (const p of this.#assigned) {
-      const leader = this.client.metadata.partition(p.topic, p.partition)?.leaderId
+      const leader = this.#client.metadata.partition(p.topic, p.partition)?.leaderId
       if (leader === undefined || leader < 0 || this.#sources.has(leader)) continue
-      const source = new ShareSource(this.client, leader, this.#sourceHost, {
+      const source = new ShareSource(this.#client, leader, this.#sourceHost, {
         maxWaitMs: this.#options.maxWaitMs ?? 500,
         minBytes: 1,
         maxBytes: this.#options.maxBytes ?? 50 * 1024 * 1024,
@@ -214,7 +214,7 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
 
   #refreshMetadata (): void {
     if (this.#refreshing !== undefined) return
-    this.#refreshing = this.client.metadata.refresh(this.topics, this.#stop.signal)
+    this.#refreshing = this.#client.metadata.refresh(this.topics, this.#stop.signal)
       .catch(() => {})
       .finally(() => {
         this.#refreshing = undefined
@@ -235,8 +235,8 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
       const list: Array<{ topic: string, topicId: string, partition: number }> = []
       if (this.#membership.memberEpoch <= 0) return list
       for (const p of this.#assigned) {
-        const meta = this.client.metadata.partition(p.topic, p.partition)
-        const topicId = this.client.metadata.topic(p.topic)?.topicId
+        const meta = this.#client.metadata.partition(p.topic, p.partition)
+        const topicId = this.#client.metadata.topic(p.topic)?.topicId
         if (meta?.leaderId === nodeId && topicId !== undefined) list.push({ topic: p.topic, topicId, partition: p.partition })
       }
       return list
@@ -271,7 +271,7 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
 
   /** A failure that does not end the consumer, through the client's logger. */
   #warn (message: string, error: unknown, fields: LogFields = {}): void {
-    this.client[internal].instrumentation.log.warn(message, { group: this.groupId, memberId: this.#membership.memberId, error, ...fields })
+    this.#client[internal].instrumentation.log.warn(message, { group: this.groupId, memberId: this.#membership.memberId, error, ...fields })
   }
 
   #fail (error: Error): void {
@@ -332,7 +332,7 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
     let lapsed = 0
     for (const record of records) if (lockLost(record, now)) lapsed++
     if (lapsed === 0) return records
-    const log = this.client[internal].instrumentation.log
+    const log = this.#client[internal].instrumentation.log
     if (log.debugOn) log.debug(`share consumer: ${lapsed} buffered records of ${records[0].topic}[${records[0].partition}] lost their acquisition lock before the application asked for them; not handed out`, { group: this.groupId, topic: records[0].topic, partition: records[0].partition })
     this.#openRecords -= lapsed
     this.#bumpWork()
@@ -468,8 +468,8 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
     const leaveFailure = await this.#membership.stop(true).catch(error => error as Error)
     if (leaveFailure !== undefined) this.#warn(`share consumer: leaving share group "${this.groupId}" failed; the coordinator removes the member when its session times out`, leaveFailure)
     this.#coordinator.closeConnections()
-    this.client[internal].brokers.closePurpose(this.#purpose)
-    this.client[internal].metadata.untrack(this.topics)
+    this.#client[internal].brokers.closePurpose(this.#purpose)
+    this.#client[internal].metadata.untrack(this.topics)
     this.#unregister()
   }
 }

@@ -63,7 +63,7 @@ export interface ConsumerGroupMetadata {
 type OffsetsOwner = (partitions: Array<{ topic: string, partition: number }>) => Promise<void>
 const offsetsOwners = new WeakMap<ConsumerGroupMetadata, OffsetsOwner>()
 
-/** @internal A group consumer links the metadata it hands out to itself (see OffsetsOwner). */
+/** A group consumer links the metadata it hands out to itself (see OffsetsOwner). */
 export function linkOffsetsOwner (metadata: ConsumerGroupMetadata, owner: OffsetsOwner): void {
   offsetsOwners.set(metadata, owner)
 }

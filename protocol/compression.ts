@@ -105,8 +105,7 @@ function loadCodec (codec: NativeCodec): unknown {
 
 /**
  * Test hook: replaces how codec packages are loaded (pass undefined to restore `require`)
- * and forgets the packages loaded so far.
- * @internal
+ * and forgets the packages loaded so far. No entry point exports it.
  */
 export function setCodecPackageLoaderForTests (replacement: PackageLoader | undefined): void {
   loader = replacement ?? defaultLoader

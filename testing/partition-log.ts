@@ -159,12 +159,12 @@ export class PartitionLog {
     while (this.#batches.length > 0 && this.#batches[0].lastOffset < offset) this.#batches.shift()
   }
 
-  /** @internal used by waitForAnyAppend */
+  /** Used by waitForAnyAppend. */
   addAppendWaiter (wake: () => void): void {
     this.#appendWaiters.add(wake)
   }
 
-  /** @internal used by waitForAnyAppend */
+  /** Used by waitForAnyAppend. */
   removeAppendWaiter (wake: () => void): void {
     this.#appendWaiters.delete(wake)
   }

@@ -10,6 +10,7 @@ import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { EventEmitter } from 'node:events'
 
 const dist = path.join(__dirname, '..')
 const root = path.join(dist, '..')
@@ -203,6 +204,53 @@ test('client.metadata is a read-only view (no track/untrack/close, ids not writa
     await producer.close()
     assert.equal(index.Connection, undefined, 'kafkats exports its Connection class')
   } finally {
+    await close()
+  }
+})
+
+/** Names of kafkats's internal handles: none may be a property or method a user can reach on a public object. */
+const INTERNAL_NAMES = ['client', 'stopHandingOut', 'stopping', 'warn', 'fail', 'overdueReturned', 'hooks', 'addPartitions', 'removePartitions', 'cursor', 'cursors', 'debugState', 'sendTo', 'register', 'connection', 'brokers', 'instrumentation', 'coordinators']
+
+/** Every string-named own property of `object` and of its prototypes, up to Node's EventEmitter or Object. */
+function reachableNames (object: object): Set<string> {
+  const names = new Set<string>()
+  for (let at: object | null = object; at !== null && at !== Object.prototype && at !== EventEmitter.prototype; at = Object.getPrototypeOf(at)) {
+    for (const key of Object.getOwnPropertyNames(at)) names.add(key)
+  }
+  return names
+}
+
+test('the public classes (kafkats, kafkats/kafkajs) have no internal members a user can call at run time: internals are #private or behind a module-private symbol', async () => {
+  const { client, close } = await packageClient('surface-members')
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Kafka } = require(path.join(dist, 'kafkajs', 'index.js'))
+  // Made, not connected: what a user can reach on the objects is the question.
+  const kafka = new Kafka({ brokers: ['127.0.0.1:1'], logLevel: 0 })
+  const objects: Record<string, object> = {
+    Client: client,
+    Admin: client.admin,
+    Producer: client.producer(),
+    Consumer: client.consumer({ assign: [{ topic: 'surface-members', partition: 0, offset: 0n }] }),
+    GroupConsumer: client.consumer({ groupId: 'surface-members', topics: ['surface-members'] }),
+    ShareConsumer: client.shareConsumer({ groupId: 'surface-members-share', topics: ['surface-members'] }),
+    Kafka: kafka,
+    'kafkajs Producer': kafka.producer(),
+    'kafkajs Consumer': kafka.consumer({ groupId: 'surface-members-kafkajs' }),
+    'kafkajs Admin': kafka.admin()
+  }
+  try {
+    const found: string[] = []
+    for (const [name, object] of Object.entries(objects)) {
+      const names = reachableNames(object)
+      for (const internalName of INTERNAL_NAMES) if (names.has(internalName)) found.push(`${name}.${internalName}`)
+    }
+    assert.deepEqual(found, [], 'internal members reachable on public objects')
+  } finally {
+    for (const [name, object] of Object.entries(objects)) {
+      const closable = object as { close?: () => Promise<void>, disconnect?: () => Promise<void> }
+      if (name.startsWith('kafkajs')) await closable.disconnect?.().catch(() => {})
+      else if (name !== 'Client' && name !== 'Admin' && name !== 'Kafka') await closable.close?.().catch(() => {})
+    }
     await close()
   }
 })

@@ -55,3 +55,14 @@ export async function waitOn (clock: Clock, delayMs: number, signal?: AbortSigna
 
 /** The symbol under which a ClientOptions object may carry a Clock (kafkats/testing's `withClock`). */
 export const clockOption: unique symbol = Symbol.for('kafkats.clock')
+
+/**
+ * An AbortSignal that aborts after `delayMs` on `clock`, with a TimeoutError DOMException as
+ * its reason: AbortSignal.timeout's shape, on the client's time. Like AbortSignal.timeout
+ * it does not keep the process alive.
+ */
+export function clockTimeout (clock: Clock, delayMs: number): AbortSignal {
+  const controller = new AbortController()
+  clock.setTimer(() => { controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')) }, delayMs)
+  return controller.signal
+}

@@ -9,6 +9,7 @@ import type { Client } from '../client/client'
 import type { TypedEvents } from '../client/events'
 import type { LogFields } from '../client/logger'
 import { sleep } from '../client/backoff'
+import { clockTimeout } from '../client/clock'
 import { channels, subscribed, type RebalanceTrace } from '../client/instrumentation'
 import type { Cursor, OffsetSpec, Ownership } from '../consumer/cursor'
 import { OffsetFetch } from '../protocol/apis/offset-fetch'
@@ -138,15 +139,16 @@ export class Assignment {
    * before the commit's margin), commits what was processed, releases; all within the
    * rebalance timeout (or `deadlineAt`). Returns what it could not commit.
    */
-  async revoke (partitions: TopicPartition[], identity: MemberIdentity | undefined, { waitMs, deadlineAt = Date.now() + this.#host.rebalanceTimeoutMs, why }: { waitMs?: number, deadlineAt?: number, why: string }): Promise<RefusedCommit[]> {
+  async revoke (partitions: TopicPartition[], identity: MemberIdentity | undefined, { waitMs, deadlineAt = this.#host.client.clock.now() + this.#host.rebalanceTimeoutMs, why }: { waitMs?: number, deadlineAt?: number, why: string }): Promise<RefusedCommit[]> {
     if (partitions.length === 0) return []
     // The processing wait leaves the commit the same margin before the deadline as in a rebalance.
     const commitMargin = this.#host.rebalanceTimeoutMs - this.revokeWaitMs()
     // The commit gives up half that margin before the deadline, so the release is still answered
     // in time: a commit held up behind another one (say, retried on COORDINATOR_LOAD_IN_PROGRESS)
     // would otherwise run into the coordinator's fence at the same moment.
-    const deadline = AbortSignal.timeout(Math.max(0, Math.ceil(deadlineAt - Date.now() - commitMargin / 2)))
-    const cursors = await this.#host.removePartitions(partitions, waitMs ?? Math.max(0, deadlineAt - Date.now() - commitMargin))
+    const clock = this.#host.client.clock
+    const deadline = clockTimeout(clock, Math.max(0, Math.ceil(deadlineAt - clock.now() - commitMargin / 2)))
+    const cursors = await this.#host.removePartitions(partitions, waitMs ?? Math.max(0, deadlineAt - clock.now() - commitMargin))
     let refused: RefusedCommit[] = []
     try {
       // autoCommit: false commits nothing on its own, here neither (as Java's enable.auto.commit=false).

@@ -27,7 +27,6 @@ import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
 import type { Assignor, MemberSubscription } from './assignors'
 import type { GroupCoordinator } from './coordinator'
-import { leaveRequestBound } from './coordinator'
 import { staticMembershipEnded } from './errors'
 import { heartbeatBackoffMs, HeartbeatLoop, type BeatOutcome } from './heartbeat-loop'
 import {
@@ -119,7 +118,7 @@ export class ClassicMembership implements Membership {
     if (leave && wasMember && this.#host.instanceId === null) {
       await this.#coordinator.send(LeaveGroup, version => version >= 3
         ? { groupId: this.#host.groupId, members: [{ memberId: this.#memberId, groupInstanceId: this.#host.instanceId, reason: 'the consumer is closing' }] }
-        : { groupId: this.#host.groupId, memberId: this.#memberId }, r => r.errorCode, leaveRequestBound()).catch(error => { this.#host.warning(leaveFailed(this.#host.groupId, error)) })
+        : { groupId: this.#host.groupId, memberId: this.#memberId }, r => r.errorCode, this.#coordinator.leaveRequestBound()).catch(error => { this.#host.warning(leaveFailed(this.#host.groupId, error)) })
     }
   }
 

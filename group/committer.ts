@@ -7,6 +7,7 @@
  */
 import { performance } from 'node:perf_hooks'
 import type { Client } from '../client/client'
+import { clockTimeout } from '../client/clock'
 import type { TypedEvents } from '../client/events'
 import type { ConsumerBatch } from '../consumer/consumer'
 import type { Cursor } from '../consumer/cursor'
@@ -346,7 +347,7 @@ export class Committer {
   async commitBeforeHandOut (cursor: Cursor, batch: ConsumerBatch): Promise<boolean> {
     const membership = this.#host.membership()
     if (membership === undefined) return false
-    const signal = AbortSignal.timeout(this.#host.rebalanceTimeoutMs)
+    const signal = clockTimeout(this.#host.client.clock, this.#host.rebalanceTimeoutMs)
     await membership.whenStable(signal)
     const identity = membership.identity()
     if (identity === undefined) return false

@@ -17,7 +17,7 @@ import { Signal } from '../client/signal'
 import { ConsumerGroupHeartbeat, type ConsumerGroupHeartbeatRequest } from '../protocol/apis/consumer-group-heartbeat'
 import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
-import { leaveRequestBound, type GroupCoordinator } from './coordinator'
+import type { GroupCoordinator } from './coordinator'
 import { staticMembershipEnded } from './errors'
 import { assignedPartitions, EpochHeartbeat, isMemberForgotten, knownPartitions } from './epoch-heartbeat'
 import {
@@ -88,7 +88,7 @@ export class ConsumerMembership implements Membership {
         memberId: this.#loop.memberId,
         memberEpoch: host.instanceId !== null ? LEAVE_STATIC_EPOCH : LEAVE_EPOCH,
         instanceId: host.instanceId
-      }, r => r.errorCode, leaveRequestBound()).then(r => r.errorCode)
+      }, r => r.errorCode, this.#coordinator.leaveRequestBound()).then(r => r.errorCode)
     })
   }
 

@@ -7,6 +7,7 @@
  */
 import type { Client } from '../client/client'
 import { backoffDelay, sleep } from '../client/backoff'
+import { clockTimeout } from '../client/clock'
 import type { Api } from '../protocol/api'
 import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError } from '../protocol/errors'
@@ -16,15 +17,6 @@ import { internal } from '../client/internal'
 /** Codes that mean "ask FindCoordinator again and retry". */
 export function isCoordinatorError (code: number): boolean {
   return code === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS || code === ErrorCode.COORDINATOR_NOT_AVAILABLE || code === ErrorCode.NOT_COORDINATOR
-}
-
-/**
- * The bound of a member's leave (LeaveGroup, a leave heartbeat), retries included: the
- * coordinator is asked again while it moves, so without a deadline a leave it kept
- * refusing held close() for ever.
- */
-export function leaveRequestBound (): { timeoutMs: number, signal: AbortSignal } {
-  return { timeoutMs: 5000, signal: AbortSignal.timeout(5000) }
 }
 
 let memberConnections = 0
@@ -41,6 +33,15 @@ export class GroupCoordinator {
   }
 
   /** Closes this member's own coordinator connections (when the member closes). */
+  /**
+   * The bound of a member's leave (LeaveGroup, a leave heartbeat), retries included, on the
+   * client's clock: the coordinator is asked again while it moves, so without a deadline a
+   * leave it kept refusing held close() for ever.
+   */
+  leaveRequestBound (): { timeoutMs: number, signal: AbortSignal } {
+    return { timeoutMs: 5000, signal: clockTimeout(this.#client.clock, 5000) }
+  }
+
   closeConnections (): void {
     this.#client[internal].brokers.closePurpose(this.#purpose)
   }

@@ -23,6 +23,7 @@
  * group-options.ts and group-events.ts (the public option and event types).
  */
 import { checkCloseOptions, type Client, type CloseOptions } from '../client/client'
+import { clockTimeout } from '../client/clock'
 import { calledFromHandler, Consumer, consumerInternals, type ConsumerInternals } from '../consumer/consumer'
 import { linkOffsetsOwner, type ConsumerGroupMetadata } from '../producer/transaction'
 import type { Cursor, Processing } from '../consumer/cursor'
@@ -264,7 +265,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
     const membership = this.#membership
     // Out of the group (a slow handler): nothing is held, nothing to commit.
     if (membership === undefined || this.#outForSlowHandler !== undefined) return []
-    return await this.#committer.commit(membership, options.signal ?? AbortSignal.timeout(this.#host.rebalanceTimeoutMs))
+    return await this.#committer.commit(membership, options.signal ?? clockTimeout(this.#client.clock, this.#host.rebalanceTimeoutMs))
   }
 
   /**
@@ -279,7 +280,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
     await this.#started
     const membership = this.#membership
     if (membership === undefined) return offsets.map(o => ({ ...o, reason: 'the consumer has not joined its group' }))
-    return await this.#committer.commitOffsets(membership, offsets, options.signal ?? AbortSignal.timeout(this.#host.rebalanceTimeoutMs))
+    return await this.#committer.commitOffsets(membership, offsets, options.signal ?? clockTimeout(this.#client.clock, this.#host.rebalanceTimeoutMs))
   }
 
   // ---------------------------------------------------------------- membership host
@@ -344,9 +345,10 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
 
   /** close()'s part: revoke (what was processed committed) and leave, within one rebalance timeout. */
   async #leave (membership: Membership, skipHandlers: boolean): Promise<void> {
-    const deadlineAt = Date.now() + this.#host.rebalanceTimeoutMs
+    const clock = this.#client.clock
+    const deadlineAt = clock.now() + this.#host.rebalanceTimeoutMs
     // A rebalance in progress ends first (within the deadline), so what we hold has a current identity to be committed under.
-    const unstable = await membership.whenStable(AbortSignal.timeout(this.#host.rebalanceTimeoutMs - this.#assignment.revokeWaitMs())).then(() => undefined, (error: Error) => error)
+    const unstable = await membership.whenStable(clockTimeout(clock, this.#host.rebalanceTimeoutMs - this.#assignment.revokeWaitMs())).then(() => undefined, (error: Error) => error)
     // Revoke (commit what was processed, release) before leaving, so the next owner starts
     // after what we did. run() handlers still out are waited for, unless close() came from one or with force (see #close).
     const identity = membership.identity()

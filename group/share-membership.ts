@@ -15,7 +15,7 @@ import { UnsupportedVersionError } from '../client/errors'
 import { ShareGroupHeartbeat, ShareGroupMemberEpoch } from '../protocol/apis/share-group-heartbeat'
 import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError, KafkaTsError } from '../protocol/errors'
-import { leaveRequestBound, type GroupCoordinator } from './coordinator'
+import type { GroupCoordinator } from './coordinator'
 import { ShareGroupsDisabledError } from './errors'
 import { assignedPartitions, EpochHeartbeat, knownPartitions } from './epoch-heartbeat'
 import type { TopicPartition } from './membership'
@@ -66,7 +66,7 @@ export class ShareMembership {
         groupId: host.groupId,
         memberId: this.#loop.memberId,
         memberEpoch: ShareGroupMemberEpoch.LEAVE
-      }, r => r.errorCode, leaveRequestBound()).then(r => r.errorCode)
+      }, r => r.errorCode, this.#coordinator.leaveRequestBound()).then(r => r.errorCode)
     })
   }
 

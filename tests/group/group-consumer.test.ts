@@ -26,6 +26,7 @@ import { Client } from '../../index'
 import { gate, joinBareConsumerMember, protocols, withHarness, type Harness, type Member, type Protocol } from './support'
 import { eventLoopTurns, waitFor, sleep } from '../support/wait'
 import { groupConsumerInternals } from '../../group/group-consumer'
+import { FakeClock } from '../../testing/index'
 
 /** The rows of `partition` in these commit-log entries, each with its entry. */
 function commitsOf (entries: CommitLogEntry[], partition: number): Array<{ entry: CommitLogEntry, offset: bigint, accepted: boolean }> {
@@ -42,6 +43,37 @@ function holdRejoin (h: Harness, member: Member, protocol: Protocol, until: Prom
     return h.cluster.intercept(JoinGroup, r => r.clientId === member.name ? { hold: until } : undefined)
   }
   return h.cluster.intercept(ConsumerGroupHeartbeat, r => r.clientId === member.name && r.request.memberEpoch === 0 ? { hold: until } : undefined)
+}
+
+/**
+ * A member on a FakeClock whose close() is timed on its client's clock: `closeOn` starts
+ * close() and moves the clock on in steps (letting the fake cluster answer between them)
+ * until close() settled or `giveUpMs` of the client's time passed; it resolves with how much
+ * of the client's time close() took, or undefined if it had not settled by then (it is then
+ * moved on until close() settled, so the member is closed either way). The member's
+ * sessions are long, so the wall time the test takes never expires them.
+ */
+async function memberOnClock (h: Harness, protocol: Protocol): Promise<{ member: Member, clock: FakeClock, until: (what: string, done: () => boolean) => Promise<void>, closeOn: (giveUpMs: number) => Promise<number | undefined> }> {
+  const clock = new FakeClock()
+  const member = await h.member('a', protocol, { sessionTimeoutMs: 60_000 }, { clock })
+  const stepMs = 50
+  const until = async (what: string, done: () => boolean): Promise<void> => {
+    await waitFor(what, async () => {
+      if (!done()) await clock.advance(stepMs)
+      return done()
+    })
+  }
+  const closeOn = async (giveUpMs: number): Promise<number | undefined> => {
+    const startedAt = clock.now()
+    let tookMs: number | undefined
+    void member.consumer.close().then(() => { tookMs = clock.now() - startedAt })
+    await until('close() to settle, or the client\'s time to pass the bound', () => tookMs !== undefined || clock.now() - startedAt > giveUpMs)
+    const withinBound = tookMs
+    // Not settled by then: the test fails on what it returns; the clock moves on so the member still closes (the harness waits for it).
+    await until('close() to settle at all', () => tookMs !== undefined)
+    return withinBound
+  }
+  return { member, clock, until, closeOn }
 }
 
 /** Whether a promise has settled (checked after the microtasks queued so far ran). */
@@ -349,18 +381,16 @@ for (const protocol of protocols) {
     // ------------------------------------------------------------------ close
 
     test('close() ends within the rebalance timeout while the coordinator refuses every commit, and reports what it did not commit', async () => {
-      await withHarness({ partitions: 2, records: 5 }, async h => {
-        const a = await h.member('a', protocol)
+      await withHarness({ partitions: 2, records: 5, groups: { consumerSessionTimeoutMs: 60_000 } }, async h => {
+        // On the client's clock: the rebalance timeout (1500 ms) is the client's time, moved by the test.
+        const { member: a, until, closeOn } = await memberOnClock(h, protocol)
         a.run(h)
-        await waitFor('A processing both partitions', () => a.processedUpTo(0) === 5n && a.processedUpTo(1) === 5n)
+        await until('A processing both partitions', () => a.processedUpTo(0) === 5n && a.processedUpTo(1) === 5n)
         const refused: Array<{ partition: number, offset: bigint }> = []
         a.consumer.on('commitRefused', (list: Array<{ partition: number, offset: bigint }>) => { refused.push(...list) })
         h.cluster.intercept(OffsetCommit, () => ({ error: 16 })) // NOT_COORDINATOR, for ever: retried until the deadline
-        const started = Date.now()
-        const outcome = await Promise.race([a.consumer.close().then(() => 'closed'), sleep(4000).then(() => 'still closing after 4 s')])
-        const tookMs = Date.now() - started
-        assert.equal(outcome, 'closed')
-        assert.ok(tookMs < 1500 + 1000, `close() took ${tookMs} ms with rebalanceTimeoutMs 1500`)
+        const tookMs = await closeOn(3 * 1500)
+        assert.ok(tookMs !== undefined && tookMs <= 1500, `close() took ${tookMs ?? 'more than 4500'} ms of the client's time with rebalanceTimeoutMs 1500`)
         assert.deepEqual([...new Set(refused.map(r => `p${r.partition}@${r.offset}`))].sort(), ['p0@5', 'p1@5'])
         const summary = a.warnings.find(w => (w as { kind?: string }).kind === 'UNCOMMITTED_ON_CLOSE') as Error | undefined
         assert.match(summary?.message ?? 'no UNCOMMITTED_ON_CLOSE warning', /t-0@5.*t-1@5|t-1@5.*t-0@5/)
@@ -482,32 +512,28 @@ for (const protocol of protocols) {
     })
 
     test('close() ends in bounded time while the assignment waits for committed offsets the coordinator keeps refusing (NOT_COORDINATOR for ever)', async () => {
-      await withHarness({ partitions: 2, records: 2 }, async h => {
+      await withHarness({ partitions: 2, records: 2, groups: { consumerSessionTimeoutMs: 60_000 } }, async h => {
         h.cluster.intercept(OffsetFetch, () => ({ error: 16 }))
-        const a = await h.member('a', protocol)
+        const { member: a, until, closeOn } = await memberOnClock(h, protocol)
         a.run(h)
-        await waitFor('A asking for its committed offsets', () => h.cluster.requests(OffsetFetch).length >= 3)
-        const started = Date.now()
-        const outcome = await Promise.race([a.consumer.close().then(() => 'closed'), sleep(15_000).then(() => 'still closing after 15 s')])
-        assert.equal(outcome, 'closed')
-        assert.ok(Date.now() - started < 10_000, `close() took ${Date.now() - started} ms`)
+        await until('A asking for its committed offsets', () => h.cluster.requests(OffsetFetch).length >= 3)
+        const tookMs = await closeOn(3 * 1500)
+        assert.ok(tookMs !== undefined && tookMs <= 1500, `close() took ${tookMs ?? 'more than 4500'} ms of the client's time with rebalanceTimeoutMs 1500`)
       })
     })
 
     test('close() ends in bounded time when the coordinator keeps refusing the leave (NOT_COORDINATOR for ever)', async () => {
-      await withHarness({ partitions: 2, records: 2 }, async h => {
-        const a = await h.member('a', protocol)
+      await withHarness({ partitions: 2, records: 2, groups: { consumerSessionTimeoutMs: 60_000 } }, async h => {
+        const { member: a, until, closeOn } = await memberOnClock(h, protocol)
         a.run(h)
-        await waitFor('A processing both partitions', () => a.held().length === 2 && a.processedUpTo(0) === 2n && a.processedUpTo(1) === 2n)
+        await until('A processing both partitions', () => a.held().length === 2 && a.processedUpTo(0) === 2n && a.processedUpTo(1) === 2n)
         // The leave itself: classic LeaveGroup, KIP-848 a heartbeat with epoch -1.
         if (protocol === 'classic') h.cluster.intercept(LeaveGroup, () => ({ error: 16 }))
         else h.cluster.intercept(ConsumerGroupHeartbeat, r => (r.request.memberEpoch ?? 0) < 0 ? { error: 16 } : undefined)
-        const started = Date.now()
-        const closed = a.consumer.close().then(() => 'closed')
-        // Before: the leave was retried for ever (a request timeout, but no deadline for its retries), so close() never returned.
-        const outcome = await Promise.race([closed, sleep(15_000).then(() => 'still closing after 15 s')])
-        assert.equal(outcome, 'closed')
-        assert.ok(Date.now() - started < 10_000, `close() took ${Date.now() - started} ms`)
+        // Before: the leave was retried for ever (a request timeout, but no deadline for its retries), so close() never
+        // returned. Now the leave gives up after its bound (5 s of the client's time), after the revoke.
+        const tookMs = await closeOn(3 * (1500 + 5000))
+        assert.ok(tookMs !== undefined && tookMs <= 1500 + 5000, `close() took ${tookMs ?? 'more than 19500'} ms of the client's time (rebalanceTimeoutMs 1500, leave bound 5000)`)
         assert.equal(h.committed(0), 2n, 'the revoke before the leave committed what was processed')
       })
     })

@@ -24,7 +24,7 @@ import type { AnyApi } from '../../protocol/api'
 import type { CommitLogEntry, GroupMemberInfo } from '../../testing/index'
 import { Client } from '../../index'
 import { gate, joinBareConsumerMember, protocols, withHarness, type Harness, type Member, type Protocol } from './support'
-import { eventLoopTurns, waitFor, sleep } from '../support/wait'
+import { eventLoopTurns, outcomeWithin, waitFor, sleep } from '../support/wait'
 import { groupConsumerInternals } from '../../group/group-consumer'
 
 /** The rows of `partition` in these commit-log entries, each with its entry. */
@@ -360,6 +360,8 @@ for (const protocol of protocols) {
         const outcome = await Promise.race([a.consumer.close().then(() => 'closed'), sleep(4000).then(() => 'still closing after 4 s')])
         const tookMs = Date.now() - started
         assert.equal(outcome, 'closed')
+        // Still a wall-clock bound: on the member's FakeClock this close() never ends (its commit
+        // retries wait on something other than the client's clock); left for the source's owner.
         assert.ok(tookMs < 1500 + 1000, `close() took ${tookMs} ms with rebalanceTimeoutMs 1500`)
         assert.deepEqual([...new Set(refused.map(r => `p${r.partition}@${r.offset}`))].sort(), ['p0@5', 'p1@5'])
         const summary = a.warnings.find(w => (w as { kind?: string }).kind === 'UNCOMMITTED_ON_CLOSE') as Error | undefined
@@ -487,10 +489,8 @@ for (const protocol of protocols) {
         const a = await h.member('a', protocol)
         a.run(h)
         await waitFor('A asking for its committed offsets', () => h.cluster.requests(OffsetFetch).length >= 3)
-        const started = Date.now()
-        const outcome = await Promise.race([a.consumer.close().then(() => 'closed'), sleep(15_000).then(() => 'still closing after 15 s')])
-        assert.equal(outcome, 'closed')
-        assert.ok(Date.now() - started < 10_000, `close() took ${Date.now() - started} ms`)
+        // The bound only stops a close() that waits for ever.
+        assert.equal(await outcomeWithin(a.consumer.close(), 30_000), 'resolved')
       })
     })
 
@@ -502,12 +502,8 @@ for (const protocol of protocols) {
         // The leave itself: classic LeaveGroup, KIP-848 a heartbeat with epoch -1.
         if (protocol === 'classic') h.cluster.intercept(LeaveGroup, () => ({ error: 16 }))
         else h.cluster.intercept(ConsumerGroupHeartbeat, r => (r.request.memberEpoch ?? 0) < 0 ? { error: 16 } : undefined)
-        const started = Date.now()
-        const closed = a.consumer.close().then(() => 'closed')
-        // Before: the leave was retried for ever (a request timeout, but no deadline for its retries), so close() never returned.
-        const outcome = await Promise.race([closed, sleep(15_000).then(() => 'still closing after 15 s')])
-        assert.equal(outcome, 'closed')
-        assert.ok(Date.now() - started < 10_000, `close() took ${Date.now() - started} ms`)
+        // Before: the leave was retried for ever (a request timeout, but no deadline for its retries), so close() never returned. The bound only stops that hang.
+        assert.equal(await outcomeWithin(a.consumer.close(), 30_000), 'resolved')
         assert.equal(h.committed(0), 2n, 'the revoke before the leave committed what was processed')
       })
     })

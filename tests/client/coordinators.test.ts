@@ -10,8 +10,9 @@ import { FindCoordinator } from '../../protocol/apis/find-coordinator'
 import { AbortedError } from '../../client/errors'
 import { BrokerError } from '../../protocol/errors'
 import { ErrorCode } from '../../protocol/error-codes'
-import type { FakeCluster } from '../../testing/index'
+import { FakeClock, withClock, type FakeCluster } from '../../testing/index'
 import { waitFor } from '../support/wait'
+import { moveThroughBackoffs } from '../support/clock'
 import { fast, fixtures } from './fake-support'
 import { internal } from '../../client/internal'
 
@@ -129,16 +130,29 @@ describe('client.coordinators', () => {
   test('a lookup ends at its signal or its deadline with the last failure, never retrying for ever', async () => {
     const { cluster, asked } = await counted()
     cluster.intercept(FindCoordinator, () => ({ error: ErrorCode.COORDINATOR_NOT_AVAILABLE }))
-    const k = client({ bootstrap: cluster.bootstrap, ...fast })
-    await assert.rejects(k[internal].coordinators.lookup('transaction', 'tx', { signal: AbortSignal.timeout(300) }), (error: unknown) => {
+    const clock = new FakeClock()
+    const k = client(withClock({ bootstrap: cluster.bootstrap, ...fast }, clock))
+    // The signal aborts once two refusals were answered (a failure exists to name), not at a
+    // time that could fall in the first request. The backoffs wait on the client's clock.
+    const controller = new AbortController()
+    const bySignal = k[internal].coordinators.lookup('transaction', 'tx', { signal: controller.signal })
+    await moveThroughBackoffs(clock, bySignal, () => asked.length >= 2)
+    controller.abort(new Error('the caller gave up'))
+    await assert.rejects(bySignal, (error: unknown) => {
       assert.ok(error instanceof AbortedError, String(error))
       assert.match(error.message, /the last attempt had failed with BrokerError: .*COORDINATOR_NOT_AVAILABLE \(15\)/)
       assert.ok(error.lastError instanceof BrokerError && error.lastError.code === ErrorCode.COORDINATOR_NOT_AVAILABLE)
       return true
     })
     assert.ok(asked.length >= 2, `asked ${asked.length} times`)
-    // A deadline: the refusal itself is the answer.
-    await assert.rejects(k[internal].coordinators.lookup('transaction', 'tx', { deadline: Date.now() + 400 }), (error: unknown) => error instanceof BrokerError && error.type === 'COORDINATOR_NOT_AVAILABLE')
+    // A deadline: the refusal itself is the answer, at the deadline on the client's clock, after retries.
+    const before = asked.length
+    const started = clock.now()
+    const byDeadline = k[internal].coordinators.lookup('transaction', 'tx', { deadline: started + 400 })
+    await moveThroughBackoffs(clock, byDeadline, () => false)
+    await assert.rejects(byDeadline, (error: unknown) => error instanceof BrokerError && error.type === 'COORDINATOR_NOT_AVAILABLE')
+    assert.ok(asked.length - before >= 2, `asked ${asked.length - before} times before the deadline`)
+    assert.ok(clock.now() - started <= 400, `ended at ${clock.now() - started} ms on the client's clock, after its deadline`)
   })
 
   test('one cache per client: admin calls use the coordinator another caller found, and the one they find after a move', async () => {

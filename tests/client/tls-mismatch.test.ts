@@ -15,6 +15,8 @@ import * as os from 'node:os'
 import * as path from 'node:path'
 import { Client, ConnectionError, GroupConsumer, TlsError } from '../../index'
 import { clientCertificateProblem } from '../../client/tls'
+import { FakeClock, withClock } from '../../testing/index'
+import { moveThroughBackoffs } from '../support/clock'
 
 const openssl = spawnSync('openssl', ['version']).status === 0
 const DAY_MS = 24 * 3600 * 1000
@@ -78,10 +80,20 @@ async function server (onSocket: (socket: net.Socket) => void): Promise<{ addres
   }
 }
 
-async function outcome (promise: Promise<unknown>): Promise<{ error: unknown, ms: number }> {
-  const started = Date.now()
-  const error = await promise.then(() => undefined, (e: unknown) => e)
-  return { error, ms: Date.now() - started }
+/** What `promise` rejected with (undefined if it resolved). */
+async function rejection (promise: Promise<unknown>): Promise<unknown> {
+  return await promise.then(() => undefined, (e: unknown) => e)
+}
+
+/**
+ * What `call` rejected with and how long it took on the client's `clock`, moved through its
+ * backoffs (the connections are real, the waits between them on the clock): no machine's speed changes it.
+ */
+async function onClock (clock: FakeClock, call: () => Promise<unknown>): Promise<{ error: unknown, ms: number }> {
+  const started = clock.now()
+  const error = rejection(call())
+  await moveThroughBackoffs(clock, error, () => false, { stepMs: 200 })
+  return { error: await error, ms: clock.now() - started }
 }
 
 describe('a client of the wrong security protocol for the listener fails at once, saying so', () => {
@@ -92,7 +104,7 @@ describe('a client of the wrong security protocol for the listener fails at once
     try {
       for (const call of [() => client.admin.describeCluster({ timeoutMs: 30_000 }), () => client.producer({ deliveryTimeoutMs: 30_000 }).send({ topic: 't', value: 'x' })]) {
         const before = tlsListener.connections()
-        const { error } = await outcome(call())
+        const error = await rejection(call())
         assert.ok(error instanceof TlsError, String(error))
         assert.match(error.message, /answered with a TLS record .*the listener expects TLS/)
         assert.equal(tlsListener.connections() - before, 1, 'connections made: more than one, as if retried')
@@ -109,7 +121,7 @@ describe('a client of the wrong security protocol for the listener fails at once
     try {
       for (const call of [() => client.admin.describeCluster({ timeoutMs: 30_000 }), () => client.producer({ deliveryTimeoutMs: 30_000 }).send({ topic: 't', value: 'x' })]) {
         const before = plaintextListener.connections()
-        const { error } = await outcome(call())
+        const error = await rejection(call())
         assert.ok(error instanceof TlsError, String(error))
         assert.match(error.message, /does not speak TLS/)
         assert.equal(plaintextListener.connections() - before, 1, 'connections made: more than one, as if retried')
@@ -123,22 +135,23 @@ describe('a client of the wrong security protocol for the listener fails at once
 
 test('a listener that accepts and closes at once: the group consumer retries within its bound like the admin, and both end with the same ConnectionError saying what such a close means', async () => {
   const closing = await server(socket => socket.destroy())
-  const client = new Client({ bootstrap: [closing.address], requestTimeoutMs: 3000, retryBackoff: { initialMs: 50, maxMs: 200 } })
+  const clock = new FakeClock()
+  const client = new Client(withClock({ bootstrap: [closing.address], requestTimeoutMs: 3000, retryBackoff: { initialMs: 50, maxMs: 200 } }, clock))
   try {
     const group = new GroupConsumer(client, { groupId: 'g', topics: ['t'] })
     const before = closing.connections()
-    const member = await outcome(group.run({ eachBatch: () => {} }))
+    const member = await onClock(clock, async () => await group.run({ eachBatch: () => {} }))
     const groupConnections = closing.connections() - before
     await group.close().catch(() => {})
-    const admin = await outcome(client.admin.describeCluster({ timeoutMs: 3000 }))
+    const admin = await onClock(clock, async () => await client.admin.describeCluster({ timeoutMs: 3000 }))
     for (const [who, { error, ms }] of [['group consumer', member], ['admin', admin]] as const) {
       assert.ok(error instanceof ConnectionError, `${who}: ${String(error)}`)
       assert.match(error.message, /closed the connection before answering ApiVersions/, who)
       assert.match(error.message, /TLS listener .* plaintext client/, who)
-      assert.ok(ms < 20_000, `${who}: ended after ${ms} ms`)
+      assert.ok(ms <= 3000, `${who}: ended after ${ms} ms on the client's clock, its bound is 3000 ms`)
     }
     assert.ok(groupConnections > 1, `the group consumer tried ${groupConnections} connection(s) before giving up`)
-    assert.ok(member.ms >= 2000, `the group consumer gave up after ${member.ms} ms, before its bound`)
+    assert.ok(member.ms >= 2000, `the group consumer gave up after ${member.ms} ms on the client's clock, before its bound`)
   } finally {
     await client.close()
     await closing.close()

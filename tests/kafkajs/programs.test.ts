@@ -95,6 +95,21 @@ async function committed (module: Module, names: Names): Promise<unknown> {
   return offsets
 }
 
+/** Waits until the group's committed offsets reach the end of every partition (what the broker shows, not a pause). */
+async function commitsReachTheEnd (module: Module, names: Names): Promise<void> {
+  const admin = new module.Kafka({ brokers, clientId: 'checker', ...quiet }).admin()
+  await admin.connect()
+  try {
+    const ends = new Map((await admin.fetchTopicOffsets(names.topic)).map(p => [p.partition, p.high]))
+    await waitFor('the group\'s commits to reach the end of every partition', async () => {
+      const [{ partitions }] = await admin.fetchOffsets({ groupId: names.group, topics: [names.topic] })
+      return partitions.length === ends.size && partitions.every(p => p.offset === ends.get(p.partition))
+    }, { timeoutMs: 60_000, intervalMs: 100 })
+  } finally {
+    await admin.disconnect()
+  }
+}
+
 // eachMessage with manual commits (autoCommit: false), a pause and resume, and one seek back.
 const eachMessageProgram: Program = async (module, brokers, names) => {
   await createTopic(module, names, 3)
@@ -113,6 +128,7 @@ const eachMessageProgram: Program = async (module, brokers, names) => {
       if (!paused && partition === 1 && message.offset === '1') {
         paused = true
         consumer.pause([{ topic, partitions: [1] }])
+        // The program resumes a while later, as an application does (pacing, not a wait for an outcome).
         setTimeout(() => consumer.resume([{ topic, partitions: [1] }]), 300)
       }
       if (!sought && partition === 0 && message.offset === '4') {
@@ -122,7 +138,7 @@ const eachMessageProgram: Program = async (module, brokers, names) => {
     }
   })
   await waitFor('every record', () => new Set(delivered).size >= 30 && sought, { timeoutMs: 60_000 })
-  await new Promise(resolve => setTimeout(resolve, 500))
+  await commitsReachTheEnd(module, names)
   await consumer.disconnect()
   return { delivered: [...delivered].sort(), committed: await committed(module, names) }
 }
@@ -148,7 +164,7 @@ const eachBatchProgram: Program = async (module, brokers, names) => {
     }
   })
   await waitFor('every record', () => delivered.size >= 40, { timeoutMs: 60_000 })
-  await new Promise(resolve => setTimeout(resolve, 500))
+  await commitsReachTheEnd(module, names)
   await consumer.disconnect()
   return { delivered: [...delivered].sort(), committed: await committed(module, names) }
 }
@@ -201,11 +217,10 @@ const adminProgram: Program = async (module, brokers, names) => {
   out.listed = (await admin.listTopics()).includes(names.topic)
   await admin.createPartitions({ topicPartitions: [{ topic: names.topic, count: 4 }] })
   // The new partitions reach the metadata a moment later (npm kafkajs once read 2 of the 4).
-  let metadata = await admin.fetchTopicMetadata({ topics: [names.topic] })
-  for (let i = 0; i < 50 && metadata.topics[0].partitions.length < 4; i++) {
-    await new Promise(resolve => setTimeout(resolve, 100))
-    metadata = await admin.fetchTopicMetadata({ topics: [names.topic] })
-  }
+  const metadata = await waitFor('the metadata to show 4 partitions', async () => {
+    const answer = await admin.fetchTopicMetadata({ topics: [names.topic] })
+    return answer.topics[0].partitions.length >= 4 && answer
+  }, { timeoutMs: 30_000, intervalMs: 100 })
   out.partitions = metadata.topics.map(t => ({ name: t.name, partitions: t.partitions.map(p => p.partitionId).sort() }))
   const producer = kafka.producer()
   await producer.connect()
@@ -213,8 +228,12 @@ const adminProgram: Program = async (module, brokers, names) => {
   await producer.disconnect()
   out.offsets = (await admin.fetchTopicOffsets(names.topic)).sort((a, b) => a.partition - b.partition)
   await admin.alterConfigs({ resources: [{ type: module.ConfigResourceTypes.TOPIC, name: names.topic, configEntries: [{ name: 'retention.ms', value: '7200000' }, { name: 'cleanup.policy', value: 'compact' }] }] })
-  await new Promise(resolve => setTimeout(resolve, 1000)) // config changes reach DescribeConfigs a moment later
-  const configs = await admin.describeConfigs({ resources: [{ type: module.ConfigResourceTypes.TOPIC, name: names.topic, configNames: ['retention.ms', 'cleanup.policy'] }], includeSynonyms: false })
+  // Config changes reach DescribeConfigs a moment later: ask until both show.
+  const configs = await waitFor('DescribeConfigs to show the altered configs', async () => {
+    const answer = await admin.describeConfigs({ resources: [{ type: module.ConfigResourceTypes.TOPIC, name: names.topic, configNames: ['retention.ms', 'cleanup.policy'] }], includeSynonyms: false })
+    const values = new Map(answer.resources[0].configEntries.map(e => [e.configName, e.configValue]))
+    return values.get('retention.ms') === '7200000' && values.get('cleanup.policy') === 'compact' && answer
+  }, { timeoutMs: 30_000, intervalMs: 100 })
   out.configs = configs.resources.map(r => ({ resourceName: r.resourceName, resourceType: r.resourceType, entries: r.configEntries.map(e => [e.configName, e.configValue, e.configSource]).sort() }))
   await admin.setOffsets({ groupId: names.group, topic: names.topic, partitions: [{ partition: 0, offset: '1' }] })
   out.groupOffsets = await admin.fetchOffsets({ groupId: names.group, topics: [names.topic] })

@@ -222,7 +222,10 @@ const adminProgram: Program = async (module, brokers, names) => {
     return answer.topics[0].partitions.length >= 4 && answer
   }, { timeoutMs: 30_000, intervalMs: 100 })
   out.partitions = metadata.topics.map(t => ({ name: t.name, partitions: t.partitions.map(p => p.partitionId).sort() }))
-  const producer = kafka.producer()
+  // Idempotent: partition 3 may have no leader yet, and npm kafkajs then resends the whole
+  // request, partition 0's records too; without idempotence that wrote them twice (its
+  // offsets read 4 where 2 were written), a difference in kafkajs, not in the drop-in.
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 })
   await producer.connect()
   await producer.send({ topic: names.topic, messages: [{ value: 'a', partition: 0 }, { value: 'b', partition: 0 }, { value: 'c', partition: 3 }] })
   await producer.disconnect()

@@ -227,7 +227,7 @@ export class Assignment {
       // UNSTABLE_OFFSET_COMMIT: a transactional commit is pending; ask again shortly.
       // A partition-level coordinator error: the answer is incomplete, ask again.
       if ((code === ErrorCode.UNSTABLE_OFFSET_COMMIT && attempt < 50) || isCoordinatorError(code)) {
-        await sleep(100, signal, new BrokerError(code, `Fetching committed offsets of group "${this.#host.groupId}"`))
+        await sleep(100, signal, new BrokerError(code, `Fetching committed offsets of group "${this.#host.groupId}"`), this.#host.client.clock)
         continue
       }
       if (code === ErrorCode.STALE_MEMBER_EPOCH && kip848) {

@@ -101,12 +101,12 @@ export class SubscribedTopics {
     const topics = this.#options.topics
     if (Array.isArray(topics)) return topics
     if (typeof topics === 'string') return [topics]
-    if (this.#topicsCache !== undefined && Date.now() - this.#topicsCache.at < (this.#options.topicsRefreshMs ?? 30_000)) return this.#topicsCache.topics
+    if (this.#topicsCache !== undefined && this.#client.clock.now() - this.#topicsCache.at < (this.#options.topicsRefreshMs ?? 30_000)) return this.#topicsCache.topics
     const pattern = this.pattern!.local
     // Every topic of the cluster (group/ does not use admin/, which sits beside it).
     const all = await this.#client.metadata.refreshAll(signal)
     const matched = all.filter(t => this.#client.metadata.topic(t)?.isInternal !== true && pattern.test(t)).sort()
-    this.#topicsCache = { at: Date.now(), topics: matched }
+    this.#topicsCache = { at: this.#client.clock.now(), topics: matched }
     return matched
   }
 }

@@ -93,6 +93,22 @@ export const API_RELEASES: Readonly<Record<number, readonly string[]>> = {
 /** APIs only KRaft-mode brokers speak (a ZooKeeper-mode broker of the same release does not). */
 export const KRAFT_ONLY_APIS: ReadonlySet<number> = new Set([55, 64, 74, 75, 76, 77, 78, 79, 80, 81, 88, 89, 90, 91, 92, 93, 94])
 
+/** Orders release names: '0.10.2' before '0.11' before '2.8' before '2.10' before '3.0'. */
+export function compareReleases (a: string, b: string): number {
+  const x = a.split('.').map(Number)
+  const y = b.split('.').map(Number)
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    const d = (x[i] ?? 0) - (y[i] ?? 0)
+    if (d !== 0) return d
+  }
+  return 0
+}
+
+/** The highest version of API `key` brokers of `release` speak, -1 when they do not speak it. */
+export function highestVersionIn (key: number, release: string): number {
+  return (API_RELEASES[key] ?? []).filter(r => compareReleases(r, release) <= 0).length - 1
+}
+
 /** The first Kafka release whose brokers speak `version` of API `key`, or undefined when not known. */
 export function firstReleaseWith (key: number, version: number): string | undefined {
   return API_RELEASES[key]?.[version]

@@ -13,6 +13,7 @@
  */
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
+import { IncrementalAlterConfigs, type IncrementalAlterConfigsResponse } from './incremental-alter-configs'
 
 export interface AlterConfigsRequestResource {
   resourceType: number
@@ -26,10 +27,8 @@ export interface AlterConfigsRequest {
   validateOnly?: boolean
 }
 
-export interface AlterConfigsResponse {
-  throttleTimeMs: number
-  responses: Array<{ errorCode: number, errorMessage: string | null, resourceType: number, resourceName: string }>
-}
+/** The same answer as IncrementalAlterConfigs': per resource, an error code and message. */
+export type AlterConfigsResponse = IncrementalAlterConfigsResponse
 
 export const AlterConfigs = defineApi<AlterConfigsRequest, AlterConfigsResponse>({
   key: 33,
@@ -48,13 +47,5 @@ export const AlterConfigs = defineApi<AlterConfigsRequest, AlterConfigsResponse>
     )), '0+'),
     field('validateOnly', 'bool', '0+')
   ),
-  response: struct(
-    field('throttleTimeMs', 'int32', '0+'),
-    field('responses', array(struct(
-      field('errorCode', 'int16', '0+'),
-      field('errorMessage', 'string', '0+', { nullableVersions: '0+', default: null }),
-      field('resourceType', 'int8', '0+'),
-      field('resourceName', 'string', '0+')
-    )), '0+')
-  )
+  response: IncrementalAlterConfigs.response
 })

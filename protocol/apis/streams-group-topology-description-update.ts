@@ -10,26 +10,14 @@
  * - v0: the only version; flexible (Kafka 4.4)
  */
 import { defineApi } from '../api'
-import { array, field, struct } from '../schema'
-
-export interface StreamsTopologyNode {
-  name: string
-  nodeType: number
-  sourceTopics: string[]
-  /** A sink's topic, else null. */
-  sinkTopic: string | null
-  stores: string[]
-  successors: string[]
-}
+import { field, struct } from '../schema'
+import { topologyDescription, type StreamsGroupDescribeTopologyDescription } from './streams-group-describe'
 
 export interface StreamsGroupTopologyDescriptionUpdateRequest {
   groupId: string
   memberId: string
   topologyEpoch: number
-  topologyDescription: {
-    subtopologies: Array<{ subtopologyId: string, nodes: StreamsTopologyNode[] }>
-    globalStores: Array<{ source: StreamsTopologyNode, processor: StreamsTopologyNode }>
-  }
+  topologyDescription: StreamsGroupDescribeTopologyDescription
 }
 
 export interface StreamsGroupTopologyDescriptionUpdateResponse {
@@ -37,15 +25,6 @@ export interface StreamsGroupTopologyDescriptionUpdateResponse {
   errorCode: number
   errorMessage: string | null
 }
-
-const node = struct(
-  field('name', 'string', '0+'),
-  field('nodeType', 'int8', '0+'),
-  field('sourceTopics', array('string'), '0+'),
-  field('sinkTopic', 'string', '0+', { nullableVersions: '0+', default: null }),
-  field('stores', array('string'), '0+'),
-  field('successors', array('string'), '0+')
-)
 
 export const StreamsGroupTopologyDescriptionUpdate = defineApi<StreamsGroupTopologyDescriptionUpdateRequest, StreamsGroupTopologyDescriptionUpdateResponse>({
   key: 93,
@@ -57,16 +36,7 @@ export const StreamsGroupTopologyDescriptionUpdate = defineApi<StreamsGroupTopol
     field('groupId', 'string', '0+'),
     field('memberId', 'string', '0+'),
     field('topologyEpoch', 'int32', '0+'),
-    field('topologyDescription', struct(
-      field('subtopologies', array(struct(
-        field('subtopologyId', 'string', '0+'),
-        field('nodes', array(node), '0+')
-      )), '0+'),
-      field('globalStores', array(struct(
-        field('source', node, '0+'),
-        field('processor', node, '0+')
-      )), '0+')
-    ), '0+')
+    field('topologyDescription', topologyDescription('0+'), '0+')
   ),
   response: struct(
     field('throttleTimeMs', 'int32', '0+'),

@@ -4,23 +4,8 @@
  * have left out. The fake still answers each request at whatever version it is sent.
  */
 import { ApiVersions } from '../../protocol/apis/api-versions'
-import { API_RELEASES } from '../../protocol/api-releases'
+import { highestVersionIn } from '../../protocol/api-releases'
 import type { FakeCluster } from '../../testing/index'
-
-function compareReleases (a: string, b: string): number {
-  const x = a.split('.').map(Number)
-  const y = b.split('.').map(Number)
-  for (let i = 0; i < Math.max(x.length, y.length); i++) {
-    const d = (x[i] ?? 0) - (y[i] ?? 0)
-    if (d !== 0) return d
-  }
-  return 0
-}
-
-/** The highest version of `key` brokers of `release` speak, or -1 when they do not speak it. */
-export function highestVersionIn (key: number, release: string): number {
-  return (API_RELEASES[key] ?? []).filter(r => compareReleases(r, release) <= 0).length - 1
-}
 
 /** Makes every broker of `cluster` advertise what Kafka `release` brokers speak (`overrides`: key → [min, max], or null to leave it out). */
 export function advertiseRelease (cluster: FakeCluster, release: string, overrides: Record<number, [number, number] | null> = {}): void {

@@ -16,10 +16,10 @@ import * as os from 'node:os'
 import * as path from 'node:path'
 import { allApis } from '../../protocol/apis/index'
 import { describeStruct, type StructType } from '../../protocol/schema'
-import { ensureKafkaJars, KAFKA_VERSION, kafkaClasspathOf, OLDER_KAFKA_VERSIONS, repoRoot, type KafkaVersion } from '../broker/kafka'
+import { ensureKafkaJars, KAFKA_VERSION, kafkaClasspathOf, repoRoot, type KafkaVersion } from '../broker/kafka'
 
 /** The last release before KIP-896 removed old versions (Kafka 4.0): where kafkats's versions below 4.4's lowest are checked. */
-const PRE_KIP_896: KafkaVersion = OLDER_KAFKA_VERSIONS[0]
+const PRE_KIP_896: KafkaVersion = '3.9.1'
 
 interface JavaMessage {
   lowest: number

@@ -125,7 +125,7 @@ export interface PartitionLag {
    * A concurrent run(): records finished above `processedOffset` (which stops at the first
    * unfinished one); they go into the commit's metadata. Undefined otherwise.
    */
-  finishedAbove?: number | undefined
+  finishedAbove?: number
 }
 
 /** What a producer or consumer reports when a snapshot is taken. */

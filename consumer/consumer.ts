@@ -325,7 +325,10 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       // The first record not processed: after what was processed (or committed), else the first one out or buffered, else where fetching stands.
       const from = c.processedOffset ?? c.committedOffset ?? c.processing?.firstOffset ?? c.buffered[0]?.fetchedFrom ?? c.fetchOffset
       const lag = highWatermark === undefined || from === undefined ? undefined : (highWatermark > from ? highWatermark - from : 0n)
-      lags.push({ group, topic: c.topic, partition: c.partition, processedOffset: c.processedOffset, committedOffset: c.committedOffset, fetchOffset: c.fetchOffset, highWatermark, lag, finishedAbove: c.progress?.finishedAbove })
+      const entry: PartitionLag = { group, topic: c.topic, partition: c.partition, processedOffset: c.processedOffset, committedOffset: c.committedOffset, fetchOffset: c.fetchOffset, highWatermark, lag }
+      // Only with a concurrent run(): records finished above the processed offset.
+      if (c.progress !== undefined) entry.finishedAbove = c.progress.finishedAbove
+      lags.push(entry)
     }
     return lags
   }

@@ -137,6 +137,24 @@ for (const protocol of protocols) {
       })
     })
 
+    test('at-most-once: a batch\'s end is committed, and accepted, before any of its records starts; a crash loses, never repeats', async () => {
+      await withHarness({ partitions: 1, records: 0 }, async h => {
+        await produceKeyed(h, 30, [0])
+        const a = await h.member('a', protocol, { maxPartitionBytes: 1 << 20, maxBatchRecords: 10, delivery: 'at-most-once' })
+        const committedWhenStarted: Array<[bigint, bigint | undefined]> = []
+        const fromA = runConcurrently(a, 8, (_p, offset) => {
+          committedWhenStarted.push([offset, h.committed(0)])
+          return undefined
+        })
+        await waitFor('every record handled', () => fromA.finished.get(0)?.length === 30)
+        for (const [offset, committed] of committedWhenStarted) assert.ok(committed !== undefined && committed > offset, `offset ${offset} started with ${String(committed)} committed`)
+        assert.equal(h.committed(0), 30n)
+        // No ordinary commit moves it back (the low watermark is below what at-most-once committed at times).
+        await a.consumer.commit()
+        assert.equal(h.committed(0), 30n)
+      })
+    })
+
     test('close() lets running records finish, commits them, and leaves; records not started are not handled', async () => {
       await withHarness({ partitions: 1, records: 0 }, async h => {
         await produceKeyed(h, 40, [0])

@@ -11,6 +11,7 @@ import { decodeOffsetMap } from '../../consumer/concurrent/offset-map'
 import type { CommitLogEntry } from '../../testing/index'
 import { gate, protocols, withHarness, type Gate, type Harness, type Member } from './support'
 import { waitFor } from '../support/wait'
+import { OffsetCommit } from '../../protocol/apis/offset-commit'
 
 /** `count` records in each of `partitions`, record i keyed `k<i>` (all keys different), in one produce call per partition. */
 async function produceKeyed (h: Harness, count: number, partitions: number[]): Promise<void> {
@@ -152,6 +153,31 @@ for (const protocol of protocols) {
         // No ordinary commit moves it back (the low watermark is below what at-most-once committed at times).
         await a.consumer.commit()
         assert.equal(h.committed(0), 30n)
+      })
+    })
+
+    test('a broker that refuses the offset map as too large (OFFSET_METADATA_TOO_LARGE): the next commit sends a shorter map, which claims only finished records', async () => {
+      await withHarness({ partitions: 1, records: 0 }, async h => {
+        for (let i = 0; i < 2000; i += 500) {
+          await h.admin.produceRaw({ topic: h.topic, partition: 0, records: Array.from({ length: 500 }, (_, j) => ({ key: Buffer.from(`k${i + j}`), value: Buffer.from('v') })) })
+        }
+        // A broker whose offset.metadata.max.bytes is 200.
+        h.cluster.intercept(OffsetCommit, r => r.request.topics.some(t => t.partitions.some(p => (p.committedMetadata?.length ?? 0) > 200)) ? { error: 12 } : undefined)
+        const a = await h.member('a', protocol, { maxPartitionBytes: 1 << 20 })
+        const held = h.gate()
+        // Every odd offset runs until the end: the finished records alternate (a bitmap of ~340 characters).
+        a.running = a.consumer.run({ concurrency: 1100, maxMetadataBytes: 300, eachRecord: async record => { if (record.offset % 2n === 1n) await held.promise } }).catch(error => { a.error = error })
+        await waitFor('the even offsets finished', () => (a.consumer.lag()[0]?.finishedAbove ?? 0) === 999, { timeoutMs: 20_000 })
+        const refused = await a.consumer.commit()
+        assert.deepEqual(refused.map(r => r.type), ['OFFSET_METADATA_TOO_LARGE'])
+        assert.deepEqual(await a.consumer.commit(), [], 'the shorter map was refused too')
+        const committed = h.cluster.committedOffset(h.groupId, h.topic, 0)!
+        assert.equal(committed.offset, 1n)
+        assert.ok(committed.metadata !== null && committed.metadata.length <= 150, `metadata of ${String(committed.metadata?.length)} characters`)
+        const map = decodeOffsetMap(committed.metadata, 1n)!
+        assert.ok(map.ranges.length > 10, 'the map kept nothing')
+        for (const [start, end] of map.ranges) for (let o = start; o < end; o++) assert.equal(o % 2n, 0n, `offset ${o} claimed finished`)
+        held.release()
       })
     })
 

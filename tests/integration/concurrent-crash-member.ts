@@ -17,7 +17,7 @@ import { decodeOffsetMap } from '../../consumer/concurrent/offset-map'
 import type { MemberIdentity, TopicPartition } from '../../group/membership'
 import type { RefusedCommit } from '../../group/group-consumer'
 import { seededRandom } from './chaos-support'
-import { closeOnSigterm, errorText, logEvent as log, OutputFile, readMemberConfig, reportCrashes } from './member-process'
+import { closeOnSigterm, errorText, logEvent as log, OutputFile, readMemberConfig, reportCrashes, runUntilSigterm } from './member-process'
 import type { MemberConfig } from './group-chaos-support'
 
 export interface ConcurrentMemberConfig extends MemberConfig {
@@ -90,13 +90,6 @@ async function main (): Promise<void> {
       processed++
     }
   })
-  if (!closing) {
-    log('error', { message: 'run() ended without SIGTERM' })
-    process.exit(2)
-  }
 }
 
-main().catch(error => {
-  log('error', { message: `run() failed: ${errorText(error)}`, stack: (error as Error)?.stack })
-  process.exit(2)
-})
+runUntilSigterm(main, () => closing)

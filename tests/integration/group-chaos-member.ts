@@ -14,7 +14,7 @@ import type { RefusedCommit } from '../../group/group-consumer'
 import type { MemberIdentity, TopicPartition } from '../../group/membership'
 import { seededRandom } from './chaos-support'
 import type { MemberConfig } from './group-chaos-support'
-import { closeOnSigterm, errorText, logEvent as log, OutputFile, readMemberConfig, reportCrashes } from './member-process'
+import { closeOnSigterm, errorText, logEvent as log, OutputFile, readMemberConfig, reportCrashes, runUntilSigterm } from './member-process'
 import { sleep } from '../support/wait'
 import { groupConsumerInternals } from '../../group/group-consumer'
 
@@ -119,13 +119,6 @@ async function main (): Promise<void> {
       processed += batch.records.length
     }
   })
-  if (!closing) {
-    log('error', { message: 'run() ended without SIGTERM' })
-    process.exit(2)
-  }
 }
 
-main().catch(error => {
-  log('error', { message: `run() failed: ${errorText(error)}`, stack: (error as Error)?.stack })
-  process.exit(2)
-})
+runUntilSigterm(main, () => closing)

@@ -76,3 +76,15 @@ export function closeOnSigterm (closeTimeoutMs: number, status: () => Record<str
     })
   })
 }
+
+/** Runs the member's consuming loop, which only SIGTERM may end: ending otherwise is an 'error' event and exit status 2, and so is a failure. */
+export function runUntilSigterm (run: () => Promise<void>, closing: () => boolean): void {
+  run().then(() => {
+    if (closing()) return
+    logEvent('error', { message: 'run() ended without SIGTERM' })
+    process.exit(2)
+  }, (error: unknown) => {
+    logEvent('error', { message: `run() failed: ${errorText(error)}`, stack: (error as Error)?.stack })
+    process.exit(2)
+  })
+}

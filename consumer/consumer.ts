@@ -454,8 +454,17 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
    */
   async run (options: RunOptions<K, V>): Promise<void> {
     checkRunOptions(options as RunOptions)
+    // A concurrent run's processed offset is its low watermark: a batch finished by another loop would move it past records still running.
+    if (this.#concurrentRuns.size > 0 || (options.concurrency !== undefined && this.#batchRuns > 0)) {
+      throw new TypeError(`run(): this consumer already runs ${this.#concurrentRuns.size > 0 ? 'a run({ concurrency })' : 'a run() without concurrency'}; a run({ concurrency }) must be its only run() (one run() can take any concurrency), or commits could pass records it has not finished`)
+    }
     if (options.concurrency === undefined) {
-      await new RunLoop(this.#runHost, options as RunOptions).run()
+      this.#batchRuns++
+      try {
+        await new RunLoop(this.#runHost, options as RunOptions).run()
+      } finally {
+        this.#batchRuns--
+      }
       return
     }
     const run = new ConcurrentRun(this.#concurrentRunHost(), options as RunOptions)
@@ -467,8 +476,10 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     }
   }
 
-  /** Concurrent run()s going on (their in-flight and waiting records are metrics gauges). */
+  /** The concurrent run() going on, if any (its in-flight and waiting records are metrics gauges). */
   readonly #concurrentRuns = new Set<ConcurrentRun>()
+  /** run()s without concurrency going on. */
+  #batchRuns = 0
 
   #concurrentRunHost (): ConcurrentRunHost {
     const host = this.#runHost

@@ -337,6 +337,17 @@ describe('run({ concurrency }) on a direct consumer', { timeout: 60_000 }, () =>
       await assert.rejects(consumer.run({ concurrency: 0, eachRecord: () => {} }), RangeError)
       await assert.rejects(consumer.run({ concurrency: 2, ordering: 'keys' as 'key', eachRecord: () => {} }), /ordering/)
       await assert.rejects(consumer.run({ concurrency: 2, maxWaiting: { count: 3 } as never, eachRecord: () => {} }), /count/)
+      // One run({ concurrency }) per consumer, and no other run() beside it: a batch another loop finishes would move the processed offset past running records.
+      const running = consumer.run({ concurrency: 2, eachRecord: () => {} })
+      await assert.rejects(consumer.run({ concurrency: 2, eachRecord: () => {} }), /already runs a run\(\{ concurrency \}\)/)
+      await assert.rejects(consumer.run({ eachRecord: () => {} }), /already runs a run\(\{ concurrency \}\)/)
+      await consumer.close()
+      await running
+      const other = assigned('concurrent-1')
+      const batchRun = other.run({ eachRecord: () => {} })
+      await assert.rejects(other.run({ concurrency: 2, eachRecord: () => {} }), /already runs a run\(\) without concurrency/)
+      await other.close()
+      await batchRun
     } finally {
       await consumer.close()
     }

@@ -153,11 +153,13 @@ describe('every documented consumer option is accepted (the objects below must n
         onDeadLetter: () => {},
         maxMetadataBytes: 1024
       }
-      // partitionsConcurrently and concurrency exclude each other: one run() of each kind.
+      // partitionsConcurrently and concurrency exclude each other: one run() of each kind, each on its own consumer.
       const { concurrency, ordering, maxWaiting, onDeadLetter, maxMetadataBytes, ...perPartition } = run
       const running = consumer.run({ ...perPartition, eachBatch: undefined })
-      const runningConcurrently = consumer.run({ eachRecord: run.eachRecord, retry: run.retry, signal, concurrency, ordering, maxWaiting, onDeadLetter, maxMetadataBytes })
+      const concurrentConsumer = client.consumer(direct)
+      const runningConcurrently = concurrentConsumer.run({ eachRecord: run.eachRecord, retry: run.retry, signal, concurrency, ordering, maxWaiting, onDeadLetter, maxMetadataBytes })
       await consumer.close()
+      await concurrentConsumer.close()
       await running
       await runningConcurrently
 

@@ -39,11 +39,16 @@ interface AppResult {
   metrics: Record<string, Array<{ attributes: Record<string, unknown>, value: number }>>
 }
 
+/**
+ * The application's package files in `to`, and its library's tarball: a library from a tarball is
+ * installed as one from the registry (npm 10 applies no overrides to a linked folder's dependencies).
+ */
 function copyPackageFiles (to: string): void {
   for (const file of packageFiles) {
     fs.mkdirSync(path.dirname(path.join(to, file)), { recursive: true })
     fs.copyFileSync(path.join(appTemplate, file), path.join(to, file))
   }
+  run('npm', ['pack', '--silent', './pinned-library', '--pack-destination', '.'], to)
 }
 
 function npmInstall (dir: string): void {

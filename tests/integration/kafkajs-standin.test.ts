@@ -66,7 +66,10 @@ function kafkajsApp (): string {
     copyPackageFiles(building)
     npmInstall(building)
     fs.writeFileSync(path.join(building, 'installed'), '')
-    fs.rmSync(dir, { recursive: true, force: true })
+    // Installs of earlier package files go: one is kept.
+    for (const entry of fs.readdirSync(path.dirname(dir))) {
+      if (path.join(path.dirname(dir), entry) !== building) fs.rmSync(path.join(path.dirname(dir), entry), { recursive: true, force: true })
+    }
     fs.renameSync(building, dir)
   }
   fs.copyFileSync(path.join(appTemplate, 'app.js'), path.join(dir, 'app.js'))

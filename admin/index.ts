@@ -58,6 +58,7 @@ export { authorizedOperationNames } from './cluster'
 /** A call's answer per partition: each with its `error` when that partition failed. */
 export type PartitionResults<T = TopicPartitionKey> = Array<T & ItemResult>
 
+/** Cluster administration (`client.admin`): topics, records, groups and offsets, configs, ACLs, quotas, SCRAM users, delegation tokens, the cluster and transactions. Each request goes to the broker that must answer it; calls on many items answer each item (see `throwFirstError`). Every call takes `{ timeoutMs, signal }`. */
 export class Admin {
   readonly #router: Router
 

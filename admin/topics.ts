@@ -23,6 +23,7 @@ import { internal } from '../client/internal'
 /** DescribeTopicPartitions and Metadata answer this when authorized operations were not asked for. */
 const OPERATIONS_NOT_ASKED = -2147483648
 
+/** A topic to create (`admin.createTopics`); what is left out takes the broker's defaults. */
 export interface NewTopic {
   topic: string
   /** Default: the broker's num.partitions. */

@@ -10,6 +10,7 @@ import type { RecordMaker } from '../protocol/record-batch'
 import type { ConsumerRecord, Deserializers } from '../client/serializers'
 import type { ConsumerBatch, OffsetSpec } from './cursor'
 
+/** What every consumer takes for fetching: sizes, waits, isolation, the rack to fetch from and how much may be buffered. */
 export interface FetchOptions {
   isolation?: 'read_uncommitted' | 'read_committed'
   /** How long a broker may hold a Fetch waiting for data (default 500 ms). */
@@ -62,6 +63,7 @@ export interface RunRetryOptions {
   maxMs?: number
 }
 
+/** Options of `consumer.run(options)`: the handler (`eachBatch` or `eachRecord`), how many partitions are handled at once, retries of a throwing handler, and the signal that stops handing out. */
 export interface RunOptions<K = Buffer, V = Buffer> {
   eachBatch?: (batch: ConsumerBatch<K, V>) => Promise<void> | void
   /** Called per record; each record that returns counts as processed (a revoke or a commit sees it). */

@@ -33,6 +33,7 @@ export interface MemberSubscription {
   userData: Buffer | null
 }
 
+/** A classic group's partition assignor, run by the member the coordinator chose as leader (the `assignor` option; `'cooperative-sticky'` by default). */
 export interface Assignor {
   /** The protocol name in JoinGroup ('range', 'roundrobin', 'cooperative-sticky', as the Java client names them). */
   readonly name: string

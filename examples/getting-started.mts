@@ -11,6 +11,7 @@ const topic = process.env.TOPIC ?? 'greetings'
 await client.connect({ timeoutMs: 10_000 })
 await client.admin.createTopics([{ topic, numPartitions: 3 }], { ignoreExisting: true })
 
+// #region produce
 // Produce: idempotent, acks=all by default. send() resolves once the broker has the records.
 const producer = client.producer()
 const written = await producer.send([
@@ -19,7 +20,9 @@ const written = await producer.send([
   { topic, key: 'alice', value: 'bye' }
 ])
 for (const { partition, offset } of written) console.log(`wrote partition ${partition} offset ${offset}`)
+// #endregion produce
 
+// #region consume
 // Consume as a member of a group, from the beginning of the topic.
 const consumer = client.consumer({ groupId: `${topic}-readers`, topics: [topic], fromBeginning: true })
 const reading = new AbortController()
@@ -33,5 +36,6 @@ for await (const batch of consumer.batches({ signal: reading.signal })) {
 }
 
 await consumer.close()   // commits what was processed and leaves the group
+// #endregion consume
 await producer.close()
 await client.close()

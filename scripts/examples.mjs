@@ -58,7 +58,9 @@ for (const document of documents) {
     if (mark === null) {
       if (!notOwned.has(document)) problems.push(`${document}:${i + 1}: a code block without <!-- example: … --> or <!-- illustration --> before it`)
     } else if (mark[1] !== 'illustration') {
-      const { text, error } = exampleText(mark[2], mark[3])
+      const { text: unindented, error } = exampleText(mark[2], mark[3])
+      // A block inside a list item is indented as its fence is.
+      const text = unindented?.split('\n').map(line => line === '' ? line : fence[1] + line).join('\n')
       if (error !== undefined) problems.push(`${document}:${i + 1}: ${error}`)
       else if (body.join('\n') !== text) {
         if (check) problems.push(`${document}:${i + 1}: differs from ${mark[2]}${mark[3] !== undefined ? `#${mark[3]}` : ''} (run \`node scripts/examples.mjs\`)`)

@@ -125,6 +125,10 @@ describe('examples/ against a real broker', { skip, timeout: 600_000 }, () => {
     assert.match(out, new RegExp(`^metric: kafkats_producer_records_total\\{client="observed",topic="${topic}"\\} 10$`, 'm'))
   })
 
+  test('kafkajs: kafkajs code on kafkats/kafkajs', async () => {
+    assert.match(await runExample('kafkajs.mjs', { TOPIC: uniqueName('kafkajs') }), /^partition \d offset 0: hello from kafkajs code$/m)
+  })
+
   test('security: the SASL clients are made (their options checked)', async () => {
     assert.match(await runExample('security.mjs'), /^4 SASL clients configured$/m)
   })

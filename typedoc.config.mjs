@@ -23,6 +23,9 @@ export default {
   out: 'dist/site',
   readme: 'README.md',
   projectDocuments: ['docs/*.md'],
+  favicon: 'docs/assets/favicon.svg',
+  // TypeDoc's default languages, and the broker settings of docs/security.md.
+  highlightLanguages: ['bash', 'console', 'css', 'html', 'javascript', 'json', 'jsonc', 'json5', 'yaml', 'tsx', 'typescript', 'properties'],
   excludePrivate: true,
   excludeExternals: true,
   disableGit: true,

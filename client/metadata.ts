@@ -78,6 +78,9 @@ type Send = (nodeId: number, body: MetadataRequest, deadline: number, signal?: A
 
 const ZERO_UUID = '00000000-0000-0000-0000-000000000000'
 
+/** A request that got no answer (none in time, or no connection): it says nothing about the topic. */
+const unanswered = (error: unknown): boolean => error instanceof RequestTimeoutError || error instanceof ConnectionError
+
 export class MetadataCache {
   clusterId: string | null = null
   controllerId = -1
@@ -263,6 +266,8 @@ export class MetadataCache {
     const bound = { ms: waitMs, option: waitOption }
     let attempt = 0
     let refreshError: unknown
+    // A broker answered during this wait: what it said stands when a later ask outlasts the wait.
+    let answered = false
     for (;;) {
       const known = this.#topics.get(name)
       const failed = attempt > 0 ? this.#topicErrors.get(name) : undefined
@@ -270,7 +275,7 @@ export class MetadataCache {
       if (known !== undefined && ready(known)) return known
       if (attempt > 0 && this.#clock.now() >= deadline) {
         // No broker answered: that is what is true, not that the topic is missing.
-        if (refreshError !== undefined) throw restateUnreachable(refreshError, `Waiting for topic "${name}"`, bound)
+        if (refreshError !== undefined && !(answered && unanswered(refreshError))) throw restateUnreachable(refreshError, `Waiting for topic "${name}"`, bound)
         const why = known === undefined ? 'it does not exist in the cluster (create it, or enable auto-creation on the broker)' : notReady
         throw new UnknownTopicError(name, `Topic "${name}" is not available after waiting ${waitMs} ms: ${why}`)
       }
@@ -278,8 +283,11 @@ export class MetadataCache {
         if (attempt > 0) await sleep(Math.min(backoffDelay(attempt - 1, this.#options.backoff), Math.max(0, deadline - this.#clock.now())), signal, refreshError, this.#clock)
         attempt++
         refreshError = undefined
-        await this.refresh([name], signal, deadline).catch(error => {
-          if (error instanceof ClientClosedError || isRefusedIdentity(error) || this.#clock.now() >= deadline) throw error
+        await this.refresh([name], signal, deadline).then(() => { answered = true }, error => {
+          if (error instanceof ClientClosedError || isRefusedIdentity(error)) throw error
+          // At the deadline an unanswered ask says nothing new (the backoff often leaves the last
+          // one next to no time): what a broker answered before stands.
+          if (this.#clock.now() >= deadline && !(answered && unanswered(error))) throw error
           refreshError = error
         })
       } catch (error) {

@@ -23,6 +23,7 @@ export const aclOperations = codeMap<AclOperation | 'any'>({
 export const aclPermissions = codeMap({ any: 1, deny: 2, allow: 3 })
 
 export type AclPatternType = 'literal' | 'prefixed'
+/** Whether an ACL binding allows or denies its operation. */
 export type AclPermission = 'allow' | 'deny'
 
 export interface AclBinding {

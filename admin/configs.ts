@@ -12,6 +12,7 @@ import { codeMap } from './common'
 import { itemError, throwIf, type AdminCallOptions, type Router } from './route'
 import type { ItemResult } from './results'
 
+/** The kinds of resources that have configs (`describeConfigs`, `alterConfigs`). */
 export type ConfigResourceType = 'topic' | 'broker' | 'broker-logger' | 'client-metrics' | 'group'
 export const configResourceTypes = codeMap<ConfigResourceType>({ topic: 2, broker: 4, 'broker-logger': 8, 'client-metrics': 16, group: 32 })
 

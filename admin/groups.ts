@@ -20,6 +20,7 @@ import { isCoordinatorMoved, itemError, Misrouted, throwIf, type AdminCallOption
 
 const OPERATIONS_NOT_ASKED = -2147483648
 
+/** A group's type, as `listGroups` and `describeGroups` report it: classic, KIP-848 consumer, share or streams. */
 export type GroupType = 'classic' | 'consumer' | 'share' | 'streams'
 
 export interface ListedGroup {

@@ -10,6 +10,7 @@ import type { BrokerError } from '../protocol/errors'
 import { checkInteger, checkOneOf, checkString } from '../client/validate'
 import { itemError, throwIf, type AdminCallOptions, type Router } from './route'
 
+/** The SCRAM mechanisms Kafka stores credentials for. */
 export type ScramMechanism = 'SCRAM-SHA-256' | 'SCRAM-SHA-512'
 
 const MECHANISMS: Record<ScramMechanism, { code: number, hash: 'sha256' | 'sha512', keyLength: number }> = {

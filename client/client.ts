@@ -119,6 +119,7 @@ export function checkCloseOptions (where: string, options: unknown): asserts opt
 
 export type { ClientEvents } from './events'
 
+/** Options of `client.request(api, body, options)`: the broker to ask, a signal, and the call's bound. */
 export interface RequestOptions {
   /** The broker to send to; any broker when omitted. */
   nodeId?: number
@@ -180,6 +181,7 @@ export interface FetchRawResult {
   nextOffset: bigint
 }
 
+/** Where to read from: the log start, the log end, or the first offset at or after a timestamp. */
 export type OffsetSpec = 'earliest' | 'latest' | { timestamp: bigint | number | Date }
 
 /**

@@ -54,6 +54,7 @@ export interface FetchOptions {
 }
 
 
+/** The `retry` option of `run()`: a throwing handler's unfinished records are handed again after a backoff, up to `maxRetries` times. */
 export interface RunRetryOptions {
   /** Retries of one batch before run() rejects (default: no limit). */
   maxRetries?: number

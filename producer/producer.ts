@@ -142,6 +142,7 @@ export interface SendOptions {
   signal?: AbortSignal
 }
 
+/** The `dataLoss` event's payload: the broker's answer shows that records it acknowledged earlier may be missing from the partition. */
 export interface DataLossEvent {
   topic: string
   partition: number

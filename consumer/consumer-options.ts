@@ -92,7 +92,12 @@ export interface RunOptions<K = Buffer, V = Buffer> {
    * above its committed offset, nor does any once the total is reached; its prefetch then
    * fills and its fetching pauses. A batch is taken whole, so a bound is passed by at most one batch.
    */
-  maxWaiting?: { records?: number, bytes?: number }
+  maxWaiting?: {
+    /** Records waiting at most (default 10000). */
+    records?: number
+    /** Bytes of their keys and values at most (default 64 MiB). */
+    bytes?: number
+  }
   /**
    * With `concurrency`: a record whose handler failed (after `retry`'s retries, or at once
    * without `retry`) is handed here and then counts as finished; without it such a record

@@ -28,6 +28,7 @@ export function authorizedOperationNames (bits: number): string[] {
   return OPERATION_BITS.filter(([bit]) => (bits & (1 << bit)) !== 0).map(([, name]) => name)
 }
 
+/** What `admin.describeCluster()` answers: the cluster id, the controller and the brokers. */
 export interface ClusterDescription {
   clusterId: string
   controllerId: number

@@ -27,6 +27,7 @@ export const configSources = codeMap<ConfigSource>({
 export type ConfigType = 'unknown' | 'boolean' | 'string' | 'int' | 'short' | 'long' | 'double' | 'list' | 'class' | 'password'
 const CONFIG_TYPES: readonly ConfigType[] = ['unknown', 'boolean', 'string', 'int', 'short', 'long', 'double', 'list', 'class', 'password']
 
+/** One config of a resource, as `describeConfigs` answers it: its value (null when sensitive), where the value comes from and whether it can be changed. */
 export interface ConfigEntry {
   name: string
   value: string | null
@@ -43,6 +44,7 @@ export interface ConfigEntry {
   type?: ConfigType
 }
 
+/** One resource of `admin.alterConfigs()`: configs to set, delete, append to or subtract from (IncrementalAlterConfigs). */
 export interface AlterConfigsResource {
   type: ConfigResourceType
   name: string

@@ -57,6 +57,7 @@ export function throwIf (code: number, context: string, message?: string | null)
   if (code !== 0) throw new BrokerError(code, context, message)
 }
 
+/** A partition, by its topic's name and its number. */
 export interface TopicPartitionKey {
   topic: string
   partition: number

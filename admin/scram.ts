@@ -40,6 +40,7 @@ export async function describeUserScramCredentials (router: Router, users?: stri
   }))
 }
 
+/** One change of `admin.alterUserScramCredentials()`: set a user's credential for a mechanism from a password (salted and hashed on the client), or delete it. */
 export type ScramAlteration =
   | { user: string, mechanism: ScramMechanism, password: string, iterations?: number, salt?: Buffer }
   | { user: string, mechanism: ScramMechanism, delete: true }

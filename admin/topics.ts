@@ -163,6 +163,7 @@ export interface TopicPartitionsDescription {
   error?: BrokerError
 }
 
+/** One partition of a described topic: leader, replicas, in-sync replicas and eligible leaders. */
 export interface PartitionDescription {
   partition: number
   leaderId: number

@@ -29,6 +29,7 @@ import { describeAddress, restateUnreachable, unreachableError, type BrokerAddre
 import { AbortedError, ClientClosedError, ConnectionError, isRefusedIdentity, RequestTimeoutError, UnknownTopicError } from './errors'
 import type { Instrumentation } from './instrumentation'
 
+/** A partition as the cluster's metadata describes it: its leader (and leader epoch), replicas and in-sync replicas. */
 export interface PartitionMetadata {
   partition: number
   /** -1 while the partition has no leader. */
@@ -40,6 +41,7 @@ export interface PartitionMetadata {
   errorCode: number
 }
 
+/** A topic as the cluster's metadata describes it: name, id and partitions. */
 export interface TopicMetadata {
   name: string
   topicId: string

@@ -97,6 +97,13 @@ export class ProducerBatch {
    * MAX_CONNECTION_DEATHS in producer.ts.
    */
   connectionDeaths = 0
+  /**
+   * The refusal (an answer that waiting does not change, outcomes.ts `isRefusal`) the broker
+   * gave this batch's last attempts, and how many times in a row; any other outcome ends the
+   * streak. See MAX_SAME_REFUSALS in producer.ts.
+   */
+  refusalCode: number | undefined
+  sameRefusals = 0
   /** Every record was answered and the batch left its queue; a late outcome changes nothing. */
   finished = false
   /** The topic's id when the batch was first sent: a different id later means the topic was deleted. */

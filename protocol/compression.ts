@@ -37,6 +37,12 @@ export const COMPRESSION_CODECS: readonly CompressionCodec[] = ['none', 'gzip', 
 /** Id of each codec in the batch attributes. */
 export const COMPRESSION_CODEC_IDS: Readonly<Record<CompressionCodec, number>> = { none: 0, gzip: 1, snappy: 2, lz4: 3, zstd: 4 }
 
+/**
+ * The lowest Produce version that may carry a batch of each codec: zstd came with Produce v7
+ * (Kafka 2.1, KIP-110); an older broker cannot read it (it answers UNKNOWN_SERVER_ERROR).
+ */
+export const MIN_PRODUCE_VERSION: Readonly<Record<CompressionCodec, number>> = { none: 0, gzip: 0, snappy: 0, lz4: 0, zstd: 7 }
+
 /** Default for `maxBytes`: no batch decompresses to more than this. */
 export const DEFAULT_MAX_DECOMPRESSED_BYTES = 256 * 1024 * 1024
 

@@ -245,7 +245,9 @@ export async function alterReplicaLogDirs (router: Router, moves: Array<TopicPar
 export interface RaftVoterEndpoint {
   /** The listener's name, e.g. 'CONTROLLER'. */
   name: string
+  /** The listener's host. */
   host: string
+  /** The listener's port. */
   port: number
 }
 

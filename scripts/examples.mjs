@@ -17,8 +17,10 @@ import { fileURLToPath } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const check = process.argv.includes('--check')
-// Guides other tasks write: their marked blocks are kept in sync, unmarked ones are not refused.
-const notOwned = new Set(['docs/migrating-from-kafkajs.md', 'docs/broker-compatibility.md', 'docs/admin.md', 'docs/concurrent-processing.md'])
+// The README and the guides whose every code block must come from examples/ (or say it is an
+// illustration). Other guides' marked blocks are kept in sync too; their unmarked ones are not refused.
+const strict = new Set(['README.md', ...['getting-started', 'producing', 'consuming', 'delivery-semantics', 'transactions', 'share-groups', 'admin',
+  'security', 'observability', 'testing', 'cli', 'performance', 'errors', 'defaults', 'client', 'architecture'].map(name => `docs/${name}.md`)])
 const documents = ['README.md', ...readdirSync(join(root, 'docs')).filter(f => f.endsWith('.md')).sort().map(f => `docs/${f}`)]
 
 const marker = /^<!-- (example: (\S+?)(?:#(\S+))?|illustration) -->$/
@@ -56,7 +58,7 @@ for (const document of documents) {
     const body = lines.slice(i + 1, end)
     const mark = marker.exec((out.at(-1) ?? '').trim())
     if (mark === null) {
-      if (!notOwned.has(document)) problems.push(`${document}:${i + 1}: a code block without <!-- example: … --> or <!-- illustration --> before it`)
+      if (strict.has(document)) problems.push(`${document}:${i + 1}: a code block without <!-- example: … --> or <!-- illustration --> before it`)
     } else if (mark[1] !== 'illustration') {
       const { text: unindented, error } = exampleText(mark[2], mark[3])
       // A block inside a list item is indented as its fence is.

@@ -36,7 +36,7 @@ import type { AclBinding, AclFilter } from './acls'
 import type { QuotaAlteration, QuotaEntity, QuotaEntry, QuotaFilterComponent } from './quotas'
 import type { ScramAlteration, ScramUserDescription } from './scram'
 import type { DelegationToken } from './tokens'
-import type { ClusterDescription, FeatureDescription, FeatureUpdate, LogDirDescription, QuorumDescription, UpdatedFeature } from './cluster'
+import type { ClusterDescription, FeatureDescription, FeatureUpdate, LogDirDescription, QuorumDescription, RaftVoterEndpoint, UpdatedFeature } from './cluster'
 import type { AbortTransactionSpec, ListedTransaction, PartitionProducers, TransactionDescription } from './transactions'
 
 export type { AdminCallOptions, TopicPartitionKey } from './route'
@@ -51,7 +51,7 @@ export type { AclBinding, AclFilter, AclResourceType, AclPatternType, AclOperati
 export type { QuotaEntity, QuotaEntityType, QuotaFilterComponent, QuotaEntry, QuotaAlteration } from './quotas'
 export type { ScramMechanism, ScramUserDescription, ScramAlteration } from './scram'
 export type { DelegationToken } from './tokens'
-export type { ClusterDescription, FeatureDescription, FeatureUpdate, UpdatedFeature, QuorumDescription, QuorumReplica, LogDirDescription } from './cluster'
+export type { ClusterDescription, FeatureDescription, FeatureUpdate, UpdatedFeature, QuorumDescription, QuorumReplica, LogDirDescription, RaftVoterEndpoint } from './cluster'
 export type { ListedTransaction, TransactionDescription, PartitionProducers, AbortTransactionSpec } from './transactions'
 export { authorizedOperationNames } from './cluster'
 
@@ -144,7 +144,7 @@ export class Admin {
     if (described.error !== undefined) throw described.error
     return described.configs
   }
-  /** Incremental config changes (set, delete, append, subtract); answers per resource. */
+  /** Incremental config changes (set, delete, append, subtract); answers per resource. Before Kafka 2.3 a read-modify-write (docs/admin.md). */
   async alterConfigs (resources: AlterConfigsResource[], options?: AdminCallOptions & { validateOnly?: boolean }): Promise<AlteredConfigs[]> { return await this.#call('alterConfigs', options, async () => await configs.alterConfigs(this.#router, resources, options)) }
   /** Resources that have configs (KIP-1142). */
   async listConfigResources (options?: AdminCallOptions & { types?: ConfigResourceType[] }): Promise<Array<{ type: ConfigResourceType | 'unknown', name: string }>> { return await this.#call('listConfigResources', options, async () => await configs.listConfigResources(this.#router, options)) }
@@ -169,6 +169,14 @@ export class Admin {
   /** Answers per feature. */
   async updateFeatures (updates: FeatureUpdate[], options?: AdminCallOptions & { validateOnly?: boolean }): Promise<UpdatedFeature[]> { return await this.#call('updateFeatures', options, async () => await cluster.updateFeatures(this.#router, updates, options)) }
   async describeQuorum (options?: AdminCallOptions): Promise<QuorumDescription> { return await this.#call('describeQuorum', options, async () => await cluster.describeQuorum(this.#router, options)) }
+  /** Removes a KRaft broker's registration (a broker shut down for good). */
+  async unregisterBroker (brokerId: number, options?: AdminCallOptions): Promise<void> { await this.#call('unregisterBroker', options, async () => await cluster.unregisterBroker(this.#router, brokerId, options)) }
+  /** Removes a KRaft controller's registration (a controller shut down for good that is no voter; Kafka 4.4+). */
+  async unregisterController (controllerId: number, options?: AdminCallOptions): Promise<void> { await this.#call('unregisterController', options, async () => await cluster.unregisterController(this.#router, controllerId, options)) }
+  /** Makes a controller (an observer) a voter of the KRaft quorum (KIP-853, dynamic quorums). */
+  async addRaftVoter (voterId: number, voterDirectoryId: string, endpoints: RaftVoterEndpoint[], options?: AdminCallOptions & { clusterId?: string }): Promise<void> { await this.#call('addRaftVoter', options, async () => await cluster.addRaftVoter(this.#router, voterId, voterDirectoryId, endpoints, options)) }
+  /** Removes a voter from the KRaft quorum (KIP-853, dynamic quorums). */
+  async removeRaftVoter (voterId: number, voterDirectoryId: string, options?: AdminCallOptions & { clusterId?: string }): Promise<void> { await this.#call('removeRaftVoter', options, async () => await cluster.removeRaftVoter(this.#router, voterId, voterDirectoryId, options)) }
   async describeLogDirs (options?: AdminCallOptions & { brokers?: number[], partitions?: TopicPartitionKey[] }): Promise<LogDirDescription[]> { return await this.#call('describeLogDirs', options, async () => await cluster.describeLogDirs(this.#router, options)) }
   async alterReplicaLogDirs (moves: Array<TopicPartitionKey & { broker: number, path: string }>, options?: AdminCallOptions): Promise<PartitionResults<TopicPartitionKey & { broker: number }>> { return await this.#call('alterReplicaLogDirs', options, async () => await cluster.alterReplicaLogDirs(this.#router, moves, options)) }
 

@@ -111,8 +111,9 @@ export class Router {
     }
   }
 
-  /** Sends to any broker. */
+  /** Sends to any broker, or to broker `nodeId` (whose address a first call learns from the metadata). */
   async any<Req, Res> (api: Api<Req, Res>, body: Req | ((version: number) => Req), deadline: number, signal?: AbortSignal, nodeId?: number): Promise<Res> {
+    if (nodeId !== undefined && !this.client.metadata.brokers.some(b => b.nodeId === nodeId)) await this.client.metadata.refresh([], signal, deadline)
     return await this.retry(deadline, signal, async () => await this.client.request(api, body, { nodeId, signal, timeoutMs: this.timeLeft(deadline) }))
   }
 

@@ -16,6 +16,7 @@
  *   broker would answer UNKNOWN_SERVER_ERROR to every attempt.
  */
 import type { Client } from '../client/client'
+import { brokersWith } from '../protocol/api-releases'
 import { Produce, type ProducePartitionResponse, type ProduceRequest } from '../protocol/apis/produce'
 import { encodeRecordBatch } from '../protocol/record-batch'
 import { COMPRESSION_CODECS, MIN_PRODUCE_VERSION, type CompressionCodec } from '../protocol/compression'
@@ -59,9 +60,6 @@ export interface SinkOptions {
   /** The highest Produce version to use (a transaction on transaction.version 1 stays at v11). */
   maxProduceVersion: number
 }
-
-/** The first Kafka release of a Produce version that a codec needs (for the message above). */
-const KAFKA_RELEASE_OF_PRODUCE: Readonly<Record<number, string>> = { 7: '2.1' }
 
 export class Sink {
   readonly nodeId: number
@@ -184,7 +182,7 @@ export class Sink {
         continue
       }
       const others = COMPRESSION_CODECS.filter(c => c !== 'none' && MIN_PRODUCE_VERSION[c] <= version).map(c => `'${c}'`).join(', ')
-      const error = new UnsupportedVersionError(`Produce to ${item.batch.topic}-${item.batch.partition} on broker ${this.nodeId}: compression '${codec}' needs Produce v${needed} or later (Kafka ${KAFKA_RELEASE_OF_PRODUCE[needed] ?? 'newer'} or later), and this broker speaks Produce up to v${brokerMax ?? version}, so it cannot read the batch. The record was not sent and is not in the log. Use compression ${others} or 'none' for this topic (the producer's compression, or compressionByTopic), or upgrade the broker.`)
+      const error = new UnsupportedVersionError(`Produce to ${item.batch.topic}-${item.batch.partition} on broker ${this.nodeId}: compression '${codec}' needs Produce v${needed} or later (${brokersWith(Produce.key, needed) ?? 'a newer Kafka'}), and this broker speaks Produce up to v${brokerMax ?? version}, so it cannot read the batch. The record was not sent and is not in the log. Use compression ${others} or 'none' for this topic (the producer's compression, or compressionByTopic), or upgrade the broker.`)
       this.#host.onOutcome(this.nodeId, item, { kind: 'error', error, written: false })
     }
     return sendable

@@ -42,20 +42,12 @@ interface Check {
 }
 
 /**
- * Checks known to fail on releases before `until`, with why: the admin fallbacks of issue 30
- * (Metadata for DescribeCluster, AlterConfigs for IncrementalAlterConfigs, DescribeConfigs
- * v0, an explicit replication factor), being written on another branch. Such a failure is
- * reported as `known gap`, not counted as a failure; once one passes, the run says to take
- * it off this list.
+ * Checks known to fail on releases before `until`, with why. Such a failure is reported as
+ * `known gap`, not counted as a failure; once one passes, the run says to take it off this
+ * list. (Empty since issue 30's admin fallbacks: createTopics' counts, AlterConfigs,
+ * DescribeConfigs v0 and describeCluster from Metadata pass on 0.11, 2.0, 2.1 and 2.4.)
  */
-export const KNOWN_GAPS: ReadonlyArray<{ check: string, until: string, why: string }> = [
-  { check: 'admin: create topic (broker default replication factor)', until: '2.4', why: 'the broker default (-1) is not understood before 2.4; issue 30\'s createTopics fallback' },
-  { check: 'admin: alterConfigs', until: '2.3', why: 'IncrementalAlterConfigs came in 2.3; issue 30\'s AlterConfigs fallback' },
-  { check: 'admin: describeConfigs', until: '1.0', why: '0.11 speaks DescribeConfigs v0 only; issue 30' },
-  { check: 'admin: describeCluster', until: '2.8', why: 'DescribeCluster came in 2.8; issue 30\'s Metadata fallback' },
-  { check: 'kafkajs drop-in: admin, produce, consume in a group', until: '2.8', why: 'its admin.describeCluster() needs DescribeCluster (2.8); issue 30\'s Metadata fallback' },
-  { check: 'kafkats command: produce, consume, topics, cluster', until: '2.8', why: '`kafkats cluster` needs DescribeCluster (2.8); issue 30\'s Metadata fallback' }
-]
+export const KNOWN_GAPS: ReadonlyArray<{ check: string, until: string, why: string }> = []
 
 /** Why `check` is a known gap on `version`, if it is one. */
 export function knownGap (check: string, version: string): string | undefined {

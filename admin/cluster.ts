@@ -37,6 +37,7 @@ export function authorizedOperationNames (bits: number): string[] {
   return OPERATION_BITS.filter(([bit]) => (bits & (1 << bit)) !== 0).map(([, name]) => name)
 }
 
+/** What `admin.describeCluster()` answers: the cluster id, the controller and the brokers. */
 export interface ClusterDescription {
   clusterId: string
   controllerId: number
@@ -244,7 +245,9 @@ export async function alterReplicaLogDirs (router: Router, moves: Array<TopicPar
 export interface RaftVoterEndpoint {
   /** The listener's name, e.g. 'CONTROLLER'. */
   name: string
+  /** The listener's host. */
   host: string
+  /** The listener's port. */
   port: number
 }
 

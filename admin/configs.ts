@@ -17,6 +17,7 @@ import { codeMap } from './common'
 import { itemError, throwIf, type AdminCallOptions, type Router } from './route'
 import type { ItemResult } from './results'
 
+/** The kinds of resources that have configs (`describeConfigs`, `alterConfigs`). */
 export type ConfigResourceType = 'topic' | 'broker' | 'broker-logger' | 'client-metrics' | 'group'
 export const configResourceTypes = codeMap<ConfigResourceType>({ topic: 2, broker: 4, 'broker-logger': 8, 'client-metrics': 16, group: 32 })
 
@@ -31,6 +32,7 @@ export const configSources = codeMap<ConfigSource>({
 export type ConfigType = 'unknown' | 'boolean' | 'string' | 'int' | 'short' | 'long' | 'double' | 'list' | 'class' | 'password'
 const CONFIG_TYPES: readonly ConfigType[] = ['unknown', 'boolean', 'string', 'int', 'short', 'long', 'double', 'list', 'class', 'password']
 
+/** One config of a resource, as `describeConfigs` answers it: its value (null when sensitive), where the value comes from and whether it can be changed. */
 export interface ConfigEntry {
   name: string
   value: string | null
@@ -47,6 +49,7 @@ export interface ConfigEntry {
   type?: ConfigType
 }
 
+/** One resource of `admin.alterConfigs()`: configs to set, delete, append to or subtract from (IncrementalAlterConfigs). */
 export interface AlterConfigsResource {
   type: ConfigResourceType
   name: string

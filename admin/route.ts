@@ -26,6 +26,7 @@ import { invalidatesMetadata } from '../client/metadata'
 import { checkDuration, checkKnownKeys, checkObject, checkSignal } from '../client/validate'
 import { internal } from '../client/internal'
 
+/** What every admin call takes: its bound (`timeoutMs`, the client's `requestTimeoutMs` by default) and a signal to abort it. */
 export interface AdminCallOptions {
   /** How long the call may take, retries included (default: the client's requestTimeoutMs). */
   timeoutMs?: number
@@ -56,6 +57,7 @@ export function throwIf (code: number, context: string, message?: string | null)
   if (code !== 0) throw new BrokerError(code, context, message)
 }
 
+/** A partition, by its topic's name and its number. */
 export interface TopicPartitionKey {
   topic: string
   partition: number

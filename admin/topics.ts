@@ -27,6 +27,7 @@ import { internal } from '../client/internal'
 /** DescribeTopicPartitions and Metadata answer this when authorized operations were not asked for. */
 const OPERATIONS_NOT_ASKED = -2147483648
 
+/** A topic to create (`admin.createTopics`); what is left out takes the broker's defaults. */
 export interface NewTopic {
   topic: string
   /** Default: the broker's num.partitions (read from the controller before Kafka 2.4, which cannot default it). */
@@ -232,6 +233,7 @@ export interface TopicPartitionsDescription {
   error?: BrokerError
 }
 
+/** One partition of a described topic: leader, replicas, in-sync replicas and eligible leaders. */
 export interface PartitionDescription {
   partition: number
   leaderId: number

@@ -15,6 +15,7 @@
 import type { RecordInput } from '../protocol/record-batch'
 import { RECORD_BATCH_OVERHEAD, recordSizeUpperBound } from '../protocol/record-batch'
 
+/** Where the broker wrote a record: what `send()` resolves with, per record, once the broker acknowledged it. */
 export interface RecordMetadata {
   topic: string
   partition: number
@@ -24,6 +25,7 @@ export interface RecordMetadata {
   logStartOffset: bigint
 }
 
+/** The callback of `producer.produce(record, callback)`: called once, with the error or with where the record was written. */
 export type RecordCallback = (error: Error | null, result: RecordMetadata | null) => void
 
 /** Receives the outcome of records of one `send` call, by their index in that call. */

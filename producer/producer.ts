@@ -73,6 +73,7 @@ import {
 
 export type { ProducerBytes, ProducerHeaders, ProducerRecord } from './record-input'
 
+/** Options of `client.producer(options)`: acknowledgements, idempotence, batching, buffering, compression, partitioning, transactions and serializers. Checked when the producer is made. */
 export interface ProducerOptions<K = ProducerBytes, V = ProducerBytes> {
   /**
    * Typed keys and values: `{ key, value }`, each with `serialize(topic, data)` (sync, or a
@@ -141,6 +142,7 @@ export interface SendOptions {
   signal?: AbortSignal
 }
 
+/** The `dataLoss` event's payload: the broker's answer shows that records it acknowledged earlier may be missing from the partition. */
 export interface DataLossEvent {
   topic: string
   partition: number

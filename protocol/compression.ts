@@ -28,6 +28,7 @@ import { promisify } from 'node:util'
 import * as zlib from 'node:zlib'
 import { KafkaTsError, ProtocolError } from './errors'
 
+/** A record batch's compression codec (`compression` of a producer; the consumer reads all of them). */
 export type CompressionCodec = 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd'
 
 /** Codec by its id in the batch attributes (bits 0–2). */

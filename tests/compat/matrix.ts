@@ -1,6 +1,6 @@
 /**
  * The broker version matrix: starts each Kafka release in turn (one broker at a time, on
- * 127.0.0.1:29092, ZooKeeper or the KRaft controller on 29093), runs the smoke program
+ * free ports: ZooKeeper or the KRaft controller on the port after the broker's), runs the smoke program
  * (smoke.ts) against it, stops it, and prints one table: a row per check, a column per
  * release, and the times.
  *
@@ -30,7 +30,8 @@ const ALL_RELEASES: ReadonlyArray<{ version: string, mode: MetadataMode }> = [
   ...KRAFT_RELEASES.map(version => ({ version, mode: 'kraft' as const }))
 ]
 
-const PORT_BASE = 29092
+// Free ports, so the matrix can run beside a developer's broker or another test run.
+const PORT_BASE = 'free'
 
 interface ReleaseRun {
   version: string

@@ -459,14 +459,14 @@ function serverProperties (version: KafkaVersion, nodeId: number, port: number, 
     'offsets.topic.num.partitions': 3,
     'transaction.state.log.replication.factor': replication,
     'transaction.state.log.min.isr': minIsr,
-    // Share groups (KIP-932) came after 3.9.
+    // Share groups (KIP-932) came in 4.0: their state topic's replication (default 3) must fit the cluster,
+    // else a share member joins and never gets a record.
+    ...(isAtLeast(version, '4.0') ? { 'share.coordinator.state.topic.replication.factor': replication, 'share.coordinator.state.topic.min.isr': minIsr } : {}),
     // share.version is on by default for a 4.4 cluster; the shorter timings below (defaults:
     // heartbeat 5 s, session 45 s, lock duration at least 15 s) let share tests fence and
     // redeliver in seconds, and a group may set share.record.lock.duration.ms down to 1 s.
     ...(version === KAFKA_VERSION
       ? {
-          'share.coordinator.state.topic.replication.factor': replication,
-          'share.coordinator.state.topic.min.isr': minIsr,
           'group.share.min.heartbeat.interval.ms': 500,
           'group.share.heartbeat.interval.ms': 500,
           'group.share.min.session.timeout.ms': 6000,

@@ -282,7 +282,7 @@ function groupCheck (client: Client, topic: string, version: string, protocol: '
       const doneIfSplit = (): void => { if (seen.size >= values.length && held[0] === 1 && held[1] === 1) controller.abort() }
       try {
         for (let m = 0; m < 2; m++) {
-          const member = client.consumer({ groupId, topics: [groupTopic], fromBeginning: true, ...(protocol !== undefined ? { groupProtocol: protocol } : {}), ...(protocol !== 'consumer' ? { sessionTimeoutMs: 10_000 } : {}) })
+          const member = client.consumer({ groupId, topics: [groupTopic], fromBeginning: true, ...(protocol !== undefined ? { groupProtocol: protocol } : {}), ...(protocol === 'classic' ? { sessionTimeoutMs: 10_000 } : {}) })
           member.on('warning', (warning: { message: string }) => { warnings.push(warning.message) })
           member.on('assigned', event => { held[m] += event.added.length - event.revoked.length; doneIfSplit() })
           members.push(member)

@@ -126,6 +126,31 @@ describe('low-level API against a real broker', { skip }, () => {
       body: () => ({ resources: [{ resourceType: 2, resourceName: topic, configs: [{ name: 'retention.ms', configOperation: 0, value: '86400000' }] }], validateOnly: true }),
       check: r => assert.equal(r.responses[0].errorCode, 0)
     },
+    AlterConfigs: {
+      body: () => ({ resources: [{ resourceType: 2, resourceName: topic, configs: [{ name: 'retention.ms', value: '86400000' }] }], validateOnly: true }),
+      check: r => assert.equal(r.responses[0].errorCode, 0)
+    },
+    // KRaft membership: ids and voters this single-node, static-quorum cluster does not have, refused by name.
+    UnregisterBroker: {
+      body: () => ({ brokerId: 999 }),
+      check: r => assert.equal(r.errorCode, 102) // BROKER_ID_NOT_REGISTERED
+    },
+    UnregisterController: {
+      body: () => ({ controllerId: 999 }),
+      check: r => assert.equal(r.errorCode, 136) // CONTROLLER_ID_NOT_REGISTERED
+    },
+    AddRaftVoter: {
+      body: () => ({ clusterId: null, timeoutMs: 10_000, voterId: 999, voterDirectoryId: '01234567-89ab-cdef-0123-456789abcdef', listeners: [{ name: 'CONTROLLER', host: '127.0.0.1', port: 1 }] }),
+      check: r => assert.equal(r.errorCode, 35) // UNSUPPORTED_VERSION: the kraft.version feature is 0 (a static quorum)
+    },
+    RemoveRaftVoter: {
+      body: () => ({ clusterId: null, voterId: 999, voterDirectoryId: '01234567-89ab-cdef-0123-456789abcdef' }),
+      check: r => assert.equal(r.errorCode, 35)
+    },
+    StreamsGroupTopologyDescriptionUpdate: {
+      body: () => ({ groupId: unique('sample'), memberId: 'member', topologyEpoch: 0, topologyDescription: { subtopologies: [], globalStores: [] } }),
+      check: r => assert.equal(r.errorCode, 35) // no topology description plugin configured
+    },
     InitProducerId: {
       body: () => ({ transactionalId: null, transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1 }),
       check: r => { assert.equal(r.errorCode, 0); assert.ok(r.producerId >= 0n) }

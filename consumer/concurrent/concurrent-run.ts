@@ -278,8 +278,10 @@ export class ConcurrentRun {
     // Woken once per #wakeAfterLeft records that left the queues, not for each: with the
     // queues full (the steady state of a fast fetch and slow handlers) every record that
     // starts makes room for one, and a wake per record costs a hand-out pass over every
-    // partition (and a promise) for a batch it would refuse again. At once when nothing waits.
-    if (this.#refused && (this.#waiting === 0 || this.#leftSinceRefused >= this.#wakeAfterLeft)) {
+    // partition (and a promise) for a batch it would refuse again. At once when nothing
+    // waits, or when a slot is free that the queued records cannot take (their keys are out,
+    // e.g. a hot key waiting for a retry): then other partitions' records are needed now.
+    if (this.#refused && (this.#waiting === 0 || this.#running < this.#concurrency || this.#leftSinceRefused >= this.#wakeAfterLeft)) {
       this.#refused = false
       this.#host.wakeHandOut()
     }

@@ -8,6 +8,7 @@ import { StreamsGroupTopologyDescriptionUpdate } from '../../protocol/apis/strea
 import { ErrorCode } from '../../protocol/error-codes'
 import { sharedBootstrap } from '../broker/kafka'
 import { uniqueName } from './support'
+import { pollUntil } from '../support/wait'
 
 const bootstrap = sharedBootstrap()
 const skip = bootstrap === undefined ? 'no broker: set KAFKA_BOOTSTRAP or run through `npm test`' : false
@@ -46,7 +47,8 @@ describe('KRaft membership and the newer APIs against a real broker', { skip }, 
     await client.admin.createTopics([{ topic, numPartitions: 1, configs: { 'retention.ms': '100000', 'cleanup.policy': 'compact' } }])
     const response = await client.request(AlterConfigs, { resources: [{ resourceType: 2, resourceName: topic, configs: [{ name: 'retention.ms', value: '200000' }] }], validateOnly: false })
     assert.deepEqual(response.responses.map(r => r.errorCode), [ErrorCode.NONE])
-    const [described] = await client.admin.describeConfigs([{ type: 'topic', name: topic }])
+    // The broker applies config changes through its metadata log: the new set shows up shortly after.
+    const [described] = await pollUntil(async () => await client.admin.describeConfigs([{ type: 'topic', name: topic }]), ([d]) => d.configs.get('retention.ms')?.value === '200000')
     assert.equal(described.configs.get('retention.ms')?.value, '200000')
     assert.equal(described.configs.get('cleanup.policy')?.sourceName, 'default')
   })

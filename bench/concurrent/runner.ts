@@ -16,7 +16,7 @@ export interface ConcurrentConfig {
   partitions: number
   records: number
   handlerMs: number
-  /** kafkats: { concurrency, ordering } or { sequential: true }; kafkajs: { partitionsConsumedConcurrently }; { timersOnly: true, concurrency }: no client. */
+  /** kafkats: { concurrency, ordering, dist? } or { sequential: true }; kafkajs: { partitionsConsumedConcurrently }; { timersOnly: true, concurrency }: no client. */
   mode: Record<string, unknown>
   runnerModule: string
 }
@@ -144,8 +144,10 @@ async function kafkatsMain (): Promise<void> {
     await timersOnly(config, Number(config.mode.concurrency))
     return
   }
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the package entry, compiled next to this file
-  const { Client } = require('../../index') as typeof import('../../index')
+  // The package entry compiled next to this file, or another build's (`mode.dist`, run.ts's --compare-dist).
+  const entry = typeof config.mode.dist === 'string' ? `${config.mode.dist}/index` : '../../index'
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- chosen at run time
+  const { Client } = require(entry) as typeof import('../../index')
   const cpuStart = process.cpuUsage()
   const tally = new OrderTally(config)
   const client = new Client({ bootstrap: config.bootstrap, clientId: 'bench-concurrent-kafkats' })

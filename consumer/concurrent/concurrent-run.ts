@@ -24,7 +24,7 @@ import type { RunOptions, RunRetryOptions } from '../consumer-options'
 import type { CursorBatch } from '../hand-out'
 import type { HandlerErrorEvent } from '../run'
 import { Signal } from '../../client/signal'
-import { KeyScheduler } from './key-scheduler'
+import { KeyScheduler, type KeyQueue } from './key-scheduler'
 import { decodeOffsetMap, isFinished } from './offset-map'
 import { PartitionProgress, type TrackedRecord } from './partition-progress'
 
@@ -51,21 +51,29 @@ export interface ConcurrentRunHost {
   close: () => Promise<void>
 }
 
-/** A record in the run: where it came from, its place in its partition's progress, its retries. */
-interface RunRecord {
+/**
+ * A record in the run: where it came from, its key's queue, its retries; and itself the
+ * entry its partition's progress tracks (one object per record: a run of 256 handlers at
+ * once takes in tens of thousands of records a second, and each allocation is GC time that
+ * delays the handlers' timers).
+ */
+interface RunRecord extends TrackedRecord {
   readonly record: KafkaRecord
   readonly batch: ConsumerBatch
   readonly cursor: Cursor
   readonly progress: PartitionProgress
-  readonly tracked: TrackedRecord
   readonly key: string
+  /** Set by the scheduler's push. */
+  queue: KeyQueue<RunRecord>
   readonly bytes: number
   attempt: number
 }
 
 const DEFAULT_MAX_WAITING_RECORDS = 10_000
 const DEFAULT_MAX_WAITING_BYTES = 64 * 1024 * 1024
-/** Per record, besides its key and value: the record object, its run entry and tracked offset. */
+/** While the queues are full, the hand-out is woken once this many records left them (at most; a quarter of a partition's share when less). */
+const WAKE_AFTER_LEFT = 64
+/** Per record, besides its key and value: the record object and its run entry. */
 const RECORD_OVERHEAD_BYTES = 200
 
 function sizeOf (value: unknown): number {
@@ -90,13 +98,26 @@ function orderingKey (ordering: 'key' | 'partition' | 'none', partition: string,
   return `${partition}\u0003${text}`
 }
 
+/** What the run does when a record's handler returns or throws (bound once, not a closure per record). */
+interface HandlerOutcome {
+  finished: (entry: RunRecord) => void
+  failed: (entry: RunRecord, error: unknown) => void
+}
+
 /**
  * The function run() calls each handler through: its name marks run() handlers in async
  * stack traces, which close() looks for (`calledFromHandler`, run.ts) so a handler's
- * close() does not wait for itself. The same name as run.ts's for that reason.
+ * close() does not wait for itself. The same name as run.ts's for that reason. It reports
+ * the outcome itself rather than through `.then(…)`: one promise per record, no closures.
  */
-async function kafkatsRunHandler (eachRecord: NonNullable<RunOptions['eachRecord']>, record: KafkaRecord, batch: ConsumerBatch): Promise<void> {
-  await eachRecord(record, batch)
+async function kafkatsRunHandler (eachRecord: NonNullable<RunOptions['eachRecord']>, entry: RunRecord, outcome: HandlerOutcome): Promise<void> {
+  try {
+    await eachRecord(entry.record, entry.batch)
+  } catch (error) {
+    outcome.failed(entry, error)
+    return
+  }
+  outcome.finished(entry)
 }
 
 export class ConcurrentRun {
@@ -119,9 +140,16 @@ export class ConcurrentRun {
   #waitingBytes = 0
   /** The feeder was refused a partition since the queues last had room: wake the hand-out when they do. */
   #refused = false
+  /** Records that left the waiting queues since the feeder was last refused, and how many wake it (see #pump). */
+  #leftSinceRefused = 0
+  #wakeAfterLeft = 1
   #failure: { error: unknown } | undefined
   /** Something the end of run() waits on changed (a record settled, the feeder ended). */
   readonly #changed = new Signal()
+  readonly #outcome: HandlerOutcome = {
+    finished: entry => { this.#settled(entry, true) },
+    failed: (entry, error) => { void this.#failed(entry, error) }
+  }
 
   constructor (host: ConcurrentRunHost, options: RunOptions) {
     this.#host = host
@@ -186,7 +214,11 @@ export class ConcurrentRun {
     const share = Math.ceil(this.#maxWaitingRecords / Math.max(1, this.#host.partitionsHeld()))
     const room = this.#waiting < this.#maxWaitingRecords && this.#waitingBytes < this.#maxWaitingBytes &&
       (progress === undefined || (progress.waiting < share && progress.tracked < this.#maxWaitingRecords))
-    if (!room) this.#refused = true
+    if (!room) {
+      this.#refused = true
+      this.#leftSinceRefused = 0
+      this.#wakeAfterLeft = Math.max(1, Math.min(WAKE_AFTER_LEFT, Math.floor(share / 4)))
+    }
     return room
   }
 
@@ -210,17 +242,18 @@ export class ConcurrentRun {
     const skip = progress.skip
     for (let i = 0; i < records.length; i++) {
       const record = records[i]
-      const tracked = progress.add(record.offset)
       if (skip !== undefined && isFinished(skip, record.offset)) {
-        progress.finish(tracked)
+        progress.finish(progress.add({ offset: record.offset, done: false }))
         continue
       }
       const bytes = sizeOf(record.key) + sizeOf(record.value) + RECORD_OVERHEAD_BYTES
-      const entry: RunRecord = { record, batch, cursor, progress, tracked, key: orderingKey(this.#ordering, cursor.key, record), bytes, attempt: 0 }
+      const key = orderingKey(this.#ordering, cursor.key, record)
+      const entry: RunRecord = { offset: record.offset, done: false, record, batch, cursor, progress, key, queue: undefined as unknown as KeyQueue<RunRecord>, bytes, attempt: 0 }
+      progress.add(entry)
       this.#waiting++
       this.#waitingBytes += bytes
       progress.waiting++
-      this.#scheduler.push(entry.key, entry)
+      entry.queue = this.#scheduler.push(key, entry)
     }
     progress.endAt(batch.nextOffset)
   }
@@ -233,7 +266,7 @@ export class ConcurrentRun {
   #pump (): void {
     if (this.#failure !== undefined || this.#host.stopping) this.#dropAll()
     while (this.#running < this.#concurrency) {
-      const entry = this.#retryReady.shift() ?? this.#scheduler.take()?.item
+      const entry = this.#retryReady.shift() ?? this.#scheduler.take()
       if (entry === undefined) break
       this.#left(entry)
       if (this.#stale(entry)) {
@@ -242,7 +275,13 @@ export class ConcurrentRun {
       }
       this.#start(entry)
     }
-    if (this.#refused) {
+    // Woken once per #wakeAfterLeft records that left the queues, not for each: with the
+    // queues full (the steady state of a fast fetch and slow handlers) every record that
+    // starts makes room for one, and a wake per record costs a hand-out pass over every
+    // partition (and a promise) for a batch it would refuse again. At once when nothing
+    // waits, or when a slot is free that the queued records cannot take (their keys are out,
+    // e.g. a hot key waiting for a retry): then other partitions' records are needed now.
+    if (this.#refused && (this.#waiting === 0 || this.#running < this.#concurrency || this.#leftSinceRefused >= this.#wakeAfterLeft)) {
       this.#refused = false
       this.#host.wakeHandOut()
     }
@@ -251,6 +290,7 @@ export class ConcurrentRun {
 
   /** The record is no longer waiting (started, or given up). */
   #left (entry: RunRecord): void {
+    this.#leftSinceRefused++
     this.#waiting--
     this.#waitingBytes -= entry.bytes
     entry.progress.waiting--
@@ -259,7 +299,7 @@ export class ConcurrentRun {
   /** Never started again: its key's queued records go too (a later record of the key must not finish before it). */
   #giveUp (entry: RunRecord): void {
     for (const dropped of this.#scheduler.dropKey(entry.key)) this.#left(dropped)
-    this.#scheduler.release(entry.key)
+    this.#scheduler.release(entry.queue)
   }
 
   /** Failed run or close(): nothing queued or waiting to be retried starts any more. */
@@ -284,10 +324,7 @@ export class ConcurrentRun {
   #start (entry: RunRecord): void {
     this.#running++
     entry.progress.started()
-    kafkatsRunHandler(this.#options.eachRecord!, entry.record, entry.batch).then(
-      () => { this.#settled(entry, true) },
-      (error: unknown) => { void this.#failed(entry, error) }
-    )
+    void kafkatsRunHandler(this.#options.eachRecord!, entry, this.#outcome)
   }
 
   /** A handler returned (`finished`) or its failure was dealt with. */
@@ -295,8 +332,8 @@ export class ConcurrentRun {
     this.#running--
     entry.progress.settled()
     if (finished) {
-      entry.progress.finish(entry.tracked)
-      this.#scheduler.release(entry.key)
+      entry.progress.finish(entry)
+      this.#scheduler.release(entry.queue)
     }
     this.#pump()
   }

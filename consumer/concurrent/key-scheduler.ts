@@ -8,17 +8,25 @@
  * is stale, is the run's (concurrent-run.ts).
  */
 
-interface KeyQueue<T> {
+/** One key's queue. The item that was taken keeps a reference to it (`push`'s result) to release it without a lookup. */
+export interface KeyQueue<T> {
+  readonly key: string
   items: T[]
   head: number
   /** A record of the key is out (running, or waiting to be retried). */
   taken: boolean
+  /** Dropped from the scheduler's map (emptied while not taken): a later push makes a new queue. */
+  gone: boolean
 }
 
 export class KeyScheduler<T> {
   readonly #queues = new Map<string, KeyQueue<T>>()
-  /** Keys not taken whose queue has records, in the order they became ready. */
-  #ready: string[] = []
+  /**
+   * Queues whose key is not taken and that have records, in the order they became ready (a
+   * queue may be here more than once, or be taken or empty by now: take() skips those).
+   * Queue objects rather than keys: taking and releasing a record costs no Map lookup.
+   */
+  #ready: Array<KeyQueue<T>> = []
   #readyHead = 0
   /** Records pushed and not taken yet. */
   #queued = 0
@@ -27,29 +35,31 @@ export class KeyScheduler<T> {
     return this.#queued
   }
 
-  push (key: string, item: T): void {
+  /** Queues `item` behind its key's earlier records; returns the key's queue (for release()). */
+  push (key: string, item: T): KeyQueue<T> {
     let queue = this.#queues.get(key)
     if (queue === undefined) {
-      this.#queues.set(key, queue = { items: [], head: 0, taken: false })
-      this.#ready.push(key)
+      this.#queues.set(key, queue = { key, items: [], head: 0, taken: false, gone: false })
+      this.#ready.push(queue)
     } else if (!queue.taken && queue.head === queue.items.length) {
       // Emptied while not taken (its records were dropped): ready again.
-      this.#ready.push(key)
+      this.#ready.push(queue)
     }
     queue.items.push(item)
     this.#queued++
+    return queue
   }
 
-  /** The next record whose key has nothing out, and its key (now taken); undefined when none may start. */
-  take (): { key: string, item: T } | undefined {
+  /** The next record whose key has nothing out (its key now taken); undefined when none may start. */
+  take (): T | undefined {
     while (this.#readyHead < this.#ready.length) {
-      const key = this.#ready[this.#readyHead++]
+      const queue = this.#ready[this.#readyHead]
+      this.#ready[this.#readyHead++] = undefined as unknown as KeyQueue<T>
       if (this.#readyHead > 1024 && this.#readyHead * 2 > this.#ready.length) {
         this.#ready = this.#ready.slice(this.#readyHead)
         this.#readyHead = 0
       }
-      const queue = this.#queues.get(key)
-      if (queue === undefined || queue.taken || queue.head === queue.items.length) continue
+      if (queue.gone || queue.taken || queue.head === queue.items.length) continue
       const item = queue.items[queue.head]
       queue.items[queue.head++] = undefined as unknown as T
       if (queue.head > 64 && queue.head * 2 > queue.items.length) {
@@ -58,18 +68,17 @@ export class KeyScheduler<T> {
       }
       this.#queued--
       queue.taken = true
-      return { key, item }
+      return item
     }
     return undefined
   }
 
   /** The key's record out is done (finished, dropped or given up): its next record may start. */
-  release (key: string): void {
-    const queue = this.#queues.get(key)
-    if (queue === undefined) return
+  release (queue: KeyQueue<T>): void {
+    if (queue.gone) return
     queue.taken = false
-    if (queue.head === queue.items.length) this.#queues.delete(key)
-    else this.#ready.push(key)
+    if (queue.head === queue.items.length) this.#forget(queue)
+    else this.#ready.push(queue)
   }
 
   /** Removes the key's queued records (not the one out) and returns them: they must not start after a record of theirs was given up. */
@@ -80,7 +89,7 @@ export class KeyScheduler<T> {
     this.#queued -= dropped.length
     queue.items = []
     queue.head = 0
-    if (!queue.taken) this.#queues.delete(key)
+    if (!queue.taken) this.#forget(queue)
     return dropped
   }
 
@@ -89,5 +98,10 @@ export class KeyScheduler<T> {
     const dropped: T[] = []
     for (const key of [...this.#queues.keys()]) dropped.push(...this.dropKey(key))
     return dropped
+  }
+
+  #forget (queue: KeyQueue<T>): void {
+    queue.gone = true
+    this.#queues.delete(queue.key)
   }
 }

@@ -86,10 +86,9 @@ export class PartitionProgress implements ConcurrentProgress {
     return this.#head < this.#records.length ? this.#records[this.#head].offset : this.#end
   }
 
-  /** A record taken in (offsets must come in increasing order). */
-  add (offset: bigint): TrackedRecord {
-    const record: TrackedRecord = { offset, done: false }
-    this.#start ??= offset
+  /** A record taken in, not done (offsets must come in increasing order); returns it. */
+  add<T extends TrackedRecord> (record: T): T {
+    this.#start ??= record.offset
     this.#records.push(record)
     this.#unfinished++
     return record

@@ -117,11 +117,12 @@ export class FetchScheduling {
   #pollLeavesOut (source: Source, now: number): boolean {
     const poll = source.longPoll
     if (poll === undefined || this.#host.bufferFull) return false
+    for (let i = 0; i < poll.cursors.length; i++) {
+      const cursor = poll.cursors[i]
+      if (cursor.version !== poll.versions[i] && this.#host.isCurrent(cursor, cursor.version) && this.#ready(cursor, now)) return true
+    }
     for (const cursor of this.#host.cursors()) {
-      if (!this.#ready(cursor, now) || this.nodeOf(cursor) !== source.nodeId) continue
-      if (!cursor.inFetch) return true
-      const i = poll.cursors.indexOf(cursor)
-      if (i >= 0 && poll.versions[i] !== cursor.version) return true
+      if (!cursor.inFetch && this.#ready(cursor, now) && this.nodeOf(cursor) === source.nodeId) return true
     }
     return false
   }

@@ -10,6 +10,7 @@ import type { RecordMaker } from '../protocol/record-batch'
 import type { ConsumerRecord, Deserializers } from '../client/serializers'
 import type { ConsumerBatch, OffsetSpec } from './cursor'
 
+/** What every consumer takes for fetching: sizes, waits, isolation, the rack to fetch from and how much may be buffered. */
 export interface FetchOptions {
   isolation?: 'read_uncommitted' | 'read_committed'
   /** How long a broker may hold a Fetch waiting for data (default 500 ms). */
@@ -53,6 +54,7 @@ export interface FetchOptions {
 }
 
 
+/** The `retry` option of `run()`: a throwing handler's unfinished records are handed again after a backoff, up to `maxRetries` times. */
 export interface RunRetryOptions {
   /** Retries of one batch before run() rejects (default: no limit). */
   maxRetries?: number
@@ -62,6 +64,7 @@ export interface RunRetryOptions {
   maxMs?: number
 }
 
+/** Options of `consumer.run(options)`: the handler (`eachBatch` or `eachRecord`), how many partitions are handled at once, retries of a throwing handler, and the signal that stops handing out. */
 export interface RunOptions<K = Buffer, V = Buffer> {
   eachBatch?: (batch: ConsumerBatch<K, V>) => Promise<void> | void
   /** Called per record; each record that returns counts as processed (a revoke or a commit sees it). */
@@ -89,7 +92,12 @@ export interface RunOptions<K = Buffer, V = Buffer> {
    * above its committed offset, nor does any once the total is reached; its prefetch then
    * fills and its fetching pauses. A batch is taken whole, so a bound is passed by at most one batch.
    */
-  maxWaiting?: { records?: number, bytes?: number }
+  maxWaiting?: {
+    /** Records waiting at most (default 10000). */
+    records?: number
+    /** Bytes of their keys and values at most (default 64 MiB). */
+    bytes?: number
+  }
   /**
    * With `concurrency`: a record whose handler failed (after `retry`'s retries, or at once
    * without `retry`) is handed here and then counts as finished; without it such a record

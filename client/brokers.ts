@@ -309,6 +309,18 @@ export class BrokerPool {
     return 2e12
   }
 
+  /**
+   * An open connection to `nodeId`, of any purpose, with nothing in flight (undefined when
+   * none is): for a one-off request that is answered at once and should not wait for a new
+   * connection (a consumer closing its fetch session after ending its long poll's).
+   */
+  idleConnection (nodeId: number): Connection | undefined {
+    for (const [key, connection] of this.#open) {
+      if (key.startsWith(`${nodeId}:`) && connection.isReady && connection.inFlightCount === 0) return connection
+    }
+    return undefined
+  }
+
   /** Closes the connections of one purpose (a consumer or group member that closed), on every broker. */
   closePurpose (purpose: ConnectionPurpose): void {
     for (const [key, pending] of this.#connections) {

@@ -93,8 +93,8 @@ export interface ConsumerInternals {
   nextBatch: (signal?: AbortSignal) => Promise<CursorBatch | undefined>
   /**
    * No more batches are handed out (close() starts here); eachRecord batches stop at the
-   * next record. A group member's close() then waits for run() handlers still out, unless
-   * it is called from one of them (calledFromHandler).
+   * next record, and fetching stops (long polls end). A group member's close() then waits
+   * for run() handlers still out, unless it is called from one of them (calledFromHandler).
    */
   stopHandingOut: () => void
   /** Whether hand-outs stopped (close() began, or stopHandingOut). */
@@ -191,10 +191,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     }
     this.#offsets = new OffsetResolution(client, options.isolation ?? 'read_uncommitted', this.#stop.signal, {
       isCurrent: cursor => this.#cursors.get(cursor.key) === cursor,
-      resolved: () => {
-        this.#fetching.startSources()
-        this.#fetching.wake()
-      },
+      resolved: () => { this.#fetching.positioned() },
       fail: error => this.#fail(error)
     })
     this.#account = new PrefetchAccount(options.maxBufferedBytes ?? 64 * 1024 * 1024)
@@ -360,7 +357,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     cursor.committedMetadata = undefined
     this.#offsets.seeked(cursor, target.offset)
     if (cursor.fetchOffset === undefined) void this.#offsets.resolve(cursor)
-    this.#fetching.wake()
+    this.#fetching.positioned()
   }
 
   pause (partitions: Array<{ topic: string, partition: number }>): void {
@@ -508,10 +505,9 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     this.#closed = true
     this.#stopping = true
     this.#stop.abort()
-    this.#fetching.stop()
     this.#processingTimeout.stop()
     this.#handOut.wake()
-    // This consumer's own fetch connections go with it.
+    // The long polls in flight end (nothing of their answers is handed out); this consumer's own fetch connections go with it.
     await this.#fetching.closeSources()
     this.#unregister()
     this.#stopCollecting()
@@ -528,6 +524,9 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     this.#stopping = true
     this.#stop.abort()
     this.#handOut.wake()
+    // Nothing fetched from now on would be handed out: the fetching stops while the member
+    // leaves (close() awaits it), rather than after, behind a long poll.
+    this.#fetching.closeSources().catch(() => {})
   }
 
   #warn (problem: unknown, fields?: LogFields): void {

@@ -3,7 +3,8 @@
  * broker some held partition fetches from (its leader, or a preferred replica), tells each
  * which of its partitions to fetch now (not paused, not backing off, with room in the
  * buffer) and wakes them when there may be work; refreshes metadata when a leader is
- * missing. Owns the sources, the consumer's own fetch connections and the work wake-ups;
+ * missing. A partition that gets a fetch position joins its broker's fetch at once: a long
+ * poll in flight that leaves it out is ended (`positioned`). Owns the sources, the consumer's own fetch connections and the work wake-ups;
  * reads the consumer's cursors and passes the sources' reports on through
  * FetchSchedulingHost.
  */
@@ -48,6 +49,10 @@ export class FetchScheduling {
   #refreshTimer: ClockTimer | undefined
   /** The consumer closed: nothing is fetched, started or refreshed any more. */
   #stopped = false
+  /** A check for long polls that leave out newly positioned partitions is due this turn. */
+  #joinDue = false
+  /** The sources stopping (close): one promise for every caller. */
+  #closing: Promise<void> | undefined
   readonly #sourceHost: SourceHost
 
   constructor (client: Client, settings: FetchSettings, host: FetchSchedulingHost) {
@@ -90,13 +95,36 @@ export class FetchScheduling {
     const cursors: Cursor[] = []
     const now = this.#client.clock.now()
     for (const cursor of this.#host.cursors()) {
-      if (cursor.paused || cursor.inFetch || cursor.fetchOffset === undefined || cursor.ownership.released || cursor.retryAt > now) continue
-      // Memory against the wire limit: one full answer of the partition (which costs more in memory than on the wire) stops it until it is handed out.
-      if (cursor.bufferedBytes >= this.#settings.maxPartitionBytes) continue
+      if (cursor.inFetch || !this.#ready(cursor, now)) continue
       if (this.nodeOf(cursor) !== nodeId) continue
       cursors.push(cursor)
     }
     return cursors
+  }
+
+  /** Whether `cursor` may be fetched now, in fetch or not: positioned, not paused, released or backing off, with room. */
+  #ready (cursor: Cursor, now: number): boolean {
+    if (cursor.paused || cursor.fetchOffset === undefined || cursor.ownership.released || cursor.retryAt > now) return false
+    // Memory against the wire limit: one full answer of the partition (which costs more in memory than on the wire) stops it until it is handed out.
+    return cursor.bufferedBytes < this.#settings.maxPartitionBytes
+  }
+
+  /**
+   * Whether `source`'s long poll leaves out a partition it could fetch now: one not in any
+   * Fetch, or one in this poll whose position moved since (a seek: the poll's answer for it
+   * is dropped). A partition in another broker's Fetch (its leader moved) waits for that one.
+   */
+  #pollLeavesOut (source: Source, now: number): boolean {
+    const poll = source.longPoll
+    if (poll === undefined || this.#host.bufferFull) return false
+    for (let i = 0; i < poll.cursors.length; i++) {
+      const cursor = poll.cursors[i]
+      if (cursor.version !== poll.versions[i] && this.#host.isCurrent(cursor, cursor.version) && this.#ready(cursor, now)) return true
+    }
+    for (const cursor of this.#host.cursors()) {
+      if (!cursor.inFetch && this.#ready(cursor, now) && this.nodeOf(cursor) === source.nodeId) return true
+    }
+    return false
   }
 
   #heldBack (nodeId: number): boolean {
@@ -136,14 +164,34 @@ export class FetchScheduling {
   startWhenKnown (topics: string[]): void {
     const missing = topics.filter(t => this.#client.metadata.topic(t) === undefined)
     if (missing.length === 0) {
-      this.startSources()
-      this.wake()
+      this.positioned()
       return
     }
     Promise.all(missing.map(async t => await this.#client.metadata.waitForTopic(t, 60_000))).then(() => {
-      this.startSources()
-      this.wake()
+      this.positioned()
     }, error => this.#host.fail(error))
+  }
+
+  /**
+   * Partitions got a fetch position (added with one, resolved, seeked): they join their
+   * broker's fetch at once. A source long-polling without them ends its poll and fetches
+   * again with them, rather than leave them waiting up to maxWaitMs (the first record
+   * after a join came ~5 s late with kafkajs's default). Positions that come in the same
+   * turn (answers read together) end a poll once: the check runs after the turn's I/O.
+   */
+  positioned (): void {
+    this.startSources()
+    this.wake()
+    if (this.#joinDue || this.#stopped) return
+    this.#joinDue = true
+    setImmediate(() => {
+      this.#joinDue = false
+      if (this.#stopped) return
+      const now = this.#client.clock.now()
+      for (const source of this.#sources.values()) {
+        if (this.#pollLeavesOut(source, now)) source.endLongPoll()
+      }
+    })
   }
 
   #refreshMetadataSoon (): void {
@@ -170,10 +218,18 @@ export class FetchScheduling {
     this.wake()
   }
 
-  /** Stops the sources and closes this consumer's fetch connections (a long-lived Client would collect them otherwise). */
+  /**
+   * Stops fetching: ends each source's long poll (its answer is dropped), closes its fetch
+   * session and this consumer's fetch connections (a long-lived Client would collect them
+   * otherwise). Every call gets the same promise.
+   */
   async closeSources (): Promise<void> {
-    await Promise.all([...this.#sources.values()].map(async s => await s.stop()))
-    this.#sources.clear()
-    this.#client[internal].brokers.closePurpose(this.#purpose)
+    this.stop()
+    this.#closing ??= (async () => {
+      await Promise.all([...this.#sources.values()].map(async s => await s.stop()))
+      this.#sources.clear()
+      this.#client[internal].brokers.closePurpose(this.#purpose)
+    })()
+    await this.#closing
   }
 }

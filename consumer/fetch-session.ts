@@ -10,6 +10,13 @@
  * and carries the old id with epoch 0, which closes that session and makes a new one;
  * after FETCH_SESSION_ID_NOT_FOUND there is nothing to close (id 0). When the source
  * stops, a request with the final epoch (-1) closes the session (`close`).
+ *
+ * A request that opens a session asks for no wait (`opening`): the broker makes the session
+ * when it answers, and only the answer names it, so a long poll ended before its answer
+ * (a partition positioned meanwhile, close()) would leave the broker a session nobody can
+ * close. Long polls are incremental, in a session whose id is known. When the broker
+ * grants no session (its cache is full) or just lost ours, the next full request long-polls
+ * as any other, so a broker that keeps refusing does not make the source spin.
  */
 import { ErrorCode } from '../protocol/error-codes'
 
@@ -28,6 +35,13 @@ export class FetchSession {
   epoch = 0
   /** What the broker's session holds, by `${topic}-${partition}`. */
   readonly #inSession = new Map<string, SessionPartition>()
+  /** The last full request got no session, or the session was just lost: the next full one long-polls. */
+  #refused = false
+
+  /** The next request opens a session and should ask for no wait (see above). */
+  get opening (): boolean {
+    return this.epoch === 0 && !this.#refused
+  }
 
   /** The partitions to put in the next request, and those to drop from the session. */
   build (wanted: Map<string, SessionPartition>): { include: SessionPartition[], forget: SessionPartition[], full: boolean } {
@@ -63,15 +77,18 @@ export class FetchSession {
   onResponse (errorCode: number, sessionId: number): void {
     if (errorCode === ErrorCode.FETCH_SESSION_ID_NOT_FOUND) { // gone already
       this.forget()
+      this.#refused = true
       return
     }
     if (errorCode === ErrorCode.INVALID_FETCH_SESSION_EPOCH) {
       this.restart()
+      this.#refused = true
       return
     }
     if (this.epoch === 0) {
       this.id = sessionId
       this.epoch = sessionId === 0 ? 0 : 1
+      this.#refused = sessionId === 0
       if (sessionId === 0) this.#inSession.clear()
       return
     }

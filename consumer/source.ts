@@ -8,6 +8,14 @@
  * fetches it at the same time when its leader moves; an answer whose cursor `version`
  * changed meanwhile (a seek, reset or truncation) is dropped.
  *
+ * A long poll in flight can be ended early (`endLongPoll`): a partition that gets a fetch
+ * position while its broker holds the poll (fetch-scheduling.ts) would otherwise wait up
+ * to maxWaitMs, and so would close(). Kafka answers a connection's requests one at a
+ * time, so the next request cannot go out beside the poll on the same connection: the
+ * poll's connection is closed (its answer is never read, so nothing of it is handed out)
+ * and the next Fetch goes out at once on a new one, in a new session (the old id with
+ * epoch 0 closes the old session, as after any failed Fetch).
+ *
  * Errors never make a loop spin: an answer that cannot be used (undecodable bytes, a
  * partition or topic that was not asked for) and a retriable per-partition error back off
  * (the whole source, or that partition: `Cursor.retryAt`) and are reported as a
@@ -18,6 +26,8 @@ import type { Client } from '../client/client'
 import { backoffDelay, sleep } from '../client/backoff'
 import type { ClockTimer } from '../client/clock'
 import type { ConnectionPurpose } from '../client/brokers'
+import { clockTimeout } from '../client/clock'
+import type { Connection } from '../client/connection'
 import { invalidatesMetadata } from '../client/metadata'
 import { dropAbortedAndControl, dropControl } from '../client/read-committed'
 import { Fetch, type FetchPartitionResponse, type FetchRequest, type FetchResponse } from '../protocol/apis/fetch'
@@ -114,6 +124,15 @@ export interface SourceHost {
   waitForWork: (signal: AbortSignal, since: number) => Promise<void>
 }
 
+/** A Fetch waiting for its answer with maxWaitMs > 0: what it carries, and whether it was ended early. */
+export interface LongPoll {
+  readonly connection: Connection
+  readonly cursors: readonly Cursor[]
+  /** Each cursor's version when the request was built (a seek since makes its answer useless). */
+  readonly versions: readonly number[]
+  ended: boolean
+}
+
 /** A fetch session's epoch in the request that closes it (KIP-227). */
 const FINAL_EPOCH = -1
 
@@ -132,6 +151,10 @@ export class Source {
   /** Wakes the sources when the earliest partition backoff of this source ends. */
   #retryTimer: ClockTimer | undefined
   #retryTimerAt = Infinity
+  /** The Fetch in flight while it long-polls (undefined otherwise). */
+  #longPoll: LongPoll | undefined
+  /** The connection of the last Fetch. */
+  #connection: Connection | undefined
 
   readonly #purpose: ConnectionPurpose
   /** The consumer's prefetch account (every cursor of a consumer shares one), for requests that carry no cursor. */
@@ -149,10 +172,33 @@ export class Source {
     this.#running ??= this.#loop()
   }
 
-  /** Ends the loop, then closes the broker's fetch session (final epoch), so it does not wait for eviction. */
+  /** The Fetch in flight while it long-polls: what it carries (read only). */
+  get longPoll (): Omit<LongPoll, 'connection' | 'ended'> | undefined {
+    return this.#longPoll
+  }
+
+  /**
+   * Ends the long poll in flight, if any: its connection is closed (the answer is never
+   * read) and the loop fetches again at once, in a new session. Returns whether there was one.
+   */
+  endLongPoll (): boolean {
+    const poll = this.#longPoll
+    if (poll === undefined) return false
+    this.#longPoll = undefined
+    poll.ended = true
+    poll.connection.close()
+    return true
+  }
+
+  /**
+   * Ends the loop (and a long poll in flight, whose answer is dropped), then closes the
+   * broker's fetch session (final epoch), so it does not wait for eviction.
+   */
   async stop (): Promise<void> {
     this.#stop.abort()
     this.#retryTimer?.cancel()
+    // The poll would hold the connection, and the session's closing request behind it, up to maxWaitMs.
+    this.endLongPoll()
     await this.#running
     await this.#closeSession()
   }
@@ -160,11 +206,14 @@ export class Source {
   async #closeSession (): Promise<void> {
     const sessionId = this.#session.close()
     if (sessionId === 0) return
-    // The aborted long poll may still hold the connection for up to maxWaitMs.
+    // Best effort, within a bound: no long poll holds the connection any more (stop() ended it).
     const timeoutMs = Math.min(this.#client.requestTimeoutMs, this.#settings.maxWaitMs + 2000)
-    const signal = AbortSignal.timeout(timeoutMs)
+    const signal = clockTimeout(this.#client.clock, timeoutMs)
     try {
-      const connection = await this.#client[internal].brokers.get(this.nodeId, this.#purpose, this.#client.clock.now() + timeoutMs, signal)
+      // A session is not bound to a connection (KIP-227): an idle one of this client's spares
+      // making a new one (stop() closed the long poll's).
+      const brokers = this.#client[internal].brokers
+      const connection = brokers.idleConnection(this.nodeId) ?? await brokers.get(this.nodeId, this.#purpose, this.#client.clock.now() + timeoutMs, signal)
       await connection.send(Fetch, {
         replicaId: -1,
         maxWaitMs: 0,
@@ -187,17 +236,30 @@ export class Source {
     while (!signal.aborted) {
       // Taken before looking for work, so a wake-up that comes while we fetch is not missed.
       const since = this.#host.workVersion
-      const cursors = this.#host.fetchable(this.nodeId)
-      if (cursors.length === 0 && (this.#session.id === 0 || this.#session.epoch === 0)) {
+      let cursors = this.#host.fetchable(this.nodeId)
+      const sessionOpen = this.#session.id !== 0 && this.#session.epoch !== 0
+      if (cursors.length === 0 && !sessionOpen) {
         await this.#host.waitForWork(signal, since).catch(() => {})
         continue
       }
-      for (const c of cursors) c.inFetch = true
-      const versions = cursors.map(c => c.version)
+      /** What this Fetch carries, marked inFetch (none while connecting: another source may take them meanwhile). */
+      let held: Cursor[] = []
       try {
+        const connection = await this.#client[internal].brokers.get(this.nodeId, this.#purpose, this.#client.clock.now() + this.#client.requestTimeoutMs, signal)
+        // A new connection (the first, or after a failure or an ended long poll) took round
+        // trips to make: partitions positioned meanwhile go in this Fetch. From here to the
+        // request's write nothing awaits, so a later position finds the poll to end.
+        if (connection !== this.#connection) {
+          this.#connection = connection
+          cursors = this.#host.fetchable(this.nodeId)
+          if (cursors.length === 0 && !sessionOpen) continue
+        }
+        held = cursors
+        for (const c of held) c.inFetch = true
+        const versions = held.map(c => c.version)
         const startedAt = this.#host.observed ? Date.now() : 0
         if (startedAt !== 0) this.#host.fetchStarted(this.nodeId)
-        const response = await this.#fetch(cursors, signal)
+        const response = await this.#fetch(connection, cursors, versions, signal)
         if (response !== undefined) await this.#onResponse(cursors, versions, response)
         if (startedAt !== 0 && response !== undefined) {
           let partitions = 0
@@ -212,14 +274,14 @@ export class Source {
         this.#session.restart()
         // Let go of the cursors before backing off: their leader may have moved, and the
         // new leader's source must be able to take them now, not after our sleep.
-        for (const c of cursors) c.inFetch = false
+        for (const c of held) c.inFetch = false
         const delay = backoffDelay(this.#failures++, this.#client.backoff)
         this.#onSourceError(cursors, error as Error, delay)
         await sleep(delay, signal, undefined, this.#client.clock).catch(() => {})
       } finally {
-        for (const c of cursors) c.inFetch = false
+        for (const c of held) c.inFetch = false
         // Another source may have skipped these cursors while we held them.
-        if (cursors.length > 0) this.#host.released()
+        if (held.length > 0) this.#host.released()
       }
     }
   }
@@ -450,9 +512,8 @@ export class Source {
     this.#host.refreshMetadata()
   }
 
-  async #fetch (cursors: Cursor[], signal: AbortSignal): Promise<FetchResponse | undefined> {
-    const deadline = this.#client.clock.now() + this.#client.requestTimeoutMs
-    const connection = await this.#client[internal].brokers.get(this.nodeId, this.#purpose, deadline, signal)
+  /** Sends one Fetch of `cursors` and returns its answer; undefined when there is none to use (the session was reset, or the long poll ended early). */
+  async #fetch (connection: Connection, cursors: Cursor[], versions: number[], signal: AbortSignal): Promise<FetchResponse | undefined> {
     const version = connection.versionFor(Fetch)
     const useSessions = version >= 7
     if (!useSessions) this.#session.forget()
@@ -495,7 +556,8 @@ export class Source {
       // A partition left out for want of room comes back as soon as the application takes
       // its records; the broker must not hold the others' empty poll for the whole maxWaitMs
       // meanwhile (kafkajs's default is 5 s), or that partition's backlog waits as long.
-      maxWaitMs: this.#host.heldBack(this.nodeId) ? Math.min(this.#settings.maxWaitMs, HELD_BACK_MAX_WAIT_MS) : this.#settings.maxWaitMs,
+      // A request that opens a session is answered at once (FetchSession.opening).
+      maxWaitMs: useSessions && this.#session.opening ? 0 : this.#host.heldBack(this.nodeId) ? Math.min(this.#settings.maxWaitMs, HELD_BACK_MAX_WAIT_MS) : this.#settings.maxWaitMs,
       minBytes: this.#settings.minBytes,
       maxBytes: requestBytes,
       isolationLevel: this.#settings.isolationLevel,
@@ -511,7 +573,20 @@ export class Source {
         : [],
       rackId: this.#settings.rack
     }
-    const response = await connection.send(Fetch, request, { version, signal, timeoutMs: this.#client.requestTimeoutMs + this.#settings.maxWaitMs })
+    const poll: LongPoll | undefined = request.maxWaitMs > 0 ? { connection, cursors, versions, ended: false } : undefined
+    this.#longPoll = poll
+    let response: FetchResponse
+    try {
+      response = await connection.send(Fetch, request, { version, signal, timeoutMs: this.#client.requestTimeoutMs + this.#settings.maxWaitMs })
+    } catch (error) {
+      if (poll?.ended !== true) throw error
+      // Ended early (endLongPoll): no failure, no backoff; the broker may or may not have
+      // read the request, so the next one is full and closes the session it may have moved on.
+      this.#session.restart()
+      return undefined
+    } finally {
+      if (this.#longPoll === poll) this.#longPoll = undefined
+    }
     if (useSessions) this.#session.onResponse(response.errorCode, response.sessionId)
     if (response.errorCode === ErrorCode.FETCH_SESSION_ID_NOT_FOUND || response.errorCode === ErrorCode.INVALID_FETCH_SESSION_EPOCH) return undefined // session reset: the next request is full
     if (response.errorCode !== 0) throw new BrokerError(response.errorCode, `Fetch from broker ${this.nodeId}`)

@@ -18,7 +18,8 @@ import '../index'
 import type { PartitionMetadata } from './assigners'
 import { CompressionTypes } from './constants'
 import { KafkaJSError, KafkaJSNonRetriableError, KafkaJSNotImplemented, KafkaJSProtocolError, protocolErrorInfo, toKafkaJSError } from './errors'
-import { Instrumentation, producerEvents, type ProducerEventPayloads, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './instrumentation'
+import { Instrumentation, producerEvents, type ProducerEventPayloads } from './instrumentation'
+import type { ProducerEventMap, RemoveInstrumentationEventListener } from './types'
 import type { ClientContext, RetryOptions } from './config'
 import type { Logger } from './logger'
 import { Partitioners, type ICustomPartitioner } from './partitioners'
@@ -77,7 +78,7 @@ export interface ProducerConfig {
 }
 
 /** The compression codecs kafkajs users register; kafkats's native codecs are there by default. */
-export const CompressionCodecs: Record<number, () => unknown> = {
+export const CompressionCodecs: Record<1 | 2 | 3 | 4, () => unknown> = {
   [CompressionTypes.GZIP]: () => ({ native: 'gzip' }),
   [CompressionTypes.Snappy]: () => ({ native: 'snappy' }),
   [CompressionTypes.LZ4]: () => ({ native: 'lz4' }),
@@ -109,7 +110,7 @@ function codecOf (compression: number | undefined): CompressionCodec {
   const name = CODEC_NAMES[type]
   if (name === undefined) throw new KafkaJSNotImplemented(`Compression type ${String(compression)} is not known`)
   if (name !== 'none') {
-    const factory = CompressionCodecs[type]
+    const factory = (CompressionCodecs as Record<number, (() => unknown) | undefined>)[type]
     if (typeof factory !== 'function') throw new KafkaJSNotImplemented(`${name} compression not implemented`)
     // A codec registered by the application (kafkajs-snappy, kafkajs-lz4, ...) is accepted;
     // the records are compressed by kafkats's own codec of that type, which writes the same format.
@@ -201,7 +202,7 @@ export class KafkaJSProducer {
   readonly #context: ClientContext
   readonly #config: ProducerConfig
   readonly #logger: Logger
-  readonly #instrumentation = new Instrumentation<ProducerEventPayloads>('producer', producerEvents)
+  readonly #instrumentation = new Instrumentation<ProducerEventPayloads, ProducerEventMap>('producer', producerEvents)
   readonly #idempotent: boolean
   /** `idempotent: true` asked for: kafkajs refuses its sends without acks -1 (a transactional id alone does not). */
   readonly #explicitlyIdempotent: boolean
@@ -245,7 +246,7 @@ export class KafkaJSProducer {
     return this.#logger
   }
 
-  on<E extends keyof ProducerEventPayloads & string> (eventName: E, listener: (event: InstrumentationEvent<ProducerEventPayloads[E]>) => void): RemoveInstrumentationEventListener<E> {
+  on<E extends keyof ProducerEventMap & string> (eventName: E, listener: (event: ProducerEventMap[E]) => void): RemoveInstrumentationEventListener<E> {
     return this.#instrumentation.on(eventName, listener)
   }
 

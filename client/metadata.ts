@@ -22,6 +22,7 @@
 import type { MetadataRequest, MetadataResponse } from '../protocol/apis/metadata'
 import { ErrorCode, errorCodeInfo } from '../protocol/error-codes'
 import { BrokerError, ProtocolError } from '../protocol/errors'
+import { onAbort } from './abort-signal'
 import { abortError, backoffDelay, sleep, timerDelay, type BackoffOptions } from './backoff'
 import { systemClock, type Clock, type ClockTimer } from './clock'
 import { describeAddress, restateUnreachable, unreachableError, type BrokerAddress, type BrokerPool, type UnreachableDetails } from './brokers'
@@ -159,8 +160,12 @@ export class MetadataCache {
    * Refreshes the tracked topics (plus `topics`). If a refresh is running, waits for it
    * and then for one more that started after this call, so the answer is never older
    * than the call. A refresh retries the brokers until `deadline` (epoch ms; default
-   * requestTimeoutMs from its start); a caller that joined a running refresh stops
-   * waiting at its own `deadline`, with the error of the failures so far.
+   * requestTimeoutMs from its start). The one that follows a running refresh is shared by
+   * everyone who asked meanwhile, so it is nobody's own: it runs on the client's request
+   * timeout, and each caller stops waiting at its own `deadline` (with the error of the
+   * failures so far) or `signal`. Bound by the first caller's, it would give the others
+   * what was left of that caller's wait once the running refresh ended (a slow broker
+   * left 1 ms), and one caller's abort would fail them all.
    */
   refresh (topics: Iterable<string> = [], signal?: AbortSignal, deadline?: number): Promise<void> {
     if (this.#closed) return Promise.reject(new ClientClosedError())
@@ -169,13 +174,11 @@ export class MetadataCache {
       this.#refreshing = this.#closedAware(this.#doRefresh(this.#withClosing(signal), deadline)).finally(() => { this.#refreshing = undefined })
       return this.#refreshing
     }
-    if (this.#refreshQueued === undefined) {
-      this.#refreshQueued = this.#refreshing.catch(() => {}).then(() => {
-        this.#refreshQueued = undefined
-        return this.refresh([], signal, deadline)
-      })
-    }
-    return deadline === undefined ? this.#refreshQueued : this.#until(this.#refreshQueued, deadline)
+    this.#refreshQueued ??= this.#refreshing.catch(() => {}).then(() => {
+      this.#refreshQueued = undefined
+      return this.refresh()
+    })
+    return deadline === undefined && signal === undefined ? this.#refreshQueued : this.#until(this.#refreshQueued, deadline, signal)
   }
 
   /** Fetches metadata for every topic in the cluster (not only tracked ones), retrying until `deadline` (default requestTimeoutMs from now). */
@@ -187,20 +190,35 @@ export class MetadataCache {
     return response.topics.filter(t => t.errorCode === 0).map(t => t.name ?? '')
   }
 
-  /** `promise`, or at `deadline` the error of the Metadata failures so far (the promise goes on for whoever else waits for it). */
-  #until<T> (promise: Promise<T>, deadline: number): Promise<T> {
+  /** `promise`, or at `deadline` the error of the Metadata failures so far, or at `signal`'s abort its AbortedError (the promise goes on for whoever else waits for it). */
+  #until<T> (promise: Promise<T>, deadline: number | undefined, signal: AbortSignal | undefined): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      const timer = this.#clock.setTimer(() => {
-        const failing = this.#failing
-        reject(failing !== undefined && (failing.lastError instanceof ConnectionError || failing.lastError instanceof RequestTimeoutError)
-          ? unreachableError('Metadata', failing)
-          : new RequestTimeoutError('Metadata: no broker answered before the deadline (a request is still waiting for its answer)', { written: true }))
-      }, timerDelay(deadline, this.#clock), { keepAlive: true })
+      if (signal?.aborted === true) {
+        reject(abortError(signal, 'while waiting for a metadata refresh'))
+        return
+      }
+      const timer = deadline === undefined
+        ? undefined
+        : this.#clock.setTimer(() => {
+          stopListening?.()
+          const failing = this.#failing
+          reject(failing !== undefined && (failing.lastError instanceof ConnectionError || failing.lastError instanceof RequestTimeoutError)
+            ? unreachableError('Metadata', failing)
+            : new RequestTimeoutError('Metadata: no broker answered before the deadline (a request is still waiting for its answer)', { written: true }))
+        }, timerDelay(deadline, this.#clock), { keepAlive: true })
+      const stopListening = signal === undefined
+        ? undefined
+        : onAbort(signal, () => {
+          timer?.cancel()
+          reject(abortError(signal, 'while waiting for a metadata refresh'))
+        })
       promise.then(value => {
-        timer.cancel()
+        timer?.cancel()
+        stopListening?.()
         resolve(value)
       }, error => {
-        timer.cancel()
+        timer?.cancel()
+        stopListening?.()
         reject(error)
       })
     })

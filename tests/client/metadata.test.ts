@@ -4,7 +4,7 @@
 import { afterEach, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Client } from '../../index'
-import { ConnectionError } from '../../client/errors'
+import { AbortedError, ConnectionError, RequestTimeoutError } from '../../client/errors'
 import { Consumer } from '../../consumer/consumer'
 import { Metadata } from '../../protocol/apis/metadata'
 import { BrokerError } from '../../protocol/errors'
@@ -71,6 +71,46 @@ describe('metadata cache', () => {
       assert.match(error.message, /ECONNREFUSED/)
       return true
     })
+  })
+
+  /** The first Metadata request is held until `release()`; `held()` once it reached the broker. */
+  function holdFirstMetadata (cluster: FakeCluster): { held: () => boolean, release: () => void } {
+    let release!: () => void
+    const gate = new Promise<void>(resolve => { release = resolve })
+    let seen = 0
+    cluster.intercept(Metadata, () => seen++ === 0 ? { hold: gate } : undefined)
+    return { held: () => seen > 0, release }
+  }
+
+  test('the refresh that follows a running one is shared: a caller whose deadline passed meanwhile does not cut it short for a caller with a later one', async () => {
+    const { cluster, client } = await setup(1, [{ name: 't', partitions: 1 }])
+    const first = holdFirstMetadata(cluster)
+    const running = client.metadata.refresh()
+    await waitFor('the first Metadata at the broker', first.held)
+    const now = client.clock.now()
+    const short = client.metadata.refresh(['t'], undefined, now + 100)
+    const long = client.metadata.refresh(['t'], undefined, now + 30_000)
+    await assert.rejects(short, RequestTimeoutError)
+    first.release()
+    await running
+    await long
+    assert.equal(client.metadata.topic('t')?.partitions.length, 1)
+  })
+
+  test('the refresh that follows a running one is shared: one caller\'s abort fails only that caller', async () => {
+    const { cluster, client } = await setup(1, [{ name: 't', partitions: 1 }])
+    const first = holdFirstMetadata(cluster)
+    const running = client.metadata.refresh()
+    await waitFor('the first Metadata at the broker', first.held)
+    const abort = new AbortController()
+    const aborted = client.metadata.refresh(['t'], abort.signal)
+    const other = client.metadata.refresh(['t'], undefined, client.clock.now() + 30_000)
+    abort.abort(new Error('the caller gave up'))
+    await assert.rejects(aborted, (error: unknown) => error instanceof AbortedError && /the caller gave up/.test(error.message))
+    first.release()
+    await running
+    await other
+    assert.equal(client.metadata.topic('t')?.partitions.length, 1)
   })
 
   test('a topic deleted and re-created under its name takes the new topic id\'s leaders and epochs', async () => {

@@ -660,10 +660,13 @@ describe('GroupConsumer (consumer protocol): reconciliation while the coordinato
   })
 
   test('a newer target that arrives during the OffsetFetch of an older one: the older one\'s partitions are never added', async () => {
-    await withHarness({ partitions: 2, records: 3, groups: { consumerSessionTimeoutMs: 30_000 } }, async h => {
+    await withHarness({ partitions: 2, records: 3, groups: { consumerSessionTimeoutMs: 30_000, consumerHeartbeatIntervalMs: 1000 } }, async h => {
       const offsetFetchHeld = h.gate()
       let held = false
-      h.cluster.intercept(OffsetFetch, r => r.clientId === 'a' && !held ? (held = true, { hold: offsetFetchHeld.promise }) : undefined)
+      // Every OffsetFetch of A is held until the release, not only the first: on a loaded machine the
+      // test's waits can outlast A's 5 s request timeout, and the retry of a timed-out fetch, if let
+      // through, rightly completes the older target before the newer one is known.
+      h.cluster.intercept(OffsetFetch, r => r.clientId === 'a' && !offsetFetchHeld.released ? (held = true, { hold: offsetFetchHeld.promise }) : undefined)
       const a = await h.member('a', 'consumer')
       a.run(h)
       // A's first target is both partitions; its OffsetFetch for them hangs.

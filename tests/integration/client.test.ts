@@ -23,6 +23,7 @@ import type { CompressionCodec } from '../../protocol/compression'
 import * as fs from 'node:fs'
 import { sharedBootstrap, startCluster, type KafkaCluster, type KafkaNode } from '../broker/kafka'
 import { requireJavaOrSkip } from './support'
+import { pollUntil } from '../support/wait'
 import { internal } from '../../client/internal'
 
 const bootstrap = sharedBootstrap()
@@ -398,12 +399,8 @@ describe('low-level API against a real broker', { skip }, () => {
           // SASL requests are answered and then the broker closes the connection: one per connection.
           const conn = api.name.startsWith('Sasl') ? await Connection.connect({ host: connection.host, port: connection.port, clientId: 'kafkats-versions' }) : connection
           try {
-            let response = await conn.send(api, sample.body(version), { version })
             // A fresh broker loads its coordinators first: COORDINATOR_LOAD_IN_PROGRESS / NOT_AVAILABLE for a moment.
-            for (let i = 0; i < 50 && [14, 15].includes(response.errorCode ?? (response.coordinators?.[0]?.errorCode)); i++) {
-              await new Promise(resolve => setTimeout(resolve, 200))
-              response = await conn.send(api, sample.body(version), { version })
-            }
+            const response = await pollUntil(async () => await conn.send(api, sample.body(version), { version }), r => ![14, 15].includes(r.errorCode ?? (r.coordinators?.[0]?.errorCode)), { intervalMs: 200 })
             sample.check(response, version)
           } catch (error) {
             throw new Error(`${api.name} v${version}: ${(error as Error).message}`, { cause: error })
@@ -472,22 +469,14 @@ describe('low-level API against a real broker', { skip }, () => {
     assert.equal(config.get('retention.ms')?.value, String(3_600_000 + 42))
     await client.admin.alterConfigs([{ type: 'topic', name: names[42], set: { 'retention.ms': '7200000' } }])
     // The broker applies config changes through its metadata log: the new value shows up shortly after.
-    let value: string | null | undefined
-    for (let i = 0; i < 50 && value !== '7200000'; i++) {
-      value = (await client.admin.describeConfigs({ type: 'topic', name: names[42], keys: ['retention.ms'] })).get('retention.ms')?.value
-      if (value !== '7200000') await new Promise(resolve => setTimeout(resolve, 100))
-    }
+    const value = await pollUntil(async () => (await client.admin.describeConfigs({ type: 'topic', name: names[42], keys: ['retention.ms'] })).get('retention.ms')?.value, v => v === '7200000')
     assert.equal(value, '7200000')
     const listed = new Set(await client.admin.listTopics())
     for (const name of names) assert.ok(listed.has(name), `${name} not listed`)
     await client.admin.deleteTopics(names)
     // Deletion completes through the controller's metadata log: brokers stop listing the topics shortly after.
-    let after = new Set(await client.admin.listTopics())
-    for (let i = 0; i < 100 && names.some(name => after.has(name)); i++) {
-      await new Promise(resolve => setTimeout(resolve, 100))
-      after = new Set(await client.admin.listTopics())
-    }
-    for (const name of names) assert.ok(!after.has(name), `${name} still listed 10 s after delete`)
+    const after = await pollUntil(async () => new Set(await client.admin.listTopics()), listed => !names.some(name => listed.has(name)))
+    for (const name of names) assert.ok(!after.has(name), `${name} still listed 30 s after delete`)
   })
 
   test('createPartitions raises the partition count', async () => {

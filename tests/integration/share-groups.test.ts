@@ -15,7 +15,7 @@ import { Client, ShareConsumer, type ShareAcknowledgementResult, type ShareBatch
 import { sharedBootstrap } from '../broker/kafka'
 import { forEachLogRecord } from './chaos-support'
 import { requireJavaOrSkip, uniqueName } from './support'
-import { waitFor, sleep } from '../support/wait'
+import { pollUntil, waitFor, sleep } from '../support/wait'
 
 const bootstrap = sharedBootstrap()
 const skip = bootstrap === undefined ? 'no broker: set KAFKA_BOOTSTRAP or run through `npm test`' : requireJavaOrSkip()
@@ -179,11 +179,7 @@ describe('share groups on a real broker', { skip, timeout: 300_000 }, () => {
     }
     // Archived counts as done: the group's start offset passes it (the share coordinator
     // persists the start offset lazily, so it may still be below 8) and no lag is left.
-    let offsets = await client.admin.describeShareGroupOffsets(groupId, { topics: [topic] })
-    for (let i = 0; i < 50 && offsets[0]?.lag !== 0n; i++) {
-      await sleep(100)
-      offsets = await client.admin.describeShareGroupOffsets(groupId, { topics: [topic] })
-    }
+    const offsets = await pollUntil(async () => await client.admin.describeShareGroupOffsets(groupId, { topics: [topic] }), o => o[0]?.lag === 0n)
     assert.deepEqual(offsets.map(o => [o.startOffset > 0n, o.lag]), [[true, 0n]])
   })
 
@@ -453,11 +449,7 @@ describe('share groups on a real broker', { skip, timeout: 300_000 }, () => {
       await running
     }
     // Everything accepted: no lag left (the share coordinator persists the state shortly after).
-    let offsets = await client.admin.describeShareGroupOffsets(groupId, { topics: [topic] })
-    for (let i = 0; i < 50 && offsets[0]?.lag !== 0n; i++) {
-      await sleep(100)
-      offsets = await client.admin.describeShareGroupOffsets(groupId, { topics: [topic] })
-    }
+    const offsets = await pollUntil(async () => await client.admin.describeShareGroupOffsets(groupId, { topics: [topic] }), o => o[0]?.lag === 0n)
     assert.deepEqual(offsets.map(o => [o.partition, o.lag, o.error]), [[0, 0n, undefined]])
     const altered = await client.admin.alterShareGroupOffsets(groupId, [{ topic, partition: 0, offset: 2n }])
     assert.deepEqual(altered.map(a => [a.partition, a.error]), [[0, undefined]])

@@ -12,7 +12,7 @@ import type { EachBatchPayload, InstrumentationEvent } from '../../kafkajs/index
 import type { BatchProcessEventPayload, ConsumerEventPayloads, RequestEventPayload } from '../../kafkajs/instrumentation'
 import { setCodecPackageLoaderForTests } from '../../protocol/compression'
 import type { ProducerSendTrace } from '../../client/instrumentation'
-import { eventLoopTurns, waitFor } from '../support/wait'
+import { eventLoopTurns, pollUntil, waitFor } from '../support/wait'
 
 type GroupJoin = ConsumerEventPayloads['consumer.group_join']
 type UnsubscribedTopics = ConsumerEventPayloads['consumer.received_unsubscribed_topics']
@@ -45,20 +45,15 @@ async function produceTo (topic: string, messages: Array<{ value: string, partit
   await producer.disconnect()
 }
 
-/** The group's committed offset of partition 0, polled until it is `expected` (or 10 s pass): what the last poll saw. */
+/** The group's committed offset of partition 0, polled until it is `expected` (or 30 s pass): what the last poll saw. */
 async function committedOffsetOnceItIs (groupId: string, topic: string, expected: string): Promise<string | undefined> {
   const admin = kafka.admin()
   await admin.connect()
-  let committed: string | undefined
   try {
-    for (let i = 0; i < 100 && committed !== expected; i++) {
-      committed = (await admin.fetchOffsets({ groupId, topics: [topic] }))[0].partitions[0].offset
-      if (committed !== expected) await new Promise(resolve => setTimeout(resolve, 100))
-    }
+    return await pollUntil(async () => (await admin.fetchOffsets({ groupId, topics: [topic] }))[0].partitions[0].offset, committed => committed === expected)
   } finally {
     await admin.disconnect()
   }
-  return committed
 }
 
 describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => {

@@ -28,6 +28,21 @@ export async function waitFor<T> (what: string, check: () => T | Promise<T>, opt
   }
 }
 
+/**
+ * Reads until `done(value)` or `timeoutMs` pass, and gives the last value read (the test asserts it). For
+ * what a broker applies shortly after a call (config changes, deletions, lazily persisted offsets):
+ * bounded by time, not by a count of tries, so a loaded machine slows the broker without failing the test.
+ */
+export async function pollUntil<T> (read: () => T | Promise<T>, done: (value: T) => boolean, options: WaitOptions = {}): Promise<T> {
+  const { timeoutMs = 30_000, intervalMs = 100 } = options
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await read()
+    if (done(value) || Date.now() > deadline) return value
+    await sleep(intervalMs)
+  }
+}
+
 export const sleep = async (ms: number): Promise<void> => await new Promise(resolve => setTimeout(resolve, ms))
 
 /** How `promise` settled within `ms`: 'resolved', 'rejected <ErrorName>: <message>' or 'pending'. */

@@ -6,7 +6,7 @@
 import { EventEmitter } from 'node:events'
 import type { RequestEvent } from '../client/events'
 import { KafkaJSNonRetriableError } from './errors'
-import type { RemoveInstrumentationEventListener } from './types'
+import type { IBatchProcessEvent, RemoveInstrumentationEventListener, RequestEvent as KafkaJSRequestEvent, RequestQueueSizeEvent, RequestTimeoutEvent } from './types'
 
 let nextEventId = 0
 
@@ -47,36 +47,18 @@ export const consumerEvents = {
   ...network('consumer')
 } as const
 
-/** The fields kafkajs's network.request and network.request_timeout events share. */
-export interface RequestEventPayloadBase {
-  apiKey: number
-  apiName: string
-  apiVersion: number
-  broker: string
-  clientId: string
-  correlationId: number
-  createdAt: number
-  pendingDuration: number
-  sentAt: number
-}
-export interface RequestEventPayload extends RequestEventPayloadBase { duration: number, size: number }
-export interface RequestQueueSizeEventPayload { broker: string, clientId: string, queueSize: number }
+/** What kafkajs's network.request, request_timeout and request_queue_size events carry. */
+export type RequestEventPayload = KafkaJSRequestEvent['payload']
+export type RequestEventPayloadBase = RequestTimeoutEvent['payload']
+export type RequestQueueSizeEventPayload = RequestQueueSizeEvent['payload']
 /** The network events every kafkajs client emits, under its prefix. */
 export type NetworkEventPayloads<P extends string> =
   Record<`${P}.network.request`, RequestEventPayload> &
   Record<`${P}.network.request_timeout`, RequestEventPayloadBase> &
   Record<`${P}.network.request_queue_size`, RequestQueueSizeEventPayload>
 
-export interface BatchProcessEventPayload {
-  topic: string
-  partition: number
-  highWatermark: string
-  offsetLag: string
-  offsetLagLow: string
-  batchSize: number
-  firstOffset: string | null
-  lastOffset: string
-}
+/** kafkajs's batch event payload; an empty batch's firstOffset is null at run time (kafkajs's types say string). */
+export type BatchProcessEventPayload = Omit<IBatchProcessEvent, 'firstOffset'> & { firstOffset: string | null }
 
 /** Each event name's payload: `on(name, listener)` types the listener's event by it. */
 export type ProducerEventPayloads = NetworkEventPayloads<'producer'> & { 'producer.connect': null, 'producer.disconnect': null }

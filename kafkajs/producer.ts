@@ -20,62 +20,12 @@ import { CompressionTypes } from './constants'
 import { KafkaJSError, KafkaJSNonRetriableError, KafkaJSNotImplemented, KafkaJSProtocolError, protocolErrorInfo, toKafkaJSError } from './errors'
 import { Instrumentation, producerEvents, type ProducerEventPayloads } from './instrumentation'
 import type { ProducerEventMap, RemoveInstrumentationEventListener } from './types'
-import type { ClientContext, RetryOptions } from './config'
+import type { ClientContext } from './config'
 import type { Logger } from './logger'
-import { Partitioners, type ICustomPartitioner } from './partitioners'
+import { Partitioners } from './partitioners'
 import { internal } from '../client/internal'
 
-export type IHeaders = Record<string, Buffer | string | Array<Buffer | string> | undefined>
-
-export interface Message {
-  key?: Buffer | string | null
-  value: Buffer | string | null
-  partition?: number
-  headers?: IHeaders
-  timestamp?: string
-}
-
-export interface ProducerRecordKJS {
-  topic: string
-  messages: Message[]
-  acks?: number
-  timeout?: number
-  compression?: number
-}
-
-export interface TopicMessages { topic: string, messages: Message[] }
-export interface ProducerBatch { acks?: number, timeout?: number, compression?: number, topicMessages?: TopicMessages[] }
-
-export interface RecordMetadata {
-  topicName: string
-  partition: number
-  errorCode: number
-  offset?: string
-  timestamp?: string
-  baseOffset?: string
-  logAppendTime?: string
-  logStartOffset?: string
-}
-
-export interface Transaction {
-  send: (record: ProducerRecordKJS) => Promise<RecordMetadata[]>
-  sendBatch: (batch: ProducerBatch) => Promise<RecordMetadata[]>
-  sendOffsets: (offsets: { consumerGroupId: string, topics: Array<{ topic: string, partitions: Array<{ partition: number, offset: string }> }> }) => Promise<void>
-  commit: () => Promise<void>
-  abort: () => Promise<void>
-  isActive: () => boolean
-}
-
-export interface ProducerConfig {
-  createPartitioner?: ICustomPartitioner
-  retry?: RetryOptions
-  metadataMaxAge?: number
-  allowAutoTopicCreation?: boolean
-  idempotent?: boolean
-  transactionalId?: string
-  transactionTimeout?: number
-  maxInFlightRequests?: number
-}
+import type { IHeaders, Message, ProducerBatch, ProducerConfig, ProducerRecord as ProducerRecordKJS, RecordMetadata, Transaction } from './types'
 
 /** The compression codecs kafkajs users register; kafkats's native codecs are there by default. */
 export const CompressionCodecs: Record<1 | 2 | 3 | 4, () => unknown> = {

@@ -11,11 +11,19 @@ import { waitFor } from '../support/wait'
 const entry = (logs: LogEntry[], namespace: string, message: string): LogEntry | undefined =>
   logs.find(e => e.namespace === namespace && e.log.message === message)
 
-test('the consumer logs kafkajs\'s join, start, rebalance and stop lines; requests are logged and reported under kafkajs\'s API names', { timeout: 120_000 }, async () => {
-  const cluster = await FakeCluster.start({ brokers: 1, log: false, topics: [{ name: 't', partitions: 2 }] })
+/** A fake cluster with topic t of `partitions`, and a Kafka at `level` whose entries are kept in `logs`. */
+async function withLogs (level: logLevel, partitions: number, body: (kafka: Kafka, logs: LogEntry[]) => Promise<void>): Promise<void> {
+  const cluster = await FakeCluster.start({ brokers: 1, log: false, topics: [{ name: 't', partitions }] })
   const logs: LogEntry[] = []
-  const kafka = new Kafka({ brokers: cluster.bootstrap, clientId: 'kjs-logs', logLevel: logLevel.DEBUG, logCreator: () => e => { logs.push(e) } })
   try {
+    await body(new Kafka({ brokers: cluster.bootstrap, clientId: 'kjs-logs', logLevel: level, logCreator: () => e => { logs.push(e) } }), logs)
+  } finally {
+    await cluster.close()
+  }
+}
+
+test('the consumer logs kafkajs\'s join, start, rebalance and stop lines; requests are logged and reported under kafkajs\'s API names', { timeout: 120_000 }, async () => {
+  await withLogs(logLevel.DEBUG, 2, async (kafka, logs) => {
     const admin = kafka.admin()
     await admin.connect()
     await admin.disconnect()
@@ -78,16 +86,11 @@ test('the consumer logs kafkajs\'s join, start, rebalance and stop lines; reques
     assert.equal(stopped?.label, 'INFO')
     assert.equal(stopped.log.groupId, 'g')
     await first.disconnect()
-  } finally {
-    await cluster.close()
-  }
+  })
 })
 
 test('at INFO, no DEBUG line is written: the per-request lines cost nothing unless asked for', { timeout: 60_000 }, async () => {
-  const cluster = await FakeCluster.start({ brokers: 1, log: false, topics: [{ name: 't', partitions: 1 }] })
-  const logs: LogEntry[] = []
-  const kafka = new Kafka({ brokers: cluster.bootstrap, clientId: 'kjs-logs', logLevel: logLevel.INFO, logCreator: () => e => { logs.push(e) } })
-  try {
+  await withLogs(logLevel.INFO, 1, async (kafka, logs) => {
     const producer = kafka.producer()
     await producer.connect()
     await producer.send({ topic: 't', messages: [{ value: 'a' }] })
@@ -100,7 +103,5 @@ test('at INFO, no DEBUG line is written: the per-request lines cost nothing unle
     await later.send({ topic: 't', messages: [{ value: 'b' }] })
     await later.disconnect()
     assert.ok(logs.some(e => e.namespace === 'Connection' && e.log.message.startsWith('Request Produce(')))
-  } finally {
-    await cluster.close()
-  }
+  })
 })

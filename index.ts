@@ -3,6 +3,8 @@
  *
  *   import { Client } from 'kafkats'
  *   const client = new Client({ bootstrap: ['localhost:9092'] })
+ *
+ * @module kafkats
  */
 import { Client as ClientCore } from './client/client'
 import { Producer, type ProducerBytes, type ProducerOptions } from './producer/producer'

@@ -23,8 +23,10 @@ export const aclOperations = codeMap<AclOperation | 'any'>({
 export const aclPermissions = codeMap({ any: 1, deny: 2, allow: 3 })
 
 export type AclPatternType = 'literal' | 'prefixed'
+/** Whether an ACL binding allows or denies its operation. */
 export type AclPermission = 'allow' | 'deny'
 
+/** An ACL: who (`principal`, `host`) may or may not (`permission`) do what (`operation`) on which resources (`resourceType`, `resourceName`, `patternType`). */
 export interface AclBinding {
   resourceType: AclResourceType
   /** The resource's name ('kafka-cluster' for the cluster), or a prefix with patternType 'prefixed'; '*' matches every name. */

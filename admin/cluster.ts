@@ -1,16 +1,25 @@
 /**
- * The cluster: brokers and controller (DescribeCluster), feature levels (ApiVersions and
+ * The cluster: brokers and controller (DescribeCluster, or Metadata on brokers before
+ * Kafka 2.8), feature levels (ApiVersions and
  * UpdateFeatures), the KRaft quorum (DescribeQuorum), and log directories per broker
- * (DescribeLogDirs, AlterReplicaLogDirs).
+ * (DescribeLogDirs, AlterReplicaLogDirs); KRaft membership: unregistering brokers and
+ * controllers, adding and removing quorum voters (KIP-853).
  */
+import { AddRaftVoter } from '../protocol/apis/add-raft-voter'
 import { AlterReplicaLogDirs } from '../protocol/apis/alter-replica-log-dirs'
 import { ApiVersions } from '../protocol/apis/api-versions'
-import { DescribeCluster } from '../protocol/apis/describe-cluster'
+import { DescribeCluster, type DescribeClusterResponse } from '../protocol/apis/describe-cluster'
 import { DescribeLogDirs } from '../protocol/apis/describe-log-dirs'
 import { DescribeQuorum } from '../protocol/apis/describe-quorum'
+import { Metadata } from '../protocol/apis/metadata'
+import { RemoveRaftVoter } from '../protocol/apis/remove-raft-voter'
+import { UnregisterBroker } from '../protocol/apis/unregister-broker'
+import { UnregisterController } from '../protocol/apis/unregister-controller'
 import { UpdateFeatures } from '../protocol/apis/update-features'
+import { brokersWith } from '../protocol/api-releases'
 import { BrokerError } from '../protocol/errors'
-import { checkInteger, checkOneOf, checkString } from '../client/validate'
+import { UnsupportedVersionError } from '../client/errors'
+import { checkInteger, checkObject, checkOneOf, checkString, describeValue } from '../client/validate'
 import { byTopic, checkPartitions } from './common'
 import { itemError, throwIf, type AdminCallOptions, type Router, type TopicPartitionKey } from './route'
 import type { ItemResult } from './results'
@@ -28,6 +37,7 @@ export function authorizedOperationNames (bits: number): string[] {
   return OPERATION_BITS.filter(([bit]) => (bits & (1 << bit)) !== 0).map(([, name]) => name)
 }
 
+/** What `admin.describeCluster()` answers: the cluster id, the controller and the brokers. */
 export interface ClusterDescription {
   clusterId: string
   controllerId: number
@@ -36,13 +46,25 @@ export interface ClusterDescription {
   authorizedOperations?: string[]
 }
 
+/**
+ * The brokers, the controller and the cluster id (DescribeCluster). A broker without
+ * DescribeCluster (before Kafka 2.8) is asked with Metadata, as kafkajs does: the same
+ * brokers (a Metadata answer lists only live, unfenced ones), and the cluster's authorized
+ * operations from Metadata v8–v10 (Kafka 2.3–2.7).
+ */
 export async function describeCluster (router: Router, options: AdminCallOptions & { includeAuthorizedOperations?: boolean, includeFencedBrokers?: boolean } = {}): Promise<ClusterDescription> {
   const deadline = router.deadline('describeCluster', options, ['includeAuthorizedOperations', 'includeFencedBrokers'])
-  const response = await router.any(DescribeCluster, {
-    includeClusterAuthorizedOperations: options.includeAuthorizedOperations ?? false,
-    endpointType: 1,
-    includeFencedBrokers: options.includeFencedBrokers ?? false
-  }, deadline, options.signal)
+  let response: Omit<DescribeClusterResponse, 'endpointType'>
+  try {
+    response = await router.any(DescribeCluster, {
+      includeClusterAuthorizedOperations: options.includeAuthorizedOperations ?? false,
+      endpointType: 1,
+      includeFencedBrokers: options.includeFencedBrokers ?? false
+    }, deadline, options.signal)
+  } catch (error) {
+    if (!(error instanceof UnsupportedVersionError)) throw error
+    response = await describeClusterByMetadata(router, options.includeAuthorizedOperations ?? false, deadline, options.signal)
+  }
   throwIf(response.errorCode, 'Describing the cluster', response.errorMessage)
   const result: ClusterDescription = {
     clusterId: response.clusterId,
@@ -51,6 +73,30 @@ export async function describeCluster (router: Router, options: AdminCallOptions
   }
   if (response.clusterAuthorizedOperations !== OPERATIONS_NOT_ASKED) result.authorizedOperations = authorizedOperationNames(response.clusterAuthorizedOperations)
   return result
+}
+
+/** Metadata versions with the cluster's authorized operations (later ones left them to DescribeCluster, KIP-700). */
+const METADATA_CLUSTER_OPERATIONS = { from: 8, to: 10 }
+
+/** DescribeCluster's answer made from a Metadata answer that asks for no topic. */
+async function describeClusterByMetadata (router: Router, includeAuthorizedOperations: boolean, deadline: number, signal: AbortSignal | undefined): Promise<Omit<DescribeClusterResponse, 'endpointType'>> {
+  const metadata = await router.any(Metadata, version => {
+    if (includeAuthorizedOperations && (version < METADATA_CLUSTER_OPERATIONS.from || version > METADATA_CLUSTER_OPERATIONS.to)) {
+      throw new UnsupportedVersionError(`describeCluster: this broker speaks neither DescribeCluster nor Metadata v${METADATA_CLUSTER_OPERATIONS.from}–v${METADATA_CLUSTER_OPERATIONS.to} (it speaks Metadata v${version}), so it cannot tell the cluster's authorized operations; brokers of ${brokersWith(Metadata.key, METADATA_CLUSTER_OPERATIONS.from) ?? 'newer releases'} can. Call it without includeAuthorizedOperations.`)
+    }
+    // v0 reads an empty list as every topic: an old broker then lists them all, which is harmless here.
+    return { topics: [], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: includeAuthorizedOperations, includeTopicAuthorizedOperations: false }
+  }, deadline, signal)
+  return {
+    throttleTimeMs: metadata.throttleTimeMs,
+    errorCode: metadata.errorCode,
+    errorMessage: null,
+    // Null only below Metadata v2 (Kafka 0.10.1), which no broker kafkats speaks to has.
+    clusterId: metadata.clusterId ?? '',
+    controllerId: metadata.controllerId,
+    brokers: metadata.brokers.map(b => ({ brokerId: b.nodeId, host: b.host, port: b.port, rack: b.rack, isFenced: false })),
+    clusterAuthorizedOperations: includeAuthorizedOperations ? metadata.clusterAuthorizedOperations : OPERATIONS_NOT_ASKED
+  }
 }
 
 export interface FeatureDescription {
@@ -193,4 +239,81 @@ export async function alterReplicaLogDirs (router: Router, moves: Array<TopicPar
     return response.results.flatMap(t => t.partitions.map(p => ({ topic: t.topicName, partition: p.partitionIndex, broker, error: itemError(p.errorCode, `Moving ${t.topicName}-${p.partitionIndex} on broker ${broker}`) })))
   }))
   return results.flat()
+}
+
+/** A controller listener of a voter: AddRaftVoter tells the quorum where to reach the new voter. */
+export interface RaftVoterEndpoint {
+  /** The listener's name, e.g. 'CONTROLLER'. */
+  name: string
+  /** The listener's host. */
+  host: string
+  /** The listener's port. */
+  port: number
+}
+
+/** A 128-bit id as kafkats writes them (describeQuorum's replicaDirectoryId): 32 hex digits, dashes allowed. */
+const UUID_TEXT = /^(?:[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i
+
+function checkDirectoryId (where: string, value: unknown): void {
+  if (typeof value !== 'string' || !UUID_TEXT.test(value)) {
+    throw new TypeError(`${where}: voterDirectoryId must be the voter's directory id as describeQuorum() shows it (a UUID, 32 hex digits with or without dashes), got ${describeValue(value)}`)
+  }
+}
+
+/**
+ * Removes a broker's registration from a KRaft cluster (a broker shut down for good), as
+ * kafka-cluster.sh unregister does. An unknown or still registered and live broker is a
+ * BrokerError (BROKER_ID_NOT_REGISTERED, or the controller's refusal).
+ */
+export async function unregisterBroker (router: Router, brokerId: number, options: AdminCallOptions = {}): Promise<void> {
+  const deadline = router.deadline('unregisterBroker', options)
+  checkInteger('unregisterBroker', 'brokerId', brokerId, { min: 0 })
+  const response = await router.any(UnregisterBroker, { brokerId }, deadline, options.signal)
+  throwIf(response.errorCode, `Unregistering broker ${brokerId}`, response.errorMessage)
+}
+
+/** Removes a controller's registration from a KRaft cluster (a controller shut down for good that is no voter). */
+export async function unregisterController (router: Router, controllerId: number, options: AdminCallOptions = {}): Promise<void> {
+  const deadline = router.deadline('unregisterController', options)
+  checkInteger('unregisterController', 'controllerId', controllerId, { min: 0 })
+  const response = await router.any(UnregisterController, { controllerId }, deadline, options.signal)
+  throwIf(response.errorCode, `Unregistering controller ${controllerId}`, response.errorMessage)
+}
+
+/**
+ * Makes a controller (by id and directory id, an observer of the metadata quorum) a voter
+ * (KIP-853, a quorum formatted with dynamic voters); resolves once the new voter set is
+ * committed. `clusterId`, when given, must be the cluster's.
+ */
+export async function addRaftVoter (router: Router, voterId: number, voterDirectoryId: string, endpoints: RaftVoterEndpoint[], options: AdminCallOptions & { clusterId?: string } = {}): Promise<void> {
+  const deadline = router.deadline('addRaftVoter', options, ['clusterId'])
+  checkInteger('addRaftVoter', 'voterId', voterId, { min: 0 })
+  checkDirectoryId('addRaftVoter', voterDirectoryId)
+  if (!Array.isArray(endpoints) || endpoints.length === 0) throw new TypeError(`addRaftVoter: endpoints must be a non-empty array of { name, host, port } (the new voter's controller listeners), got ${describeValue(endpoints)}`)
+  for (const [i, e] of endpoints.entries()) {
+    checkObject('addRaftVoter', `endpoints[${i}]`, e)
+    checkString('addRaftVoter', `endpoints[${i}].name`, e.name)
+    checkString('addRaftVoter', `endpoints[${i}].host`, e.host)
+    checkInteger('addRaftVoter', `endpoints[${i}].port`, e.port, { min: 0, max: 65535 })
+  }
+  if (options.clusterId !== undefined) checkString('addRaftVoter', 'clusterId', options.clusterId)
+  const response = await router.any(AddRaftVoter, {
+    clusterId: options.clusterId ?? null,
+    timeoutMs: router.timeLeft(deadline),
+    voterId,
+    voterDirectoryId,
+    listeners: endpoints.map(e => ({ name: e.name, host: e.host, port: e.port })),
+    ackWhenCommitted: true
+  }, deadline, options.signal)
+  throwIf(response.errorCode, `Adding voter ${voterId} to the KRaft quorum`, response.errorMessage)
+}
+
+/** Removes a voter (by id and directory id) from the KRaft quorum (KIP-853). `clusterId`, when given, must be the cluster's. */
+export async function removeRaftVoter (router: Router, voterId: number, voterDirectoryId: string, options: AdminCallOptions & { clusterId?: string } = {}): Promise<void> {
+  const deadline = router.deadline('removeRaftVoter', options, ['clusterId'])
+  checkInteger('removeRaftVoter', 'voterId', voterId, { min: 0 })
+  checkDirectoryId('removeRaftVoter', voterDirectoryId)
+  if (options.clusterId !== undefined) checkString('removeRaftVoter', 'clusterId', options.clusterId)
+  const response = await router.any(RemoveRaftVoter, { clusterId: options.clusterId ?? null, voterId, voterDirectoryId }, deadline, options.signal)
+  throwIf(response.errorCode, `Removing voter ${voterId} from the KRaft quorum`, response.errorMessage)
 }

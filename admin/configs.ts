@@ -1,17 +1,23 @@
 /**
  * Configs of topics, brokers, broker loggers, groups and client-metrics subscriptions:
- * describe (with synonyms and documentation), incremental alter, and the list of
- * resources that have configs (KIP-1142).
+ * describe (with synonyms and documentation), incremental alter (a read-modify-write
+ * with AlterConfigs on brokers before Kafka 2.3), and the list of resources that have
+ * configs (KIP-1142).
  */
 import { DescribeConfigs, type DescribeConfigsResourceResult } from '../protocol/apis/describe-configs'
-import { IncrementalAlterConfigs } from '../protocol/apis/incremental-alter-configs'
+import { AlterConfigs, type AlterConfigsRequestResource } from '../protocol/apis/alter-configs'
+import { IncrementalAlterConfigs, type AlterConfigsResourceResponse } from '../protocol/apis/incremental-alter-configs'
 import { ListConfigResources } from '../protocol/apis/list-config-resources'
+import { brokersWith } from '../protocol/api-releases'
+import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError } from '../protocol/errors'
+import { UnsupportedVersionError } from '../client/errors'
 import { checkObject, checkOneOf, describeValue } from '../client/validate'
 import { codeMap } from './common'
 import { itemError, throwIf, type AdminCallOptions, type Router } from './route'
 import type { ItemResult } from './results'
 
+/** The kinds of resources that have configs (`describeConfigs`, `alterConfigs`). */
 export type ConfigResourceType = 'topic' | 'broker' | 'broker-logger' | 'client-metrics' | 'group'
 export const configResourceTypes = codeMap<ConfigResourceType>({ topic: 2, broker: 4, 'broker-logger': 8, 'client-metrics': 16, group: 32 })
 
@@ -26,6 +32,7 @@ export const configSources = codeMap<ConfigSource>({
 export type ConfigType = 'unknown' | 'boolean' | 'string' | 'int' | 'short' | 'long' | 'double' | 'list' | 'class' | 'password'
 const CONFIG_TYPES: readonly ConfigType[] = ['unknown', 'boolean', 'string', 'int', 'short', 'long', 'double', 'list', 'class', 'password']
 
+/** One config of a resource, as `describeConfigs` answers it: its value (null when sensitive), where the value comes from and whether it can be changed. */
 export interface ConfigEntry {
   name: string
   value: string | null
@@ -42,6 +49,7 @@ export interface ConfigEntry {
   type?: ConfigType
 }
 
+/** One resource of `admin.alterConfigs()`: configs to set, delete, append to or subtract from (IncrementalAlterConfigs). */
 export interface AlterConfigsResource {
   type: ConfigResourceType
   name: string
@@ -98,23 +106,24 @@ export async function describeConfigs (router: Router, resources: ConfigResource
       const type = configResourceTypes.name(result.resourceType)
       if (type === 'unknown') continue
       const error = itemError(result.errorCode, `Describing configs of ${type} "${result.resourceName}"`, result.errorMessage)
-      answers.set(resourceKey(type, result.resourceName), { type, name: result.resourceName, configs: error === undefined ? configEntries(result.configs, options) : new Map(), error })
+      answers.set(resourceKey(type, result.resourceName), { type, name: result.resourceName, configs: error === undefined ? configEntries(type, result.configs, options) : new Map(), error })
     }
   }))
   return resources.map(r => answers.get(resourceKey(r.type, r.name)) ?? { type: r.type, name: r.name, configs: new Map(), error: new BrokerError(-1, `Describing configs of ${r.type} "${r.name}": the broker's answer has no entry for it`) })
 }
 
-function configEntries (configs: DescribeConfigsResourceResult[], options: DescribeConfigsOptions): Map<string, ConfigEntry> {
+function configEntries (type: ConfigResourceType, configs: DescribeConfigsResourceResult[], options: DescribeConfigsOptions): Map<string, ConfigEntry> {
   const entries = new Map<string, ConfigEntry>()
   for (const c of configs) {
+    const source = c.configSource === V0_NO_SOURCE ? v0Source(type, c.isDefault) : c.configSource
     const entry: ConfigEntry = {
       name: c.name,
       value: c.value,
       readOnly: c.readOnly,
-      isDefault: c.configSource === 5,
+      isDefault: source === configSources.code('default'),
       isSensitive: c.isSensitive,
-      source: c.configSource,
-      sourceName: configSources.name(c.configSource)
+      source,
+      sourceName: configSources.name(source)
     }
     if (options.includeSynonyms === true) entry.synonyms = c.synonyms.map(s => ({ name: s.name, value: s.value, source: configSources.name(s.source) }))
     if (options.includeDocumentation === true) {
@@ -124,6 +133,20 @@ function configEntries (configs: DescribeConfigsResourceResult[], options: Descr
     entries.set(c.name, entry)
   }
   return entries
+}
+
+/** configSource in a DescribeConfigs v0 answer, which has isDefault instead. */
+const V0_NO_SOURCE = -1
+
+/**
+ * The source of a value in a v0 answer (Kafka 0.11, 1.0), as the Java client reads it: a
+ * value that is not the default is the topic's own, or the broker's server.properties.
+ */
+function v0Source (type: ConfigResourceType, isDefault: boolean): number {
+  if (isDefault) return configSources.code('default')
+  if (type === 'topic') return configSources.code('dynamic-topic')
+  if (type === 'broker') return configSources.code('static-broker')
+  return configSources.code('unknown')
 }
 
 const resourceKey = (type: string, name: string): string => `${type}\u0000${name}`
@@ -146,31 +169,36 @@ function byBroker<R extends { type: ConfigResourceType, name: string }> (resourc
 
 /**
  * Sets, removes, appends to and subtracts from configs, leaving the others as they are
- * (IncrementalAlterConfigs); answers per resource.
+ * (IncrementalAlterConfigs); answers per resource. A broker without IncrementalAlterConfigs
+ * (before Kafka 2.3) gets a read-modify-write instead (replaceConfigs).
  */
 export async function alterConfigs (router: Router, resources: AlterConfigsResource[], options: AdminCallOptions & { validateOnly?: boolean } = {}): Promise<AlteredConfigs[]> {
   const deadline = router.deadline('alterConfigs', options, ['validateOnly'])
   for (const r of resources) checkOneOf('alterConfigs', 'type', r.type, configResourceTypes.names)
   const answers = new Map<string, AlteredConfigs>()
   const send = async (group: AlterConfigsResource[], nodeId?: number): Promise<void> => {
-    const response = await router.any(IncrementalAlterConfigs, {
-      resources: group.map(r => ({
-        resourceType: configResourceTypes.code(r.type),
-        resourceName: r.name,
-        configs: [
-          ...Object.entries(r.set ?? {}).map(([name, value]) => ({ name, configOperation: 0, value })),
-          ...(r.delete ?? []).map(name => ({ name, configOperation: 1, value: null })),
-          ...Object.entries(r.append ?? {}).map(([name, value]) => ({ name, configOperation: 2, value })),
-          ...Object.entries(r.subtract ?? {}).map(([name, value]) => ({ name, configOperation: 3, value }))
-        ]
-      })),
-      validateOnly: options.validateOnly ?? false
-    }, deadline, options.signal, nodeId)
-    for (const result of response.responses) {
-      const type = configResourceTypes.name(result.resourceType)
-      if (type === 'unknown') continue
-      answers.set(resourceKey(type, result.resourceName), { type, name: result.resourceName, error: itemError(result.errorCode, `Altering configs of ${type} "${result.resourceName}"`, result.errorMessage) })
+    let outcomes: AlterOutcome[]
+    try {
+      const response = await router.any(IncrementalAlterConfigs, {
+        resources: group.map(r => ({
+          resourceType: configResourceTypes.code(r.type),
+          resourceName: r.name,
+          configs: [
+            ...Object.entries(r.set ?? {}).map(([name, value]) => ({ name, configOperation: 0, value })),
+            ...(r.delete ?? []).map(name => ({ name, configOperation: 1, value: null })),
+            ...Object.entries(r.append ?? {}).map(([name, value]) => ({ name, configOperation: 2, value })),
+            ...Object.entries(r.subtract ?? {}).map(([name, value]) => ({ name, configOperation: 3, value }))
+          ]
+        })),
+        validateOnly: options.validateOnly ?? false
+      }, deadline, options.signal, nodeId)
+      outcomes = response.responses.map(alterOutcome)
+    } catch (error) {
+      if (!(error instanceof UnsupportedVersionError)) throw error
+      const byNode = [...byBroker(group)]
+      outcomes = (await Promise.all(byNode.map(async ([node, resources]) => await replaceConfigs(router, resources, node, options.validateOnly ?? false, deadline, options.signal)))).flat()
     }
+    for (const { type, name, error } of outcomes) if (type !== 'unknown') answers.set(resourceKey(type, name), { type, name, error })
   }
   // Broker logger configs are that broker's own; the rest any broker forwards to the controller.
   const loggers = resources.filter(r => r.type === 'broker-logger')
@@ -180,6 +208,101 @@ export async function alterConfigs (router: Router, resources: AlterConfigsResou
     ...loggers.map(async r => await send([r], Number(r.name)))
   ])
   return resources.map(r => answers.get(resourceKey(r.type, r.name)) ?? { type: r.type, name: r.name, error: new BrokerError(-1, `Altering configs of ${r.type} "${r.name}": the broker's answer has no entry for it`) })
+}
+
+/**
+ * The alterConfigs of a broker without IncrementalAlterConfigs (before Kafka 2.3): read each
+ * resource's configs (DescribeConfigs), then write back, with AlterConfigs (which replaces
+ * the whole set), every value the resource sets itself with the changes applied, so only
+ * the given configs change. Sent to `nodeId` (a broker's own configs) or any broker.
+ *
+ * Not atomic: a change another client makes between the read and the write is undone. A
+ * sensitive value (a password) is never read back, and writing the set without it would
+ * remove it: such a resource is refused with UNSUPPORTED_VERSION unless this call sets or
+ * deletes that config itself. append and subtract start from the value describeConfigs
+ * shows (the default when the resource sets none).
+ */
+async function replaceConfigs (router: Router, resources: AlterConfigsResource[], nodeId: number | undefined, validateOnly: boolean, deadline: number, signal: AbortSignal | undefined): Promise<AlterOutcome[]> {
+  const outcomes: AlterOutcome[] = []
+  const incremental = `this broker does not speak IncrementalAlterConfigs, which brokers of ${brokersWith(IncrementalAlterConfigs.key, 0) ?? 'newer releases'} speak`
+  const refuse = (r: AlterConfigsResource, why: string): void => {
+    outcomes.push({ type: r.type, name: r.name, error: new BrokerError(ErrorCode.UNSUPPORTED_VERSION, `Altering configs of ${r.type} "${r.name}" (${incremental}; ${why})`) })
+  }
+  const writable = resources.filter(r => {
+    if (r.type === 'topic' || r.type === 'broker') return true
+    refuse(r, `AlterConfigs cannot change the configs of a ${r.type}`)
+    return false
+  })
+  if (writable.length === 0) return outcomes
+  const described = await router.any(DescribeConfigs, {
+    resources: writable.map(r => ({ resourceType: configResourceTypes.code(r.type), resourceName: r.name, configurationKeys: null })),
+    includeSynonyms: false
+  }, deadline, signal, nodeId)
+  const current = new Map(described.results.map(d => [resourceKey(configResourceTypes.name(d.resourceType), d.resourceName), d]))
+  const replacements: AlterConfigsRequestResource[] = []
+  for (const r of writable) {
+    const read = current.get(resourceKey(r.type, r.name))
+    const context = `Reading the configs of ${r.type} "${r.name}" to write them back with a change (${incremental})`
+    if (read === undefined) outcomes.push({ type: r.type, name: r.name, error: new BrokerError(-1, `${context}: the broker's answer has no entry for it`) })
+    else if (read.errorCode !== ErrorCode.NONE) outcomes.push({ type: r.type, name: r.name, error: new BrokerError(read.errorCode, context, read.errorMessage) })
+    else {
+      const replacement = replacedConfigs(r, configEntries(r.type, read.configs, {}))
+      if (typeof replacement === 'string') refuse(r, `AlterConfigs replaces every config, and ${replacement}`)
+      else replacements.push({ resourceType: configResourceTypes.code(r.type), resourceName: r.name, configs: [...replacement].map(([name, value]) => ({ name, value })) })
+    }
+  }
+  if (replacements.length === 0) return outcomes
+  const altered = await router.any(AlterConfigs, { resources: replacements, validateOnly }, deadline, signal, nodeId)
+  return [...outcomes, ...altered.responses.map(alterOutcome)]
+}
+
+/** One resource's answer to alterConfigs, before it is matched to what was asked. */
+interface AlterOutcome {
+  type: ConfigResourceType | 'unknown'
+  name: string
+  error: BrokerError | undefined
+}
+
+function alterOutcome (answer: AlterConfigsResourceResponse): AlterOutcome {
+  const type = configResourceTypes.name(answer.resourceType)
+  return { type, name: answer.resourceName, error: itemError(answer.errorCode, `Altering configs of ${type} "${answer.resourceName}"`, answer.errorMessage) }
+}
+
+/** The source of the values a resource sets itself, which AlterConfigs writes as a whole. */
+function ownSource (r: { type: ConfigResourceType, name: string }): ConfigSource {
+  if (r.type === 'topic') return 'dynamic-topic'
+  return r.name === '' ? 'dynamic-default-broker' : 'dynamic-broker'
+}
+
+/**
+ * The resource's own values with the changes applied, or why they cannot be written back
+ * (a sensitive value the broker does not show, which the change does not replace).
+ */
+function replacedConfigs (r: AlterConfigsResource, entries: Map<string, ConfigEntry>): Map<string, string | null> | string {
+  const replaced = new Set([...Object.keys(r.set ?? {}), ...(r.delete ?? [])])
+  const own = new Map<string, string | null>()
+  for (const entry of entries.values()) {
+    if (entry.sourceName !== ownSource(r)) continue
+    if (entry.isSensitive && entry.value === null && !replaced.has(entry.name)) {
+      return `the sensitive config ${entry.name} cannot be read back, so writing the others would remove it: set (or delete) ${entry.name} in the same call`
+    }
+    own.set(entry.name, entry.value)
+  }
+  for (const [name, value] of Object.entries(r.set ?? {})) own.set(name, value)
+  for (const name of r.delete ?? []) own.delete(name)
+  const listOf = (name: string): string[] => {
+    const value = own.has(name) ? own.get(name) : entries.get(name)?.value
+    return value === null || value === undefined || value === '' ? [] : value.split(',').map(item => item.trim())
+  }
+  for (const [name, value] of Object.entries(r.append ?? {})) {
+    const items = listOf(name)
+    own.set(name, [...items, ...value.split(',').map(item => item.trim()).filter(item => !items.includes(item))].join(','))
+  }
+  for (const [name, value] of Object.entries(r.subtract ?? {})) {
+    const removed = new Set(value.split(',').map(item => item.trim()))
+    own.set(name, listOf(name).filter(item => !removed.has(item)).join(','))
+  }
+  return own
 }
 
 /** Resources that have configs (KIP-1142), of the given types (default: every type the broker lists). */

@@ -20,8 +20,10 @@ import { isCoordinatorMoved, itemError, Misrouted, throwIf, type AdminCallOption
 
 const OPERATIONS_NOT_ASKED = -2147483648
 
+/** A group's type, as `listGroups` and `describeGroups` report it: classic, KIP-848 consumer, share or streams. */
 export type GroupType = 'classic' | 'consumer' | 'share' | 'streams'
 
+/** One group of `admin.listGroups()`: id, type, state, protocol type and coordinator. */
 export interface ListedGroup {
   groupId: string
   /** 'consumer' for consumer groups of either protocol, '' for a classic group without a protocol type, or another protocol type (e.g. 'connect'). */
@@ -49,6 +51,7 @@ export async function listGroups (router: Router, options: AdminCallOptions & { 
   return lists.flat().sort((a, b) => a.groupId < b.groupId ? -1 : a.groupId > b.groupId ? 1 : 0)
 }
 
+/** One member of a described group: its ids, host and what it owns. */
 export interface GroupMemberDescription {
   memberId: string
   instanceId: string | null
@@ -77,6 +80,7 @@ export interface StreamsTasks {
   warmup: Array<{ subtopologyId: string, partitions: number[] }>
 }
 
+/** What `admin.describeGroups()` answers for one group, whatever its type: state, members and their assignments, the coordinator. */
 export interface GroupDescription {
   groupId: string
   /** Which protocol the group runs: 'classic', 'consumer' (KIP-848), 'share' (KIP-932) or 'streams' (KIP-1071). */

@@ -36,7 +36,7 @@ import type { AclBinding, AclFilter } from './acls'
 import type { QuotaAlteration, QuotaEntity, QuotaEntry, QuotaFilterComponent } from './quotas'
 import type { ScramAlteration, ScramUserDescription } from './scram'
 import type { DelegationToken } from './tokens'
-import type { ClusterDescription, FeatureDescription, FeatureUpdate, LogDirDescription, QuorumDescription, UpdatedFeature } from './cluster'
+import type { ClusterDescription, FeatureDescription, FeatureUpdate, LogDirDescription, QuorumDescription, RaftVoterEndpoint, UpdatedFeature } from './cluster'
 import type { AbortTransactionSpec, ListedTransaction, PartitionProducers, TransactionDescription } from './transactions'
 
 export type { AdminCallOptions, TopicPartitionKey } from './route'
@@ -51,16 +51,18 @@ export type { AclBinding, AclFilter, AclResourceType, AclPatternType, AclOperati
 export type { QuotaEntity, QuotaEntityType, QuotaFilterComponent, QuotaEntry, QuotaAlteration } from './quotas'
 export type { ScramMechanism, ScramUserDescription, ScramAlteration } from './scram'
 export type { DelegationToken } from './tokens'
-export type { ClusterDescription, FeatureDescription, FeatureUpdate, UpdatedFeature, QuorumDescription, QuorumReplica, LogDirDescription } from './cluster'
+export type { ClusterDescription, FeatureDescription, FeatureUpdate, UpdatedFeature, QuorumDescription, QuorumReplica, LogDirDescription, RaftVoterEndpoint } from './cluster'
 export type { ListedTransaction, TransactionDescription, PartitionProducers, AbortTransactionSpec } from './transactions'
 export { authorizedOperationNames } from './cluster'
 
 /** A call's answer per partition: each with its `error` when that partition failed. */
 export type PartitionResults<T = TopicPartitionKey> = Array<T & ItemResult>
 
+/** Cluster administration (`client.admin`): topics, records, groups and offsets, configs, ACLs, quotas, SCRAM users, delegation tokens, the cluster and transactions. Each request goes to the broker that must answer it; calls on many items answer each item (see `throwFirstError`). Every call takes `{ timeoutMs, signal }`. */
 export class Admin {
   readonly #router: Router
 
+  /** Made by `client.admin` (one per client); a new one works the same. */
   constructor (client: Client) {
     this.#router = new Router(client)
   }
@@ -144,37 +146,64 @@ export class Admin {
     if (described.error !== undefined) throw described.error
     return described.configs
   }
-  /** Incremental config changes (set, delete, append, subtract); answers per resource. */
+  /** Incremental config changes (set, delete, append, subtract); answers per resource. Before Kafka 2.3 a read-modify-write (docs/admin.md). */
   async alterConfigs (resources: AlterConfigsResource[], options?: AdminCallOptions & { validateOnly?: boolean }): Promise<AlteredConfigs[]> { return await this.#call('alterConfigs', options, async () => await configs.alterConfigs(this.#router, resources, options)) }
   /** Resources that have configs (KIP-1142). */
   async listConfigResources (options?: AdminCallOptions & { types?: ConfigResourceType[] }): Promise<Array<{ type: ConfigResourceType | 'unknown', name: string }>> { return await this.#call('listConfigResources', options, async () => await configs.listConfigResources(this.#router, options)) }
 
   // ACLs, quotas, SCRAM users, delegation tokens (acls.ts, quotas.ts, scram.ts, tokens.ts)
+  /** The ACL bindings matching `filter` (all of them without one) (DescribeAcls). */
   async describeAcls (filter?: AclFilter, options?: AdminCallOptions): Promise<AclBinding[]> { return await this.#call('describeAcls', options, async () => await acls.describeAcls(this.#router, filter, options)) }
+  /** Creates ACL bindings; answers per binding (CreateAcls). */
   async createAcls (bindings: AclBinding[], options?: AdminCallOptions): Promise<Array<{ binding: AclBinding, error?: BrokerError }>> { return await this.#call('createAcls', options, async () => await acls.createAcls(this.#router, bindings, options)) }
+  /** Deletes the bindings each filter matches; answers per filter with what it deleted (DeleteAcls). */
   async deleteAcls (filters: AclFilter[], options?: AdminCallOptions): Promise<Array<{ filter: AclFilter, deleted: AclBinding[], error?: BrokerError }>> { return await this.#call('deleteAcls', options, async () => await acls.deleteAcls(this.#router, filters, options)) }
+  /** The client quotas of the entities the components match (user, client-id, ip; KIP-546) (DescribeClientQuotas). */
   async describeClientQuotas (components?: QuotaFilterComponent[], options?: AdminCallOptions & { strict?: boolean }): Promise<QuotaEntry[]> { return await this.#call('describeClientQuotas', options, async () => await quotas.describeClientQuotas(this.#router, components, options)) }
+  /** Sets or removes quotas per entity; answers per entity (AlterClientQuotas). */
   async alterClientQuotas (alterations: QuotaAlteration[], options?: AdminCallOptions & { validateOnly?: boolean }): Promise<Array<{ entity: QuotaEntity, error?: BrokerError }>> { return await this.#call('alterClientQuotas', options, async () => await quotas.alterClientQuotas(this.#router, alterations, options)) }
+  /** The SCRAM mechanisms and iterations of each user (all users without a list); never the passwords (DescribeUserScramCredentials). */
   async describeUserScramCredentials (users?: string[], options?: AdminCallOptions): Promise<ScramUserDescription[]> { return await this.#call('describeUserScramCredentials', options, async () => await scram.describeUserScramCredentials(this.#router, users, options)) }
   /** Sets (the client salts and hashes the password) or deletes SCRAM credentials. */
   async alterUserScramCredentials (alterations: ScramAlteration[], options?: AdminCallOptions): Promise<Array<{ user: string, error?: BrokerError }>> { return await this.#call('alterUserScramCredentials', options, async () => await scram.alterUserScramCredentials(this.#router, alterations, options)) }
+  /** A delegation token for the connection's principal (or `owner`); needs a SASL connection (CreateDelegationToken). */
   async createDelegationToken (options?: AdminCallOptions & { renewers?: string[], maxLifetimeMs?: number, owner?: string }): Promise<DelegationToken> { return await this.#call('createDelegationToken', options, async () => await tokens.createDelegationToken(this.#router, options)) }
+  /** Extends a token's expiry by `renewPeriodMs` (the broker's default without it); resolves with the new expiry timestamp in ms (RenewDelegationToken). */
   async renewDelegationToken (hmac: Buffer, options?: AdminCallOptions & { renewPeriodMs?: number }): Promise<bigint> { return await this.#call('renewDelegationToken', options, async () => await tokens.renewDelegationToken(this.#router, hmac, options)) }
+  /** Sets a token's expiry (at once by default); resolves with the new expiry timestamp in ms (ExpireDelegationToken). */
   async expireDelegationToken (hmac: Buffer, options?: AdminCallOptions & { expiryPeriodMs?: number }): Promise<bigint> { return await this.#call('expireDelegationToken', options, async () => await tokens.expireDelegationToken(this.#router, hmac, options)) }
+  /** The delegation tokens the principal may see, of `owners` when given (DescribeDelegationToken). */
   async describeDelegationTokens (options?: AdminCallOptions & { owners?: string[] }): Promise<DelegationToken[]> { return await this.#call('describeDelegationTokens', options, async () => await tokens.describeDelegationTokens(this.#router, options)) }
 
   // The cluster (cluster.ts)
+  /** The brokers, the controller and the cluster id (DescribeCluster). */
   async describeCluster (options?: AdminCallOptions & { includeAuthorizedOperations?: boolean, includeFencedBrokers?: boolean }): Promise<ClusterDescription> { return await this.#call('describeCluster', options, async () => await cluster.describeCluster(this.#router, options)) }
+  /** The cluster's finalized and supported feature levels (`metadata.version`, `transaction.version`, `group.version`, `share.version`…) (ApiVersions). */
   async describeFeatures (options?: AdminCallOptions): Promise<FeatureDescription> { return await this.#call('describeFeatures', options, async () => await cluster.describeFeatures(this.#router, options)) }
   /** Answers per feature. */
   async updateFeatures (updates: FeatureUpdate[], options?: AdminCallOptions & { validateOnly?: boolean }): Promise<UpdatedFeature[]> { return await this.#call('updateFeatures', options, async () => await cluster.updateFeatures(this.#router, updates, options)) }
+  /** The KRaft metadata quorum: its leader, voters and observers (DescribeQuorum). */
   async describeQuorum (options?: AdminCallOptions): Promise<QuorumDescription> { return await this.#call('describeQuorum', options, async () => await cluster.describeQuorum(this.#router, options)) }
+  /** Removes a KRaft broker's registration (a broker shut down for good). */
+  async unregisterBroker (brokerId: number, options?: AdminCallOptions): Promise<void> { await this.#call('unregisterBroker', options, async () => await cluster.unregisterBroker(this.#router, brokerId, options)) }
+  /** Removes a KRaft controller's registration (a controller shut down for good that is no voter; Kafka 4.4+). */
+  async unregisterController (controllerId: number, options?: AdminCallOptions): Promise<void> { await this.#call('unregisterController', options, async () => await cluster.unregisterController(this.#router, controllerId, options)) }
+  /** Makes a controller (an observer) a voter of the KRaft quorum (KIP-853, dynamic quorums). */
+  async addRaftVoter (voterId: number, voterDirectoryId: string, endpoints: RaftVoterEndpoint[], options?: AdminCallOptions & { clusterId?: string }): Promise<void> { await this.#call('addRaftVoter', options, async () => await cluster.addRaftVoter(this.#router, voterId, voterDirectoryId, endpoints, options)) }
+  /** Removes a voter from the KRaft quorum (KIP-853, dynamic quorums). */
+  async removeRaftVoter (voterId: number, voterDirectoryId: string, options?: AdminCallOptions & { clusterId?: string }): Promise<void> { await this.#call('removeRaftVoter', options, async () => await cluster.removeRaftVoter(this.#router, voterId, voterDirectoryId, options)) }
+  /** Each broker's log directories and the size of each replica in them (DescribeLogDirs). */
   async describeLogDirs (options?: AdminCallOptions & { brokers?: number[], partitions?: TopicPartitionKey[] }): Promise<LogDirDescription[]> { return await this.#call('describeLogDirs', options, async () => await cluster.describeLogDirs(this.#router, options)) }
+  /** Moves replicas between log directories of their broker; answers per partition (AlterReplicaLogDirs). */
   async alterReplicaLogDirs (moves: Array<TopicPartitionKey & { broker: number, path: string }>, options?: AdminCallOptions): Promise<PartitionResults<TopicPartitionKey & { broker: number }>> { return await this.#call('alterReplicaLogDirs', options, async () => await cluster.alterReplicaLogDirs(this.#router, moves, options)) }
 
   // Transactions (transactions.ts)
+  /** The transactions every broker coordinates, filtered by state, producer id or duration (ListTransactions). */
   async listTransactions (options?: AdminCallOptions & { states?: string[], producerIds?: bigint[], durationMs?: number, transactionalIdPattern?: string }): Promise<ListedTransaction[]> { return await this.#call('listTransactions', options, async () => await transactions.listTransactions(this.#router, options)) }
+  /** The state, partitions and timeout of each transactional id, from its coordinator (DescribeTransactions). */
   async describeTransactions (transactionalIds: string[], options?: AdminCallOptions): Promise<TransactionDescription[]> { return await this.#call('describeTransactions', options, async () => await transactions.describeTransactions(this.#router, transactionalIds, options)) }
+  /** The active producers of each partition, from its leader: what `abortTransaction` needs (DescribeProducers). */
   async describeProducers (partitions: TopicPartitionKey[], options?: AdminCallOptions): Promise<PartitionProducers[]> { return await this.#call('describeProducers', options, async () => await transactions.describeProducers(this.#router, partitions, options)) }
+  /** Writes an ABORT marker for a hanging transaction its coordinator lost, at the partition's leader (WriteTxnMarkers; needs CLUSTER_ACTION); take the values from `describeProducers`. */
   async abortTransaction (spec: AbortTransactionSpec, options?: AdminCallOptions): Promise<void> { await this.#call('abortTransaction', options, async () => await transactions.abortTransaction(this.#router, spec, options)) }
 }

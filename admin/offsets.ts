@@ -24,6 +24,7 @@ const ZERO_UUID = '00000000-0000-0000-0000-000000000000'
 /** 'earliest' (log start), 'latest' (log end), 'max-timestamp' (the record with the largest timestamp, KIP-734), or the first offset at or after a time. */
 export type LogOffsetSpec = 'earliest' | 'latest' | 'max-timestamp' | { timestamp: bigint | number | Date }
 
+/** One partition's answer to `admin.listOffsets()`: the offset (and its record's timestamp and leader epoch) the spec asked for. */
 export interface ListedOffset extends TopicPartitionKey {
   /** -1 when no record matches (a timestamp after the last record). */
   offset: bigint
@@ -161,6 +162,7 @@ async function topicName (router: Router, topicId: string, signal?: AbortSignal)
   return metadata.topicById(topicId)?.name ?? topicId
 }
 
+/** An offset to commit for a group (`admin.alterGroupOffsets`): the next record to read, with its leader epoch and metadata. */
 export interface OffsetToCommit extends TopicPartitionKey {
   offset: bigint
   leaderEpoch?: number
@@ -366,6 +368,7 @@ export async function lag (router: Router, groupId: string, options: AdminCallOp
   })
 }
 
+/** One partition of `admin.describeShareGroupOffsets()`: the share group's start offset there, and its lag. */
 export interface ShareGroupOffset extends TopicPartitionKey {
   /** The share-partition start offset: everything before it is acknowledged; -1 when the group has no state for the partition. */
   startOffset: bigint

@@ -20,6 +20,7 @@ export interface QuotaFilterComponent {
   match?: string | null
 }
 
+/** The quotas of one entity (user, client id or ip), as `describeClientQuotas` answers them. */
 export interface QuotaEntry {
   entity: QuotaEntity
   values: Record<string, number>

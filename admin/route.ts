@@ -26,6 +26,7 @@ import { invalidatesMetadata } from '../client/metadata'
 import { checkDuration, checkKnownKeys, checkObject, checkSignal } from '../client/validate'
 import { internal } from '../client/internal'
 
+/** What every admin call takes: its bound (`timeoutMs`, the client's `requestTimeoutMs` by default) and a signal to abort it. */
 export interface AdminCallOptions {
   /** How long the call may take, retries included (default: the client's requestTimeoutMs). */
   timeoutMs?: number
@@ -56,6 +57,7 @@ export function throwIf (code: number, context: string, message?: string | null)
   if (code !== 0) throw new BrokerError(code, context, message)
 }
 
+/** A partition, by its topic's name and its number. */
 export interface TopicPartitionKey {
   topic: string
   partition: number
@@ -111,8 +113,9 @@ export class Router {
     }
   }
 
-  /** Sends to any broker. */
+  /** Sends to any broker, or to broker `nodeId` (whose address a first call learns from the metadata). */
   async any<Req, Res> (api: Api<Req, Res>, body: Req | ((version: number) => Req), deadline: number, signal?: AbortSignal, nodeId?: number): Promise<Res> {
+    if (nodeId !== undefined && !this.client.metadata.brokers.some(b => b.nodeId === nodeId)) await this.client.metadata.refresh([], signal, deadline)
     return await this.retry(deadline, signal, async () => await this.client.request(api, body, { nodeId, signal, timeoutMs: this.timeLeft(deadline) }))
   }
 

@@ -10,6 +10,7 @@ import type { BrokerError } from '../protocol/errors'
 import { checkInteger, checkOneOf, checkString } from '../client/validate'
 import { itemError, throwIf, type AdminCallOptions, type Router } from './route'
 
+/** The SCRAM mechanisms Kafka stores credentials for. */
 export type ScramMechanism = 'SCRAM-SHA-256' | 'SCRAM-SHA-512'
 
 const MECHANISMS: Record<ScramMechanism, { code: number, hash: 'sha256' | 'sha512', keyLength: number }> = {
@@ -39,6 +40,7 @@ export async function describeUserScramCredentials (router: Router, users?: stri
   }))
 }
 
+/** One change of `admin.alterUserScramCredentials()`: set a user's credential for a mechanism from a password (salted and hashed on the client), or delete it. */
 export type ScramAlteration =
   | { user: string, mechanism: ScramMechanism, password: string, iterations?: number, salt?: Buffer }
   | { user: string, mechanism: ScramMechanism, delete: true }

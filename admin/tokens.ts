@@ -10,6 +10,7 @@ import { ExpireDelegationToken } from '../protocol/apis/expire-delegation-token'
 import { RenewDelegationToken } from '../protocol/apis/renew-delegation-token'
 import { throwIf, type AdminCallOptions, type Router } from './route'
 
+/** A delegation token: its id and HMAC (the SCRAM username and password of a client that authenticates with it), owner, renewers and lifetimes. */
 export interface DelegationToken {
   tokenId: string
   hmac: Buffer

@@ -6,14 +6,18 @@
  */
 import { AlterPartitionReassignments } from '../protocol/apis/alter-partition-reassignments'
 import { CreatePartitions } from '../protocol/apis/create-partitions'
-import { CreateTopics } from '../protocol/apis/create-topics'
+import { CreateTopics, type CreateTopicsResponse } from '../protocol/apis/create-topics'
+import { DescribeConfigs } from '../protocol/apis/describe-configs'
 import { DeleteTopics } from '../protocol/apis/delete-topics'
 import { DescribeTopicPartitions, type DescribeTopicPartitionsCursor, type DescribeTopicPartitionsResponse } from '../protocol/apis/describe-topic-partitions'
 import { ElectLeaders } from '../protocol/apis/elect-leaders'
 import { ListPartitionReassignments } from '../protocol/apis/list-partition-reassignments'
+import { firstReleaseWith } from '../protocol/api-releases'
 import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError } from '../protocol/errors'
 import type { TopicMetadata } from '../client/metadata'
+import { UnsupportedVersionError } from '../client/errors'
+import { configResourceTypes } from './configs'
 import { checkInteger, checkOneOf, checkString } from '../client/validate'
 import { itemError, throwIf, type AdminCallOptions, type Router, type TopicPartitionKey } from './route'
 import { byTopic, checkPartitions } from './common'
@@ -23,11 +27,12 @@ import { internal } from '../client/internal'
 /** DescribeTopicPartitions and Metadata answer this when authorized operations were not asked for. */
 const OPERATIONS_NOT_ASKED = -2147483648
 
+/** A topic to create (`admin.createTopics`); what is left out takes the broker's defaults. */
 export interface NewTopic {
   topic: string
-  /** Default: the broker's num.partitions. */
+  /** Default: the broker's num.partitions (read from the controller before Kafka 2.4, which cannot default it). */
   numPartitions?: number
-  /** Default: the broker's default.replication.factor. */
+  /** Default: the broker's default.replication.factor (read from the controller before Kafka 2.4, which cannot default it). */
   replicationFactor?: number
   /** Topic configs, e.g. { 'min.insync.replicas': '2' }. */
   configs?: Record<string, string>
@@ -52,19 +57,43 @@ export interface CreatedTopic extends TopicResult {
 export async function createTopics (router: Router, topics: NewTopic[], options: AdminCallOptions & { validateOnly?: boolean, ignoreExisting?: boolean } = {}): Promise<CreatedTopic[]> {
   const deadline = router.deadline('createTopics', options, ['validateOnly', 'ignoreExisting'])
   const timeoutMs = router.timeLeft(deadline)
-  const response = await router.controller(CreateTopics, {
-    topics: topics.map(t => ({
-      name: t.topic,
-      numPartitions: t.assignments !== undefined ? -1 : t.numPartitions ?? -1,
-      replicationFactor: t.assignments !== undefined ? -1 : t.replicationFactor ?? -1,
-      assignments: Object.entries(t.assignments ?? {}).map(([partition, brokerIds]) => ({ partitionIndex: Number(partition), brokerIds })),
-      configs: Object.entries(t.configs ?? {}).map(([name, value]) => ({ name, value }))
-    })),
-    timeoutMs,
-    validateOnly: options.validateOnly ?? false
-  }, deadline, options.signal, r => r.topics.map(t => t.errorCode))
+  // Read only when the controller turns out to speak CreateTopics below v4 and a topic leaves a count to the broker.
+  let defaults: BrokerTopicDefaults | undefined
+  const refused = new Map<string, BrokerError>()
+  let response: CreateTopicsResponse | undefined
+  while (response === undefined) {
+    try {
+      response = await router.controller(CreateTopics, version => {
+        const explicit = version < BROKER_DEFAULTS_VERSION
+        if (explicit && defaults === undefined && topics.some(leavesCountToBroker)) throw new BrokerDefaultsNeeded(version)
+        return {
+          topics: topics.filter(t => !refused.has(t.topic)).map(t => ({
+            name: t.topic,
+            numPartitions: t.assignments !== undefined ? -1 : t.numPartitions ?? (explicit ? defaults?.numPartitions : undefined) ?? -1,
+            replicationFactor: t.assignments !== undefined ? -1 : t.replicationFactor ?? (explicit ? defaults?.replicationFactor : undefined) ?? -1,
+            assignments: Object.entries(t.assignments ?? {}).map(([partition, brokerIds]) => ({ partitionIndex: Number(partition), brokerIds })),
+            configs: Object.entries(t.configs ?? {}).map(([name, value]) => ({ name, value }))
+          })),
+          timeoutMs,
+          validateOnly: options.validateOnly ?? false
+        }
+      }, deadline, options.signal, r => r.topics.map(t => t.errorCode))
+    } catch (error) {
+      if (!(error instanceof BrokerDefaultsNeeded) || defaults !== undefined) throw error
+      defaults = await brokerTopicDefaults(router, deadline, options.signal)
+      if (defaults.unreadable !== undefined) {
+        for (const t of topics.filter(leavesCountToBroker)) {
+          refused.set(t.topic, new BrokerError(t.replicationFactor === undefined ? ErrorCode.INVALID_REPLICATION_FACTOR : ErrorCode.INVALID_PARTITIONS,
+            `Creating topic "${t.topic}" (the controller speaks CreateTopics up to v${error.version}, before Kafka ${firstReleaseWith(CreateTopics.key, BROKER_DEFAULTS_VERSION) ?? '2.4'}, which cannot leave numPartitions or replicationFactor to the broker, and reading its num.partitions and default.replication.factor failed: ${defaults.unreadable}; this broker needs both given explicitly)`))
+        }
+        if (refused.size === topics.length) return topics.map(({ topic }) => ({ topic, existed: false, error: refused.get(topic) }))
+      }
+    }
+  }
   const answers = new Map(response.topics.map(r => [r.name, r]))
   const results = topics.map(({ topic }): CreatedTopic => {
+    const refusal = refused.get(topic)
+    if (refusal !== undefined) return { topic, existed: false, error: refusal }
     const answer = answers.get(topic)
     if (answer === undefined) return { topic, existed: false, error: new BrokerError(-1, `Creating topic "${topic}": the broker's answer has no entry for it`) }
     if (answer.errorCode === ErrorCode.TOPIC_ALREADY_EXISTS && options.ignoreExisting === true) return { topic, existed: true }
@@ -74,6 +103,48 @@ export async function createTopics (router: Router, topics: NewTopic[], options:
     await Promise.all(results.filter(r => r.error === undefined).map(async r => await router.client.metadata.waitForTopic(r.topic, Math.max(0, deadline - router.client.clock.now()), options.signal, { allLeaders: true })))
   }
   return results
+}
+
+/** The first CreateTopics version whose numPartitions and replicationFactor may be -1, the broker's defaults (KIP-464, Kafka 2.4). */
+const BROKER_DEFAULTS_VERSION = 4
+
+const leavesCountToBroker = (t: NewTopic): boolean => t.assignments === undefined && (t.numPartitions === undefined || t.replicationFactor === undefined)
+
+/** Thrown by the request builder: this controller needs the counts spelled out, read them first. */
+class BrokerDefaultsNeeded extends Error {
+  constructor (readonly version: number) {
+    super(`CreateTopics v${version} needs numPartitions and replicationFactor spelled out`)
+  }
+}
+
+interface BrokerTopicDefaults {
+  numPartitions?: number
+  replicationFactor?: number
+  /** Why they could not be read. */
+  unreadable?: string
+}
+
+/** The controller's num.partitions and default.replication.factor, what a newer broker would use for -1. */
+async function brokerTopicDefaults (router: Router, deadline: number, signal: AbortSignal | undefined): Promise<BrokerTopicDefaults> {
+  const controller = router.client.metadata.controllerId
+  try {
+    const response = await router.any(DescribeConfigs, {
+      resources: [{ resourceType: configResourceTypes.code('broker'), resourceName: String(controller), configurationKeys: ['num.partitions', 'default.replication.factor'] }]
+    }, deadline, signal, controller >= 0 ? controller : undefined)
+    const result = response.results[0]
+    if (result === undefined) return { unreadable: 'the broker\'s answer has no entry for it' }
+    if (result.errorCode !== ErrorCode.NONE) return { unreadable: new BrokerError(result.errorCode, `Describing the configs of broker ${controller}`, result.errorMessage).message }
+    const value = (name: string): number | undefined => {
+      const text = result.configs.find(c => c.name === name)?.value
+      return text === null || text === undefined || !/^\d+$/.test(text) ? undefined : Number(text)
+    }
+    const defaults = { numPartitions: value('num.partitions'), replicationFactor: value('default.replication.factor') }
+    if (defaults.numPartitions === undefined || defaults.replicationFactor === undefined) return { unreadable: `broker ${controller} did not show both` }
+    return defaults
+  } catch (error) {
+    if (error instanceof BrokerError || error instanceof UnsupportedVersionError) return { unreadable: error.message }
+    throw error
+  }
 }
 
 /** Deletes topics by name; answers per topic (an unknown one is an error unless `ignoreMissing`). */
@@ -162,6 +233,7 @@ export interface TopicPartitionsDescription {
   error?: BrokerError
 }
 
+/** One partition of a described topic: leader, replicas, in-sync replicas and eligible leaders. */
 export interface PartitionDescription {
   partition: number
   leaderId: number

@@ -42,6 +42,7 @@ export async function listTransactions (router: Router, options: AdminCallOption
   return lists.flat()
 }
 
+/** What `admin.describeTransactions()` answers for one transactional id: state, producer id and epoch, timeout and the partitions of the open transaction. */
 export interface TransactionDescription {
   transactionalId: string
   state: string

@@ -6,6 +6,7 @@ import { onAbort } from './abort-signal'
 import { systemClock, type Clock } from './clock'
 import { AbortedError } from './errors'
 
+/** How retries are spaced: exponential from `initialMs` up to `maxMs`, with jitter. */
 export interface BackoffOptions {
   /** First delay, before jitter. */
   initialMs: number

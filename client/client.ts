@@ -34,6 +34,7 @@ import { clockOption, systemClock, type Clock } from './clock'
 import { Coordinators } from './coordinators'
 import { checkBoolean, checkDuration, checkInteger, checkKnownKeys, checkObject, checkSignal, checkString, describeValue } from './validate'
 
+/** Options of `new Client(options)`: where the cluster is, how to connect and authenticate, and the bounds of every request. Checked when the client is made (a wrong or unknown option throws a TypeError or RangeError naming it). */
 export interface ClientOptions {
   /** Bootstrap brokers, 'host:port' each (or one comma-separated string). */
   bootstrap: string[] | string
@@ -118,6 +119,7 @@ export function checkCloseOptions (where: string, options: unknown): asserts opt
 
 export type { ClientEvents } from './events'
 
+/** Options of `client.request(api, body, options)`: the broker to ask, a signal, and the call's bound. */
 export interface RequestOptions {
   /** The broker to send to; any broker when omitted. */
   nodeId?: number
@@ -129,6 +131,7 @@ export interface RequestOptions {
   version?: number
 }
 
+/** How many replicas must have a record before the broker acknowledges it: `'all'` (or -1, every in-sync replica; needed by idempotence), 1 (the leader), 0 (no answer at all). */
 export type Acks = 'all' | -1 | 0 | 1
 
 export interface ProduceRawOptions {
@@ -151,6 +154,7 @@ export interface ProduceRawResult {
   logStartOffset: bigint
 }
 
+/** Which records a fetch returns: `'read_uncommitted'` (everything written, aborted transactions included) or `'read_committed'` (up to the last stable offset, committed transactions only). */
 export type Isolation = 'read_uncommitted' | 'read_committed'
 
 export interface FetchRawOptions {
@@ -177,6 +181,7 @@ export interface FetchRawResult {
   nextOffset: bigint
 }
 
+/** Where to read from: the log start, the log end, or the first offset at or after a timestamp. */
 export type OffsetSpec = 'earliest' | 'latest' | { timestamp: bigint | number | Date }
 
 /**

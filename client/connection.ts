@@ -21,6 +21,7 @@ import * as tls from 'node:tls'
 // Imported, not the global: test runners' sandboxes (jest 25/26's node environment) have no global performance.
 import { performance } from 'node:perf_hooks'
 import type { AnyApi, Api } from '../protocol/api'
+import { brokersWith } from '../protocol/api-releases'
 import { ApiVersions, type ApiVersionsResponse } from '../protocol/apis/api-versions'
 import { ErrorCode } from '../protocol/error-codes'
 import { ProtocolError, sentence } from '../protocol/errors'
@@ -244,11 +245,14 @@ export class Connection {
   versionFor (api: AnyApi): number {
     const broker = this.#brokerVersions.get(api.key)
     if (broker === undefined) {
-      throw new UnsupportedVersionError(`${this.label} does not speak ${api.name} (API key ${api.key}); kafkats needs v${api.minVersion}–v${api.maxVersion}. Upgrade the broker.`)
+      throw new UnsupportedVersionError(`${this.label} does not speak ${api.name} (API key ${api.key}); kafkats speaks v${api.minVersion}–v${api.maxVersion}, ${brokersSpeaking(api)}.`)
     }
     const version = Math.min(api.maxVersion, broker.maxVersion)
     if (version < Math.max(api.minVersion, broker.minVersion)) {
-      throw new UnsupportedVersionError(`${this.label} speaks ${api.name} v${broker.minVersion}–v${broker.maxVersion}, kafkats speaks v${api.minVersion}–v${api.maxVersion}: no version in common. Use a Kafka broker of version 4.0 or later, or a kafkats release that supports this broker.`)
+      const remedy = broker.maxVersion < api.minVersion
+        ? brokersSpeaking(api)
+        : `this broker speaks only newer versions than this kafkats: use a kafkats release that speaks ${api.name} v${broker.minVersion}`
+      throw new UnsupportedVersionError(`${this.label} speaks ${api.name} v${broker.minVersion}–v${broker.maxVersion}, kafkats speaks v${api.minVersion}–v${api.maxVersion}: no version in common; ${remedy}.`)
     }
     return version
   }
@@ -744,4 +748,10 @@ function writeChunks (socket: net.Socket, chunks: Uint8Array[], done?: (error: E
   for (let i = 0; i < chunks.length - 1; i++) socket.write(chunks[i])
   socket.write(chunks[chunks.length - 1], done)
   socket.uncork()
+}
+
+/** Which brokers speak the lowest version of `api` kafkats speaks: the remedy of an UnsupportedVersionError. */
+function brokersSpeaking (api: AnyApi): string {
+  const brokers = brokersWith(api.key, api.minVersion)
+  return brokers === undefined ? 'which this broker does not: upgrade the broker' : `which brokers of ${brokers} speak: upgrade the broker to one of those`
 }

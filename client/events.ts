@@ -38,18 +38,31 @@ export type { Args as EventArgs, Name as EventName, Listener as EventListener }
 
 /** EventEmitter's listener methods, restricted to the declared events. */
 export interface TypedEvents<Events> {
+  /** Calls `listener` for every `event` (EventEmitter's `on`). */
   on<K extends Name<Events>> (event: K, listener: Listener<Events, K>): this
+  /** Calls `listener` for the next `event` only. */
   once<K extends Name<Events>> (event: K, listener: Listener<Events, K>): this
+  /** Removes `listener` (EventEmitter's `off`). */
   off<K extends Name<Events>> (event: K, listener: Listener<Events, K>): this
+  /** Same as `on`. */
   addListener<K extends Name<Events>> (event: K, listener: Listener<Events, K>): this
+  /** Same as `off`. */
   removeListener<K extends Name<Events>> (event: K, listener: Listener<Events, K>): this
+  /** As `on`, but the listener runs before those added earlier. */
   prependListener<K extends Name<Events>> (event: K, listener: Listener<Events, K>): this
+  /** As `once`, but the listener runs before those added earlier. */
   prependOnceListener<K extends Name<Events>> (event: K, listener: Listener<Events, K>): this
+  /** Removes every listener of `event`, or of every event without one. */
   removeAllListeners (event?: Name<Events>): this
+  /** Calls the listeners of `event` with `args`; true when there were some. kafkats emits its own events: an application has no reason to call it. */
   emit<K extends Name<Events>> (event: K, ...args: Args<Events[K]>): boolean
+  /** How many listeners `event` has (several events are built only while someone listens). */
   listenerCount (event: Name<Events>): number
+  /** The listeners of `event`. */
   listeners<K extends Name<Events>> (event: K): Array<Listener<Events, K>>
+  /** The listeners of `event`, `once` wrappers included. */
   rawListeners<K extends Name<Events>> (event: K): Array<Listener<Events, K>>
+  /** The events that have listeners. */
   eventNames (): Array<string | symbol>
 }
 

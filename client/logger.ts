@@ -20,6 +20,7 @@ import { checkFunction, checkObject, checkOneOf } from './validate'
 
 // Method syntax on purpose: its parameters compare bivariantly, so console, pino and winston
 // loggers (whose methods take `string` or `object` first) are all Loggers without `any`.
+/** Where kafkats logs (`new Client({ logger })`): any object with these four methods, such as `console`, pino or winston. */
 export interface Logger {
   debug (...args: unknown[]): unknown
   info (...args: unknown[]): unknown
@@ -27,6 +28,7 @@ export interface Logger {
   error (...args: unknown[]): unknown
 }
 
+/** The least severe level logged (`new Client({ logLevel })`); `'warn'` by default, `'silent'` logs nothing. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'
 export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error', 'silent']
 

@@ -29,6 +29,7 @@ import { describeAddress, restateUnreachable, unreachableError, type BrokerAddre
 import { AbortedError, ClientClosedError, ConnectionError, isRefusedIdentity, RequestTimeoutError, UnknownTopicError } from './errors'
 import type { Instrumentation } from './instrumentation'
 
+/** A partition as the cluster's metadata describes it: its leader (and leader epoch), replicas and in-sync replicas. */
 export interface PartitionMetadata {
   partition: number
   /** -1 while the partition has no leader. */
@@ -40,6 +41,7 @@ export interface PartitionMetadata {
   errorCode: number
 }
 
+/** A topic as the cluster's metadata describes it: name, id and partitions. */
 export interface TopicMetadata {
   name: string
   topicId: string
@@ -77,6 +79,9 @@ export interface MetadataOptions {
 type Send = (nodeId: number, body: MetadataRequest, deadline: number, signal?: AbortSignal) => Promise<MetadataResponse>
 
 const ZERO_UUID = '00000000-0000-0000-0000-000000000000'
+
+/** A request that got no answer (none in time, or no connection): it says nothing about the topic. */
+const unanswered = (error: unknown): boolean => error instanceof RequestTimeoutError || error instanceof ConnectionError
 
 export class MetadataCache {
   clusterId: string | null = null
@@ -263,6 +268,8 @@ export class MetadataCache {
     const bound = { ms: waitMs, option: waitOption }
     let attempt = 0
     let refreshError: unknown
+    // A broker answered during this wait: what it said stands when a later ask outlasts the wait.
+    let answered = false
     for (;;) {
       const known = this.#topics.get(name)
       const failed = attempt > 0 ? this.#topicErrors.get(name) : undefined
@@ -270,7 +277,7 @@ export class MetadataCache {
       if (known !== undefined && ready(known)) return known
       if (attempt > 0 && this.#clock.now() >= deadline) {
         // No broker answered: that is what is true, not that the topic is missing.
-        if (refreshError !== undefined) throw restateUnreachable(refreshError, `Waiting for topic "${name}"`, bound)
+        if (refreshError !== undefined && !(answered && unanswered(refreshError))) throw restateUnreachable(refreshError, `Waiting for topic "${name}"`, bound)
         const why = known === undefined ? 'it does not exist in the cluster (create it, or enable auto-creation on the broker)' : notReady
         throw new UnknownTopicError(name, `Topic "${name}" is not available after waiting ${waitMs} ms: ${why}`)
       }
@@ -278,8 +285,11 @@ export class MetadataCache {
         if (attempt > 0) await sleep(Math.min(backoffDelay(attempt - 1, this.#options.backoff), Math.max(0, deadline - this.#clock.now())), signal, refreshError, this.#clock)
         attempt++
         refreshError = undefined
-        await this.refresh([name], signal, deadline).catch(error => {
-          if (error instanceof ClientClosedError || isRefusedIdentity(error) || this.#clock.now() >= deadline) throw error
+        await this.refresh([name], signal, deadline).then(() => { answered = true }, error => {
+          if (error instanceof ClientClosedError || isRefusedIdentity(error)) throw error
+          // At the deadline an unanswered ask says nothing new (the backoff often leaves the last
+          // one next to no time): what a broker answered before stands.
+          if (this.#clock.now() >= deadline && !(answered && unanswered(error))) throw error
           refreshError = error
         })
       } catch (error) {

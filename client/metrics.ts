@@ -121,6 +121,11 @@ export interface PartitionLag {
    * the fetch offset); undefined before the first fetch answer.
    */
   lag: bigint | undefined
+  /**
+   * A concurrent run(): records finished above `processedOffset` (which stops at the first
+   * unfinished one); they go into the commit's metadata. Undefined otherwise.
+   */
+  finishedAbove?: number
 }
 
 /** What a producer or consumer reports when a snapshot is taken. */
@@ -128,6 +133,8 @@ export interface MetricsCollector {
   producerBufferedBytes: number
   producerBufferedRecords: number
   consumerBufferedBytes: number
+  consumerRecordsInFlight: number
+  consumerRecordsWaiting: number
   lag: PartitionLag[]
 }
 
@@ -188,7 +195,7 @@ export class MetricsRegistry {
   }
 
   snapshot (clientId: string): ClientMetrics {
-    const gauges: MetricsCollector = { producerBufferedBytes: 0, producerBufferedRecords: 0, consumerBufferedBytes: 0, lag: [] }
+    const gauges: MetricsCollector = { producerBufferedBytes: 0, producerBufferedRecords: 0, consumerBufferedBytes: 0, consumerRecordsInFlight: 0, consumerRecordsWaiting: 0, lag: [] }
     for (const collect of this.#collectors) collect(gauges)
     const fetchLatency = new Histogram(LATENCY_BOUNDS)
     for (const stats of this.#requests.values()) if (stats.api === 'Fetch') fetchLatency.add(stats.latency)
@@ -206,6 +213,8 @@ export class MetricsRegistry {
         topics: [...this.#consumed].map(([topic, s]) => ({ topic, batches: s.batches, records: s.records })),
         fetchLatency: fetchLatency.snapshot(),
         bufferedBytes: gauges.consumerBufferedBytes,
+        recordsInFlight: gauges.consumerRecordsInFlight,
+        recordsWaiting: gauges.consumerRecordsWaiting,
         lag: gauges.lag
       },
       groups: [...this.#groups].map(([group, s]) => ({ group, rebalances: s.rebalances, commits: s.commits, commitErrors: s.commitErrors, commitLatency: s.commitLatency.snapshot() }))
@@ -235,6 +244,10 @@ export interface ClientMetricsData {
     fetchLatency: HistogramSnapshot
     /** Prefetched bytes not handed out yet, over every consumer of the client. */
     bufferedBytes: number
+    /** Concurrent run()s: records whose handler runs now, over every consumer of the client. */
+    recordsInFlight: number
+    /** Concurrent run()s: records taken in and not started (queued, or waiting to be retried). */
+    recordsWaiting: number
     lag: PartitionLag[]
   }
   groups: Array<{ group: string, rebalances: number, commits: number, commitErrors: number, commitLatency: HistogramSnapshot }>
@@ -284,6 +297,10 @@ export class ClientMetrics implements ClientMetricsData {
     out.family('kafkats_consumer_records_total', 'counter', 'Records fetched and handed to the application, per topic.', c.topics.map(t => [{ topic: t.topic }, t.records]))
     out.histograms('kafkats_consumer_fetch_duration_seconds', 'Seconds per Fetch request, the broker\'s wait for data included.', [[{}, c.fetchLatency]])
     out.family('kafkats_consumer_buffered_bytes', 'gauge', 'Prefetched bytes not handed to the application yet.', [[{}, c.bufferedBytes]])
+    out.family('kafkats_consumer_records_in_flight', 'gauge', 'Records whose handler runs now (concurrent run()).', [[{}, c.recordsInFlight]])
+    out.family('kafkats_consumer_records_waiting', 'gauge', 'Records taken in and not started yet (concurrent run()).', [[{}, c.recordsWaiting]])
+    out.family('kafkats_consumer_finished_above', 'gauge', 'Records finished above the processed offset, per partition (concurrent run()).',
+      c.lag.filter(l => l.finishedAbove !== undefined).map(l => [{ group: l.group ?? '', topic: l.topic, partition: String(l.partition) }, l.finishedAbove!]))
     out.family('kafkats_consumer_lag', 'gauge', 'Records behind the high watermark of the last fetch, per partition.',
       c.lag.filter(l => l.lag !== undefined).map(l => [{ group: l.group ?? '', topic: l.topic, partition: String(l.partition) }, Number(l.lag)]))
     out.family('kafkats_group_rebalances_total', 'counter', 'Assignments applied by the group\'s members.', this.groups.map(g => [{ group: g.group }, g.rebalances]))

@@ -20,6 +20,7 @@ import type { Api } from '../protocol/api'
 /** What an OAUTHBEARER token provider returns: the token (a JWT), or the token with extensions (KIP-342). */
 export type OAuthBearerToken = string | { token: string, extensions?: Record<string, string> }
 
+/** The `sasl` option of a client: PLAIN, SCRAM-SHA-256/512 (also with a delegation token), OAUTHBEARER with a token or a token provider called at every (re-)authentication, or a custom mechanism's exchange. */
 export type SaslOptions =
   | { mechanism: 'PLAIN', username: string, password: string }
   /** With a delegation token: `username` is the token id, `password` the HMAC in base64, and `tokenAuth: true`. */

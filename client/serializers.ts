@@ -19,20 +19,24 @@ import { checkObject, checkKnownKeys, describeValue } from './validate'
 /** What a serializer may return: bytes, a string (written as UTF-8), or null. */
 export type SerializedBytes = Buffer | Uint8Array | string
 
+/** Turns a typed key or value into bytes before it is buffered (`serializers` of a producer). Not called for null keys and values (tombstones). */
 export interface Serializer<T> {
   serialize: (topic: string, data: T) => SerializedBytes | null | Promise<SerializedBytes | null>
 }
 
+/** Turns a fetched key or value into a typed one before the application sees it (`deserializers` of a consumer). Not called for null keys and values. */
 export interface Deserializer<T> {
   /** Not called for a null key or value (a tombstone): that stays null. */
   deserialize: (topic: string, data: Buffer, headers: RecordHeader[]) => T | Promise<T>
 }
 
+/** A producer's `serializers` option: one for keys, one for values (either may be left out: bytes or strings then). */
 export interface Serializers<K, V> {
   key?: Serializer<K>
   value?: Serializer<V>
 }
 
+/** A consumer's `deserializers` option: one for keys, one for values (either may be left out: Buffers then). */
 export interface Deserializers<K, V> {
   key?: Deserializer<K>
   value?: Deserializer<V>

@@ -10,6 +10,7 @@ import type { RecordMaker } from '../protocol/record-batch'
 import type { ConsumerRecord, Deserializers } from '../client/serializers'
 import type { ConsumerBatch, OffsetSpec } from './cursor'
 
+/** What every consumer takes for fetching: sizes, waits, isolation, the rack to fetch from and how much may be buffered. */
 export interface FetchOptions {
   isolation?: 'read_uncommitted' | 'read_committed'
   /** How long a broker may hold a Fetch waiting for data (default 500 ms). */
@@ -53,6 +54,7 @@ export interface FetchOptions {
 }
 
 
+/** The `retry` option of `run()`: a throwing handler's unfinished records are handed again after a backoff, up to `maxRetries` times. */
 export interface RunRetryOptions {
   /** Retries of one batch before run() rejects (default: no limit). */
   maxRetries?: number
@@ -62,12 +64,55 @@ export interface RunRetryOptions {
   maxMs?: number
 }
 
+/** Options of `consumer.run(options)`: the handler (`eachBatch` or `eachRecord`), how many partitions are handled at once, retries of a throwing handler, and the signal that stops handing out. */
 export interface RunOptions<K = Buffer, V = Buffer> {
   eachBatch?: (batch: ConsumerBatch<K, V>) => Promise<void> | void
   /** Called per record; each record that returns counts as processed (a revoke or a commit sees it). */
   eachRecord?: (record: ConsumerRecord<K, V>, batch: ConsumerBatch<K, V>) => Promise<void> | void
   /** Partitions handled at the same time (default 1); each partition stays in order. */
   partitionsConcurrently?: number
+  /**
+   * Records handled at the same time across all partitions (docs/concurrent-processing.md).
+   * Setting it makes run() call `eachRecord` for several records of a partition at once, as
+   * `ordering` allows; what is committed is, per partition, the offset below which every
+   * record finished, and the records finished above it go into the commit's metadata, so
+   * the partition's next owner skips them. Not with eachBatch or partitionsConcurrently.
+   */
+  concurrency?: number
+  /**
+   * With `concurrency`: which records wait for each other. 'key' (default): records of one
+   * key in one partition start in offset order, each after the one before finished;
+   * 'partition': one record of a partition at a time, in offset order; 'none': any order.
+   */
+  ordering?: 'key' | 'partition' | 'none'
+  /**
+   * With `concurrency`: records taken from the consumer and not started yet, at most (default
+   * 10000 records, 64 MiB of keys and values). A partition takes no new batch while it holds
+   * its share of `records` (split evenly over the partitions held) or tracks `records`
+   * above its committed offset, nor does any once the total is reached; its prefetch then
+   * fills and its fetching pauses. A batch is taken whole, so a bound is passed by at most one batch.
+   */
+  maxWaiting?: {
+    /** Records waiting at most (default 10000). */
+    records?: number
+    /** Bytes of their keys and values at most (default 64 MiB). */
+    bytes?: number
+  }
+  /**
+   * With `concurrency`: a record whose handler failed (after `retry`'s retries, or at once
+   * without `retry`) is handed here and then counts as finished; without it such a record
+   * fails run() (the consumer closes, its records in flight finish and are committed). A
+   * throw from this hook fails run().
+   */
+  onDeadLetter?: (record: ConsumerRecord<K, V>, error: unknown, batch: ConsumerBatch<K, V>) => Promise<void> | void
+  /**
+   * With `concurrency`: the most characters the offset map in a commit's metadata takes
+   * (default 4096, Kafka's offset.metadata.max.bytes default). A map that does not fit keeps
+   * only the finished records nearest the committed offset: the rest are processed again
+   * after a restart or a rebalance, never skipped. Halved for the partition when the broker
+   * refuses a map as too large.
+   */
+  maxMetadataBytes?: number
   /**
    * What a throwing handler does. Without it (the default), run() rejects with the error,
    * the consumer closes and a group member leaves the group. With it, the records that
@@ -184,16 +229,18 @@ export function checkFetchOptions (where: string, options: FetchOptions): void {
 }
 
 /** run()'s options; `signal` stops the loop. */
-const RUN_OPTION_KEYS = optionKeys<RunOptions>()(['eachBatch', 'eachRecord', 'partitionsConcurrently', 'retry', 'signal'])
+const RUN_OPTION_KEYS = optionKeys<RunOptions>()(['eachBatch', 'eachRecord', 'partitionsConcurrently', 'retry', 'signal', 'concurrency', 'ordering', 'maxWaiting', 'onDeadLetter', 'maxMetadataBytes'])
+const CONCURRENT_ONLY_KEYS = ['ordering', 'maxWaiting', 'onDeadLetter', 'maxMetadataBytes'] as const
 const RUN_RETRY_OPTION_KEYS = optionKeys<RunRetryOptions>()(['maxRetries', 'initialMs', 'maxMs'])
 
 export function checkRunOptions (options: RunOptions): void {
   checkObject('run() option', 'options', options)
-  checkKnownKeys('run() option', options, RUN_OPTION_KEYS, { eachMessage: 'eachRecord', concurrency: 'partitionsConcurrently', partitionsConsumedConcurrently: 'partitionsConcurrently' })
+  checkKnownKeys('run() option', options, RUN_OPTION_KEYS, { eachMessage: 'eachRecord', partitionsConsumedConcurrently: 'partitionsConcurrently' })
   checkFunction('run() option', 'eachBatch', options.eachBatch)
   checkFunction('run() option', 'eachRecord', options.eachRecord)
   if ((options.eachBatch === undefined) === (options.eachRecord === undefined)) throw new TypeError('run() needs exactly one of eachBatch and eachRecord')
   checkInteger('run() option', 'partitionsConcurrently', options.partitionsConcurrently, { min: 1, max: 10_000 })
+  checkConcurrentOptions(options)
   checkSignal('run() option', 'signal', options.signal)
   const retry = options.retry
   if (retry === undefined || typeof retry === 'boolean') {
@@ -237,4 +284,25 @@ export function checkBatchesOptions (options: BatchesOptions): void {
   checkObject('batches()', 'options', options as unknown)
   checkKnownKeys('batches() option', options, ['signal'])
   checkSignal('batches() option', 'signal', options.signal)
+}
+
+/** run()'s record-level concurrency options (docs/concurrent-processing.md). */
+function checkConcurrentOptions (options: RunOptions): void {
+  if (options.concurrency === undefined) {
+    const stray = CONCURRENT_ONLY_KEYS.find(k => options[k] !== undefined)
+    if (stray !== undefined) throw new TypeError(`run() option ${stray}: applies only with concurrency (records handled at once across partitions); set concurrency too, or leave ${stray} out`)
+    return
+  }
+  checkInteger('run() option', 'concurrency', options.concurrency, { min: 1, max: 100_000 })
+  if (options.eachBatch !== undefined) throw new TypeError('run() option concurrency: works per record, with eachRecord; eachBatch handles a partition\'s batch at a time (use partitionsConcurrently for that)')
+  if (options.partitionsConcurrently !== undefined) throw new TypeError('run() option partitionsConcurrently: not with concurrency, which already bounds the records handled at once across all partitions')
+  checkOneOf('run() option', 'ordering', options.ordering, ['key', 'partition', 'none'])
+  if (options.maxWaiting !== undefined) {
+    checkObject('run() option', 'maxWaiting', options.maxWaiting)
+    checkKnownKeys('run() option maxWaiting', options.maxWaiting, ['records', 'bytes'])
+    checkInteger('run() option', 'maxWaiting.records', options.maxWaiting.records, { min: 1 })
+    checkInteger('run() option', 'maxWaiting.bytes', options.maxWaiting.bytes, { min: 1 })
+  }
+  checkFunction('run() option', 'onDeadLetter', options.onDeadLetter)
+  checkInteger('run() option', 'maxMetadataBytes', options.maxMetadataBytes, { min: 64, max: 0x7fff })
 }

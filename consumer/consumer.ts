@@ -40,6 +40,7 @@ import { OffsetResolution } from './offset-resolution'
 import { HandOut, type ConsumerHooks, type CursorBatch, type HandedBatch } from './hand-out'
 import { ProcessingTimeout, type ProcessingTimeoutEvent } from './processing-timeout'
 import { RunLoop, type HandlerErrorEvent, type RunHost } from './run'
+import { ConcurrentRun, type ConcurrentRunHost } from './concurrent/concurrent-run'
 import type { FetchErrorEvent, FetchEvent, FetchSettings, TruncationEvent } from './source'
 import { FetchScheduling } from './fetch-scheduling'
 import { RecordDeserializer } from '../client/serializers'
@@ -243,6 +244,10 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     this.#metrics = client[internal].instrumentation.metrics
     this.#stopCollecting = this.#metrics.addCollector(into => {
       into.consumerBufferedBytes += this.#account.bytes
+      for (const run of this.#concurrentRuns) {
+        into.consumerRecordsInFlight += run.inFlight
+        into.consumerRecordsWaiting += run.waiting
+      }
       into.lag.push(...this.lag())
     })
   }
@@ -293,6 +298,8 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     const processing = removed
       .filter(c => c.processing !== undefined && (!this.#stopping || this.#handOut.isRunBatch(c.processing.batch)))
       .map(c => c.processing!.finished)
+    // A concurrent run()'s records of the partition that are running (those not started yet never start).
+    for (const c of removed) if (c.progress !== undefined && c.progress.running > 0) processing.push(c.progress.idle())
     if (processing.length > 0) {
       let timer: ClockTimer | undefined
       await Promise.race([Promise.all(processing), new Promise<void>(resolve => { timer = this.#client.clock.setTimer(resolve, waitMs, { keepAlive: true }) })])
@@ -318,7 +325,10 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       // The first record not processed: after what was processed (or committed), else the first one out or buffered, else where fetching stands.
       const from = c.processedOffset ?? c.committedOffset ?? c.processing?.firstOffset ?? c.buffered[0]?.fetchedFrom ?? c.fetchOffset
       const lag = highWatermark === undefined || from === undefined ? undefined : (highWatermark > from ? highWatermark - from : 0n)
-      lags.push({ group, topic: c.topic, partition: c.partition, processedOffset: c.processedOffset, committedOffset: c.committedOffset, fetchOffset: c.fetchOffset, highWatermark, lag })
+      const entry: PartitionLag = { group, topic: c.topic, partition: c.partition, processedOffset: c.processedOffset, committedOffset: c.committedOffset, fetchOffset: c.fetchOffset, highWatermark, lag }
+      // Only with a concurrent run(): records finished above the processed offset.
+      if (c.progress !== undefined) entry.finishedAbove = c.progress.finishedAbove
+      lags.push(entry)
     }
     return lags
   }
@@ -342,8 +352,12 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     if (cursor === undefined) throw new KafkaTsError('NOT_ASSIGNED', `Cannot seek ${target.topic}-${target.partition}: it is not assigned to this consumer`)
     cursor.seek(target.offset, target.leaderEpoch)
     if (cursor.processing !== undefined) cursor.processing.seeked = true
+    // A concurrent run's records of the old position count for nothing; the new position gets a new progress.
+    cursor.progress?.abandon()
+    cursor.progress = undefined
     // What this member committed says nothing about the new position: the next commit sends it.
     cursor.committedOffset = undefined
+    cursor.committedMetadata = undefined
     this.#offsets.seeked(cursor, target.offset)
     if (cursor.fetchOffset === undefined) void this.#offsets.resolve(cursor)
     this.#fetching.wake()
@@ -440,7 +454,48 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
    */
   async run (options: RunOptions<K, V>): Promise<void> {
     checkRunOptions(options as RunOptions)
-    await new RunLoop(this.#runHost, options as RunOptions).run()
+    // A concurrent run's processed offset is its low watermark: a batch finished by another loop would move it past records still running.
+    if (this.#concurrentRuns.size > 0 || (options.concurrency !== undefined && this.#batchRuns > 0)) {
+      throw new TypeError(`run(): this consumer already runs ${this.#concurrentRuns.size > 0 ? 'a run({ concurrency })' : 'a run() without concurrency'}; a run({ concurrency }) must be its only run() (one run() can take any concurrency), or commits could pass records it has not finished`)
+    }
+    if (options.concurrency === undefined) {
+      this.#batchRuns++
+      try {
+        await new RunLoop(this.#runHost, options as RunOptions).run()
+      } finally {
+        this.#batchRuns--
+      }
+      return
+    }
+    const run = new ConcurrentRun(this.#concurrentRunHost(), options as RunOptions)
+    this.#concurrentRuns.add(run)
+    try {
+      await run.run()
+    } finally {
+      this.#concurrentRuns.delete(run)
+    }
+  }
+
+  /** The concurrent run() going on, if any (its in-flight and waiting records are metrics gauges). */
+  readonly #concurrentRuns = new Set<ConcurrentRun>()
+  /** run()s without concurrency going on. */
+  #batchRuns = 0
+
+  #concurrentRunHost (): ConcurrentRunHost {
+    const host = this.#runHost
+    return {
+      nextBatch: async (signal, accepts) => await this.#handOut.next(signal, false, accepts),
+      get stopping (): boolean { return host.stopping },
+      get stopSignal (): AbortSignal { return host.stopSignal },
+      get clock (): RunHost['clock'] { return host.clock },
+      isCurrent: cursor => this.#cursors.get(cursor.key) === cursor,
+      partitionsHeld: () => this.#cursors.size,
+      wakeHandOut: () => { this.#handOut.wake() },
+      handlerError: host.handlerError,
+      fail: host.fail,
+      wakeOnAbort: host.wakeOnAbort,
+      close: host.close
+    }
   }
 
   /**

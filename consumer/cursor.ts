@@ -61,6 +61,30 @@ export interface Processing {
   overdue: boolean
 }
 
+/**
+ * A concurrent run()'s progress on a partition (consumer/concurrent/partition-progress.ts):
+ * what a revoke waits for besides a handed batch, and what a commit writes into the
+ * offset's metadata (the records finished above the committed offset).
+ */
+export interface ConcurrentProgress {
+  /** Handlers running for the partition's records. */
+  readonly running: number
+  /** Resolves once no handler runs for the partition. */
+  idle: () => Promise<void>
+  /** The partition was sought: nothing finished from now on counts. */
+  abandon: () => void
+  /** Records finished above the processed offset. */
+  readonly finishedAbove: number
+  /** The metadata of a commit at `offset`: an offset map of the records finished above it, or null. */
+  metadataFor: (offset: bigint) => string | null
+  /** Records finished since the last accepted commit's metadata. */
+  readonly metadataChanged: boolean
+  /** The coordinator accepted the commit whose metadata was built last. */
+  metadataAccepted: () => void
+  /** The coordinator refused the metadata as too large: use less room from now on. */
+  metadataTooLarge: () => void
+}
+
 export type OffsetSpec = 'earliest' | 'latest' | { timestamp: bigint | number | Date }
 
 /**
@@ -286,6 +310,10 @@ export class Cursor {
   processedOffset: bigint | undefined
   /** The last offset this member committed for the partition. */
   committedOffset: bigint | undefined
+  /** The committed offset's metadata found at assignment (a concurrent run reads its offset map once). */
+  committedMetadata: string | undefined
+  /** A concurrent run()'s progress on the partition, while one runs. */
+  progress: ConcurrentProgress | undefined
   highWatermark = -1n
 
   constructor (topic: string, partition: number, ownership: Ownership, start: bigint | OffsetSpec, account = new PrefetchAccount(Infinity), leaderEpoch = -1) {

@@ -186,14 +186,15 @@ export class HandOut {
    * Undefined once closing or once `signal` aborted (checked before a batch is taken, so an
    * abort stops the hand-out, not a batch already on its way). `forRun`: the batch goes to
    * a run() handler, which publishes its trace's start itself (so the handler runs in the
-   * subscriber's context).
+   * subscriber's context). `accepts`: only batches of the partitions it accepts (asked
+   * again at every wake()).
    */
-  async next (signal: AbortSignal | undefined, forRun: boolean): Promise<CursorBatch | undefined> {
+  async next (signal: AbortSignal | undefined, forRun: boolean, accepts?: (cursor: Cursor) => boolean): Promise<CursorBatch | undefined> {
     for (;;) {
       const failure = this.#host.failure()
       if (failure !== undefined) throw failure
       if (this.#host.ended() || signal?.aborted === true) return undefined
-      const handed = this.#takeBatch()
+      const handed = this.#takeBatch(accepts)
       if (handed !== undefined) {
         const { cursor, entry } = handed
         const batch = entry.pending.length > 0 ? await this.#decode(cursor, entry) : new HandOutBatch(cursor, entry, [])
@@ -279,7 +280,8 @@ export class HandOut {
     channels.consumerBatch.end.publish(trace)
   }
 
-  #takeBatch (): { cursor: Cursor, entry: BufferedBatch } | undefined {
+  /** `accepts`: the caller takes batches of these partitions only (a concurrent run's full queues); the others stay buffered. */
+  #takeBatch (accepts: ((cursor: Cursor) => boolean) | undefined): { cursor: Cursor, entry: BufferedBatch } | undefined {
     const cursors = [...this.#host.cursors.values()]
     const n = cursors.length
     // Round-robin over partitions, so one busy partition does not starve the others.
@@ -288,6 +290,7 @@ export class HandOut {
       if (cursor.processing !== undefined || cursor.handingOut || cursor.paused || cursor.buffered.length === 0) continue
       // The partition's previous ownership still has a batch out: one handler per partition.
       if (this.#host.predecessors.size > 0 && this.#host.predecessors.has(cursor.key)) continue
+      if (accepts !== undefined && !accepts(cursor)) continue
       const entry = cursor.takeBuffered()!
       this.#host.wakeFetching()
       if (entry.version !== cursor.version || cursor.ownership.released) continue

@@ -29,9 +29,10 @@ export interface HandlerErrorEvent {
    * What becomes of the records from `offset`: 'retry', handed to this consumer again after
    * `retryInMs`; a share group's 'release' (delivered again, to any member) or 'reject'
    * (archived), as `onHandlerError` says; 'none' in explicit acknowledgement, where they stay
-   * as the handler left them.
+   * as the handler left them; 'dead-letter': a concurrent run() handed the record to its
+   * `onDeadLetter` hook, and it counts as finished.
    */
-  outcome: 'retry' | 'release' | 'reject' | 'none'
+  outcome: 'retry' | 'release' | 'reject' | 'none' | 'dead-letter'
   /** 'retry': 1 for the first retry. A ShareConsumer's: the record's delivery count (1 for its first delivery). */
   attempt: number
   /** When the records are handed again ('retry'); 0 for the others. */

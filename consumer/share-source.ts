@@ -139,6 +139,7 @@ export function acknowledgeIfOpen (record: ShareRecord, kind: Exclude<Acknowledg
   return true
 }
 
+/** A record of a share group: a `KafkaRecord` with where it came from, its `deliveryCount`, and (in explicit mode) `accept()`, `release()`, `reject()` and `renew()`. */
 export class ShareRecord implements KafkaRecord {
   readonly topic: string
   readonly partition: number

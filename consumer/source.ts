@@ -43,6 +43,7 @@ export interface FetchSettings {
   emptyBatches: boolean
 }
 
+/** The `truncation` event's payload: a partition's log was truncated below where this consumer was (KIP-320), and it resumes at `resumeOffset`. */
 export interface TruncationEvent {
   topic: string
   partition: number
@@ -68,6 +69,7 @@ export interface FetchErrorEvent {
 /** The longest a Fetch may wait for data while a partition of its broker waits for buffer room. */
 export const HELD_BACK_MAX_WAIT_MS = 100
 
+/** The `fetch` event's payload: one Fetch answered, how long it took and how many partitions had records. */
 export interface FetchEvent {
   nodeId: number
   /** Partitions the answer carried records for. */

@@ -30,14 +30,17 @@ async function work (record: ShareRecord): Promise<void> {
 async function main (): Promise<void> {
   throwFirstError(await client.admin.createTopics([{ topic, numPartitions: 1 }, { topic: dlqTopic, numPartitions: 1 }], { ignoreExisting: true }))
   throwFirstError(await client.admin.alterConfigs([{ type: 'group', name: groupId, set: { 'share.auto.offset.reset': 'earliest' } }]))
+  // #region limit
   // The broker archives a record once it was delivered this many times: dead-letter it at that delivery.
   const [{ configs }] = throwFirstError(await client.admin.describeConfigs([{ type: 'group', name: groupId, keys: ['share.delivery.count.limit'] }]))
   const limit = Number(configs.get('share.delivery.count.limit')?.value ?? 5)
+  // #endregion limit
   if (demoJobs > 0) {
     await producer.send(Array.from({ length: demoJobs }, (_, i) => ({ topic, value: (i % 5 === 4 ? 'bad-' : 'job-') + String(i) })))
   }
   let done = 0
   let deadLettered = 0
+  // #region dead-letter
   const worker = client.shareConsumer({
     groupId,
     topics: [topic],
@@ -57,6 +60,7 @@ async function main (): Promise<void> {
       }
     }
   })
+  // #endregion dead-letter
   worker.on('handlerError', ({ error }) => { console.error('released for another try:', (error as Error).message) })
   await worker.run({
     eachRecord: async record => {

@@ -123,8 +123,11 @@ export class Assignment {
       }))
       for (const p of added) {
         const cursor = this.#host.cursor(p.topic, p.partition)
-        const offset = committed.get(partitionKey(p))?.offset
-        if (cursor !== undefined && offset !== undefined && offset >= 0n) cursor.committedOffset = offset
+        const { offset, metadata } = committed.get(partitionKey(p)) ?? {}
+        if (cursor === undefined || offset === undefined || offset < 0n) continue
+        cursor.committedOffset = offset
+        // A concurrent run reads the records finished above the offset from it (consumer/concurrent/offset-map.ts).
+        if (metadata !== null && metadata !== undefined && metadata !== '') cursor.committedMetadata = metadata
       }
       await this.#callback(this.#host.callbacks.onAssigned, added)
     }
@@ -192,7 +195,7 @@ export class Assignment {
    * current epoch; STALE_MEMBER_EPOCH (the epoch moved on while we asked) is asked again
    * after the next heartbeat, fencing errors are thrown (the membership rejoins).
    */
-  async #fetchCommitted (partitions: TopicPartition[], currentIdentity: () => MemberIdentity, signal?: AbortSignal): Promise<Map<string, { offset: bigint, leaderEpoch: number | undefined }>> {
+  async #fetchCommitted (partitions: TopicPartition[], currentIdentity: () => MemberIdentity, signal?: AbortSignal): Promise<Map<string, { offset: bigint, leaderEpoch: number | undefined, metadata: string | null }>> {
     const byTopic = new Map<string, number[]>()
     for (const p of partitions) {
       const list = byTopic.get(p.topic)
@@ -214,14 +217,14 @@ export class Assignment {
           }
         : { groupId: this.#host.groupId, topics: [...byTopic].map(([name, partitionIndexes]) => ({ name, partitionIndexes })), requireStable: true },
       r => r.groups.length > 0 ? r.groups[0].errorCode : r.errorCode, { signal })
-      const offsets = new Map<string, { offset: bigint, leaderEpoch: number | undefined }>()
+      const offsets = new Map<string, { offset: bigint, leaderEpoch: number | undefined, metadata: string | null }>()
       let code = response.groups.length > 0 ? response.groups[0].errorCode : response.errorCode
       const topics = response.groups.length > 0 ? response.groups[0].topics : response.topics
       for (const t of topics) {
         const name = t.name !== '' ? t.name : this.#host.client.metadata.topicById((t as { topicId?: string }).topicId ?? '')?.name ?? ''
         for (const p of t.partitions) {
           if (p.errorCode !== 0) code = p.errorCode
-          else offsets.set(`${name}-${p.partitionIndex}`, { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch >= 0 ? p.committedLeaderEpoch : undefined })
+          else offsets.set(`${name}-${p.partitionIndex}`, { offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch >= 0 ? p.committedLeaderEpoch : undefined, metadata: p.metadata })
         }
       }
       // UNSTABLE_OFFSET_COMMIT: a transactional commit is pending; ask again shortly.

@@ -33,6 +33,7 @@ export interface MemberSubscription {
   userData: Buffer | null
 }
 
+/** A classic group's partition assignor, run by the member the coordinator chose as leader (the `assignor` option; `'cooperative-sticky'` by default). */
 export interface Assignor {
   /** The protocol name in JoinGroup ('range', 'roundrobin', 'cooperative-sticky', as the Java client names them). */
   readonly name: string
@@ -92,6 +93,7 @@ function assignableTopics (members: readonly MemberSubscription[], partitionCoun
   return topics
 }
 
+/** Classic groups' `'range'` assignor (Java's RangeAssignor): each topic's partitions in consecutive ranges, one range per member. */
 export const rangeAssignor: SyncAssignor = {
   name: 'range',
   protocol: 'eager',
@@ -114,6 +116,7 @@ export const rangeAssignor: SyncAssignor = {
   }
 }
 
+/** Classic groups' `'roundrobin'` assignor (Java's RoundRobinAssignor): all partitions dealt to the members in turn. */
 export const roundRobinAssignor: SyncAssignor = {
   name: 'roundrobin',
   protocol: 'eager',
@@ -347,6 +350,7 @@ function cheapestImprovingChain (memberIds: readonly string[], counts: ReadonlyM
   return best?.chain
 }
 
+/** Classic groups' `'cooperative-sticky'` assignor, the default (Java's CooperativeStickyAssignor): balanced, keeps members' partitions where it can, and moves a partition only after its owner gave it up (incremental rebalances). */
 export const cooperativeStickyAssignor: SyncAssignor = {
   name: 'cooperative-sticky',
   protocol: 'cooperative',

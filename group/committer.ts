@@ -36,6 +36,13 @@ export interface CommitterHost {
   cursor: (topic: string, partition: number) => Cursor | undefined
 }
 
+/** One partition of an OffsetCommit: its offset, and whether the last attempt carried a concurrent run's offset map. */
+interface CommitItem {
+  cursor: Cursor
+  offset: bigint
+  withMetadata?: boolean
+}
+
 /** Thrown inside an OffsetCommit's body builder: every partition of the commit left it while it was retried. */
 class NothingLeftToCommit extends Error {}
 
@@ -122,7 +129,8 @@ export class Committer {
 
   /** Processed past what this member committed, and committed by ordinary commits (not by transactions). */
   ordinaryCommitDue (cursor: Cursor): boolean {
-    return cursor.processedOffset !== undefined && cursor.processedOffset !== cursor.committedOffset && !this.#committedInTransactions(cursor)
+    // A concurrent run's records finished above the offset count too: a revoke commits their map even when the offset stands still.
+    return cursor.processedOffset !== undefined && (cursor.processedOffset !== cursor.committedOffset || cursor.progress?.metadataChanged === true) && !this.#committedInTransactions(cursor)
   }
 
   /** Why an ordinary OffsetCommit under `identity` may not carry `cursor`, or undefined when it may. */
@@ -242,7 +250,7 @@ export class Committer {
     }
     for (const cursor of cursors) this.#commitsInFlight.set(cursor.key, mine)
     try {
-      let included: Array<{ cursor: Cursor, offset: bigint }> = []
+      let included: CommitItem[] = []
       for (const cursor of cursors) {
         const offset = offsetOf(cursor)
         const reason = this.#whyNotCommittable(cursor, identity)
@@ -250,7 +258,7 @@ export class Committer {
         else included.push({ cursor, offset })
       }
       for (let attempt = 0; included.length > 0; attempt++) {
-        let outcome: { codes: Map<string, number>, sent: Array<{ cursor: Cursor, offset: bigint }> }
+        let outcome: { codes: Map<string, number>, sent: CommitItem[] }
         try {
           outcome = await this.#sendCommit(included, identity, signal)
         } catch (error) {
@@ -260,13 +268,16 @@ export class Committer {
         }
         const sent = new Set(outcome.sent)
         for (const item of included) if (!sent.has(item)) refuse(item.cursor, item.offset, this.#whyNotCommittable(item.cursor, identity) ?? 'left the commit while it was retried')
-        const retry: Array<{ cursor: Cursor, offset: bigint }> = []
+        const retry: CommitItem[] = []
         for (const item of outcome.sent) {
           const code = outcome.codes.get(partitionKey(item.cursor)) ?? -1
           if (code === 0) {
             if (item.cursor.committedOffset === undefined || item.offset > item.cursor.committedOffset) item.cursor.committedOffset = item.offset
+            if (item.withMetadata) item.cursor.progress?.metadataAccepted()
             continue
           }
+          // A concurrent run's offset map over the broker's offset.metadata.max.bytes: the next ones get less room.
+          if (code === ErrorCode.OFFSET_METADATA_TOO_LARGE) item.cursor.progress?.metadataTooLarge()
           if (code === ErrorCode.STALE_MEMBER_EPOCH && attempt === 0) {
             retry.push(item)
             continue
@@ -307,18 +318,22 @@ export class Committer {
    * errors). Every attempt is rebuilt from the items still held under `identity`; when
    * none is left, nothing is sent. Returns the codes and the items the last attempt carried.
    */
-  async #sendCommit (items: Array<{ cursor: Cursor, offset: bigint }>, identity: MemberIdentity, signal: AbortSignal): Promise<{ codes: Map<string, number>, sent: Array<{ cursor: Cursor, offset: bigint }> }> {
-    let sent: Array<{ cursor: Cursor, offset: bigint }> = []
+  async #sendCommit (items: CommitItem[], identity: MemberIdentity, signal: AbortSignal): Promise<{ codes: Map<string, number>, sent: CommitItem[] }> {
+    let sent: CommitItem[] = []
     let response
     try {
       response = await this.#host.coordinator.send(OffsetCommit, version => {
         sent = items.filter(item => this.#whyNotCommittable(item.cursor, identity) === undefined)
         if (sent.length === 0) throw new NothingLeftToCommit()
         const byTopic = new Map<string, Array<{ partitionIndex: number, committedOffset: bigint, committedLeaderEpoch: number, committedMetadata: string | null }>>()
-        for (const { cursor, offset } of sent) {
+        for (const item of sent) {
+          const { cursor, offset } = item
           let list = byTopic.get(cursor.topic)
           if (list === undefined) byTopic.set(cursor.topic, list = [])
-          list.push({ partitionIndex: cursor.partition, committedOffset: offset, committedLeaderEpoch: cursor.lastFetchedEpoch, committedMetadata: null })
+          // A concurrent run's offset map (records finished above the offset), built with this attempt.
+          const metadata = cursor.progress?.metadataFor(offset) ?? null
+          item.withMetadata = cursor.progress !== undefined
+          list.push({ partitionIndex: cursor.partition, committedOffset: offset, committedLeaderEpoch: cursor.lastFetchedEpoch, committedMetadata: metadata })
         }
         const body: OffsetCommitRequest = {
           groupId: this.#host.groupId,

@@ -5,6 +5,7 @@
 import type { ConsumerEvents } from '../consumer/consumer'
 import type { MemberIdentity, TopicPartition } from './membership'
 
+/** An offset the group coordinator did not take (what `commit()` resolves with, and the `commitRefused` event's payload): which partition, which offset, why, and Kafka's code when it refused it. */
 export interface RefusedCommit {
   topic: string
   partition: number

@@ -7,6 +7,7 @@ import { checkBoolean, checkDuration, checkFunction, checkKnownKeys, checkObject
 import type { Assignor } from './assignors'
 import type { TopicPartition } from './membership'
 
+/** What a group consumer commits, and when: `'at-least-once'` (the default: what was processed, so a crash may hand a batch out again) or `'at-most-once'` (a batch's end before it is handed out, so a crash may skip it). */
 export type DeliveryMode = 'at-least-once' | 'at-most-once'
 
 export interface GroupConsumerOptions<K = Buffer, V = Buffer> extends FetchOptions, DeserializerOptions<K, V> {

@@ -29,8 +29,10 @@ import { Signal } from '../client/signal'
 import type { TopicPartition } from './membership'
 import { internal } from '../client/internal'
 
+/** How a share consumer acknowledges: `'implicit'` (the default: accepted when the handler returns or the next batch is asked for, released when it throws) or `'explicit'` (the application calls `accept()`, `release()` or `reject()` on each record). */
 export type ShareAcknowledgementMode = 'implicit' | 'explicit'
 
+/** The `deadLetter` option of a share consumer: records delivered more than `afterDeliveries` times go to `handler`, and are rejected once it resolves. */
 export interface ShareDeadLetterOptions {
   /** Records delivered more than this many times go to `handler` instead of the application. */
   afterDeliveries: number
@@ -41,6 +43,7 @@ export interface ShareDeadLetterOptions {
   handler: (record: ShareRecord) => unknown
 }
 
+/** Options of `client.shareConsumer(options)`: the group and topics, the acknowledgement mode, fetch sizes, what a throwing handler does, and dead letters. Checked when the consumer is made. */
 export interface ShareConsumerOptions {
   groupId: string
   /** Topic names (a string is one topic). */
@@ -66,6 +69,7 @@ export interface ShareConsumerOptions {
   signal?: AbortSignal
 }
 
+/** Options of `shareConsumer.run(options)`: the handler (`eachRecord` or `eachBatch`), how many run at once, and the signal that stops it. */
 export interface ShareRunOptions {
   /** Called per record; in implicit mode its return accepts the record, its throw releases (or rejects) that record alone. */
   eachRecord?: (record: ShareRecord) => unknown
@@ -76,6 +80,7 @@ export interface ShareRunOptions {
   signal?: AbortSignal
 }
 
+/** The events of a ShareConsumer and their payloads (`queue.on('acknowledged', result => …)`). */
 export interface ShareConsumerEvents {
   /** The broker answered acknowledgements of one partition (error null: taken). */
   acknowledged: [result: ShareAcknowledgementResult]

@@ -44,6 +44,7 @@ import { AbortedError } from '../client/errors'
 import { groupConsumerInternals, type GroupConsumer, type GroupConsumerInternals } from './group-consumer'
 import type { TransactionAbortedEvent } from './group-events'
 
+/** Options of `runTransactional(consumer, producer, options)`: the handler each batch's transaction runs, the signal that stops the loop, and what stopping does to the batch in hand. */
 export interface TransactionalRunOptions<K = Buffer, V = Buffer, PK = ProducerBytes, PV = ProducerBytes> {
   /** Transforms one batch: send its output with `tx.send` / `tx.produce`. Throwing aborts the batch's transaction and ends the loop. */
   eachBatch: (batch: ConsumerBatch<K, V>, tx: TransactionScope<PK, PV>) => Promise<void> | void
@@ -62,6 +63,7 @@ export interface TransactionalRunOptions<K = Buffer, V = Buffer, PK = ProducerBy
 
 const TRANSACTIONAL_RUN_OPTION_KEYS = optionKeys<TransactionalRunOptions>()(['eachBatch', 'signal', 'stop'])
 
+/** What `runTransactional` did, once it resolved: transactions committed and aborted. */
 export interface TransactionalStats {
   committed: number
   aborted: number

@@ -4,6 +4,8 @@
  *   const { Kafka } = require('kafkats/kafkajs')   // was: require('kafkajs')
  *
  * A translation layer only (docs/migrating-from-kafkajs.md says what differs and why).
+ *
+ * @module kafkats/kafkajs
  */
 import { provideMissingGlobals } from './environment'
 

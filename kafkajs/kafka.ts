@@ -52,6 +52,37 @@ function logConnections (client: Client, logger: Logger, { ssl, sasl }: { ssl: b
   })
 }
 
+/**
+ * kafkajs makes each producer and consumer through the function of its module src/producer/index.js
+ * (src/consumer/index.js), handing it the client's Cluster, and @opentelemetry/instrumentation-kafkajs
+ * wraps those modules by path to learn each client's cluster id for its spans. The stand-in package
+ * named `kafkajs` (packages/kafkajs-standin) has modules of those names and sets them on Kafka under
+ * this key; Kafka then makes its producers and consumers through them.
+ */
+const kafkajsModules = Symbol.for('kafkats.kafkajs.modules')
+
+/** What instrumentations read of a kafkajs Cluster: `brokerPool.metadata.clusterId`, null before the client connected. */
+interface ClusterView { readonly brokerPool: { readonly metadata: { readonly clusterId: string | undefined } | null } }
+
+/** A kafkajs factory module's function, as the stand-in's modules have it: the client's cluster beside what makes the client. */
+type ThroughModule = <T>(params: { cluster: ClusterView, make: () => T }) => T
+
+/** Each client's context, and its Cluster view for instrumentations (the cluster id its kafkats Client learnt on connecting). */
+function withClusterView (context: ClientContext): { context: ClientContext, cluster: ClusterView } {
+  let connected: Client | undefined
+  const metadata = { get clusterId () { return connected?.metadata.clusterId ?? undefined } }
+  const cluster: ClusterView = { brokerPool: { get metadata () { return connected === undefined ? null : metadata } } }
+  return { cluster, context: { ...context, connect: async (namespace, extra) => (connected = await context.connect(namespace, extra)) } }
+}
+
+/** Makes a client through the stand-in's kafkajs module of its kind, when the stand-in set one. */
+function throughModule<T> (kind: 'producer' | 'consumer', context: ClientContext, make: (context: ClientContext) => T): T {
+  const module = (Kafka as unknown as Record<symbol, Partial<Record<'producer' | 'consumer', ThroughModule>> | undefined>)[kafkajsModules]?.[kind]
+  if (module === undefined) return make(context)
+  const view = withClusterView(context)
+  return module({ cluster: view.cluster, make: () => make(view.context) })
+}
+
 export class Kafka {
   readonly #config: KafkaConfig
   readonly #logger: Logger
@@ -68,11 +99,11 @@ export class Kafka {
   }
 
   producer (config: ProducerConfig = {}): Producer {
-    return createProducer(this.#context(), config)
+    return throughModule('producer', this.#context(), context => createProducer(context, config))
   }
 
   consumer (config: ConsumerConfig): Consumer {
-    return createConsumer(this.#context(), config)
+    return throughModule('consumer', this.#context(), context => createConsumer(context, config))
   }
 
   admin (config: AdminConfig = {}): Admin {

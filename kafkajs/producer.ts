@@ -234,10 +234,16 @@ export class KafkaJSProducer {
 
   async send (record: ProducerRecordKJS): Promise<RecordMetadata[]> {
     const { acks, timeout, compression, topic, messages } = record ?? ({} as ProducerRecordKJS)
-    return await this.sendBatch({ acks, timeout, compression, topicMessages: [{ topic, messages }] })
+    // Not through this.sendBatch: instrumentations wrap both public methods (as kafkajs's send
+    // calls its own function, a send is one send, not also a sendBatch).
+    return await this.#sendBatch({ acks, timeout, compression, topicMessages: [{ topic, messages }] })
   }
 
   async sendBatch (batch: ProducerBatch): Promise<RecordMetadata[]> {
+    return await this.#sendBatch(batch)
+  }
+
+  async #sendBatch (batch: ProducerBatch): Promise<RecordMetadata[]> {
     const { client, records, acks, codec, timeout } = await this.#prepare(batch)
     return await this.#deliver(this.#producerFor(client, acks, codec, timeout), records, acks)
   }

@@ -15,6 +15,7 @@
 import type { RecordInput } from '../protocol/record-batch'
 import { RECORD_BATCH_OVERHEAD, recordSizeUpperBound } from '../protocol/record-batch'
 
+/** Where the broker wrote a record: what `send()` resolves with, per record, once the broker acknowledged it. */
 export interface RecordMetadata {
   topic: string
   partition: number
@@ -24,6 +25,7 @@ export interface RecordMetadata {
   logStartOffset: bigint
 }
 
+/** The callback of `producer.produce(record, callback)`: called once, with the error or with where the record was written. */
 export type RecordCallback = (error: Error | null, result: RecordMetadata | null) => void
 
 /** Receives the outcome of records of one `send` call, by their index in that call. */
@@ -95,6 +97,13 @@ export class ProducerBatch {
    * MAX_CONNECTION_DEATHS in producer.ts.
    */
   connectionDeaths = 0
+  /**
+   * The refusal (an answer that waiting does not change, outcomes.ts `isRefusal`) the broker
+   * gave this batch's last attempts, and how many times in a row; any other outcome ends the
+   * streak. See MAX_SAME_REFUSALS in producer.ts.
+   */
+  refusalCode: number | undefined
+  sameRefusals = 0
   /** Every record was answered and the batch left its queue; a late outcome changes nothing. */
   finished = false
   /** The topic's id when the batch was first sent: a different id later means the topic was deleted. */

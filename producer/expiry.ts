@@ -4,8 +4,10 @@
  * - The delivery timeout (Java's RecordAccumulator.expiredBatches): a batch that waited
  *   deliveryTimeoutMs since it was opened fails with DeliveryTimeoutError, unless it is in
  *   flight (it is checked again once answered) or its outcome is unknown under idempotence
- *   (poisoned, invariant 1: never failed by a timeout). One timer on the client's clock, set
- *   for the next batch's deadline; none once nothing waits for one.
+ *   (poisoned, invariant 1: never failed by a timeout). An unknown one whose last attempt
+ *   the broker refused (outcomes.ts `isRefusal`: an answer waiting does not change) ends
+ *   as unknown, its partition moving to a new epoch (`failUnknown`). One timer on the
+ *   client's clock, set for the next batch's deadline; none once nothing waits for one.
  * - Aborts (a send's AbortSignal): records not sent yet leave their batches, not written;
  *   records of a sent batch wait for its outcome, or, with abortUnknownOutcome 'settle',
  *   settle as unknown once it is unknown (the batch is then dropped by the producer).
@@ -23,6 +25,8 @@ import type { TopicWaits } from './topic-wait'
 export interface ExpiryHost {
   /** `batch` ends with `error` (it was never sent, or its outcome is unknown without idempotence). */
   fail: (queue: PartitionQueue, batch: ProducerBatch, error: Error) => void
+  /** `batch`'s outcome is unknown and it is given up on: it ends with `error`, and its partition leaves its identity (invariant 1). */
+  failUnknown: (queue: PartitionQueue, batch: ProducerBatch, error: OutcomeUnknownError) => void
   /** `batch` was sent and is definitely not written: it ends with `error`, and a sequence it had leaves a gap. */
   failSent: (queue: PartitionQueue, batch: ProducerBatch, error: Error) => void
   /** Every waiter of ambiguous `batch` was answered: the producer drops it (see retryAmbiguous). */
@@ -93,9 +97,13 @@ export class Expiry {
         // In flight: checked again when answered (`answered`).
         if (batch.inFlight) continue
         if (batch.ambiguous) {
-          // Poisoned only where sequences could deduplicate a later batch against it.
-          if (this.#options.idempotent) continue
-          this.#host.fail(queue, batch, new OutcomeUnknownError(`Record for ${queue.key} was not acknowledged within deliveryTimeoutMs (${timeoutMs} ms); an attempt was written without a definite answer (${batch.lastError?.message ?? 'no answer'}), so it may or may not be in the log.`, { cause: batch.lastError }))
+          // Poisoned only where sequences could deduplicate a later batch against it, and
+          // while the answer may still change: a refusal from a live broker will not.
+          const refused = batch.sameRefusals > 0
+          if (this.#options.idempotent && !refused) continue
+          const error = new OutcomeUnknownError(`Record for ${queue.key} was not acknowledged within deliveryTimeoutMs (${timeoutMs} ms); an attempt was written without a definite answer (${batch.lastError?.message ?? 'no answer'}), so it may or may not be in the log${refused && this.#options.idempotent ? '. The broker refused every attempt since the same way; the partition moves to a new producer epoch' : ''}.`, { cause: batch.lastError })
+          if (this.#options.idempotent) this.#host.failUnknown(queue, batch, error)
+          else this.#host.fail(queue, batch, error)
           continue
         }
         const lastError = batch.lastError ?? this.#host.waitReason(queue)

@@ -48,6 +48,17 @@ const DEFINITE_RETRIABLE_CODES = new Set<number>([
   ErrorCode.CONCURRENT_TRANSACTIONS
 ])
 
+/**
+ * Ambiguous answers that waiting does not change: the broker failed on the request itself
+ * (a broker before 2.1 answers a zstd batch UNKNOWN_SERVER_ERROR for ever), where
+ * REQUEST_TIMED_OUT and NOT_ENOUGH_REPLICAS_AFTER_APPEND wait for replication, which
+ * resumes. The producer ends a batch refused the same way too often, or past its delivery
+ * timeout, as unknown (producer.ts MAX_SAME_REFUSALS).
+ */
+export function isRefusal (code: number): boolean {
+  return code === ErrorCode.UNKNOWN_SERVER_ERROR
+}
+
 /** The meaning of the partition's error code in a Produce response (0 included). */
 export function meaningOfCode (code: number, transactional: boolean): AnswerMeaning {
   if (code === 0 || code === ErrorCode.DUPLICATE_SEQUENCE_NUMBER) return 'written'

@@ -24,6 +24,7 @@ export interface PartitionerInput {
   availablePartitions: readonly number[]
 }
 
+/** A stateful partitioner (a `partitioner` option of a producer): chooses the partition of a record sent without one. */
 export interface Partitioner {
   /** The partition for a record that has no explicit partition. */
   partition (input: PartitionerInput): number
@@ -33,6 +34,7 @@ export interface Partitioner {
   onBatchComplete? (topic: string, partition: number): void
 }
 
+/** A partitioner as a plain function: the partition of a record sent without one, from the record and the partitions of its topic. */
 export type PartitionerFunction = (input: PartitionerInput) => number
 
 export type PartitionerOption = 'default' | 'round-robin' | 'kafkajs-default' | 'kafkajs-legacy' | PartitionerFunction | Partitioner

@@ -60,7 +60,7 @@ import { TopicWaits } from './topic-wait'
 import { Accumulator } from './accumulator'
 import { Drain } from './drain'
 import { Expiry, type AbortableTracker } from './expiry'
-import { madeGapItself, meaningOfCode, meaningOfFailure, saysTopicMissing } from './outcomes'
+import { isRefusal, madeGapItself, meaningOfCode, meaningOfFailure, saysTopicMissing } from './outcomes'
 import type { ItemOutcome, SendItem, SinkOptions, SinkHost } from './sink'
 import { RecordSerializer, type Serializers } from '../client/serializers'
 import { AbortedError } from '../client/errors'
@@ -73,6 +73,7 @@ import {
 
 export type { ProducerBytes, ProducerHeaders, ProducerRecord } from './record-input'
 
+/** Options of `client.producer(options)`: acknowledgements, idempotence, batching, buffering, compression, partitioning, transactions and serializers. Checked when the producer is made. */
 export interface ProducerOptions<K = ProducerBytes, V = ProducerBytes> {
   /**
    * Typed keys and values: `{ key, value }`, each with `serialize(topic, data)` (sync, or a
@@ -141,6 +142,7 @@ export interface SendOptions {
   signal?: AbortSignal
 }
 
+/** The `dataLoss` event's payload: the broker's answer shows that records it acknowledged earlier may be missing from the partition. */
 export interface DataLossEvent {
   topic: string
   partition: number
@@ -184,6 +186,13 @@ export interface ProducerEvents {
  * socket.request.max.bytes) would otherwise be retried for ever without a word.
  */
 const MAX_CONNECTION_DEATHS = 5
+/**
+ * The same refusal (outcomes.ts `isRefusal`: UNKNOWN_SERVER_ERROR) to a batch this many
+ * times in a row from a broker that is up ends the batch as unknown (OutcomeUnknownError,
+ * and its partition moves to a new epoch), as does its delivery timeout: the answer will
+ * not change, and retrying it hung send() and close() for ever.
+ */
+const MAX_SAME_REFUSALS = 5
 /** DescribeConfigs resource type of a topic. */
 const TOPIC_RESOURCE = 2
 /** Idle encode buffers a producer keeps (see BatchBuffers), and the largest batchMaxBytes it keeps them for. */
@@ -350,6 +359,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
       deliveryTimeoutMs: this.#deliveryTimeoutMs, idempotent: this.#idempotent, abortUnknownOutcome: this.#abortUnknownOutcome
     }, {
       fail: (queue, batch, error) => this.#finishBatch(queue, batch, error, null),
+      failUnknown: (queue, batch, error) => this.#endUnknown(queue, batch, error),
       failSent: (queue, batch, error) => this.#failDefinitely(queue, batch, error),
       dropAbandoned: (queue, batch, error) => this.#retryAmbiguous(queue, batch, error),
       emptied: batch => this.#resolveDone(batch),
@@ -835,6 +845,12 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     queue.markAnswered(batch)
     // Answered already (a forced close): only the in-flight accounting above was left to do.
     if (batch.finished) return
+    // A streak of one refusal (MAX_SAME_REFUSALS) ends with any other outcome.
+    const answered = outcome.kind === 'response' ? outcome.partition?.errorCode : undefined
+    if (answered === undefined || answered !== batch.refusalCode) {
+      batch.refusalCode = undefined
+      batch.sameRefusals = 0
+    }
     if (outcome.kind === 'no-response') {
       this.#succeed(queue, batch, -1n, -1n, -1n)
       return
@@ -877,6 +893,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     const error = new BrokerError(code, `Produce to ${queue.key} on broker ${nodeId}`, response.errorMessage)
     switch (meaning) {
       case 'ambiguous':
+        if (isRefusal(code) && this.#refusedTooOften(queue, batch, nodeId, error)) return
         this.#retryAmbiguous(queue, batch, error)
         return
       case 'retry':
@@ -916,10 +933,29 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
     const bytes = batch.encoded?.length ?? batch.bytes
     const message = `Produce to ${queue.key} on broker ${nodeId}: the connection closed ${batch.connectionDeaths} times in a row after this batch's request (${bytes} bytes of records) was written, the last ${batch.connectionDeaths - 1} times with nothing else in flight to the broker. A broker closes the connection on a request larger than its socket.request.max.bytes (100 MiB by default) or one it cannot read; lower maxRequestBytes below that limit. The records may or may not be in the log${this.#idempotent ? '; the partition moves to a new producer epoch' : ''}. Last error: ${error.message}`
     this.#client[internal].instrumentation.log.warn(message, { code: 'KAFKATS_CONNECTION_CLOSED_ON_REQUEST', topic: batch.topic, partition: batch.partition, nodeId })
-    this.#finishBatch(queue, batch, new OutcomeUnknownError(message, { cause: error }), null)
-    this.#leaveIdentity(queue, `the connection to broker ${nodeId} closed ${batch.connectionDeaths} times in a row on a batch of ${queue.key}, whose outcome is unknown`)
-    this.#scheduleDrain()
+    this.#endUnknown(queue, batch, new OutcomeUnknownError(message, { cause: error }))
     return true
+  }
+
+  /**
+   * The broker refused the batch with `error` (a refusal, outcomes.ts): after
+   * MAX_SAME_REFUSALS of the same in a row it is given up on as unknown (the refusal may
+   * have come after the append). True when it was; past its delivery timeout, Expiry ends
+   * it sooner.
+   */
+  #refusedTooOften (queue: PartitionQueue, batch: ProducerBatch, nodeId: number, error: BrokerError): boolean {
+    batch.refusalCode = error.code
+    batch.sameRefusals++
+    if (batch.sameRefusals < MAX_SAME_REFUSALS) return false
+    this.#endUnknown(queue, batch, new OutcomeUnknownError(`Produce to ${queue.key} on broker ${nodeId} was answered ${error.type} (${error.code}) ${batch.sameRefusals} times in a row: the broker is up and fails on this request every time, so retrying cannot help. The records may or may not be in the log${this.#idempotent ? '; the partition moves to a new producer epoch' : ''}. Check the broker's log for the cause. Last error: ${error.message}`, { cause: error }))
+    return true
+  }
+
+  /** Gives `batch` up as unknown (`error`, an OutcomeUnknownError): it ends, and its partition leaves the identity, so nothing later is deduplicated against it (invariant 1). */
+  #endUnknown (queue: PartitionQueue, batch: ProducerBatch, error: OutcomeUnknownError): void {
+    this.#finishBatch(queue, batch, error, null)
+    this.#leaveIdentity(queue, `a batch of ${queue.key} whose outcome is unknown was given up on: ${error.message}`)
+    this.#scheduleDrain()
   }
 
   #clearSuspect (batch: ProducerBatch): void {

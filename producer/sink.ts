@@ -11,11 +11,16 @@
  * - At most `maxInFlightRequests` requests are outstanding on the connection.
  * - `written` on the outcome tells whether the request may have reached the broker:
  *   a failure before the write can never have appended anything.
+ * - A batch whose codec the negotiated Produce version cannot carry (zstd below v7, a
+ *   broker before Kafka 2.1) fails before the write with UnsupportedVersionError: the
+ *   broker would answer UNKNOWN_SERVER_ERROR to every attempt.
  */
 import type { Client } from '../client/client'
+import { brokersWith } from '../protocol/api-releases'
 import { Produce, type ProducePartitionResponse, type ProduceRequest } from '../protocol/apis/produce'
 import { encodeRecordBatch } from '../protocol/record-batch'
-import type { CompressionCodec } from '../protocol/compression'
+import { COMPRESSION_CODECS, MIN_PRODUCE_VERSION, type CompressionCodec } from '../protocol/compression'
+import { UnsupportedVersionError } from '../client/errors'
 import type { ProducerBatch } from './batch'
 import type { PartitionQueue } from './partition-queue'
 import type { Writer } from '../protocol/writer'
@@ -108,6 +113,8 @@ export class Sink {
       const connection = await this.#client[internal].brokers.get(this.nodeId, 'produce', deadline)
       await previousWrite
       const version = Math.min(connection.versionFor(Produce), this.#options.maxProduceVersion)
+      sendable = this.#refuseCodecsAbove(sendable, version, connection.brokerVersions(Produce.key)?.maxVersion)
+      if (sendable.length === 0) return
       const request = this.#buildRequest(sendable, version)
       const expectResponse = this.#options.acks !== 0
       // The broker waits up to requestTimeoutMs for replication; give its answer time to arrive.
@@ -162,6 +169,23 @@ export class Sink {
     }))
     // Keep the order batches were taken in (Promise.all pushes in completion order).
     return items.filter(item => ready.includes(item))
+  }
+
+  /** Fails (not written) the batches whose codec Produce `version` cannot carry; returns the others. */
+  #refuseCodecsAbove (items: SendItem[], version: number, brokerMax: number | undefined): SendItem[] {
+    const sendable: SendItem[] = []
+    for (const item of items) {
+      const codec = this.#host.compressionFor(item.batch.topic)
+      const needed = MIN_PRODUCE_VERSION[codec]
+      if (version >= needed) {
+        sendable.push(item)
+        continue
+      }
+      const others = COMPRESSION_CODECS.filter(c => c !== 'none' && MIN_PRODUCE_VERSION[c] <= version).map(c => `'${c}'`).join(', ')
+      const error = new UnsupportedVersionError(`Produce to ${item.batch.topic}-${item.batch.partition} on broker ${this.nodeId}: compression '${codec}' needs Produce v${needed} or later (${brokersWith(Produce.key, needed) ?? 'a newer Kafka'}), and this broker speaks Produce up to v${brokerMax ?? version}, so it cannot read the batch. The record was not sent and is not in the log. Use compression ${others} or 'none' for this topic (the producer's compression, or compressionByTopic), or upgrade the broker.`)
+      this.#host.onOutcome(this.nodeId, item, { kind: 'error', error, written: false })
+    }
+    return sendable
   }
 
   #buildRequest (items: SendItem[], version: number): ProduceRequest {

@@ -11,7 +11,7 @@ import { ProtocolError } from './errors'
 export interface Api<Request, Response> {
   readonly key: number
   readonly name: string
-  /** Lowest version kafkats speaks: the lowest a Kafka 4.x broker accepts (KIP-896). */
+  /** Lowest version kafkats speaks: the lowest a Kafka 4.x broker accepts (KIP-896), or lower where an older broker has nothing else (DescribeConfigs v0 on 0.11 and 1.0). */
   readonly minVersion: number
   /** Highest version kafkats speaks. */
   readonly maxVersion: number

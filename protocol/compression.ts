@@ -28,6 +28,7 @@ import { promisify } from 'node:util'
 import * as zlib from 'node:zlib'
 import { KafkaTsError, ProtocolError } from './errors'
 
+/** A record batch's compression codec (`compression` of a producer; the consumer reads all of them). */
 export type CompressionCodec = 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd'
 
 /** Codec by its id in the batch attributes (bits 0–2). */
@@ -35,6 +36,12 @@ export const COMPRESSION_CODECS: readonly CompressionCodec[] = ['none', 'gzip', 
 
 /** Id of each codec in the batch attributes. */
 export const COMPRESSION_CODEC_IDS: Readonly<Record<CompressionCodec, number>> = { none: 0, gzip: 1, snappy: 2, lz4: 3, zstd: 4 }
+
+/**
+ * The lowest Produce version that may carry a batch of each codec: zstd came with Produce v7
+ * (Kafka 2.1, KIP-110); an older broker cannot read it (it answers UNKNOWN_SERVER_ERROR).
+ */
+export const MIN_PRODUCE_VERSION: Readonly<Record<CompressionCodec, number>> = { none: 0, gzip: 0, snappy: 0, lz4: 0, zstd: 7 }
 
 /** Default for `maxBytes`: no batch decompresses to more than this. */
 export const DEFAULT_MAX_DECOMPRESSED_BYTES = 256 * 1024 * 1024

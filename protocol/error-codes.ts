@@ -187,4 +187,5 @@ export function errorCode (name: string): number {
   return info.code
 }
 
+/** Every Kafka error code kafkats knows, with its name, whether it is retriable and what it means. */
 export const allErrorCodes: readonly ErrorCodeInfo[] = [...byCode.values()]

@@ -51,6 +51,7 @@ export const ErrorKind = {
 } as const
 export type ErrorKind = typeof ErrorKind[keyof typeof ErrorKind]
 
+/** The base class of every error kafkats throws. Match on `kind` (an `ErrorKind`) and `retriable`, not on message text; `instanceof` works across two copies of kafkats in one process. */
 export class KafkaTsError extends Error {
   /** This class's brand (see the file header); each subclass declares its own. */
   static readonly brand: symbol = Symbol.for('kafkats.error.KafkaTsError')

@@ -39,6 +39,7 @@ export type { GroupConfig } from './group-common'
 export type { GroupEvent, GroupInfo, GroupMemberInfo } from './groups'
 export type { CommitLogEntry, CommitLogPartition, CommittedOffset } from './offsets'
 
+/** Options of `FakeCluster.start(options)`: brokers, topics made before they listen, auto-creation and where refusals are logged. */
 export interface FakeClusterOptions {
   /** Number of brokers, node ids 1..n (default 1). */
   brokers?: number
@@ -82,6 +83,7 @@ export interface PartitionInfo {
   highWatermark: bigint
 }
 
+/** An in-process fake Kafka cluster on loopback ports (`await FakeCluster.start(options)`), for tests: any Kafka client can use it, and `intercept()` injects errors, delays, held requests and dropped connections per API. */
 export class FakeCluster {
   readonly #state: ClusterState
   readonly #groups: GroupCoordinator

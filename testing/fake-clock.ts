@@ -13,6 +13,7 @@ interface PendingTimer {
   readonly run: () => void
 }
 
+/** A clock that moves only when the test moves it (`await clock.advance(ms)`); give it to a client with `withClock(options, clock)`. */
 export class FakeClock implements Clock {
   #now: number
   #order = 0

@@ -2,6 +2,8 @@
  * kafkats/testing: an in-process fake Kafka cluster for applications' tests (and kafkats's
  * own). It speaks the wire protocol on loopback, so any client can use it: kafkats,
  * kafkajs, or anything else that speaks Kafka. See README.md in this folder.
+ *
+ * @module kafkats/testing
  */
 export { FakeCluster } from './cluster'
 export { FakeClock, withClock } from './fake-clock'

@@ -5,12 +5,12 @@
 // `kafkats/kafkajs` and `kafkats/testing`.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFileSync } from 'node:child_process'
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { EventEmitter } from 'node:events'
+import { copySources, run } from './support/fresh-clone'
 
 const dist = path.join(__dirname, '..')
 const root = path.join(dist, '..')
@@ -255,27 +255,6 @@ test('the public classes (kafkats, kafkats/kafkajs) have no internal members a u
   }
 })
 
-function run (command: string, args: string[], cwd: string): string {
-  try {
-    return execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' } })
-  } catch (error) {
-    const e = error as { stdout?: string, stderr?: string, message: string }
-    throw new Error(`${command} ${args.join(' ')} failed in ${cwd}:\n${e.stdout ?? ''}\n${e.stderr ?? ''}\n${e.message}`, { cause: error })
-  }
-}
-
-/** The files a fresh clone has: tracked and not-ignored ones of the working tree. */
-function copySources (to: string): void {
-  const listed = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], { cwd: root, encoding: 'utf8' })
-  for (const file of listed.split('\0')) {
-    if (file === '' || !fs.existsSync(path.join(root, file))) continue
-    fs.mkdirSync(path.dirname(path.join(to, file)), { recursive: true })
-    fs.copyFileSync(path.join(root, file), path.join(to, file))
-  }
-  // The clone's `npm ci`, without a registry: the dependencies this checkout installed.
-  fs.symlinkSync(path.join(root, 'node_modules'), path.join(to, 'node_modules'), 'dir')
-}
-
 const cjsConsumer = `
 const kafkats = require('kafkats')
 const kafkajs = require('kafkats/kafkajs')
@@ -359,7 +338,7 @@ test('npm pack on a fresh clone gives a package that CommonJS, ES module and Typ
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'kafkats-pack-'))
   try {
     const clone = path.join(work, 'clone')
-    copySources(clone)
+    copySources(root, clone)
     const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], clone)) as Array<{ filename: string, files: Array<{ path: string }> }>
     const tarball = path.join(work, packed[0].filename)
     const files = packed[0].files.map(f => f.path)

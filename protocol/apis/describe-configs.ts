@@ -7,7 +7,9 @@
  * 4 static broker, 5 default, 6 dynamic broker logger, 7 client metrics, 8 group.
  *
  * Version notes:
- * - v0 was removed in Kafka 4.0 (KIP-896): v1 is the lowest a 4.x broker accepts
+ * - v0: Kafka 0.11 and 1.0 speak only this one; isDefault instead of configSource, no
+ *   synonyms. Kafka 4.0 removed it (KIP-896): a 4.x broker accepts v1+, and negotiation
+ *   picks the highest both sides speak, so v0 goes only to a broker below 1.1
  * - v1: includeSynonyms; configSource and synonyms replace isDefault
  * - v2: on quota violation the broker answers before throttling
  * - v3: includeDocumentation; configType and documentation in the response (KIP-569)
@@ -40,6 +42,9 @@ export interface DescribeConfigsResourceResult {
   name: string
   value: string | null
   readOnly: boolean
+  /** v0 only (configSource from v1): whether the value is the default. */
+  isDefault: boolean
+  /** v1+ (-1 in a v0 answer: see isDefault). */
   configSource: number
   isSensitive: boolean
   synonyms: DescribeConfigsSynonym[]
@@ -65,7 +70,7 @@ export interface DescribeConfigsResponse {
 export const DescribeConfigs = defineApi<DescribeConfigsRequest, DescribeConfigsResponse>({
   key: 32,
   name: 'DescribeConfigs',
-  minVersion: 1,
+  minVersion: 0,
   maxVersion: 4,
   flexibleVersions: '4+',
   request: struct(
@@ -88,6 +93,7 @@ export const DescribeConfigs = defineApi<DescribeConfigsRequest, DescribeConfigs
         field('name', 'string', '0+'),
         field('value', 'string', '0+', { nullableVersions: '0+', default: null }),
         field('readOnly', 'bool', '0+'),
+        field('isDefault', 'bool', '0', { default: false }),
         field('configSource', 'int8', '1+', { default: -1 }),
         field('isSensitive', 'bool', '0+'),
         field('synonyms', array(struct(

@@ -15,6 +15,7 @@ import { DeleteTopics } from './delete-topics'
 import { CreatePartitions } from './create-partitions'
 import { DescribeConfigs } from './describe-configs'
 import { IncrementalAlterConfigs } from './incremental-alter-configs'
+import { AlterConfigs } from './alter-configs'
 import { InitProducerId } from './init-producer-id'
 import { SaslHandshake } from './sasl-handshake'
 import { SaslAuthenticate } from './sasl-authenticate'
@@ -70,6 +71,11 @@ import { DeleteShareGroupOffsets } from './delete-share-group-offsets'
 import { StreamsGroupDescribe } from './streams-group-describe'
 import { StreamsGroupHeartbeat } from './streams-group-heartbeat'
 import { WriteTxnMarkers } from './write-txn-markers'
+import { UnregisterBroker } from './unregister-broker'
+import { AddRaftVoter } from './add-raft-voter'
+import { RemoveRaftVoter } from './remove-raft-voter'
+import { StreamsGroupTopologyDescriptionUpdate } from './streams-group-topology-description-update'
+import { UnregisterController } from './unregister-controller'
 
 export { ApiVersions }
 export type * from './api-versions'
@@ -93,6 +99,8 @@ export { DescribeConfigs }
 export type * from './describe-configs'
 export { IncrementalAlterConfigs }
 export type * from './incremental-alter-configs'
+export { AlterConfigs }
+export type * from './alter-configs'
 export { InitProducerId }
 export type * from './init-producer-id'
 export { SaslHandshake }
@@ -203,6 +211,16 @@ export { AlterShareGroupOffsets }
 export type * from './alter-share-group-offsets'
 export { DeleteShareGroupOffsets }
 export type * from './delete-share-group-offsets'
+export { UnregisterBroker }
+export type * from './unregister-broker'
+export { AddRaftVoter }
+export type * from './add-raft-voter'
+export { RemoveRaftVoter }
+export type * from './remove-raft-voter'
+export { StreamsGroupTopologyDescriptionUpdate }
+export type * from './streams-group-topology-description-update'
+export { UnregisterController }
+export type * from './unregister-controller'
 
 export const allApis: ReadonlyArray<AnyApi> = [
   ApiVersions,
@@ -216,6 +234,7 @@ export const allApis: ReadonlyArray<AnyApi> = [
   CreatePartitions,
   DescribeConfigs,
   IncrementalAlterConfigs,
+  AlterConfigs,
   InitProducerId,
   SaslHandshake,
   SaslAuthenticate,
@@ -270,5 +289,10 @@ export const allApis: ReadonlyArray<AnyApi> = [
   ShareAcknowledge,
   DescribeShareGroupOffsets,
   AlterShareGroupOffsets,
-  DeleteShareGroupOffsets
+  DeleteShareGroupOffsets,
+  UnregisterBroker,
+  AddRaftVoter,
+  RemoveRaftVoter,
+  StreamsGroupTopologyDescriptionUpdate,
+  UnregisterController
 ]

@@ -7,7 +7,7 @@
  * - v1: request adds includeTopologyDescription; response adds groups.topologyDescription, groups.topologyDescriptionStatus, groups.assignorName
  */
 import { defineApi } from '../api'
-import { array, field, struct } from '../schema'
+import { array, field, struct, type StructType, type VersionRange } from '../schema'
 import { streamsKeyValue, streamsTaskIds, streamsTopicInfo, type StreamsKeyValue, type StreamsTaskIds, type StreamsTopicInfo } from './streams-group-heartbeat'
 
 export interface StreamsGroupDescribeRequest {
@@ -111,14 +111,27 @@ const assignment = struct(
   field('warmupTasks', array(streamsTaskIds), '0+')
 )
 
-const topologyNode = struct(
-  field('name', 'string', '1+'),
-  field('nodeType', 'int8', '1+'),
-  field('sourceTopics', array('string'), '1+'),
-  field('sinkTopic', 'string', '1+', { nullableVersions: '1+', default: null }),
-  field('stores', array('string'), '1+'),
-  field('successors', array('string'), '1+')
-)
+/** A topology's description in `versions` (this API's v1+; StreamsGroupTopologyDescriptionUpdate's v0+, whose members send it). */
+export function topologyDescription (versions: VersionRange): StructType {
+  const node = struct(
+    field('name', 'string', versions),
+    field('nodeType', 'int8', versions),
+    field('sourceTopics', array('string'), versions),
+    field('sinkTopic', 'string', versions, { nullableVersions: versions, default: null }),
+    field('stores', array('string'), versions),
+    field('successors', array('string'), versions)
+  )
+  return struct(
+    field('subtopologies', array(struct(
+      field('subtopologyId', 'string', versions),
+      field('nodes', array(node), versions)
+    )), versions),
+    field('globalStores', array(struct(
+      field('source', node, versions),
+      field('processor', node, versions)
+    )), versions)
+  )
+}
 
 export const StreamsGroupDescribe = defineApi<StreamsGroupDescribeRequest, StreamsGroupDescribeResponse>({
   key: 89,
@@ -171,16 +184,7 @@ export const StreamsGroupDescribe = defineApi<StreamsGroupDescribeRequest, Strea
         field('isClassic', 'bool', '0+')
       )), '0+'),
       field('authorizedOperations', 'int32', '0+', { default: -2147483648 }),
-      field('topologyDescription', struct(
-        field('subtopologies', array(struct(
-          field('subtopologyId', 'string', '1+'),
-          field('nodes', array(topologyNode), '1+')
-        )), '1+'),
-        field('globalStores', array(struct(
-          field('source', topologyNode, '1+'),
-          field('processor', topologyNode, '1+')
-        )), '1+')
-      ), '1+', { nullableVersions: '1+', default: null }),
+      field('topologyDescription', topologyDescription('1+'), '1+', { nullableVersions: '1+', default: null }),
       field('topologyDescriptionStatus', 'int8', '1+'),
       field('assignorName', 'string', '1+', { nullableVersions: '1+', default: null })
     )), '0+')

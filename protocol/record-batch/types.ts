@@ -27,6 +27,7 @@
  */
 import type { CompressionCodec } from '../compression'
 
+/** One header of a record: a string key and a value (bytes, or null). Keys may repeat. */
 export interface RecordHeader {
   key: string
   value: Buffer | null

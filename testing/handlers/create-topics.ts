@@ -3,7 +3,8 @@
  * controller).
  *
  * numPartitions -1 takes the cluster's `defaultPartitions`; replicationFactor -1 takes 1
- * (Kafka's default.replication.factor).
+ * (Kafka's default.replication.factor), from v4 on: below v4 (Kafka before 2.4, KIP-464)
+ * they are refused, INVALID_PARTITIONS and INVALID_REPLICATION_FACTOR, as Kafka did.
  * An explicit assignment gives each partition's replicas, the leader first. Refusals:
  * TOPIC_ALREADY_EXISTS, INVALID_TOPIC_EXCEPTION, INVALID_PARTITIONS,
  * INVALID_REPLICATION_FACTOR, INVALID_REPLICA_ASSIGNMENT. Configs are stored, not
@@ -11,6 +12,7 @@
  *
  * Version notes:
  * - v1: validateOnly (checks, creates nothing)
+ * - v4: numPartitions and replicationFactor may be -1, the broker's defaults
  * - v5: numPartitions, replicationFactor and configs (as given) in the response
  * - v7: topicId in the response
  */
@@ -34,6 +36,8 @@ export function createTopicsHandler (defaultPartitions: number) {
         if (t.assignments !== undefined && t.assignments.length > 0) {
           spec.assignments = [...t.assignments].sort((a, b) => a.partitionIndex - b.partitionIndex).map(a => a.brokerIds)
         }
+        if (ctx.version < 4 && t.numPartitions === -1 && (t.assignments ?? []).length === 0) return failed(t.name, ErrorCode.INVALID_PARTITIONS, 'Number of partitions must be larger than 0.')
+        if (ctx.version < 4 && t.replicationFactor === -1 && (t.assignments ?? []).length === 0) return failed(t.name, ErrorCode.INVALID_REPLICATION_FACTOR, 'Replication factor must be larger than 0.')
         const problem = ctx.state.validateTopic(spec)
         if (problem !== undefined) return failed(t.name, problem.errorCode, problem.message)
         if (request.validateOnly === true) return result(t.name, ZERO_UUID, spec)

@@ -11,6 +11,10 @@ import type { GroupCoordinator } from '../groups'
 import type { TransactionCoordinator } from '../transactions'
 import { addOffsetsToTxnHandler } from './add-offsets-to-txn'
 import { addPartitionsToTxnHandler } from './add-partitions-to-txn'
+import { alterConfigsHandler } from './alter-configs'
+import { addRaftVoterHandler, removeRaftVoterHandler } from './raft-voters'
+import { unregisterBrokerHandler } from './unregister-broker'
+import { unregisterControllerHandler } from './unregister-controller'
 import { endTxnHandler } from './end-txn'
 import { txnOffsetCommitHandler } from './txn-offset-commit'
 import { apiVersionsHandler } from './api-versions'
@@ -75,7 +79,12 @@ export function buildHandlers (options: HandlerOptions): Map<number, RegisteredH
     registered(describeGroupsHandler(options.groups)),
     registered(consumerGroupDescribeHandler(options.groups)),
     registered(deleteGroupsHandler(options.groups)),
-    registered(describeConfigsHandler),
+    registered(describeConfigsHandler(options.defaultPartitions)),
+    registered(alterConfigsHandler),
+    registered(unregisterBrokerHandler),
+    registered(unregisterControllerHandler),
+    registered(addRaftVoterHandler),
+    registered(removeRaftVoterHandler),
     registered(shareGroupHeartbeatHandler(options.shares)),
     registered(shareFetchHandler(options.shares)),
     registered(shareAcknowledgeHandler(options.shares))

@@ -6,6 +6,7 @@ import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Client } from '../../index'
 import { CreateTopics } from '../../protocol/apis/create-topics'
+import { DescribeConfigs } from '../../protocol/apis/describe-configs'
 import { FindCoordinator } from '../../protocol/apis/find-coordinator'
 import { ListOffsets } from '../../protocol/apis/list-offsets'
 import { OffsetCommit } from '../../protocol/apis/offset-commit'
@@ -47,6 +48,16 @@ async function withCluster (body: (cluster: FakeCluster, client: Client) => Prom
 }
 
 describe('admin routing and retries', () => {
+  test('a request for a named broker as a client\'s first call finds that broker in the metadata first', async () => {
+    await withCluster(async (cluster, client) => {
+      // A broker's own configs are asked of that broker; a fresh client knows only its bootstrap addresses.
+      const [described] = await client.admin.describeConfigs([{ type: 'broker', name: '2' }], { timeoutMs: 3000 })
+      assert.equal(described.error, undefined)
+      assert.equal(described.configs.get('num.partitions')?.value, '1')
+      assert.deepEqual(cluster.requests(DescribeConfigs).map(r => r.brokerId), [2])
+    })
+  })
+
   test('NOT_CONTROLLER: createTopics refreshes the metadata and asks again', async () => {
     await withCluster(async (cluster, client) => {
       cluster.intercept(CreateTopics, () => ({ error: 41 }), { times: 1 })

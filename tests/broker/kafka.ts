@@ -1,14 +1,18 @@
 /**
- * The real-Kafka harness: Apache Kafka 4.4.0 on 127.0.0.1, without Docker; an older
- * release for compatibility tests with `startCluster({ version: '3.9.1' })`.
+ * The real-Kafka harness: Apache Kafka 4.4.0 on 127.0.0.1, without Docker; any older
+ * release from 0.11 on for compatibility tests, e.g. `startCluster({ version: '2.0.1' })`
+ * (KRAFT_RELEASES and ZOOKEEPER_RELEASES list the ones the matrix runs, tests/compat/).
  *
  * - ensureKafkaJars(version) brings the broker jars with Maven into
  *   ~/.cache/kafkats/kafka-<version> (once per machine and version; a marker file says the
- *   copy finished).
+ *   copy finished). The pom is made per release (kafkaPom): Scala 2.12 before 2.4, a
+ *   logging backend, and what an old broker lacks on Java 17.
  * - startCluster() formats KRaft storage in a temp dir and starts one combined
  *   broker+controller node, or three, then waits until every node answers ApiVersions and
  *   its Metadata lists every broker. Nodes can be paused (SIGSTOP), resumed, killed and
- *   restarted on the same log dir, which is what the fault tests need.
+ *   restarted on the same log dir, which is what the fault tests need. In ZooKeeper mode
+ *   (releases before 3.3 always, 3.3–3.9 with `mode: 'zookeeper'`) it first starts a
+ *   ZooKeeper server (3.8, from Kafka 3.9's jars) on the controller port of node 1.
  * - sharedBootstrap() is how integration tests find the broker that tests/run.ts started.
  *
  * No broker may outlive the process that started it. Three things see to that:
@@ -45,9 +49,42 @@ export function cacheRoot (): string {
   return process.env.KAFKATS_CACHE_DIR ?? path.join(os.homedir(), '.cache', 'kafkats')
 }
 
-/** Releases the harness runs besides KAFKA_VERSION (fetched with a copy of tests/broker/pom.xml naming them). */
-export const OLDER_KAFKA_VERSIONS = ['3.9.1'] as const
-export type KafkaVersion = typeof KAFKA_VERSION | typeof OLDER_KAFKA_VERSIONS[number]
+/** A release as Maven names it, e.g. '4.4.0', '2.0.1', '0.11.0.3'. */
+export type KafkaVersion = string
+export type MetadataMode = 'kraft' | 'zookeeper'
+
+/** The releases the compatibility matrix runs in KRaft mode (3.3 was KRaft's first production release). */
+export const KRAFT_RELEASES = ['3.3.2', '3.5.2', '3.7.2', '3.9.1', '4.0.1', '4.2.0', KAFKA_VERSION] as const
+/** … and in ZooKeeper mode (which 4.0 removed). */
+export const ZOOKEEPER_RELEASES = ['0.11.0.3', '1.1.1', '2.0.1', '2.1.1', '2.4.1', '2.8.2', '3.9.1'] as const
+/** The release whose ZooKeeper (3.8) serves ZooKeeper-mode brokers (any broker's client speaks to it). */
+const ZOOKEEPER_SERVER_RELEASE = '3.9.1'
+
+/** A release's version as numbers, for comparisons: '2.0.1' → [2, 0, 1]. */
+export function versionParts (version: KafkaVersion): number[] {
+  if (!/^\d+(\.\d+)+$/.test(version)) throw new RangeError(`Kafka version must look like 4.4.0 or 0.11.0.3, not '${version}'`)
+  return version.split('.').map(Number)
+}
+
+/** Whether `version` is at least `atLeast` (both as Maven names releases). */
+export function isAtLeast (version: KafkaVersion, atLeast: string): boolean {
+  const a = versionParts(version)
+  const b = versionParts(atLeast)
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) > (b[i] ?? 0)
+  }
+  return true
+}
+
+/** The metadata mode a release runs in unless told: KRaft from 3.3, ZooKeeper before. */
+export function defaultMode (version: KafkaVersion): MetadataMode {
+  return isAtLeast(version, '3.3') ? 'kraft' : 'zookeeper'
+}
+
+/** The broker artifact: Scala 2.13 builds exist from 2.4 on. */
+function brokerArtifact (version: KafkaVersion): string {
+  return isAtLeast(version, '2.4') ? 'kafka_2.13' : 'kafka_2.12'
+}
 
 export function kafkaJarDir (version: KafkaVersion = KAFKA_VERSION): string {
   return path.join(cacheRoot(), `kafka-${version}`)
@@ -108,11 +145,69 @@ export async function requireMaven (): Promise<void> {
  * classpath. A lock folder keeps two processes (parallel test files) from fetching at once.
  */
 export async function ensureKafkaJars (version: KafkaVersion = KAFKA_VERSION): Promise<string> {
-  const dir = kafkaJarDir(version)
-  const marker = path.join(dir, COMPLETE_MARKER)
-  // The pom names KAFKA_VERSION; an older release gets a copy naming its own (same hash for the default as before).
+  versionParts(version)
   const defaultPom = await fsp.readFile(path.join(repoRoot(), 'tests', 'broker', 'pom.xml'), 'utf8')
-  const pom = version === KAFKA_VERSION ? defaultPom : defaultPom.replaceAll(`<version>${KAFKA_VERSION}</version>`, `<version>${version}</version>`)
+  const required = [`${brokerArtifact(version)}-${version}.jar`, `kafka-clients-${version}.jar`, ...(withPerfTools(version) ? [`kafka-tools-${version}.jar`] : [])]
+  return await ensureJars(`kafka-${version}`, `the Apache Kafka ${version} jars`, kafkaPom(version, defaultPom), required)
+}
+
+/**
+ * Releases fetched with tests/broker/pom.xml naming them (the broker, the Java client's
+ * perf tools, log4j2): KAFKA_VERSION, and 3.9 (whose ZooKeeper serves ZooKeeper mode).
+ * Others get the broker alone: not every release's Connect jars, which the tools bring,
+ * are in the Maven registry this project reaches (4.0.1's are not).
+ */
+function withPerfTools (version: KafkaVersion): boolean {
+  return version === KAFKA_VERSION || (isAtLeast(version, '3.9') && !isAtLeast(version, '4.0'))
+}
+
+/**
+ * The pom that brings a release's jars: tests/broker/pom.xml naming it (withPerfTools), or
+ * the broker with log4j2 (4.x, as Kafka 4 logs) or, before, the broker (Scala 2.12 before
+ * 2.4) with log4j 1.2.17 behind SLF4J 1.7, as their distributions shipped (reload4j lacks
+ * the MDC field slf4j's Java 9 fix reads, which broke the ZooKeeper client), and what Java 17 lacks for them: jaxb-api for 0.11
+ * (javax.xml.bind left the JDK in 11), the ZooKeeper 3.5 client for 2.0–2.1 (their 3.4.13
+ * client fails to connect on Java 17; 3.5 speaks the same protocol).
+ */
+export function kafkaPom (version: KafkaVersion, defaultPom: string): string {
+  if (withPerfTools(version)) return version === KAFKA_VERSION ? defaultPom : defaultPom.replaceAll(`<version>${KAFKA_VERSION}</version>`, `<version>${version}</version>`)
+  const dependency = (group: string, artifact: string, v: string): string =>
+    `    <dependency><groupId>${group}</groupId><artifactId>${artifact}</artifactId><version>${v}</version></dependency>\n`
+  if (isAtLeast(version, '4.0')) {
+    // The logging dependencies of tests/broker/pom.xml (see the comment there).
+    const logging = [...defaultPom.matchAll(/<dependency>\s*<groupId>(org\.slf4j|org\.apache\.logging\.log4j)<\/groupId>\s*<artifactId>([^<]+)<\/artifactId>\s*<version>([^<]+)<\/version>\s*<\/dependency>/g)]
+    return pomOf(`kafka-${version}`, dependency('org.apache.kafka', 'kafka_2.13', version) + logging.map(([, group, artifact, v]) => dependency(group, artifact, v)).join(''))
+  }
+  let dependencies = dependency('org.apache.kafka', brokerArtifact(version), version) + dependency('org.slf4j', 'slf4j-log4j12', '1.7.30')
+  if (!isAtLeast(version, '1.0')) dependencies += dependency('javax.xml.bind', 'jaxb-api', '2.3.1')
+  if (isAtLeast(version, '2.0') && !isAtLeast(version, '2.2')) dependencies += dependency('org.apache.zookeeper', 'zookeeper', '3.5.9')
+  return pomOf(`kafka-${version}`, dependencies)
+}
+
+function pomOf (name: string, dependencies: string): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<!-- Made by tests/broker/kafka.ts for ${name}; only its dependencies' jars are used. -->
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>kafkats</groupId>
+  <artifactId>${name}-jars</artifactId>
+  <version>1</version>
+  <packaging>pom</packaging>
+  <dependencies>
+${dependencies}  </dependencies>
+</project>
+`
+}
+
+/** The ZooKeeper server's jars (ZooKeeper-mode clusters): Kafka 3.9's, as its zookeeper-server-start.sh runs it. */
+async function ensureZooKeeperJars (): Promise<string> {
+  return await ensureKafkaJars(ZOOKEEPER_SERVER_RELEASE)
+}
+
+/** `name`'s folder under the cache with every jar `pom` brings, fetched once (see ensureKafkaJars). */
+async function ensureJars (name: string, what: string, pom: string, requiredJars: string[]): Promise<string> {
+  const dir = path.join(cacheRoot(), name)
+  const marker = path.join(dir, COMPLETE_MARKER)
   const pomHash = createHash('sha256').update(pom).digest('hex')
   const isComplete = (): boolean => fs.existsSync(marker) && fs.readFileSync(marker, 'utf8').trim() === pomHash
   if (isComplete()) return dir
@@ -122,17 +217,17 @@ export async function ensureKafkaJars (version: KafkaVersion = KAFKA_VERSION): P
   await withLock(`${dir}.lock`, async () => {
     if (isComplete()) return
     // Maven runs on a copy of the pom beside the cache, so nothing is written into the repository.
-    const pomDir = path.join(cacheRoot(), `pom-${version}`)
+    const pomDir = path.join(cacheRoot(), `pom-${name.replace(/^kafka-/, '')}`)
     await fsp.mkdir(pomDir, { recursive: true })
     await fsp.writeFile(path.join(pomDir, 'pom.xml'), pom)
     const fresh = `${dir}.fetching`
     await fsp.rm(fresh, { recursive: true, force: true })
-    process.stderr.write(`kafkats: fetching the Apache Kafka ${version} jars into ${dir} …\n`)
+    process.stderr.write(`kafkats: fetching ${what} into ${dir} …\n`)
     const result = await run('mvn', ['-q', '-B', '-f', path.join(pomDir, 'pom.xml'), 'dependency:copy-dependencies', `-DoutputDirectory=${fresh}`], { cwd: pomDir })
     if (result.code !== 0) {
-      throw new Error(`\`mvn dependency:copy-dependencies\` failed (exit ${String(result.code)}) while fetching the Kafka ${version} jars:\n${tail(result.stdout + result.stderr, 60)}`)
+      throw new Error(`\`mvn dependency:copy-dependencies\` failed (exit ${String(result.code)}) while fetching ${what}:\n${tail(result.stdout + result.stderr, 60)}`)
     }
-    for (const jar of [`kafka_2.13-${version}.jar`, `kafka-tools-${version}.jar`, `kafka-clients-${version}.jar`]) {
+    for (const jar of requiredJars) {
       if (!fs.existsSync(path.join(fresh, jar))) throw new Error(`Maven finished but ${jar} is not in ${fresh}`)
     }
     await fsp.writeFile(path.join(fresh, COMPLETE_MARKER), `${pomHash}\n`)
@@ -179,6 +274,8 @@ export interface ClusterOptions {
   nodes?: 1 | 3
   /** The Kafka release to run (default KAFKA_VERSION); older ones get only the settings they know. */
   version?: KafkaVersion
+  /** KRaft (3.3+, the default there) or ZooKeeper (before 4.0, the default before 3.3). */
+  mode?: MetadataMode
   /** Port of node 1's listener (default 19092), or 'free' to pick unused ports. */
   portBase?: number | 'free'
   /** Distance between the ports of node N and N+1 (default 10000; 2 with portBase 'free'). */
@@ -230,6 +327,8 @@ export interface KafkaCluster {
   readonly nodes: KafkaNode[]
   /** The temp dir with every node's config, data and log (removed by stop()). */
   readonly dir: string
+  readonly version: KafkaVersion
+  readonly mode: MetadataMode
   node: (nodeId: number) => KafkaNode
   /** Waits until every running node answers and lists every running node. */
   waitUntilReady: (timeoutMs?: number) => Promise<void>
@@ -244,7 +343,7 @@ export function sharedBootstrap (): string[] | undefined {
 }
 
 /** Every node of this process that may still run, and every cluster not stopped, for the exit hook. */
-const liveNodes = new Set<BrokerNode>()
+const liveNodes = new Set<{ killNow: () => void }>()
 const liveClusters = new Set<Cluster>()
 let exitHookInstalled = false
 
@@ -265,21 +364,28 @@ export async function startCluster (options: ClusterOptions = {}): Promise<Kafka
   const count = options.nodes ?? 1
   if (count !== 1 && count !== 3) throw new Error(`A test cluster has 1 or 3 nodes, not ${String(count)}`)
   const version = options.version ?? KAFKA_VERSION
+  const mode = options.mode ?? defaultMode(version)
+  if (mode === 'kraft' && !isAtLeast(version, '3.3')) throw new RangeError(`Kafka ${version} has no production KRaft mode (3.3 and later have): use mode 'zookeeper'`)
+  if (mode === 'zookeeper' && isAtLeast(version, '4.0')) throw new RangeError(`Kafka ${version} has no ZooKeeper mode (4.0 removed it): use mode 'kraft'`)
   await requireJava()
   await ensureKafkaJars(version)
+  const zooKeeperJars = mode === 'zookeeper' ? await ensureZooKeeperJars() : undefined
   installExitHook()
   const { base, stride } = await choosePorts(count, options)
   const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'kafkats-kafka-'))
   const log4j = path.join(dir, 'log4j2.properties')
   await fsp.writeFile(log4j, LOG4J_PROPERTIES)
+  // Releases before 3.9 log through log4j 1 (reload4j).
+  await fsp.writeFile(path.join(dir, 'log4j.properties'), LOG4J1_PROPERTIES)
   const clusterId = newClusterId()
   const ids = Array.from({ length: count }, (_, i) => i + 1)
   const voters = ids.map(id => `${id}@${HOST}:${base + (id - 1) * stride + 1}`).join(',')
 
-  const cluster = new Cluster(dir, options.startTimeoutMs ?? 120_000)
+  const cluster = new Cluster(dir, options.startTimeoutMs ?? 120_000, version, mode)
   let security: SecuritySetup | undefined
   if (options.security !== undefined) {
     if (count !== 1) throw new Error('Secured listeners are set up on one-node clusters only')
+    if (mode !== 'kraft' || version !== KAFKA_VERSION) throw new Error(`Secured listeners are set up on Kafka ${KAFKA_VERSION} in KRaft mode only`)
     security = await setUpSecurity(dir, base, options.security)
     cluster.secured = security.listeners
   }
@@ -287,13 +393,18 @@ export async function startCluster (options: ClusterOptions = {}): Promise<Kafka
     const port = base + (id - 1) * stride
     const nodeDir = path.join(dir, `node-${id}`)
     await fsp.mkdir(nodeDir)
-    const properties = serverProperties(version, id, port, voters, path.join(nodeDir, 'data'), count, { ...security?.properties(port), ...options.brokerOverrides })
+    const metadata = mode === 'kraft' ? { voters } : { zooKeeper: `${HOST}:${base + 1}` }
+    const properties = serverProperties(version, id, port, metadata, path.join(nodeDir, 'data'), count, { ...security?.properties(port), ...options.brokerOverrides })
     const propertiesFile = path.join(nodeDir, 'server.properties')
     await fsp.writeFile(propertiesFile, properties)
     cluster.nodes.push(new BrokerNode(cluster, version, id, port, nodeDir, propertiesFile, log4j, count === 1 ? '1G' : '512M', options.onUnexpectedExit))
   }
   try {
-    await Promise.all(cluster.nodes.map(node => formatStorage(version, clusterId, node.propertiesFile, log4j, options.features ?? {}, security?.formatArgs ?? [])))
+    if (zooKeeperJars !== undefined) {
+      cluster.zooKeeper = await startZooKeeper(zooKeeperJars, dir, base + 1, cluster.startTimeoutMs)
+    } else {
+      await Promise.all(cluster.nodes.map(node => formatStorage(version, clusterId, node.propertiesFile, log4j, options.features ?? {}, security?.formatArgs ?? [])))
+    }
     await Promise.all(cluster.nodes.map(node => node.launch()))
     await cluster.waitUntilReady(cluster.startTimeoutMs)
   } catch (error) {
@@ -313,18 +424,36 @@ rootLogger.level = warn
 rootLogger.appenderRef.stdout.ref = STDOUT
 `
 
-function serverProperties (version: KafkaVersion, nodeId: number, port: number, voters: string, dataDir: string, count: number, overrides: Record<string, string | number | boolean>): string {
+const LOG4J1_PROPERTIES = `# Written by the kafkats test harness (log4j 1 / reload4j: Kafka before 3.9, ZooKeeper).
+log4j.rootLogger=WARN, stdout
+log4j.appender.stdout=org.apache.log4j.ConsoleAppender
+log4j.appender.stdout.layout=org.apache.log4j.PatternLayout
+log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n
+`
+
+function serverProperties (version: KafkaVersion, nodeId: number, port: number, metadata: { voters: string } | { zooKeeper: string }, dataDir: string, count: number, overrides: Record<string, string | number | boolean>): string {
   const replication = count === 1 ? 1 : 3
   const minIsr = count === 1 ? 1 : 2
   const settings: Record<string, string | number | boolean> = {
-    'process.roles': 'broker,controller',
-    'node.id': nodeId,
-    'controller.quorum.voters': voters,
-    listeners: `PLAINTEXT://${HOST}:${port},CONTROLLER://${HOST}:${port + 1}`,
+    ...('voters' in metadata
+      ? {
+          'process.roles': 'broker,controller',
+          'node.id': nodeId,
+          'controller.quorum.voters': metadata.voters,
+          listeners: `PLAINTEXT://${HOST}:${port},CONTROLLER://${HOST}:${port + 1}`,
+          'inter.broker.listener.name': 'PLAINTEXT',
+          'controller.listener.names': 'CONTROLLER',
+          'listener.security.protocol.map': 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT'
+        }
+      : {
+          'broker.id': nodeId,
+          'zookeeper.connect': metadata.zooKeeper,
+          'zookeeper.connection.timeout.ms': 60_000,
+          // Off by default before 1.0: DeleteTopics then waits out its timeout.
+          'delete.topic.enable': true,
+          listeners: `PLAINTEXT://${HOST}:${port}`
+        }),
     'advertised.listeners': `PLAINTEXT://${HOST}:${port}`,
-    'inter.broker.listener.name': 'PLAINTEXT',
-    'controller.listener.names': 'CONTROLLER',
-    'listener.security.protocol.map': 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
     'log.dirs': dataDir,
     'offsets.topic.replication.factor': replication,
     'offsets.topic.num.partitions': 3,
@@ -398,6 +527,14 @@ function clusterPorts (base: number, stride: number, count: number): number[] {
   return Array.from({ length: count }, (_, i) => [base + i * stride, base + i * stride + 1]).flat()
 }
 
+function acceptsConnections (port: number): Promise<boolean> {
+  return new Promise(resolve => {
+    const socket = net.connect({ host: HOST, port })
+    socket.once('connect', () => { socket.destroy(); resolve(true) })
+    socket.once('error', () => { socket.destroy(); resolve(false) })
+  })
+}
+
 function isPortFree (port: number): Promise<boolean> {
   return new Promise(resolve => {
     const server = net.createServer()
@@ -413,9 +550,16 @@ class Cluster implements KafkaCluster {
   readonly startTimeoutMs: number
   #stopped = false
 
-  constructor (dir: string, startTimeoutMs: number) {
+  readonly version: KafkaVersion
+  readonly mode: MetadataMode
+  /** ZooKeeper mode: the ZooKeeper server, stopped after the brokers. */
+  zooKeeper: JvmProcess | undefined
+
+  constructor (dir: string, startTimeoutMs: number, version: KafkaVersion, mode: MetadataMode) {
     this.dir = dir
     this.startTimeoutMs = startTimeoutMs
+    this.version = version
+    this.mode = mode
     liveClusters.add(this)
   }
 
@@ -439,6 +583,7 @@ class Cluster implements KafkaCluster {
     this.#stopped = true
     // The data is thrown away, so there is no point in a controlled shutdown.
     await Promise.all(this.nodes.map(node => node.kill()))
+    await this.zooKeeper?.kill()
     await fsp.rm(this.dir, { recursive: true, force: true, maxRetries: 3 })
     liveClusters.delete(this)
   }
@@ -461,6 +606,89 @@ code=$?
 kill "$watchdog" 2>/dev/null
 exit "$code"
 `
+
+/** Starts `java javaArgs` under WRAPPER, its output appended to `logFile`; unref'd (see BrokerNode.launch). */
+function spawnJvm (javaArgs: string[], logFile: string): ChildProcess {
+  const wrapper = spawn('sh', ['-c', WRAPPER, 'kafka-node', 'java', ...javaArgs], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, KAFKATS_BROKER_LOG: logFile }
+  })
+  wrapper.unref()
+  unrefStream(wrapper.stdin)
+  return wrapper
+}
+
+/** The JVM's pid, which the wrapper prints first. */
+function jvmPid (wrapper: ChildProcess, what: string): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    let text = ''
+    const onData = (chunk: Buffer): void => {
+      text += chunk.toString()
+      const newline = text.indexOf('\n')
+      if (newline === -1) return
+      wrapper.stdout!.off('data', onData)
+      wrapper.stdout!.resume()
+      unrefStream(wrapper.stdout)
+      resolve(Number(text.slice(0, newline)))
+    }
+    wrapper.stdout!.on('data', onData)
+    wrapper.once('error', reject)
+    wrapper.once('exit', code => reject(new Error(`The wrapper of ${what} exited (${String(code)}) before starting Java`)))
+  })
+}
+
+/** Both logging backends' settings: log4j2 (Kafka 3.9+) and log4j 1 (older releases, ZooKeeper), files beside `log4j2`. */
+function logConfigArgs (log4j2: string): string[] {
+  return [`-Dlog4j2.configurationFile=${log4j2}`, `-Dlog4j.configuration=file:${path.join(path.dirname(log4j2), 'log4j.properties')}`]
+}
+
+/** A JVM other than a broker under WRAPPER: the ZooKeeper server. */
+class JvmProcess {
+  readonly #exited: Promise<void>
+  #pid: number
+
+  constructor (pid: number, exited: Promise<void>) {
+    this.#pid = pid
+    this.#exited = exited
+  }
+
+  killNow (): void {
+    if (this.#pid <= 0) return
+    try {
+      process.kill(this.#pid, 'SIGKILL')
+    } catch {}
+    this.#pid = -1
+  }
+
+  async kill (): Promise<void> {
+    this.killNow()
+    await keepAliveUntil(this.#exited)
+  }
+}
+
+/** A standalone ZooKeeper server on `port` (no admin server: it would take port 8080), ready when it takes connections. */
+async function startZooKeeper (jarDir: string, clusterDir: string, port: number, timeoutMs: number): Promise<JvmProcess> {
+  const zkDir = path.join(clusterDir, 'zookeeper')
+  await fsp.mkdir(zkDir)
+  const logFile = path.join(zkDir, 'zookeeper.log')
+  const wrapper = spawnJvm(['-Xmx256M', '-Dzookeeper.admin.enableServer=false', ...logConfigArgs(path.join(clusterDir, 'log4j2.properties')),
+    '-cp', path.join(jarDir, '*'), 'org.apache.zookeeper.server.ZooKeeperServerMain', String(port), path.join(zkDir, 'data')], logFile)
+  let running = true
+  const exited = new Promise<void>(resolve => wrapper.once('exit', () => { running = false; wrapper.stdin?.destroy(); resolve() }))
+  const zooKeeper = new JvmProcess(await jvmPid(wrapper, 'ZooKeeper'), exited)
+  liveNodes.add(zooKeeper)
+  void exited.then(() => liveNodes.delete(zooKeeper))
+  const deadline = Date.now() + timeoutMs
+  while (!await acceptsConnections(port)) {
+    if (!running || Date.now() > deadline) {
+      zooKeeper.killNow()
+      const log = await fsp.readFile(logFile, 'utf8').catch(() => '(no log)')
+      throw new Error(`ZooKeeper ${running ? `did not listen on ${HOST}:${port} within ${Math.round(timeoutMs / 1000)} s` : 'exited while starting'}; the end of its log (${logFile}):\n${tail(log, 30)}`)
+    }
+    await sleep(200)
+  }
+  return zooKeeper
+}
 
 class BrokerNode implements KafkaNode {
   readonly host = HOST
@@ -508,21 +736,16 @@ class BrokerNode implements KafkaNode {
     if (this.#wrapper !== undefined) throw new Error(`Kafka node ${this.nodeId} is already running`)
     const javaArgs = [
       `-Xmx${this.#heap}`, `-Xms${this.#heap}`, '-XX:+UseG1GC', '-XX:MaxGCPauseMillis=20', '-Djava.awt.headless=true',
-      `-Dlog4j2.configurationFile=${this.#log4j}`, '-cp', kafkaClasspathOf(this.#version), 'kafka.Kafka', this.propertiesFile
+      ...logConfigArgs(this.#log4j), '-cp', kafkaClasspathOf(this.#version), 'kafka.Kafka', this.propertiesFile
     ]
     fs.appendFileSync(this.logFile, `--- kafkats: starting node ${this.nodeId} at ${new Date().toISOString()}\n`)
-    const wrapper = spawn('sh', ['-c', WRAPPER, 'kafka-node', 'java', ...javaArgs], {
-      stdio: ['pipe', 'pipe', 'inherit'],
-      env: { ...process.env, KAFKATS_BROKER_LOG: this.logFile }
-    })
+    const wrapper = spawnJvm(javaArgs, this.logFile)
     this.#wrapper = wrapper
     this.#expectExit = false
     this.#paused = false
     liveNodes.add(this)
     // Once the pid is read, nothing here keeps the event loop alive: a test that forgets
-    // stop() still exits, and the exit hook kills the JVM.
-    wrapper.unref()
-    unrefStream(wrapper.stdin)
+    // stop() still exits, and the exit hook kills the JVM (spawnJvm unref'd the wrapper).
     this.#exited = new Promise(resolve => {
       wrapper.once('exit', code => {
         this.#wrapper = undefined
@@ -534,21 +757,7 @@ class BrokerNode implements KafkaNode {
         resolve()
       })
     })
-    this.#pid = await new Promise<number>((resolve, reject) => {
-      let text = ''
-      const onData = (chunk: Buffer): void => {
-        text += chunk.toString()
-        const newline = text.indexOf('\n')
-        if (newline === -1) return
-        wrapper.stdout!.off('data', onData)
-        wrapper.stdout!.resume()
-        unrefStream(wrapper.stdout)
-        resolve(Number(text.slice(0, newline)))
-      }
-      wrapper.stdout!.on('data', onData)
-      wrapper.once('error', reject)
-      wrapper.once('exit', code => reject(new Error(`The wrapper of Kafka node ${this.nodeId} exited (${String(code)}) before starting Java`)))
-    })
+    this.#pid = await jvmPid(wrapper, `Kafka node ${this.nodeId}`)
   }
 
   pause (): void {
@@ -751,21 +960,21 @@ function logTails (nodes: BrokerNode[]): string {
   return nodes.map(node => `--- last lines of node ${node.nodeId}'s log (${node.logFile}):\n${node.logTail()}`).join('\n')
 }
 
-const PROBE_API_VERSIONS = 3
-const PROBE_METADATA = 12
+// ApiVersions v0, which every broker from 0.10 to 4.x speaks; then Metadata at the highest version both sides have, up to v12.
+const PROBE_API_VERSIONS = 0
+const PROBE_METADATA_MAX = 12
 
 /** Asks one broker for ApiVersions and Metadata (no topics) and returns the broker ids it lists. */
 export async function probeBroker (host: string, port: number, timeoutMs: number): Promise<number[]> {
   const clientId = 'kafkats-harness'
-  const requests = [
-    encodeRequestFrame(ApiVersions, PROBE_API_VERSIONS, 1, clientId, { clientSoftwareName: 'kafkats-harness', clientSoftwareVersion: '0' }),
-    encodeRequestFrame(Metadata, PROBE_METADATA, 2, clientId, { topics: [], allowAutoTopicCreation: false })
-  ]
-  const [versionsFrame, metadataFrame] = await exchange(host, port, requests, timeoutMs)
+  const [versionsFrame] = await exchange(host, port, [encodeRequestFrame(ApiVersions, PROBE_API_VERSIONS, 1, clientId, { clientSoftwareName: 'kafkats-harness', clientSoftwareVersion: '0' })], timeoutMs)
   const versions = decodeResponseFrame(ApiVersions, PROBE_API_VERSIONS, versionsFrame)
   if (versions.errorCode !== 0) throw new Error(`ApiVersions answered error ${versions.errorCode}`)
-  const metadata = decodeResponseFrame(Metadata, PROBE_METADATA, metadataFrame)
-  return metadata.brokers.map(broker => broker.nodeId)
+  const range = versions.apiKeys.find(key => key.apiKey === Metadata.key)
+  if (range === undefined) throw new Error('ApiVersions lists no Metadata')
+  const version = Math.min(range.maxVersion, PROBE_METADATA_MAX)
+  const [metadataFrame] = await exchange(host, port, [encodeRequestFrame(Metadata, version, 1, clientId, { topics: [], allowAutoTopicCreation: false })], timeoutMs)
+  return decodeResponseFrame(Metadata, version, metadataFrame).brokers.map(broker => broker.nodeId)
 }
 
 /** Sends the frames in order and collects as many response frames (without their size prefix). */

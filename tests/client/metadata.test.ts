@@ -4,7 +4,7 @@
 import { afterEach, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Client } from '../../index'
-import { AbortedError, ConnectionError, RequestTimeoutError } from '../../client/errors'
+import { AbortedError, ConnectionError, RequestTimeoutError, UnknownTopicError } from '../../client/errors'
 import { Consumer } from '../../consumer/consumer'
 import { Metadata } from '../../protocol/apis/metadata'
 import { BrokerError } from '../../protocol/errors'
@@ -199,4 +199,21 @@ describe('metadata cache', () => {
     assert.equal((await p1).baseOffset, 0n)
     await assert.rejects(client.metadata.waitForTopic('t', 1000, undefined, { allLeaders: true }).then(() => client.metadata.waitForLeader('t', 5, 100)), /has 2 partitions, there is no partition 5/)
   })
+
+  test('a topic still missing when the wait ends is an UnknownTopicError when the broker answered it is missing, though a later ask went unanswered', async () => {
+    // The broker answered that the topic does not exist; the next Metadata was not answered
+    // before the wait ended (on a loaded machine the backoff leaves the last ask next to no
+    // time, so the producer's metadataWaitMs ended this way nearly every time). The broker was
+    // reached: "reached no broker within metadataWaitMs" would be false.
+    const { cluster, client } = await setup(1, [{ name: 't', partitions: 1 }])
+    let asked = 0
+    const never = new Promise<never>(() => {})
+    cluster.intercept(Metadata, () => ++asked === 1 ? undefined : { hold: never })
+    const error = await client.metadata.waitForTopic('missing', 300).then(() => 'resolved', (e: unknown) => e)
+    assert.ok(asked >= 2, `asked ${asked} time(s)`)
+    assert.ok(error instanceof UnknownTopicError, String(error))
+    assert.equal(error.topic, 'missing')
+    assert.match(error.message, /is not available after waiting 300 ms: it does not exist in the cluster/)
+  })
+
 })

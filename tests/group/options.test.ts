@@ -141,10 +141,27 @@ describe('every documented consumer option is accepted (the objects below must n
       const consumer = client.consumer(direct)
       const signal = new AbortController().signal
       // `signal` is accepted by run() and runTransactional (another change makes it stop them).
-      const run: Every<RunOptions<string, string>> & { signal: AbortSignal } = { eachBatch: undefined as never, eachRecord: () => {}, partitionsConcurrently: 2, retry: { maxRetries: 1, initialMs: 10, maxMs: 100 }, signal }
-      const running = consumer.run({ ...run, eachBatch: undefined })
+      const run: Every<RunOptions<string, string>> & { signal: AbortSignal } = {
+        eachBatch: undefined as never,
+        eachRecord: () => {},
+        partitionsConcurrently: 2,
+        retry: { maxRetries: 1, initialMs: 10, maxMs: 100 },
+        signal,
+        concurrency: 4,
+        ordering: 'key',
+        maxWaiting: { records: 100, bytes: 1 << 20 },
+        onDeadLetter: () => {},
+        maxMetadataBytes: 1024
+      }
+      // partitionsConcurrently and concurrency exclude each other: one run() of each kind, each on its own consumer.
+      const { concurrency, ordering, maxWaiting, onDeadLetter, maxMetadataBytes, ...perPartition } = run
+      const running = consumer.run({ ...perPartition, eachBatch: undefined })
+      const concurrentConsumer = client.consumer(direct)
+      const runningConcurrently = concurrentConsumer.run({ eachRecord: run.eachRecord, retry: run.retry, signal, concurrency, ordering, maxWaiting, onDeadLetter, maxMetadataBytes })
       await consumer.close()
+      await concurrentConsumer.close()
       await running
+      await runningConcurrently
 
       const groupOptions: Every<GroupConsumerOptions<string, string>> = {
         ...fetchOptions,

@@ -56,7 +56,7 @@ describe('admin against a real broker', { skip }, () => {
       const [described, unknown] = await client.admin.describeConfigs([{ type: 'topic', name: good, keys: ['retention.ms'] }, { type: 'topic', name: missing }])
       assert.equal(unknown.error?.code, 3)
       return described.configs.get('retention.ms')?.value === '7200000' ? true : undefined
-    }, { timeoutMs: 10_000, intervalMs: 200 })
+    }, { timeoutMs: 30_000, intervalMs: 200 })
 
     const deleted = await client.admin.deleteTopics([good, missing])
     assert.deepEqual(deleted.map(r => [r.topic, r.error?.type]), [[good, undefined], [missing, 'UNKNOWN_TOPIC_OR_PARTITION']])

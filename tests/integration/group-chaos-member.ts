@@ -7,7 +7,6 @@
 // "<partition> <offset>\n" with a synchronous write before the handler returns, so what
 // counts as processed survives a SIGKILL. SIGTERM closes the consumer (commit, revoke,
 // leave the group) and exits 0. Each stdout line is a JSON event for the orchestrator.
-import * as fs from 'node:fs'
 import { Client } from '../../index'
 import { GroupConsumer } from '../../group/group-consumer'
 import type { ConsumerBatch } from '../../consumer/cursor'
@@ -15,22 +14,16 @@ import type { RefusedCommit } from '../../group/group-consumer'
 import type { MemberIdentity, TopicPartition } from '../../group/membership'
 import { seededRandom } from './chaos-support'
 import type { MemberConfig } from './group-chaos-support'
-import { errorText, logEvent as log, readMemberConfig, reportCrashes } from './member-process'
+import { closeOnSigterm, errorText, logEvent as log, OutputFile, readMemberConfig, reportCrashes, runUntilSigterm } from './member-process'
 import { sleep } from '../support/wait'
 import { groupConsumerInternals } from '../../group/group-consumer'
 
 const config = readMemberConfig<MemberConfig>('tests/integration/group-chaos.test.ts')
 reportCrashes()
 
-const output = fs.openSync(config.output, 'a')
+const output = new OutputFile(config.output)
 const random = seededRandom(config.seed)
 let processed = 0
-
-function writeAll (text: string): void {
-  const bytes = Buffer.from(text, 'latin1')
-  let written = 0
-  while (written < bytes.length) written += fs.writeSync(output, bytes, written, bytes.length - written)
-}
 
 const client = new Client({ bootstrap: config.bootstrap, clientId: `group-chaos-${config.label}`, retryBackoff: { initialMs: 100, maxMs: 1000 } })
 if (config.traceGroupRequests === true) traceGroupRequests(client)
@@ -79,24 +72,11 @@ function traceGroupRequests (traced: Client): void {
 /** Partitions held now: cursors whose ownership is not released (a released one may linger until removed). */
 const held = (): number[] => ((consumer === undefined ? undefined : groupConsumerInternals(consumer))?.cursors ?? []).filter(c => !c.ownership.released).map(c => c.partition).sort((a, b) => a - b)
 
-process.once('SIGTERM', () => {
+closeOnSigterm(config.closeTimeoutMs, () => ({ processed, held: held() }), async () => {
   closing = true
-  log('closing', { processed, held: held() })
-  const timer = setTimeout(() => {
-    log('closeTimeout', { afterMs: config.closeTimeoutMs, held: held() })
-    process.exit(3)
-  }, config.closeTimeoutMs)
-  void (async () => {
-    await consumer?.close()
-    await client.close()
-    clearTimeout(timer)
-    log('closed', { processed })
-    fs.closeSync(output)
-    process.exit(0)
-  })().catch(error => {
-    log('error', { message: `closing: ${errorText(error)}` })
-    process.exit(5)
-  })
+  await consumer?.close()
+  await client.close()
+  output.close()
 })
 
 async function main (): Promise<void> {
@@ -135,17 +115,10 @@ async function main (): Promise<void> {
       if (config.maxProcessingDelayMs > 0 && random() < 0.3) await sleep(Math.floor(random() * config.maxProcessingDelayMs))
       let text = ''
       for (const record of batch.records) text += `${batch.partition} ${record.offset}\n`
-      writeAll(text)
+      output.write(text)
       processed += batch.records.length
     }
   })
-  if (!closing) {
-    log('error', { message: 'run() ended without SIGTERM' })
-    process.exit(2)
-  }
 }
 
-main().catch(error => {
-  log('error', { message: `run() failed: ${errorText(error)}`, stack: (error as Error)?.stack })
-  process.exit(2)
-})
+runUntilSigterm(main, () => closing)

@@ -1,5 +1,7 @@
 /**
- * Every API in `allApis` against the Kafka 4.4.0 broker's own schemas.
+ * Every API in `allApis` against the Kafka 4.4.0 broker's own schemas; the versions Kafka
+ * 4.0 removed (KIP-896) that kafkats still speaks to older brokers (DescribeConfigs v0)
+ * against the last release that had them, 3.9.1.
  *
  * tests/tools/SchemaDump.java, compiled against the broker jars, prints each version of
  * `<Name>RequestData` / `<Name>ResponseData` the way Kafka's Schema.toString lays it out;
@@ -14,7 +16,10 @@ import * as os from 'node:os'
 import * as path from 'node:path'
 import { allApis } from '../../protocol/apis/index'
 import { describeStruct, type StructType } from '../../protocol/schema'
-import { ensureKafkaJars, KAFKA_VERSION, kafkaClasspath, repoRoot } from '../broker/kafka'
+import { ensureKafkaJars, KAFKA_VERSION, kafkaClasspathOf, repoRoot, type KafkaVersion } from '../broker/kafka'
+
+/** The last release before KIP-896 removed old versions (Kafka 4.0): where kafkats's versions below 4.4's lowest are checked. */
+const PRE_KIP_896: KafkaVersion = '3.9.1'
 
 interface JavaMessage {
   lowest: number
@@ -43,12 +48,12 @@ function exec (command: string, args: string[]): Promise<string> {
 }
 
 /** Compiles SchemaDump and runs it for the given message names. */
-async function dumpJavaSchemas (names: string[]): Promise<Map<string, JavaMessage | 'missing'>> {
-  await ensureKafkaJars()
+async function dumpJavaSchemas (names: string[], version: KafkaVersion = KAFKA_VERSION): Promise<Map<string, JavaMessage | 'missing'>> {
+  await ensureKafkaJars(version)
   const classes = fs.mkdtempSync(path.join(os.tmpdir(), 'kafkats-schemadump-'))
   try {
-    await exec('javac', ['-nowarn', '-d', classes, '-cp', kafkaClasspath(), path.join(repoRoot(), 'tests', 'tools', 'SchemaDump.java')])
-    const output = await exec('java', ['-cp', kafkaClasspath(classes), 'SchemaDump', ...names])
+    await exec('javac', ['-nowarn', '-d', classes, '-cp', kafkaClasspathOf(version), path.join(repoRoot(), 'tests', 'tools', 'SchemaDump.java')])
+    const output = await exec('java', ['-cp', kafkaClasspathOf(version, classes), 'SchemaDump', ...names])
     return parseDump(output)
   } finally {
     fs.rmSync(classes, { recursive: true, force: true })
@@ -80,19 +85,29 @@ const skip = javaMissing()
 
 describe(`conformance with the Kafka ${KAFKA_VERSION} schemas`, { skip }, () => {
   let dump: Map<string, JavaMessage | 'missing'> | undefined
+  /** PRE_KIP_896's schemas of the APIs kafkats speaks below KAFKA_VERSION's lowest version. */
+  let olderDump: Map<string, JavaMessage | 'missing'> | undefined
   let dumpError: unknown
 
-  // One JVM run for every API; each test below reads its part.
+  // One JVM run for every API (and one more for the removed versions); each test below reads its part.
   const loaded = skip !== undefined
     ? Promise.resolve()
-    : dumpJavaSchemas(allApis.map(api => api.name)).then(result => { dump = result }, error => { dumpError = error })
+    : (async () => {
+        dump = await dumpJavaSchemas(allApis.map(api => api.name))
+        const below = allApis.filter(api => {
+          const request = dump!.get(`${api.name}Request`)
+          return request !== undefined && request !== 'missing' && api.minVersion < request.lowest
+        })
+        if (below.length > 0) olderDump = await dumpJavaSchemas(below.map(api => api.name), PRE_KIP_896)
+      })().catch(error => { dumpError = error })
 
-  async function javaMessage (name: string): Promise<JavaMessage> {
+  async function javaMessage (name: string, older = false): Promise<JavaMessage> {
     await loaded
     if (dumpError !== undefined) throw dumpError
-    const message = dump!.get(name)
+    const release = older ? PRE_KIP_896 : KAFKA_VERSION
+    const message = (older ? olderDump : dump)?.get(name)
     if (message === undefined || message === 'missing') {
-      assert.fail(`Kafka ${KAFKA_VERSION} has no ${name}Data class: is the API's name spelled as Kafka's message JSON spells it?`)
+      assert.fail(`Kafka ${release} has no ${name}Data class: is the API's name spelled as Kafka's message JSON spells it?`)
     }
     return message
   }
@@ -104,7 +119,11 @@ describe(`conformance with the Kafka ${KAFKA_VERSION} schemas`, { skip }, () => 
         const response = await javaMessage(`${api.name}Response`)
         assert.equal(request.lowest, response.lowest, 'Kafka request and response lowest versions differ')
         assert.ok(api.minVersion <= api.maxVersion, `minVersion ${api.minVersion} is above maxVersion ${api.maxVersion}`)
-        assert.ok(api.minVersion >= request.lowest, `minVersion ${api.minVersion} is below Kafka's lowest, v${request.lowest}`)
+        if (api.minVersion < request.lowest) {
+          // A version Kafka 4.0 removed: it must be one the last release before had.
+          const older = await javaMessage(`${api.name}Request`, true)
+          assert.ok(api.minVersion >= older.lowest, `minVersion ${api.minVersion} is below Kafka ${PRE_KIP_896}'s lowest, v${older.lowest}`)
+        }
         assert.ok(api.maxVersion <= request.highest, `maxVersion ${api.maxVersion} is above Kafka's highest, v${request.highest}`)
         assert.ok(api.maxVersion >= request.stable, `the ${KAFKA_VERSION} broker speaks up to v${request.stable}, kafkats only up to v${api.maxVersion}`)
       })
@@ -112,10 +131,11 @@ describe(`conformance with the Kafka ${KAFKA_VERSION} schemas`, { skip }, () => 
       for (const side of ['Request', 'Response'] as const) {
         test(`${side.toLowerCase()} schema of every version matches`, async () => {
           const java = await javaMessage(`${api.name}${side}`)
+          const older = api.minVersion < java.lowest ? await javaMessage(`${api.name}${side}`, true) : undefined
           const struct: StructType = side === 'Request' ? api.request : api.response
           const mismatches: string[] = []
           for (let version = api.minVersion; version <= api.maxVersion; version++) {
-            const expected = java.schemas.get(version)
+            const expected = version < java.lowest ? older?.schemas.get(version) : java.schemas.get(version)
             if (expected === undefined) {
               mismatches.push(`v${version}: Kafka has no such version`)
               continue
@@ -123,7 +143,7 @@ describe(`conformance with the Kafka ${KAFKA_VERSION} schemas`, { skip }, () => 
             const actual = describeStruct(struct, version, api.isFlexible(version))
             if (actual !== expected) mismatches.push(`v${version}:\n  kafka:   ${expected}\n  kafkats: ${actual}`)
           }
-          assert.equal(mismatches.length, 0, `${api.name}${side} differs from Kafka ${KAFKA_VERSION}:\n${mismatches.join('\n')}`)
+          assert.equal(mismatches.length, 0, `${api.name}${side} differs from Kafka ${KAFKA_VERSION} (below its lowest version: ${PRE_KIP_896}):\n${mismatches.join('\n')}`)
         })
       }
     })

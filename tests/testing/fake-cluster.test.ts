@@ -139,7 +139,8 @@ describe('topics, produce, fetch, list offsets', () => {
           assert.equal(r.errorCode, 0, `InitProducerId v${v}`)
         }
         for (let v = CreateTopics.minVersion; v <= CreateTopics.maxVersion; v++) {
-          const r = await connection.send(CreateTopics, { topics: [{ name: `created-v${v}`, numPartitions: 2 }] }, { version: v })
+          // Below v4 the replication factor must be given (Kafka before 2.4 has no broker default for it).
+          const r = await connection.send(CreateTopics, { topics: [{ name: `created-v${v}`, numPartitions: 2, replicationFactor: v < 4 ? 1 : undefined }] }, { version: v })
           assert.equal(r.topics[0].errorCode, 0, `CreateTopics v${v}`)
         }
         for (let v = ApiVersions.minVersion; v <= ApiVersions.maxVersion; v++) {

@@ -24,7 +24,9 @@ public class SchemaDump {
       return sb.append(")").toString();
     }
     if (ty.isArray()) {
-      return ty.toString().replaceAll("\\(.*", "") + "(" + t(ty.arrayElementType().get()) + ")";
+      // Named from the type itself: before Kafka 4.0 a nullable array printed as ARRAY.
+      String name = (ty instanceof CompactArrayOf ? "COMPACT_" : "") + (ty.isNullable() ? "NULLABLE_" : "") + "ARRAY";
+      return name + "(" + t(ty.arrayElementType().get()) + ")";
     }
     return ty.toString();
   }

@@ -1,0 +1,2 @@
+export * from 'kafkats/kafkajs'
+export { default } from 'kafkats/kafkajs'

@@ -8,48 +8,24 @@ import { throwFirstError } from '../admin/results'
 import { ErrorCode } from '../protocol/error-codes'
 import { BrokerError } from '../protocol/errors'
 import { OffsetCommit } from '../protocol/apis/offset-commit'
+import { JoinGroup, type JoinGroupRequest } from '../protocol/apis/join-group'
+import { LeaveGroup } from '../protocol/apis/leave-group'
+import { AssignerProtocol } from './assigners'
 import '../index'
 import {
   KafkaJSAggregateError, KafkaJSAlterPartitionReassignmentsError, KafkaJSBrokerNotFound, KafkaJSCreateTopicError, KafkaJSDeleteGroupsError, KafkaJSDeleteTopicRecordsError,
   KafkaJSNonRetriableError, KafkaJSProtocolError, protocolErrorInfo, toKafkaJSError
 } from './errors'
-import { adminEvents, Instrumentation, type AdminEventPayloads, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './instrumentation'
-import { retryDelay, type ClientContext, type RetryOptions } from './config'
+import { adminEvents, Instrumentation, type AdminEventPayloads } from './instrumentation'
+import type { AdminEventMap, RemoveInstrumentationEventListener } from './types'
+import { retryDelay, type ClientContext } from './config'
 import type { Logger } from './logger'
 import { partitionMetadataOf } from './producer'
-import type { PartitionMetadata } from './assigners'
+import type { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes } from './constants'
+import type {
+  AdminConfig, ConsumerGroupState, ListPartitionReassignmentsResponse, DeleteAclResponse, DescribeAclResource, DescribeAclResponse, DescribeConfigResponse, GroupDescriptions, ITopicMetadata
+} from './types'
 import { internal } from '../client/internal'
-
-export interface ITopicMetadata { name: string, partitions: PartitionMetadata[] }
-export interface ConfigSynonyms { configName: string, configValue: string | null, configSource: number }
-export interface ConfigEntries {
-  configName: string
-  configValue: string | null
-  readOnly: boolean
-  isDefault: boolean
-  configSource: number
-  isSensitive: boolean
-  configSynonyms: ConfigSynonyms[]
-}
-export interface DescribeConfigResponse {
-  resources: Array<{ errorCode: number, errorMessage: string | null, resourceType: number, resourceName: string, configEntries: ConfigEntries[] }>
-  throttleTime: number
-}
-export interface AlterConfigResponse {
-  resources: Array<{ errorCode: number, errorMessage: string | null, resourceType: number, resourceName: string }>
-  throttleTime: number
-}
-export interface MemberDescription { memberId: string, clientId: string, clientHost: string, memberMetadata: Buffer, memberAssignment: Buffer }
-export interface GroupDescription { errorCode: number, groupId: string, state: string, protocolType: string, protocol: string, members: MemberDescription[] }
-export interface GroupDescriptions { groups: GroupDescription[] }
-
-export interface AdminConfig { retry?: RetryOptions }
-
-export interface AclEntry { principal: string, host: string, operation: number, permissionType: number }
-export interface AclResource { resourceType: number, resourceName: string, resourcePatternType: number, acls: AclEntry[] }
-export interface DescribeAclResponse { throttleTime: number, errorCode: number, errorMessage?: string | null, resources: AclResource[] }
-export interface MatchingAcl { errorCode: number, errorMessage?: string | null, resourceType: number, resourceName: string, resourcePatternType: number, principal: string, host: string, operation: number, permissionType: number }
-export interface DeleteAclResponse { filterResponses: Array<{ errorCode: number, errorMessage?: string | null, matchingAcls: MatchingAcl[] }> }
 
 const ACL_RESOURCE_NAMES: Record<number, string> = { 1: 'any', 2: 'topic', 3: 'group', 4: 'cluster', 5: 'transactional-id', 6: 'delegation-token' }
 const ACL_OPERATION_NAMES: Record<number, string> = { 1: 'any', 2: 'all', 3: 'read', 4: 'write', 5: 'create', 6: 'delete', 7: 'alter', 8: 'describe', 9: 'cluster-action', 10: 'describe-configs', 11: 'alter-configs', 12: 'idempotent-write' }
@@ -117,7 +93,7 @@ export class KafkaJSAdmin {
   readonly events = adminEvents
   readonly #context: ClientContext
   readonly #logger: Logger
-  readonly #instrumentation = new Instrumentation<AdminEventPayloads>('admin', adminEvents)
+  readonly #instrumentation = new Instrumentation<AdminEventPayloads, AdminEventMap>('admin', adminEvents)
   #client: Client | undefined
 
   static {
@@ -133,7 +109,7 @@ export class KafkaJSAdmin {
     return this.#logger
   }
 
-  on<E extends keyof AdminEventPayloads & string> (eventName: E, listener: (event: InstrumentationEvent<AdminEventPayloads[E]>) => void): RemoveInstrumentationEventListener<E> {
+  on<E extends keyof AdminEventMap & string> (eventName: E, listener: (event: AdminEventMap[E]) => void): RemoveInstrumentationEventListener<E> {
     return this.#instrumentation.on(eventName, listener)
   }
 
@@ -193,8 +169,15 @@ export class KafkaJSAdmin {
             configs: Object.fromEntries((t.configEntries ?? []).map(e => [e.name, e.value]))
           }
         }), { validateOnly, ignoreExisting: true, timeoutMs: waitForLeaders ? timeout : undefined })
-      const failed = results.find(r => r.error !== undefined)
-      if (failed?.error !== undefined) throw new KafkaJSCreateTopicError(protocolErrorInfo(failed.error.code), failed.topic)
+      // kafkajs: every topic's error in one KafkaJSAggregateError, by topic name, those that existed already among them
+      // (kafkats asked the broker to leave them be); only existing topics is no error but `false`.
+      if (results.some(r => r.error !== undefined)) {
+        const errors = results
+          .filter(r => r.error !== undefined || r.existed)
+          .sort((a, b) => a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : 0)
+          .map(r => new KafkaJSCreateTopicError(protocolErrorInfo(r.error?.code ?? ErrorCode.TOPIC_ALREADY_EXISTS), r.topic))
+        throw new KafkaJSAggregateError('Topic creation errors', errors)
+      }
       return results.some(r => !r.existed)
     })
   }
@@ -212,6 +195,7 @@ export class KafkaJSAdmin {
     })
   }
 
+  /** kafkajs declares `Promise<boolean>` but resolves undefined; so does this. */
   async createPartitions ({ topicPartitions, validateOnly, timeout }: { topicPartitions: Array<{ topic: string, count: number, assignments?: number[][] }>, validateOnly?: boolean, timeout?: number }): Promise<boolean> {
     if (topicPartitions === undefined || topicPartitions === null || !Array.isArray(topicPartitions)) throw new KafkaJSNonRetriableError(`Invalid topic partitions array ${String(topicPartitions)}`)
     if (topicPartitions.length === 0) throw new KafkaJSNonRetriableError('Empty topic partitions array')
@@ -224,7 +208,7 @@ export class KafkaJSAdmin {
         if (error instanceof BrokerError) throw protocolError(error)
         throw error
       }
-      return true
+      return undefined as unknown as boolean
     })
   }
 
@@ -320,7 +304,7 @@ export class KafkaJSAdmin {
     })
   }
 
-  async listPartitionReassignments ({ topics = null, timeout }: { topics?: Array<{ topic: string, partitions: number[] }> | null, timeout?: number } = {}): Promise<{ topics: Array<{ topic: string, partitions: Array<{ partition: number, replicas: number[], addingReplicas: number[], removingReplicas: number[] }> }> }> {
+  async listPartitionReassignments ({ topics = null, timeout }: { topics?: Array<{ topic: string, partitions: number[] }> | null, timeout?: number } = {}): Promise<ListPartitionReassignmentsResponse> {
     if (topics !== null && topics !== undefined) {
       checkTopicList(topics)
       for (const { topic, partitions } of topics) {
@@ -337,7 +321,8 @@ export class KafkaJSAdmin {
         list.push({ partition: r.partition, replicas: r.replicas, addingReplicas: r.addingReplicas, removingReplicas: r.removingReplicas })
         byTopic.set(r.topic, list)
       }
-      return { topics: [...byTopic].map(([topic, ps]) => ({ topic, partitions: ps })) }
+      // kafkajs's run time names a partition `partition` (its types say partitionIndex).
+      return { topics: [...byTopic].map(([topic, ps]) => ({ topic, partitions: ps })) } as unknown as ListPartitionReassignmentsResponse
     })
   }
 
@@ -362,7 +347,7 @@ export class KafkaJSAdmin {
         const configs = answers[i].configs
         return {
           errorCode: 0,
-          errorMessage: null,
+          errorMessage: '',
           resourceType: r.type,
           resourceName: r.name,
           configEntries: [...configs.values()].map(e => ({
@@ -376,12 +361,13 @@ export class KafkaJSAdmin {
           }))
         }
       })
-      return { resources: described, throttleTime: 0 }
+      // kafkajs answers with the resources only (its types declare a throttleTime too); a sensitive value is null in both.
+      return { resources: described } as unknown as DescribeConfigResponse
     })
   }
 
   /** kafkajs's alterConfigs sets the given values; kafkats sets them incrementally (others stay as they are). */
-  async alterConfigs ({ resources, validateOnly }: { resources: Array<{ type: number, name: string, configEntries: Array<{ name: string, value: string }> }>, validateOnly?: boolean }): Promise<AlterConfigResponse> {
+  async alterConfigs ({ resources, validateOnly }: { resources: Array<{ type: number, name: string, configEntries: Array<{ name: string, value: string }> }>, validateOnly?: boolean }): Promise<{ resources: Array<{ errorCode: number, errorMessage: string | null, resourceType: number, resourceName: string }>, throttleTime: number }> {
     if (resources === undefined || resources === null || !Array.isArray(resources)) throw new KafkaJSNonRetriableError(`Invalid resources array ${String(resources)}`)
     if (resources.length === 0) throw new KafkaJSNonRetriableError('Resources array cannot be empty')
     checkConfigResources(resources)
@@ -409,7 +395,7 @@ export class KafkaJSAdmin {
           // DescribeGroups v6 says GROUP_ID_NOT_FOUND for an unknown group; the versions kafkajs speaks answer a Dead group without error.
           errorCode: g.error?.code === ErrorCode.GROUP_ID_NOT_FOUND && g.state === 'Dead' ? 0 : g.error?.code ?? 0,
           groupId: g.groupId,
-          state: g.state,
+          state: g.state as ConsumerGroupState,
           protocolType: g.protocolType ?? 'consumer',
           protocol: g.protocol ?? g.assignor ?? '',
           members: g.members.map(m => ({ memberId: m.memberId, clientId: m.clientId, clientHost: m.clientHost, memberMetadata: Buffer.alloc(0), memberAssignment: Buffer.alloc(0) }))
@@ -467,7 +453,8 @@ export class KafkaJSAdmin {
     if (topic === undefined || topic === null || topic === '') throw new KafkaJSNonRetriableError(`Invalid topic ${String(topic)}`)
     if (partitions === undefined || partitions === null || partitions.length === 0) throw new KafkaJSNonRetriableError('Invalid partitions')
     await this.#call(async c => {
-      await this.#checkNotRunning(c, groupId)
+      const state = await this.#checkNotRunning(c, groupId)
+      if (state === 'Dead') await this.#joinAndLeave(c, groupId, topic)
       // -1 and -2 are committed as they are (kafkajs's "latest" and "earliest"): a consumer finds no valid offset
       // and starts as its fromBeginning says; fetchOffsets({ resolveOffsets: true }) turns them into offsets.
       await this.#commitOffsets(c, groupId, topic, partitions.map(p => ({ partition: p.partition, offset: BigInt(p.offset) })))
@@ -478,7 +465,8 @@ export class KafkaJSAdmin {
     if (groupId === undefined || groupId === null || groupId === '') throw new KafkaJSNonRetriableError(`Invalid groupId ${String(groupId)}`)
     if (topic === undefined || topic === null || topic === '') throw new KafkaJSNonRetriableError(`Invalid topic ${String(topic)}`)
     await this.#call(async c => {
-      await this.#checkNotRunning(c, groupId)
+      // kafkajs resets through setOffsets.
+      if (await this.#checkNotRunning(c, groupId) === 'Dead') await this.#joinAndLeave(c, groupId, topic)
       const meta = await c.metadata.waitForTopic(topic, c.requestTimeoutMs)
       await this.#commitOffsets(c, groupId, topic, meta.partitions.map(p => ({ partition: p.partition, offset: earliest ? -2n : -1n })))
     })
@@ -505,10 +493,40 @@ export class KafkaJSAdmin {
     }
   }
 
-  async #checkNotRunning (c: Client, groupId: string): Promise<void> {
+  /** The group's state, which must be Empty or Dead (no group yet). */
+  async #checkNotRunning (c: Client, groupId: string): Promise<string> {
     const [description] = await c.admin.describeGroups([groupId])
     const state = description?.state ?? 'Dead'
     if (state !== 'Empty' && state !== 'Dead') throw new KafkaJSNonRetriableError(`The consumer group must have no running instances, current state: ${state}`)
+    return state
+  }
+
+  /**
+   * kafkajs's setOffsets runs a consumer of the group to commit, so a group it makes is a
+   * consumer group (protocolType 'consumer', as describeGroups shows it); an admin's commit alone
+   * would make a group of no protocol type. A group not there yet is joined as a consumer of the
+   * topic and left before the commit (the broker keeps the protocol type of an emptied group).
+   */
+  async #joinAndLeave (c: Client, groupId: string, topic: string): Promise<void> {
+    const nodeId = await c[internal].coordinators.lookup('group', groupId)
+    const rebalanceTimeoutMs = 60_000
+    const request = (memberId: string): JoinGroupRequest => ({
+      groupId,
+      sessionTimeoutMs: 30_000,
+      rebalanceTimeoutMs,
+      memberId,
+      groupInstanceId: null,
+      protocolType: 'consumer',
+      protocols: [{ name: 'RoundRobinAssigner', metadata: AssignerProtocol.MemberMetadata.encode({ version: 0, topics: [topic] }) }],
+      reason: 'kafkajs admin setOffsets'
+    })
+    let joined = await c.request(JoinGroup, request(''), { nodeId, timeoutMs: rebalanceTimeoutMs + 5000 })
+    // KIP-394: the coordinator hands out the member id, then expects the join again.
+    if (joined.errorCode === ErrorCode.MEMBER_ID_REQUIRED) joined = await c.request(JoinGroup, request(joined.memberId), { nodeId, timeoutMs: rebalanceTimeoutMs + 5000 })
+    if (joined.errorCode !== 0) throw new KafkaJSProtocolError(protocolErrorInfo(joined.errorCode))
+    const memberId = joined.memberId
+    const left = await c.request(LeaveGroup, version => version >= 3 ? { groupId, members: [{ memberId, groupInstanceId: null, reason: 'kafkajs admin setOffsets' }] } : { groupId, memberId }, { nodeId })
+    if (left.errorCode !== 0) throw new KafkaJSProtocolError(protocolErrorInfo(left.errorCode))
   }
 
   // ---------------------------------------------------------------- ACLs
@@ -517,15 +535,16 @@ export class KafkaJSAdmin {
     this.#checkAclFilter(filter)
     return await this.#call(async c => {
       const bindings = await c.admin.describeAcls(this.#nativeFilter(filter))
-      const byResource = new Map<string, AclResource>()
+      const byResource = new Map<string, DescribeAclResource>()
       for (const b of bindings) {
         const resourcePatternType = codeOf(PATTERN_NAMES, b.patternType ?? 'literal')
         const k = `${b.resourceType}\u0000${b.resourceName}\u0000${resourcePatternType}`
         let entry = byResource.get(k)
-        if (entry === undefined) byResource.set(k, entry = { resourceType: codeOf(ACL_RESOURCE_NAMES, b.resourceType), resourceName: b.resourceName, resourcePatternType, acls: [] })
-        entry.acls.push({ principal: b.principal, host: b.host ?? '*', operation: codeOf(ACL_OPERATION_NAMES, b.operation), permissionType: codeOf(ACL_PERMISSION_NAMES, b.permission) })
+        if (entry === undefined) byResource.set(k, entry = { resourceType: codeOf(ACL_RESOURCE_NAMES, b.resourceType) as AclResourceTypes, resourceName: b.resourceName, resourcePatternType: resourcePatternType as ResourcePatternTypes, acls: [] })
+        entry.acls.push({ principal: b.principal, host: b.host ?? '*', operation: codeOf(ACL_OPERATION_NAMES, b.operation) as AclOperationTypes, permissionType: codeOf(ACL_PERMISSION_NAMES, b.permission) as AclPermissionTypes })
       }
-      return { throttleTime: 0, errorCode: 0, errorMessage: null, resources: [...byResource.values()] }
+      // kafkajs passes the broker's null message on (its types say string | undefined).
+      return { throttleTime: 0, errorCode: 0, errorMessage: null, resources: [...byResource.values()] } as unknown as DescribeAclResponse
     })
   }
 
@@ -561,6 +580,7 @@ export class KafkaJSAdmin {
     checkAclCodes(filters)
     return await this.#call(async c => {
       const results = await c.admin.deleteAcls(filters.map(f => this.#nativeFilter(f)))
+      // kafkajs answers with the filter responses only (its types declare a throttleTime too) and passes null messages on.
       return {
         filterResponses: results.map(r => ({
           errorCode: r.error?.code ?? 0,
@@ -577,7 +597,7 @@ export class KafkaJSAdmin {
             permissionType: codeOf(ACL_PERMISSION_NAMES, b.permission)
           }))
         }))
-      }
+      } as unknown as DeleteAclResponse
     })
   }
 

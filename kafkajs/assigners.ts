@@ -7,9 +7,11 @@
 import type { Assignor, MemberSubscription, TopicPartition } from '../group/assignors'
 import { Reader } from '../protocol/reader'
 import { Writer } from '../protocol/writer'
+import { KafkaJSNotImplemented } from './errors'
+import type { Assigner, Cluster, MemberAssignment, MemberMetadata, PartitionAssigner, PartitionMetadata } from './types'
 
-export interface MemberMetadata { version: number, topics: string[], userData: Buffer }
-export interface MemberAssignment { version: number, assignment: Record<string, number[]>, userData: Buffer }
+export type { Assigner, GroupMember, GroupMemberAssignment, GroupState, PartitionAssigner, PartitionMetadata } from './types'
+
 
 export const AssignerProtocol = {
   MemberMetadata: {
@@ -59,30 +61,20 @@ export const AssignerProtocol = {
   }
 }
 
-export interface PartitionMetadata {
-  partitionErrorCode: number
-  partitionId: number
-  leader: number
-  replicas: number[]
-  isr: number[]
-  offlineReplicas?: number[]
+/**
+ * The `cluster` a kafkajs assigner gets: kafkats/kafkajs has no kafkajs Cluster, so it answers
+ * `findTopicPartitionMetadata` (all kafkajs's own round robin uses) and refuses the rest by name.
+ */
+export function assignerCluster (findTopicPartitionMetadata: (topic: string) => PartitionMetadata[]): Cluster {
+  const cluster: Partial<Cluster> = { findTopicPartitionMetadata }
+  return new Proxy(cluster, {
+    get (target, name) {
+      const value = target[name as keyof Cluster]
+      if (value !== undefined || typeof name !== 'string') return value
+      return () => { throw new KafkaJSNotImplemented(`cluster.${name}() is not available to a partition assigner in kafkats/kafkajs (findTopicPartitionMetadata is)`) }
+    }
+  }) as Cluster
 }
-
-/** What kafkajs hands an assigner as `cluster`. */
-export interface AssignerCluster {
-  findTopicPartitionMetadata: (topic: string) => PartitionMetadata[]
-}
-
-export interface GroupMember { memberId: string, memberMetadata: Buffer }
-export interface GroupMemberAssignment { memberId: string, memberAssignment: Buffer }
-export interface GroupState { name: string, metadata: Buffer }
-export interface Assigner {
-  name: string
-  version: number
-  assign: (group: { members: GroupMember[], topics: string[] }) => Promise<GroupMemberAssignment[]>
-  protocol: (subscription: { topics: string[] }) => GroupState
-}
-export type PartitionAssigner = (config: { cluster: AssignerCluster, groupId: string, logger: unknown }) => Assigner
 
 const roundRobin: PartitionAssigner = ({ cluster }) => ({
   name: 'RoundRobinAssigner',

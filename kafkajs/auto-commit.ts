@@ -10,6 +10,7 @@ import { ErrorCode } from '../protocol/error-codes'
 import type { ConsumerRunConfig, Offsets, PartitionOffset } from './consumer-options'
 import { KafkaJSProtocolError, protocolErrorInfo, toKafkaJSError } from './errors'
 import { consumerEvents, type ConsumerEventPayloads, type Instrumentation } from './instrumentation'
+import type { ConsumerEventMap } from './types'
 import type { Logger } from './logger'
 
 export const key = (topic: string, partition: number): string => `${topic}\u0000${partition}`
@@ -25,7 +26,7 @@ interface PartitionState {
 export interface AutoCommitHost {
   readonly groupId: string
   readonly logger: Logger
-  readonly instrumentation: Instrumentation<ConsumerEventPayloads>
+  readonly instrumentation: Instrumentation<ConsumerEventPayloads, ConsumerEventMap>
   /** The config of the running run(). */
   runConfig: () => ConsumerRunConfig
   /** The membership of the last assignment (for COMMIT_OFFSETS). */

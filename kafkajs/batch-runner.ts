@@ -11,6 +11,7 @@ import { key, type AutoCommit } from './auto-commit'
 import type { ConsumerRunConfig, Offsets } from './consumer-options'
 import { KafkaJSNumberOfRetriesExceeded } from './errors'
 import { consumerEvents, type ConsumerEventPayloads, type Instrumentation } from './instrumentation'
+import type { ConsumerEventMap } from './types'
 import { retryDelay, type RetryOptions } from './config'
 import type { Logger } from './logger'
 import { batchOffsets, toBatch, type KafkaMessage } from './messages'
@@ -18,7 +19,7 @@ import { batchOffsets, toBatch, type KafkaMessage } from './messages'
 export interface BatchRunnerHost {
   readonly groupId: string
   readonly logger: Logger
-  readonly instrumentation: Instrumentation<ConsumerEventPayloads>
+  readonly instrumentation: Instrumentation<ConsumerEventPayloads, ConsumerEventMap>
   readonly autoCommit: AutoCommit
   /** run() is on (stop() turns it off). */
   running: () => boolean

@@ -3,61 +3,11 @@
  * the ClientContext a Kafka instance gives each producer, consumer and admin it makes.
  */
 import type { EventEmitter } from 'node:events'
-import type * as net from 'node:net'
-import type * as tls from 'node:tls'
 import type { Client } from '../index'
 import type { RequestEvent } from '../client/events'
-import type { LogCreator, Logger } from './logger'
+import type { KafkaConfig, Logger, RetryOptions } from './types'
 
-export interface RetryOptions {
-  maxRetryTime?: number
-  initialRetryTime?: number
-  factor?: number
-  multiplier?: number
-  retries?: number
-  restartOnFailure?: (e: Error) => Promise<boolean>
-}
-
-export type SASLMechanism = 'plain' | 'scram-sha-256' | 'scram-sha-512' | 'aws' | 'oauthbearer'
-export interface SASLOptions {
-  mechanism: SASLMechanism
-  username?: string
-  password?: string
-  oauthBearerProvider?: () => Promise<{ value: string }>
-  authenticationProvider?: unknown
-  [key: string]: unknown
-}
-
-export type BrokersFunction = () => string[] | Promise<string[]>
-
-/**
- * kafkajs's socket factory arguments, typed as kafkajs types them: at run time `ssl` is
- * undefined for plaintext (kafkajs's own factory tests it to choose node:tls or node:net).
- */
-export interface ISocketFactoryArgs {
-  host: string
-  port: number
-  ssl: tls.ConnectionOptions
-  onConnect: () => void
-}
-export type ISocketFactory = (args: ISocketFactoryArgs) => net.Socket
-
-export interface KafkaConfig {
-  brokers: string[] | BrokersFunction
-  ssl?: tls.ConnectionOptions | boolean
-  sasl?: SASLOptions
-  clientId?: string
-  connectionTimeout?: number
-  authenticationTimeout?: number
-  reauthenticationThreshold?: number
-  requestTimeout?: number
-  enforceRequestTimeout?: boolean
-  retry?: RetryOptions
-  /** kafkajs's `({ host, port, ssl, onConnect }) => net.Socket`. */
-  socketFactory?: ISocketFactory
-  logLevel?: number
-  logCreator?: LogCreator
-}
+export type { BrokersFunction, ISocketFactory, ISocketFactoryArgs, KafkaConfig, RetryOptions, SASLMechanism, SASLOptions } from './types'
 
 /** kafkajs's defaults for `retry`. */
 export const DEFAULT_RETRY: Required<Omit<RetryOptions, 'restartOnFailure'>> = { maxRetryTime: 30_000, initialRetryTime: 300, factor: 0.2, multiplier: 2, retries: 5 }

@@ -12,6 +12,7 @@ import { sleep } from '../client/backoff'
 import type { AssignedEvent, GroupConsumer, RebalancingEvent } from '../group/group-consumer'
 import type { MemberIdentity } from '../group/membership'
 import { consumerEvents, type ConsumerEventPayloads, type Instrumentation } from './instrumentation'
+import type { ConsumerEventMap } from './types'
 import type { Logger } from './logger'
 
 const HEARTBEAT_API_KEY = 12
@@ -19,7 +20,7 @@ const HEARTBEAT_API_KEY = 12
 export interface ConsumerInstrumentationHost {
   readonly groupId: string
   readonly logger: Logger
-  readonly instrumentation: Instrumentation<ConsumerEventPayloads>
+  readonly instrumentation: Instrumentation<ConsumerEventPayloads, ConsumerEventMap>
   /** How long kafkajs waits for a Fetch answer (the empty FETCHes' pace). */
   readonly maxWaitTimeInMs: number
   /** The membership of the last assignment. */
@@ -35,8 +36,14 @@ export class ConsumerInstrumentation {
   /** Ends the empty-assignment FETCH loop's wait while it runs (see idleFetchLoop): stop() aborts it. */
   #idleFetching: AbortController | undefined
 
+  /** kafkajs's namespaces for what its ConsumerGroup and Runner log. */
+  readonly #groupLogger: Logger
+  readonly #runnerLogger: Logger
+
   constructor (host: ConsumerInstrumentationHost) {
     this.#host = host
+    this.#groupLogger = host.logger.namespace('ConsumerGroup')
+    this.#runnerLogger = host.logger.namespace('Runner')
   }
 
   /** A request of the consumer's client: kafkajs's network events, and HEARTBEAT. */
@@ -59,6 +66,8 @@ export class ConsumerInstrumentation {
     let announced = false
     group.on('rebalancing', (event: RebalancingEvent) => {
       announced = true
+      // kafkajs's Runner warns when its fetch learns of the rebalance, then says REBALANCING and rejoins.
+      this.#runnerLogger.warn('The group is rebalancing, re-joining', { groupId: this.#host.groupId, memberId: event.identity.memberId, error: event.reason })
       this.#host.instrumentation.emit(consumerEvents.REBALANCING, { groupId: this.#host.groupId, memberId: event.identity.memberId })
     })
     group.on('assigned', (event: AssignedEvent) => {
@@ -76,7 +85,7 @@ export class ConsumerInstrumentation {
 
   /** The assignment holds partitions of topics this member does not subscribe to (kafkajs leaves them out). */
   unsubscribedTopics (identity: MemberIdentity, assignedTopics: string[], topicsSubscribed: string[], topicsNotSubscribed: string[]): void {
-    this.#host.logger.warn('Consumer group received unsubscribed topics', { groupId: this.#host.groupId, generationId: identity.generation, memberId: identity.memberId, topicsNotSubscribed })
+    this.#groupLogger.warn('Consumer group received unsubscribed topics', { groupId: this.#host.groupId, generationId: identity.generation, memberId: identity.memberId, topicsNotSubscribed })
     this.#host.instrumentation.emit(consumerEvents.RECEIVED_UNSUBSCRIBED_TOPICS, {
       groupId: this.#host.groupId,
       generationId: identity.generation,
@@ -89,7 +98,7 @@ export class ConsumerInstrumentation {
 
   /** An assignment came (kafkajs's GROUP_JOIN). */
   joined (identity: MemberIdentity, { duration, isLeader, groupProtocol, memberAssignment }: { duration: number, isLeader: boolean, groupProtocol: string, memberAssignment: Record<string, number[]> }): void {
-    this.#host.instrumentation.emit(consumerEvents.GROUP_JOIN, {
+    const payload = {
       duration,
       groupId: this.#host.groupId,
       isLeader,
@@ -98,7 +107,11 @@ export class ConsumerInstrumentation {
       groupProtocol,
       memberId: identity.memberId,
       memberAssignment
-    })
+    }
+    this.#host.instrumentation.emit(consumerEvents.GROUP_JOIN, payload)
+    // kafkajs's ConsumerGroup logs the event's payload, in its order.
+    const { groupId, memberId, leaderId } = payload
+    this.#groupLogger.info('Consumer has joined the group', { groupId, memberId, leaderId, isLeader, memberAssignment, groupProtocol, duration })
   }
 
   stopIdleFetch (): void {

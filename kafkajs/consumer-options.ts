@@ -5,65 +5,11 @@
 import type { Assignor } from '../group/assignors'
 import type { GroupConsumerOptions } from '../group/group-consumer'
 import { recordMakerOption, type WithRecordMaker } from '../consumer/consumer'
-import type { PartitionAssigner } from './assigners'
 import { KafkaJSNonRetriableError } from './errors'
-import type { RetryOptions } from './config'
-import { KafkaMessageMaker, type Batch, type KafkaMessage } from './messages'
+import { KafkaMessageMaker } from './messages'
+import type { ConsumerConfig, ConsumerRunConfig } from './types'
 
-export interface ConsumerConfig {
-  groupId: string
-  partitionAssigners?: PartitionAssigner[]
-  metadataMaxAge?: number
-  sessionTimeout?: number
-  rebalanceTimeout?: number
-  heartbeatInterval?: number
-  maxBytesPerPartition?: number
-  minBytes?: number
-  maxBytes?: number
-  maxWaitTimeInMs?: number
-  retry?: RetryOptions & { restartOnFailure?: (err: Error) => Promise<boolean> }
-  allowAutoTopicCreation?: boolean
-  maxInFlightRequests?: number
-  readUncommitted?: boolean
-  rackId?: string
-}
-
-export interface TopicPartitionOffsetAndMetadata { topic: string, partition: number, offset: string, metadata?: string | null }
-export interface PartitionOffset { partition: number, offset: string }
-export interface TopicOffsets { topic: string, partitions: PartitionOffset[] }
-export interface Offsets { topics: TopicOffsets[] }
-
-export interface EachMessagePayload {
-  topic: string
-  partition: number
-  message: KafkaMessage
-  heartbeat: () => Promise<void>
-  pause: () => () => void
-}
-
-export interface EachBatchPayload {
-  batch: Batch
-  resolveOffset: (offset: string) => void
-  heartbeat: () => Promise<void>
-  pause: () => () => void
-  commitOffsetsIfNecessary: (offsets?: Offsets) => Promise<void>
-  uncommittedOffsets: () => Offsets
-  isRunning: () => boolean
-  isStale: () => boolean
-}
-
-export interface ConsumerRunConfig {
-  autoCommit?: boolean
-  autoCommitInterval?: number | null
-  autoCommitThreshold?: number | null
-  eachBatchAutoResolve?: boolean
-  partitionsConsumedConcurrently?: number
-  eachBatch?: (payload: EachBatchPayload) => Promise<void>
-  eachMessage?: (payload: EachMessagePayload) => Promise<void>
-}
-
-export interface ConsumerSubscribeTopic { topic: string | RegExp, fromBeginning?: boolean }
-export interface ConsumerSubscribeTopics { topics: Array<string | RegExp>, fromBeginning?: boolean }
+export type { ConsumerConfig, ConsumerRunConfig, ConsumerSubscribeTopic, ConsumerSubscribeTopics, EachBatchPayload, EachMessagePayload, Offsets, PartitionOffset, TopicOffsets, TopicPartitionOffsetAndMetadata } from './types'
 
 /** A subscription pattern no topic name matches: run() without subscribe(). */
 const NO_TOPIC = /(?!)/

@@ -32,14 +32,13 @@ import { BatchRunner } from './batch-runner'
 import { ConsumerInstrumentation } from './consumer-events'
 import { checkConsumerConfig, checkTopicPartitions, groupConsumerOptions, parseOffset, type ConsumerConfig, type ConsumerRunConfig, type ConsumerSubscribeTopic, type ConsumerSubscribeTopics, type TopicPartitionOffsetAndMetadata } from './consumer-options'
 import { KafkaJSNonRetriableError, toKafkaJSError } from './errors'
-import { consumerEvents, Instrumentation, type ConsumerEventPayloads, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './instrumentation'
+import { consumerEvents, Instrumentation, type ConsumerEventPayloads } from './instrumentation'
+import type { ConsumerEventMap, RemoveInstrumentationEventListener } from './types'
 import type { ClientContext, RetryOptions } from './config'
 import type { Logger } from './logger'
 import { partitionMetadataOf } from './producer'
-import type { GroupDescription } from './admin'
-
-export type { Batch, KafkaMessage } from './messages'
-export type { ConsumerConfig, ConsumerRunConfig, ConsumerSubscribeTopic, ConsumerSubscribeTopics, EachBatchPayload, EachMessagePayload, Offsets, PartitionOffset, TopicOffsets, TopicPartitionOffsetAndMetadata } from './consumer-options'
+import { assignerCluster } from './assigners'
+import type { ConsumerGroupState, GroupDescription } from './types'
 
 /**
  * Makes a KafkaJSConsumer (kafka.consumer()). Its constructor is private, so applications, which take it
@@ -54,7 +53,7 @@ export class KafkaJSConsumer {
   readonly #config: ConsumerConfig
   readonly #groupId: string
   readonly #logger: Logger
-  readonly #instrumentation = new Instrumentation<ConsumerEventPayloads>('consumer', consumerEvents)
+  readonly #instrumentation = new Instrumentation<ConsumerEventPayloads, ConsumerEventMap>('consumer', consumerEvents)
   #client: Client | undefined
   readonly #subscriptions = new Map<string, { fromBeginning: boolean }>()
   #group: GroupConsumer | undefined
@@ -128,7 +127,7 @@ export class KafkaJSConsumer {
     return this.#logger
   }
 
-  on<E extends keyof ConsumerEventPayloads & string> (eventName: E, listener: (event: InstrumentationEvent<ConsumerEventPayloads[E]>) => void): RemoveInstrumentationEventListener<E> {
+  on<E extends keyof ConsumerEventMap & string> (eventName: E, listener: (event: ConsumerEventMap[E]) => void): RemoveInstrumentationEventListener<E> {
     return this.#instrumentation.on(eventName, listener)
   }
 
@@ -296,7 +295,8 @@ export class KafkaJSConsumer {
     await this.#autoCommit.commit(group, topicPartitions.map(t => ({ topic: t.topic, partition: t.partition, offset: BigInt(t.offset) })))
   }
 
-  async describeGroup (): Promise<GroupDescription | undefined> {
+  /** kafkajs's answer, which carries the group's `errorCode` too (kafkajs's types leave it out). */
+  async describeGroup (): Promise<GroupDescription & { errorCode: number }> {
     const client = await this.#connected()
     let nodeId: number | undefined
     let response
@@ -309,13 +309,13 @@ export class KafkaJSConsumer {
       throw error
     }
     const group = response.groups.find(g => g.groupId === this.#groupId)
-    if (group === undefined) return undefined
+    if (group === undefined) return { errorCode: 0, groupId: this.#groupId, members: [], protocol: '', protocolType: '', state: 'Dead' }
     // The answer (errorCode) is the caller's; a moved coordinator is looked up again next time.
     if (group.errorCode === ErrorCode.NOT_COORDINATOR || group.errorCode === ErrorCode.COORDINATOR_NOT_AVAILABLE) client[internal].coordinators.invalidate('group', this.#groupId, nodeId)
     return {
       errorCode: group.errorCode,
       groupId: group.groupId,
-      state: group.groupState,
+      state: group.groupState as ConsumerGroupState,
       protocolType: group.protocolType,
       protocol: group.protocolData,
       members: group.members.map(m => ({ memberId: m.memberId, clientId: m.clientId, clientHost: m.clientHost, memberMetadata: m.memberMetadata, memberAssignment: m.memberAssignment }))
@@ -339,7 +339,7 @@ export class KafkaJSConsumer {
     if (topics.length === 0) this.#logger.warn('consumer#run was called without a subscription: nothing to consume', { groupId: this.#groupId })
     const fromBeginning = [...this.#subscriptions.values()].some(s => s.fromBeginning)
     const assigners = (this.#config.partitionAssigners ?? [PartitionAssigners.roundRobin]).map(create => create({
-      cluster: { findTopicPartitionMetadata: (topic: string) => partitionMetadataOf(client, topic) },
+      cluster: assignerCluster(topic => partitionMetadataOf(client, topic)),
       groupId: this.#groupId,
       logger: this.#logger
     }))

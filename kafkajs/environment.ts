@@ -6,7 +6,7 @@
  */
 import { runInThisContext } from 'node:vm'
 
-const NEEDED = ['AbortController', 'AbortSignal', 'EventTarget', 'Event', 'TextEncoder', 'TextDecoder', 'queueMicrotask', 'structuredClone'] as const
+const NEEDED = ['AbortController', 'AbortSignal', 'DOMException', 'EventTarget', 'Event', 'TextEncoder', 'TextDecoder', 'queueMicrotask', 'structuredClone'] as const
 
 export function provideMissingGlobals (): void {
   const target = globalThis as Record<string, unknown>

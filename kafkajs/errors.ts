@@ -7,9 +7,10 @@
 import { ErrorCode, errorCodeInfo } from '../protocol/error-codes'
 import { BrokerError, KafkaTsError, ProtocolError } from '../protocol/errors'
 import { AuthenticationError, ClientClosedError, ConnectionError, RequestTimeoutError, UnsupportedVersionError } from '../client/errors'
+import type { DeleteGroupsResult, KafkaJSDeleteGroupsErrorGroups, KafkaJSDeleteTopicRecordsErrorPartition, KafkaJSErrorMetadata, KafkaJSNumberOfRetriesExceededMetadata } from './types'
 
-/** What a KafkaJS error is made from: a message, or an error-like object with one. */
-export type MessageOrError = string | { message?: string, helpUrl?: string }
+/** What a KafkaJS error is made from: a message, or an error-like object with one (written out in the constructors, which are public). */
+type MessageOrError = string | { message?: string, helpUrl?: string }
 
 function messageOf (e: MessageOrError): string {
   return typeof e === 'string' ? e : (e.message ?? String(e))
@@ -20,7 +21,8 @@ export class KafkaJSError extends Error {
   helpUrl?: string
   override cause?: Error
 
-  constructor (e: MessageOrError | Error, { retriable = true, cause }: { retriable?: boolean, cause?: Error } = {}) {
+  /** kafkajs's metadata (`retriable`; its `topic`, `partitionId`, `metadata` are not kept, as in kafkajs) and the `cause`. */
+  constructor (e: Error | string | { message?: string, helpUrl?: string }, { retriable = true, cause }: KafkaJSErrorMetadata & { cause?: Error } = {}) {
     super(messageOf(e), cause === undefined ? undefined : { cause })
     Error.captureStackTrace(this, this.constructor)
     this.name = 'KafkaJSError'
@@ -31,7 +33,7 @@ export class KafkaJSError extends Error {
 }
 
 export class KafkaJSNonRetriableError extends KafkaJSError {
-  constructor (e: MessageOrError | Error, { cause }: { cause?: Error } = {}) {
+  constructor (e: Error | string | { message?: string, helpUrl?: string }, { cause }: { cause?: Error } = {}) {
     super(e, { retriable: false, cause })
     this.name = 'KafkaJSNonRetriableError'
   }
@@ -40,14 +42,12 @@ export class KafkaJSNonRetriableError extends KafkaJSError {
 /** What kafkajs knows about an error code: `{ type, code, retriable, message }`. */
 export interface ProtocolErrorInfo { type: string, code: number, retriable: boolean, message: string, helpUrl?: string }
 
-/** What a KafkaJSProtocolError is made from: an error code's info, a message, or an error to wrap. */
-export type ProtocolErrorSource = ProtocolErrorInfo | string | Error
 
 export class KafkaJSProtocolError extends KafkaJSError {
   type: string
   code: number
 
-  constructor (e: ProtocolErrorSource, { retriable }: { retriable?: boolean } = {}) {
+  constructor (e: Error | string | { type: string, code: number, retriable: boolean, message: string, helpUrl?: string }, { retriable }: { retriable?: boolean } = {}) {
     const info = typeof e === 'string' ? undefined : e as Partial<ProtocolErrorInfo>
     super(e, { retriable: retriable ?? info?.retriable ?? true })
     this.type = info?.type ?? ''
@@ -68,7 +68,8 @@ export class KafkaJSProtocolError extends KafkaJSError {
 type MixinArgs = any[]
 type KafkaJSErrorClass = new (...args: MixinArgs) => KafkaJSError
 
-function errorClass<B extends KafkaJSErrorClass> (Base: B, name: string): B {
+/** kafkajs declares these constructors without arguments (its run time takes the base's). */
+function errorClass<B extends KafkaJSErrorClass> (Base: B, name: string): new (e?: ConstructorParameters<B>[0], metadata?: ConstructorParameters<B>[1]) => InstanceType<B> {
   const Named = class extends Base {
     constructor (...args: MixinArgs) {
       super(args[0], args[1])
@@ -76,7 +77,7 @@ function errorClass<B extends KafkaJSErrorClass> (Base: B, name: string): B {
     }
   }
   Object.defineProperty(Named, 'name', { value: name })
-  return Named
+  return Named as unknown as new (e?: ConstructorParameters<B>[0], metadata?: ConstructorParameters<B>[1]) => InstanceType<B>
 }
 
 function errorClassWithFields<F extends object, B extends KafkaJSErrorClass = typeof KafkaJSError> (Base: B, name: string, fields: Array<keyof F & string>) {
@@ -88,7 +89,8 @@ function errorClassWithFields<F extends object, B extends KafkaJSErrorClass = ty
     }
   }
   Object.defineProperty(WithFields, 'name', { value: name })
-  return WithFields as unknown as new (e: ConstructorParameters<B>[0], fields?: Partial<F>) => InstanceType<B> & Partial<F>
+  // kafkajs declares the fields present (they are undefined when the constructor was not given them, in kafkajs too).
+  return WithFields as unknown as new (e: ConstructorParameters<B>[0], fields?: Partial<F>) => InstanceType<B> & Readonly<F>
 }
 
 export const KafkaJSOffsetOutOfRange = errorClassWithFields<{ topic: string, partition: number }, typeof KafkaJSProtocolError>(KafkaJSProtocolError, 'KafkaJSOffsetOutOfRange', ['topic', 'partition'])
@@ -97,11 +99,12 @@ export const KafkaJSMemberIdRequired = errorClassWithFields<{ memberId: string }
 export type KafkaJSMemberIdRequired = InstanceType<typeof KafkaJSMemberIdRequired>
 
 export class KafkaJSNumberOfRetriesExceeded extends KafkaJSNonRetriableError {
+  declare stack: string
   retryCount: number
   retryTime: number
-  constructor (e: Error, { retryCount, retryTime }: { retryCount: number, retryTime: number }) {
-    super(e, { cause: e })
-    this.stack = `KafkaJSNonRetriableError\n  Caused by: ${e.stack ?? ''}`
+  constructor (e: Error | string, { retryCount, retryTime }: KafkaJSNumberOfRetriesExceededMetadata = { retryCount: 0, retryTime: 0 }) {
+    super(e, { cause: typeof e === 'string' ? undefined : e })
+    this.stack = `KafkaJSNonRetriableError\n  Caused by: ${typeof e === 'string' ? e : e.stack ?? ''}`
     this.retryCount = retryCount
     this.retryTime = retryTime
     this.name = 'KafkaJSNumberOfRetriesExceeded'
@@ -114,7 +117,7 @@ export type KafkaJSConnectionError = InstanceType<typeof KafkaJSConnectionError>
 export class KafkaJSConnectionClosedError extends KafkaJSConnectionError {
   host?: string
   port?: number
-  constructor (e: MessageOrError, { host, port }: { host?: string, port?: number } = {}) {
+  constructor (e: Error | string | { message?: string, helpUrl?: string }, { host, port }: { host?: string, port?: number } = {}) {
     super(e, { broker: `${host ?? ''}:${port ?? ''}` })
     this.host = host
     this.port = port
@@ -132,10 +135,11 @@ export const KafkaJSStaleTopicMetadataAssignment = errorClassWithFields<{ topic:
 export type KafkaJSStaleTopicMetadataAssignment = InstanceType<typeof KafkaJSStaleTopicMetadataAssignment>
 
 export class KafkaJSDeleteGroupsError extends KafkaJSError {
-  groups: unknown[]
-  constructor (e: MessageOrError, groups: unknown[] = []) {
+  groups: DeleteGroupsResult[]
+  constructor (e: Error | string | { message?: string, helpUrl?: string }, groups: KafkaJSDeleteGroupsErrorGroups[] = []) {
     super(e)
-    this.groups = groups
+    // kafkajs types the field's errors as protocol errors and the argument's as any KafkaJSError; they are protocol errors.
+    this.groups = groups as DeleteGroupsResult[]
     this.name = 'KafkaJSDeleteGroupsError'
   }
 }
@@ -159,11 +163,9 @@ export type KafkaJSLockTimeout = InstanceType<typeof KafkaJSLockTimeout>
 export const KafkaJSUnsupportedMagicByteInMessageSet = errorClass(KafkaJSNonRetriableError, 'KafkaJSUnsupportedMagicByteInMessageSet')
 export type KafkaJSUnsupportedMagicByteInMessageSet = InstanceType<typeof KafkaJSUnsupportedMagicByteInMessageSet>
 
-export interface DeleteTopicRecordsPartitionError { partition: number, offset: string, error: KafkaJSProtocolError | KafkaJSError }
-
 export class KafkaJSDeleteTopicRecordsError extends KafkaJSError {
-  partitions: DeleteTopicRecordsPartitionError[]
-  constructor ({ partitions }: { topic?: string, partitions: DeleteTopicRecordsPartitionError[] }) {
+  partitions: KafkaJSDeleteTopicRecordsErrorPartition[]
+  constructor ({ partitions }: { topic?: string, partitions: KafkaJSDeleteTopicRecordsErrorPartition[] }) {
     // Retriable only if every partition's error is.
     const retriable = partitions.filter(p => p.error != null).every(p => p.error.retriable)
     super('Error while deleting records', { retriable })
@@ -173,7 +175,7 @@ export class KafkaJSDeleteTopicRecordsError extends KafkaJSError {
 }
 
 export class KafkaJSInvariantViolation extends KafkaJSNonRetriableError {
-  constructor (e: MessageOrError) {
+  constructor (e: Error | string | { message?: string, helpUrl?: string }) {
     super(`Invariant violated: ${messageOf(e)}. This is likely a bug and should be reported.`)
     this.name = 'KafkaJSInvariantViolation'
   }
@@ -185,7 +187,7 @@ export class KafkaJSInvalidLongError extends KafkaJSNonRetriableError {}
 
 export class KafkaJSCreateTopicError extends KafkaJSProtocolError {
   topic: string
-  constructor (e: ProtocolErrorInfo | Error, topicName: string) {
+  constructor (e: Error | string | { type: string, code: number, retriable: boolean, message: string, helpUrl?: string }, topicName: string) {
     super(e)
     this.topic = topicName
     this.name = 'KafkaJSCreateTopicError'
@@ -195,7 +197,7 @@ export class KafkaJSCreateTopicError extends KafkaJSProtocolError {
 export class KafkaJSAlterPartitionReassignmentsError extends KafkaJSProtocolError {
   topic?: string
   partition?: number
-  constructor (e: ProtocolErrorInfo | Error, topicName?: string, partition?: number) {
+  constructor (e: Error | string | { type: string, code: number, retriable: boolean, message: string, helpUrl?: string }, topicName?: string, partition?: number) {
     super(e)
     this.topic = topicName
     this.partition = partition

@@ -12,18 +12,33 @@ import { provideMissingGlobals } from './environment'
 provideMissingGlobals()
 
 export { Kafka } from './kafka'
-export type { KafkaConfig, RetryOptions, SASLOptions, SASLMechanism, BrokersFunction, ISocketFactory, ISocketFactoryArgs } from './kafka'
-export { logLevel, CompressionTypes, ConfigResourceTypes, ConfigSource, AclResourceTypes, AclOperationTypes, AclPermissionTypes, ResourcePatternTypes, ResourceTypes } from './constants'
+export { logLevel, CompressionTypes, ConfigResourceTypes, ConfigSource, AclResourceTypes, AclOperationTypes, AclPermissionTypes, ResourcePatternTypes } from './constants'
 export { CompressionCodecs } from './producer'
-export type { KafkaJSProducer as Producer, Transaction, ProducerConfig, Message, IHeaders, ProducerRecordKJS as ProducerRecord, ProducerBatch, TopicMessages, RecordMetadata } from './producer'
-export type { KafkaJSConsumer as Consumer, ConsumerConfig, ConsumerRunConfig, ConsumerSubscribeTopic, ConsumerSubscribeTopics, EachMessagePayload, EachBatchPayload, Batch, KafkaMessage, Offsets, TopicOffsets, PartitionOffset, TopicPartitionOffsetAndMetadata } from './consumer'
-export type { KafkaJSAdmin as Admin, AdminConfig, ITopicMetadata, ConfigEntries, ConfigSynonyms, DescribeConfigResponse, AlterConfigResponse, GroupDescription, GroupDescriptions, MemberDescription, DescribeAclResponse, DeleteAclResponse, AclResource, AclEntry, MatchingAcl } from './admin'
 export { Partitioners } from './partitioners'
-export type { ICustomPartitioner, PartitionerArgs, DefaultPartitioner, LegacyPartitioner, JavaCompatiblePartitioner } from './partitioners'
 export { PartitionAssigners, AssignerProtocol } from './assigners'
-export type { PartitionAssigner, AssignerCluster, Assigner, GroupMember, GroupMemberAssignment, GroupState, MemberMetadata, MemberAssignment, PartitionMetadata } from './assigners'
-export type { LogEntry, LogCreator, Logger } from './logger'
-export type { InstrumentationEvent, RemoveInstrumentationEventListener, AdminEventPayloads, ConsumerEventPayloads, ProducerEventPayloads, RequestEventPayload, RequestEventPayloadBase, RequestQueueSizeEventPayload, BatchProcessEventPayload, NetworkEventPayloads } from './instrumentation'
+// kafkajs 2.2.4's types, every name its types/index.d.ts exports (types.ts).
+export type {
+  Without, XOR, ValueOf, BrokersFunction, SaslAuthenticationRequest, SaslAuthenticationResponse, Authenticator, SaslAuthenticateArgs,
+  AuthenticationProviderArgs, Mechanism, OauthbearerProviderResponse, SASLMechanismOptionsMap, SASLMechanism, SASLMechanismOptions, SASLOptions,
+  RetryOptions, ISocketFactoryArgs, ISocketFactory, KafkaConfig, LoggerEntryContent, LogEntry, logCreator, Logger,
+  ProducerConfig, IHeaders, Message, PartitionerArgs, ICustomPartitioner, DefaultPartitioner, LegacyPartitioner, PartitionMetadata,
+  ProducerRecord, RecordMetadata, TopicMessages, ProducerBatch, PartitionOffset, TopicOffsets, Offsets, Sender, ProducerEvents, Producer, Transaction,
+  ConsumerConfig, MessageSetEntry, RecordBatchEntry, KafkaMessage, Batch, OffsetsByTopicPartition, EachMessagePayload, EachBatchPayload,
+  ConsumerEachMessagePayload, ConsumerEachBatchPayload, EachBatchHandler, EachMessageHandler, ConsumerRunConfig, ConsumerSubscribeTopic,
+  ConsumerSubscribeTopics, TopicPartitions, TopicPartition, TopicPartitionOffset, TopicPartitionOffsetAndMetadata, SeekEntry, ConsumerEvents,
+  IMemberAssignment, IBatchProcessEvent, ConsumerHeartbeatEvent, ConsumerCommitOffsetsEvent, ConsumerGroupJoinEvent, ConsumerFetchStartEvent,
+  ConsumerFetchEvent, ConsumerStartBatchProcessEvent, ConsumerEndBatchProcessEvent, ConsumerCrashEvent, ConsumerRebalancingEvent,
+  ConsumerReceivedUnsubcribedTopicsEvent, Consumer, CoordinatorMetadata, BrokerMetadata, ApiVersions, Broker, Cluster, Assignment, GroupMember,
+  GroupMemberAssignment, GroupState, Assigner, PartitionAssigner, ISerializer, MemberMetadata, MemberAssignment, ConsumerGroup, AdminConfig,
+  ReplicaAssignment, IResourceConfigEntry, ITopicConfig, ITopicPartitionConfig, ITopicMetadata, PartitionReassignment, ResourceConfigQuery,
+  ConfigSynonyms, ConfigEntries, DescribeConfigResponse, IResourceConfig, Acl, AclResource, AclEntry, DescribeAclResource, DescribeAclResponse,
+  AclFilter, MatchingAcl, DeleteAclFilterResponses, DeleteAclResponse, OngoingPartitionReassignment, OngoingTopicReassignment,
+  ListPartitionReassignmentsResponse, MemberDescription, ConsumerGroupState, GroupDescription, GroupDescriptions, GroupOverview, DeleteGroupsResult,
+  FetchOffsetsPartition, AdminEvents, Admin, InstrumentationEvent, RemoveInstrumentationEventListener, ConnectEvent, DisconnectEvent, RequestEvent,
+  RequestTimeoutEvent, RequestQueueSizeEvent, KafkaJSErrorMetadata, KafkaJSOffsetOutOfRangeMetadata, KafkaJSNumberOfRetriesExceededMetadata,
+  KafkaJSConnectionErrorMetadata, KafkaJSRequestTimeoutErrorMetadata, KafkaJSTopicMetadataNotLoadedMetadata, KafkaJSStaleTopicMetadataAssignmentMetadata,
+  KafkaJSServerDoesNotSupportApiKeyMetadata, KafkaJSDeleteGroupsErrorGroups, KafkaJSDeleteTopicRecordsErrorPartition, KafkaJSDeleteTopicRecordsErrorTopic
+} from './types'
 export {
   KafkaJSError, KafkaJSNonRetriableError, KafkaJSPartialMessageError, KafkaJSBrokerNotFound, KafkaJSProtocolError,
   KafkaJSConnectionError, KafkaJSConnectionClosedError, KafkaJSRequestTimeoutError, KafkaJSSASLAuthenticationError,
@@ -34,4 +49,3 @@ export {
   KafkaJSInvalidVarIntError, KafkaJSInvalidLongError, KafkaJSCreateTopicError, KafkaJSAggregateError,
   KafkaJSFetcherRebalanceError, KafkaJSNoBrokerAvailableError, KafkaJSAlterPartitionReassignmentsError
 } from './errors'
-export type { MessageOrError, ProtocolErrorInfo, ProtocolErrorSource, DeleteTopicRecordsPartitionError } from './errors'

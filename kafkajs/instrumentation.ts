@@ -6,17 +6,21 @@
 import { EventEmitter } from 'node:events'
 import type { RequestEvent } from '../client/events'
 import { KafkaJSNonRetriableError } from './errors'
-
-export interface InstrumentationEvent<T = unknown> {
-  id: number
-  type: string
-  timestamp: number
-  payload: T
-}
-/** Generic like kafkajs's own type, so code written against kafkajs compiles; the parameter is not used. */
-export type RemoveInstrumentationEventListener<_T> = () => void
+import type { IBatchProcessEvent, RemoveInstrumentationEventListener, RequestEvent as KafkaJSRequestEvent, RequestQueueSizeEvent, RequestTimeoutEvent } from './types'
 
 let nextEventId = 0
+
+/**
+ * kafkajs's name of an API where it is not Kafka's (kafkajs 2.2.4's protocol/requests/apiKeys.js:
+ * FindCoordinator was GroupCoordinator, ElectLeaders ElectPreferredLeaders); kafkajs knows no
+ * API past 46, so the rest keep Kafka's names.
+ */
+const KAFKAJS_API_NAMES: Record<number, string> = { 10: 'GroupCoordinator', 43: 'ElectPreferredLeaders' }
+
+/** The name kafkajs gives the API in its request events and Connection log lines. */
+export function kafkajsApiName (apiKey: number, apiName: string): string {
+  return KAFKAJS_API_NAMES[apiKey] ?? apiName
+}
 
 const network = <P extends string>(prefix: P): { REQUEST: `${P}.network.request`, REQUEST_TIMEOUT: `${P}.network.request_timeout`, REQUEST_QUEUE_SIZE: `${P}.network.request_queue_size` } => ({
   REQUEST: `${prefix}.network.request`,
@@ -43,36 +47,18 @@ export const consumerEvents = {
   ...network('consumer')
 } as const
 
-/** The fields kafkajs's network.request and network.request_timeout events share. */
-export interface RequestEventPayloadBase {
-  apiKey: number
-  apiName: string
-  apiVersion: number
-  broker: string
-  clientId: string
-  correlationId: number
-  createdAt: number
-  pendingDuration: number
-  sentAt: number
-}
-export interface RequestEventPayload extends RequestEventPayloadBase { duration: number, size: number }
-export interface RequestQueueSizeEventPayload { broker: string, clientId: string, queueSize: number }
+/** What kafkajs's network.request, request_timeout and request_queue_size events carry. */
+export type RequestEventPayload = KafkaJSRequestEvent['payload']
+export type RequestEventPayloadBase = RequestTimeoutEvent['payload']
+export type RequestQueueSizeEventPayload = RequestQueueSizeEvent['payload']
 /** The network events every kafkajs client emits, under its prefix. */
 export type NetworkEventPayloads<P extends string> =
   Record<`${P}.network.request`, RequestEventPayload> &
   Record<`${P}.network.request_timeout`, RequestEventPayloadBase> &
   Record<`${P}.network.request_queue_size`, RequestQueueSizeEventPayload>
 
-export interface BatchProcessEventPayload {
-  topic: string
-  partition: number
-  highWatermark: string
-  offsetLag: string
-  offsetLagLow: string
-  batchSize: number
-  firstOffset: string | null
-  lastOffset: string
-}
+/** kafkajs's batch event payload; an empty batch's firstOffset is null at run time (kafkajs's types say string). */
+export type BatchProcessEventPayload = Omit<IBatchProcessEvent, 'firstOffset'> & { firstOffset: string | null }
 
 /** Each event name's payload: `on(name, listener)` types the listener's event by it. */
 export type ProducerEventPayloads = NetworkEventPayloads<'producer'> & { 'producer.connect': null, 'producer.disconnect': null }
@@ -93,8 +79,12 @@ export type ConsumerEventPayloads = NetworkEventPayloads<'consumer'> & {
   'consumer.received_unsubscribed_topics': { groupId: string, generationId: number, memberId: string, assignedTopics: string[], topicsSubscribed: string[], topicsNotSubscribed: string[] }
 }
 
-/** The names an instrumented object accepts, with the payload each one's events carry. */
-export class Instrumentation<Payloads extends object> {
+/**
+ * The names an instrumented object accepts, with the payload each one's events carry (what
+ * kafkats emits, as kafkajs does at run time) and the event type kafkajs declares for it
+ * (what listeners are typed with).
+ */
+export class Instrumentation<Payloads extends object, Events extends Record<keyof Payloads, unknown>> {
   readonly #emitter = new EventEmitter()
   readonly #names: Set<string>
   readonly #keys: string
@@ -104,11 +94,11 @@ export class Instrumentation<Payloads extends object> {
     this.#names = new Set(Object.values(events))
   }
 
-  on<E extends keyof Payloads & string> (eventName: E, listener: (event: InstrumentationEvent<Payloads[E]>) => void): () => void {
+  on<E extends keyof Payloads & string> (eventName: E, listener: (event: Events[E]) => void): RemoveInstrumentationEventListener<E> {
     if (!this.#names.has(eventName)) {
       throw new KafkaJSNonRetriableError(`Event name should be one of ${this.#keys}`)
     }
-    const wrapped = (event: InstrumentationEvent<Payloads[E]>): void => {
+    const wrapped = (event: Events[E]): void => {
       // A listener's failure does not stop the client, as in kafkajs.
       Promise.resolve().then(() => listener(event)).catch(() => {})
     }
@@ -118,9 +108,9 @@ export class Instrumentation<Payloads extends object> {
 
   /** kafkajs's network.request / request_timeout / request_queue_size from the Client's 'request' event. */
   network (prefix: 'admin' | 'producer' | 'consumer', event: RequestEvent): void {
-    const { apiKey, apiName, apiVersion, broker, clientId, correlationId, sentAt } = event
+    const { apiKey, apiVersion, broker, clientId, correlationId, sentAt } = event
     // kafkats writes a request when it is made: nothing waits in a queue before it.
-    const base = { apiKey, apiName, apiVersion, broker, clientId, correlationId, createdAt: sentAt, pendingDuration: 0, sentAt }
+    const base = { apiKey, apiName: kafkajsApiName(apiKey, event.apiName), apiVersion, broker, clientId, correlationId, createdAt: sentAt, pendingDuration: 0, sentAt }
     if (event.outcome === 'answered') this.#emit(`${prefix}.network.request`, { ...base, duration: event.durationMs, size: event.size } satisfies RequestEventPayload)
     else this.#emit(`${prefix}.network.request_timeout`, base satisfies RequestEventPayloadBase)
     this.#emit(`${prefix}.network.request_queue_size`, { broker, clientId, queueSize: event.inFlight } satisfies RequestQueueSizeEventPayload)
@@ -132,6 +122,7 @@ export class Instrumentation<Payloads extends object> {
 
   #emit (type: string, payload: unknown): void {
     if (this.#emitter.listenerCount(type) === 0) return
+    // kafkajs's event at run time: a numeric id (its types say string), the payload as kafkajs's run time has it.
     this.#emitter.emit(type, { id: nextEventId++, type, timestamp: Date.now(), payload })
   }
 }

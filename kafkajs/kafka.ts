@@ -10,25 +10,46 @@ import { Client } from '../index'
 import type { SaslOptions } from '../client/sasl'
 import { Metadata } from '../protocol/apis/metadata'
 import { KafkaJSNonRetriableError, toKafkaJSError } from './errors'
-import { createLogger, type Logger } from './logger'
+import { createLogger, logs, type Logger } from './logger'
+import { kafkajsApiName } from './instrumentation'
 import { logLevel as LEVELS } from './constants'
-import { createProducer, type KafkaJSProducer, type ProducerConfig } from './producer'
-import { createConsumer, type KafkaJSConsumer, type ConsumerConfig } from './consumer'
-import { createAdmin, type KafkaJSAdmin, type AdminConfig } from './admin'
-import { DEFAULT_RETRY, type ClientContext, type KafkaConfig, type SASLOptions } from './config'
+import { createProducer } from './producer'
+import { createConsumer } from './consumer'
+import { createAdmin } from './admin'
+import { DEFAULT_RETRY, type ClientContext } from './config'
+import type { Admin, AdminConfig, Consumer, ConsumerConfig, KafkaConfig, Mechanism, Producer, ProducerConfig, SASLOptions } from './types'
 
-export type { BrokersFunction, ISocketFactory, ISocketFactoryArgs, KafkaConfig, RetryOptions, SASLMechanism, SASLOptions } from './config'
 
-function saslOptions (sasl: SASLOptions): SaslOptions {
-  const mechanism = String(sasl.mechanism).toLowerCase()
-  if (mechanism === 'plain') return { mechanism: 'PLAIN', username: sasl.username ?? '', password: sasl.password ?? '' }
-  if (mechanism === 'scram-sha-256') return { mechanism: 'SCRAM-SHA-256', username: sasl.username ?? '', password: sasl.password ?? '' }
-  if (mechanism === 'scram-sha-512') return { mechanism: 'SCRAM-SHA-512', username: sasl.username ?? '', password: sasl.password ?? '' }
-  if (mechanism === 'oauthbearer' && typeof sasl.oauthBearerProvider === 'function') {
-    const provider = sasl.oauthBearerProvider
+function saslOptions (sasl: SASLOptions | Mechanism): SaslOptions {
+  // Read loosely: kafkajs matches the mechanism name in any case, and plain JavaScript passes what it likes.
+  const given = sasl as { mechanism: string, username?: string, password?: string, oauthBearerProvider?: () => Promise<{ value: string }> }
+  const mechanism = String(given.mechanism).toLowerCase()
+  if (mechanism === 'plain') return { mechanism: 'PLAIN', username: given.username ?? '', password: given.password ?? '' }
+  if (mechanism === 'scram-sha-256') return { mechanism: 'SCRAM-SHA-256', username: given.username ?? '', password: given.password ?? '' }
+  if (mechanism === 'scram-sha-512') return { mechanism: 'SCRAM-SHA-512', username: given.username ?? '', password: given.password ?? '' }
+  const provider = given.oauthBearerProvider
+  if (mechanism === 'oauthbearer' && typeof provider === 'function') {
     return { mechanism: 'OAUTHBEARER', token: async () => (await provider()).value }
   }
-  throw new KafkaJSNonRetriableError(`SASL ${String(sasl.mechanism)} mechanism is not supported by kafkats/kafkajs (supported: plain, scram-sha-256, scram-sha-512, oauthbearer)`)
+  throw new KafkaJSNonRetriableError(`SASL ${String(given.mechanism)} mechanism is not supported by kafkats/kafkajs (supported: plain, scram-sha-256, scram-sha-512, oauthbearer)`)
+}
+
+/**
+ * kafkajs's Connection log lines (DEBUG): "Connecting", and "Request <ApiName>(key: k, version: v)"
+ * and "Response …" for each answered request (both written when the answer comes: kafkats reports
+ * a request once, with its outcome), with kafkajs's fields but not its decoded answer.
+ */
+function logConnections (client: Client, logger: Logger, { ssl, sasl }: { ssl: boolean, sasl: boolean }): void {
+  client.on('connect', event => {
+    if (logs(logger, LEVELS.DEBUG)) logger.debug('Connecting', { broker: event.broker, clientId: client.clientId, ssl, sasl })
+  })
+  client.on('request', event => {
+    if (!logs(logger, LEVELS.DEBUG) || event.outcome !== 'answered') return
+    const request = `${kafkajsApiName(event.apiKey, event.apiName)}(key: ${event.apiKey}, version: ${event.apiVersion})`
+    const { broker, clientId, correlationId, size } = event
+    logger.debug(`Request ${request}`, { broker, clientId, correlationId, expectResponse: true, size })
+    logger.debug(`Response ${request}`, { broker, clientId, correlationId, size })
+  })
 }
 
 /**
@@ -77,15 +98,15 @@ export class Kafka {
     return this.#logger
   }
 
-  producer (config: ProducerConfig = {}): KafkaJSProducer {
+  producer (config: ProducerConfig = {}): Producer {
     return throughModule('producer', this.#context(), context => createProducer(context, config))
   }
 
-  consumer (config: ConsumerConfig): KafkaJSConsumer {
+  consumer (config: ConsumerConfig): Consumer {
     return throughModule('consumer', this.#context(), context => createConsumer(context, config))
   }
 
-  admin (config: AdminConfig = {}): KafkaJSAdmin {
+  admin (config: AdminConfig = {}): Admin {
     return createAdmin(this.#context(), config)
   }
 
@@ -123,6 +144,7 @@ export class Kafka {
         if (socketFactory !== undefined) options.socketFactory = ({ host, port, tls: tlsOptions, onConnect }) => socketFactory({ host, port, ssl: tlsOptions as tls.ConnectionOptions, onConnect })
         const client = new Client(options)
         if (extra.onRequest !== undefined) client.on('request', extra.onRequest)
+        logConnections(client, this.#logger.namespace('Connection'), { ssl: options.tls !== undefined, sasl: options.sasl !== undefined })
         try {
           // kafkajs's connect() reaches a broker; so does this (and fails as kafkajs does), within the connection timeout.
           await client.request(Metadata, { topics: [], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }, { timeoutMs: Math.max(options.requestTimeoutMs ?? 30_000, options.connectTimeoutMs ?? 1000) })

@@ -6,23 +6,9 @@
  */
 import { logLevel as LEVELS } from './constants'
 import type { logLevel } from './constants'
+import type { Logger, logCreator as LogCreator } from './types'
 
-export interface LogEntry {
-  namespace: string
-  level: number
-  label: string
-  log: { timestamp: string, message: string, [key: string]: unknown }
-}
-export type LogCreator = (level: logLevel) => (entry: LogEntry) => void
-
-export interface Logger {
-  info: (message: string, extra?: object) => void
-  error: (message: string, extra?: object) => void
-  warn: (message: string, extra?: object) => void
-  debug: (message: string, extra?: object) => void
-  namespace: (namespace: string, logLevel?: number) => Logger
-  setLogLevel: (logLevel: number) => void
-}
+export type { LogEntry, Logger, logCreator } from './types'
 
 const LABELS: Array<[keyof Omit<Logger, 'namespace' | 'setLogLevel'>, string, number]> = [
   ['info', 'INFO', LEVELS.INFO], ['error', 'ERROR', LEVELS.ERROR], ['warn', 'WARN', LEVELS.WARN], ['debug', 'DEBUG', LEVELS.DEBUG]
@@ -42,6 +28,14 @@ export const consoleLogCreator: LogCreator = () => ({ namespace, level, label, l
   else console.log(line)
 }
 
+/** Each logger's level as it is now: a caller checks it before building an entry nobody would see (a line per request). */
+const levels = new WeakMap<Logger, () => number>()
+
+/** Whether `logger` writes entries of `level` now. */
+export function logs (logger: Logger, level: number): boolean {
+  return level <= (levels.get(logger)?.() ?? LEVELS.INFO)
+}
+
 export function createLogger ({ level = LEVELS.INFO, logCreator = consoleLogCreator }: { level?: number, logCreator?: LogCreator } = {}): Logger {
   let rootLevel = fromEnvironment(level) ?? LEVELS.INFO
   const write = logCreator(rootLevel as logLevel)
@@ -51,11 +45,12 @@ export function createLogger ({ level = LEVELS.INFO, logCreator = consoleLogCrea
     for (const [method, label, methodLevel] of LABELS) {
       logger[method] = (message: string, extra: object = {}) => {
         if (methodLevel > current()) return
-        write({ namespace, level: methodLevel, label, log: { timestamp: new Date().toISOString(), logger: 'kafkajs', message, ...extra } })
+        write({ namespace, level: methodLevel as logLevel, label, log: { timestamp: new Date().toISOString(), logger: 'kafkajs', message, ...extra } })
       }
     }
     logger.namespace = (child: string, childLevel?: number) => make(child, fromEnvironment(childLevel ?? null))
     logger.setLogLevel = (newLevel: number) => { rootLevel = newLevel }
+    levels.set(logger, current)
     return logger
   }
   return make('', null)

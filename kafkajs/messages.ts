@@ -5,30 +5,14 @@
  */
 import type { ConsumerBatch } from '../consumer/cursor'
 import type { KafkaRecord, RecordBatch, RecordHeader, RecordMaker } from '../protocol/record-batch'
+import type { Batch, RecordBatchEntry } from './types'
 
-export interface KafkaMessage {
-  /** Record batches (v2): what kafkats reads. */
-  magicByte?: number
-  key: Buffer | null
-  value: Buffer | null
-  timestamp: string
-  attributes: number
-  offset: string
-  size?: number
-  headers?: Record<string, Buffer | string | Array<Buffer | string> | undefined>
+/** A kafkajs message of a record batch (v2, what kafkats reads): kafkajs's RecordBatchEntry with its `magicByte`. */
+export interface KafkaMessage extends RecordBatchEntry {
+  magicByte: number
 }
 
-export interface Batch {
-  topic: string
-  partition: number
-  highWatermark: string
-  messages: KafkaMessage[]
-  isEmpty: () => boolean
-  firstOffset: () => string | null
-  lastOffset: () => string
-  offsetLag: () => string
-  offsetLagLow: () => string
-}
+export type { Batch } from './types'
 
 /** A record's headers as kafkajs gives them: a fresh object per message, repeated keys as arrays. */
 function headersOf (list: RecordHeader[]): Record<string, Buffer | Buffer[]> {

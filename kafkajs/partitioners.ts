@@ -5,17 +5,9 @@
  * LegacyPartitioner (kafkajs 1.x's murmur2).
  */
 import { KafkajsPartitioner } from '../producer/partitioners'
-import type { PartitionMetadata } from './assigners'
+import type { ICustomPartitioner } from './types'
 
-export interface PartitionerArgs {
-  topic: string
-  partitionMetadata: PartitionMetadata[]
-  message: { key?: Buffer | string | null, value: Buffer | string | null, partition?: number }
-}
-export type ICustomPartitioner = () => (args: PartitionerArgs) => number
-export type DefaultPartitioner = ICustomPartitioner
-export type LegacyPartitioner = ICustomPartitioner
-export type JavaCompatiblePartitioner = ICustomPartitioner
+export type { DefaultPartitioner, ICustomPartitioner, LegacyPartitioner, PartitionerArgs } from './types'
 
 const toBuffer = (value: Buffer | string | null | undefined): Buffer | null =>
   value === null || value === undefined ? null : Buffer.isBuffer(value) ? value : Buffer.from(String(value))

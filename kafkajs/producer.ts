@@ -18,66 +18,17 @@ import '../index'
 import type { PartitionMetadata } from './assigners'
 import { CompressionTypes } from './constants'
 import { KafkaJSError, KafkaJSNonRetriableError, KafkaJSNotImplemented, KafkaJSProtocolError, protocolErrorInfo, toKafkaJSError } from './errors'
-import { Instrumentation, producerEvents, type ProducerEventPayloads, type InstrumentationEvent, type RemoveInstrumentationEventListener } from './instrumentation'
-import type { ClientContext, RetryOptions } from './config'
+import { Instrumentation, producerEvents, type ProducerEventPayloads } from './instrumentation'
+import type { ProducerEventMap, RemoveInstrumentationEventListener } from './types'
+import type { ClientContext } from './config'
 import type { Logger } from './logger'
-import { Partitioners, type ICustomPartitioner } from './partitioners'
+import { Partitioners } from './partitioners'
 import { internal } from '../client/internal'
 
-export type IHeaders = Record<string, Buffer | string | Array<Buffer | string> | undefined>
-
-export interface Message {
-  key?: Buffer | string | null
-  value: Buffer | string | null
-  partition?: number
-  headers?: IHeaders
-  timestamp?: string
-}
-
-export interface ProducerRecordKJS {
-  topic: string
-  messages: Message[]
-  acks?: number
-  timeout?: number
-  compression?: number
-}
-
-export interface TopicMessages { topic: string, messages: Message[] }
-export interface ProducerBatch { acks?: number, timeout?: number, compression?: number, topicMessages?: TopicMessages[] }
-
-export interface RecordMetadata {
-  topicName: string
-  partition: number
-  errorCode: number
-  offset?: string
-  timestamp?: string
-  baseOffset?: string
-  logAppendTime?: string
-  logStartOffset?: string
-}
-
-export interface Transaction {
-  send: (record: ProducerRecordKJS) => Promise<RecordMetadata[]>
-  sendBatch: (batch: ProducerBatch) => Promise<RecordMetadata[]>
-  sendOffsets: (offsets: { consumerGroupId: string, topics: Array<{ topic: string, partitions: Array<{ partition: number, offset: string }> }> }) => Promise<void>
-  commit: () => Promise<void>
-  abort: () => Promise<void>
-  isActive: () => boolean
-}
-
-export interface ProducerConfig {
-  createPartitioner?: ICustomPartitioner
-  retry?: RetryOptions
-  metadataMaxAge?: number
-  allowAutoTopicCreation?: boolean
-  idempotent?: boolean
-  transactionalId?: string
-  transactionTimeout?: number
-  maxInFlightRequests?: number
-}
+import type { IHeaders, Message, ProducerBatch, ProducerConfig, ProducerRecord as ProducerRecordKJS, RecordMetadata, Transaction } from './types'
 
 /** The compression codecs kafkajs users register; kafkats's native codecs are there by default. */
-export const CompressionCodecs: Record<number, () => unknown> = {
+export const CompressionCodecs: Record<1 | 2 | 3 | 4, () => unknown> = {
   [CompressionTypes.GZIP]: () => ({ native: 'gzip' }),
   [CompressionTypes.Snappy]: () => ({ native: 'snappy' }),
   [CompressionTypes.LZ4]: () => ({ native: 'lz4' }),
@@ -109,7 +60,7 @@ function codecOf (compression: number | undefined): CompressionCodec {
   const name = CODEC_NAMES[type]
   if (name === undefined) throw new KafkaJSNotImplemented(`Compression type ${String(compression)} is not known`)
   if (name !== 'none') {
-    const factory = CompressionCodecs[type]
+    const factory = (CompressionCodecs as Record<number, (() => unknown) | undefined>)[type]
     if (typeof factory !== 'function') throw new KafkaJSNotImplemented(`${name} compression not implemented`)
     // A codec registered by the application (kafkajs-snappy, kafkajs-lz4, ...) is accepted;
     // the records are compressed by kafkats's own codec of that type, which writes the same format.
@@ -201,7 +152,7 @@ export class KafkaJSProducer {
   readonly #context: ClientContext
   readonly #config: ProducerConfig
   readonly #logger: Logger
-  readonly #instrumentation = new Instrumentation<ProducerEventPayloads>('producer', producerEvents)
+  readonly #instrumentation = new Instrumentation<ProducerEventPayloads, ProducerEventMap>('producer', producerEvents)
   readonly #idempotent: boolean
   /** `idempotent: true` asked for: kafkajs refuses its sends without acks -1 (a transactional id alone does not). */
   readonly #explicitlyIdempotent: boolean
@@ -245,7 +196,7 @@ export class KafkaJSProducer {
     return this.#logger
   }
 
-  on<E extends keyof ProducerEventPayloads & string> (eventName: E, listener: (event: InstrumentationEvent<ProducerEventPayloads[E]>) => void): RemoveInstrumentationEventListener<E> {
+  on<E extends keyof ProducerEventMap & string> (eventName: E, listener: (event: ProducerEventMap[E]) => void): RemoveInstrumentationEventListener<E> {
     return this.#instrumentation.on(eventName, listener)
   }
 

@@ -7,8 +7,9 @@ import assert from 'node:assert/strict'
 import * as net from 'node:net'
 import { tracingChannel } from 'node:diagnostics_channel'
 import { useBroker } from './support'
-import { Kafka, KafkaJSNotImplemented, CompressionTypes, type KafkaJSDeleteTopicRecordsError, type KafkaJSProtocolError } from '../../kafkajs/index'
-import type { BatchProcessEventPayload, ConsumerEventPayloads, EachBatchPayload, InstrumentationEvent, RequestEventPayload } from '../../kafkajs/index'
+import { Kafka, KafkaJSNotImplemented, CompressionTypes, ConfigResourceTypes, KafkaJSAggregateError, type KafkaJSCreateTopicError, type KafkaJSDeleteTopicRecordsError, type KafkaJSProtocolError } from '../../kafkajs/index'
+import type { EachBatchPayload, InstrumentationEvent } from '../../kafkajs/index'
+import type { BatchProcessEventPayload, ConsumerEventPayloads, RequestEventPayload } from '../../kafkajs/instrumentation'
 import { setCodecPackageLoaderForTests } from '../../protocol/compression'
 import type { ProducerSendTrace } from '../../client/instrumentation'
 import { eventLoopTurns, pollUntil, waitFor } from '../support/wait'
@@ -102,7 +103,7 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     await admin.connect()
     const groupId = unique('group')
     const fetch = async (resolveOffsets = false): Promise<string | undefined> => (await admin.fetchOffsets({ groupId, topics: [topic], resolveOffsets }))[0].partitions[0].offset
-    await admin.resetOffsets({ groupId, topic })
+    await admin.resetOffsets({ groupId, topic, earliest: false })
     assert.equal(await fetch(), '-1')
     assert.equal(await fetch(true), '3')
     assert.equal(await fetch(), '3')
@@ -121,7 +122,7 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     await admin.connect()
     const groupId = unique('nobody')
     const { groups } = await admin.describeGroups([groupId])
-    assert.deepEqual(groups.map(g => ({ groupId: g.groupId, errorCode: g.errorCode, state: g.state })), [{ groupId, errorCode: 0, state: 'Dead' }])
+    assert.deepEqual(groups.map(g => ({ groupId: g.groupId, errorCode: (g as unknown as { errorCode: number }).errorCode, state: g.state })), [{ groupId, errorCode: 0, state: 'Dead' }])
     await assert.rejects(admin.deleteTopicRecords({ topic, partitions: [{ partition: 0, offset: '2' }, { partition: 1, offset: '1' }] }), (error: KafkaJSDeleteTopicRecordsError) => {
       assert.equal(error.name, 'KafkaJSDeleteTopicRecordsError')
       assert.equal(error.retriable, false)
@@ -131,6 +132,37 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     const offsets = await admin.fetchTopicOffsets(topic)
     assert.equal(offsets[0].low, '0', 'nothing was deleted')
     await admin.disconnect()
+  })
+
+  test('admin answers as kafkajs\'s: createPartitions undefined, describeConfigs without throttleTime and with errorMessage \'\', a failed createTopics a KafkaJSAggregateError, setOffsets and resetOffsets a consumer group', async () => {
+    const topic = await topicWith(1, ['a'])
+    const admin = kafka.admin()
+    await admin.connect()
+    try {
+      assert.equal(await admin.createPartitions({ topicPartitions: [{ topic, count: 2 }] }), undefined)
+      const described = await admin.describeConfigs({ resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configNames: ['cleanup.policy'] }], includeSynonyms: false })
+      assert.deepEqual(Object.keys(described), ['resources'])
+      assert.equal(described.resources[0].errorMessage, '')
+      assert.equal(described.resources[0].errorCode, 0)
+      const fresh = unique('topic')
+      await assert.rejects(admin.createTopics({ topics: [{ topic: fresh, numPartitions: -5 }, { topic }] }), (error: KafkaJSAggregateError) => {
+        assert.ok(error instanceof KafkaJSAggregateError, `a KafkaJSAggregateError, not ${error.name}`)
+        assert.equal(error.message, 'Topic creation errors')
+        // Every topic's error, by name, as kafkajs's CreateTopics answer gives them (the existing topic's too).
+        const errors = (error.errors as KafkaJSCreateTopicError[]).map(e => [e.name, e.topic, e.type])
+        assert.deepEqual(errors, [[fresh, 'INVALID_PARTITIONS'], [topic, 'TOPIC_ALREADY_EXISTS']].sort((a, b) => a[0] < b[0] ? -1 : 1).map(([t, type]) => ['KafkaJSCreateTopicError', t, type]))
+        return true
+      })
+      const byOffsets = unique('group')
+      await admin.setOffsets({ groupId: byOffsets, topic, partitions: [{ partition: 0, offset: '1' }] })
+      const byReset = unique('group')
+      await admin.resetOffsets({ groupId: byReset, topic, earliest: true })
+      const { groups } = await admin.describeGroups([byOffsets, byReset])
+      assert.deepEqual(groups.map(g => [g.groupId, g.state, g.protocolType]), [[byOffsets, 'Empty', 'consumer'], [byReset, 'Empty', 'consumer']])
+      assert.equal((await admin.fetchOffsets({ groupId: byOffsets, topics: [topic] }))[0].partitions[0].offset, '1')
+    } finally {
+      await admin.disconnect()
+    }
   })
 
   test('producer: an invalid topic name is INVALID_TOPIC_EXCEPTION and the producer goes on; a transactional producer sends with acks 1 outside a transaction', async () => {
@@ -293,7 +325,7 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     const magic: unknown[] = []
     await first.connect()
     await first.subscribe({ topics: [a, b], fromBeginning: true })
-    void first.run({ eachMessage: async ({ message }) => { magic.push(message.magicByte) } })
+    void first.run({ eachMessage: async ({ message }) => { magic.push((message as { magicByte?: number }).magicByte) } })
     await waitFor('the first member joined and read everything', () => joins.length >= 1 && magic.length >= 4, { timeoutMs: 60_000 })
     assert.equal(joins[0].isLeader, true)
     assert.equal(joins[0].leaderId, joins[0].memberId)
@@ -362,7 +394,7 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     assert.deepEqual(unsubscribed[0].assignedTopics, [t0])
     assert.deepEqual(unsubscribed[0].topicsNotSubscribed, [t0])
     assert.deepEqual(joins[0].memberAssignment, {}, 'what it got is of a topic it does not subscribe to')
-    const fetches: Array<ConsumerEventPayloads['consumer.fetch']> = []
+    const fetches: Array<{ numberOfBatches: number, nodeId: unknown }> = []
     second.on(second.events.FETCH, e => { fetches.push(e.payload) })
     await waitFor('FETCH events of the member without partitions', () => fetches.length >= 2, { timeoutMs: 10_000 })
     assert.equal(fetches[0].numberOfBatches, 0)
@@ -475,7 +507,7 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     await admin.connect()
     const { brokers: [broker] } = await admin.describeCluster()
     await assert.rejects(admin.createPartitions({ topicPartitions: [{ topic, count: 2, assignments: [[broker.nodeId + 1000]] }] }), { name: 'KafkaJSProtocolError', type: 'INVALID_REPLICA_ASSIGNMENT', message: 'Replica assignment is invalid' })
-    assert.equal(await admin.createPartitions({ topicPartitions: [{ topic, count: 2, assignments: [[broker.nodeId]] }] }), true)
+    assert.equal(await admin.createPartitions({ topicPartitions: [{ topic, count: 2, assignments: [[broker.nodeId]] }] }), undefined, 'kafkajs resolves undefined')
     const { topics: [described] } = await admin.fetchTopicMetadata({ topics: [topic] })
     assert.deepEqual(described.partitions.map(p => p.replicas).sort(), [[broker.nodeId], [broker.nodeId]])
     await admin.disconnect()
@@ -553,7 +585,7 @@ describe('kafkats/kafkajs behaves as kafkajs does', { timeout: 300_000 }, () => 
     await consumer.connect()
     await consumer.run({ eachMessage: async () => {} })
     try {
-      for (const api of ['FindCoordinator', 'JoinGroup', 'SyncGroup']) assert.ok(requests.includes(api), `${api} in ${requests.join(', ')}`)
+      for (const api of ['GroupCoordinator', 'JoinGroup', 'SyncGroup']) assert.ok(requests.includes(api), `${api} in ${requests.join(', ')}`)
       assert.equal(joins.length, 1)
       assert.deepEqual(joins[0].memberAssignment, {})
       const group = await consumer.describeGroup()

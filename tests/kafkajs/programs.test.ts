@@ -24,7 +24,7 @@ useBroker(bootstrap => {
   brokers = bootstrap
 })
 
-const quiet = { logLevel: 0 }
+const quiet = { logLevel: 0 } as const
 
 async function createTopic (module: Module, names: Names, numPartitions: number): Promise<void> {
   const admin = new module.Kafka({ brokers, clientId: 'setup', ...quiet }).admin()
@@ -230,7 +230,7 @@ const adminProgram: Program = async (module, brokers, names) => {
   await producer.send({ topic: names.topic, messages: [{ value: 'a', partition: 0 }, { value: 'b', partition: 0 }, { value: 'c', partition: 3 }] })
   await producer.disconnect()
   out.offsets = (await admin.fetchTopicOffsets(names.topic)).sort((a, b) => a.partition - b.partition)
-  await admin.alterConfigs({ resources: [{ type: module.ConfigResourceTypes.TOPIC, name: names.topic, configEntries: [{ name: 'retention.ms', value: '7200000' }, { name: 'cleanup.policy', value: 'compact' }] }] })
+  await admin.alterConfigs({ validateOnly: false, resources: [{ type: module.ConfigResourceTypes.TOPIC, name: names.topic, configEntries: [{ name: 'retention.ms', value: '7200000' }, { name: 'cleanup.policy', value: 'compact' }] }] })
   // Config changes reach DescribeConfigs a moment later: ask until both show.
   const configs = await waitFor('DescribeConfigs to show the altered configs', async () => {
     const answer = await admin.describeConfigs({ resources: [{ type: module.ConfigResourceTypes.TOPIC, name: names.topic, configNames: ['retention.ms', 'cleanup.policy'] }], includeSynonyms: false })

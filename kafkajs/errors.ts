@@ -7,7 +7,34 @@
 import { ErrorCode, errorCodeInfo } from '../protocol/error-codes'
 import { BrokerError, KafkaTsError, ProtocolError } from '../protocol/errors'
 import { AuthenticationError, ClientClosedError, ConnectionError, RequestTimeoutError, UnsupportedVersionError } from '../client/errors'
-import type { DeleteGroupsResult, KafkaJSDeleteGroupsErrorGroups, KafkaJSDeleteTopicRecordsErrorPartition, KafkaJSErrorMetadata, KafkaJSNumberOfRetriesExceededMetadata } from './types'
+import type { PartitionMetadata } from './partition-metadata'
+
+// What kafkajs's errors carry (kafkajs's types/index.d.ts names).
+
+export interface KafkaJSErrorMetadata {
+  retriable?: boolean
+  topic?: string
+  partitionId?: number
+  metadata?: PartitionMetadata
+}
+export interface KafkaJSOffsetOutOfRangeMetadata { topic: string, partition: number }
+export interface KafkaJSNumberOfRetriesExceededMetadata { retryCount: number, retryTime: number }
+export interface KafkaJSConnectionErrorMetadata { broker?: string, code?: string }
+export interface KafkaJSRequestTimeoutErrorMetadata {
+  broker: string
+  clientId: string
+  correlationId: number
+  createdAt: number
+  sentAt: number
+  pendingDuration: number
+}
+export interface KafkaJSTopicMetadataNotLoadedMetadata { topic: string }
+export interface KafkaJSStaleTopicMetadataAssignmentMetadata { topic: string, unknownPartitions: PartitionMetadata[] }
+export interface KafkaJSServerDoesNotSupportApiKeyMetadata { apiKey: number, apiName: string }
+export interface KafkaJSDeleteGroupsErrorGroups { groupId: string, errorCode: number, error: KafkaJSError }
+export interface KafkaJSDeleteTopicRecordsErrorPartition { partition: number, offset: string, error: KafkaJSError }
+export interface KafkaJSDeleteTopicRecordsErrorTopic { topic: string, partitions: KafkaJSDeleteTopicRecordsErrorPartition[] }
+export interface DeleteGroupsResult { groupId: string, errorCode?: number, error?: KafkaJSProtocolError }
 
 /** What a KafkaJS error is made from: a message, or an error-like object with one (written out in the constructors, which are public). */
 type MessageOrError = string | { message?: string, helpUrl?: string }

@@ -12,7 +12,11 @@ import type * as tls from 'node:tls'
 import type {
   AclOperationTypes, AclPermissionTypes, AclResourceTypes, CompressionTypes, ConfigResourceTypes, ConfigSource, logLevel, ResourcePatternTypes
 } from './constants'
-import type { KafkaJSError, KafkaJSProtocolError } from './errors'
+import type { DeleteGroupsResult } from './errors'
+import type { PartitionMetadata } from './partition-metadata'
+// Declared where they are used (the errors carry them; a leaf module for the metadata both need), exported from here with the others.
+export type { KafkaJSErrorMetadata, KafkaJSOffsetOutOfRangeMetadata, KafkaJSNumberOfRetriesExceededMetadata, KafkaJSConnectionErrorMetadata, KafkaJSRequestTimeoutErrorMetadata, KafkaJSTopicMetadataNotLoadedMetadata, KafkaJSStaleTopicMetadataAssignmentMetadata, KafkaJSServerDoesNotSupportApiKeyMetadata, KafkaJSDeleteGroupsErrorGroups, KafkaJSDeleteTopicRecordsErrorPartition, KafkaJSDeleteTopicRecordsErrorTopic, DeleteGroupsResult } from './errors'
+export type { PartitionMetadata } from './partition-metadata'
 
 // ---------------------------------------------------------------- helpers kafkajs's declarations export
 
@@ -149,14 +153,6 @@ export type ICustomPartitioner = () => (args: PartitionerArgs) => number
 export type DefaultPartitioner = ICustomPartitioner
 export type LegacyPartitioner = ICustomPartitioner
 
-export interface PartitionMetadata {
-  partitionErrorCode: number
-  partitionId: number
-  leader: number
-  replicas: number[]
-  isr: number[]
-  offlineReplicas?: number[]
-}
 
 export interface ProducerRecord {
   topic: string
@@ -657,7 +653,6 @@ export interface GroupDescription {
 }
 export interface GroupDescriptions { groups: GroupDescription[] }
 export interface GroupOverview { groupId: string, protocolType: string }
-export interface DeleteGroupsResult { groupId: string, errorCode?: number, error?: KafkaJSProtocolError }
 export type FetchOffsetsPartition = PartitionOffset & { metadata: string | null }
 
 export interface AdminEvents {
@@ -754,28 +749,3 @@ export type RequestTimeoutEvent = InstrumentationEvent<{
 }>
 export type RequestQueueSizeEvent = InstrumentationEvent<{ broker: string, clientId: string, queueSize: number }>
 
-// ---------------------------------------------------------------- error metadata
-
-export interface KafkaJSErrorMetadata {
-  retriable?: boolean
-  topic?: string
-  partitionId?: number
-  metadata?: PartitionMetadata
-}
-export interface KafkaJSOffsetOutOfRangeMetadata { topic: string, partition: number }
-export interface KafkaJSNumberOfRetriesExceededMetadata { retryCount: number, retryTime: number }
-export interface KafkaJSConnectionErrorMetadata { broker?: string, code?: string }
-export interface KafkaJSRequestTimeoutErrorMetadata {
-  broker: string
-  clientId: string
-  correlationId: number
-  createdAt: number
-  sentAt: number
-  pendingDuration: number
-}
-export interface KafkaJSTopicMetadataNotLoadedMetadata { topic: string }
-export interface KafkaJSStaleTopicMetadataAssignmentMetadata { topic: string, unknownPartitions: PartitionMetadata[] }
-export interface KafkaJSServerDoesNotSupportApiKeyMetadata { apiKey: number, apiName: string }
-export interface KafkaJSDeleteGroupsErrorGroups { groupId: string, errorCode: number, error: KafkaJSError }
-export interface KafkaJSDeleteTopicRecordsErrorPartition { partition: number, offset: string, error: KafkaJSError }
-export interface KafkaJSDeleteTopicRecordsErrorTopic { topic: string, partitions: KafkaJSDeleteTopicRecordsErrorPartition[] }

@@ -34,10 +34,15 @@ export type { ConnectionPurpose, ProtocolViolationEvent } from './events'
 export const PROTOCOL_VIOLATION_LIMIT = 3
 
 
+/** A broker's address, as the cluster's metadata lists it (or a bootstrap address, before the first answer). */
 export interface BrokerAddress {
+  /** The broker's node id; negative for a bootstrap address (-1 for the first, -2 for the second...). */
   nodeId: number
+  /** The host the broker advertises. */
   host: string
+  /** The port the broker advertises. */
   port: number
+  /** The broker's rack; null when it has none. */
   rack: string | null
 }
 

@@ -31,20 +31,29 @@ import type { Instrumentation } from './instrumentation'
 
 /** A partition as the cluster's metadata describes it: its leader (and leader epoch), replicas and in-sync replicas. */
 export interface PartitionMetadata {
+  /** The partition's number. */
   partition: number
   /** -1 while the partition has no leader. */
   leaderId: number
+  /** The leader's epoch; -1 when unknown. */
   leaderEpoch: number
+  /** The node ids of its replicas. */
   replicas: number[]
+  /** The node ids of its in-sync replicas. */
   isr: number[]
+  /** The node ids of its offline replicas. */
   offlineReplicas: number[]
+  /** Kafka's error code for the partition in the metadata answer (0 for none, e.g. 5 LEADER_NOT_AVAILABLE). */
   errorCode: number
 }
 
 /** A topic as the cluster's metadata describes it: name, id and partitions. */
 export interface TopicMetadata {
+  /** The topic's name. */
   name: string
+  /** The topic's id (a UUID; all zeros from brokers before Kafka 2.8). */
   topicId: string
+  /** Whether it is an internal topic (e.g. __consumer_offsets). */
   isInternal: boolean
   /** Indexed by partition number. */
   partitions: PartitionMetadata[]
@@ -468,8 +477,11 @@ export interface ClusterMetadata {
   readonly controllerId: number
   /** The brokers of the latest answer (the bootstrap addresses before the first). */
   readonly brokers: BrokerAddress[]
+  /** The cached metadata of the topic `name`; undefined when none is cached. */
   topic: (name: string) => TopicMetadata | undefined
+  /** The cached metadata of the topic with id `topicId`; undefined when none is cached. */
   topicById: (topicId: string) => TopicMetadata | undefined
+  /** The cached metadata of one partition; undefined when none is cached. */
   partition: (topic: string, partition: number) => PartitionMetadata | undefined
   /** The non-retriable error the latest answer gave for `topic` (e.g. TOPIC_AUTHORIZATION_FAILED), if any. */
   topicError: (topic: string) => BrokerError | undefined

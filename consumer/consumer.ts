@@ -64,12 +64,19 @@ export interface ConsumerEvents {
   warning: [error: Error]
   /** The consumer failed and closed (the iterator and run() reject with the error too); emitted only while someone listens. */
   error: [error: Error]
+  /** A run() handler threw; the event says what becomes of its records. */
   handlerError: [event: HandlerErrorEvent]
+  /** A batch has been out with the application longer than `maxProcessingMs`. */
   processingTimeout: [event: ProcessingTimeoutEvent]
+  /** A partition's log was truncated below this consumer's position (KIP-320); it resumes where the log diverged. */
   truncation: [event: TruncationEvent]
+  /** A Fetch answer (or a partition of it) could not be used; fetching goes on after a backoff. */
   fetchError: [event: FetchErrorEvent]
   /** A Fetch request is sent (emitted only while someone listens to it or to 'fetch'). */
-  fetchStart: [event: { nodeId: number }]
+  fetchStart: [event: {
+    /** The broker the Fetch goes to. */
+    nodeId: number
+  }]
   /** A Fetch request was answered (emitted only while someone listens). */
   fetch: [event: FetchEvent]
 }
@@ -150,6 +157,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
 
   readonly #unregister: () => void
 
+  /** A consumer of no partitions yet on `client`; applications make one with `client.consumer()`. Throws a TypeError or RangeError for a wrong option. */
   constructor (client: Client, options: FetchOptions & DeserializerOptions<K, V> = {}) {
     super()
     // Before anything is registered: a refused option leaves nothing behind.
@@ -331,7 +339,12 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
   }
 
   /** The partitions currently fetched or processed. */
-  assignment (): Array<{ topic: string, partition: number }> {
+  assignment (): Array<{
+    /** The partition's topic. */
+    topic: string
+    /** The partition's number. */
+    partition: number
+  }> {
     return [...this.#cursors.values()].map(c => ({ topic: c.topic, partition: c.partition }))
   }
 
@@ -360,6 +373,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     this.#fetching.positioned()
   }
 
+  /** Stops fetching and handing out the partitions (those not assigned are ignored); what is buffered waits for `resume()`. */
   pause (partitions: Array<{ topic: string, partition: number }>): void {
     for (const p of partitions) {
       const cursor = this.#cursors.get(`${p.topic}-${p.partition}`)
@@ -367,6 +381,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     }
   }
 
+  /** Fetches and hands out the paused partitions again (those not assigned are ignored). */
   resume (partitions: Array<{ topic: string, partition: number }>): void {
     for (const p of partitions) {
       const cursor = this.#cursors.get(`${p.topic}-${p.partition}`)

@@ -55,7 +55,9 @@ export interface FetchSettings {
 
 /** The `truncation` event's payload: a partition's log was truncated below where this consumer was (KIP-320), and it resumes at `resumeOffset`. */
 export interface TruncationEvent {
+  /** The partition's topic. */
   topic: string
+  /** The partition's number. */
   partition: number
   /** Where we were about to fetch. */
   fetchOffset: bigint
@@ -69,7 +71,9 @@ export interface FetchErrorEvent {
   nodeId: number
   /** The partition concerned; undefined when the whole answer could not be used. */
   topic: string | undefined
+  /** The partition's number; undefined when the whole answer could not be used. */
   partition: number | undefined
+  /** Why it could not be used. */
   error: Error
   /** When that partition (or this broker's source) is fetched again. */
   retryInMs: number
@@ -81,9 +85,11 @@ export const HELD_BACK_MAX_WAIT_MS = 100
 
 /** The `fetch` event's payload: one Fetch answered, how long it took and how many partitions had records. */
 export interface FetchEvent {
+  /** The broker asked. */
   nodeId: number
   /** Partitions the answer carried records for. */
   partitionsWithRecords: number
+  /** From sending the Fetch to its answer, in ms (the broker's wait for data included). */
   durationMs: number
 }
 

@@ -30,6 +30,7 @@
  *   processed finishes, and its mark is dropped if the ownership was released meanwhile.
  */
 import { checkCloseOptions, type Client, type CloseOptions } from '../client/client'
+import type { ConnectionPurpose } from '../client/brokers'
 import { TypedEmitter, type TypedEvents } from '../client/events'
 import type { LogFields } from '../client/logger'
 import type { MetricsRegistry, PartitionLag } from '../client/metrics'
@@ -85,6 +86,12 @@ export interface ConsumerEvents {
 export interface ConsumerInternals {
   /** The group consumer's hooks into the hand-out. */
   readonly hooks: ConsumerHooks
+  /**
+   * Partitions are about to be added (a group member looks up their committed offsets
+   * first): their leaders' fetch connections are opened now, so connecting overlaps that
+   * lookup instead of following it.
+   */
+  connectFor: (partitions: Array<{ topic: string, partition: number }>) => void
   /** Starts fetching partitions from the given positions. */
   addPartitions: (partitions: Array<{ topic: string, partition: number, offset: bigint | OffsetSpec, leaderEpoch?: number, ownership: Ownership }>) => void
   /**
@@ -168,6 +175,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     const self = this
     Object.defineProperty(this, internal, { value: {
       hooks: this.#hooks,
+      connectFor: partitions => { this.#fetching.connectFor(partitions) },
       addPartitions: partitions => { this.#addPartitions(partitions) },
       removePartitions: async (keys, waitMs) => await this.#removePartitions(keys, waitMs),
       cursor: (topic, partition) => this.#cursor(topic, partition),
@@ -200,7 +208,9 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     this.#offsets = new OffsetResolution(client, options.isolation ?? 'read_uncommitted', this.#stop.signal, {
       isCurrent: cursor => this.#cursors.get(cursor.key) === cursor,
       resolved: () => { this.#fetching.positioned() },
-      fail: error => this.#fail(error)
+      fail: error => this.#fail(error),
+      get fetchPurpose (): ConnectionPurpose { return self.#fetching.purpose },
+      longPolling: nodeId => this.#fetching.longPolling(nodeId)
     })
     this.#account = new PrefetchAccount(options.maxBufferedBytes ?? 64 * 1024 * 1024)
     this.#handOut = new HandOut({
@@ -244,7 +254,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       fetchStarted: nodeId => this.#events.emit('fetchStart', { nodeId }),
       fetched: event => this.#events.emit('fetch', event),
       fail: error => this.#fail(error),
-      resolve: cursor => { void this.#offsets.resolve(cursor) }
+      resolve: cursor => { this.#offsets.resolve(cursor) }
     })
     this.#metrics = client[internal].instrumentation.metrics
     this.#stopCollecting = this.#metrics.addCollector(into => {
@@ -282,7 +292,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
         if (old.processing !== undefined) this.#predecessors.set(old.key, old)
       }
       this.#cursors.set(cursor.key, cursor)
-      if (cursor.fetchOffset === undefined) void this.#offsets.resolve(cursor)
+      if (cursor.fetchOffset === undefined) this.#offsets.resolve(cursor)
     }
     this.#fetching.startWhenKnown(partitions.map(p => p.topic))
   }
@@ -369,7 +379,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     cursor.committedOffset = undefined
     cursor.committedMetadata = undefined
     this.#offsets.seeked(cursor, target.offset)
-    if (cursor.fetchOffset === undefined) void this.#offsets.resolve(cursor)
+    if (cursor.fetchOffset === undefined) this.#offsets.resolve(cursor)
     this.#fetching.positioned()
   }
 

@@ -174,8 +174,16 @@ export class Source {
     this.#settings = settings
   }
 
+  /**
+   * Starts the loop, and connects at once rather than when the first partition has a
+   * position: the connection's setup (connect, ApiVersions, SASL) overlaps the offset
+   * lookups of a new assignment (which go on this connection too, offset-resolution.ts)
+   * instead of following them.
+   */
   start (): void {
-    this.#running ??= this.#loop()
+    if (this.#running !== undefined) return
+    this.#client[internal].connection(this.nodeId, this.#purpose, this.#stop.signal).catch(() => {})
+    this.#running = this.#loop()
   }
 
   /** The Fetch in flight while it long-polls: what it carries (read only). */

@@ -117,6 +117,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
       membership: () => this.#membership,
       cursors: () => this.#consumer.cursors,
       cursor: (topic, partition) => this.#consumer.cursor(topic, partition),
+      connectFor: partitions => { this.#consumer.connectFor(partitions) },
       addPartitions: partitions => { this.#consumer.addPartitions(partitions) },
       removePartitions: async (partitions, waitMs) => await this.#consumer.removePartitions(partitions, waitMs),
       warn: (error, fields) => { this.#consumer.warn(error, fields) }

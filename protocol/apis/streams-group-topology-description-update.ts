@@ -4,7 +4,7 @@
  * group coordinator, which keeps it for describing the group (KIP-1071). A streams client
  * sends it, not an admin: the Java Admin has no call for it.
  *
- * Node types: 0 source, 1 processor, 2 sink.
+ * Node types (Kafka's schema): 1 source, 2 processor, 3 sink.
  *
  * Version notes:
  * - v0: the only version; flexible (Kafka 4.4)

@@ -20,179 +20,364 @@ export type { PartitionMetadata } from './partition-metadata'
 
 // ---------------------------------------------------------------- helpers kafkajs's declarations export
 
+/** The keys of `T` that `U` lacks, each made optional `never` (a helper of {@link XOR}). */
 export type Without<T, U> = { [P in Exclude<keyof T, keyof U>]?: never }
+/** Either `T` or `U` but not the keys of both (as in `fetchTopicsOffset`'s `fromBeginning` or `fromTimestamp`). */
 export type XOR<T, U> = T | U extends object ? (Without<T, U> & U) | (Without<U, T> & T) : T | U
+/** The union of `T`'s property types (an events object's event names). */
 export type ValueOf<T> = T[keyof T]
 
 // ---------------------------------------------------------------- client configuration
 
+/** `brokers` as a function: called at each client's connect() for the bootstrap `host:port` list (may be async). */
 export type BrokersFunction = () => string[] | Promise<string[]>
 
-export interface SaslAuthenticationRequest { encode: () => Buffer | Promise<Buffer> }
+/** A custom SASL mechanism's request (kafkajs's authentication provider API; kafkats/kafkajs refuses custom mechanisms). */
+export interface SaslAuthenticationRequest {
+  /** The bytes of the SaslAuthenticate request to send. */
+  encode: () => Buffer | Promise<Buffer>
+}
+/** A custom SASL mechanism's decoder of the broker's answer (kafkajs's authentication provider API). */
 export interface SaslAuthenticationResponse<ParseResult> {
+  /** Takes the broker's raw answer apart, returning the bytes `parse` reads. */
   decode: (rawResponse: Buffer) => Buffer | Promise<Buffer>
+  /** The decoded answer as the mechanism's result. */
   parse: (data: Buffer) => ParseResult
 }
-export interface Authenticator { authenticate: () => Promise<void> }
+/** What a custom mechanism's `authenticationProvider` returns. */
+export interface Authenticator {
+  /** Runs the mechanism's exchange on a new connection; rejects when authentication fails. */
+  authenticate: () => Promise<void>
+}
+/** The argument of {@link AuthenticationProviderArgs.saslAuthenticate}: one request and how to read its answer. */
 export interface SaslAuthenticateArgs<ParseResult> {
+  /** The request to send. */
   request: SaslAuthenticationRequest
+  /** How to read the answer; without it, the answer is not read. */
   response?: SaslAuthenticationResponse<ParseResult>
 }
+/** What kafkajs hands a custom mechanism's `authenticationProvider` for each connection. */
 export interface AuthenticationProviderArgs {
+  /** The broker's host name. */
   host: string
+  /** The broker's port. */
   port: number
+  /** The client's logger. */
   logger: Logger
+  /** Sends one SaslAuthenticate request on the connection and resolves with its parsed answer. */
   saslAuthenticate: <ParseResult>(args: SaslAuthenticateArgs<ParseResult>) => Promise<ParseResult | void>
 }
 /** A custom SASL mechanism (kafkajs's `sasl: { mechanism, authenticationProvider }`); kafkats/kafkajs refuses it at connect. */
 export interface Mechanism {
+  /** The mechanism's name, as the broker knows it. */
   mechanism: string
+  /** Makes the Authenticator of one connection. */
   authenticationProvider: (args: AuthenticationProviderArgs) => Authenticator
 }
 
-export interface OauthbearerProviderResponse { value: string }
-export interface SASLMechanismOptionsMap {
-  plain: { username: string, password: string }
-  'scram-sha-256': { username: string, password: string }
-  'scram-sha-512': { username: string, password: string }
-  aws: { authorizationIdentity: string, accessKeyId: string, secretAccessKey: string, sessionToken?: string }
-  oauthbearer: { oauthBearerProvider: () => Promise<OauthbearerProviderResponse> }
+/** What an `oauthBearerProvider` resolves with. */
+export interface OauthbearerProviderResponse {
+  /** The bearer token (a JWT) sent to the broker. */
+  value: string
 }
+/** Each built-in SASL mechanism's options, by `mechanism` name. */
+export interface SASLMechanismOptionsMap {
+  /** SASL/PLAIN: the user name and password, sent as they are (use TLS). */
+  plain: {
+    /** The user name. */
+    username: string
+    /** The password. */
+    password: string
+  }
+  /** SASL/SCRAM-SHA-256. */
+  'scram-sha-256': {
+    /** The user name. */
+    username: string
+    /** The password. */
+    password: string
+  }
+  /** SASL/SCRAM-SHA-512. */
+  'scram-sha-512': {
+    /** The user name. */
+    username: string
+    /** The password. */
+    password: string
+  }
+  /** AWS IAM: not supported by kafkats/kafkajs yet (connect() fails, saying so). */
+  aws: {
+    /** The identity to authorize as. */
+    authorizationIdentity: string
+    /** The AWS access key id. */
+    accessKeyId: string
+    /** The AWS secret access key. */
+    secretAccessKey: string
+    /** The AWS session token, for temporary credentials. */
+    sessionToken?: string
+  }
+  /** SASL/OAUTHBEARER: the token comes from the provider. */
+  oauthbearer: {
+    /** Called at each authentication (and re-authentication) for a token. */
+    oauthBearerProvider: () => Promise<OauthbearerProviderResponse>
+  }
+}
+/** A built-in SASL mechanism's name: `plain`, `scram-sha-256`, `scram-sha-512`, `aws` or `oauthbearer` (matched in any case). */
 export type SASLMechanism = keyof SASLMechanismOptionsMap
+/** One mechanism's `sasl` option: `{ mechanism }` with that mechanism's fields. */
 export type SASLMechanismOptions<T> = T extends SASLMechanism ? { mechanism: T } & SASLMechanismOptionsMap[T] : never
+/** The `sasl` option with a built-in mechanism. */
 export type SASLOptions = SASLMechanismOptions<SASLMechanism>
 
+/** kafkajs's retry schedule: the delay before retry n is `initialRetryTime · multiplier^n`, randomized by ±`factor`, at most `maxRetryTime`. */
 export interface RetryOptions {
+  /** The longest delay between two retries, in ms (default 30000); also kafkats's longest backoff between requests. */
   maxRetryTime?: number
+  /** The delay before the first retry, in ms (default 300); also kafkats's first backoff between requests, and a crashed consumer's restart delay. */
   initialRetryTime?: number
+  /** The randomization of each delay, as a fraction of it (default 0.2). */
   factor?: number
+  /** How much each delay grows over the one before (default 2). */
   multiplier?: number
+  /** How many times to retry (default 5): a producer's failed send (an idempotent one retries until its outcome is known), a consumer's failing handler before the consumer crashes. */
   retries?: number
+  /** Whether a consumer that crashed on a retriable error restarts (default: it does); called with the error. */
   restartOnFailure?: (e: Error) => Promise<boolean>
 }
 
 /** kafkajs's socket factory arguments, as kafkajs types them: at run time `ssl` is undefined for plaintext. */
 export interface ISocketFactoryArgs {
+  /** The broker's host name. */
   host: string
+  /** The broker's port. */
   port: number
+  /** The TLS options of the `ssl` client option; undefined at run time when the client does not use TLS. */
   ssl: tls.ConnectionOptions
+  /** To call once the socket is connected (for TLS: once the handshake is done). */
   onConnect: () => void
 }
+/** Makes the socket of each broker connection (`socketFactory` option): kafkats's own `socketFactory` client option. */
 export type ISocketFactory = (args: ISocketFactoryArgs) => net.Socket
 
+/** `new Kafka(config)`: what every producer, consumer and admin of the instance connects with. */
 export interface KafkaConfig {
+  /** The bootstrap brokers as `host:port`, or a function resolving them, called at each client's connect(). */
   brokers: string[] | BrokersFunction
+  /** `true` for TLS with Node's defaults, or Node's `tls.connect` options; absent or `false`: plaintext. */
   ssl?: tls.ConnectionOptions | boolean
+  /** SASL authentication: plain, scram-sha-256, scram-sha-512 or oauthbearer (`aws` and custom mechanisms fail at connect). */
   sasl?: SASLOptions | Mechanism
+  /** The client id sent with every request (default `'kafkajs'`). */
   clientId?: string
+  /** How long to wait for a broker connection, in ms (default 1000). */
   connectionTimeout?: number
+  /** Accepted for compatibility and not used (kafkajs: how long SASL authentication may take, in ms). */
   authenticationTimeout?: number
+  /** Accepted for compatibility and not used: kafkats re-authenticates at 85-95 % of the session lifetime the broker gives (KIP-368). */
   reauthenticationThreshold?: number
+  /** How long a request may wait for its answer, in ms (default 30000). */
   requestTimeout?: number
+  /** Accepted for compatibility and not used: kafkats always enforces `requestTimeout`. */
   enforceRequestTimeout?: boolean
+  /** The retry schedule of every client of the instance (a producer's or consumer's own `retry` overrides it). */
   retry?: RetryOptions
+  /** Makes each broker connection's socket, as in kafkajs (kafkats's `socketFactory` client option). */
   socketFactory?: ISocketFactory
+  /** The most detailed level logged (default `logLevel.INFO`; the KAFKAJS_LOG_LEVEL environment variable overrides it). */
   logLevel?: logLevel
+  /** Where log entries go (default: one JSON line per entry on the console). */
   logCreator?: logCreator
 }
 
 // ---------------------------------------------------------------- logging
 
+/** A log entry's content: kafkajs's fields (`logger: 'kafkajs'` among them) and the caller's extra ones. */
 export interface LoggerEntryContent {
+  /** When the entry was made, as an ISO 8601 string. */
   readonly timestamp: string
+  /** The log line. */
   readonly message: string
+  /** The fields logged with the line (`groupId`, `broker`, `error`, ...). */
   // kafkajs's entries carry whatever extra fields the caller logged.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   [key: string]: any
 }
+/** What a `logCreator`'s function receives for each entry. */
 export interface LogEntry {
+  /** The part of the client that logged (`Consumer`, `ConsumerGroup`, `Connection`, ...; `''` at the root). */
   namespace: string
+  /** The entry's level. */
   level: logLevel
+  /** The level's name: `ERROR`, `WARN`, `INFO` or `DEBUG`. */
   label: string
+  /** The entry's content. */
   log: LoggerEntryContent
 }
+/** The `logCreator` option: called once with the instance's level, it returns the function every entry goes to. */
 export type logCreator = (logLevel: logLevel) => (entry: LogEntry) => void
+/** A client's logger (`kafka.logger()`, `producer.logger()`, ...): entries go through the instance's `logCreator`. */
 export interface Logger {
+  /** Logs at INFO. */
   info: (message: string, extra?: object) => void
+  /** Logs at ERROR. */
   error: (message: string, extra?: object) => void
+  /** Logs at WARN. */
   warn: (message: string, extra?: object) => void
+  /** Logs at DEBUG. */
   debug: (message: string, extra?: object) => void
+  /** A logger whose entries carry this namespace, at its own level if given. */
   namespace: (namespace: string, logLevel?: logLevel) => Logger
+  /** Changes the level of the instance's loggers (those without a level of their own). */
   setLogLevel: (logLevel: logLevel) => void
 }
 
 // ---------------------------------------------------------------- producing
 
+/** `kafka.producer(config)`. */
 export interface ProducerConfig {
+  /** Chooses a message's partition when it names none (default `Partitioners.DefaultPartitioner`, Java's murmur2). */
   createPartitioner?: ICustomPartitioner
+  /** The producer's retry options; kafkats uses `retries` (default: the instance's, else 5) for sends that are not idempotent. */
   retry?: RetryOptions
+  /** How old topic metadata may get before it is refreshed, in ms (default 300000; 0 is taken as 1). */
   metadataMaxAge?: number
+  /** Whether sending to an unknown topic asks the broker to create it (default true; the broker's auto.create.topics.enable decides). */
   allowAutoTopicCreation?: boolean
+  /** Exactly-once per partition (default false): needs `acks: -1`; a batch whose outcome is unknown is retried under its sequence until known. */
   idempotent?: boolean
+  /** Makes the producer transactional (and idempotent): needed for `transaction()`. */
   transactionalId?: string
+  /** How long a transaction may stay open before the broker aborts it, in ms (default 60000). */
   transactionTimeout?: number
+  /** Accepted for compatibility and not used: kafkats keeps its own limit of requests in flight. */
   maxInFlightRequests?: number
 }
 
-export interface IHeaders { [key: string]: Buffer | string | Array<Buffer | string> | undefined }
+/** A message's headers: each value a Buffer or string, or an array of them (one header per element). */
+export interface IHeaders {
+  /** The header's value(s); a string is sent as UTF-8, undefined is left out. */
+  [key: string]: Buffer | string | Array<Buffer | string> | undefined
+}
 
+/** One message to send. */
 export interface Message {
+  /** The key, which the partitioner hashes to choose the partition; null or absent: none. */
   key?: Buffer | string | null
+  /** The value; null is a tombstone (for compacted topics). */
   value: Buffer | string | null
+  /** The partition to write to; absent: the partitioner chooses. */
   partition?: number
+  /** The message's headers. */
   headers?: IHeaders
+  /** The message's time, in ms since the epoch as a string (default: when it is sent). */
   timestamp?: string
 }
 
+/** What a partitioner is asked with, per message. */
 export interface PartitionerArgs {
+  /** The message's topic. */
   topic: string
+  /** The topic's partitions, as the producer's metadata has them. */
   partitionMetadata: PartitionMetadata[]
+  /** The message (its `partition` is not set). */
   message: Message
 }
+/** The `createPartitioner` option: called once per producer, it returns the function that picks each message's partition. */
 export type ICustomPartitioner = () => (args: PartitionerArgs) => number
+/** The type of `Partitioners.DefaultPartitioner` (Java's murmur2, as kafkajs 2's default). */
 export type DefaultPartitioner = ICustomPartitioner
+/** The type of `Partitioners.LegacyPartitioner` (kafkajs 1.x's default). */
 export type LegacyPartitioner = ICustomPartitioner
 
 
+/** `producer.send(record)`: messages for one topic. */
 export interface ProducerRecord {
+  /** The topic to write to. */
   topic: string
+  /** The messages to write. */
   messages: Message[]
+  /** -1 (default): every in-sync replica has the messages; 1: the leader has them; 0: no answer awaited. */
   acks?: number
+  /** The produce requests' timeout, in ms (default: `requestTimeout`); kafkats takes it from the first send with the same `acks` and `compression`. */
   timeout?: number
+  /** The codec the messages are compressed with (default `CompressionTypes.None`). */
   compression?: CompressionTypes
 }
+/** One topic-partition's answer to a send: where its messages were written. */
 export interface RecordMetadata {
+  /** The topic. */
   topicName: string
+  /** The partition. */
   partition: number
+  /** 0: a failed send rejects instead. */
   errorCode: number
+  /** Declared by kafkajs but not set at run time (in kafkajs too): see `baseOffset`. */
   offset?: string
+  /** Declared by kafkajs but not set at run time (in kafkajs too). */
   timestamp?: string
+  /** The offset of the first message of this send written to the partition. */
   baseOffset?: string
+  /** The broker's append time for LogAppendTime topics; kafkats always answers `'-1'`. */
   logAppendTime?: string
+  /** The partition's first offset, as the broker answered. */
   logStartOffset?: string
 }
-export interface TopicMessages { topic: string, messages: Message[] }
+/** One topic's messages in a `sendBatch`. */
+export interface TopicMessages {
+  /** The topic to write to. */
+  topic: string
+  /** The messages to write. */
+  messages: Message[]
+}
+/** `producer.sendBatch(batch)`: messages for several topics, in one call. */
 export interface ProducerBatch {
+  /** As {@link ProducerRecord.acks}. */
   acks?: number
+  /** As {@link ProducerRecord.timeout}. */
   timeout?: number
+  /** As {@link ProducerRecord.compression}. */
   compression?: CompressionTypes
+  /** The messages, topic by topic. */
   topicMessages?: TopicMessages[]
 }
 
-export interface PartitionOffset { partition: number, offset: string }
-export interface TopicOffsets { topic: string, partitions: PartitionOffset[] }
-export interface Offsets { topics: TopicOffsets[] }
+/** A partition's offset. */
+export interface PartitionOffset {
+  /** The partition. */
+  partition: number
+  /** The offset, as a decimal string (a committed offset is the next message to read). */
+  offset: string
+}
+/** A topic's partition offsets. */
+export interface TopicOffsets {
+  /** The topic. */
+  topic: string
+  /** Its partitions' offsets. */
+  partitions: PartitionOffset[]
+}
+/** Offsets by topic (`transaction.sendOffsets`, `commitOffsetsIfNecessary`). */
+export interface Offsets {
+  /** The topics' offsets. */
+  topics: TopicOffsets[]
+}
 
+/** What producers and transactions have in common: sending. */
 export interface Sender {
+  /** Sends messages to one topic; resolves once they are acknowledged (with `acks`), one entry per partition written. */
   send (record: ProducerRecord): Promise<RecordMetadata[]>
+  /** Sends messages to several topics, as `send` does. */
   sendBatch (batch: ProducerBatch): Promise<RecordMetadata[]>
 }
 
+/** A producer's event names (`producer.events`). */
 export interface ProducerEvents {
+  /** The producer connected. */
   CONNECT: 'producer.connect'
+  /** The producer disconnected. */
   DISCONNECT: 'producer.disconnect'
+  /** A request was answered (see {@link RequestEvent}). */
   REQUEST: 'producer.network.request'
+  /** A request timed out. */
   REQUEST_TIMEOUT: 'producer.network.request_timeout'
+  /** A connection's count of requests awaiting an answer changed. */
   REQUEST_QUEUE_SIZE: 'producer.network.request_queue_size'
 }
 
@@ -205,11 +390,17 @@ export interface ProducerEventMap {
   'producer.network.request_queue_size': RequestQueueSizeEvent
 }
 
+/** `kafka.producer()`: kafkajs's producer, on kafkats's. */
 export type Producer = Sender & {
+  /** Connects to the cluster (reaching a broker, within `connectionTimeout`); needed before sending. */
   connect (): Promise<void>
+  /** Waits for the messages in flight, then closes the producer's connections. */
   disconnect (): Promise<void>
+  /** Whether the producer is idempotent (`idempotent` or a `transactionalId`). */
   isIdempotent (): boolean
+  /** The producer's event names, for `on`. */
   readonly events: ProducerEvents
+  /** Listens to an event (an unknown name throws); returns the function that removes the listener. */
   on (eventName: 'producer.connect', listener: (event: ConnectEvent) => void): RemoveInstrumentationEventListener<typeof eventName>
   on (eventName: 'producer.disconnect', listener: (event: DisconnectEvent) => void): RemoveInstrumentationEventListener<typeof eventName>
   on (eventName: 'producer.network.request', listener: (event: RequestEvent) => void): RemoveInstrumentationEventListener<typeof eventName>
@@ -218,170 +409,367 @@ export type Producer = Sender & {
   // kafkajs's catch-all overload: any of its event names, with an untyped event.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   on (eventName: ValueOf<ProducerEvents>, listener: (event: InstrumentationEvent<any>) => void): RemoveInstrumentationEventListener<typeof eventName>
+  /** Begins a transaction (needs `transactionalId`; one at a time per producer). */
   transaction (): Promise<Transaction>
+  /** The producer's logger (namespace `Producer`). */
   logger (): Logger
 }
 
+/** An open transaction (`producer.transaction()`): its sends are read by read_committed consumers only once committed. */
 export type Transaction = Sender & {
+  /** Adds a consumer group's offsets to the transaction: committed with it, or not at all. */
   sendOffsets (offsets: Offsets & { consumerGroupId: string }): Promise<void>
+  /** Commits the transaction. */
   commit (): Promise<void>
+  /** Aborts the transaction: its messages are never read by read_committed consumers. */
   abort (): Promise<void>
+  /** Whether the transaction is open (not yet committed or aborted). */
   isActive (): boolean
 }
 
 // ---------------------------------------------------------------- consuming
 
+/** `kafka.consumer(config)`: a member of a consumer group (the classic protocol, kafkajs's assigners). */
 export interface ConsumerConfig {
+  /** The consumer group to join (required, not empty). */
   groupId: string
+  /** The group's assignment strategies (default `[PartitionAssigners.roundRobin]`); kafkats/kafkajs offers the first only. */
   partitionAssigners?: PartitionAssigner[]
+  /** How old topic metadata may get before it is refreshed, in ms (default 300000). */
   metadataMaxAge?: number
+  /** How long the coordinator waits for a heartbeat before it removes the member, in ms (default 30000). */
   sessionTimeout?: number
+  /** How long the coordinator waits for every member to rejoin during a rebalance, in ms (default 60000). */
   rebalanceTimeout?: number
+  /** How often the member heartbeats, in ms (default 3000; below `sessionTimeout`): kafkats heartbeats on this timer whatever the handlers do; 0 means every 100 ms. */
   heartbeatInterval?: number
+  /** The most bytes fetched per partition (default 1048576), asked of the broker as it is; an answer of more than about 2 MiB is handed out as several batches. */
   maxBytesPerPartition?: number
+  /** The least bytes the broker gathers before it answers a fetch (default 1). */
   minBytes?: number
+  /** The most bytes of one fetch answer (default 10485760). */
   maxBytes?: number
+  /** How long the broker may wait for `minBytes` before it answers a fetch, in ms (default 5000). */
   maxWaitTimeInMs?: number
-  retry?: RetryOptions & { restartOnFailure?: (err: Error) => Promise<boolean> }
+  /** The consumer's retry options over the instance's: a failing handler's retries, and the restart after a crash. */
+  retry?: RetryOptions & {
+    /** Whether the consumer restarts after crashing on a retriable error (default: it does); called with the error. */
+    restartOnFailure?: (err: Error) => Promise<boolean>
+  }
+  /** Accepted for compatibility: kafkats's consumer never asks the broker to create a topic (kafkajs's default did); `true` loads the subscribed topics' metadata at subscribe(). */
   allowAutoTopicCreation?: boolean
+  /** Accepted for compatibility and not used: kafkats keeps its own limit of requests in flight. */
   maxInFlightRequests?: number
+  /** Whether to read messages of open and aborted transactions too (default false: read_committed). */
   readUncommitted?: boolean
+  /** The consumer's rack, to fetch from a replica in it (KIP-392; the brokers need a replica selector). */
   rackId?: string
 }
 
 /** A message of a pre-0.11 message set (kafkats reads record batches only: it never hands these out). */
 export interface MessageSetEntry {
+  /** The message's key. */
   key: Buffer | null
+  /** The message's value (null: a tombstone). */
   value: Buffer | null
+  /** The message's time, in ms since the epoch as a string. */
   timestamp: string
+  /** The message's attribute bits (codec, timestamp type). */
   attributes: number
+  /** The message's offset, as a decimal string. */
   offset: string
+  /** The message's size, in bytes. */
   size: number
+  /** Message sets have no headers. */
   headers?: never
 }
 /** A message of a record batch: what kafkats hands out. */
 export interface RecordBatchEntry {
+  /** The message's key (null: none). */
   key: Buffer | null
+  /** The message's value (null: a tombstone). */
   value: Buffer | null
+  /** The message's time (create time, or the broker's for LogAppendTime topics), in ms since the epoch as a string. */
   timestamp: string
+  /** Always 0 in kafkats/kafkajs (kafkajs: the record's attribute bits). */
   attributes: number
+  /** The message's offset, as a decimal string. */
   offset: string
+  /** The message's headers, values as Buffers; a key sent more than once has an array of them. */
   headers: IHeaders
+  /** Record batch entries carry no size. */
   size?: never
 }
+/** A consumed message (always a {@link RecordBatchEntry} in kafkats/kafkajs). */
 export type KafkaMessage = MessageSetEntry | RecordBatchEntry
 
+/** A batch of one partition's messages, as `eachBatch` gets it. */
 export interface Batch {
+  /** The topic. */
   topic: string
+  /** The partition. */
   partition: number
+  /** The partition's high watermark when fetched (the offset the next message will have), as a string. */
   highWatermark: string
+  /** The batch's messages, in offset order. */
   messages: KafkaMessage[]
+  /** Whether the batch has no messages. */
   isEmpty (): boolean
+  /** The first message's offset; null when the batch is empty. */
   firstOffset (): string | null
+  /** The last message's offset (`highWatermark` - 1 when the batch is empty). */
   lastOffset (): string
+  /** How far the last message is behind the partition's end: `highWatermark` - 1 - `lastOffset()`. */
   offsetLag (): string
+  /** How far the first message is behind the partition's end: `highWatermark` - 1 - `firstOffset()`. */
   offsetLagLow (): string
 }
 
-export interface OffsetsByTopicPartition { topics: TopicOffsets[] }
+/** Offsets by topic and partition (`uncommittedOffsets()`). */
+export interface OffsetsByTopicPartition {
+  /** The topics' offsets. */
+  topics: TopicOffsets[]
+}
 
+/** What `eachMessage` gets, per message. */
 export interface EachMessagePayload {
+  /** The message's topic. */
   topic: string
+  /** The message's partition. */
   partition: number
+  /** The message. */
   message: KafkaMessage
+  /** Does nothing in kafkats/kafkajs: the member heartbeats on its own timer. */
   heartbeat (): Promise<void>
+  /** Pauses this topic-partition after this message; returns the function that resumes it. */
   pause (): () => void
 }
+/** What `eachBatch` gets, per batch. */
 export interface EachBatchPayload {
+  /** The batch. */
   batch: Batch
+  /** Marks a message processed: the next fetch, and the next commit, start after it. */
   resolveOffset (offset: string): void
+  /** Does nothing in kafkats/kafkajs: the member heartbeats on its own timer. */
   heartbeat (): Promise<void>
+  /** Pauses this topic-partition after this batch; returns the function that resumes it. */
   pause (): () => void
+  /** Commits the given offsets; without them, the resolved offsets when `autoCommit` says a commit is due. */
   commitOffsetsIfNecessary (offsets?: Offsets): Promise<void>
+  /** The resolved offsets not committed yet. */
   uncommittedOffsets (): OffsetsByTopicPartition
+  /** Whether the consumer is still running (not stopping). */
   isRunning (): boolean
+  /** Whether the rest of the batch is out of date (a seek, a rebalance): stop processing it. */
   isStale (): boolean
 }
 /** @types/kafkajs's name for EachMessagePayload, which kafkajs kept. */
 export type ConsumerEachMessagePayload = EachMessagePayload
 /** @types/kafkajs's name for EachBatchPayload, which kafkajs kept. */
 export type ConsumerEachBatchPayload = EachBatchPayload
+/** The `eachBatch` handler: a rejection retries the batch (unresolved messages come again). */
 export type EachBatchHandler = (payload: EachBatchPayload) => Promise<void>
+/** The `eachMessage` handler: a rejection retries from that message. */
 export type EachMessageHandler = (payload: EachMessagePayload) => Promise<void>
 
+/** `consumer.run(config)`: the handler and the commit schedule. */
 export interface ConsumerRunConfig {
+  /** Whether resolved offsets are committed (default true); false: only `commitOffsets` and transactions commit. */
   autoCommit?: boolean
+  /** Commit at most this often, in ms (default null: after each fetch answer). */
   autoCommitInterval?: number | null
+  /** Commit once this many messages were resolved (default null: after each fetch answer). */
   autoCommitThreshold?: number | null
+  /** Whether a batch whose `eachBatch` returned counts as processed up to its last message (default true). */
   eachBatchAutoResolve?: boolean
+  /** How many partitions' batches are handled at once (default 1). */
   partitionsConsumedConcurrently?: number
+  /** Called per batch (instead of `eachMessage`). */
   eachBatch?: EachBatchHandler
+  /** Called per message. */
   eachMessage?: EachMessageHandler
 }
 
 /** @deprecated kafkajs replaced it by ConsumerSubscribeTopics. */
-export interface ConsumerSubscribeTopic { topic: string | RegExp, fromBeginning?: boolean }
-export interface ConsumerSubscribeTopics { topics: Array<string | RegExp>, fromBeginning?: boolean }
+export interface ConsumerSubscribeTopic {
+  /** A topic name, or a pattern matched against the topics there are at subscribe(). */
+  topic: string | RegExp
+  /** Whether a partition without a committed offset is read from its start (default false: from its end). */
+  fromBeginning?: boolean
+}
+/** `consumer.subscribe(subscription)`. */
+export interface ConsumerSubscribeTopics {
+  /** Topic names, or patterns matched against the topics there are at subscribe(). */
+  topics: Array<string | RegExp>
+  /** Whether a partition without a committed offset is read from its start (default false: from its end). */
+  fromBeginning?: boolean
+}
 
-export interface TopicPartitions { topic: string, partitions: number[] }
-export interface TopicPartition { topic: string, partition: number }
+/** Some partitions of a topic. */
+export interface TopicPartitions {
+  /** The topic. */
+  topic: string
+  /** The partitions. */
+  partitions: number[]
+}
+/** One partition of a topic. */
+export interface TopicPartition {
+  /** The topic. */
+  topic: string
+  /** The partition. */
+  partition: number
+}
+/** A partition and an offset in it (`consumer.seek`). */
 export type TopicPartitionOffset = TopicPartition & { offset: string }
+/** A partition's offset to commit, with optional metadata (`consumer.commitOffsets`). */
 export type TopicPartitionOffsetAndMetadata = TopicPartitionOffset & { metadata?: string | null }
+/** A partition's offset (admin `setOffsets`, `deleteTopicRecords`, `fetchTopicOffsets`). */
 export type SeekEntry = PartitionOffset
 
+/** A consumer's event names (`consumer.events`). */
 export interface ConsumerEvents {
+  /** The member heartbeated (every `heartbeatInterval` while in the group). */
   HEARTBEAT: 'consumer.heartbeat'
+  /** Offsets were committed. */
   COMMIT_OFFSETS: 'consumer.commit_offsets'
+  /** The member joined the group and got its assignment. */
   GROUP_JOIN: 'consumer.group_join'
+  /** A fetch request was sent. */
   FETCH_START: 'consumer.fetch_start'
+  /** A fetch answer came. */
   FETCH: 'consumer.fetch'
+  /** A batch is handed to the handler. */
   START_BATCH_PROCESS: 'consumer.start_batch_process'
+  /** The handler is done with a batch. */
   END_BATCH_PROCESS: 'consumer.end_batch_process'
+  /** The consumer connected. */
   CONNECT: 'consumer.connect'
+  /** The consumer disconnected. */
   DISCONNECT: 'consumer.disconnect'
+  /** The consumer stopped. */
   STOP: 'consumer.stop'
+  /** The consumer crashed (and restarts, or not). */
   CRASH: 'consumer.crash'
+  /** The group is rebalancing. */
   REBALANCING: 'consumer.rebalancing'
+  /** The member was assigned topics it does not subscribe to. */
   RECEIVED_UNSUBSCRIBED_TOPICS: 'consumer.received_unsubscribed_topics'
+  /** A request was answered (see {@link RequestEvent}). */
   REQUEST: 'consumer.network.request'
+  /** A request timed out. */
   REQUEST_TIMEOUT: 'consumer.network.request_timeout'
+  /** A connection's count of requests awaiting an answer changed. */
   REQUEST_QUEUE_SIZE: 'consumer.network.request_queue_size'
 }
 
-export interface IMemberAssignment { [key: string]: number[] }
+/** A member's assignment: partitions by topic. */
+export interface IMemberAssignment {
+  /** The topic's assigned partitions. */
+  [key: string]: number[]
+}
+/** The payload of START_BATCH_PROCESS and END_BATCH_PROCESS. */
 export interface IBatchProcessEvent {
+  /** The batch's topic. */
   topic: string
+  /** The batch's partition. */
   partition: number
+  /** The partition's high watermark when fetched. */
   highWatermark: string
+  /** As {@link Batch.offsetLag}. */
   offsetLag: string
+  /** As {@link Batch.offsetLagLow}. */
   offsetLagLow: string
+  /** The batch's number of messages (0 for a batch of only transaction markers or aborted records). */
   batchSize: number
+  /** The first message's offset (null at run time for an empty batch). */
   firstOffset: string
+  /** The last message's offset. */
   lastOffset: string
 }
-export type ConsumerHeartbeatEvent = InstrumentationEvent<{ groupId: string, memberId: string, groupGenerationId: number }>
-export type ConsumerCommitOffsetsEvent = InstrumentationEvent<{ groupId: string, memberId: string, groupGenerationId: number, topics: TopicOffsets[] }>
-export type ConsumerGroupJoinEvent = InstrumentationEvent<{
-  duration: number
+/** HEARTBEAT: the member heartbeated. */
+export type ConsumerHeartbeatEvent = InstrumentationEvent<{
+  /** The group. */
   groupId: string
-  isLeader: boolean
-  leaderId: string
-  groupProtocol: string
+  /** The member's id. */
   memberId: string
+  /** The group's generation. */
+  groupGenerationId: number
+}>
+/** COMMIT_OFFSETS: offsets were committed. */
+export type ConsumerCommitOffsetsEvent = InstrumentationEvent<{
+  /** The group. */
+  groupId: string
+  /** The member's id. */
+  memberId: string
+  /** The group's generation. */
+  groupGenerationId: number
+  /** The committed offsets. */
+  topics: TopicOffsets[]
+}>
+/** GROUP_JOIN: the member joined the group. */
+export type ConsumerGroupJoinEvent = InstrumentationEvent<{
+  /** How long the join took, in ms. */
+  duration: number
+  /** The group. */
+  groupId: string
+  /** Whether this member leads the group (it ran the assigner). */
+  isLeader: boolean
+  /** The member's own id when it leads; `''` otherwise (the classic protocol tells only the leader). */
+  leaderId: string
+  /** The assigner's name (`RoundRobinAssigner`). */
+  groupProtocol: string
+  /** The member's id. */
+  memberId: string
+  /** The member's partitions of subscribed topics. */
   memberAssignment: IMemberAssignment
 }>
-export type ConsumerFetchStartEvent = InstrumentationEvent<{ nodeId: number }>
-export type ConsumerFetchEvent = InstrumentationEvent<{ numberOfBatches: number, duration: number, nodeId: number }>
+/** FETCH_START: a fetch request was sent. */
+export type ConsumerFetchStartEvent = InstrumentationEvent<{
+  /** The broker's node id (a string at run time, in kafkajs too). */
+  nodeId: number
+}>
+/** FETCH: a fetch answer came. */
+export type ConsumerFetchEvent = InstrumentationEvent<{
+  /** The number of partitions the answer had messages for. */
+  numberOfBatches: number
+  /** How long the fetch took, in ms. */
+  duration: number
+  /** The broker's node id (a string at run time, in kafkajs too). */
+  nodeId: number
+}>
+/** START_BATCH_PROCESS: a batch is handed to the handler. */
 export type ConsumerStartBatchProcessEvent = InstrumentationEvent<IBatchProcessEvent>
+/** END_BATCH_PROCESS: the handler is done with a batch (`duration` in ms). */
 export type ConsumerEndBatchProcessEvent = InstrumentationEvent<IBatchProcessEvent & { duration: number }>
-export type ConsumerCrashEvent = InstrumentationEvent<{ error: Error, groupId: string, restart: boolean }>
-export type ConsumerRebalancingEvent = InstrumentationEvent<{ groupId: string, memberId: string }>
-export type ConsumerReceivedUnsubcribedTopicsEvent = InstrumentationEvent<{
+/** CRASH: the consumer stopped on an error. */
+export type ConsumerCrashEvent = InstrumentationEvent<{
+  /** The error. */
+  error: Error
+  /** The group. */
   groupId: string
-  generationId: number
+  /** Whether the consumer restarts (retriable error, and `restartOnFailure` agreed). */
+  restart: boolean
+}>
+/** REBALANCING: the group is rebalancing. */
+export type ConsumerRebalancingEvent = InstrumentationEvent<{
+  /** The group. */
+  groupId: string
+  /** The member's id. */
   memberId: string
+}>
+/** RECEIVED_UNSUBSCRIBED_TOPICS: the leader assigned this member topics it does not subscribe to (they are not consumed). */
+export type ConsumerReceivedUnsubcribedTopicsEvent = InstrumentationEvent<{
+  /** The group. */
+  groupId: string
+  /** The group's generation. */
+  generationId: number
+  /** The member's id. */
+  memberId: string
+  /** The topics of the member's assignment. */
   assignedTopics: string[]
+  /** The topics the member subscribes to. */
   topicsSubscribed: string[]
+  /** The assigned topics it does not subscribe to. */
   topicsNotSubscribed: string[]
 }>
 

@@ -123,7 +123,10 @@ export interface SASLMechanismOptionsMap {
 /** A built-in SASL mechanism's name: `plain`, `scram-sha-256`, `scram-sha-512`, `aws` or `oauthbearer` (matched in any case). */
 export type SASLMechanism = keyof SASLMechanismOptionsMap
 /** One mechanism's `sasl` option: `{ mechanism }` with that mechanism's fields. */
-export type SASLMechanismOptions<T> = T extends SASLMechanism ? { mechanism: T } & SASLMechanismOptionsMap[T] : never
+export type SASLMechanismOptions<T> = T extends SASLMechanism ? {
+  /** The mechanism's name. */
+  mechanism: T
+} & SASLMechanismOptionsMap[T] : never
 /** The `sasl` option with a built-in mechanism. */
 export type SASLOptions = SASLMechanismOptions<SASLMechanism>
 
@@ -400,12 +403,17 @@ export type Producer = Sender & {
   isIdempotent (): boolean
   /** The producer's event names, for `on`. */
   readonly events: ProducerEvents
-  /** Listens to an event (an unknown name throws); returns the function that removes the listener. */
+  /** Listens to `producer.connect` events; returns the function that removes the listener. */
   on (eventName: 'producer.connect', listener: (event: ConnectEvent) => void): RemoveInstrumentationEventListener<typeof eventName>
+  /** Listens to `producer.disconnect` events; returns the function that removes the listener. */
   on (eventName: 'producer.disconnect', listener: (event: DisconnectEvent) => void): RemoveInstrumentationEventListener<typeof eventName>
+  /** Listens to `producer.network.request` events; returns the function that removes the listener. */
   on (eventName: 'producer.network.request', listener: (event: RequestEvent) => void): RemoveInstrumentationEventListener<typeof eventName>
+  /** Listens to `producer.network.request_timeout` events; returns the function that removes the listener. */
   on (eventName: 'producer.network.request_timeout', listener: (event: RequestTimeoutEvent) => void): RemoveInstrumentationEventListener<typeof eventName>
+  /** Listens to `producer.network.request_queue_size` events; returns the function that removes the listener. */
   on (eventName: 'producer.network.request_queue_size', listener: (event: RequestQueueSizeEvent) => void): RemoveInstrumentationEventListener<typeof eventName>
+  /** Listens to any of the event names, with an untyped event; returns the function that removes the listener. */
   // kafkajs's catch-all overload: any of its event names, with an untyped event.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   on (eventName: ValueOf<ProducerEvents>, listener: (event: InstrumentationEvent<any>) => void): RemoveInstrumentationEventListener<typeof eventName>
@@ -620,9 +628,15 @@ export interface TopicPartition {
   partition: number
 }
 /** A partition and an offset in it (`consumer.seek`). */
-export type TopicPartitionOffset = TopicPartition & { offset: string }
+export type TopicPartitionOffset = TopicPartition & {
+  /** The offset, as a decimal string. */
+  offset: string
+}
 /** A partition's offset to commit, with optional metadata (`consumer.commitOffsets`). */
-export type TopicPartitionOffsetAndMetadata = TopicPartitionOffset & { metadata?: string | null }
+export type TopicPartitionOffsetAndMetadata = TopicPartitionOffset & {
+  /** Free text stored with the commit. */
+  metadata?: string | null
+}
 /** A partition's offset (admin `setOffsets`, `deleteTopicRecords`, `fetchTopicOffsets`). */
 export type SeekEntry = PartitionOffset
 
@@ -740,7 +754,10 @@ export type ConsumerFetchEvent = InstrumentationEvent<{
 /** START_BATCH_PROCESS: a batch is handed to the handler. */
 export type ConsumerStartBatchProcessEvent = InstrumentationEvent<IBatchProcessEvent>
 /** END_BATCH_PROCESS: the handler is done with a batch (`duration` in ms). */
-export type ConsumerEndBatchProcessEvent = InstrumentationEvent<IBatchProcessEvent & { duration: number }>
+export type ConsumerEndBatchProcessEvent = InstrumentationEvent<IBatchProcessEvent & {
+  /** How long the handler took, in ms. */
+  duration: number
+}>
 /** CRASH: the consumer stopped on an error. */
 export type ConsumerCrashEvent = InstrumentationEvent<{
   /** The error. */
@@ -793,69 +810,150 @@ export interface ConsumerEventMap {
   'consumer.network.request_queue_size': RequestQueueSizeEvent
 }
 
+/** `kafka.consumer()`: kafkajs's consumer, on kafkats's group consumer. */
 export interface Consumer {
+  /** Connects to the cluster (reaching a broker, within `connectionTimeout`). */
   connect (): Promise<void>
+  /** Stops the consumer (as `stop()`) and closes its connections. */
   disconnect (): Promise<void>
+  /** Adds topics to consume (before `run()`); a pattern is matched against the topics there are now. */
   subscribe (subscription: ConsumerSubscribeTopics | ConsumerSubscribeTopic): Promise<void>
+  /** Stops consuming: commits what is due, leaves the group and waits for the handlers. */
   stop (): Promise<void>
+  /** Joins the group and starts handing out messages; resolves once the member joined. */
   run (config?: ConsumerRunConfig): Promise<void>
+  /** Commits offsets (the next message to read) for partitions this member holds; others are logged as a warning and not sent. */
   commitOffsets (topicPartitions: TopicPartitionOffsetAndMetadata[]): Promise<void>
+  /** Moves a partition's position (`'-1'`: its end, `'-2'`: its start), applied once the partition is assigned; after `run()`. */
   seek (topicPartitionOffset: TopicPartitionOffset): void
+  /** The group's description, as the coordinator answers. */
   describeGroup (): Promise<GroupDescription>
+  /** Stops fetching topics (or some of their partitions) until resumed; kept across rebalances. */
   pause (topics: Array<{ topic: string, partitions?: number[] }>): void
+  /** The assigned partitions that are paused. */
   paused (): TopicPartitions[]
+  /** Fetches paused topics (or some of their partitions) again. */
   resume (topics: Array<{ topic: string, partitions?: number[] }>): void
+  /** Listens to `consumer.heartbeat` events; returns the function that removes the listener. */
   on (eventName: 'consumer.heartbeat', listener: (event: ConsumerHeartbeatEvent) => void): RemoveInstrumentationEventListener<typeof eventName>
+  /** Listens to `consumer.commit_offsets` events; returns the function that removes the listener. */
   on (eventName: 'consumer.commit_offsets', listener: (event: ConsumerCommitOffsetsEvent) => void): RemoveInstrumentationEventListener<typeof eventName>
+  /** Listens to `consumer.group_join` events; returns the function that removes the listener. */
   on (eventName: 'consumer.group_join', listener: (event: ConsumerGroupJoinEvent) => void): RemoveInstrumentationEventListener<typeof eventName>
+  /** Listens to `consumer.fetch_start` events; returns the function that removes the listener. */
   on (eventName: 'consumer.fetch_start', listener: (event: ConsumerFetchStartEvent) => void): RemoveInstrumentationEventListener<typeof eventName>
+  /** Listens to `consumer.fetch` events; returns the function that removes the listener. */
   on (eventName: 'consumer.fetch', listener: (event: ConsumerFetchEvent) => void): RemoveInstrumentationEventListener<typeof eventName>
+  /** Listens to `consumer.start_batch_process` events; returns the function that removes the listener. */
   on (eventName: 'consumer.start_batch_process', listener: (event: ConsumerStartBatchProcessEvent) => void): RemoveInstrumentationEventListener<typeof eventName>
+  /** Listens to `consumer.end_batch_process` events; returns the function that removes the listener. */
   on (eventName: 'consumer.end_batch_process', listener: (event: ConsumerEndBatchProcessEvent) => void): RemoveInstrumentationEventListener<typeof eventName>
+  /** Listens to `consumer.connect` events; returns the function that removes the listener. */
   on (eventName: 'consumer.connect', listener: (event: ConnectEvent) => void): RemoveInstrumentationEventListener<typeof eventName>
+  /** Listens to `consumer.disconnect` events; returns the function that removes the listener. */
   on (eventName: 'consumer.disconnect', listener: (event: DisconnectEvent) => void): RemoveInstrumentationEventListener<typeof eventName>
+  /** Listens to `consumer.stop` events; returns the function that removes the listener. */
   on (eventName: 'consumer.stop', listener: (event: InstrumentationEvent<null>) => void): RemoveInstrumentationEventListener<typeof eventName>
+  /** Listens to `consumer.crash` events; returns the function that removes the listener. */
   on (eventName: 'consumer.crash', listener: (event: ConsumerCrashEvent) => void): RemoveInstrumentationEventListener<typeof eventName>
+  /** Listens to `consumer.rebalancing` events; returns the function that removes the listener. */
   on (eventName: 'consumer.rebalancing', listener: (event: ConsumerRebalancingEvent) => void): RemoveInstrumentationEventListener<typeof eventName>
+  /** Listens to `consumer.received_unsubscribed_topics` events; returns the function that removes the listener. */
   on (eventName: 'consumer.received_unsubscribed_topics', listener: (event: ConsumerReceivedUnsubcribedTopicsEvent) => void): RemoveInstrumentationEventListener<typeof eventName>
+  /** Listens to `consumer.network.request` events; returns the function that removes the listener. */
   on (eventName: 'consumer.network.request', listener: (event: RequestEvent) => void): RemoveInstrumentationEventListener<typeof eventName>
+  /** Listens to `consumer.network.request_timeout` events; returns the function that removes the listener. */
   on (eventName: 'consumer.network.request_timeout', listener: (event: RequestTimeoutEvent) => void): RemoveInstrumentationEventListener<typeof eventName>
+  /** Listens to `consumer.network.request_queue_size` events; returns the function that removes the listener. */
   on (eventName: 'consumer.network.request_queue_size', listener: (event: RequestQueueSizeEvent) => void): RemoveInstrumentationEventListener<typeof eventName>
+  /** Listens to any of the event names, with an untyped event; returns the function that removes the listener. */
   // kafkajs's catch-all overload: any of its event names, with an untyped event.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   on (eventName: ValueOf<ConsumerEvents>, listener: (event: InstrumentationEvent<any>) => void): RemoveInstrumentationEventListener<typeof eventName>
+  /** The consumer's logger (namespace `Consumer`). */
   logger (): Logger
+  /** The consumer's event names, for `on`. */
   readonly events: ConsumerEvents
 }
 
 // ---------------------------------------------------------------- group assignment
 
+/** A group coordinator lookup's answer (kafkajs's Cluster API; kafkats/kafkajs has no Cluster). */
 export interface CoordinatorMetadata {
+  /** The lookup's Kafka error code (0: none). */
   errorCode: number
-  coordinator: { nodeId: number, host: string, port: number }
+  /** The coordinator broker. */
+  coordinator: {
+    /** Its node id. */
+    nodeId: number
+    /** Its host name. */
+    host: string
+    /** Its port. */
+    port: number
+  }
 }
+/** A Metadata answer, as kafkajs's Broker decodes it. */
 export interface BrokerMetadata {
-  brokers: Array<{ nodeId: number, host: string, port: number, rack?: string }>
-  topicMetadata: Array<{ topicErrorCode: number, topic: string, partitionMetadata: PartitionMetadata[] }>
+  /** The cluster's brokers. */
+  brokers: Array<{
+    /** The broker's node id. */
+    nodeId: number
+    /** Its host name. */
+    host: string
+    /** Its port. */
+    port: number
+    /** Its rack, if it has one. */
+    rack?: string
+  }>
+  /** The topics asked for. */
+  topicMetadata: Array<{
+    /** The topic's Kafka error code (0: none). */
+    topicErrorCode: number
+    /** The topic. */
+    topic: string
+    /** Its partitions. */
+    partitionMetadata: PartitionMetadata[]
+  }>
 }
-export interface ApiVersions { [apiKey: number]: { minVersion: number, maxVersion: number } }
+/** The API versions a broker supports, by API key. */
+export interface ApiVersions {
+  /** One API's supported versions. */
+  [apiKey: number]: {
+    /** The lowest version. */
+    minVersion: number
+    /** The highest version. */
+    maxVersion: number
+  }
+}
 
 /**
  * kafkajs's broker connection, as its Cluster hands it out. kafkats/kafkajs has no such
  * object (docs/migrating-from-kafkajs.md); the type is here for programs that name it.
  */
 export interface Broker {
+  /** kafkajs: whether the connection is open. */
   isConnected (): boolean
+  /** kafkajs: opens the connection. */
   connect (): Promise<void>
+  /** kafkajs: closes the connection. */
   disconnect (): Promise<void>
+  /** kafkajs: the broker's API versions. */
   apiVersions (): Promise<ApiVersions>
+  /** kafkajs: a Metadata request for these topics. */
   metadata (topics: string[]): Promise<BrokerMetadata>
+  /** kafkajs: a DescribeGroups request. */
   // kafkajs leaves these answers untyped.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   describeGroups: (options: { groupIds: string[] }) => Promise<any>
+  /** kafkajs: an OffsetCommit request. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   offsetCommit (request: { groupId: string, groupGenerationId: number, memberId: string, retentionTime?: number, topics: TopicOffsets[] }): Promise<any>
-  offsetFetch (request: { groupId: string, topics: TopicOffsets[] }): Promise<{ responses: TopicOffsets[] }>
+  /** kafkajs: an OffsetFetch request. */
+  offsetFetch (request: { groupId: string, topics: TopicOffsets[] }): Promise<{
+    /** The group's committed offsets. */
+    responses: TopicOffsets[]
+  }>
+  /** kafkajs: a Fetch request. */
   fetch: (request: {
     replicaId?: number
     isolationLevel?: number
@@ -866,6 +964,7 @@ export interface Broker {
     rackId?: string
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   }) => Promise<any>
+  /** kafkajs: a Produce request. */
   produce: (request: {
     topicData: Array<{ topic: string, partitions: Array<{ partition: number, firstSequence?: number, messages: Message[] }> }>
     transactionalId?: string
@@ -876,8 +975,10 @@ export interface Broker {
     compression?: CompressionTypes
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   }) => Promise<any>
+  /** kafkajs: an AlterPartitionReassignments request. */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   alterPartitionReassignments (request: { topics: PartitionReassignment[], timeout?: number }): Promise<any>
+  /** kafkajs: a ListPartitionReassignments request. */
   listPartitionReassignments (request: { topics?: TopicPartitions[], timeout?: number }): Promise<ListPartitionReassignmentsResponse>
 }
 
@@ -886,168 +987,418 @@ export interface Broker {
  * `findTopicPartitionMetadata` only (what kafkajs's own round robin uses); see the migration guide.
  */
 export interface Cluster {
+  /** Not available to an assigner in kafkats/kafkajs (throws KafkaJSNotImplemented); kafkajs: the known brokers' node ids. */
   getNodeIds (): number[]
+  /** Not available in kafkats/kafkajs (throws KafkaJSNotImplemented); kafkajs: the cluster's metadata. */
   metadata (): Promise<BrokerMetadata>
+  /** Not available in kafkats/kafkajs (throws KafkaJSNotImplemented); kafkajs: forgets a broker. */
   removeBroker (options: { host: string, port: number }): void
+  /** Not available in kafkats/kafkajs (throws KafkaJSNotImplemented); kafkajs: adds topics to those whose metadata it keeps. */
   addMultipleTargetTopics (topics: string[]): Promise<void>
+  /** Not available in kafkats/kafkajs (throws KafkaJSNotImplemented); kafkajs: whether it is connected. */
   isConnected (): boolean
+  /** Not available in kafkats/kafkajs (throws KafkaJSNotImplemented); kafkajs: connects. */
   connect (): Promise<void>
+  /** Not available in kafkats/kafkajs (throws KafkaJSNotImplemented); kafkajs: disconnects. */
   disconnect (): Promise<void>
+  /** Not available in kafkats/kafkajs (throws KafkaJSNotImplemented); kafkajs: refreshes the metadata. */
   refreshMetadata (): Promise<void>
+  /** Not available in kafkats/kafkajs (throws KafkaJSNotImplemented); kafkajs: refreshes the metadata when it is older than `metadataMaxAge`. */
   refreshMetadataIfNecessary (): Promise<void>
+  /** Not available in kafkats/kafkajs (throws KafkaJSNotImplemented); kafkajs: adds a topic to those whose metadata it keeps. */
   addTargetTopic (topic: string): Promise<void>
+  /** Not available in kafkats/kafkajs (throws KafkaJSNotImplemented); kafkajs: the connection to a broker. */
   findBroker (node: { nodeId: string }): Promise<Broker>
+  /** Not available in kafkats/kafkajs (throws KafkaJSNotImplemented); kafkajs: the connection to the controller. */
   findControllerBroker (): Promise<Broker>
+  /** A topic's partitions, from the consumer's metadata: what kafkats/kafkajs's assigners may ask. */
   findTopicPartitionMetadata (topic: string): PartitionMetadata[]
+  /** Not available in kafkats/kafkajs (throws KafkaJSNotImplemented); kafkajs: partitions by their leader's node id. */
   findLeaderForPartitions (topic: string, partitions: number[]): { [leader: string]: number[] }
+  /** Not available in kafkats/kafkajs (throws KafkaJSNotImplemented); kafkajs: the connection to a group's coordinator. */
   findGroupCoordinator (group: { groupId: string }): Promise<Broker>
+  /** Not available in kafkats/kafkajs (throws KafkaJSNotImplemented); kafkajs: a group coordinator lookup's answer. */
   findGroupCoordinatorMetadata (group: { groupId: string }): Promise<CoordinatorMetadata>
+  /** Not available in kafkats/kafkajs (throws KafkaJSNotImplemented); kafkajs: -2 (earliest) or -1 (latest). */
   defaultOffset (config: { fromBeginning: boolean }): number
+  /** Not available in kafkats/kafkajs (throws KafkaJSNotImplemented); kafkajs: partitions' first, last or by-timestamp offsets. */
   fetchTopicsOffset (topics: Array<{ topic: string, partitions: Array<{ partition: number }> } & XOR<{ fromBeginning: boolean }, { fromTimestamp: number }>>): Promise<TopicOffsets[]>
 }
 
-export interface Assignment { [topic: string]: number[] }
-export interface GroupMember { memberId: string, memberMetadata: Buffer }
-export interface GroupMemberAssignment { memberId: string, memberAssignment: Buffer }
-export interface GroupState { name: string, metadata: Buffer }
-export interface Assigner {
+/** Partitions by topic. */
+export interface Assignment {
+  /** The topic's partitions. */
+  [topic: string]: number[]
+}
+/** A member as the leader's assigner sees it. */
+export interface GroupMember {
+  /** The member's id. */
+  memberId: string
+  /** Its subscription, encoded by `AssignerProtocol.MemberMetadata`. */
+  memberMetadata: Buffer
+}
+/** One member's share of an assignment. */
+export interface GroupMemberAssignment {
+  /** The member's id. */
+  memberId: string
+  /** Its partitions, encoded by `AssignerProtocol.MemberAssignment`. */
+  memberAssignment: Buffer
+}
+/** What an assigner's `protocol()` returns: its name and the member's subscription. */
+export interface GroupState {
+  /** The assigner's name (the group protocol's name). */
   name: string
+  /** The subscription, encoded by `AssignerProtocol.MemberMetadata`. */
+  metadata: Buffer
+}
+/** A group assignment strategy (kafkajs's API), run on the leader over the classic protocol. */
+export interface Assigner {
+  /** The strategy's name, which every member must offer. */
+  name: string
+  /** The version written in its member metadata. */
   version: number
+  /** Shares the topics' partitions among the members. */
   assign (group: { members: GroupMember[], topics: string[] }): Promise<GroupMemberAssignment[]>
+  /** This member's subscription, as sent when it joins. */
   protocol (subscription: { topics: string[] }): GroupState
 }
+/** Makes an Assigner for a consumer (`partitionAssigners` option). */
 export type PartitionAssigner = (config: { cluster: Cluster, groupId: string, logger: Logger }) => Assigner
 
+/** Encodes and decodes one of the group protocol's byte formats. */
 export interface ISerializer<T> {
+  /** The value as bytes. */
   encode (value: T): Buffer
+  /** The bytes as a value (null when they are too short). */
   decode (buffer: Buffer): T | null
 }
-export interface MemberMetadata { version: number, topics: string[], userData: Buffer }
-export interface MemberAssignment { version: number, assignment: Assignment, userData: Buffer }
+/** A member's subscription in the consumer protocol's format. */
+export interface MemberMetadata {
+  /** The format's version. */
+  version: number
+  /** The subscribed topics. */
+  topics: string[]
+  /** The assigner's own bytes. */
+  userData: Buffer
+}
+/** A member's assignment in the consumer protocol's format. */
+export interface MemberAssignment {
+  /** The format's version. */
+  version: number
+  /** The assigned partitions by topic. */
+  assignment: Assignment
+  /** The assigner's own bytes. */
+  userData: Buffer
+}
 
+/** kafkajs's description of a group membership (kafkajs's internal API; kafkats/kafkajs hands none out). */
 export interface ConsumerGroup {
+  /** The group. */
   groupId: string
+  /** The group's generation. */
   generationId: number
+  /** The member's id. */
   memberId: string
+  /** The connection to the group's coordinator. */
   coordinator: Broker
 }
 
 // ---------------------------------------------------------------- admin
 
-export interface AdminConfig { retry?: RetryOptions }
+/** `kafka.admin(config)`. */
+export interface AdminConfig {
+  /** Accepted for compatibility and not used: kafkats's client retries admin requests, with the instance's `retry` delays. */
+  retry?: RetryOptions
+}
 
-export interface ReplicaAssignment { partition: number, replicas: number[] }
-export interface IResourceConfigEntry { name: string, value: string }
+/** One partition's replicas. */
+export interface ReplicaAssignment {
+  /** The partition. */
+  partition: number
+  /** The node ids of its replicas, the preferred leader first. */
+  replicas: number[]
+}
+/** A config's name and value. */
+export interface IResourceConfigEntry {
+  /** The config's name (`cleanup.policy`, ...). */
+  name: string
+  /** Its value, as a string. */
+  value: string
+}
+/** A topic to create (`admin.createTopics`). */
 export interface ITopicConfig {
+  /** The topic's name. */
   topic: string
+  /** Its number of partitions (default: the broker's `num.partitions`). */
   numPartitions?: number
+  /** Its number of replicas of each partition (default: the broker's `default.replication.factor`). */
   replicationFactor?: number
+  /** Each partition's replicas, instead of `numPartitions` and `replicationFactor`. */
   replicaAssignment?: ReplicaAssignment[]
+  /** The topic's configs. */
   configEntries?: IResourceConfigEntry[]
 }
-export interface ITopicPartitionConfig { topic: string, count: number, assignments?: number[][] }
-export interface ITopicMetadata { name: string, partitions: PartitionMetadata[] }
-export interface PartitionReassignment { topic: string, partitionAssignment: ReplicaAssignment[] }
+/** Partitions to add to a topic (`admin.createPartitions`). */
+export interface ITopicPartitionConfig {
+  /** The topic. */
+  topic: string
+  /** Its number of partitions afterwards. */
+  count: number
+  /** The new partitions' replicas (node ids), one array per new partition. */
+  assignments?: number[][]
+}
+/** A topic's metadata (`admin.fetchTopicMetadata`). */
+export interface ITopicMetadata {
+  /** The topic. */
+  name: string
+  /** Its partitions. */
+  partitions: PartitionMetadata[]
+}
+/** New replicas for some partitions of a topic (`admin.alterPartitionReassignments`). */
+export interface PartitionReassignment {
+  /** The topic. */
+  topic: string
+  /** Each partition's new replicas. */
+  partitionAssignment: ReplicaAssignment[]
+}
 
-export interface ResourceConfigQuery { type: ConfigResourceTypes, name: string, configNames?: string[] }
-export interface ConfigSynonyms { configName: string, configValue: string, configSource: ConfigSource }
-export interface ConfigEntries {
+/** A resource whose configs to describe. */
+export interface ResourceConfigQuery {
+  /** The resource's type. */
+  type: ConfigResourceTypes
+  /** Its name (a topic, or a broker's node id as a string). */
+  name: string
+  /** The configs to describe (default: all of them). */
+  configNames?: string[]
+}
+/** A config's value from one source (`includeSynonyms`). */
+export interface ConfigSynonyms {
+  /** The config's name at that source. */
   configName: string
+  /** Its value there. */
   configValue: string
-  isDefault: boolean
+  /** The source. */
   configSource: ConfigSource
+}
+/** One config of a described resource. */
+export interface ConfigEntries {
+  /** The config's name. */
+  configName: string
+  /** Its value (null at run time when sensitive). */
+  configValue: string
+  /** Whether the value is the default. */
+  isDefault: boolean
+  /** Where the value comes from. */
+  configSource: ConfigSource
+  /** Whether the value is secret (and not given). */
   isSensitive: boolean
+  /** Whether the config cannot be altered. */
   readOnly: boolean
+  /** Its values from every source, by precedence (empty without `includeSynonyms`). */
   configSynonyms: ConfigSynonyms[]
 }
+/** `admin.describeConfigs`'s answer. */
 export interface DescribeConfigResponse {
+  /** Each resource's configs. */
   resources: Array<{
+    /** The resource's configs. */
     configEntries: ConfigEntries[]
+    /** The resource's Kafka error code (0: none; an error rejects the call instead). */
     errorCode: number
+    /** The error's message (`''` in kafkats/kafkajs). */
     errorMessage: string
+    /** The resource's name. */
     resourceName: string
+    /** The resource's type. */
     resourceType: ConfigResourceTypes
   }>
+  /** Declared by kafkajs but not set at run time (in kafkajs too). */
   throttleTime: number
 }
-export interface IResourceConfig { type: ConfigResourceTypes, name: string, configEntries: IResourceConfigEntry[] }
+/** A resource's configs to set (`admin.alterConfigs`). */
+export interface IResourceConfig {
+  /** The resource's type. */
+  type: ConfigResourceTypes
+  /** Its name (a topic, or a broker's node id as a string). */
+  name: string
+  /** The configs to set; kafkats leaves the resource's other configs as they are. */
+  configEntries: IResourceConfigEntry[]
+}
 
+/** Who may do what from where (an ACL's access part). */
 export interface Acl {
+  /** The principal (`User:alice`; `User:*` for anyone). */
   principal: string
+  /** The host the principal connects from (`*` for any). */
   host: string
+  /** The operation. */
   operation: AclOperationTypes
+  /** Allow or deny. */
   permissionType: AclPermissionTypes
 }
+/** The resource an ACL is about. */
 export interface AclResource {
+  /** The resource's type. */
   resourceType: AclResourceTypes
+  /** Its name, or a prefix of names (see `resourcePatternType`). */
   resourceName: string
+  /** How `resourceName` matches: literally or as a prefix. */
   resourcePatternType: ResourcePatternTypes
 }
+/** An ACL to create: a resource and an access. */
 export type AclEntry = Acl & AclResource
-export type DescribeAclResource = AclResource & { acls: Acl[] }
+/** A resource and its ACLs (`describeAcls`). */
+export type DescribeAclResource = AclResource & {
+  /** The resource's ACLs that match the filter. */
+  acls: Acl[]
+}
+/** `admin.describeAcls`'s answer. */
 export interface DescribeAclResponse {
+  /** Always 0 in kafkats/kafkajs (kafkajs: how long the broker throttled the request, in ms). */
   throttleTime: number
+  /** 0: an error rejects the call instead. */
   errorCode: number
+  /** null at run time (in kafkajs too). */
   errorMessage?: string
+  /** The matching resources, each with its ACLs. */
   resources: DescribeAclResource[]
 }
+/** Which ACLs to describe or delete; ANY (and an absent name, principal or host) matches all. */
 export interface AclFilter {
+  /** The resource type (ANY: all). */
   resourceType: AclResourceTypes
+  /** The resource name (absent or null: all). */
   resourceName?: string
+  /** How the name matches (ANY: all; MATCH: every ACL that would apply to the name). */
   resourcePatternType: ResourcePatternTypes
+  /** The principal (absent or null: all). */
   principal?: string
+  /** The host (absent or null: all). */
   host?: string
+  /** The operation (ANY: all). */
   operation: AclOperationTypes
+  /** The permission (ANY: both). */
   permissionType: AclPermissionTypes
 }
+/** An ACL a delete filter matched (and deleted, unless `errorCode` says otherwise). */
 export interface MatchingAcl {
+  /** The Kafka error code of this ACL's deletion (0: deleted). */
   errorCode: number
+  /** The error's message (null at run time when none). */
   errorMessage?: string
+  /** The resource type. */
   resourceType: AclResourceTypes
+  /** The resource name. */
   resourceName: string
+  /** How the name matches. */
   resourcePatternType: ResourcePatternTypes
+  /** The principal. */
   principal: string
+  /** The host. */
   host: string
+  /** The operation. */
   operation: AclOperationTypes
+  /** Allow or deny. */
   permissionType: AclPermissionTypes
 }
-export interface DeleteAclFilterResponses { errorCode: number, errorMessage?: string, matchingAcls: MatchingAcl[] }
-export interface DeleteAclResponse { throttleTime: number, filterResponses: DeleteAclFilterResponses[] }
+/** One delete filter's outcome. */
+export interface DeleteAclFilterResponses {
+  /** The filter's Kafka error code (0: none). */
+  errorCode: number
+  /** The error's message (null at run time when none). */
+  errorMessage?: string
+  /** The ACLs it matched. */
+  matchingAcls: MatchingAcl[]
+}
+/** `admin.deleteAcls`'s answer. */
+export interface DeleteAclResponse {
+  /** Declared by kafkajs but not set at run time (in kafkajs too). */
+  throttleTime: number
+  /** Each filter's outcome, in the filters' order. */
+  filterResponses: DeleteAclFilterResponses[]
+}
 
+/** A partition's reassignment in progress. */
 export interface OngoingPartitionReassignment {
+  /** The partition (named `partition` at run time, in kafkajs too). */
   partitionIndex: number
+  /** Its current replicas. */
   replicas: number[]
+  /** The replicas being added. */
   addingReplicas?: number[]
+  /** The replicas being removed. */
   removingReplicas?: number[]
 }
-export interface OngoingTopicReassignment { topic: string, partitions: OngoingPartitionReassignment[] }
-export interface ListPartitionReassignmentsResponse { topics: OngoingTopicReassignment[] }
+/** A topic's reassignments in progress. */
+export interface OngoingTopicReassignment {
+  /** The topic. */
+  topic: string
+  /** Its partitions being reassigned. */
+  partitions: OngoingPartitionReassignment[]
+}
+/** `admin.listPartitionReassignments`'s answer. */
+export interface ListPartitionReassignmentsResponse {
+  /** The topics with reassignments in progress. */
+  topics: OngoingTopicReassignment[]
+}
 
+/** A member of a described group. */
 export interface MemberDescription {
+  /** The host the member connects from. */
   clientHost: string
+  /** The member's client id. */
   clientId: string
+  /** The member's id. */
   memberId: string
+  /** Its assignment in its protocol's format (`AssignerProtocol.MemberAssignment.decode` reads a consumer's); empty from kafkats/kafkajs's `admin.describeGroups`. */
   memberAssignment: Buffer
+  /** Its subscription in its protocol's format (`AssignerProtocol.MemberMetadata.decode` reads a consumer's); empty from kafkats/kafkajs's `admin.describeGroups`. */
   memberMetadata: Buffer
 }
 /** Kafka's classic group states, as kafkajs lists them. */
 export type ConsumerGroupState = 'Unknown' | 'PreparingRebalance' | 'CompletingRebalance' | 'Stable' | 'Dead' | 'Empty'
+/** A group's description. */
 export interface GroupDescription {
+  /** The group. */
   groupId: string
+  /** Its members. */
   members: MemberDescription[]
+  /** The assignment strategy chosen (`RoundRobinAssigner`, ...; `''` when none). */
   protocol: string
+  /** The protocol type (`consumer` for consumer groups). */
   protocolType: string
+  /** The group's state (`Dead` for a group that does not exist). */
   state: ConsumerGroupState
 }
-export interface GroupDescriptions { groups: GroupDescription[] }
-export interface GroupOverview { groupId: string, protocolType: string }
-export type FetchOffsetsPartition = PartitionOffset & { metadata: string | null }
+/** `admin.describeGroups`'s answer. */
+export interface GroupDescriptions {
+  /** One description per group asked for. */
+  groups: GroupDescription[]
+}
+/** A group as `admin.listGroups` lists it. */
+export interface GroupOverview {
+  /** The group. */
+  groupId: string
+  /** Its protocol type (`consumer` for consumer groups). */
+  protocolType: string
+}
+/** A partition's committed offset (`admin.fetchOffsets`). */
+export type FetchOffsetsPartition = PartitionOffset & {
+  /** The text stored with the commit; null when none. */
+  metadata: string | null
+}
 
+/** An admin's event names (`admin.events`). */
 export interface AdminEvents {
+  /** The admin connected. */
   CONNECT: 'admin.connect'
+  /** The admin disconnected. */
   DISCONNECT: 'admin.disconnect'
+  /** A request was answered (see {@link RequestEvent}). */
   REQUEST: 'admin.network.request'
+  /** A request timed out. */
   REQUEST_TIMEOUT: 'admin.network.request_timeout'
+  /** A connection's count of requests awaiting an answer changed. */
   REQUEST_QUEUE_SIZE: 'admin.network.request_queue_size'
 }
 /** Each admin event name's event: what `admin.on(name, listener)` hands the listener. */
@@ -1059,81 +1410,179 @@ export interface AdminEventMap {
   'admin.network.request_queue_size': RequestQueueSizeEvent
 }
 
+/** `kafka.admin()`: kafkajs's admin client, on kafkats's (each call connects first if needed). */
 export interface Admin {
+  /** Connects to the cluster (reaching a broker, within `connectionTimeout`). */
   connect (): Promise<void>
+  /** Closes the admin's connections. */
   disconnect (): Promise<void>
+  /** The cluster's topic names. */
   listTopics (): Promise<string[]>
+  /** Creates topics; resolves false when all of them existed already, else true (other failures: a KafkaJSAggregateError of KafkaJSCreateTopicErrors). `timeout` in ms. */
   createTopics (options: { validateOnly?: boolean, waitForLeaders?: boolean, timeout?: number, topics: ITopicConfig[] }): Promise<boolean>
+  /** Deletes topics (`timeout` in ms). */
   deleteTopics (options: { topics: string[], timeout?: number }): Promise<void>
-  /** kafkajs declares `Promise<boolean>`; its answer (and kafkats/kafkajs's) is undefined. */
+  /** Adds partitions to topics (`timeout` in ms). kafkajs declares `Promise<boolean>`; its answer (and kafkats/kafkajs's) is undefined. */
   createPartitions (options: { validateOnly?: boolean, timeout?: number, topicPartitions: ITopicPartitionConfig[] }): Promise<boolean>
-  fetchTopicMetadata (options?: { topics: string[] }): Promise<{ topics: ITopicMetadata[] }>
-  fetchOffsets (options: { groupId: string, topics?: string[], resolveOffsets?: boolean }): Promise<Array<{ topic: string, partitions: FetchOffsetsPartition[] }>>
-  fetchTopicOffsets (topic: string): Promise<Array<SeekEntry & { high: string, low: string }>>
+  /** The topics' partitions (default: every topic's). */
+  fetchTopicMetadata (options?: { topics: string[] }): Promise<{
+    /** One entry per topic. */
+    topics: ITopicMetadata[]
+  }>
+  /** A group's committed offsets (default: of every topic it has some for); `resolveOffsets` turns the -1/-2 that `resetOffsets` commits into offsets, and commits them. */
+  fetchOffsets (options: { groupId: string, topics?: string[], resolveOffsets?: boolean }): Promise<Array<{
+    /** The topic. */
+    topic: string
+    /** Its partitions' committed offsets (`'-1'`: none). */
+    partitions: FetchOffsetsPartition[]
+  }>>
+  /** Each partition's first and next offsets (`offset` is `high`). */
+  fetchTopicOffsets (topic: string): Promise<Array<SeekEntry & {
+    /** The offset the next message will have (the high watermark). */
+    high: string
+    /** The first offset still there. */
+    low: string
+  }>>
+  /** Each partition's first offset with a timestamp at or after `timestamp` (ms since the epoch), or its end if none (default: the end). */
   fetchTopicOffsetsByTimestamp (topic: string, timestamp?: number): Promise<SeekEntry[]>
-  describeCluster (): Promise<{ brokers: Array<{ nodeId: number, host: string, port: number }>, controller: number | null, clusterId: string }>
+  /** The cluster's brokers, controller and id. */
+  describeCluster (): Promise<{
+    /** The brokers. */
+    brokers: Array<{
+      /** The broker's node id. */
+      nodeId: number
+      /** Its host name. */
+      host: string
+      /** Its port. */
+      port: number
+    }>
+    /** The controller's node id; null when unknown. */
+    controller: number | null
+    /** The cluster's id. */
+    clusterId: string
+  }>
+  /** Commits a group's offsets for a topic (`'-1'`: latest, `'-2'`: earliest, kept as they are); the group must have no running member. */
   setOffsets (options: { groupId: string, topic: string, partitions: SeekEntry[] }): Promise<void>
+  /** Commits -2 (earliest) or -1 (latest, the default) for each of the topic's partitions; the group must have no running member. */
   resetOffsets (options: { groupId: string, topic: string, earliest: boolean }): Promise<void>
+  /** The configs of brokers and topics. */
   describeConfigs (configs: { resources: ResourceConfigQuery[], includeSynonyms: boolean }): Promise<DescribeConfigResponse>
+  /** Sets configs of brokers and topics; kafkats changes only the entries given (IncrementalAlterConfigs), where kafkajs reset the others. */
   // kafkajs leaves alterConfigs's answer untyped.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   alterConfigs (configs: { validateOnly: boolean, resources: IResourceConfig[] }): Promise<any>
-  listGroups (): Promise<{ groups: GroupOverview[] }>
+  /** The cluster's groups. */
+  listGroups (): Promise<{
+    /** One entry per group. */
+    groups: GroupOverview[]
+  }>
+  /** Deletes groups (which must have no members); any failure rejects with a KafkaJSDeleteGroupsError. */
   deleteGroups (groupIds: string[]): Promise<DeleteGroupsResult[]>
+  /** The groups' descriptions. */
   describeGroups (groupIds: string[]): Promise<GroupDescriptions>
+  /** The ACLs that match the filter. */
   describeAcls (options: AclFilter): Promise<DescribeAclResponse>
+  /** Deletes the ACLs that match each filter. */
   deleteAcls (options: { filters: AclFilter[] }): Promise<DeleteAclResponse>
+  /** Creates ACLs; resolves true. */
   createAcls (options: { acl: AclEntry[] }): Promise<boolean>
+  /** Deletes each partition's messages before an offset (`'-1'`: all of them). */
   deleteTopicRecords (options: { topic: string, partitions: SeekEntry[] }): Promise<void>
+  /** Moves partitions to new replicas (`timeout` in ms). */
   alterPartitionReassignments (request: { topics: PartitionReassignment[], timeout?: number }): Promise<void>
+  /** The reassignments in progress (default: of every partition; `timeout` in ms). */
   listPartitionReassignments (request: { topics?: TopicPartitions[], timeout?: number }): Promise<ListPartitionReassignmentsResponse>
+  /** The admin's logger (namespace `Admin`). */
   logger (): Logger
+  /** Listens to `admin.connect` events; returns the function that removes the listener. */
   on (eventName: 'admin.connect', listener: (event: ConnectEvent) => void): RemoveInstrumentationEventListener<typeof eventName>
+  /** Listens to `admin.disconnect` events; returns the function that removes the listener. */
   on (eventName: 'admin.disconnect', listener: (event: DisconnectEvent) => void): RemoveInstrumentationEventListener<typeof eventName>
+  /** Listens to `admin.network.request` events; returns the function that removes the listener. */
   on (eventName: 'admin.network.request', listener: (event: RequestEvent) => void): RemoveInstrumentationEventListener<typeof eventName>
+  /** Listens to `admin.network.request_timeout` events; returns the function that removes the listener. */
   on (eventName: 'admin.network.request_timeout', listener: (event: RequestTimeoutEvent) => void): RemoveInstrumentationEventListener<typeof eventName>
+  /** Listens to `admin.network.request_queue_size` events; returns the function that removes the listener. */
   on (eventName: 'admin.network.request_queue_size', listener: (event: RequestQueueSizeEvent) => void): RemoveInstrumentationEventListener<typeof eventName>
+  /** Listens to any of the event names, with an untyped event; returns the function that removes the listener. */
   // kafkajs's catch-all overload: any of its event names, with an untyped event.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   on (eventName: ValueOf<AdminEvents>, listener: (event: InstrumentationEvent<any>) => void): RemoveInstrumentationEventListener<typeof eventName>
+  /** The admin's event names, for `on`. */
   readonly events: AdminEvents
 }
 
 // ---------------------------------------------------------------- instrumentation events
 
+/** What an event listener gets. */
 export interface InstrumentationEvent<T> {
+  /** The event's sequence number (a number at run time, in kafkajs too). */
   id: string
+  /** The event's name (`consumer.heartbeat`, ...). */
   type: string
+  /** When it happened, in ms since the epoch. */
   timestamp: number
+  /** What the event says. */
   payload: T
 }
 /** Generic like kafkajs's own type, so code written against kafkajs compiles; the parameter is not used. */
 export type RemoveInstrumentationEventListener<_T> = () => void
+/** CONNECT: the client connected. */
 export type ConnectEvent = InstrumentationEvent<null>
+/** DISCONNECT: the client disconnected. */
 export type DisconnectEvent = InstrumentationEvent<null>
+/** `network.request`: a request was answered (from kafkats's connections). */
 export type RequestEvent = InstrumentationEvent<{
+  /** The request's API key. */
   apiKey: number
+  /** The API's name, as kafkajs names it (`GroupCoordinator` for FindCoordinator). */
   apiName: string
+  /** The API version used. */
   apiVersion: number
+  /** The broker, as `host:port`. */
   broker: string
+  /** The client id. */
   clientId: string
+  /** The request's correlation id on its connection. */
   correlationId: number
+  /** When the request was made, in ms since the epoch (as `sentAt`: kafkats writes a request when it is made). */
   createdAt: number
+  /** How long the answer took, in ms. */
   duration: number
+  /** Always 0 in kafkats/kafkajs (kafkajs: how long the request waited to be sent, in ms). */
   pendingDuration: number
+  /** When the request was written, in ms since the epoch. */
   sentAt: number
+  /** The request's size, in bytes (its size prefix included). */
   size: number
 }>
+/** `network.request_timeout`: a request got no answer within `requestTimeout`. */
 export type RequestTimeoutEvent = InstrumentationEvent<{
+  /** The request's API key. */
   apiKey: number
+  /** The API's name, as kafkajs names it. */
   apiName: string
+  /** The API version used. */
   apiVersion: number
+  /** The broker, as `host:port`. */
   broker: string
+  /** The client id. */
   clientId: string
+  /** The request's correlation id on its connection. */
   correlationId: number
+  /** When the request was made, in ms since the epoch. */
   createdAt: number
+  /** Always 0 in kafkats/kafkajs. */
   pendingDuration: number
+  /** When the request was written, in ms since the epoch. */
   sentAt: number
 }>
-export type RequestQueueSizeEvent = InstrumentationEvent<{ broker: string, clientId: string, queueSize: number }>
-
+/** `network.request_queue_size`: after each request's outcome, how many requests on its connection still await an answer. */
+export type RequestQueueSizeEvent = InstrumentationEvent<{
+  /** The broker, as `host:port`. */
+  broker: string
+  /** The client id. */
+  clientId: string
+  /** The requests still awaiting an answer on that connection. */
+  queueSize: number
+}>

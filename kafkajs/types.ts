@@ -134,7 +134,7 @@ export type SASLOptions = SASLMechanismOptions<SASLMechanism>
 export interface RetryOptions {
   /** The longest delay between two retries, in ms (default 30000); also kafkats's longest backoff between requests. */
   maxRetryTime?: number
-  /** The delay before the first retry, in ms (default 300); also kafkats's first backoff between requests, and a crashed consumer's restart delay. */
+  /** The delay before the first retry, in ms (default 300); also kafkats's first backoff between requests. */
   initialRetryTime?: number
   /** The randomization of each delay, as a fraction of it (default 0.2). */
   factor?: number
@@ -395,9 +395,9 @@ export interface ProducerEventMap {
 
 /** `kafka.producer()`: kafkajs's producer, on kafkats's. */
 export type Producer = Sender & {
-  /** Connects to the cluster (reaching a broker, within `connectionTimeout`); needed before sending. */
+  /** Connects to the cluster: resolves once a broker answered; needed before sending. */
   connect (): Promise<void>
-  /** Waits for the messages in flight, then closes the producer's connections. */
+  /** Closes the producer and its connections. */
   disconnect (): Promise<void>
   /** Whether the producer is idempotent (`idempotent` or a `transactionalId`). */
   isIdempotent (): boolean
@@ -549,7 +549,7 @@ export interface EachMessagePayload {
   message: KafkaMessage
   /** Does nothing in kafkats/kafkajs: the member heartbeats on its own timer. */
   heartbeat (): Promise<void>
-  /** Pauses this topic-partition after this message; returns the function that resumes it. */
+  /** Pauses this topic-partition (the batch's later messages come again once resumed); returns the function that resumes it. */
   pause (): () => void
 }
 /** What `eachBatch` gets, per batch. */
@@ -560,7 +560,7 @@ export interface EachBatchPayload {
   resolveOffset (offset: string): void
   /** Does nothing in kafkats/kafkajs: the member heartbeats on its own timer. */
   heartbeat (): Promise<void>
-  /** Pauses this topic-partition after this batch; returns the function that resumes it. */
+  /** Pauses this topic-partition, as `consumer.pause` does; returns the function that resumes it. */
   pause (): () => void
   /** Commits the given offsets; without them, the resolved offsets when `autoCommit` says a commit is due. */
   commitOffsetsIfNecessary (offsets?: Offsets): Promise<void>
@@ -812,7 +812,7 @@ export interface ConsumerEventMap {
 
 /** `kafka.consumer()`: kafkajs's consumer, on kafkats's group consumer. */
 export interface Consumer {
-  /** Connects to the cluster (reaching a broker, within `connectionTimeout`). */
+  /** Connects to the cluster: resolves once a broker answered. */
   connect (): Promise<void>
   /** Stops the consumer (as `stop()`) and closes its connections. */
   disconnect (): Promise<void>
@@ -1412,7 +1412,7 @@ export interface AdminEventMap {
 
 /** `kafka.admin()`: kafkajs's admin client, on kafkats's (each call connects first if needed). */
 export interface Admin {
-  /** Connects to the cluster (reaching a broker, within `connectionTimeout`). */
+  /** Connects to the cluster: resolves once a broker answered. */
   connect (): Promise<void>
   /** Closes the admin's connections. */
   disconnect (): Promise<void>

@@ -13,8 +13,11 @@ import type { Assigner, Cluster, MemberAssignment, MemberMetadata, PartitionAssi
 export type { Assigner, GroupMember, GroupMemberAssignment, GroupState, PartitionAssigner, PartitionMetadata } from './types'
 
 
+/** The consumer protocol's byte formats, as kafkajs's assigners read and write them (the same bytes as kafkajs's). */
 export const AssignerProtocol = {
+  /** A member's subscription: version, topics, user data. */
   MemberMetadata: {
+    /** The subscription as bytes (`userData` default: empty). */
     encode ({ version, topics, userData = Buffer.alloc(0) }: { version: number, topics: string[], userData?: Buffer }): Buffer {
       const w = new Writer(64)
       w.int16(version)
@@ -23,6 +26,7 @@ export const AssignerProtocol = {
       w.bytes(userData)
       return w.finish()
     },
+    /** The subscription from bytes. */
     decode (buffer: Buffer): MemberMetadata {
       const r = new Reader(buffer)
       const version = r.int16()
@@ -31,7 +35,9 @@ export const AssignerProtocol = {
       return { version, topics, userData: r.bytes() ?? Buffer.alloc(0) }
     }
   },
+  /** A member's assignment: version, partitions by topic, user data. */
   MemberAssignment: {
+    /** The assignment as bytes (`userData` default: empty). */
     encode ({ version, assignment, userData = Buffer.alloc(0) }: { version: number, assignment: Record<string, number[]>, userData?: Buffer }): Buffer {
       const w = new Writer(64)
       w.int16(version)
@@ -45,6 +51,7 @@ export const AssignerProtocol = {
       w.bytes(userData)
       return w.finish()
     },
+    /** The assignment from bytes; null when there are fewer than 2 (an empty assignment). */
     decode (buffer: Buffer): MemberAssignment | null {
       if (buffer.length < 2) return null
       const r = new Reader(buffer)
@@ -98,7 +105,11 @@ const roundRobin: PartitionAssigner = ({ cluster }) => ({
   }
 })
 
-export const PartitionAssigners = { roundRobin }
+/** kafkajs's assignment strategies, for the `partitionAssigners` option. */
+export const PartitionAssigners = {
+  /** `RoundRobinAssigner` (the default): members sorted by id take the partitions in turn, topic by topic. */
+  roundRobin
+}
 
 /** A kafkajs assigner as a kafkats Assignor (eager, as every kafkajs assigner is). */
 export function toAssignor (assigner: Assigner, subscribedTopics: () => string[], onAssign: () => void = () => {}): Assignor {

@@ -11,30 +11,106 @@ import type { PartitionMetadata } from './partition-metadata'
 
 // What kafkajs's errors carry (kafkajs's types/index.d.ts names).
 
+/** The second argument of `new KafkaJSError(e, metadata)`. */
 export interface KafkaJSErrorMetadata {
+  /** Whether retrying may succeed (default true). */
   retriable?: boolean
+  /** The topic concerned (accepted and not kept, as in kafkajs). */
   topic?: string
+  /** The partition concerned (accepted and not kept, as in kafkajs). */
   partitionId?: number
+  /** The partition's metadata (accepted and not kept, as in kafkajs). */
   metadata?: PartitionMetadata
 }
-export interface KafkaJSOffsetOutOfRangeMetadata { topic: string, partition: number }
-export interface KafkaJSNumberOfRetriesExceededMetadata { retryCount: number, retryTime: number }
-export interface KafkaJSConnectionErrorMetadata { broker?: string, code?: string }
+/** What a KafkaJSOffsetOutOfRange carries. */
+export interface KafkaJSOffsetOutOfRangeMetadata {
+  /** The topic. */
+  topic: string
+  /** The partition. */
+  partition: number
+}
+/** What a KafkaJSNumberOfRetriesExceeded carries. */
+export interface KafkaJSNumberOfRetriesExceededMetadata {
+  /** The retries made. */
+  retryCount: number
+  /** The delay the next retry would have waited, in ms. */
+  retryTime: number
+}
+/** What a KafkaJSConnectionError carries. */
+export interface KafkaJSConnectionErrorMetadata {
+  /** The broker, as kafkats's error names it. */
+  broker?: string
+  /** The socket's error code (`ECONNREFUSED`, ...), when kafkajs had one. */
+  code?: string
+}
+/** What a KafkaJSRequestTimeoutError carries (kafkats/kafkajs's own carry only the message). */
 export interface KafkaJSRequestTimeoutErrorMetadata {
+  /** The broker, as `host:port`. */
   broker: string
+  /** The client id. */
   clientId: string
+  /** The request's correlation id. */
   correlationId: number
+  /** When the request was made, in ms since the epoch. */
   createdAt: number
+  /** When it was written, in ms since the epoch. */
   sentAt: number
+  /** How long it waited to be written, in ms. */
   pendingDuration: number
 }
-export interface KafkaJSTopicMetadataNotLoadedMetadata { topic: string }
-export interface KafkaJSStaleTopicMetadataAssignmentMetadata { topic: string, unknownPartitions: PartitionMetadata[] }
-export interface KafkaJSServerDoesNotSupportApiKeyMetadata { apiKey: number, apiName: string }
-export interface KafkaJSDeleteGroupsErrorGroups { groupId: string, errorCode: number, error: KafkaJSError }
-export interface KafkaJSDeleteTopicRecordsErrorPartition { partition: number, offset: string, error: KafkaJSError }
-export interface KafkaJSDeleteTopicRecordsErrorTopic { topic: string, partitions: KafkaJSDeleteTopicRecordsErrorPartition[] }
-export interface DeleteGroupsResult { groupId: string, errorCode?: number, error?: KafkaJSProtocolError }
+/** What a KafkaJSTopicMetadataNotLoaded carries. */
+export interface KafkaJSTopicMetadataNotLoadedMetadata {
+  /** The topic. */
+  topic: string
+}
+/** What a KafkaJSStaleTopicMetadataAssignment carries. */
+export interface KafkaJSStaleTopicMetadataAssignmentMetadata {
+  /** The topic. */
+  topic: string
+  /** The assigned partitions the metadata does not know. */
+  unknownPartitions: PartitionMetadata[]
+}
+/** What a KafkaJSServerDoesNotSupportApiKey carries. */
+export interface KafkaJSServerDoesNotSupportApiKeyMetadata {
+  /** The API's key. */
+  apiKey: number
+  /** The API's name. */
+  apiName: string
+}
+/** A group a deletion failed for (KafkaJSDeleteGroupsError's constructor). */
+export interface KafkaJSDeleteGroupsErrorGroups {
+  /** The group. */
+  groupId: string
+  /** The Kafka error code. */
+  errorCode: number
+  /** The error. */
+  error: KafkaJSError
+}
+/** A partition whose records could not be deleted. */
+export interface KafkaJSDeleteTopicRecordsErrorPartition {
+  /** The partition. */
+  partition: number
+  /** The offset asked for. */
+  offset: string
+  /** Why it failed. */
+  error: KafkaJSError
+}
+/** A topic's failed record deletions (KafkaJSDeleteTopicRecordsError's constructor). */
+export interface KafkaJSDeleteTopicRecordsErrorTopic {
+  /** The topic. */
+  topic: string
+  /** The partitions that failed. */
+  partitions: KafkaJSDeleteTopicRecordsErrorPartition[]
+}
+/** One group's outcome of `admin.deleteGroups` (or of a KafkaJSDeleteGroupsError's `groups`). */
+export interface DeleteGroupsResult {
+  /** The group. */
+  groupId: string
+  /** The Kafka error code (0: deleted). */
+  errorCode?: number
+  /** The error, when the deletion failed. */
+  error?: KafkaJSProtocolError
+}
 
 /** What a KafkaJS error is made from: a message, or an error-like object with one (written out in the constructors, which are public). */
 type MessageOrError = string | { message?: string, helpUrl?: string }
@@ -43,9 +119,13 @@ function messageOf (e: MessageOrError): string {
   return typeof e === 'string' ? e : (e.message ?? String(e))
 }
 
+/** The base of kafkajs's errors; kafkats's own errors reach kafkajs code as one of its subclasses (or as this, with `cause`). */
 export class KafkaJSError extends Error {
+  /** Whether retrying the operation may succeed. */
   retriable: boolean
+  /** A page of kafkajs's documentation about the error, for some protocol errors. */
   helpUrl?: string
+  /** The error this one stands for (kafkats's own error, when translated). */
   override cause?: Error
 
   /** kafkajs's metadata (`retriable`; its `topic`, `partitionId`, `metadata` are not kept, as in kafkajs) and the `cause`. */
@@ -59,7 +139,9 @@ export class KafkaJSError extends Error {
   }
 }
 
+/** An error retrying will not fix (`retriable` false). */
 export class KafkaJSNonRetriableError extends KafkaJSError {
+  /** A message (or an error whose message it takes), and the error it stands for. */
   constructor (e: Error | string | { message?: string, helpUrl?: string }, { cause }: { cause?: Error } = {}) {
     super(e, { retriable: false, cause })
     this.name = 'KafkaJSNonRetriableError'
@@ -70,10 +152,14 @@ export class KafkaJSNonRetriableError extends KafkaJSError {
 export interface ProtocolErrorInfo { type: string, code: number, retriable: boolean, message: string, helpUrl?: string }
 
 
+/** An error code a broker answered (kafkats's BrokerError), with kafkajs's type name and message for it. */
 export class KafkaJSProtocolError extends KafkaJSError {
+  /** The error's name as kafkajs has it (`REBALANCE_IN_PROGRESS`, `NOT_LEADER_FOR_PARTITION`, ...). */
   type: string
+  /** Kafka's error code (-1 when made from a message only). */
   code: number
 
+  /** The `{ type, code, retriable, message }` of an error code (or a message); `retriable` overrides the code's. */
   constructor (e: Error | string | { type: string, code: number, retriable: boolean, message: string, helpUrl?: string }, { retriable }: { retriable?: boolean } = {}) {
     const info = typeof e === 'string' ? undefined : e as Partial<ProtocolErrorInfo>
     super(e, { retriable: retriable ?? info?.retriable ?? true })
@@ -120,15 +206,30 @@ function errorClassWithFields<F extends object, B extends KafkaJSErrorClass = ty
   return WithFields as unknown as new (e: ConstructorParameters<B>[0], fields?: Partial<F>) => InstanceType<B> & Readonly<F>
 }
 
-export const KafkaJSOffsetOutOfRange = errorClassWithFields<{ topic: string, partition: number }, typeof KafkaJSProtocolError>(KafkaJSProtocolError, 'KafkaJSOffsetOutOfRange', ['topic', 'partition'])
+/** A fetch offset out of the partition's range (kafkats/kafkajs does not throw it). */
+export const KafkaJSOffsetOutOfRange = errorClassWithFields<{
+  /** The topic. */
+  topic: string
+  /** The partition. */
+  partition: number
+}, typeof KafkaJSProtocolError>(KafkaJSProtocolError, 'KafkaJSOffsetOutOfRange', ['topic', 'partition'])
 export type KafkaJSOffsetOutOfRange = InstanceType<typeof KafkaJSOffsetOutOfRange>
-export const KafkaJSMemberIdRequired = errorClassWithFields<{ memberId: string }, typeof KafkaJSProtocolError>(KafkaJSProtocolError, 'KafkaJSMemberIdRequired', ['memberId'])
+/** The coordinator asked the member to join again with the id it gave (kafkats/kafkajs does not throw it). */
+export const KafkaJSMemberIdRequired = errorClassWithFields<{
+  /** The member id the coordinator gave. */
+  memberId: string
+}, typeof KafkaJSProtocolError>(KafkaJSProtocolError, 'KafkaJSMemberIdRequired', ['memberId'])
 export type KafkaJSMemberIdRequired = InstanceType<typeof KafkaJSMemberIdRequired>
 
+/** An operation failed after its last retry (a consumer's handler, `retry.retries` times); the last error is `cause`. */
 export class KafkaJSNumberOfRetriesExceeded extends KafkaJSNonRetriableError {
+  /** kafkajs's stack: `KafkaJSNonRetriableError`, then "Caused by:" and the last error's stack. */
   declare stack: string
+  /** The retries made. */
   retryCount: number
+  /** The delay the next retry would have waited, in ms. */
   retryTime: number
+  /** The last error (or its message), and the retries made. */
   constructor (e: Error | string, { retryCount, retryTime }: KafkaJSNumberOfRetriesExceededMetadata = { retryCount: 0, retryTime: 0 }) {
     super(e, { cause: typeof e === 'string' ? undefined : e })
     this.stack = `KafkaJSNonRetriableError\n  Caused by: ${typeof e === 'string' ? e : e.stack ?? ''}`
@@ -138,12 +239,22 @@ export class KafkaJSNumberOfRetriesExceeded extends KafkaJSNonRetriableError {
   }
 }
 
-export const KafkaJSConnectionError = errorClassWithFields<{ broker: string, code: string }>(KafkaJSError, 'KafkaJSConnectionError', ['broker', 'code'])
+/** A broker connection failed or was lost. */
+export const KafkaJSConnectionError = errorClassWithFields<{
+  /** The broker, as kafkats's error names it. */
+  broker: string
+  /** The socket's error code (`ECONNREFUSED`, ...); not set by kafkats/kafkajs. */
+  code: string
+}>(KafkaJSError, 'KafkaJSConnectionError', ['broker', 'code'])
 export type KafkaJSConnectionError = InstanceType<typeof KafkaJSConnectionError>
 
+/** A connection closed while in use (kafkats/kafkajs throws KafkaJSConnectionError instead). */
 export class KafkaJSConnectionClosedError extends KafkaJSConnectionError {
+  /** The broker's host name. */
   host?: string
+  /** The broker's port. */
   port?: number
+  /** A message, and the broker's host and port (`broker` becomes `host:port`). */
   constructor (e: Error | string | { message?: string, helpUrl?: string }, { host, port }: { host?: string, port?: number } = {}) {
     super(e, { broker: `${host ?? ''}:${port ?? ''}` })
     this.host = host
@@ -152,17 +263,45 @@ export class KafkaJSConnectionClosedError extends KafkaJSConnectionError {
   }
 }
 
-export const KafkaJSRequestTimeoutError = errorClassWithFields<{ broker: string, clientId: string, correlationId: number, createdAt: number, sentAt: number, pendingDuration: number }>(KafkaJSError, 'KafkaJSRequestTimeoutError', ['broker', 'correlationId', 'createdAt', 'sentAt', 'pendingDuration'])
+/** A request got no answer within `requestTimeout` (kafkats/kafkajs's carry the message only). */
+export const KafkaJSRequestTimeoutError = errorClassWithFields<{
+  /** The broker, as `host:port` (not set by kafkats/kafkajs). */
+  broker: string
+  /** The client id (not kept, as in kafkajs). */
+  clientId: string
+  /** The request's correlation id (not set by kafkats/kafkajs). */
+  correlationId: number
+  /** When the request was made, in ms since the epoch (not set by kafkats/kafkajs). */
+  createdAt: number
+  /** When it was written, in ms since the epoch (not set by kafkats/kafkajs). */
+  sentAt: number
+  /** How long it waited to be written, in ms (not set by kafkats/kafkajs). */
+  pendingDuration: number
+}>(KafkaJSError, 'KafkaJSRequestTimeoutError', ['broker', 'correlationId', 'createdAt', 'sentAt', 'pendingDuration'])
 export type KafkaJSRequestTimeoutError = InstanceType<typeof KafkaJSRequestTimeoutError>
+/** Metadata was needed before it was loaded (kafkats/kafkajs does not throw it). */
 export const KafkaJSMetadataNotLoaded = errorClass(KafkaJSError, 'KafkaJSMetadataNotLoaded')
 export type KafkaJSMetadataNotLoaded = InstanceType<typeof KafkaJSMetadataNotLoaded>
-export const KafkaJSTopicMetadataNotLoaded = errorClassWithFields<{ topic: string }, typeof KafkaJSMetadataNotLoaded>(KafkaJSMetadataNotLoaded, 'KafkaJSTopicMetadataNotLoaded', ['topic'])
+/** A topic's metadata was needed before it was loaded (kafkats/kafkajs does not throw it). */
+export const KafkaJSTopicMetadataNotLoaded = errorClassWithFields<{
+  /** The topic. */
+  topic: string
+}, typeof KafkaJSMetadataNotLoaded>(KafkaJSMetadataNotLoaded, 'KafkaJSTopicMetadataNotLoaded', ['topic'])
 export type KafkaJSTopicMetadataNotLoaded = InstanceType<typeof KafkaJSTopicMetadataNotLoaded>
-export const KafkaJSStaleTopicMetadataAssignment = errorClassWithFields<{ topic: string, unknownPartitions: unknown[] }>(KafkaJSError, 'KafkaJSStaleTopicMetadataAssignment', ['topic', 'unknownPartitions'])
+/** An assignment named partitions the metadata did not know (kafkats/kafkajs does not throw it). */
+export const KafkaJSStaleTopicMetadataAssignment = errorClassWithFields<{
+  /** The topic. */
+  topic: string
+  /** The assigned partitions the metadata did not know. */
+  unknownPartitions: unknown[]
+}>(KafkaJSError, 'KafkaJSStaleTopicMetadataAssignment', ['topic', 'unknownPartitions'])
 export type KafkaJSStaleTopicMetadataAssignment = InstanceType<typeof KafkaJSStaleTopicMetadataAssignment>
 
+/** `admin.deleteGroups` failed for some groups. */
 export class KafkaJSDeleteGroupsError extends KafkaJSError {
+  /** The groups that failed, each with its error. */
   groups: DeleteGroupsResult[]
+  /** A message, and the groups that failed. */
   constructor (e: Error | string | { message?: string, helpUrl?: string }, groups: KafkaJSDeleteGroupsErrorGroups[] = []) {
     super(e)
     // kafkajs types the field's errors as protocol errors and the argument's as any KafkaJSError; they are protocol errors.
@@ -171,27 +310,44 @@ export class KafkaJSDeleteGroupsError extends KafkaJSError {
   }
 }
 
-export const KafkaJSServerDoesNotSupportApiKey = errorClassWithFields<{ apiKey: number, apiName: string }, typeof KafkaJSNonRetriableError>(KafkaJSNonRetriableError, 'KafkaJSServerDoesNotSupportApiKey', ['apiKey', 'apiName'])
+/** The broker does not support a request the operation needs (kafkats's UnsupportedVersionError; carries the message only). */
+export const KafkaJSServerDoesNotSupportApiKey = errorClassWithFields<{
+  /** The API's key (not set by kafkats/kafkajs). */
+  apiKey: number
+  /** The API's name (not set by kafkats/kafkajs). */
+  apiName: string
+}, typeof KafkaJSNonRetriableError>(KafkaJSNonRetriableError, 'KafkaJSServerDoesNotSupportApiKey', ['apiKey', 'apiName'])
 export type KafkaJSServerDoesNotSupportApiKey = InstanceType<typeof KafkaJSServerDoesNotSupportApiKey>
+/** No broker for a partition (`admin.deleteTopicRecords` for a partition the topic does not have). */
 export const KafkaJSBrokerNotFound = errorClass(KafkaJSError, 'KafkaJSBrokerNotFound')
 export type KafkaJSBrokerNotFound = InstanceType<typeof KafkaJSBrokerNotFound>
+/** kafkajs's error for a truncated message in a fetch answer (kafkats/kafkajs does not throw it). */
 export const KafkaJSPartialMessageError = errorClass(KafkaJSNonRetriableError, 'KafkaJSPartialMessageError')
 export type KafkaJSPartialMessageError = InstanceType<typeof KafkaJSPartialMessageError>
+/** SASL authentication failed (kafkats's AuthenticationError, as `cause`). */
 export const KafkaJSSASLAuthenticationError = errorClass(KafkaJSNonRetriableError, 'KafkaJSSASLAuthenticationError')
 export type KafkaJSSASLAuthenticationError = InstanceType<typeof KafkaJSSASLAuthenticationError>
+/** No coordinator for the group was found (kafkats/kafkajs does not throw it). */
 export const KafkaJSGroupCoordinatorNotFound = errorClass(KafkaJSNonRetriableError, 'KafkaJSGroupCoordinatorNotFound')
 export type KafkaJSGroupCoordinatorNotFound = InstanceType<typeof KafkaJSGroupCoordinatorNotFound>
+/** A feature kafkats/kafkajs does not have: a compression codec whose package did not load, a Cluster method an assigner called. */
 export const KafkaJSNotImplemented = errorClass(KafkaJSNonRetriableError, 'KafkaJSNotImplemented')
 export type KafkaJSNotImplemented = InstanceType<typeof KafkaJSNotImplemented>
+/** kafkajs's error for an operation that took too long (kafkats/kafkajs does not throw it). */
 export const KafkaJSTimeout = errorClass(KafkaJSNonRetriableError, 'KafkaJSTimeout')
 export type KafkaJSTimeout = InstanceType<typeof KafkaJSTimeout>
+/** kafkajs's error for a lock held too long (kafkats/kafkajs does not throw it). */
 export const KafkaJSLockTimeout = errorClass(KafkaJSTimeout, 'KafkaJSLockTimeout')
 export type KafkaJSLockTimeout = InstanceType<typeof KafkaJSLockTimeout>
+/** kafkajs's error for a message format it cannot read (kafkats/kafkajs does not throw it). */
 export const KafkaJSUnsupportedMagicByteInMessageSet = errorClass(KafkaJSNonRetriableError, 'KafkaJSUnsupportedMagicByteInMessageSet')
 export type KafkaJSUnsupportedMagicByteInMessageSet = InstanceType<typeof KafkaJSUnsupportedMagicByteInMessageSet>
 
+/** `admin.deleteTopicRecords` failed for some partitions (retriable if every partition's error is). */
 export class KafkaJSDeleteTopicRecordsError extends KafkaJSError {
+  /** The partitions that failed, each with its error. */
   partitions: KafkaJSDeleteTopicRecordsErrorPartition[]
+  /** The topic's failed partitions. */
   constructor ({ partitions }: { topic?: string, partitions: KafkaJSDeleteTopicRecordsErrorPartition[] }) {
     // Retriable only if every partition's error is.
     const retriable = partitions.filter(p => p.error != null).every(p => p.error.retriable)
@@ -201,7 +357,9 @@ export class KafkaJSDeleteTopicRecordsError extends KafkaJSError {
   }
 }
 
+/** kafkajs's error for a broken internal invariant, a bug (kafkats/kafkajs does not throw it). */
 export class KafkaJSInvariantViolation extends KafkaJSNonRetriableError {
+  /** What was violated; the message adds that it is likely a bug. */
   constructor (e: Error | string | { message?: string, helpUrl?: string }) {
     super(`Invariant violated: ${messageOf(e)}. This is likely a bug and should be reported.`)
     this.name = 'KafkaJSInvariantViolation'
@@ -209,11 +367,16 @@ export class KafkaJSInvariantViolation extends KafkaJSNonRetriableError {
 }
 
 // kafkajs names these two 'KafkaJSNonRetriableError'.
+/** kafkajs's error for a malformed varint (kafkats/kafkajs does not throw it). */
 export class KafkaJSInvalidVarIntError extends KafkaJSNonRetriableError {}
+/** kafkajs's error for a malformed 64-bit integer (kafkats/kafkajs does not throw it). */
 export class KafkaJSInvalidLongError extends KafkaJSNonRetriableError {}
 
+/** One topic `admin.createTopics` could not create (in a KafkaJSAggregateError's `errors`). */
 export class KafkaJSCreateTopicError extends KafkaJSProtocolError {
+  /** The topic. */
   topic: string
+  /** The error code's `{ type, code, retriable, message }`, and the topic. */
   constructor (e: Error | string | { type: string, code: number, retriable: boolean, message: string, helpUrl?: string }, topicName: string) {
     super(e)
     this.topic = topicName
@@ -221,9 +384,13 @@ export class KafkaJSCreateTopicError extends KafkaJSProtocolError {
   }
 }
 
+/** A partition `admin.alterPartitionReassignments` could not reassign. */
 export class KafkaJSAlterPartitionReassignmentsError extends KafkaJSProtocolError {
+  /** The topic. */
   topic?: string
+  /** The partition. */
   partition?: number
+  /** The error code's `{ type, code, retriable, message }`, the topic and the partition. */
   constructor (e: Error | string | { type: string, code: number, retriable: boolean, message: string, helpUrl?: string }, topicName?: string, partition?: number) {
     super(e)
     this.topic = topicName
@@ -232,8 +399,11 @@ export class KafkaJSAlterPartitionReassignmentsError extends KafkaJSProtocolErro
   }
 }
 
+/** Several errors of one call (`admin.createTopics`: one KafkaJSCreateTopicError per topic). */
 export class KafkaJSAggregateError extends Error {
+  /** The errors. */
   errors: Array<Error | string>
+  /** A message, and the errors. */
   constructor (message: Error | string, errors: Array<Error | string>) {
     super(messageOf(message))
     this.errors = errors
@@ -241,9 +411,12 @@ export class KafkaJSAggregateError extends Error {
   }
 }
 
+/** kafkajs's internal signal that a rebalance interrupted a fetch (kafkats/kafkajs does not throw it). */
 export class KafkaJSFetcherRebalanceError extends Error {}
 
+/** kafkajs's error when no broker could be reached (kafkats/kafkajs does not throw it). */
 export class KafkaJSNoBrokerAvailableError extends KafkaJSError {
+  /** Takes no argument: the message is "No broker available". */
   constructor () {
     super('No broker available')
     this.name = 'KafkaJSNoBrokerAvailableError'

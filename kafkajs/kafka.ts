@@ -83,10 +83,12 @@ function throughModule<T> (kind: 'producer' | 'consumer', context: ClientContext
   return module({ cluster: view.cluster, make: () => make(view.context) })
 }
 
+/** kafkajs's entry point: holds the configuration and makes producers, consumers and admin clients, each with its own connections. */
 export class Kafka {
   readonly #config: KafkaConfig
   readonly #logger: Logger
 
+  /** Checks the configuration (`brokers` must be an array or a function); nothing connects until a client's connect(). */
   constructor (config: KafkaConfig) {
     if (config === null || typeof config !== 'object') throw new KafkaJSNonRetriableError('Kafka needs a config object with brokers')
     if (!Array.isArray(config.brokers) && typeof config.brokers !== 'function') throw new KafkaJSNonRetriableError(`Failed to connect: expected brokers array and got ${typeof config.brokers}`)
@@ -94,18 +96,22 @@ export class Kafka {
     this.#logger = createLogger({ level: config.logLevel ?? LEVELS.INFO, logCreator: config.logCreator })
   }
 
+  /** The instance's root logger. */
   logger (): Logger {
     return this.#logger
   }
 
+  /** A new producer (not connected yet). */
   producer (config: ProducerConfig = {}): Producer {
     return throughModule('producer', this.#context(), context => createProducer(context, config))
   }
 
+  /** A new consumer of the group `config.groupId` (not connected yet). */
   consumer (config: ConsumerConfig): Consumer {
     return throughModule('consumer', this.#context(), context => createConsumer(context, config))
   }
 
+  /** A new admin client (not connected yet). */
   admin (config: AdminConfig = {}): Admin {
     return createAdmin(this.#context(), config)
   }

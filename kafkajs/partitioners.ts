@@ -28,8 +28,12 @@ function kafkajsPartitioner (variant: 'default' | 'legacy'): ICustomPartitioner 
   }
 }
 
+/** kafkajs's partitioners, for the `createPartitioner` option: a message with a `partition` keeps it. */
 export const Partitioners = {
+  /** kafkajs 2's default: Java's murmur2 of the key; keyless messages go round robin over the available partitions. */
   DefaultPartitioner: kafkajsPartitioner('default'),
+  /** The same as DefaultPartitioner (kafkajs's name for it from 1.x, where it was not the default). */
   JavaCompatiblePartitioner: kafkajsPartitioner('default'),
+  /** kafkajs 1.x's default, whose murmur2 differs from Java's: keeps keyed messages on the partitions kafkajs 1.x chose. */
   LegacyPartitioner: kafkajsPartitioner('legacy')
 }

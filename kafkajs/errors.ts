@@ -206,7 +206,7 @@ function errorClassWithFields<F extends object, B extends KafkaJSErrorClass = ty
   return WithFields as unknown as new (e: ConstructorParameters<B>[0], fields?: Partial<F>) => InstanceType<B> & Readonly<F>
 }
 
-/** A fetch offset out of the partition's range (kafkats/kafkajs does not throw it). */
+/** A fetch offset out of the partition's range (kafkats/kafkajs does not throw it). @class */
 export const KafkaJSOffsetOutOfRange = errorClassWithFields<{
   /** The topic. */
   topic: string
@@ -214,7 +214,7 @@ export const KafkaJSOffsetOutOfRange = errorClassWithFields<{
   partition: number
 }, typeof KafkaJSProtocolError>(KafkaJSProtocolError, 'KafkaJSOffsetOutOfRange', ['topic', 'partition'])
 export type KafkaJSOffsetOutOfRange = InstanceType<typeof KafkaJSOffsetOutOfRange>
-/** The coordinator asked the member to join again with the id it gave (kafkats/kafkajs does not throw it). */
+/** The coordinator asked the member to join again with the id it gave (kafkats/kafkajs does not throw it). @class */
 export const KafkaJSMemberIdRequired = errorClassWithFields<{
   /** The member id the coordinator gave. */
   memberId: string
@@ -239,7 +239,7 @@ export class KafkaJSNumberOfRetriesExceeded extends KafkaJSNonRetriableError {
   }
 }
 
-/** A broker connection failed or was lost. */
+/** A broker connection failed or was lost. @class */
 export const KafkaJSConnectionError = errorClassWithFields<{
   /** The broker, as kafkats's error names it. */
   broker: string
@@ -263,7 +263,7 @@ export class KafkaJSConnectionClosedError extends KafkaJSConnectionError {
   }
 }
 
-/** A request got no answer within `requestTimeout` (kafkats/kafkajs's carry the message only). */
+/** A request got no answer within `requestTimeout` (kafkats/kafkajs's carry the message only). @class */
 export const KafkaJSRequestTimeoutError = errorClassWithFields<{
   /** The broker, as `host:port` (not set by kafkats/kafkajs). */
   broker: string
@@ -279,16 +279,16 @@ export const KafkaJSRequestTimeoutError = errorClassWithFields<{
   pendingDuration: number
 }>(KafkaJSError, 'KafkaJSRequestTimeoutError', ['broker', 'correlationId', 'createdAt', 'sentAt', 'pendingDuration'])
 export type KafkaJSRequestTimeoutError = InstanceType<typeof KafkaJSRequestTimeoutError>
-/** Metadata was needed before it was loaded (kafkats/kafkajs does not throw it). */
+/** Metadata was needed before it was loaded (kafkats/kafkajs does not throw it). @class */
 export const KafkaJSMetadataNotLoaded = errorClass(KafkaJSError, 'KafkaJSMetadataNotLoaded')
 export type KafkaJSMetadataNotLoaded = InstanceType<typeof KafkaJSMetadataNotLoaded>
-/** A topic's metadata was needed before it was loaded (kafkats/kafkajs does not throw it). */
+/** A topic's metadata was needed before it was loaded (kafkats/kafkajs does not throw it). @class */
 export const KafkaJSTopicMetadataNotLoaded = errorClassWithFields<{
   /** The topic. */
   topic: string
 }, typeof KafkaJSMetadataNotLoaded>(KafkaJSMetadataNotLoaded, 'KafkaJSTopicMetadataNotLoaded', ['topic'])
 export type KafkaJSTopicMetadataNotLoaded = InstanceType<typeof KafkaJSTopicMetadataNotLoaded>
-/** An assignment named partitions the metadata did not know (kafkats/kafkajs does not throw it). */
+/** An assignment named partitions the metadata did not know (kafkats/kafkajs does not throw it). @class */
 export const KafkaJSStaleTopicMetadataAssignment = errorClassWithFields<{
   /** The topic. */
   topic: string
@@ -310,7 +310,7 @@ export class KafkaJSDeleteGroupsError extends KafkaJSError {
   }
 }
 
-/** The broker does not support a request the operation needs (kafkats's UnsupportedVersionError; carries the message only). */
+/** The broker does not support a request the operation needs (kafkats's UnsupportedVersionError; carries the message only). @class */
 export const KafkaJSServerDoesNotSupportApiKey = errorClassWithFields<{
   /** The API's key (not set by kafkats/kafkajs). */
   apiKey: number
@@ -318,28 +318,28 @@ export const KafkaJSServerDoesNotSupportApiKey = errorClassWithFields<{
   apiName: string
 }, typeof KafkaJSNonRetriableError>(KafkaJSNonRetriableError, 'KafkaJSServerDoesNotSupportApiKey', ['apiKey', 'apiName'])
 export type KafkaJSServerDoesNotSupportApiKey = InstanceType<typeof KafkaJSServerDoesNotSupportApiKey>
-/** No broker for a partition (`admin.deleteTopicRecords` for a partition the topic does not have). */
+/** No broker for a partition (`admin.deleteTopicRecords` for a partition the topic does not have). @class */
 export const KafkaJSBrokerNotFound = errorClass(KafkaJSError, 'KafkaJSBrokerNotFound')
 export type KafkaJSBrokerNotFound = InstanceType<typeof KafkaJSBrokerNotFound>
-/** kafkajs's error for a truncated message in a fetch answer (kafkats/kafkajs does not throw it). */
+/** kafkajs's error for a truncated message in a fetch answer (kafkats/kafkajs does not throw it). @class */
 export const KafkaJSPartialMessageError = errorClass(KafkaJSNonRetriableError, 'KafkaJSPartialMessageError')
 export type KafkaJSPartialMessageError = InstanceType<typeof KafkaJSPartialMessageError>
-/** SASL authentication failed (kafkats's AuthenticationError, as `cause`). */
+/** SASL authentication failed (kafkats's AuthenticationError, as `cause`). @class */
 export const KafkaJSSASLAuthenticationError = errorClass(KafkaJSNonRetriableError, 'KafkaJSSASLAuthenticationError')
 export type KafkaJSSASLAuthenticationError = InstanceType<typeof KafkaJSSASLAuthenticationError>
-/** No coordinator for the group was found (kafkats/kafkajs does not throw it). */
+/** No coordinator for the group was found (kafkats/kafkajs does not throw it). @class */
 export const KafkaJSGroupCoordinatorNotFound = errorClass(KafkaJSNonRetriableError, 'KafkaJSGroupCoordinatorNotFound')
 export type KafkaJSGroupCoordinatorNotFound = InstanceType<typeof KafkaJSGroupCoordinatorNotFound>
-/** A feature kafkats/kafkajs does not have: a compression codec whose package did not load, a Cluster method an assigner called. */
+/** A feature kafkats/kafkajs does not have: a compression codec whose package did not load, a Cluster method an assigner called. @class */
 export const KafkaJSNotImplemented = errorClass(KafkaJSNonRetriableError, 'KafkaJSNotImplemented')
 export type KafkaJSNotImplemented = InstanceType<typeof KafkaJSNotImplemented>
-/** kafkajs's error for an operation that took too long (kafkats/kafkajs does not throw it). */
+/** kafkajs's error for an operation that took too long (kafkats/kafkajs does not throw it). @class */
 export const KafkaJSTimeout = errorClass(KafkaJSNonRetriableError, 'KafkaJSTimeout')
 export type KafkaJSTimeout = InstanceType<typeof KafkaJSTimeout>
-/** kafkajs's error for a lock held too long (kafkats/kafkajs does not throw it). */
+/** kafkajs's error for a lock held too long (kafkats/kafkajs does not throw it). @class */
 export const KafkaJSLockTimeout = errorClass(KafkaJSTimeout, 'KafkaJSLockTimeout')
 export type KafkaJSLockTimeout = InstanceType<typeof KafkaJSLockTimeout>
-/** kafkajs's error for a message format it cannot read (kafkats/kafkajs does not throw it). */
+/** kafkajs's error for a message format it cannot read (kafkats/kafkajs does not throw it). @class */
 export const KafkaJSUnsupportedMagicByteInMessageSet = errorClass(KafkaJSNonRetriableError, 'KafkaJSUnsupportedMagicByteInMessageSet')
 export type KafkaJSUnsupportedMagicByteInMessageSet = InstanceType<typeof KafkaJSUnsupportedMagicByteInMessageSet>
 

@@ -31,13 +31,16 @@ export interface BenchBroker {
   stop: () => Promise<void>
 }
 
-/** KAFKA_BOOTSTRAP's broker when set, else a single Kafka 4.4 node on free ports. */
-export async function benchBroker (): Promise<BenchBroker> {
+/**
+ * KAFKA_BOOTSTRAP's broker when set, else a single Kafka 4.4 node on free ports, with
+ * `brokerOverrides` in its server.properties (a benchmark that needs settings says so).
+ */
+export async function benchBroker (brokerOverrides?: Record<string, string | number | boolean>): Promise<BenchBroker> {
   const shared = sharedBootstrap()
   if (shared !== undefined) return { bootstrap: shared.join(','), pid: undefined, stop: async () => {} }
   process.stderr.write('bench: starting a single-node Kafka 4.4 broker …\n')
   // Free ports, so a broker that the tests or another engineer started on the defaults is no obstacle.
-  const cluster: KafkaCluster = await startCluster({ nodes: 1, portBase: 'free' })
+  const cluster: KafkaCluster = await startCluster({ nodes: 1, portBase: 'free', brokerOverrides })
   return { bootstrap: cluster.bootstrap.join(','), pid: cluster.nodes[0].pid, stop: async () => await cluster.stop() }
 }
 

@@ -13,7 +13,8 @@
  * creation to the first acknowledgement and to the first record, and the memory the open
  * clients hold (RSS and heap after a full collection, less the process's before any
  * client, per partition). Prints a markdown table, writes the rows as JSON and the chart.
- * The broker is KAFKA_BOOTSTRAP's, or a single node started here. See bench/README.md.
+ * The broker is KAFKA_BOOTSTRAP's, or a single node started here with BROKER_SETTINGS.
+ * See bench/README.md.
  */
 import * as fs from 'node:fs'
 import * as path from 'node:path'
@@ -55,6 +56,13 @@ interface Row extends BenchRow {
 
 const QUICK_RECORDS = 20_000
 const FULL_RECORDS = 200_000
+/**
+ * The broker settings a run needs when this harness starts the broker (give them to your
+ * own with tests/broker/cli.ts's --set): a deleted topic's log files stay open for
+ * file.delete.delay.ms (default 60 s), and the next shape's 10,000 partitions on top of the
+ * last one's can pass a 20,000 open-file limit.
+ */
+export const BROKER_SETTINGS = { 'file.delete.delay.ms': 1000 }
 /** Partitions per CreateTopics/CreatePartitions request: a KRaft controller refuses more than 10,000 records in one. */
 const PARTITIONS_PER_REQUEST = 5000
 
@@ -214,7 +222,7 @@ function renderTable (rows: Row[], options: Options): string {
   const settings = new Map<string, string>()
   for (const row of rows) if (row.settings !== undefined) settings.set(row.client, row.settings)
   if (settings.size > 0) lines.push('', 'Settings:', ...[...settings].map(([client, s]) => `- ${client}: ${s}`))
-  lines.push('', 'Each phase counts from its client\'s creation (metadata for every partition included) to its last record acknowledged / received; first ack / first record: from the creation to the first. CPU µs/record: the process\'s user+system CPU over the phase per record (Java: the JVM\'s process CPU, measured inside it, so JVM start is not counted). heap and RSS per partition: with both clients open after the run, after a full collection (Node: heapUsed; Go: HeapAlloc; Java: total − free after System.gc()), less the same before any client existed, over the partitions; peak RSS is the process\'s VmHWM.')
+  lines.push('', 'Each phase counts from its client\'s creation (metadata for every partition included) to its last record acknowledged / received; first ack / first record: from the creation to the first. CPU µs/record: the process\'s user+system CPU over the phase per record (Java: the JVM\'s process CPU, measured inside it, so JVM start is not counted). heap and RSS per partition: with both clients open after the run, after a full collection (Node: heapUsed + arrayBuffers, so Buffers count as Go\'s and Java\'s byte arrays do; Go: HeapAlloc; Java: total − free after System.gc()), less the same before any client existed, over the partitions; peak RSS is the process\'s VmHWM.')
   return lines.join('\n')
 }
 
@@ -246,7 +254,7 @@ function renderPartitionsChart (rows: Row[], options: Options): string {
 
 runMain(async () => {
   const options = parseArgs(process.argv.slice(2))
-  const bench = new Bench(options, await benchBroker())
+  const bench = new Bench(options, await benchBroker(BROKER_SETTINGS))
   const rows: Row[] = []
   await bench.forEachCase(async size => {
     for (const shape of options.shapes) {

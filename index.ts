@@ -33,6 +33,7 @@ export type { RequestFailureDetails } from './client/errors'
 export { ConnectionError, RequestTimeoutError, AbortedError, UnsupportedVersionError, ClientClosedError, AuthenticationError, TlsError, UnknownTopicError, MalformedResponseError, ProtocolViolationError } from './client/errors'
 export { errorCodeInfo, errorCode, allErrorCodes } from './protocol/error-codes'
 export type { ErrorCodeInfo } from './protocol/error-codes'
+/** Every Kafka API kafkats speaks, one Api each (`apis.Produce`, `apis.Fetch`...), with its request and response types: for `client.request()`. */
 export * as apis from './protocol/apis/index'
 export type { Api, AnyApi } from './protocol/api'
 export type { StructType, ArrayType, FieldSpec, FieldType, Primitive, VersionRange } from './protocol/schema'

@@ -12,6 +12,7 @@ import { itemError, throwIf, type AdminCallOptions, type Router } from './route'
 
 /** The resources an ACL applies to (the public types name each, so the tables below must list exactly these). */
 export type AclResourceType = 'topic' | 'group' | 'cluster' | 'transactional-id' | 'delegation-token' | 'user'
+/** What an ACL allows or denies: one Kafka operation, or 'all' of them. */
 export type AclOperation = 'all' | 'read' | 'write' | 'create' | 'delete' | 'alter' | 'describe' | 'cluster-action' | 'describe-configs' | 'alter-configs' | 'idempotent-write' | 'create-tokens' | 'describe-tokens' | 'two-phase-commit'
 
 export const aclResourceTypes = codeMap<AclResourceType | 'any'>({ any: 1, topic: 2, group: 3, cluster: 4, 'transactional-id': 5, 'delegation-token': 6, user: 7 })
@@ -22,12 +23,14 @@ export const aclOperations = codeMap<AclOperation | 'any'>({
 })
 export const aclPermissions = codeMap({ any: 1, deny: 2, allow: 3 })
 
+/** How an ACL's `resourceName` matches: the exact name ('literal') or every name that starts with it ('prefixed'). */
 export type AclPatternType = 'literal' | 'prefixed'
 /** Whether an ACL binding allows or denies its operation. */
 export type AclPermission = 'allow' | 'deny'
 
 /** An ACL: who (`principal`, `host`) may or may not (`permission`) do what (`operation`) on which resources (`resourceType`, `resourceName`, `patternType`). */
 export interface AclBinding {
+  /** The kind of resource the ACL applies to. */
   resourceType: AclResourceType
   /** The resource's name ('kafka-cluster' for the cluster), or a prefix with patternType 'prefixed'; '*' matches every name. */
   resourceName: string
@@ -37,18 +40,27 @@ export interface AclBinding {
   principal: string
   /** Default '*' (every host). */
   host?: string
+  /** The operation allowed or denied. */
   operation: AclOperation
+  /** Whether the operation is allowed or denied. */
   permission: AclPermission
 }
 
 /** Matches bindings: every field left out matches anything. `patternType: 'match'` matches the literal, wildcard and prefixed patterns that apply to `resourceName`. */
 export interface AclFilter {
+  /** The resource kind to match; 'any' or left out matches every kind. */
   resourceType?: AclResourceType | 'any'
+  /** The resource name to match; null or left out matches any name. */
   resourceName?: string | null
+  /** The pattern type to match: 'literal', 'prefixed', 'match' (every pattern that applies to `resourceName`), or 'any' (the default). */
   patternType?: AclPatternType | 'match' | 'any'
+  /** The principal to match, e.g. 'User:alice'; null or left out matches any. */
   principal?: string | null
+  /** The host to match; null or left out matches any. */
   host?: string | null
+  /** The operation to match; 'any' or left out matches every operation. */
   operation?: AclOperation | 'any'
+  /** 'allow' or 'deny' to match; 'any' or left out matches both. */
   permission?: AclPermission | 'any'
 }
 

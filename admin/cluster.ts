@@ -39,9 +39,23 @@ export function authorizedOperationNames (bits: number): string[] {
 
 /** What `admin.describeCluster()` answers: the cluster id, the controller and the brokers. */
 export interface ClusterDescription {
+  /** The cluster's id. */
   clusterId: string
+  /** The node id of the controller the answering broker names; -1 when it knows none. */
   controllerId: number
-  brokers: Array<{ nodeId: number, host: string, port: number, rack: string | null, isFenced: boolean }>
+  /** The brokers, by node id. */
+  brokers: Array<{
+    /** The broker's node id. */
+    nodeId: number
+    /** The host the broker advertises. */
+    host: string
+    /** The port the broker advertises. */
+    port: number
+    /** The broker's rack; null when it has none. */
+    rack: string | null
+    /** Whether the controller has fenced the broker (listed only with `includeFencedBrokers`; always false before Kafka 2.8). */
+    isFenced: boolean
+  }>
   /** With includeAuthorizedOperations: what the caller may do on the cluster resource. */
   authorizedOperations?: string[]
 }
@@ -99,12 +113,24 @@ async function describeClusterByMetadata (router: Router, includeAuthorizedOpera
   }
 }
 
+/** What `admin.describeFeatures()` answers: the cluster's finalized feature levels and those the answering broker supports. */
 export interface FeatureDescription {
   /** Feature → finalized [min, max] level (what the cluster runs at). */
-  finalized: Record<string, { minVersionLevel: number, maxVersionLevel: number }>
+  finalized: Record<string, {
+    /** The lowest finalized level. */
+    minVersionLevel: number
+    /** The finalized level the cluster runs at. */
+    maxVersionLevel: number
+  }>
+  /** The epoch of the finalized features; -1 when the broker has none. */
   finalizedEpoch: bigint
   /** Feature → [min, max] levels the answering broker supports. */
-  supported: Record<string, { minVersion: number, maxVersion: number }>
+  supported: Record<string, {
+    /** The lowest level the broker supports. */
+    minVersion: number
+    /** The highest level the broker supports. */
+    maxVersion: number
+  }>
 }
 
 /** Finalized and supported feature levels (from ApiVersions, as the Java admin does). */
@@ -119,7 +145,9 @@ export async function describeFeatures (router: Router, options: AdminCallOption
   }
 }
 
+/** One feature's new level, for `admin.updateFeatures()`. */
 export interface FeatureUpdate {
+  /** The feature's name, e.g. 'metadata.version' or 'group.version'. */
   feature: string
   /** The new maximum level; 0 disables the feature. */
   maxVersionLevel: number
@@ -136,6 +164,7 @@ const UPGRADE_TYPES = { upgrade: 1, 'safe-downgrade': 2, 'unsafe-downgrade': 3 }
  */
 /** updateFeatures' answer for one feature. */
 export interface UpdatedFeature extends ItemResult {
+  /** The feature's name. */
   feature: string
 }
 
@@ -162,22 +191,46 @@ export async function updateFeatures (router: Router, updates: FeatureUpdate[], 
   })
 }
 
+/** A voter or observer of the KRaft metadata quorum, as `admin.describeQuorum()` reports it. */
 export interface QuorumReplica {
+  /** The replica's node id. */
   replicaId: number
+  /** The id of the replica's metadata log directory (v2+; the zero UUID before). */
   replicaDirectoryId: string
+  /** The end offset of its copy of the metadata log, as the leader knows it; -1 when unknown. */
   logEndOffset: bigint
+  /** When it last fetched from the leader, in ms since the epoch; -1 when unknown. */
   lastFetchTimestamp: bigint
+  /** When it last caught up with the leader, in ms since the epoch; -1 when unknown. */
   lastCaughtUpTimestamp: bigint
 }
 
+/** What `admin.describeQuorum()` answers: the KRaft metadata quorum's leader, voters and observers. */
 export interface QuorumDescription {
+  /** The node id of the quorum's leader (the active controller); -1 when there is none. */
   leaderId: number
+  /** The leader's epoch. */
   leaderEpoch: number
+  /** The metadata log's high watermark. */
   highWatermark: bigint
+  /** The voters: the controllers that elect the leader. */
   voters: QuorumReplica[]
+  /** The observers: brokers (and controllers not voting) that replicate the metadata log. */
   observers: QuorumReplica[]
   /** v2+: the voters' controller listeners. */
-  nodes: Array<{ nodeId: number, listeners: Array<{ name: string, host: string, port: number }> }>
+  nodes: Array<{
+    /** The voter's node id. */
+    nodeId: number
+    /** Its controller listeners. */
+    listeners: Array<{
+      /** The listener's name. */
+      name: string
+      /** The listener's host. */
+      host: string
+      /** The listener's port. */
+      port: number
+    }>
+  }>
 }
 
 /** The KRaft metadata quorum (the __cluster_metadata partition): leader, voters, observers. */
@@ -191,13 +244,26 @@ export async function describeQuorum (router: Router, options: AdminCallOptions 
   return { leaderId: p.leaderId, leaderEpoch: p.leaderEpoch, highWatermark: p.highWatermark, voters: p.currentVoters, observers: p.observers, nodes: response.nodes }
 }
 
+/** One log directory of one broker, as `admin.describeLogDirs()` reports it. */
 export interface LogDirDescription {
+  /** The broker's node id. */
   broker: number
+  /** The directory's path on the broker. */
   path: string
   /** v4+: -1 when unknown. */
   totalBytes: bigint
+  /** The free space in the directory in bytes (v4+: -1 when unknown). */
   usableBytes: bigint
-  replicas: Array<TopicPartitionKey & { size: bigint, offsetLag: bigint, isFuture: boolean }>
+  /** The replicas in the directory. */
+  replicas: Array<TopicPartitionKey & {
+    /** The replica's size in bytes. */
+    size: bigint
+    /** How far the replica's log end offset is behind the partition's high watermark (a future replica's: behind the current replica's log end). */
+    offsetLag: bigint
+    /** Whether it is a future replica: a copy being moved into this directory. */
+    isFuture: boolean
+  }>
+  /** The error when the directory could not be described (e.g. KAFKA_STORAGE_ERROR); absent when it was. */
   error?: BrokerError
 }
 

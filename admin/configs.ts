@@ -34,24 +34,40 @@ const CONFIG_TYPES: readonly ConfigType[] = ['unknown', 'boolean', 'string', 'in
 
 /** One config of a resource, as `describeConfigs` answers it: its value (null when sensitive), where the value comes from and whether it can be changed. */
 export interface ConfigEntry {
+  /** The config's name, e.g. 'retention.ms'. */
   name: string
+  /** The value as a string; null when sensitive (or unset). */
   value: string | null
+  /** Whether the value cannot be changed (alterConfigs refuses it). */
   readOnly: boolean
+  /** Whether the value is the default (`source` 5). */
   isDefault: boolean
+  /** Whether the value is sensitive (a password), and so not shown. */
   isSensitive: boolean
   /** DescribeConfigs' numeric configSource (5 = default); `sourceName` names it. */
   source: number
+  /** Where the value comes from, e.g. 'dynamic-topic', 'static-broker' or 'default'. */
   sourceName: ConfigSource | 'unknown'
   /** With includeSynonyms: every value that applies, highest precedence first. */
-  synonyms?: Array<{ name: string, value: string | null, source: ConfigSource | 'unknown' }>
+  synonyms?: Array<{
+    /** The synonym's config name (e.g. the broker's log.retention.ms for a topic's retention.ms). */
+    name: string
+    /** Its value; null when sensitive. */
+    value: string | null
+    /** Where this value comes from. */
+    source: ConfigSource | 'unknown'
+  }>
   /** With includeDocumentation. */
   documentation?: string | null
+  /** With includeDocumentation: the config's type ('unknown' when the broker does not say). */
   type?: ConfigType
 }
 
 /** One resource of `admin.alterConfigs()`: configs to set, delete, append to or subtract from (IncrementalAlterConfigs). */
 export interface AlterConfigsResource {
+  /** The kind of resource. */
   type: ConfigResourceType
+  /** The resource's name: a topic, a broker id ('' for the cluster-wide default), a group or client metrics name. */
   name: string
   /** Configs to set. */
   set?: Record<string, string>
@@ -59,26 +75,35 @@ export interface AlterConfigsResource {
   delete?: string[]
   /** List configs: values to add to or remove from the list. */
   append?: Record<string, string>
+  /** List configs: values to remove from the list. */
   subtract?: Record<string, string>
 }
 
 /** A resource whose configs describeConfigs reads: all of them, or only `keys`. */
 export interface ConfigResource {
+  /** The kind of resource. */
   type: ConfigResourceType
+  /** The resource's name: a topic, a broker id, a group or client metrics name. */
   name: string
+  /** The configs to read; all of them when left out. */
   keys?: string[]
 }
 
 /** describeConfigs' answer for one resource (its `configs` empty when it has `error`). */
 export interface DescribedConfigs extends ItemResult {
+  /** The resource's kind, as asked. */
   type: ConfigResourceType
+  /** The resource's name, as asked. */
   name: string
+  /** Its configs by name; empty when the resource has `error`. */
   configs: Map<string, ConfigEntry>
 }
 
 /** alterConfigs' answer for one resource. */
 export interface AlteredConfigs extends ItemResult {
+  /** The resource's kind, as asked. */
   type: ConfigResourceType
+  /** The resource's name, as asked. */
   name: string
 }
 

@@ -25,11 +25,13 @@ export type GroupType = 'classic' | 'consumer' | 'share' | 'streams'
 
 /** One group of `admin.listGroups()`: id, type, state, protocol type and coordinator. */
 export interface ListedGroup {
+  /** The group's id. */
   groupId: string
   /** 'consumer' for consumer groups of either protocol, '' for a classic group without a protocol type, or another protocol type (e.g. 'connect'). */
   protocolType: string
   /** E.g. 'Empty', 'Stable', 'PreparingRebalance', 'Reconciling', 'Dead'. */
   state: string
+  /** The group's type: 'classic', 'consumer', 'share', 'streams' (or another the broker names). */
   type: GroupType | string
   /** The broker that answered for it (its coordinator). */
   coordinator: number
@@ -53,52 +55,100 @@ export async function listGroups (router: Router, options: AdminCallOptions & { 
 
 /** One member of a described group: its ids, host and what it owns. */
 export interface GroupMemberDescription {
+  /** The member's id, given by the coordinator. */
   memberId: string
+  /** The static member's instance id (KIP-345); null for a dynamic member. */
   instanceId: string | null
+  /** The client id the member connected with. */
   clientId: string
+  /** The host the member connected from, as the coordinator saw it (e.g. '/10.0.0.5'). */
   clientHost: string
   /** What the member owns now (decoded from the classic assignment for classic consumer groups; empty for streams members, see `tasks`). */
   assignment: TopicPartitionKey[]
   /** KIP-848 and streams: what the member is moving to, the member's epoch. */
   targetAssignment?: TopicPartitionKey[]
+  /** KIP-848, share and streams: the member's epoch. */
   memberEpoch?: number
   /** KIP-848 and share groups: the member's subscription. */
   subscribedTopics?: string[]
+  /** KIP-848: the member's subscription pattern (RE2/J); null when it subscribes by names. */
   subscribedTopicRegex?: string | null
+  /** KIP-848, share and streams: the member's rack; null when it has none. */
   rackId?: string | null
   /** Streams groups: the tasks the member owns and is moving to, its process and topology epoch. */
   tasks?: StreamsTasks
+  /** Streams groups: the tasks the member is moving to. */
   targetTasks?: StreamsTasks
+  /** Streams groups: the id of the member's Streams process. */
   processId?: string
+  /** Streams groups: the epoch of the topology the member runs. */
   topologyEpoch?: number
 }
 
 /** A streams member's tasks: per subtopology, the partitions (task = subtopology × partition). */
 export interface StreamsTasks {
-  active: Array<{ subtopologyId: string, partitions: number[] }>
-  standby: Array<{ subtopologyId: string, partitions: number[] }>
-  warmup: Array<{ subtopologyId: string, partitions: number[] }>
+  /** The active tasks: the member processes these partitions. */
+  active: Array<{
+    /** The subtopology's id. */
+    subtopologyId: string
+    /** Its partitions the member has tasks for. */
+    partitions: number[]
+  }>
+  /** The standby tasks: the member keeps a replica of these partitions' state. */
+  standby: Array<{
+    /** The subtopology's id. */
+    subtopologyId: string
+    /** Its partitions the member has tasks for. */
+    partitions: number[]
+  }>
+  /** The warm-up tasks: the member builds these partitions' state before taking them over. */
+  warmup: Array<{
+    /** The subtopology's id. */
+    subtopologyId: string
+    /** Its partitions the member has tasks for. */
+    partitions: number[]
+  }>
 }
 
 /** What `admin.describeGroups()` answers for one group, whatever its type: state, members and their assignments, the coordinator. */
 export interface GroupDescription {
+  /** The group's id. */
   groupId: string
   /** Which protocol the group runs: 'classic', 'consumer' (KIP-848), 'share' (KIP-932) or 'streams' (KIP-1071). */
   type: 'consumer' | 'classic' | 'share' | 'streams'
+  /** The group's state, e.g. 'Empty', 'Stable', 'PreparingRebalance', 'Reconciling' or 'Dead'. */
   state: string
   /** Classic: the protocol type ('consumer', 'connect', …) and the chosen protocol (the assignor). */
   protocolType?: string
+  /** Classic: the chosen protocol (for consumer groups, the assignor's name); '' when none. */
   protocol?: string
   /** KIP-848, share and streams: the server-side assignor and the epochs. */
   assignor?: string
+  /** KIP-848, share and streams: the group's epoch, bumped on each change of members or subscriptions. */
   groupEpoch?: number
+  /** KIP-848, share and streams: the epoch of the group's target assignment. */
   assignmentEpoch?: number
   /** Streams: the application's topology as the group knows it (null before a member sent one). */
-  topology?: { epoch: number, subtopologies: Array<{ subtopologyId: string, sourceTopics: string[], repartitionSinkTopics: string[] }> } | null
+  topology?: {
+    /** The topology's epoch. */
+    epoch: number
+    /** Its subtopologies. */
+    subtopologies: Array<{
+      /** The subtopology's id. */
+      subtopologyId: string
+      /** The topics it reads. */
+      sourceTopics: string[]
+      /** The repartition topics it writes. */
+      repartitionSinkTopics: string[]
+    }>
+  } | null
+  /** The node id of the group's coordinator, which answered. */
   coordinator: number
+  /** The group's members. */
   members: GroupMemberDescription[]
   /** Bit field of the ACL operations the caller may perform, with includeAuthorizedOperations. */
   authorizedOperations?: number
+  /** The error when the group could not be described (e.g. GROUP_ID_NOT_FOUND); absent when it was. */
   error?: BrokerError
 }
 

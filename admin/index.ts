@@ -112,9 +112,21 @@ export class Admin {
   /** Groups described by their coordinators (KIP-848 and classic). */
   async describeGroups (groupIds: string[], options?: AdminCallOptions & { includeAuthorizedOperations?: boolean }): Promise<GroupDescription[]> { return await this.#call('describeGroups', options, async () => await groups.describeGroups(this.#router, groupIds, options)) }
   /** Deletes empty groups with their offsets. */
-  async deleteGroups (groupIds: string[], options?: AdminCallOptions): Promise<Array<{ groupId: string, error?: BrokerError }>> { return await this.#call('deleteGroups', options, async () => await groups.deleteGroups(this.#router, groupIds, options)) }
+  async deleteGroups (groupIds: string[], options?: AdminCallOptions): Promise<Array<{
+    /** The group asked for. */
+    groupId: string
+    /** The error when deleting this group failed; absent when it succeeded. */
+    error?: BrokerError
+  }>> { return await this.#call('deleteGroups', options, async () => await groups.deleteGroups(this.#router, groupIds, options)) }
   /** Removes members (static ones by instance id) from a classic group; all of them without `members`. */
-  async removeMembers (groupId: string, options?: AdminCallOptions & { members?: Array<{ instanceId: string } | { memberId: string }>, reason?: string }): Promise<Array<{ memberId: string, instanceId: string | null, error?: BrokerError }>> { return await this.#call('removeMembers', options, async () => await groups.removeMembers(this.#router, groupId, options)) }
+  async removeMembers (groupId: string, options?: AdminCallOptions & { members?: Array<{ instanceId: string } | { memberId: string }>, reason?: string }): Promise<Array<{
+    /** The removed member's id ('' for a static member removed by instance id). */
+    memberId: string
+    /** The static member's instance id; null for a dynamic member. */
+    instanceId: string | null
+    /** The error when removing this member failed; absent when it succeeded. */
+    error?: BrokerError
+  }>> { return await this.#call('removeMembers', options, async () => await groups.removeMembers(this.#router, groupId, options)) }
   /** Committed offsets of groups, one OffsetFetch per coordinator. */
   async fetchOffsets (groupIds: GroupOffsetsQuery[], options?: AdminCallOptions & { requireStable?: boolean }): Promise<GroupOffsets[]> { return await this.#call('fetchOffsets', options, async () => await offsets.fetchOffsets(this.#router, groupIds, options)) }
   /** Commits offsets for an empty group. */
@@ -128,7 +140,12 @@ export class Admin {
   /** Sets an empty share group's start offsets. */
   async alterShareGroupOffsets (groupId: string, toSet: Array<TopicPartitionKey & { offset: bigint }>, options?: AdminCallOptions): Promise<PartitionResults> { return await this.#call('alterShareGroupOffsets', options, async () => await offsets.alterShareGroupOffsets(this.#router, groupId, toSet, options)) }
   /** Drops an empty share group's state of whole topics. */
-  async deleteShareGroupOffsets (groupId: string, topics: string[], options?: AdminCallOptions): Promise<Array<{ topic: string, error?: BrokerError }>> { return await this.#call('deleteShareGroupOffsets', options, async () => await offsets.deleteShareGroupOffsets(this.#router, groupId, topics, options)) }
+  async deleteShareGroupOffsets (groupId: string, topics: string[], options?: AdminCallOptions): Promise<Array<{
+    /** The topic asked for. */
+    topic: string
+    /** The error when dropping this topic's state failed; absent when it succeeded. */
+    error?: BrokerError
+  }>> { return await this.#call('deleteShareGroupOffsets', options, async () => await offsets.deleteShareGroupOffsets(this.#router, groupId, topics, options)) }
   /** Per partition the group committed: committed, end, lag. */
   async lag (groupId: string, options?: AdminCallOptions & { isolation?: Isolation }): Promise<PartitionLag[]> { return await this.#call('lag', options, async () => await offsets.lag(this.#router, groupId, options)) }
 
@@ -149,23 +166,50 @@ export class Admin {
   /** Incremental config changes (set, delete, append, subtract); answers per resource. Before Kafka 2.3 a read-modify-write (docs/admin.md). */
   async alterConfigs (resources: AlterConfigsResource[], options?: AdminCallOptions & { validateOnly?: boolean }): Promise<AlteredConfigs[]> { return await this.#call('alterConfigs', options, async () => await configs.alterConfigs(this.#router, resources, options)) }
   /** Resources that have configs (KIP-1142). */
-  async listConfigResources (options?: AdminCallOptions & { types?: ConfigResourceType[] }): Promise<Array<{ type: ConfigResourceType | 'unknown', name: string }>> { return await this.#call('listConfigResources', options, async () => await configs.listConfigResources(this.#router, options)) }
+  async listConfigResources (options?: AdminCallOptions & { types?: ConfigResourceType[] }): Promise<Array<{
+    /** The resource's type; 'unknown' for a type code kafkats does not know. */
+    type: ConfigResourceType | 'unknown'
+    /** The resource's name (a topic, a broker id, a client metrics or group name). */
+    name: string
+  }>> { return await this.#call('listConfigResources', options, async () => await configs.listConfigResources(this.#router, options)) }
 
   // ACLs, quotas, SCRAM users, delegation tokens (acls.ts, quotas.ts, scram.ts, tokens.ts)
   /** The ACL bindings matching `filter` (all of them without one) (DescribeAcls). */
   async describeAcls (filter?: AclFilter, options?: AdminCallOptions): Promise<AclBinding[]> { return await this.#call('describeAcls', options, async () => await acls.describeAcls(this.#router, filter, options)) }
   /** Creates ACL bindings; answers per binding (CreateAcls). */
-  async createAcls (bindings: AclBinding[], options?: AdminCallOptions): Promise<Array<{ binding: AclBinding, error?: BrokerError }>> { return await this.#call('createAcls', options, async () => await acls.createAcls(this.#router, bindings, options)) }
+  async createAcls (bindings: AclBinding[], options?: AdminCallOptions): Promise<Array<{
+    /** The binding asked for. */
+    binding: AclBinding
+    /** The error when creating this binding failed; absent when it succeeded. */
+    error?: BrokerError
+  }>> { return await this.#call('createAcls', options, async () => await acls.createAcls(this.#router, bindings, options)) }
   /** Deletes the bindings each filter matches; answers per filter with what it deleted (DeleteAcls). */
-  async deleteAcls (filters: AclFilter[], options?: AdminCallOptions): Promise<Array<{ filter: AclFilter, deleted: AclBinding[], error?: BrokerError }>> { return await this.#call('deleteAcls', options, async () => await acls.deleteAcls(this.#router, filters, options)) }
+  async deleteAcls (filters: AclFilter[], options?: AdminCallOptions): Promise<Array<{
+    /** The filter asked for. */
+    filter: AclFilter
+    /** The bindings it matched and deleted. */
+    deleted: AclBinding[]
+    /** The error when this filter failed; absent when it succeeded. */
+    error?: BrokerError
+  }>> { return await this.#call('deleteAcls', options, async () => await acls.deleteAcls(this.#router, filters, options)) }
   /** The client quotas of the entities the components match (user, client-id, ip; KIP-546) (DescribeClientQuotas). */
   async describeClientQuotas (components?: QuotaFilterComponent[], options?: AdminCallOptions & { strict?: boolean }): Promise<QuotaEntry[]> { return await this.#call('describeClientQuotas', options, async () => await quotas.describeClientQuotas(this.#router, components, options)) }
   /** Sets or removes quotas per entity; answers per entity (AlterClientQuotas). */
-  async alterClientQuotas (alterations: QuotaAlteration[], options?: AdminCallOptions & { validateOnly?: boolean }): Promise<Array<{ entity: QuotaEntity, error?: BrokerError }>> { return await this.#call('alterClientQuotas', options, async () => await quotas.alterClientQuotas(this.#router, alterations, options)) }
+  async alterClientQuotas (alterations: QuotaAlteration[], options?: AdminCallOptions & { validateOnly?: boolean }): Promise<Array<{
+    /** The entity asked for. */
+    entity: QuotaEntity
+    /** The error when altering this entity's quotas failed; absent when it succeeded. */
+    error?: BrokerError
+  }>> { return await this.#call('alterClientQuotas', options, async () => await quotas.alterClientQuotas(this.#router, alterations, options)) }
   /** The SCRAM mechanisms and iterations of each user (all users without a list); never the passwords (DescribeUserScramCredentials). */
   async describeUserScramCredentials (users?: string[], options?: AdminCallOptions): Promise<ScramUserDescription[]> { return await this.#call('describeUserScramCredentials', options, async () => await scram.describeUserScramCredentials(this.#router, users, options)) }
   /** Sets (the client salts and hashes the password) or deletes SCRAM credentials. */
-  async alterUserScramCredentials (alterations: ScramAlteration[], options?: AdminCallOptions): Promise<Array<{ user: string, error?: BrokerError }>> { return await this.#call('alterUserScramCredentials', options, async () => await scram.alterUserScramCredentials(this.#router, alterations, options)) }
+  async alterUserScramCredentials (alterations: ScramAlteration[], options?: AdminCallOptions): Promise<Array<{
+    /** The user asked for. */
+    user: string
+    /** The error when altering this user's credential failed; absent when it succeeded. */
+    error?: BrokerError
+  }>> { return await this.#call('alterUserScramCredentials', options, async () => await scram.alterUserScramCredentials(this.#router, alterations, options)) }
   /** A delegation token for the connection's principal (or `owner`); needs a SASL connection (CreateDelegationToken). */
   async createDelegationToken (options?: AdminCallOptions & { renewers?: string[], maxLifetimeMs?: number, owner?: string }): Promise<DelegationToken> { return await this.#call('createDelegationToken', options, async () => await tokens.createDelegationToken(this.#router, options)) }
   /** Extends a token's expiry by `renewPeriodMs` (the broker's default without it); resolves with the new expiry timestamp in ms (RenewDelegationToken). */
@@ -195,7 +239,10 @@ export class Admin {
   /** Each broker's log directories and the size of each replica in them (DescribeLogDirs). */
   async describeLogDirs (options?: AdminCallOptions & { brokers?: number[], partitions?: TopicPartitionKey[] }): Promise<LogDirDescription[]> { return await this.#call('describeLogDirs', options, async () => await cluster.describeLogDirs(this.#router, options)) }
   /** Moves replicas between log directories of their broker; answers per partition (AlterReplicaLogDirs). */
-  async alterReplicaLogDirs (moves: Array<TopicPartitionKey & { broker: number, path: string }>, options?: AdminCallOptions): Promise<PartitionResults<TopicPartitionKey & { broker: number }>> { return await this.#call('alterReplicaLogDirs', options, async () => await cluster.alterReplicaLogDirs(this.#router, moves, options)) }
+  async alterReplicaLogDirs (moves: Array<TopicPartitionKey & { broker: number, path: string }>, options?: AdminCallOptions): Promise<PartitionResults<TopicPartitionKey & {
+    /** The broker whose replica was to move. */
+    broker: number
+  }>> { return await this.#call('alterReplicaLogDirs', options, async () => await cluster.alterReplicaLogDirs(this.#router, moves, options)) }
 
   // Transactions (transactions.ts)
   /** The transactions every broker coordinates, filtered by state, producer id or duration (ListTransactions). */

@@ -22,14 +22,20 @@ import { isCoordinatorMoved, itemError, Misrouted, throwIf, tpKey, type AdminCal
 const ZERO_UUID = '00000000-0000-0000-0000-000000000000'
 
 /** 'earliest' (log start), 'latest' (log end), 'max-timestamp' (the record with the largest timestamp, KIP-734), or the first offset at or after a time. */
-export type LogOffsetSpec = 'earliest' | 'latest' | 'max-timestamp' | { timestamp: bigint | number | Date }
+export type LogOffsetSpec = 'earliest' | 'latest' | 'max-timestamp' | {
+  /** The time, in ms since the epoch (or a Date): the first offset whose record's timestamp is at or after it. */
+  timestamp: bigint | number | Date
+}
 
 /** One partition's answer to `admin.listOffsets()`: the offset (and its record's timestamp and leader epoch) the spec asked for. */
 export interface ListedOffset extends TopicPartitionKey {
   /** -1 when no record matches (a timestamp after the last record). */
   offset: bigint
+  /** The timestamp of the record at `offset` in ms since the epoch; -1 for 'earliest' and 'latest', or when no record matches. */
   timestamp: bigint
+  /** The leader epoch of the record at `offset`; -1 when unknown. */
   leaderEpoch: number
+  /** The error when this partition failed; absent when it succeeded. */
   error?: BrokerError
 }
 
@@ -71,21 +77,35 @@ export async function listOffsets (router: Router, partitions: Array<TopicPartit
   })
 }
 
+/** One committed offset of a group, as `admin.fetchOffsets()` answers it. */
 export interface CommittedOffset extends TopicPartitionKey {
   /** -1 when nothing is committed. */
   offset: bigint
+  /** The leader epoch committed with the offset; -1 when none was. */
   leaderEpoch: number
+  /** The metadata string committed with the offset; null or '' when none was. */
   metadata: string | null
+  /** The error when this partition's offset could not be read; absent when it was. */
   error?: BrokerError
 }
 
+/** One group's committed offsets, as `admin.fetchOffsets()` answers them. */
 export interface GroupOffsets {
+  /** The group's id. */
   groupId: string
+  /** Its committed offsets: of the partitions asked for, or of every partition it has offsets for. */
   offsets: CommittedOffset[]
+  /** The error when the group's offsets could not be read; absent when they were. */
   error?: BrokerError
 }
 
-export type GroupOffsetsQuery = string | { groupId: string, partitions?: TopicPartitionKey[] }
+/** A group whose committed offsets `admin.fetchOffsets()` reads: its id (every partition), or its id and the partitions to read. */
+export type GroupOffsetsQuery = string | {
+  /** The group's id. */
+  groupId: string
+  /** The partitions to read; all the group has offsets for when left out. */
+  partitions?: TopicPartitionKey[]
+}
 
 /**
  * Committed offsets of groups (all the partitions each has offsets for, or those given),
@@ -164,8 +184,11 @@ async function topicName (router: Router, topicId: string, signal?: AbortSignal)
 
 /** An offset to commit for a group (`admin.alterGroupOffsets`): the next record to read, with its leader epoch and metadata. */
 export interface OffsetToCommit extends TopicPartitionKey {
+  /** The offset of the next record the group is to read. */
   offset: bigint
+  /** The leader epoch of the record before `offset`; default -1 (none). */
   leaderEpoch?: number
+  /** A string committed with the offset; default none. */
   metadata?: string | null
 }
 
@@ -223,14 +246,26 @@ async function commitAsAdmin (router: Router, groupId: string, offsets: OffsetTo
 /** Where resetGroupOffsets moves each partition, as kafka-consumer-groups.sh's --to-… / --shift-by. */
 export type ResetSpec =
   | 'earliest' | 'latest'
-  | { timestamp: bigint | number | Date }
-  | { offset: bigint }
-  | { shiftBy: bigint | number }
+  | {
+    /** To the first offset whose record's timestamp is at or after this time, in ms since the epoch (or a Date). */
+    timestamp: bigint | number | Date
+  }
+  | {
+    /** To this offset (clamped to the log's range). */
+    offset: bigint
+  }
+  | {
+    /** By this many records from the committed offset, negative to go back (clamped to the log's range). */
+    shiftBy: bigint | number
+  }
 
+/** One partition of `admin.resetGroupOffsets()`: where its committed offset moves (or moved). */
 export interface PlannedOffset extends TopicPartitionKey {
   /** The committed offset before the reset (-1 if none). */
   previous: bigint
+  /** The offset it moves to. */
   offset: bigint
+  /** The error when this partition could not be planned or committed; absent when it was. */
   error?: BrokerError
 }
 
@@ -328,6 +363,7 @@ export interface PartitionLag extends TopicPartitionKey {
    * policy is not known to an admin; under 'latest' they would start at the end). -1 with `error`.
    */
   lag: bigint
+  /** The error when this partition's lag could not be known; absent when it was. */
   error?: BrokerError
 }
 
@@ -374,6 +410,7 @@ export interface ShareGroupOffset extends TopicPartitionKey {
   startOffset: bigint
   /** Records from the start offset on not yet acknowledged; -1 when unknown. */
   lag: bigint
+  /** The error when this partition could not be described; absent when it was. */
   error?: BrokerError
 }
 

@@ -9,6 +9,7 @@ import type { BrokerError } from '../protocol/errors'
 import { checkOneOf } from '../client/validate'
 import { itemError, throwIf, type AdminCallOptions, type Router } from './route'
 
+/** The kinds of entity a client quota applies to: a user principal, a client id, or a client's IP address. */
 export type QuotaEntityType = 'user' | 'client-id' | 'ip'
 
 /** Entity type → name; a null name is the default entity of that type. */
@@ -16,13 +17,17 @@ export type QuotaEntity = Partial<Record<QuotaEntityType, string | null>>
 
 /** `match`: a name (exactly that entity), null (the default entity), or undefined (any entity of the type). */
 export interface QuotaFilterComponent {
+  /** The entity type this component filters on. */
   entityType: QuotaEntityType
+  /** A name (exactly that entity), null (the default entity) or left out (any entity of the type). */
   match?: string | null
 }
 
 /** The quotas of one entity (user, client id or ip), as `describeClientQuotas` answers them. */
 export interface QuotaEntry {
+  /** The entity: entity type → name (null for the default entity). */
   entity: QuotaEntity
+  /** Quota key → value, e.g. producer_byte_rate (bytes per second) or request_percentage. */
   values: Record<string, number>
 }
 
@@ -47,7 +52,9 @@ export async function describeClientQuotas (router: Router, components: QuotaFil
   }))
 }
 
+/** One entity's quota changes, for `admin.alterClientQuotas()`. */
 export interface QuotaAlteration {
+  /** The entity: entity type → name (null for the default entity). */
   entity: QuotaEntity
   /** Quota keys to set. */
   set?: Record<string, number>

@@ -11,13 +11,17 @@ import { itemError, tpKey, type AdminCallOptions, type Router, type TopicPartiti
 /** One partition of `admin.deleteRecords()`: what to delete, from the start of the log. */
 export interface RecordsToDelete extends TopicPartitionKey {
   /** Delete everything before this offset ('latest': everything), or before the first record at or after `timestamp`. */
-  before: bigint | 'latest' | { timestamp: bigint | number | Date }
+  before: bigint | 'latest' | {
+    /** A time in ms since the epoch (or a Date). */
+    timestamp: bigint | number | Date
+  }
 }
 
 /** One partition's answer to `admin.deleteRecords()`: its new log start offset, or its error. */
 export interface DeletedRecords extends TopicPartitionKey {
   /** The partition's log start offset after the deletion. */
   lowWatermark: bigint
+  /** The error when this partition's records could not be deleted; absent when they were. */
   error?: BrokerError
 }
 

@@ -9,6 +9,7 @@ import type { BrokerError } from '../protocol/errors'
 
 /** What every item of a per-item answer has: `error` when that item failed (the others succeeded). */
 export interface ItemResult {
+  /** The error when this item failed (Kafka's `code` and `type`); absent when it succeeded. */
   error?: BrokerError
 }
 

@@ -30,6 +30,7 @@ import { internal } from '../client/internal'
 export interface AdminCallOptions {
   /** How long the call may take, retries included (default: the client's requestTimeoutMs). */
   timeoutMs?: number
+  /** Aborts the call: it rejects with an AbortedError. */
   signal?: AbortSignal
 }
 
@@ -59,7 +60,9 @@ export function throwIf (code: number, context: string, message?: string | null)
 
 /** A partition, by its topic's name and its number. */
 export interface TopicPartitionKey {
+  /** The topic's name. */
   topic: string
+  /** The partition's number, from 0. */
   partition: number
 }
 

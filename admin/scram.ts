@@ -22,9 +22,18 @@ const mechanismName = (code: number): ScramMechanism | 'unknown' => code === 1 ?
 /** Kafka accepts 4096 to 16384 iterations (its tools default to the minimum, 4096); kafkats asks for twice that. */
 const DEFAULT_ITERATIONS = 8192
 
+/** One user's SCRAM credentials, as `admin.describeUserScramCredentials()` answers them (never the passwords). */
 export interface ScramUserDescription {
+  /** The user's name. */
   user: string
-  credentials: Array<{ mechanism: ScramMechanism | 'unknown', iterations: number }>
+  /** One per mechanism the user has a credential for. */
+  credentials: Array<{
+    /** The SCRAM mechanism; 'unknown' for one kafkats does not know. */
+    mechanism: ScramMechanism | 'unknown'
+    /** The credential's iteration count. */
+    iterations: number
+  }>
+  /** The error when the user could not be described (e.g. RESOURCE_NOT_FOUND); absent when it was. */
   error?: BrokerError
 }
 
@@ -42,8 +51,26 @@ export async function describeUserScramCredentials (router: Router, users?: stri
 
 /** One change of `admin.alterUserScramCredentials()`: set a user's credential for a mechanism from a password (salted and hashed on the client), or delete it. */
 export type ScramAlteration =
-  | { user: string, mechanism: ScramMechanism, password: string, iterations?: number, salt?: Buffer }
-  | { user: string, mechanism: ScramMechanism, delete: true }
+  | {
+    /** The user's name. */
+    user: string
+    /** The SCRAM mechanism of the credential. */
+    mechanism: ScramMechanism
+    /** The password, salted and hashed on the client (never sent). */
+    password: string
+    /** The iteration count, from 4096 to 16384; default 8192. */
+    iterations?: number
+    /** The salt; default 32 random bytes. */
+    salt?: Buffer
+  }
+  | {
+    /** The user's name. */
+    user: string
+    /** The SCRAM mechanism of the credential. */
+    mechanism: ScramMechanism
+    /** Deletes the user's credential for `mechanism`. */
+    delete: true
+  }
 
 /** Sets (with a password) or deletes users' SCRAM credentials; one result per user. */
 export async function alterUserScramCredentials (router: Router, alterations: ScramAlteration[], options: AdminCallOptions = {}): Promise<Array<{ user: string, error?: BrokerError }>> {

@@ -12,15 +12,21 @@ import { throwIf, type AdminCallOptions, type Router } from './route'
 
 /** A delegation token: its id and HMAC (the SCRAM username and password of a client that authenticates with it), owner, renewers and lifetimes. */
 export interface DelegationToken {
+  /** The token's id: the SCRAM username of a client that authenticates with it. */
   tokenId: string
+  /** The token's HMAC: its base64 is the SCRAM password of a client that authenticates with it. */
   hmac: Buffer
   /** E.g. 'User:alice'. */
   owner: string
   /** Who asked for it (differs from the owner when created on someone's behalf). */
   requester: string
+  /** When it was issued, in ms since the epoch. */
   issueTimestamp: bigint
+  /** When it expires unless renewed, in ms since the epoch. */
   expiryTimestamp: bigint
+  /** When it expires at the latest, renewals included, in ms since the epoch. */
   maxTimestamp: bigint
+  /** The principals that may renew it, e.g. 'User:bob'. */
   renewers: string[]
 }
 

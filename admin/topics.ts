@@ -29,6 +29,7 @@ const OPERATIONS_NOT_ASKED = -2147483648
 
 /** A topic to create (`admin.createTopics`); what is left out takes the broker's defaults. */
 export interface NewTopic {
+  /** The topic's name. */
   topic: string
   /** Default: the broker's num.partitions (read from the controller before Kafka 2.4, which cannot default it). */
   numPartitions?: number
@@ -42,11 +43,13 @@ export interface NewTopic {
 
 /** One topic's answer of createTopics, deleteTopics and createPartitions. */
 export interface TopicResult extends ItemResult {
+  /** The topic's name. */
   topic: string
 }
 
 /** createTopics' answer for one topic: `existed` when it was there already and `ignoreExisting` made that no error. */
 export interface CreatedTopic extends TopicResult {
+  /** Whether the topic was there already (only with `ignoreExisting`; otherwise that is an `error`). */
   existed: boolean
 }
 
@@ -166,7 +169,14 @@ export async function deleteTopics (router: Router, names: string[], options: Ad
 }
 
 /** A topic's new total partition count; `assignments`: the broker ids of each new partition's replicas (else the broker places them). */
-export interface PartitionCount { topic: string, count: number, assignments?: number[][] }
+export interface PartitionCount {
+  /** The topic's name. */
+  topic: string
+  /** The new total number of partitions (more than the topic has). */
+  count: number
+  /** For each new partition, the broker ids of its replicas, first the preferred leader; the broker places them when left out. */
+  assignments?: number[][]
+}
 
 /** Raises partition counts; answers per topic, and waits until the metadata shows the new partitions of those that grew. */
 export async function createPartitions (router: Router, topics: PartitionCount[], options: AdminCallOptions & { validateOnly?: boolean } = {}): Promise<TopicResult[]> {
@@ -223,27 +233,41 @@ export async function describeTopics (router: Router, names: string[], options: 
   })
 }
 
+/** One topic of `admin.describeTopicPartitions()`: its id and its partitions with their eligible leader replicas (KIP-966). */
 export interface TopicPartitionsDescription {
+  /** The topic's name. */
   topic: string
+  /** The topic's id (a UUID). */
   topicId: string
+  /** Whether it is an internal topic (e.g. __consumer_offsets). */
   isInternal: boolean
+  /** Its partitions, by number. */
   partitions: PartitionDescription[]
   /** Operations the caller may perform on the topic (when asked with includeAuthorizedOperations). */
   authorizedOperations?: number
+  /** The error when the topic could not be described (e.g. UNKNOWN_TOPIC_OR_PARTITION); absent when it was. */
   error?: BrokerError
 }
 
 /** One partition of a described topic: leader, replicas, in-sync replicas and eligible leaders. */
 export interface PartitionDescription {
+  /** The partition's number. */
   partition: number
+  /** The node id of its leader; -1 when it has none. */
   leaderId: number
+  /** Its leader epoch. */
   leaderEpoch: number
+  /** The node ids of its replicas, first the preferred leader. */
   replicas: number[]
+  /** The node ids of its in-sync replicas. */
   isr: number[]
   /** KIP-966: replicas that may become leader though not in the ISR (null when ELR is off). */
   eligibleLeaderReplicas: number[] | null
+  /** KIP-966: replicas that were last known to be eligible leaders (null when ELR is off). */
   lastKnownElr: number[] | null
+  /** The node ids of its replicas that are offline. */
   offlineReplicas: number[]
+  /** The error when the partition could not be described; absent when it was. */
   error?: BrokerError
 }
 
@@ -291,8 +315,10 @@ export async function describeTopicPartitions (router: Router, topics: string[],
   return topics.map(name => result.get(name) ?? { topic: name, topicId: '', isInternal: false, partitions: [], error: new BrokerError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Describing topic "${name}"`) })
 }
 
+/** A leader election's kind: the preferred replica, or any live replica even out of sync ('unclean', which may lose records). */
 export type ElectionType = 'preferred' | 'unclean'
 
+/** One partition's answer to `admin.electLeaders()`. */
 export interface ElectionResult extends TopicPartitionKey {
   /** Undefined when the election happened, or was not needed (`notNeeded`). */
   error?: BrokerError
@@ -324,6 +350,7 @@ export async function electLeaders (router: Router, options: AdminCallOptions & 
   return results
 }
 
+/** A partition's new replica set, for `admin.alterPartitionReassignments()`. */
 export interface Reassignment extends TopicPartitionKey {
   /** The new replica set, first the preferred leader; null cancels a reassignment in progress. */
   replicas: number[] | null
@@ -342,9 +369,13 @@ export async function alterPartitionReassignments (router: Router, reassignments
   return response.responses.flatMap(t => t.partitions.map(p => ({ topic: t.name, partition: p.partitionIndex, error: itemError(p.errorCode, `Reassigning ${t.name}-${p.partitionIndex}`, p.errorMessage) })))
 }
 
+/** A reassignment in progress, as `admin.listPartitionReassignments()` answers it. */
 export interface OngoingReassignment extends TopicPartitionKey {
+  /** The partition's current replica set (old and new replicas during the move). */
   replicas: number[]
+  /** The replicas being added. */
   addingReplicas: number[]
+  /** The replicas being removed. */
   removingReplicas: number[]
 }
 

@@ -17,11 +17,15 @@ import { checkInteger, checkObject, checkKnownKeys, checkString } from '../clien
 import { byTopic, checkPartitions, partitionCodes } from './common'
 import { isCoordinatorMoved, itemError, Misrouted, throwIf, tpKey, type AdminCallOptions, type Router, type TopicPartitionKey } from './route'
 
+/** One transaction of `admin.listTransactions()`, as its coordinator lists it. */
 export interface ListedTransaction {
+  /** The transactional id. */
   transactionalId: string
+  /** The producer id it holds. */
   producerId: bigint
   /** E.g. 'Ongoing', 'PrepareCommit', 'CompleteCommit', 'Empty'. */
   state: string
+  /** The node id of the broker that listed it (its coordinator). */
   coordinator: number
 }
 
@@ -44,15 +48,23 @@ export async function listTransactions (router: Router, options: AdminCallOption
 
 /** What `admin.describeTransactions()` answers for one transactional id: state, producer id and epoch, timeout and the partitions of the open transaction. */
 export interface TransactionDescription {
+  /** The transactional id. */
   transactionalId: string
+  /** E.g. 'Ongoing', 'PrepareCommit', 'CompleteCommit', 'Empty'. */
   state: string
+  /** The transaction timeout the producer set, in ms. */
   timeoutMs: number
   /** -1 when no transaction is open. */
   startTimeMs: bigint
+  /** The producer id the transactional id holds. */
   producerId: bigint
+  /** The producer's epoch. */
   producerEpoch: number
+  /** The partitions in the open transaction. */
   partitions: TopicPartitionKey[]
+  /** The node id of the transactional id's coordinator. */
   coordinator: number
+  /** The error when it could not be described (e.g. TRANSACTIONAL_ID_NOT_FOUND); absent when it was. */
   error?: BrokerError
 }
 
@@ -89,8 +101,24 @@ export async function describeTransactions (router: Router, transactionalIds: st
   return transactionalIds.map(id => results.get(id)!)
 }
 
+/** One partition of `admin.describeProducers()`: the producers its leader keeps state for. */
 export interface PartitionProducers extends TopicPartitionKey {
-  producers: Array<{ producerId: bigint, producerEpoch: number, lastSequence: number, lastTimestamp: bigint, coordinatorEpoch: number, currentTxnStartOffset: bigint }>
+  /** The active producers. */
+  producers: Array<{
+    /** The producer's id. */
+    producerId: bigint
+    /** The producer's epoch. */
+    producerEpoch: number
+    /** The sequence number of its last record written to the partition; -1 when none. */
+    lastSequence: number
+    /** The timestamp of its last record written, in ms since the epoch; -1 when none. */
+    lastTimestamp: bigint
+    /** The epoch of the coordinator that last wrote a marker for it; -1 before any marker was written. */
+    coordinatorEpoch: number
+    /** The first offset of its open transaction on the partition; -1 when it has none. */
+    currentTxnStartOffset: bigint
+  }>
+  /** The error when the partition could not be described; absent when it was. */
   error?: BrokerError
 }
 
@@ -113,7 +141,9 @@ export async function describeProducers (router: Router, partitions: TopicPartit
 
 /** What abortTransaction aborts: a producer's open transaction on one partition, as describeProducers shows it. */
 export interface AbortTransactionSpec extends TopicPartitionKey {
+  /** The producer id, as describeProducers reports it. */
   producerId: bigint
+  /** The producer epoch, as describeProducers reports it. */
   producerEpoch: number
   /** The coordinatorEpoch describeProducers reports for the producer (-1 before any marker was written). */
   coordinatorEpoch: number

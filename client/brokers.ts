@@ -34,10 +34,15 @@ export type { ConnectionPurpose, ProtocolViolationEvent } from './events'
 export const PROTOCOL_VIOLATION_LIMIT = 3
 
 
+/** A broker's address, as the cluster's metadata lists it (or a bootstrap address, before the first answer). */
 export interface BrokerAddress {
+  /** The broker's node id; negative for a bootstrap address (-1 for the first, -2 for the second...). */
   nodeId: number
+  /** The host the broker advertises. */
   host: string
+  /** The port the broker advertises. */
   port: number
+  /** The broker's rack; null when it has none. */
   rack: string | null
 }
 
@@ -404,6 +409,17 @@ export function unreachableError (what: string, details: UnreachableDetails, bou
     : new ConnectionError(brokers, message, { written: false, cause: merged.lastError })
   unreachableDetails.set(error, merged)
   return error
+}
+
+/**
+ * The failure a retry loop keeps as its reason: this attempt's, unless the attempt only ran out of
+ * the time the caller's deadline left it (`allottedMs`, less than a full request timeout) after an
+ * earlier attempt failed for a real reason. No answer within a cut-short wait says nothing about the
+ * broker (under load the last attempt can start with 1 ms left); the earlier failure stays the reason.
+ */
+export function failureToKeep (error: unknown, earlier: unknown, allottedMs: number, requestTimeoutMs: number): unknown {
+  const cutShort = error instanceof RequestTimeoutError && allottedMs < requestTimeoutMs
+  return cutShort && earlier !== undefined && !(earlier instanceof RequestTimeoutError) ? earlier : error
 }
 
 /** `error` restated with the bound of the call that owns it when it is an unreachableError; any other error as it is. */

@@ -18,7 +18,7 @@ import { ErrorCode, errorCodeInfo } from '../protocol/error-codes'
 import { BrokerError } from '../protocol/errors'
 import { decodeRecordBatches, encodeRecordBatch, type KafkaRecord, type RecordBatch, type RecordInput } from '../protocol/record-batch'
 import { backoffDelay, defaultBackoff, sleep, type BackoffOptions } from './backoff'
-import { BrokerPool, describeAddress, restateUnreachable, unreachableError, type ConnectionPurpose } from './brokers'
+import { BrokerPool, describeAddress, failureToKeep, restateUnreachable, unreachableError, type ConnectionPurpose } from './brokers'
 import type { Connection, SocketFactory, TlsOptions } from './connection'
 import { ClientClosedError, MalformedResponseError, RequestTimeoutError, wasNotWritten } from './errors'
 import { invalidatesMetadata, MetadataCache, MetadataView, type ClusterMetadata, type PartitionMetadata } from './metadata'
@@ -38,9 +38,11 @@ import { checkBoolean, checkDuration, checkInteger, checkKnownKeys, checkObject,
 export interface ClientOptions {
   /** Bootstrap brokers, 'host:port' each (or one comma-separated string). */
   bootstrap: string[] | string
+  /** The client id sent with every request, in brokers' logs and quotas (default 'kafkats'). */
   clientId?: string
   /** How long a request may wait for its response (default 30 s). */
   requestTimeoutMs?: number
+  /** How long connecting to a broker may take, in ms: the socket, TLS and its ApiVersions answer (default 10 s). */
   connectTimeoutMs?: number
   /** Backoff between retries and reconnects (default 100 ms doubling to 10 s, with jitter). */
   retryBackoff?: BackoffOptions
@@ -53,6 +55,7 @@ export interface ClientOptions {
    * (call onConnect once connected, as net.connect's callback). For proxies, custom DNS or tunnels.
    */
   socketFactory?: SocketFactory
+  /** SASL authentication on every connection (PLAIN, SCRAM, OAUTHBEARER or a custom mechanism); none by default. */
   sasl?: SaslOptions
   /**
    * The largest response frame accepted (default 1 GiB); a bigger (or negative) size
@@ -107,6 +110,7 @@ export interface ClientResource {
  * progress; each close() says what that leaves undone.
  */
 export interface CloseOptions {
+  /** Stop without waiting for work in progress (default false). */
   force?: boolean
 }
 
@@ -123,7 +127,9 @@ export type { ClientEvents } from './events'
 export interface RequestOptions {
   /** The broker to send to; any broker when omitted. */
   nodeId?: number
+  /** Aborts the request: it rejects with an AbortedError. */
   signal?: AbortSignal
+  /** How long the response may take, in ms (default: the client's requestTimeoutMs). */
   timeoutMs?: number
   /** Which of the broker's connections to use (default 'admin'). */
   purpose?: ConnectionPurpose
@@ -134,55 +140,80 @@ export interface RequestOptions {
 /** How many replicas must have a record before the broker acknowledges it: `'all'` (or -1, every in-sync replica; needed by idempotence), 1 (the leader), 0 (no answer at all). */
 export type Acks = 'all' | -1 | 0 | 1
 
+/** Options of `client.produceRaw()`: one batch for one partition. */
 export interface ProduceRawOptions {
+  /** The topic to write to. */
   topic: string
+  /** The partition to write to. */
   partition: number
   /** Records to put in one batch, or `batch`: an encoded record batch v2. */
   records?: RecordInput[]
+  /** An encoded record batch v2 to write as is, instead of `records`. */
   batch?: Buffer
+  /** How many replicas must have the batch before the broker answers (default 'all'). */
   acks?: Acks
   /** How long the broker waits for replication before answering (default 30 s). */
   timeoutMs?: number
+  /** The codec `records` are compressed with (default 'none'; not used with `batch`). */
   compression?: CompressionCodec
+  /** Aborts the call: it rejects with an AbortedError (the batch may still have been written). */
   signal?: AbortSignal
 }
 
+/** Where `client.produceRaw()`'s batch landed; -1 everywhere with `acks: 0`, which gets no answer. */
 export interface ProduceRawResult {
+  /** The offset of the batch's first record. */
   baseOffset: bigint
   /** The broker's append time for log-append-time topics, -1 otherwise. */
   logAppendTime: bigint
+  /** The partition's log start offset. */
   logStartOffset: bigint
 }
 
 /** Which records a fetch returns: `'read_uncommitted'` (everything written, aborted transactions included) or `'read_committed'` (up to the last stable offset, committed transactions only). */
 export type Isolation = 'read_uncommitted' | 'read_committed'
 
+/** Options of `client.fetchRaw()`: one partition, from one offset. */
 export interface FetchRawOptions {
+  /** The topic to read. */
   topic: string
+  /** The partition to read. */
   partition: number
+  /** The offset to read from. */
   offset: bigint
   /** Most bytes to return for the partition (default 1 MiB); at least one batch always comes back. */
   maxBytes?: number
   /** How long the broker may wait for data (default 500 ms). */
   maxWaitMs?: number
+  /** The broker answers once it has this many bytes, or after `maxWaitMs` (default 1). */
   minBytes?: number
+  /** Which records to return (default 'read_uncommitted'). */
   isolation?: Isolation
+  /** Aborts the call: it rejects with an AbortedError. */
   signal?: AbortSignal
 }
 
+/** What `client.fetchRaw()` read: the records, their batches, and the partition's offsets. */
 export interface FetchRawResult {
+  /** The records at or after the offset asked for, in offset order. */
   records: KafkaRecord[]
   /** The decoded batches, after read_committed filtering and without control batches. */
   batches: RecordBatch[]
+  /** The partition's high watermark: the offset after the last record replicated to every in-sync replica. */
   highWatermark: bigint
+  /** The partition's last stable offset: below it no transaction is open. */
   lastStableOffset: bigint
+  /** The partition's log start offset. */
   logStartOffset: bigint
   /** The offset to fetch next. */
   nextOffset: bigint
 }
 
 /** Where to read from: the log start, the log end, or the first offset at or after a timestamp. */
-export type OffsetSpec = 'earliest' | 'latest' | { timestamp: bigint | number | Date }
+export type OffsetSpec = 'earliest' | 'latest' | {
+  /** A time in ms since the epoch (or a Date). */
+  timestamp: bigint | number | Date
+}
 
 /**
  * The broker I/O core. Users get its subclass from the package entry (index.ts), which adds
@@ -190,9 +221,13 @@ export type OffsetSpec = 'earliest' | 'latest' | { timestamp: bigint | number | 
  * above, which client/ does not import.
  */
 export class Client extends TypedEmitter<ClientEvents> {
+  /** The client id sent with every request (option `clientId`, default 'kafkats'). */
   readonly clientId: string
+  /** How long a request may wait for its response, in ms (option `requestTimeoutMs`, default 30 s). */
   readonly requestTimeoutMs: number
+  /** How long connecting to a broker may take, in ms: the socket, TLS and its ApiVersions answer (option `connectTimeoutMs`, default 10 s). */
   readonly connectTimeoutMs: number
+  /** The backoff between retries and reconnects (option `retryBackoff`). */
   readonly backoff: Readonly<BackoffOptions>
   /** The cluster as this client knows it: brokers, topics, partitions and their leaders. */
   readonly metadata: ClusterMetadata
@@ -202,6 +237,7 @@ export class Client extends TypedEmitter<ClientEvents> {
   #closing: Promise<void> | undefined
   readonly #resources = new Set<ClientResource>()
 
+  /** A client of the cluster `options.bootstrap` names; it connects on first use. Throws a TypeError or RangeError for a wrong option. */
   constructor (options: ClientOptions) {
     super()
     const bootstrap = checkClientOptions(options)
@@ -314,13 +350,15 @@ export class Client extends TypedEmitter<ClientEvents> {
       tried.add(nodeId)
       const address = this.#brokers.broker(nodeId)
       addresses.push(address === undefined ? `broker ${nodeId}` : describeAddress(address))
+      const allottedMs = deadline - this.clock.now()
       try {
         return await this.#sendTo(nodeId, purpose, api, body, { signal: options.signal, deadline, version: options.version, timeoutMs: options.timeoutMs, anyBroker: true })
       } catch (error) {
         if (!wasNotWritten(error) || (options.signal?.aborted ?? false) || this.#closed) throw error
         // Past the deadline: the one error of an unreachable cluster, naming every broker tried.
-        if (this.clock.now() >= deadline) throw unreachableError(api.name, { brokers: addresses, attempts: attempts + 1, lastError: error }, bound)
-        lastError = error
+        const reason = failureToKeep(error, lastError, allottedMs, this.requestTimeoutMs)
+        if (this.clock.now() >= deadline) throw unreachableError(api.name, { brokers: addresses, attempts: attempts + 1, lastError: reason }, bound)
+        lastError = reason
         const everyBrokerTried = this.#brokers.brokers.every(b => tried.has(b.nodeId))
         const backoffMs = everyBrokerTried ? Math.round(Math.min(backoffDelay(round, this.backoff), Math.max(0, deadline - this.clock.now()))) : 0
         this.#retrying({ api: api.name, nodeId, attempt: ++attempts, backoffMs, error: error as Error })
@@ -442,7 +480,14 @@ export class Client extends TypedEmitter<ClientEvents> {
   }
 
   /** The offset of the first record at or after a time, or the log's start or end. */
-  async listOffsets (options: { topic: string, partition: number, spec: OffsetSpec, isolation?: Isolation, signal?: AbortSignal }): Promise<{ offset: bigint, timestamp: bigint, leaderEpoch: number }> {
+  async listOffsets (options: { topic: string, partition: number, spec: OffsetSpec, isolation?: Isolation, signal?: AbortSignal }): Promise<{
+    /** The offset found: the first at or after the time, the log start or the log end; -1 when no record is at or after the time. */
+    offset: bigint
+    /** The timestamp of the record at `offset` in ms since the epoch; -1 for 'earliest' and 'latest'. */
+    timestamp: bigint
+    /** The leader epoch of the record at `offset`; -1 when unknown. */
+    leaderEpoch: number
+  }> {
     const { topic, partition, spec, signal } = options
     const timestamp = spec === 'earliest' ? -2n : spec === 'latest' ? -1n : BigInt(spec.timestamp instanceof Date ? spec.timestamp.getTime() : spec.timestamp)
     return await this.#withPartitionRetries('ListOffsets', topic, partition, 'fetch', signal, async (leader, connection, meta) => {

@@ -9,9 +9,11 @@ import { onAbort } from './abort-signal'
 
 /** A timer the clock started; `cancel()` stops it (no-op once it ran). */
 export interface ClockTimer {
+  /** Stops the timer; does nothing once it ran. */
   cancel: () => void
 }
 
+/** What the client times retries, timeouts and linger on: the wall clock by default, or a fake clock in tests. */
 export interface Clock {
   /** Milliseconds since the epoch, as Date.now(). */
   now: () => number

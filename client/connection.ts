@@ -44,7 +44,10 @@ import type { ConnectionPurpose, RequestEvent } from './events'
  * match) may be a function of the broker's address, for clusters whose brokers have
  * names of their own behind one address scheme. Default: the host, when it is a name.
  */
-export type TlsOptions = Omit<tls.ConnectionOptions, 'servername'> & { servername?: string | ((host: string, port: number) => string | undefined) }
+export type TlsOptions = Omit<tls.ConnectionOptions, 'servername'> & {
+  /** The name for SNI and the certificate check, or a function of the broker's host and port that returns it; default: the host, when it is a name. */
+  servername?: string | ((host: string, port: number) => string | undefined)
+}
 
 /**
  * What a `socketFactory` is given: the broker's address, the TLS options the connection would
@@ -53,9 +56,13 @@ export type TlsOptions = Omit<tls.ConnectionOptions, 'servername'> & { servernam
  * `tls.connect(options, onConnect)` do.
  */
 export interface SocketFactoryArgs {
+  /** The broker's host. */
   host: string
+  /** The broker's port. */
   port: number
+  /** The TLS options the connection would use (with `servername` resolved); undefined for plaintext. */
   tls: tls.ConnectionOptions | undefined
+  /** Call once the socket is connected (after the TLS handshake for TLS). */
   onConnect: () => void
 }
 

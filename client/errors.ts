@@ -7,18 +7,23 @@
 import { ErrorCode, errorCodeInfo } from '../protocol/error-codes'
 import { KafkaTsError, ProtocolError } from '../protocol/errors'
 
+/** What a failed request's error says of it: whether it reached the socket, and what made it fail. */
 export interface RequestFailureDetails {
   /** The request's bytes were handed to the socket before it failed. */
   written: boolean
+  /** The failure behind it (a socket error, the abort reason...), if any. */
   cause?: unknown
 }
 
 /** The connection to a broker could not be made, or died. */
 export class ConnectionError extends KafkaTsError {
   static override readonly brand: symbol = Symbol.for('kafkats.error.ConnectionError')
+  /** Whether the request's bytes were handed to the socket before the connection failed: if true, the broker may have applied it. */
   readonly written: boolean
+  /** The broker's address, `host:port`. */
   readonly broker: string
 
+  /** A connection failure with `broker`; always retriable. */
   constructor (broker: string, message: string, details: RequestFailureDetails) {
     super('CONNECTION', `${broker}: ${message}`, { retriable: true, cause: details.cause })
     this.name = 'ConnectionError'
@@ -30,8 +35,10 @@ export class ConnectionError extends KafkaTsError {
 /** No response came within the request timeout; the connection was closed, since the response may still arrive. */
 export class RequestTimeoutError extends KafkaTsError {
   static override readonly brand: symbol = Symbol.for('kafkats.error.RequestTimeoutError')
+  /** Whether the request's bytes were handed to the socket: if true, the broker may have applied it. */
   readonly written: boolean
 
+  /** A request timeout; always retriable. */
   constructor (message: string, details: RequestFailureDetails) {
     super('TIMEOUT', message, { retriable: true, cause: details.cause })
     this.name = 'RequestTimeoutError'
@@ -42,10 +49,12 @@ export class RequestTimeoutError extends KafkaTsError {
 /** The caller's AbortSignal fired. If `written`, the broker may still have applied the request. */
 export class AbortedError extends KafkaTsError {
   static override readonly brand: symbol = Symbol.for('kafkats.error.AbortedError')
+  /** Whether the request's bytes were handed to the socket before the abort: if true, the broker may have applied it. */
   readonly written: boolean
   /** Aborted while waiting to retry: the error of the attempt before the wait (a BrokerError, a ConnectionError…). */
   readonly lastError: unknown
 
+  /** An abort of a request; never retriable. */
   constructor (message: string, details: RequestFailureDetails & { lastError?: unknown }) {
     super('ABORTED', message, { retriable: false, cause: details.cause })
     this.name = 'AbortedError'
@@ -57,6 +66,7 @@ export class AbortedError extends KafkaTsError {
 /** kafkats and the broker share no version of an API. */
 export class UnsupportedVersionError extends KafkaTsError {
   static override readonly brand: symbol = Symbol.for('kafkats.error.UnsupportedVersionError')
+  /** No shared API version; never retriable. */
   constructor (message: string) {
     super('UNSUPPORTED_VERSION', message, { retriable: false })
     this.name = 'UnsupportedVersionError'
@@ -66,6 +76,7 @@ export class UnsupportedVersionError extends KafkaTsError {
 /** The client was closed; nothing more can be sent through it. */
 export class ClientClosedError extends KafkaTsError {
   static override readonly brand: symbol = Symbol.for('kafkats.error.ClientClosedError')
+  /** A request on a closed client; the message has a default. */
   constructor (message = 'The client is closed: create a new Client to send more requests.') {
     super('CLOSED', message, { retriable: false })
     this.name = 'ClientClosedError'
@@ -79,9 +90,12 @@ export class ClientClosedError extends KafkaTsError {
  */
 export class AuthenticationError extends KafkaTsError {
   static override readonly brand: symbol = Symbol.for('kafkats.error.AuthenticationError')
+  /** Kafka's error code: 58 SASL_AUTHENTICATION_FAILED (the default), 33 UNSUPPORTED_SASL_MECHANISM or 34 ILLEGAL_SASL_STATE. */
   readonly code: number
+  /** Kafka's name for `code`. */
   readonly type: string
 
+  /** A refused authentication; `code` defaults to 58 SASL_AUTHENTICATION_FAILED. */
   constructor (message: string, options: { cause?: unknown, code?: number } = {}) {
     const code = options.code ?? ErrorCode.SASL_AUTHENTICATION_FAILED
     const type = errorCodeInfo(code).name
@@ -98,10 +112,12 @@ export class AuthenticationError extends KafkaTsError {
  */
 export class TlsError extends KafkaTsError {
   static override readonly brand: symbol = Symbol.for('kafkats.error.TlsError')
+  /** The broker's address, `host:port`. */
   readonly broker: string
   /** Node's or OpenSSL's code, e.g. UNABLE_TO_VERIFY_LEAF_SIGNATURE, ERR_TLS_CERT_ALTNAME_INVALID, ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE. */
   readonly tlsCode: string | undefined
 
+  /** A failed TLS handshake with `broker`; never retriable. */
   constructor (broker: string, message: string, options: { cause?: unknown, tlsCode?: string } = {}) {
     super('TLS', `${broker}: ${message}`, { retriable: false, cause: options.cause })
     this.name = 'TlsError'
@@ -118,8 +134,10 @@ export function isRefusedIdentity (error: unknown): boolean {
 /** The topic or partition is not in the cluster's metadata (after waiting for it). */
 export class UnknownTopicError extends KafkaTsError {
   static override readonly brand: symbol = Symbol.for('kafkats.error.UnknownTopicError')
+  /** The topic that is not in the metadata. */
   readonly topic: string
 
+  /** An unknown topic; retriable (the topic may yet be created). */
   constructor (topic: string, message: string) {
     super('UNKNOWN_TOPIC', message, { retriable: true })
     this.name = 'UnknownTopicError'
@@ -134,8 +152,10 @@ export class UnknownTopicError extends KafkaTsError {
  */
 export class MalformedResponseError extends ProtocolError {
   static override readonly brand: symbol = Symbol.for('kafkats.error.MalformedResponseError')
+  /** Always true: the request reached the broker, so it may have been applied. */
   readonly written = true
 
+  /** An undecodable or mismatched answer; never retriable. */
   constructor (message: string, options: { cause?: unknown } = {}) {
     super(message, options)
     this.name = 'MalformedResponseError'
@@ -151,11 +171,14 @@ export class MalformedResponseError extends ProtocolError {
  */
 export class ProtocolViolationError extends ProtocolError {
   static override readonly brand: symbol = Symbol.for('kafkats.error.ProtocolViolationError')
+  /** Always false: requests fail with this error without being sent. */
   readonly written = false
+  /** The broker's address, `host:port`. */
   readonly broker: string
   /** Connections in a row that ended in a protocol violation. */
   readonly violations: number
 
+  /** The error for `broker` after `violations` connections in a row broke the protocol, the last with `cause`. */
   constructor (broker: string, violations: number, cause: Error) {
     super(`${broker} broke the Kafka protocol on ${violations} connections in a row (last: ${cause.message}); not retrying it for now. Check that it is a Kafka listener of the right security protocol, or raise the client option maxResponseBytes if its answers are that large.`, { cause })
     this.name = 'ProtocolViolationError'

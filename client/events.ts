@@ -22,16 +22,21 @@ export type ConnectionPurpose = 'produce' | 'fetch' | 'group' | 'admin' | `group
 
 /** A broker's connections keep closing on protocol violations ('protocolViolation'). */
 export interface ProtocolViolationEvent {
+  /** The broker's node id (negative for a bootstrap address). */
   nodeId: number
   /** e.g. "broker 2 (127.0.0.1:9093)". */
   broker: string
   /** Connections in a row that ended in a protocol violation. */
   violations: number
+  /** The error requests for the broker fail with for now. */
   error: ProtocolViolationError
 }
 
+/** The parameters of a listener, from an event map's entry (a tuple). */
 type Args<T> = T extends unknown[] ? T : never
+/** The event names of an event map. */
 type Name<Events> = keyof Events & string
+/** A listener of event `K` of an event map. */
 type Listener<Events, K extends keyof Events> = (...args: Args<Events[K]>) => void
 /** A listener's parameters, an event's name and a listener of an event map (TypedEvents' helpers). */
 export type { Args as EventArgs, Name as EventName, Listener as EventListener }
@@ -76,63 +81,85 @@ export const TypedEmitter = EventEmitter as unknown as TypedEmitterClass
 
 /** A connection to a broker is ready (connected, ApiVersions negotiated, authenticated). */
 export interface ConnectEvent {
+  /** The broker's node id (negative for a bootstrap address). */
   nodeId: number
   /** e.g. "broker 1 (127.0.0.1:9092)". */
   broker: string
+  /** What the connection carries (produce, fetch, group, admin...). */
   purpose: ConnectionPurpose
 }
 
 /** A ready connection closed; `error` is what closed it (undefined when kafkats closed it). */
 export interface DisconnectEvent extends ConnectEvent {
+  /** What closed the connection; undefined when kafkats closed it. */
   error: Error | undefined
 }
 
 /** A broker failed us (a connection that could not be made, a request that timed out): it is tried again after `backoffMs`. */
 export interface ReconnectEvent {
+  /** The broker's node id (negative for a bootstrap address). */
   nodeId: number
+  /** e.g. "broker 1 (127.0.0.1:9092)". */
   broker: string
   /** Failures in a row. */
   attempt: number
+  /** How long until the broker is tried again, in ms. */
   backoffMs: number
+  /** The failure. */
   reason: Error
 }
 
 /** A SASL authentication succeeded (at connect, or a KIP-368 re-authentication). */
 export interface AuthenticateEvent extends ConnectEvent {
+  /** The SASL mechanism, e.g. 'SCRAM-SHA-512'. */
   mechanism: string
   /** When the broker ends the session (0: never); kafkats re-authenticates before. */
   sessionLifetimeMs: number
+  /** Whether it was a re-authentication of an open connection (KIP-368) rather than at connect. */
   reauthentication: boolean
 }
 
 /** A SASL authentication failed (refused credentials are not retried). */
 export interface AuthenticationErrorEvent extends ConnectEvent {
+  /** The SASL mechanism, e.g. 'SCRAM-SHA-512'. */
   mechanism: string
+  /** Why it failed (an AuthenticationError when the broker refused). */
   error: Error
 }
 
 /** A broker answered with a quota throttle: it will not read this connection for `throttleTimeMs`. */
 export interface ThrottleEvent {
+  /** The broker's node id (negative for a bootstrap address). */
   nodeId: number
+  /** e.g. "broker 1 (127.0.0.1:9092)". */
   broker: string
   /** The API's name, e.g. 'Produce'. */
   api: string
+  /** How long the broker throttles the connection, in ms. */
   throttleTimeMs: number
 }
 
 /** A metadata refresh found another leader for a partition (or none: -1). */
 export interface LeaderChangeEvent {
+  /** The partition's topic. */
   topic: string
+  /** The partition's number. */
   partition: number
+  /** The new leader's node id; -1 for none. */
   leaderId: number
+  /** The leader's node id before; -1 for none. */
   previousLeaderId: number
+  /** The new leader epoch. */
   leaderEpoch: number
 }
 
 /** A metadata refresh found a topic with a new partition count (partitions were added, or it was re-created). */
 export interface PartitionCountChangeEvent {
+  /** The topic. */
   topic: string
+  /** Its partition count before. */
   previousCount: number
+  /** Its partition count now. */
   count: number
 }
 
@@ -142,11 +169,15 @@ export interface RequestRetryEvent {
   api: string
   /** The broker the failed attempt went to, when known. */
   nodeId: number | undefined
+  /** The topic of the partition the request was for, when it was for one. */
   topic?: string
+  /** The partition the request was for, when it was for one. */
   partition?: number
   /** 1 for the first retry. */
   attempt: number
+  /** How long until it is sent again, in ms. */
   backoffMs: number
+  /** Why the attempt failed. */
   error: Error
 }
 
@@ -154,10 +185,15 @@ export interface RequestRetryEvent {
 export interface RequestEvent {
   /** The broker's address, "host:port". */
   broker: string
+  /** The client id the request carried. */
   clientId: string
+  /** The API's key, e.g. 0 for Produce. */
   apiKey: number
+  /** The API's name, e.g. 'Produce'. */
   apiName: string
+  /** The API version the request was sent at. */
   apiVersion: number
+  /** The request's correlation id on its connection. */
   correlationId: number
   /** Bytes written, size prefix included. */
   size: number
@@ -165,6 +201,7 @@ export interface RequestEvent {
   sentAt: number
   /** From written to answered, or to the timeout. */
   durationMs: number
+  /** Whether the response came ('answered') or the request timed out ('timeout'). */
   outcome: 'answered' | 'timeout'
   /** Requests still waiting for an answer on the connection after this one. */
   inFlight: number
@@ -177,14 +214,23 @@ export interface ClientEvents {
    * requests for it fail with `error` for a while instead of reconnecting silently.
    */
   protocolViolation: [event: ProtocolViolationEvent]
+  /** A connection to a broker is ready. */
   connect: [event: ConnectEvent]
+  /** A ready connection closed. */
   disconnect: [event: DisconnectEvent]
+  /** A broker failed us and is tried again after a backoff. */
   reconnect: [event: ReconnectEvent]
+  /** A SASL authentication succeeded. */
   authenticate: [event: AuthenticateEvent]
+  /** A SASL authentication failed. */
   authenticationError: [event: AuthenticationErrorEvent]
+  /** A broker throttled a connection for a quota. */
   throttle: [event: ThrottleEvent]
+  /** A metadata refresh found another leader for a partition. */
   leaderChange: [event: LeaderChangeEvent]
+  /** A metadata refresh found a topic with a new partition count. */
   partitionCountChange: [event: PartitionCountChangeEvent]
+  /** A request that did nothing is sent again after a backoff. */
   requestRetry: [event: RequestRetryEvent]
   /** A request was answered, or timed out (`outcome`); emitted only while someone listens. */
   request: [event: RequestEvent]

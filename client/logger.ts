@@ -22,9 +22,13 @@ import { checkFunction, checkObject, checkOneOf } from './validate'
 // loggers (whose methods take `string` or `object` first) are all Loggers without `any`.
 /** Where kafkats logs (`new Client({ logger })`): any object with these four methods, such as `console`, pino or winston. */
 export interface Logger {
+  /** Logs a debug line: called with the message then the fields, or the fields first for a pino-style logger (one with `bindings()`). */
   debug (...args: unknown[]): unknown
+  /** Logs an info line, with the same arguments as `debug`. */
   info (...args: unknown[]): unknown
+  /** Logs a warning, with the same arguments as `debug`. */
   warn (...args: unknown[]): unknown
+  /** Logs an error, with the same arguments as `debug`. */
   error (...args: unknown[]): unknown
 }
 
@@ -34,16 +38,25 @@ export const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'
 
 /** The structured fields of a log line; every line also carries `client` (the clientId). */
 export interface LogFields {
+  /** The broker concerned, e.g. "broker 1 (127.0.0.1:9092)". */
   broker?: string
+  /** The broker's node id. */
   nodeId?: number
+  /** The topic concerned. */
   topic?: string
+  /** The partition concerned. */
   partition?: number
+  /** The consumer group's id. */
   group?: string
+  /** The group member's id. */
   memberId?: string
+  /** The request's correlation id on its connection. */
   correlationId?: number
+  /** The API's name, e.g. 'Fetch'. */
   api?: string
   /** The KAFKATS_* warning code, for warnings that have one. */
   code?: string
+  /** The error the line is about. */
   error?: unknown
   [field: string]: unknown
 }

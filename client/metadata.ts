@@ -25,26 +25,35 @@ import { BrokerError, ProtocolError } from '../protocol/errors'
 import { onAbort } from './abort-signal'
 import { abortError, backoffDelay, sleep, timerDelay, type BackoffOptions } from './backoff'
 import { systemClock, type Clock, type ClockTimer } from './clock'
-import { describeAddress, restateUnreachable, unreachableError, type BrokerAddress, type BrokerPool, type UnreachableDetails } from './brokers'
+import { describeAddress, failureToKeep, restateUnreachable, unreachableError, type BrokerAddress, type BrokerPool, type UnreachableDetails } from './brokers'
 import { AbortedError, ClientClosedError, ConnectionError, isRefusedIdentity, RequestTimeoutError, UnknownTopicError } from './errors'
 import type { Instrumentation } from './instrumentation'
 
 /** A partition as the cluster's metadata describes it: its leader (and leader epoch), replicas and in-sync replicas. */
 export interface PartitionMetadata {
+  /** The partition's number. */
   partition: number
   /** -1 while the partition has no leader. */
   leaderId: number
+  /** The leader's epoch; -1 when unknown. */
   leaderEpoch: number
+  /** The node ids of its replicas. */
   replicas: number[]
+  /** The node ids of its in-sync replicas. */
   isr: number[]
+  /** The node ids of its offline replicas. */
   offlineReplicas: number[]
+  /** Kafka's error code for the partition in the metadata answer (0 for none, e.g. 5 LEADER_NOT_AVAILABLE). */
   errorCode: number
 }
 
 /** A topic as the cluster's metadata describes it: name, id and partitions. */
 export interface TopicMetadata {
+  /** The topic's name. */
   name: string
+  /** The topic's id (a UUID; all zeros from brokers before Kafka 2.8). */
   topicId: string
+  /** Whether it is an internal topic (e.g. __consumer_offsets). */
   isInternal: boolean
   /** Indexed by partition number. */
   partitions: PartitionMetadata[]
@@ -339,6 +348,7 @@ export class MetadataCache {
       const address = this.#pool.broker(nodeId)
       const described = address === undefined ? `broker ${nodeId}` : describeAddress(address)
       addresses.add(described)
+      const allottedMs = deadline - this.#clock.now()
       try {
         const response = await this.#send(nodeId, { topics, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }, deadline, signal)
         this.#failing = undefined
@@ -348,9 +358,9 @@ export class MetadataCache {
         // Refused credentials or certificates are refused by every broker, every time.
         if (error instanceof ClientClosedError || isRefusedIdentity(error)) throw error
         if (signal?.aborted === true) throw error instanceof AbortedError && lastError !== undefined ? abortError(signal, 'while retrying Metadata', error.written, lastError) : error
-        lastError = error
+        lastError = failureToKeep(error, lastError, allottedMs, this.#options.requestTimeoutMs)
         const failing = this.#failing
-        this.#failing = { brokers: failing?.brokers.includes(described) === false ? [...failing.brokers, described] : failing?.brokers ?? [described], attempts: (failing?.attempts ?? 0) + 1, lastError: error }
+        this.#failing = { brokers: failing?.brokers.includes(described) === false ? [...failing.brokers, described] : failing?.brokers ?? [described], attempts: (failing?.attempts ?? 0) + 1, lastError }
       }
       roundDone = this.#pool.brokers.every(b => tried.has(b.nodeId))
       if (roundDone) await sleep(Math.min(backoffDelay(rounds++, this.#options.backoff), Math.max(0, deadline - this.#clock.now())), signal, lastError, this.#clock)
@@ -468,8 +478,11 @@ export interface ClusterMetadata {
   readonly controllerId: number
   /** The brokers of the latest answer (the bootstrap addresses before the first). */
   readonly brokers: BrokerAddress[]
+  /** The cached metadata of the topic `name`; undefined when none is cached. */
   topic: (name: string) => TopicMetadata | undefined
+  /** The cached metadata of the topic with id `topicId`; undefined when none is cached. */
   topicById: (topicId: string) => TopicMetadata | undefined
+  /** The cached metadata of one partition; undefined when none is cached. */
   partition: (topic: string, partition: number) => PartitionMetadata | undefined
   /** The non-retriable error the latest answer gave for `topic` (e.g. TOPIC_AUTHORIZATION_FAILED), if any. */
   topicError: (topic: string) => BrokerError | undefined

@@ -56,8 +56,15 @@ export class Histogram {
 /** A histogram as `client.metrics()` returns it: cumulative counts per upper bound, as Prometheus has them. */
 export interface HistogramSnapshot {
   /** `count` observations were ≤ `le`; the rest (`count` of the whole minus the last bucket's) were larger. */
-  buckets: Array<{ le: number, count: number }>
+  buckets: Array<{
+    /** The bucket's upper bound (inclusive), in the histogram's unit. */
+    le: number
+    /** Observations at or below `le`. */
+    count: number
+  }>
+  /** The sum of every observation, in the histogram's unit. */
   sum: number
+  /** The number of observations. */
   count: number
 }
 
@@ -105,7 +112,9 @@ export class GroupStats {
 export interface PartitionLag {
   /** The consumer group, or undefined for a consumer of assigned partitions. */
   group: string | undefined
+  /** The partition's topic. */
   topic: string
+  /** The partition's number. */
   partition: number
   /** The offset after the last record the application finished (what at-least-once commits), if any. */
   processedOffset: bigint | undefined
@@ -222,24 +231,60 @@ export class MetricsRegistry {
   }
 }
 
+/** The data of a metrics snapshot: requests per API and broker, and what the producers, consumers and groups of the client did. */
 export interface ClientMetricsData {
   /** Per API and broker (nodeId; negative for bootstrap addresses). */
-  requests: Array<{ api: string, nodeId: number, requests: number, errors: number, bytesSent: number, bytesReceived: number, latency: HistogramSnapshot }>
+  requests: Array<{
+    /** The API's name, e.g. 'Produce'. */
+    api: string
+    /** The broker's node id. */
+    nodeId: number
+    /** Requests sent. */
+    requests: number
+    /** Requests that failed (no answer) or were answered with a top-level error code. */
+    errors: number
+    /** Bytes of request frames written. */
+    bytesSent: number
+    /** Bytes of response frames read. */
+    bytesReceived: number
+    /** Seconds from writing a request to its answer. */
+    latency: HistogramSnapshot
+  }>
+  /** What the client's producers wrote. */
   producer: {
     /** Acknowledged batches, records and encoded bytes per topic. */
-    topics: Array<{ topic: string, batches: number, records: number, bytes: number }>
+    topics: Array<{
+      /** The topic. */
+      topic: string
+      /** Record batches acknowledged. */
+      batches: number
+      /** Records acknowledged. */
+      records: number
+      /** Encoded (compressed) bytes of the acknowledged batches. */
+      bytes: number
+    }>
     /** Encoded bytes per acknowledged batch. */
     batchBytes: HistogramSnapshot
+    /** Records per acknowledged batch. */
     batchRecords: HistogramSnapshot
     /** Compressed batches only: estimated uncompressed size / encoded size. */
     compressionRatio: HistogramSnapshot
     /** Records buffered and not answered yet, over every producer of the client. */
     bufferedBytes: number
+    /** Records buffered and not answered yet, over every producer of the client. */
     bufferedRecords: number
   }
+  /** What the client's consumers did. */
   consumer: {
     /** Batches and records handed to the application, per topic. */
-    topics: Array<{ topic: string, batches: number, records: number }>
+    topics: Array<{
+      /** The topic. */
+      topic: string
+      /** Batches handed to the application. */
+      batches: number
+      /** Records handed to the application. */
+      records: number
+    }>
     /** Seconds per Fetch request (the broker's long poll included), over every broker. */
     fetchLatency: HistogramSnapshot
     /** Prefetched bytes not handed out yet, over every consumer of the client. */
@@ -248,13 +293,27 @@ export interface ClientMetricsData {
     recordsInFlight: number
     /** Concurrent run()s: records taken in and not started (queued, or waiting to be retried). */
     recordsWaiting: number
+    /** Each consumed partition's lag, from the last fetch's high watermark. */
     lag: PartitionLag[]
   }
-  groups: Array<{ group: string, rebalances: number, commits: number, commitErrors: number, commitLatency: HistogramSnapshot }>
+  /** Per consumer group of the client. */
+  groups: Array<{
+    /** The group's id. */
+    group: string
+    /** Assignments applied by the group's members. */
+    rebalances: number
+    /** Offset commits sent. */
+    commits: number
+    /** Offset commits that failed or were refused in part. */
+    commitErrors: number
+    /** Seconds per offset commit, retries included. */
+    commitLatency: HistogramSnapshot
+  }>
 }
 
 /** A snapshot of a client's metrics (`client.metrics()`). */
 export class ClientMetrics implements ClientMetricsData {
+  /** The client id of the client the snapshot is of. */
   readonly clientId: string
   readonly requests: ClientMetricsData['requests']
   readonly producer: ClientMetricsData['producer']

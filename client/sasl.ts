@@ -18,20 +18,51 @@ import { checkFunction, checkObject, checkOneOf, describeValue } from './validat
 import type { Api } from '../protocol/api'
 
 /** What an OAUTHBEARER token provider returns: the token (a JWT), or the token with extensions (KIP-342). */
-export type OAuthBearerToken = string | { token: string, extensions?: Record<string, string> }
+export type OAuthBearerToken = string | {
+  /** The token (a JWT). */
+  token: string
+  /** SASL extensions sent with the token (KIP-342), name → value. */
+  extensions?: Record<string, string>
+}
 
 /** The `sasl` option of a client: PLAIN, SCRAM-SHA-256/512 (also with a delegation token), OAUTHBEARER with a token or a token provider called at every (re-)authentication, or a custom mechanism's exchange. */
 export type SaslOptions =
-  | { mechanism: 'PLAIN', username: string, password: string }
+  | {
+    /** SASL/PLAIN: the password is sent as is (use TLS). */
+    mechanism: 'PLAIN'
+    /** The user name. */
+    username: string
+    /** The password. */
+    password: string
+  }
   /** With a delegation token: `username` is the token id, `password` the HMAC in base64, and `tokenAuth: true`. */
-  | { mechanism: 'SCRAM-SHA-256' | 'SCRAM-SHA-512', username: string, password: string, tokenAuth?: boolean }
+  | {
+    /** SASL/SCRAM with SHA-256 or SHA-512. */
+    mechanism: 'SCRAM-SHA-256' | 'SCRAM-SHA-512'
+    /** The user name, or a delegation token's id. */
+    username: string
+    /** The password, or a delegation token's HMAC in base64. */
+    password: string
+    /** Authenticates with a delegation token; default false. */
+    tokenAuth?: boolean
+  }
   /**
    * `token` is called for every authentication: each new connection and each
    * re-authentication, so a provider that fetches a fresh token before the old one
    * expires keeps long-lived connections working.
    */
-  | { mechanism: 'OAUTHBEARER', token: () => OAuthBearerToken | Promise<OAuthBearerToken> }
-  | { mechanism: string, authenticate: (step: (bytes: Buffer) => Promise<Buffer>) => Promise<void> }
+  | {
+    /** SASL/OAUTHBEARER. */
+    mechanism: 'OAUTHBEARER'
+    /** Returns the token to authenticate with; called for every authentication. */
+    token: () => OAuthBearerToken | Promise<OAuthBearerToken>
+  }
+  | {
+    /** A custom mechanism's name, as the broker knows it. */
+    mechanism: string
+    /** Runs the mechanism's exchange: `step` sends bytes to the broker and resolves with its answer. */
+    authenticate: (step: (bytes: Buffer) => Promise<Buffer>) => Promise<void>
+  }
 
 /** Checks `sasl` client options where the user passes them (TypeError/RangeError naming the field). */
 export function checkSaslOptions (where: string, options: unknown): void {

@@ -21,6 +21,7 @@ export type SerializedBytes = Buffer | Uint8Array | string
 
 /** Turns a typed key or value into bytes before it is buffered (`serializers` of a producer). Not called for null keys and values (tombstones). */
 export interface Serializer<T> {
+  /** The bytes of `data`, a key or value to be written to `topic` (a string is written as UTF-8); may return a promise. */
   serialize: (topic: string, data: T) => SerializedBytes | null | Promise<SerializedBytes | null>
 }
 
@@ -32,31 +33,41 @@ export interface Deserializer<T> {
 
 /** A producer's `serializers` option: one for keys, one for values (either may be left out: bytes or strings then). */
 export interface Serializers<K, V> {
+  /** Serializes keys; without it, keys must be bytes or strings. */
   key?: Serializer<K>
+  /** Serializes values; without it, values must be bytes or strings. */
   value?: Serializer<V>
 }
 
 /** A consumer's `deserializers` option: one for keys, one for values (either may be left out: Buffers then). */
 export interface Deserializers<K, V> {
+  /** Deserializes keys; without it, keys are Buffers. */
   key?: Deserializer<K>
+  /** Deserializes values; without it, values are Buffers. */
   value?: Deserializer<V>
 }
 
 /** A record as the consumer hands it out: key and value as the deserializers made them (Buffer without). */
 export interface ConsumerRecord<K = Buffer, V = Buffer> extends Omit<KafkaRecord, 'key' | 'value'> {
+  /** The key as the key deserializer made it (a Buffer without one); null when the record has none. */
   key: K | null
+  /** The value as the value deserializer made it (a Buffer without one); null for a tombstone. */
   value: V | null
 }
 
 /** A serializer or deserializer threw (or rejected): which topic, which part, and for a consumer which record. */
 export class SerializationError extends KafkaTsError {
   static override readonly brand: symbol = Symbol.for('kafkats.error.SerializationError')
+  /** The topic of the record being (de)serialized. */
   readonly topic: string
+  /** Which part of the record failed: its key or its value. */
   readonly part: 'key' | 'value'
   /** The record's partition and offset (deserialization only). */
   readonly partition: number | undefined
+  /** The record's offset (deserialization only; undefined when serializing). */
   readonly offset: bigint | undefined
 
+  /** The error for a failed `part` of a record of `topic`; `cause` is what the serializer threw. */
   constructor (message: string, details: { topic: string, part: 'key' | 'value', partition?: number, offset?: bigint, cause: unknown }) {
     super(ErrorKind.SERIALIZATION, message, { cause: details.cause })
     this.topic = details.topic
@@ -70,13 +81,17 @@ const utf8 = new TextDecoder()
 
 /** The built-in serializers: UTF-8 strings and JSON. */
 export const serializers = {
+  /** Writes strings as UTF-8. */
   string: (): Serializer<string> => ({ serialize: (_topic, data) => data }),
+  /** Writes any value as its JSON text (JSON.stringify), UTF-8. */
   json: <T = unknown>(): Serializer<T> => ({ serialize: (_topic, data) => JSON.stringify(data) })
 }
 
 /** The built-in deserializers: UTF-8 strings and JSON. */
 export const deserializers = {
+  /** Reads the bytes as a UTF-8 string. */
   string: (): Deserializer<string> => ({ deserialize: (_topic, data) => utf8.decode(data) }),
+  /** Parses the bytes as UTF-8 JSON text (JSON.parse); the type `T` is not checked. */
   json: <T = unknown>(): Deserializer<T> => ({ deserialize: (_topic, data) => JSON.parse(utf8.decode(data)) as T })
 }
 

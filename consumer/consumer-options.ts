@@ -12,9 +12,11 @@ import type { ConsumerBatch, OffsetSpec } from './cursor'
 
 /** What every consumer takes for fetching: sizes, waits, isolation, the rack to fetch from and how much may be buffered. */
 export interface FetchOptions {
+  /** Which records to read: everything written ('read_uncommitted', the default) or committed transactions only ('read_committed'). */
   isolation?: 'read_uncommitted' | 'read_committed'
   /** How long a broker may hold a Fetch waiting for data (default 500 ms). */
   maxWaitMs?: number
+  /** A broker answers a Fetch once it has this many bytes, or after `maxWaitMs` (default 1). */
   minBytes?: number
   /** Most bytes one Fetch response may carry (default 50 MiB, as the Java client). */
   maxBytes?: number
@@ -66,6 +68,7 @@ export interface RunRetryOptions {
 
 /** Options of `consumer.run(options)`: the handler (`eachBatch` or `eachRecord`), how many partitions are handled at once, retries of a throwing handler, and the signal that stops handing out. */
 export interface RunOptions<K = Buffer, V = Buffer> {
+  /** Called per batch; a batch whose handler returns counts as processed (give this or `eachRecord`). */
   eachBatch?: (batch: ConsumerBatch<K, V>) => Promise<void> | void
   /** Called per record; each record that returns counts as processed (a revoke or a commit sees it). */
   eachRecord?: (record: ConsumerRecord<K, V>, batch: ConsumerBatch<K, V>) => Promise<void> | void
@@ -157,7 +160,16 @@ export interface AssignOptions<K = Buffer, V = Buffer> extends FetchOptions, Des
    * offset's): the first fetch then checks it against the leader's log (KIP-320), so a
    * truncation while the consumer was away resumes where the log diverged.
    */
-  assign: Array<{ topic: string, partition: number, offset: bigint | OffsetSpec, leaderEpoch?: number }>
+  assign: Array<{
+    /** The topic. */
+    topic: string
+    /** The partition. */
+    partition: number
+    /** Where to start: an offset, 'earliest', 'latest' or { timestamp }. */
+    offset: bigint | OffsetSpec
+    /** The leader epoch the offset was read under; none by default (no truncation check). */
+    leaderEpoch?: number
+  }>
 }
 
 /** Where a partition starts or moves to: a bigint offset, 'earliest', 'latest' or { timestamp }. */

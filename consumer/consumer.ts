@@ -30,6 +30,7 @@
  *   processed finishes, and its mark is dropped if the ownership was released meanwhile.
  */
 import { checkCloseOptions, type Client, type CloseOptions } from '../client/client'
+import type { ConnectionPurpose } from '../client/brokers'
 import { TypedEmitter, type TypedEvents } from '../client/events'
 import type { LogFields } from '../client/logger'
 import type { MetricsRegistry, PartitionLag } from '../client/metrics'
@@ -64,12 +65,19 @@ export interface ConsumerEvents {
   warning: [error: Error]
   /** The consumer failed and closed (the iterator and run() reject with the error too); emitted only while someone listens. */
   error: [error: Error]
+  /** A run() handler threw; the event says what becomes of its records. */
   handlerError: [event: HandlerErrorEvent]
+  /** A batch has been out with the application longer than `maxProcessingMs`. */
   processingTimeout: [event: ProcessingTimeoutEvent]
+  /** A partition's log was truncated below this consumer's position (KIP-320); it resumes where the log diverged. */
   truncation: [event: TruncationEvent]
+  /** A Fetch answer (or a partition of it) could not be used; fetching goes on after a backoff. */
   fetchError: [event: FetchErrorEvent]
   /** A Fetch request is sent (emitted only while someone listens to it or to 'fetch'). */
-  fetchStart: [event: { nodeId: number }]
+  fetchStart: [event: {
+    /** The broker the Fetch goes to. */
+    nodeId: number
+  }]
   /** A Fetch request was answered (emitted only while someone listens). */
   fetch: [event: FetchEvent]
 }
@@ -78,6 +86,12 @@ export interface ConsumerEvents {
 export interface ConsumerInternals {
   /** The group consumer's hooks into the hand-out. */
   readonly hooks: ConsumerHooks
+  /**
+   * Partitions are about to be added (a group member looks up their committed offsets
+   * first): their leaders' fetch connections are opened now, so connecting overlaps that
+   * lookup instead of following it.
+   */
+  connectFor: (partitions: Array<{ topic: string, partition: number }>) => void
   /** Starts fetching partitions from the given positions. */
   addPartitions: (partitions: Array<{ topic: string, partition: number, offset: bigint | OffsetSpec, leaderEpoch?: number, ownership: Ownership }>) => void
   /**
@@ -150,6 +164,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
 
   readonly #unregister: () => void
 
+  /** A consumer of no partitions yet on `client`; applications make one with `client.consumer()`. Throws a TypeError or RangeError for a wrong option. */
   constructor (client: Client, options: FetchOptions & DeserializerOptions<K, V> = {}) {
     super()
     // Before anything is registered: a refused option leaves nothing behind.
@@ -160,6 +175,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     const self = this
     Object.defineProperty(this, internal, { value: {
       hooks: this.#hooks,
+      connectFor: partitions => { this.#fetching.connectFor(partitions) },
       addPartitions: partitions => { this.#addPartitions(partitions) },
       removePartitions: async (keys, waitMs) => await this.#removePartitions(keys, waitMs),
       cursor: (topic, partition) => this.#cursor(topic, partition),
@@ -192,7 +208,9 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     this.#offsets = new OffsetResolution(client, options.isolation ?? 'read_uncommitted', this.#stop.signal, {
       isCurrent: cursor => this.#cursors.get(cursor.key) === cursor,
       resolved: () => { this.#fetching.positioned() },
-      fail: error => this.#fail(error)
+      fail: error => this.#fail(error),
+      get fetchPurpose (): ConnectionPurpose { return self.#fetching.purpose },
+      longPolling: nodeId => this.#fetching.longPolling(nodeId)
     })
     this.#account = new PrefetchAccount(options.maxBufferedBytes ?? 64 * 1024 * 1024)
     this.#handOut = new HandOut({
@@ -236,7 +254,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       fetchStarted: nodeId => this.#events.emit('fetchStart', { nodeId }),
       fetched: event => this.#events.emit('fetch', event),
       fail: error => this.#fail(error),
-      resolve: cursor => { void this.#offsets.resolve(cursor) }
+      resolve: cursor => { this.#offsets.resolve(cursor) }
     })
     this.#metrics = client[internal].instrumentation.metrics
     this.#stopCollecting = this.#metrics.addCollector(into => {
@@ -274,7 +292,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
         if (old.processing !== undefined) this.#predecessors.set(old.key, old)
       }
       this.#cursors.set(cursor.key, cursor)
-      if (cursor.fetchOffset === undefined) void this.#offsets.resolve(cursor)
+      if (cursor.fetchOffset === undefined) this.#offsets.resolve(cursor)
     }
     this.#fetching.startWhenKnown(partitions.map(p => p.topic))
   }
@@ -331,7 +349,12 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
   }
 
   /** The partitions currently fetched or processed. */
-  assignment (): Array<{ topic: string, partition: number }> {
+  assignment (): Array<{
+    /** The partition's topic. */
+    topic: string
+    /** The partition's number. */
+    partition: number
+  }> {
     return [...this.#cursors.values()].map(c => ({ topic: c.topic, partition: c.partition }))
   }
 
@@ -356,10 +379,11 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     cursor.committedOffset = undefined
     cursor.committedMetadata = undefined
     this.#offsets.seeked(cursor, target.offset)
-    if (cursor.fetchOffset === undefined) void this.#offsets.resolve(cursor)
+    if (cursor.fetchOffset === undefined) this.#offsets.resolve(cursor)
     this.#fetching.positioned()
   }
 
+  /** Stops fetching and handing out the partitions (those not assigned are ignored); what is buffered waits for `resume()`. */
   pause (partitions: Array<{ topic: string, partition: number }>): void {
     for (const p of partitions) {
       const cursor = this.#cursors.get(`${p.topic}-${p.partition}`)
@@ -367,6 +391,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
     }
   }
 
+  /** Fetches and hands out the paused partitions again (those not assigned are ignored). */
   resume (partitions: Array<{ topic: string, partition: number }>): void {
     for (const p of partitions) {
       const cursor = this.#cursors.get(`${p.topic}-${p.partition}`)

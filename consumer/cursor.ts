@@ -31,9 +31,13 @@ export const directOwnership = (): Ownership => ({ released: false, memberId: ''
 
 /** K and V: what the consumer's deserializers make of keys and values (Buffer without). */
 export interface ConsumerBatch<K = Buffer, V = Buffer> {
+  /** The partition's topic. */
   topic: string
+  /** The partition's number. */
   partition: number
+  /** The records, in offset order (empty for a batch that only skips, see `skippedFrom`). */
   records: Array<ConsumerRecord<K, V>>
+  /** The partition's high watermark in the fetch answer: the offset after its last replicated record. */
   highWatermark: bigint
   /** The offset after this batch: where a commit of it points, and where reading resumes. */
   nextOffset: bigint
@@ -85,7 +89,11 @@ export interface ConcurrentProgress {
   metadataTooLarge: () => void
 }
 
-export type OffsetSpec = 'earliest' | 'latest' | { timestamp: bigint | number | Date }
+/** Where a partition starts or moves to: the log start ('earliest'), the log end ('latest'), or the first offset at or after a time. */
+export type OffsetSpec = 'earliest' | 'latest' | {
+  /** A time in ms since the epoch (or a Date). */
+  timestamp: bigint | number | Date
+}
 
 /**
  * A batch waiting to be handed out. It holds its record batches as fetched and no batch

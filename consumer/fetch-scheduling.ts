@@ -141,6 +141,31 @@ export class FetchScheduling {
     return this.#client.metadata.partition(cursor.topic, cursor.partition)?.leaderId ?? -1
   }
 
+  /** The purpose of this consumer's own fetch connections (offset resolution sends its ListOffsets on them too). */
+  get purpose (): `fetch-${number}` {
+    return this.#purpose
+  }
+
+  /** Whether the source of `nodeId` has a long poll in flight: a request sent behind it on its connection would wait for it. */
+  longPolling (nodeId: number): boolean {
+    return this.#sources.get(nodeId)?.longPoll !== undefined
+  }
+
+  /**
+   * Opens this consumer's fetch connections to the leaders of `partitions` (those known),
+   * ahead of their first Fetch: a connection's setup (connect, ApiVersions, SASL) then
+   * overlaps what comes before that Fetch (a group member's OffsetFetch, the ListOffsets
+   * of offset resolution) instead of following it. A failure is the first Fetch's to see.
+   */
+  connectFor (partitions: Iterable<{ topic: string, partition: number }>): void {
+    if (this.#stopped) return
+    const nodes = new Set<number>()
+    for (const p of partitions) nodes.add(this.#client.metadata.partition(p.topic, p.partition)?.leaderId ?? -1)
+    nodes.delete(-1)
+    // No signal: closeSources() closes this purpose's connections, made or being made.
+    for (const nodeId of nodes) this.#client[internal].connection(nodeId, this.#purpose).catch(() => {})
+  }
+
   /** Starts a source for every broker some cursor fetches from, and wakes them. */
   startSources (): void {
     if (this.#stopped) return

@@ -18,6 +18,7 @@ import type { FetchErrorEvent } from './source'
 
 /** A batch handed out, with the call that tells the consumer the application is done with it. */
 export interface HandedBatch<K = Buffer, V = Buffer> {
+  /** The batch. */
   readonly batch: ConsumerBatch<K, V>
   /**
    * The application is done with the batch. `processedUpTo` is the offset after the last

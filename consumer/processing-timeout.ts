@@ -10,10 +10,15 @@ import type { Cursor, Processing } from './cursor'
 
 /** A handler that took longer than `maxProcessingMs` ('processingTimeout' event). */
 export interface ProcessingTimeoutEvent {
+  /** The batch's topic. */
   topic: string
+  /** The batch's partition. */
   partition: number
+  /** The offset of the batch's first record; undefined for a batch without records. */
   firstOffset: bigint | undefined
+  /** The offset after the batch. */
   nextOffset: bigint
+  /** How long the batch has been out with the application, in ms. */
   elapsedMs: number
 }
 

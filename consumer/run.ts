@@ -21,7 +21,9 @@ import type { CursorBatch } from './hand-out'
 export interface HandlerErrorEvent {
   /** What the handler threw. */
   error: unknown
+  /** The partition's topic. */
   topic: string
+  /** The partition's number. */
   partition: number
   /** The first record the throw left unprocessed (ShareConsumer's eachRecord: the record whose handler threw). */
   offset: bigint

@@ -50,7 +50,9 @@ const KIND_CODE: Record<AcknowledgementKind, number> = {
 
 /** What the broker said about acknowledgements of one partition sent in one request. */
 export interface ShareAcknowledgementResult {
+  /** The partition's topic. */
   topic: string
+  /** The partition's number. */
   partition: number
   /** The offsets acknowledged (gaps left out), in order. */
   offsets: bigint[]
@@ -141,12 +143,19 @@ export function acknowledgeIfOpen (record: ShareRecord, kind: Exclude<Acknowledg
 
 /** A record of a share group: a `KafkaRecord` with where it came from, its `deliveryCount`, and (in explicit mode) `accept()`, `release()`, `reject()` and `renew()`. */
 export class ShareRecord implements KafkaRecord {
+  /** The record's topic. */
   readonly topic: string
+  /** The record's partition. */
   readonly partition: number
+  /** The record's offset in its partition. */
   readonly offset: bigint
+  /** The record's timestamp in ms since the epoch. */
   readonly timestamp: bigint
+  /** The record's key; null when it has none. */
   readonly key: Buffer | null
+  /** The record's value; null for a tombstone. */
   readonly value: Buffer | null
+  /** The record's headers, in order. */
   readonly headers: RecordHeader[]
   /** 1 on first delivery; each release or lock expiry adds one. */
   readonly deliveryCount: number
@@ -223,8 +232,11 @@ export class ShareRecord implements KafkaRecord {
 
 /** Records of one partition from one ShareFetch answer. */
 export interface ShareBatch {
+  /** The partition's topic. */
   topic: string
+  /** The partition's number. */
   partition: number
+  /** The records acquired, in offset order. */
   records: ShareRecord[]
 }
 

@@ -55,7 +55,9 @@ export interface FetchSettings {
 
 /** The `truncation` event's payload: a partition's log was truncated below where this consumer was (KIP-320), and it resumes at `resumeOffset`. */
 export interface TruncationEvent {
+  /** The partition's topic. */
   topic: string
+  /** The partition's number. */
   partition: number
   /** Where we were about to fetch. */
   fetchOffset: bigint
@@ -69,7 +71,9 @@ export interface FetchErrorEvent {
   nodeId: number
   /** The partition concerned; undefined when the whole answer could not be used. */
   topic: string | undefined
+  /** The partition's number; undefined when the whole answer could not be used. */
   partition: number | undefined
+  /** Why it could not be used. */
   error: Error
   /** When that partition (or this broker's source) is fetched again. */
   retryInMs: number
@@ -81,9 +85,11 @@ export const HELD_BACK_MAX_WAIT_MS = 100
 
 /** The `fetch` event's payload: one Fetch answered, how long it took and how many partitions had records. */
 export interface FetchEvent {
+  /** The broker asked. */
   nodeId: number
   /** Partitions the answer carried records for. */
   partitionsWithRecords: number
+  /** From sending the Fetch to its answer, in ms (the broker's wait for data included). */
   durationMs: number
 }
 
@@ -168,8 +174,16 @@ export class Source {
     this.#settings = settings
   }
 
+  /**
+   * Starts the loop, and connects at once rather than when the first partition has a
+   * position: the connection's setup (connect, ApiVersions, SASL) overlaps the offset
+   * lookups of a new assignment (which go on this connection too, offset-resolution.ts)
+   * instead of following them.
+   */
   start (): void {
-    this.#running ??= this.#loop()
+    if (this.#running !== undefined) return
+    this.#client[internal].connection(this.nodeId, this.#purpose, this.#stop.signal).catch(() => {})
+    this.#running = this.#loop()
   }
 
   /** The Fetch in flight while it long-polls: what it carries (read only). */

@@ -41,6 +41,8 @@ export interface AssignmentHost {
   /** The partitions of the consumer (its cursors), held or released. */
   cursors: () => Cursor[]
   cursor: (topic: string, partition: number) => Cursor | undefined
+  /** The consumer opens its fetch connections to these partitions' leaders (ConsumerInternals.connectFor). */
+  connectFor: (partitions: TopicPartition[]) => void
   /** Consumer.addPartitions: starts fetching them. */
   addPartitions: (partitions: Array<{ topic: string, partition: number, offset: bigint | OffsetSpec, leaderEpoch?: number, ownership: Ownership }>) => void
   /** Consumer.removePartitions: stops fetching them, waits up to `waitMs` for their processing. */
@@ -108,6 +110,8 @@ export class Assignment {
       // OffsetFetch/OffsetCommit v10 address topics by id: this member's client may not know them yet.
       const unknownTopics = [...new Set(added.map(p => p.topic))].filter(t => this.#host.client.metadata.topic(t) === undefined)
       if (unknownTopics.length > 0) await Promise.all(unknownTopics.map(async t => await this.#host.client.metadata.waitForTopic(t, this.#host.client.requestTimeoutMs, reconciliation?.signal)))
+      // The fetch connections are made while the committed offsets are looked up, not after.
+      this.#host.connectFor(added)
       const committed = await this.#fetchCommitted(added, reconciliation?.current ?? (() => identity), reconciliation?.signal)
       if (outdated()) return revoked
       const reset = this.#host.offsetReset

@@ -20,16 +20,21 @@
 import type { TopicPartition } from './membership'
 export type { TopicPartition }
 
+/** What a classic group's leader knows of each member when it assigns: its subscription, what it owns, its rack and user data. */
 export interface MemberSubscription {
+  /** The member's id. */
   memberId: string
   /** group.instance.id (static membership, KIP-345), or null. */
   instanceId: string | null
+  /** The topics the member subscribes to. */
   topics: string[]
   /** Partitions the member owns now (cooperative protocol; empty for eager members). */
   ownedPartitions: TopicPartition[]
   /** The generation ownedPartitions were owned in (-1 unknown). */
   generation: number
+  /** The member's rack (KIP-881); null when it has none. */
   rack: string | null
+  /** The assignor's own bytes the member sent with its subscription; null for none. */
   userData: Buffer | null
 }
 

@@ -59,7 +59,9 @@ export function groupConsumerInternals (consumer: object): GroupConsumerInternal
 }
 
 export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupConsumerEvents> {
+  /** The consumer group this member belongs to. */
   readonly groupId: string
+  /** What it commits, and when (option `delivery`, default 'at-least-once'). */
   readonly delivery: DeliveryMode
   readonly #options: GroupConsumerOptions<K, V>
   readonly #coordinator: GroupCoordinator
@@ -74,6 +76,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
   /** What this class reaches of the Consumer it extends (its handles for group/). */
   readonly #consumer: GroupConsumerInternals
 
+  /** A member of the group `options.groupId` on `client`; applications make one with `client.consumer({ groupId, topics })`. Throws a TypeError or RangeError for a wrong option. */
   constructor (client: Client, options: GroupConsumerOptions<K, V>) {
     checkGroupOptions(options)
     const offsetReset = options.offsetReset ?? (options.fromBeginning === true ? 'earliest' : 'latest')
@@ -114,6 +117,7 @@ export class GroupConsumer<K = Buffer, V = Buffer> extends Consumer<K, V, GroupC
       membership: () => this.#membership,
       cursors: () => this.#consumer.cursors,
       cursor: (topic, partition) => this.#consumer.cursor(topic, partition),
+      connectFor: partitions => { this.#consumer.connectFor(partitions) },
       addPartitions: partitions => { this.#consumer.addPartitions(partitions) },
       removePartitions: async (partitions, waitMs) => await this.#consumer.removePartitions(partitions, waitMs),
       warn: (error, fields) => { this.#consumer.warn(error, fields) }

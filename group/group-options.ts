@@ -11,6 +11,7 @@ import type { TopicPartition } from './membership'
 export type DeliveryMode = 'at-least-once' | 'at-most-once'
 
 export interface GroupConsumerOptions<K = Buffer, V = Buffer> extends FetchOptions, DeserializerOptions<K, V> {
+  /** The consumer group to join. */
   groupId: string
   /**
    * Topic names (a single string is one topic), or a RegExp that must match a whole topic
@@ -33,6 +34,7 @@ export interface GroupConsumerOptions<K = Buffer, V = Buffer> extends FetchOptio
   instanceId?: string
   /** Classic only (KIP-848: the broker's group.consumer.session.timeout.ms). */
   sessionTimeoutMs?: number
+  /** How long a rebalance may take this member, in ms (default 60 s): a revoke waits for processing and commits within it. */
   rebalanceTimeoutMs?: number
   /** Classic only (KIP-848: the broker's group.consumer.heartbeat.interval.ms). */
   heartbeatIntervalMs?: number
@@ -54,8 +56,11 @@ export interface GroupConsumerOptions<K = Buffer, V = Buffer> extends FetchOptio
   offsetReset?: 'earliest' | 'latest' | 'none'
   /** Shorthand for offsetReset: 'earliest'. */
   fromBeginning?: boolean
+  /** Called, and awaited, with the partitions a rebalance added, once their start offsets are known; a throw becomes a 'warning'. */
   onAssigned?: (partitions: TopicPartition[]) => void | Promise<void>
+  /** Called, and awaited, with the partitions a rebalance took away, once released (after their commit, with autoCommit); a throw becomes a 'warning'. */
   onRevoked?: (partitions: TopicPartition[]) => void | Promise<void>
+  /** Called, and awaited, with the partitions lost without a revoke (a fence, an expired session), nothing of them committed; a throw becomes a 'warning'. */
   onLost?: (partitions: TopicPartition[]) => void | Promise<void>
 }
 

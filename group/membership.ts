@@ -7,14 +7,19 @@
 import { ErrorCode } from '../protocol/error-codes'
 import { KafkaTsError, type BrokerError } from '../protocol/errors'
 
+/** A partition, by its topic's name and its number. */
 export interface TopicPartition {
+  /** The topic's name. */
   topic: string
+  /** The partition's number. */
   partition: number
 }
 
 /** The membership a commit is made under: member id and classic generation or KIP-848 member epoch. */
 export interface MemberIdentity {
+  /** The member's id, given by the coordinator. */
   memberId: string
+  /** The classic protocol's generation, or the KIP-848 member epoch. */
   generation: number
 }
 

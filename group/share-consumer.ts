@@ -45,6 +45,7 @@ export interface ShareDeadLetterOptions {
 
 /** Options of `client.shareConsumer(options)`: the group and topics, the acknowledgement mode, fetch sizes, what a throwing handler does, and dead letters. Checked when the consumer is made. */
 export interface ShareConsumerOptions {
+  /** The share group to join. */
   groupId: string
   /** Topic names (a string is one topic). */
   topics: string[] | string
@@ -62,6 +63,7 @@ export interface ShareConsumerOptions {
   maxBytes?: number
   /** Implicit mode: what a handler's throw does to the batch's open records (default 'release'). */
   onHandlerError?: 'release' | 'reject'
+  /** Where records delivered too many times go instead of the application; none by default. */
   deadLetter?: ShareDeadLetterOptions
   /** The consumer's rack (sent on joining). */
   rack?: string
@@ -77,6 +79,7 @@ export interface ShareRunOptions {
   eachBatch?: (batch: ShareBatch) => unknown
   /** Batches handled at once (default 1); share groups keep no order, so any batches may run side by side. */
   concurrency?: number
+  /** Aborting stops handing out: run() resolves once the handlers running finished (the consumer stays open). */
   signal?: AbortSignal
 }
 
@@ -126,8 +129,11 @@ function validate (options: ShareConsumerOptions): void {
 
 export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements AsyncIterable<ShareBatch> {
   readonly #client: Client
+  /** The share group this member belongs to. */
   readonly groupId: string
+  /** The topics it subscribes to. */
   readonly topics: readonly string[]
+  /** How it acknowledges (option `acknowledgement`, default 'implicit'). */
   readonly acknowledgement: ShareAcknowledgementMode
   readonly #options: ShareConsumerOptions
   readonly #coordinator: GroupCoordinator
@@ -157,6 +163,7 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
   readonly #unregister: () => void
   #refreshing: Promise<void> | undefined
 
+  /** A member of the share group `options.groupId` on `client`; applications make one with `client.shareConsumer()`. Throws a TypeError or RangeError for a wrong option. */
   constructor (client: Client, options: ShareConsumerOptions) {
     super()
     validate(options)
@@ -367,6 +374,7 @@ export class ShareConsumer extends TypedEmitter<ShareConsumerEvents> implements 
     if (this.acknowledgement === 'implicit' || batch.records.every(r => r.acknowledged !== undefined)) this.#outstanding.delete(batch)
   }
 
+  /** The batches, one at a time until the consumer closes. In implicit mode, asking for the next one accepts the last one's open records, and leaving the loop early releases them. */
   async * [Symbol.asyncIterator] (): AsyncGenerator<ShareBatch> {
     let last: ShareBatch | undefined
     let done = false

@@ -65,7 +65,9 @@ const TRANSACTIONAL_RUN_OPTION_KEYS = optionKeys<TransactionalRunOptions>()(['ea
 
 /** What `runTransactional` did, once it resolved: transactions committed and aborted. */
 export interface TransactionalStats {
+  /** Transactions committed: batches whose output and offsets became visible together. */
   committed: number
+  /** Transactions aborted: their batches were read again. */
   aborted: number
 }
 

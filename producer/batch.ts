@@ -17,9 +17,13 @@ import { RECORD_BATCH_OVERHEAD, recordSizeUpperBound } from '../protocol/record-
 
 /** Where the broker wrote a record: what `send()` resolves with, per record, once the broker acknowledged it. */
 export interface RecordMetadata {
+  /** The record's topic. */
   topic: string
+  /** The partition it was written to. */
   partition: number
+  /** Its offset in the partition (-1 with acks=0, which gets no answer). */
   offset: bigint
+  /** Its timestamp in ms since the epoch: the create time, or the broker's append time for a log-append-time topic. */
   timestamp: bigint
   /** The partition's log start offset when the broker appended the record (-1 if not known, e.g. acks=0). */
   logStartOffset: bigint

@@ -13,6 +13,7 @@ import type { RecordMetadata } from './batch'
  */
 export class OutcomeUnknownError extends KafkaTsError {
   static override readonly brand: symbol = Symbol.for('kafkats.error.OutcomeUnknownError')
+  /** A record of unknown outcome; never retriable. */
   constructor (message: string, options: { cause?: unknown } = {}) {
     super('OUTCOME_UNKNOWN', message, { retriable: false, cause: options.cause })
     this.name = 'OutcomeUnknownError'
@@ -22,6 +23,7 @@ export class OutcomeUnknownError extends KafkaTsError {
 /** The record waited longer than `deliveryTimeoutMs` and was definitely not written. */
 export class DeliveryTimeoutError extends KafkaTsError {
   static override readonly brand: symbol = Symbol.for('kafkats.error.DeliveryTimeoutError')
+  /** A delivery timeout; retriable (the record was not written). */
   constructor (message: string, options: { cause?: unknown } = {}) {
     super('DELIVERY_TIMEOUT', message, { retriable: true, cause: options.cause })
     this.name = 'DeliveryTimeoutError'
@@ -31,6 +33,7 @@ export class DeliveryTimeoutError extends KafkaTsError {
 /** The producer's buffer is full (`maxBufferedBytes` / `maxBufferedRecords`). */
 export class BufferFullError extends KafkaTsError {
   static override readonly brand: symbol = Symbol.for('kafkats.error.BufferFullError')
+  /** A full buffer; retriable once the buffer drains. */
   constructor (message: string) {
     super('BUFFER_FULL', message, { retriable: true })
     this.name = 'BufferFullError'
@@ -40,6 +43,7 @@ export class BufferFullError extends KafkaTsError {
 /** The producer was closed; the record was not written. */
 export class ProducerClosedError extends KafkaTsError {
   static override readonly brand: symbol = Symbol.for('kafkats.error.ProducerClosedError')
+  /** A record refused by a closed producer; the message has a default. */
   constructor (message = 'The producer is closed: records can no longer be sent through it.') {
     super('PRODUCER_CLOSED', message, { retriable: false })
     this.name = 'ProducerClosedError'
@@ -53,12 +57,14 @@ export class ProducerClosedError extends KafkaTsError {
  */
 export class TopicDeletedError extends KafkaTsError {
   static override readonly brand: symbol = Symbol.for('kafkats.error.TopicDeletedError')
+  /** The deleted topic. */
   readonly topic: string
   /** Kafka's error code that revealed it (UNKNOWN_TOPIC_OR_PARTITION or UNKNOWN_TOPIC_ID). */
   readonly code: number
   /** Kafka's name for `code`. */
   readonly type: string
 
+  /** The error for `topic`, found deleted by Kafka error `code`; never retriable. */
   constructor (topic: string, code: number, message: string) {
     super('TOPIC_DELETED', message, { retriable: false })
     this.name = 'TopicDeletedError'
@@ -77,10 +83,13 @@ export class TopicDeletedError extends KafkaTsError {
  */
 export class RecordTooLargeError extends BrokerError {
   static override readonly brand: symbol = Symbol.for('kafkats.error.RecordTooLargeError')
+  /** The record's topic. */
   readonly topic: string
   /** -1 when the record was refused before a partition was chosen for it. */
   readonly partition: number
+  /** The size in bytes of a record batch holding only this record, after compression. */
   readonly recordBytes: number
+  /** The topic's max.message.bytes in bytes; undefined when it could not be read (or the producer refused the record). */
   readonly maxMessageBytes: number | undefined
   /**
    * The producer option the record is over, when the producer refused it before sending
@@ -90,6 +99,7 @@ export class RecordTooLargeError extends BrokerError {
    */
   readonly producerOption: 'maxRequestBytes' | 'maxBufferedBytes' | undefined
 
+  /** The error for a record of `recordBytes` bytes over the topic's `maxMessageBytes`, or over a producer limit when `producerLimit` is given. */
   constructor (topic: string, partition: number, recordBytes: number, maxMessageBytes: number | undefined, producerLimit?: { option: 'maxRequestBytes' | 'maxBufferedBytes', bytes: number }) {
     super(ErrorCode.MESSAGE_TOO_LARGE, `Produce to ${topic}-${partition}`)
     this.name = 'RecordTooLargeError'
@@ -113,8 +123,18 @@ export class RecordTooLargeError extends BrokerError {
 
 /** One record's outcome in a SendError: where it landed, or why it did not. */
 export type RecordOutcome =
-  | { ok: true, metadata: RecordMetadata }
-  | { ok: false, error: Error }
+  | {
+    /** True: the record was written. */
+    ok: true
+    /** Where it was written. */
+    metadata: RecordMetadata
+  }
+  | {
+    /** False: the record failed. */
+    ok: false
+    /** Why it failed. */
+    error: Error
+  }
 
 /**
  * `send([r0, r1, ...])` where at least one record failed: every record's outcome, by its
@@ -123,8 +143,10 @@ export type RecordOutcome =
  */
 export class SendError extends KafkaTsError {
   static override readonly brand: symbol = Symbol.for('kafkats.error.SendError')
+  /** Every record's outcome, by its index in the send call. */
   readonly outcomes: RecordOutcome[]
 
+  /** The error of a send whose records got `metadata[i]` or `errors[i]`; retriable only if every failure is. */
   constructor (metadata: Array<RecordMetadata | undefined>, errors: Array<Error | undefined>) {
     const outcomes: RecordOutcome[] = []
     const failed: Array<[number, Error]> = []
@@ -152,7 +174,12 @@ export class SendError extends KafkaTsError {
   }
 
   /** The failed records' errors, by index in the send call. */
-  get errors (): Array<{ index: number, error: Error }> {
+  get errors (): Array<{
+    /** The record's index in the send call. */
+    index: number
+    /** Why that record failed. */
+    error: Error
+  }> {
     const list: Array<{ index: number, error: Error }> = []
     this.outcomes.forEach((o, index) => { if (!o.ok) list.push({ index, error: o.error }) })
     return list

@@ -55,6 +55,7 @@ export class ProducerIdentityError extends KafkaTsError {
   /** Kafka's name for `code`. */
   readonly type: string | undefined
 
+  /** The error for the InitProducerId failure `cause`, whose `code` and `type` it copies. */
   constructor (cause: Error) {
     const { code, type, retriable } = cause as { code?: unknown, type?: unknown, retriable?: unknown }
     const what = code === ErrorCode.CLUSTER_AUTHORIZATION_FAILED

@@ -15,10 +15,15 @@ import { randomInt } from 'node:crypto'
 import { KafkaTsError } from '../protocol/errors'
 import { javaPartition, murmur2, toPositive } from '../protocol/murmur2'
 
+/** What a partitioner is given for a record sent without a partition: the record's topic, key and value, and its topic's partitions. */
 export interface PartitionerInput {
+  /** The record's topic. */
   topic: string
+  /** The record's key (serialized); null when it has none. */
   key: Buffer | null
+  /** The record's value (serialized); null for a tombstone. */
   value: Buffer | null
+  /** How many partitions the topic has. */
   partitionCount: number
   /** partitions that currently have a leader, ascending */
   availablePartitions: readonly number[]
@@ -37,6 +42,7 @@ export interface Partitioner {
 /** A partitioner as a plain function: the partition of a record sent without one, from the record and the partitions of its topic. */
 export type PartitionerFunction = (input: PartitionerInput) => number
 
+/** A producer's `partitioner` option: a built-in by name ('default', as the Java client; 'round-robin'; kafkajs's 'kafkajs-default' or 'kafkajs-legacy'), a function or a Partitioner. */
 export type PartitionerOption = 'default' | 'round-robin' | 'kafkajs-default' | 'kafkajs-legacy' | PartitionerFunction | Partitioner
 
 export function createPartitioner (option: PartitionerOption | undefined, options: { batchMaxBytes: number }): Partitioner {

@@ -104,9 +104,11 @@ export interface ProducerOptions<K = ProducerBytes, V = ProducerBytes> {
   maxRetries?: number
   /** @deprecated The old name of `maxRetries` (taken for now, with a warning). */
   retries?: number
+  /** The codec batches are compressed with (default 'none'); snappy, lz4 and zstd need their npm packages. */
   compression?: CompressionCodec
   /** Compression per topic, overriding `compression`. */
   compressionByTopic?: Record<string, CompressionCodec>
+  /** Which partition a record without one goes to (default 'default': murmur2 of the key as the Java client, sticky for keyless records). */
   partitioner?: PartitionerOption
   /** How long to wait for an unknown topic to appear in metadata (default 60 s). */
   metadataWaitMs?: number
@@ -131,44 +133,61 @@ export interface ProducerOptions<K = ProducerBytes, V = ProducerBytes> {
 
 /** What a `producer.transaction(async tx => …)` callback may call. */
 export interface TransactionScope<K = ProducerBytes, V = ProducerBytes> {
+  /** The producer's `send`, inside the transaction. */
   send: Producer<K, V>['send']
+  /** The producer's `produce`, inside the transaction. */
   produce: Producer<K, V>['produce']
+  /** Commits a consumer group's offsets as part of the transaction (TxnOffsetCommit). */
   sendOffsets: (options: SendOffsetsOptions) => Promise<void>
 }
 
 export type { ConsumerGroupMetadata }
 
+/** Options of `producer.send(records, options)`. */
 export interface SendOptions {
+  /** Aborts the send: records not yet sent fail with an AbortedError; one whose request was written settles with its outcome. */
   signal?: AbortSignal
 }
 
 /** The `dataLoss` event's payload: the broker's answer shows that records it acknowledged earlier may be missing from the partition. */
 export interface DataLossEvent {
+  /** The partition's topic. */
   topic: string
+  /** The partition's number. */
   partition: number
   /** Kafka's error code that revealed it (OUT_OF_ORDER_SEQUENCE_NUMBER, UNKNOWN_PRODUCER_ID, ...). */
   code: number
+  /** What happened and what may be missing, for people. */
   message: string
 }
 
 /** A batch was written and got no definite answer: it is retried with the same sequence until its outcome is known. */
 export interface AmbiguousEvent {
+  /** The batch's topic. */
   topic: string
+  /** The batch's partition. */
   partition: number
+  /** The batch's first sequence number, which its retries keep. */
   baseSequence: number
+  /** The failure that left the outcome unknown (a timeout, a connection that died after the write...). */
   error: Error
 }
 
 /** The producer moved to a new producer id or epoch (KIP-360), after a sequence problem or a dropped batch. */
 export interface EpochBumpEvent {
+  /** The producer id now in use. */
   producerId: bigint
+  /** The producer epoch now in use. */
   producerEpoch: number
+  /** Why it moved, for people. */
   reason: string
 }
 
 /** The events of a Producer, with their payloads. */
 export interface ProducerEvents {
+  /** A batch was written and got no definite answer; it is retried with the same sequence. */
   ambiguous: [event: AmbiguousEvent]
+  /** The producer moved to a new producer id or epoch. */
   epochBump: [event: EpochBumpEvent]
   /** Without a listener: a warning through the client's logger (KAFKATS_DATA_LOSS). */
   dataLoss: [event: DataLossEvent]
@@ -268,6 +287,7 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   /** Ends this one's part in client.metrics() (set once its collector is registered, at the end of the constructor). */
   #stopCollecting: () => void = () => {}
 
+  /** A producer on `client`'s connections; applications make one with `client.producer()`. Throws a TypeError or RangeError for a wrong option. */
   constructor (client: Client, given: ProducerOptions<K, V> = {}) {
     super()
     checkProducerOptions(given)
@@ -504,12 +524,22 @@ export class Producer<K = ProducerBytes, V = ProducerBytes> extends TypedEmitter
   }
 
   /** Records and bytes buffered and not yet answered (what maxBufferedRecords/maxBufferedBytes limit). */
-  get buffered (): { records: number, bytes: number } {
+  get buffered (): {
+    /** Records buffered and not yet answered. */
+    records: number
+    /** Their bytes. */
+    bytes: number
+  } {
     return { records: this.#accumulator.bufferedRecords, bytes: this.#accumulator.bufferedBytes }
   }
 
   /** The producer id and epoch in use (-1 before the first send, or without idempotence). */
-  get producerIdentity (): { producerId: bigint, producerEpoch: number } {
+  get producerIdentity (): {
+    /** The producer id; -1 before the first send or without idempotence. */
+    producerId: bigint
+    /** The producer epoch; -1 before the first send or without idempotence. */
+    producerEpoch: number
+  } {
     const { producerId, producerEpoch } = this.#identity.current
     return { producerId, producerEpoch }
   }

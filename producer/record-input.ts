@@ -14,15 +14,23 @@ export type ProducerBytes = Buffer | Uint8Array | string
  * kept), or a kafkajs-style object `{ name: value }` where an array value repeats the header.
  */
 export type ProducerHeaders =
-  | Array<{ key: string, value: ProducerBytes | null }>
+  | Array<{
+    /** The header's key. */
+    key: string
+    /** The header's value; null for none. */
+    value: ProducerBytes | null
+  }>
   | Record<string, ProducerBytes | null | ProducerBytes[]>
 
 /** K and V are the types the `serializers` take (bytes without serializers). */
 export interface ProducerRecord<K = ProducerBytes, V = ProducerBytes> {
+  /** The topic to write to. */
   topic: string
+  /** The record's key (it picks the partition with the default partitioner); none by default. */
   key?: K | null
   /** Required: null writes a tombstone. */
   value: V | null
+  /** The record's headers; none by default. */
   headers?: ProducerHeaders
   /** Chosen by the partitioner when omitted. */
   partition?: number

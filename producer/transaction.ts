@@ -43,15 +43,18 @@ import type { Identity } from './identity'
 import type { RecordOutcome } from './errors'
 import { internal } from '../client/internal'
 
+/** Where a transactional producer is: no producer id yet, ready for a transaction, in one, ending one, or in an abortable or fatal error. */
 export type TransactionState = 'uninitialized' | 'ready' | 'inTransaction' | 'committing' | 'aborting' | 'abortableError' | 'fatalError'
 
 /** The consumer group a transaction commits offsets for (KIP-447), as GroupConsumer.groupMetadata() returns it. */
 export interface ConsumerGroupMetadata {
+  /** The consumer group's id. */
   groupId: string
   /** '' to skip the member check. */
   memberId: string
   /** Classic generation or KIP-848 member epoch; -1 to skip the check. */
   generationId: number
+  /** The member's static instance id (KIP-345); null for a dynamic member. */
   groupInstanceId: string | null
 }
 
@@ -68,25 +71,38 @@ export function linkOffsetsOwner (metadata: ConsumerGroupMetadata, owner: Offset
   offsetsOwners.set(metadata, owner)
 }
 
+/** One offset `sendOffsets` commits inside the transaction. */
 export interface TransactionOffset {
+  /** The partition's topic. */
   topic: string
+  /** The partition's number. */
   partition: number
   /** The next offset to consume (the last processed record's offset + 1). */
   offset: bigint
+  /** The leader epoch of the last processed record; default -1 (none). */
   leaderEpoch?: number
+  /** A string committed with the offset; default none. */
   metadata?: string | null
 }
 
+/** Options of `producer.sendOffsets()` (and a transaction scope's): the group, given by its consumer or its metadata, and the offsets. */
 export interface SendOffsetsOptions {
   /** A group consumer whose current membership the offsets are committed under. */
-  consumer?: { groupMetadata: () => ConsumerGroupMetadata | undefined }
+  consumer?: {
+    /** The group metadata of the consumer's current membership; undefined while it has none. */
+    groupMetadata: () => ConsumerGroupMetadata | undefined
+  }
   /** Or the group metadata itself. */
   groupMetadata?: ConsumerGroupMetadata
+  /** The offsets to commit: the next offset to consume of each partition. */
   offsets: TransactionOffset[]
+  /** Aborts the call: it rejects with an AbortedError. */
   signal?: AbortSignal
 }
 
+/** Options of the transaction calls (begin, commit, abort, transaction()). */
 export interface TransactionCallOptions {
+  /** Aborts the call; an EndTxn already written then ends in a TransactionOutcomeUnknownError. */
   signal?: AbortSignal
 }
 
@@ -101,7 +117,9 @@ export class TransactionAbortableError extends KafkaTsError {
   static override readonly brand: symbol = Symbol.for('kafkats.error.TransactionAbortableError')
   /** Kafka's error code when a broker answered it, else -1. */
   readonly code: number
+  /** Kafka's name for `code`, or 'TRANSACTION_ABORTABLE' when no broker answered one. */
   readonly type: string
+  /** The error with the first failure as `cause` and Kafka's `code` when a broker answered one (default -1). */
   constructor (message: string, options: { code?: number, cause?: unknown } = {}) {
     super('TRANSACTION_ABORTABLE', message, { retriable: false, cause: options.cause })
     this.name = 'TransactionAbortableError'
@@ -116,7 +134,9 @@ export class TransactionAbortableError extends KafkaTsError {
  */
 export class TransactionFatalError extends KafkaTsError {
   static override readonly brand: symbol = Symbol.for('kafkats.error.TransactionFatalError')
+  /** Kafka's error code when a broker answered it, else -1. */
   readonly code: number
+  /** Kafka's name for `code`, or 'TRANSACTION_FATAL' when no broker answered one. */
   readonly type: string
   /**
    * When this error ended a send() of several records (runTransactional rejects with it
@@ -124,6 +144,7 @@ export class TransactionFatalError extends KafkaTsError {
    * call. Undefined otherwise.
    */
   outcomes: RecordOutcome[] | undefined
+  /** The error with Kafka's `code` when a broker answered one (default -1). */
   constructor (message: string, options: { code?: number, cause?: unknown } = {}) {
     super('TRANSACTION_FATAL', message, { retriable: false, cause: options.cause })
     this.name = 'TransactionFatalError'
@@ -139,6 +160,7 @@ export class TransactionFatalError extends KafkaTsError {
  */
 export class ProducerFencedError extends TransactionFatalError {
   static override readonly brand: symbol = Symbol.for('kafkats.error.ProducerFencedError')
+  /** A fenced producer; `code` is the broker's PRODUCER_FENCED or INVALID_PRODUCER_EPOCH. */
   constructor (message: string, options: { code?: number, cause?: unknown } = {}) {
     super(message, options)
     this.name = 'ProducerFencedError'
@@ -152,6 +174,7 @@ export class ProducerFencedError extends TransactionFatalError {
  */
 export class TransactionOutcomeUnknownError extends TransactionFatalError {
   static override readonly brand: symbol = Symbol.for('kafkats.error.TransactionOutcomeUnknownError')
+  /** An EndTxn with no definite answer; `cause` is the failure behind it, when there is one. */
   constructor (message: string, options: { code?: number, cause?: unknown } = {}) {
     super(message, options)
     this.name = 'TransactionOutcomeUnknownError'
@@ -161,8 +184,11 @@ export class TransactionOutcomeUnknownError extends TransactionFatalError {
 /** A record that was still buffered when its transaction aborted: it was never written. */
 export class TransactionAbortedError extends KafkaTsError {
   static override readonly brand: symbol = Symbol.for('kafkats.error.TransactionAbortedError')
+  /** Always -1: no broker error code. */
   readonly code = -1
+  /** Always 'TRANSACTION_ABORTED'. */
   readonly type = 'TRANSACTION_ABORTED'
+  /** The error of a record whose transaction aborted. */
   constructor (message: string, options: { cause?: unknown } = {}) {
     super('TRANSACTION_ABORTED', message, { retriable: false, cause: options.cause })
     this.name = 'TransactionAbortedError'
@@ -172,8 +198,11 @@ export class TransactionAbortedError extends KafkaTsError {
 /** A transactional call made in the wrong state (send outside a transaction, commit without begin...). */
 export class TransactionStateError extends KafkaTsError {
   static override readonly brand: symbol = Symbol.for('kafkats.error.TransactionStateError')
+  /** Always -1: no broker error code. */
   readonly code = -1
+  /** Always 'INVALID_TXN_STATE'. */
   readonly type = 'INVALID_TXN_STATE'
+  /** A call made in the wrong transaction state; never retriable. */
   constructor (message: string) {
     super('TRANSACTION_STATE', message, { retriable: false })
     this.name = 'TransactionStateError'

@@ -8,20 +8,31 @@ import type { Reader } from './reader'
 import type { Writer } from './writer'
 import { ProtocolError } from './errors'
 
+/** One Kafka API (Produce, Fetch, Metadata...): its key, the versions kafkats speaks, the schemas of its request and response, and their encoders and decoders. */
 export interface Api<Request, Response> {
+  /** The API key, e.g. 0 for Produce. */
   readonly key: number
+  /** The API's name, e.g. 'Produce'. */
   readonly name: string
   /** Lowest version kafkats speaks: the lowest a Kafka 4.x broker accepts (KIP-896), or lower where an older broker has nothing else (DescribeConfigs v0 on 0.11 and 1.0). */
   readonly minVersion: number
   /** Highest version kafkats speaks. */
   readonly maxVersion: number
+  /** The versions that use the flexible encoding (compact strings and arrays, tagged fields; KIP-482). */
   readonly flexibleVersions: VersionRange
+  /** The request's schema, every version's fields. */
   readonly request: StructType
+  /** The response's schema, every version's fields. */
   readonly response: StructType
+  /** Whether `version` uses the flexible encoding. */
   isFlexible: (version: number) => boolean
+  /** Writes a request body (without the request header) at `version`. */
   encodeRequest: (w: Writer, version: number, body: Request) => void
+  /** Reads a request body (after the request header) at `version`. */
   decodeRequest: (r: Reader, version: number) => Request
+  /** Writes a response body (without the response header) at `version`. */
   encodeResponse: (w: Writer, version: number, body: Response) => void
+  /** Reads a response body (after the response header) at `version`. */
   decodeResponse: (r: Reader, version: number) => Response
 }
 

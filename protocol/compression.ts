@@ -55,9 +55,12 @@ export const CODEC_PACKAGES: Readonly<Record<NativeCodec, string>> = { snappy: '
 /** A codec whose package is not installed (or fails to load). */
 export class CompressionCodecUnavailableError extends KafkaTsError {
   static override readonly brand: symbol = Symbol.for('kafkats.error.CompressionCodecUnavailableError')
+  /** The codec that was needed: 'snappy', 'lz4' or 'zstd'. */
   readonly codec: CompressionCodec
+  /** The npm package that codec needs ('snappy', 'lz4-napi' or '@mongodb-js/zstd'). */
   readonly packageName: string
 
+  /** The error for `codec`, whose package failed to load with `cause`; never retriable. */
   constructor (codec: NativeCodec, cause: unknown) {
     const packageName = CODEC_PACKAGES[codec]
     super('COMPRESSION_CODEC_UNAVAILABLE', `The ${codec} compression codec needs the "${packageName}" package, which could not be loaded. Install it with \`npm install ${packageName}\`.`, { retriable: false, cause })

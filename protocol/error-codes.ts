@@ -4,9 +4,13 @@
  * where `retriable` is whether the matching Java exception is a RetriableException.
  */
 export interface ErrorCodeInfo {
+  /** Kafka's numeric error code. */
   readonly code: number
+  /** Kafka's name for it, e.g. NOT_LEADER_OR_FOLLOWER. */
   readonly name: string
+  /** Whether the Java client treats it as retriable (a RetriableException). */
   readonly retriable: boolean
+  /** What it means, as Kafka's protocol documentation says. */
   readonly meaning: string
 }
 

@@ -11,8 +11,11 @@ import { readEnd, readUvarint, readVarint, readVarlong } from './varint'
 
 const ZERO_UUID = '00000000-0000-0000-0000-000000000000'
 
+/** Decodes Kafka's primitive types from a buffer, big-endian, checking every bound: a read past `end` throws a ProtocolError. */
 export class Reader {
+  /** The buffer read from. */
   readonly buffer: Buffer
+  /** Where the next read starts, in bytes from the buffer's start; each read moves it. */
   offset: number
   /** Reads stop here: the end of the frame or sub-section being decoded. */
   readonly end: number
@@ -24,6 +27,7 @@ export class Reader {
     this.end = end
   }
 
+  /** Bytes left to read before `end`. */
   get remaining (): number {
     return this.end - this.offset
   }
@@ -35,16 +39,19 @@ export class Reader {
     }
   }
 
+  /** INT8: a signed byte. */
   int8 (): number {
     this.need(1, 'int8')
     return this.buffer.readInt8(this.offset++)
   }
 
+  /** An unsigned byte. */
   uint8 (): number {
     this.need(1, 'uint8')
     return this.buffer[this.offset++]
   }
 
+  /** INT16: a signed 16-bit integer. */
   int16 (): number {
     this.need(2, 'int16')
     const value = this.buffer.readInt16BE(this.offset)
@@ -52,6 +59,7 @@ export class Reader {
     return value
   }
 
+  /** UINT16: an unsigned 16-bit integer. */
   uint16 (): number {
     this.need(2, 'uint16')
     const value = this.buffer.readUInt16BE(this.offset)
@@ -59,6 +67,7 @@ export class Reader {
     return value
   }
 
+  /** INT32: a signed 32-bit integer. */
   int32 (): number {
     this.need(4, 'int32')
     const value = this.buffer.readInt32BE(this.offset)
@@ -66,6 +75,7 @@ export class Reader {
     return value
   }
 
+  /** UINT32: an unsigned 32-bit integer. */
   uint32 (): number {
     this.need(4, 'uint32')
     const value = this.buffer.readUInt32BE(this.offset)
@@ -73,6 +83,7 @@ export class Reader {
     return value
   }
 
+  /** INT64: a signed 64-bit integer. */
   int64 (): bigint {
     this.need(8, 'int64')
     const value = this.buffer.readBigInt64BE(this.offset)
@@ -80,6 +91,7 @@ export class Reader {
     return value
   }
 
+  /** FLOAT64: an IEEE 754 double. */
   float64 (): number {
     this.need(8, 'float64')
     const value = this.buffer.readDoubleBE(this.offset)
@@ -87,6 +99,7 @@ export class Reader {
     return value
   }
 
+  /** BOOLEAN: one byte, anything but 0 is true. */
   bool (): boolean {
     return this.uint8() !== 0
   }
@@ -215,7 +228,12 @@ export class Reader {
   }
 
   /** Skips a tagged-field section, returning the unknown fields (tag → bytes) if any. */
-  taggedFields (): Array<{ tag: number, data: Buffer }> | undefined {
+  taggedFields (): Array<{
+    /** The field's tag. */
+    tag: number
+    /** The field's bytes (a view into the frame). */
+    data: Buffer
+  }> | undefined {
     const count = this.uvarint()
     if (count === 0) return undefined
     if (count > this.end - this.offset) throw new ProtocolError(`Tagged field count ${count} exceeds the remaining bytes`)

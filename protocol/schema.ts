@@ -14,10 +14,24 @@ import { ProtocolError } from './errors'
 import { Reader } from './reader'
 import { Writer } from './writer'
 
+/** The types a field can have besides structs and arrays: Kafka's primitive types ('records' is a record-batch byte section). */
 export type Primitive = 'int8' | 'int16' | 'int32' | 'int64' | 'uint16' | 'uint32' | 'float64' | 'bool' | 'uuid' | 'string' | 'bytes' | 'records'
 
-export interface StructType { readonly kind: 'struct', readonly fields: readonly FieldSpec[] }
-export interface ArrayType { readonly kind: 'array', readonly of: Primitive | StructType }
+/** A struct: its fields, in wire order. */
+export interface StructType {
+  /** Always 'struct'. */
+  readonly kind: 'struct'
+  /** The fields, in wire order. */
+  readonly fields: readonly FieldSpec[]
+}
+/** An array of a primitive or a struct. */
+export interface ArrayType {
+  /** Always 'array'. */
+  readonly kind: 'array'
+  /** The type of its elements. */
+  readonly of: Primitive | StructType
+}
+/** A field's type: a primitive, a struct or an array. */
 export type FieldType = Primitive | StructType | ArrayType
 
 /**
@@ -25,13 +39,19 @@ export type FieldType = Primitive | StructType | ArrayType
  */
 export type VersionRange = string
 
+/** One field of a message schema, as Kafka's message JSON describes it. */
 export interface FieldSpec {
+  /** The field's name in the decoded object (camelCase). */
   readonly name: string
+  /** The field's type. */
   readonly type: FieldType
+  /** The versions the field exists in. */
   readonly versions: VersionRange
+  /** The versions in which it may be null; never by default. */
   readonly nullableVersions?: VersionRange
   /** For tagged fields: the versions it may appear in, and its tag. */
   readonly taggedVersions?: VersionRange
+  /** For tagged fields: its tag number. */
   readonly tag?: number
   /** The value when the field is absent from a version (else the type's zero value). */
   readonly default?: unknown

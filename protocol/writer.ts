@@ -12,7 +12,9 @@ const EMPTY = Buffer.alloc(0)
 /** Byte ranges from this size on are referred to by a writer of references, smaller ones copied. */
 export const REFERENCE_MIN_BYTES = 16 * 1024
 
+/** Encodes Kafka's primitive types into one growing buffer, big-endian; every write returns the writer, so calls chain. */
 export class Writer {
+  /** The buffer written to; replaced by a larger one when full (bytes [0, offset) are written). */
   buffer: Buffer
   /** Next write position; bytes [0, offset) are written. */
   offset = 0
@@ -73,6 +75,7 @@ export class Writer {
     return this.buffer.subarray(0, this.offset)
   }
 
+  /** Appends an INT8: a signed byte. */
   int8 (value: number): this {
     this.ensure(1)
     this.buffer.writeInt8(value, this.offset)
@@ -80,12 +83,14 @@ export class Writer {
     return this
   }
 
+  /** Appends an unsigned byte. */
   uint8 (value: number): this {
     this.ensure(1)
     this.buffer[this.offset++] = value
     return this
   }
 
+  /** Appends an INT16: a signed 16-bit integer. */
   int16 (value: number): this {
     this.ensure(2)
     this.buffer.writeInt16BE(value, this.offset)
@@ -93,6 +98,7 @@ export class Writer {
     return this
   }
 
+  /** Appends a UINT16: an unsigned 16-bit integer. */
   uint16 (value: number): this {
     this.ensure(2)
     this.buffer.writeUInt16BE(value, this.offset)
@@ -100,6 +106,7 @@ export class Writer {
     return this
   }
 
+  /** Appends an INT32: a signed 32-bit integer. */
   int32 (value: number): this {
     this.ensure(4)
     this.buffer.writeInt32BE(value, this.offset)
@@ -107,6 +114,7 @@ export class Writer {
     return this
   }
 
+  /** Appends a UINT32: an unsigned 32-bit integer. */
   uint32 (value: number): this {
     this.ensure(4)
     this.buffer.writeUInt32BE(value, this.offset)
@@ -114,6 +122,7 @@ export class Writer {
     return this
   }
 
+  /** Appends an INT64: a signed 64-bit integer. */
   int64 (value: bigint): this {
     this.ensure(8)
     this.buffer.writeBigInt64BE(value, this.offset)
@@ -121,6 +130,7 @@ export class Writer {
     return this
   }
 
+  /** Appends a FLOAT64: an IEEE 754 double. */
   float64 (value: number): this {
     this.ensure(8)
     this.buffer.writeDoubleBE(value, this.offset)
@@ -128,6 +138,7 @@ export class Writer {
     return this
   }
 
+  /** Appends a BOOLEAN: one byte, 1 for true, 0 for false. */
   bool (value: boolean): this {
     return this.uint8(value ? 1 : 0)
   }
@@ -218,10 +229,12 @@ export class Writer {
     return at
   }
 
+  /** Overwrites the 4 bytes at `at` (from `reserve`) with a signed 32-bit integer. */
   patchInt32 (at: number, value: number): void {
     this.buffer.writeInt32BE(value, at)
   }
 
+  /** Overwrites the 4 bytes at `at` (from `reserve`) with an unsigned 32-bit integer (a CRC). */
   patchUint32 (at: number, value: number): void {
     this.buffer.writeUInt32BE(value, at)
   }

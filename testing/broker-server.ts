@@ -33,6 +33,7 @@ import type { ClusterState } from './state'
 /** Kafka's socket.request.max.bytes default: larger frames close the connection. */
 const MAX_REQUEST_BYTES = 100 * 1024 * 1024
 
+/** What became of a logged request: pending, answered, or how it ended without an answer. */
 export type RequestOutcome =
   /** Not handled yet. */
   | 'pending'
@@ -49,12 +50,19 @@ export type RequestOutcome =
 
 /** One request as the fake received it. */
 export interface RequestLogEntry<Request = unknown> {
+  /** The broker that received it. */
   brokerId: number
+  /** The connection it came on (an id unique in the process). */
   connectionId: number
+  /** The API key, e.g. 0 for Produce. */
   apiKey: number
+  /** The API's name, e.g. 'Produce'. */
   apiName: string
+  /** The API version of the request. */
   version: number
+  /** The request's correlation id. */
   correlationId: number
+  /** The client id in the request header; null when the client sent none. */
   clientId: string | null
   /** The decoded request body. */
   request: Request
@@ -66,6 +74,7 @@ export interface RequestLogEntry<Request = unknown> {
   action?: RequestAction
   /** Whether the broker applied the request (its handler ran to the end). */
   applied: boolean
+  /** What became of the request; 'pending' until handled. */
   outcome: RequestOutcome
 }
 

@@ -44,7 +44,14 @@ export interface FakeClusterOptions {
   /** Number of brokers, node ids 1..n (default 1). */
   brokers?: number
   /** Topics to create before the brokers listen. */
-  topics?: Array<{ name: string, partitions: number, replicationFactor?: number }>
+  topics?: Array<{
+    /** The topic's name. */
+    name: string
+    /** Its number of partitions. */
+    partitions: number
+    /** Its replication factor (default 1; at most the number of brokers). */
+    replicationFactor?: number
+  }>
   /** Metadata creates unknown topics asked for by name (default false). */
   autoCreateTopics?: boolean
   /** Partitions of auto-created topics and of CreateTopics with numPartitions -1 (default 1). */
@@ -68,18 +75,29 @@ export interface FakeClusterOptions {
 
 /** A Produce attempt as the broker saw it: one partition's batch of one request. */
 export interface ProduceAttempt extends ProduceBatchSummary {
+  /** The broker that received the request. */
   brokerId: number
+  /** The connection it came on (an id unique in the process). */
   connectionId: number
+  /** The request's correlation id. */
   correlationId: number
+  /** When the broker received it, in ms since the epoch. */
   receivedAt: number
+  /** The request's entry in the request log. */
   entry: RequestLogEntry
 }
 
+/** A partition of the fake cluster: its leader and epoch, replicas, and log bounds (`cluster.partitionInfo()`). */
 export interface PartitionInfo {
+  /** The leader's node id. */
   leader: number
+  /** The leader epoch, bumped by each `moveLeader`. */
   leaderEpoch: number
+  /** The node ids of its replicas. */
   replicas: number[]
+  /** The first offset of its log. */
   logStartOffset: bigint
+  /** The offset after its last record. */
   highWatermark: bigint
 }
 
@@ -142,6 +160,7 @@ export class FakeCluster {
     return this.#state.brokers.map(b => `${b.host}:${b.port}`)
   }
 
+  /** The brokers' node ids, 1..n. */
   get brokerIds (): number[] {
     return this.#state.brokers.map(b => b.nodeId)
   }
@@ -162,14 +181,17 @@ export class FakeCluster {
     return topic.topicId
   }
 
+  /** A topic's id (a UUID); throws when there is no such topic. */
   topicId (topic: string): string {
     return this.#partitionsOf(topic).topicId
   }
 
+  /** The node id of a partition's leader; throws when there is no such partition. */
   leaderOf (topic: string, partition: number): number {
     return this.#partition(topic, partition).leader
   }
 
+  /** A partition's leader, epoch, replicas and log bounds; throws when there is no such partition. */
   partitionInfo (topic: string, partition: number): PartitionInfo {
     const p = this.#partition(topic, partition)
     return { leader: p.leader, leaderEpoch: p.leaderEpoch, replicas: [...p.replicas], logStartOffset: p.log.logStartOffset, highWatermark: p.log.highWatermark }
@@ -189,6 +211,7 @@ export class FakeCluster {
     return this.#partition(topic, partition).log.records()
   }
 
+  /** The offset after a partition's last record; throws when there is no such partition. */
   highWatermark (topic: string, partition: number): bigint {
     return this.#partition(topic, partition).log.highWatermark
   }
@@ -199,7 +222,12 @@ export class FakeCluster {
   }
 
   /** Hands out a producer id at `epoch`, as InitProducerId would (e.g. near 32767 to test epoch exhaustion). */
-  newProducerId (epoch = 0): { producerId: bigint, producerEpoch: number } {
+  newProducerId (epoch = 0): {
+    /** The new producer id. */
+    producerId: bigint
+    /** Its epoch: `epoch`. */
+    producerEpoch: number
+  } {
     const { producerId, producerEpoch } = this.#state.newProducerId(epoch)
     return { producerId, producerEpoch }
   }
@@ -216,6 +244,7 @@ export class FakeCluster {
     return this.#interceptors.add(typeof api === 'number' ? api : api.key, interceptor as Interceptor, options)
   }
 
+  /** Removes every interceptor. */
   clearInterceptors (): void {
     this.#interceptors.clear()
   }
@@ -242,10 +271,18 @@ export class FakeCluster {
   }
 
   /** The fetch sessions the brokers hold (KIP-227): broker, session id, partitions in it. */
-  fetchSessions (): Array<{ brokerId: number, id: number, partitions: number }> {
+  fetchSessions (): Array<{
+    /** The broker holding the session. */
+    brokerId: number
+    /** The session's id. */
+    id: number
+    /** How many partitions are in it. */
+    partitions: number
+  }> {
     return openFetchSessions(this.#state)
   }
 
+  /** Empties the request log (`requests()`, `produceAttempts()`). */
   clearRequests (): void {
     this.#requests.length = 0
   }
@@ -277,7 +314,6 @@ export class FakeCluster {
   // ---------------------------------------------------------------------------------
   // Groups and offsets
 
-  /** The broker that coordinates a group (by hash of the group id unless set). */
   // ---------------------------------------------------------------- transactions (transactions.ts)
 
   /** What a read_committed consumer sees of the partition: records not in a transaction, and those of committed ones. */
@@ -296,7 +332,16 @@ export class FakeCluster {
   }
 
   /** A share group's record states of one partition, from its start offset on (share-groups.ts). */
-  shareRecordStates (groupId: string, topic: string, partition: number): Array<{ offset: bigint, state: ShareRecordState, deliveryCount: number, member: string | null }> {
+  shareRecordStates (groupId: string, topic: string, partition: number): Array<{
+    /** The record's offset. */
+    offset: bigint
+    /** Its state in the share group. */
+    state: ShareRecordState
+    /** How many times it was delivered. */
+    deliveryCount: number
+    /** The member holding its lock while acquired; null otherwise. */
+    member: string | null
+  }> {
     const p = this.#state.partition(topic, partition)
     if (p === undefined) throw new Error(`No partition ${topic}-${partition}`)
     return this.#shares.recordStates(groupId, p)
@@ -307,10 +352,12 @@ export class FakeCluster {
     return this.#txns.entry(transactionalId)
   }
 
+  /** What the transaction coordinator did (of one transactional id, if given), oldest first, for debugging a test. */
   transactionEvents (transactionalId?: string): TransactionEvent[] {
     return this.#txns.events.filter(e => transactionalId === undefined || e.transactionalId === transactionalId)
   }
 
+  /** The broker that coordinates a transactional id (by hash of the id unless set). */
   transactionCoordinatorOf (transactionalId: string): number {
     return this.#txns.coordinatorFor(transactionalId)
   }
@@ -329,6 +376,7 @@ export class FakeCluster {
     this.#txns.expireTransactions(now)
   }
 
+  /** The broker that coordinates a group (by hash of the group id unless set). */
   coordinatorOf (groupId: string): number {
     return this.#groups.coordinatorFor(groupId)
   }

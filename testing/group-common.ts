@@ -33,6 +33,7 @@ export const GroupError = {
   INVALID_REGULAR_EXPRESSION: 128
 } as const
 
+/** The fake group coordinator's settings (`FakeCluster.start({ groups })`, `cluster.configureGroups()`), as the broker configs they stand for. */
 export interface GroupConfig {
   /** group.initial.rebalance.delay.ms (Kafka: 3000). Default 0: a new classic group's first join completes at once. */
   initialRebalanceDelayMs: number
@@ -70,7 +71,9 @@ export interface GroupEnv {
 
 /** A topic-partition as tests see it. */
 export interface TopicPartition {
+  /** The topic's name. */
   topic: string
+  /** The partition's number. */
   partition: number
 }
 

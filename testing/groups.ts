@@ -34,8 +34,11 @@ const OFFSETS_PARTITIONS = 50
 
 /** A member as `cluster.groupMembers()` shows it. */
 export interface GroupMemberInfo {
+  /** The member's id. */
   memberId: string
+  /** Its static instance id; null for a dynamic member. */
   groupInstanceId: string | null
+  /** The group protocol it is a member under: 'classic' or 'consumer' (KIP-848). */
   protocol: 'classic' | 'consumer'
   /** Classic: the group's generation. */
   generationId?: number
@@ -57,27 +60,41 @@ export interface GroupMemberInfo {
   subscribedTopics: string[]
 }
 
+/** A group as the fake coordinator holds it (`cluster.group()`): its protocol, state, epochs and members. */
 export interface GroupInfo {
+  /** The group's id. */
   groupId: string
+  /** The group's protocol: 'classic' or 'consumer' (KIP-848). */
   protocol: 'classic' | 'consumer'
   /** Classic: Empty, PreparingRebalance, CompletingRebalance, Stable; consumer: Empty, Assigning, Reconciling, Stable. */
   state: string
+  /** The node id of its coordinator. */
   coordinator: number
   /** Classic: the generation. */
   generationId?: number
+  /** Classic: the leader's member id; null while there is none. */
   leader?: string | null
+  /** Classic: the protocol type the members joined with (e.g. 'consumer'); null before the first join. */
   protocolType?: string | null
+  /** Classic: the protocol (assignor) chosen for the generation; null before one was. */
   protocolName?: string | null
   /** Consumer: the group epoch and the target assignment's epoch. */
   groupEpoch?: number
+  /** Consumer: the target assignment's epoch. */
   assignmentEpoch?: number
+  /** Consumer: the server-side assignor in use. */
   assignor?: string
+  /** Its members, in join order. */
   members: GroupMemberInfo[]
 }
 
+/** One thing the fake group coordinator did (`cluster.groupEvents()`), for debugging a test. */
 export interface GroupEvent {
+  /** Date.now() when it happened. */
   at: number
+  /** The group it concerns. */
   groupId: string
+  /** What happened, for people. */
   line: string
 }
 

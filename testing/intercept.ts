@@ -10,13 +10,21 @@
  */
 import type { Api } from '../protocol/api'
 
+/** A request as an interceptor sees it: where it came from, its header's fields, and its decoded body. */
 export interface InterceptedRequest<Request = unknown> {
+  /** The broker that received it. */
   brokerId: number
+  /** The API key, e.g. 0 for Produce. */
   apiKey: number
+  /** The API's name, e.g. 'Produce'. */
   apiName: string
+  /** The API version of the request. */
   version: number
+  /** The request's correlation id. */
   correlationId: number
+  /** The connection it came on (an id unique in the process). */
   connectionId: number
+  /** The client id in the request header; null when the client sent none. */
   clientId: string | null
   /** The decoded request body. */
   request: Request
@@ -27,26 +35,50 @@ export type InterceptAction<Response = unknown> =
   /** Handle it normally. */
   | undefined
   /** Answer with this body instead (after handling it normally first if `apply`). */
-  | { respond: Response, apply?: boolean }
+  | {
+    /** The response body to answer with. */
+    respond: Response
+    /** Handle the request normally first (default false: it has no effect). */
+    apply?: boolean
+  }
   /**
    * Answer with this error code: for Produce, on every partition (after appending the
    * batches, dedup rules applied, if `apply` — REQUEST_TIMED_OUT (7) or
    * NOT_ENOUGH_REPLICAS_AFTER_APPEND (20) after the write); for other APIs, top-level or
    * per topic/partition as fits the API.
    */
-  | { error: number, apply?: boolean }
+  | {
+    /** The Kafka error code to answer with. */
+    error: number
+    /** Handle the request normally first (default false: it has no effect). */
+    apply?: boolean
+  }
   /** Handle it normally after `delayMs`; later requests on the connection wait (Kafka handles one at a time). */
-  | { delayMs: number }
+  | {
+    /** How long to wait before handling it, in ms. */
+    delayMs: number
+  }
   /** Close the connection without answering, before or after applying the request. */
-  | { drop: 'before-apply' | 'after-apply' }
+  | {
+    /** Whether the request is applied before the connection closes ('after-apply') or not ('before-apply'). */
+    drop: 'before-apply' | 'after-apply'
+  }
   /** Wait for the promise (settled either way), then handle normally; later requests on the connection wait. */
-  | { hold: Promise<unknown> }
+  | {
+    /** The request is handled once this settles. */
+    hold: Promise<unknown>
+  }
   /** Handle normally, then send what `modify` makes of the real response (e.g. an error on one partition after the write). */
-  | { modify: (response: Response) => Response | Promise<Response> }
+  | {
+    /** Makes the response to send from the real one. */
+    modify: (response: Response) => Response | Promise<Response>
+  }
 
+/** A function `cluster.intercept()` shows requests to: it returns an action, or undefined to leave the request to the next interceptor and then the broker. */
 export type Interceptor<Request = unknown, Response = unknown> =
   (request: InterceptedRequest<Request>) => InterceptAction<Response> | void | Promise<InterceptAction<Response> | void>
 
+/** Options of `cluster.intercept()`. */
 export interface InterceptOptions {
   /** Remove the interceptor after it has taken this many actions (default: never). */
   times?: number
@@ -115,4 +147,5 @@ export function describeAction (action: InterceptAction): RequestAction {
   return 'normal'
 }
 
+/** What the interceptors chose for a logged request: 'normal' when none took an action. */
 export type RequestAction = 'normal' | 'respond' | 'error' | 'delay' | 'hold' | 'modify' | 'drop-before-apply' | 'drop-after-apply'

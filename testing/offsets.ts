@@ -5,35 +5,53 @@
  * whether it was stored or refused and why. Tests of invariants 2 and 3 (INTERNALS.md, "Invariants")
  * assert on the log: a refused commit shows its reason, an accepted one its membership.
  */
+/** A group's committed offset of one partition in the fake coordinator (`cluster.committedOffset()`). */
 export interface CommittedOffset {
+  /** The committed offset: the next record the group is to read. */
   offset: bigint
   /** -1 when the committer did not know it. */
   leaderEpoch: number
+  /** The metadata string committed with it ('' when none was). */
   metadata: string | null
   /** Date.now() when stored. */
   committedAt: number
 }
 
+/** One partition of a logged OffsetCommit: what was asked, and whether it was stored. */
 export interface CommitLogPartition {
+  /** The topic's name ('' when the request named an unknown topic id). */
   topic: string
   /** The topic's id ('' when the request named an unknown topic). */
   topicId: string
+  /** The partition. */
   partition: number
+  /** The offset the request committed. */
   offset: bigint
+  /** The leader epoch sent with it (-1 when none was). */
   leaderEpoch: number
+  /** The metadata sent with it. */
   metadata: string | null
   /** 0 when stored. */
   errorCode: number
+  /** Whether it was stored (`errorCode` 0). */
   accepted: boolean
 }
 
+/** One OffsetCommit the fake coordinator handled (`cluster.commitLog()`): the membership it was sent under, what the coordinator knew, and per partition the outcome. */
 export interface CommitLogEntry {
+  /** The group. */
   groupId: string
+  /** The broker that received it. */
   brokerId: number
+  /** The OffsetCommit version. */
   version: number
+  /** Date.now() when it arrived. */
   receivedAt: number
+  /** The member id the request sent. */
   memberId: string
+  /** The generation (classic) or member epoch (KIP-848) the request sent. */
   generationIdOrMemberEpoch: number
+  /** The instance id the request sent; null for none. */
   groupInstanceId: string | null
   /** The group's protocol when the commit arrived ('none': no such group). */
   groupType: 'classic' | 'consumer' | 'none'
@@ -43,6 +61,7 @@ export interface CommitLogEntry {
   memberEpoch?: number
   /** The request-level refusal (NOT_COORDINATOR, ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID, STALE_MEMBER_EPOCH…), 0 when the request passed. */
   errorCode: number
+  /** Each partition of the request, with its outcome. */
   partitions: CommitLogPartition[]
 }
 

@@ -13,12 +13,19 @@ import type { RecordBatch, RecordHeader } from '../protocol/record-batch'
 
 /** A record in the log, with the producer identity of its batch (for idempotence assertions). */
 export interface LogRecord {
+  /** The record's offset. */
   offset: bigint
+  /** Its key; null when it has none. */
   key: Buffer | null
+  /** Its value; null for a tombstone. */
   value: Buffer | null
+  /** Its headers, in order. */
   headers: RecordHeader[]
+  /** Its timestamp in ms since the epoch, as its batch says. */
   timestamp: bigint
+  /** Its batch's producer id (-1 for a non-idempotent batch). */
   producerId: bigint
+  /** Its batch's producer epoch (-1 for a non-idempotent batch). */
   producerEpoch: number
   /** The batch's base sequence (-1 for a non-idempotent batch). */
   baseSequence: number

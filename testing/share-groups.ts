@@ -26,6 +26,7 @@
 import { ErrorCode } from './error-codes'
 import type { ClusterState, PartitionState } from './state'
 
+/** A record's state in a share group: available to acquire, acquired by a member (locked), acknowledged, or archived (rejected, or past the delivery limit). */
 export type ShareRecordState = 'available' | 'acquired' | 'acknowledged' | 'archived'
 
 interface OffsetState {

@@ -33,28 +33,53 @@ import { ErrorCode } from './error-codes'
 import type { GroupCoordinator } from './groups'
 import type { ClusterState } from './state'
 
+/** A transactional id's state at the fake coordinator: no transaction yet, one open, or the last one committed or aborted. */
 export type TransactionStateName = 'Empty' | 'Ongoing' | 'CompleteCommit' | 'CompleteAbort'
 
+/** The fake coordinator's entry of a transactional id (`cluster.transaction()`): its producer, state and open transaction. */
 export interface TransactionEntry {
+  /** The transactional id. */
   transactionalId: string
+  /** The producer id it holds. */
   producerId: bigint
+  /** The producer epoch. */
   epoch: number
+  /** The transaction's state. */
   state: TransactionStateName
+  /** The transaction timeout the producer set, in ms. */
   timeoutMs: number
+  /** Date.now() when the open transaction began (0 before the first). */
   startedAt: number
+  /** The partitions in the open transaction, as 'topic-partition'. */
   partitions: Set<string>
+  /** The groups whose offsets are in the open transaction. */
   groups: Set<string>
   /** groupId → partition key → offset, stored on commit. */
-  pendingOffsets: Map<string, Map<string, { topic: string, partition: number, offset: bigint, leaderEpoch: number, metadata: string }>>
+  pendingOffsets: Map<string, Map<string, {
+    /** The partition's topic. */
+    topic: string
+    /** The partition. */
+    partition: number
+    /** The offset to commit. */
+    offset: bigint
+    /** The leader epoch sent with it (-1 when none was). */
+    leaderEpoch: number
+    /** The metadata sent with it. */
+    metadata: string
+  }>>
   /** The epoch that completed the last transaction (for retries of its EndTxn). */
   lastEndEpoch: number
   /** The epoch a timeout abort moved on from (KIP-588: InitProducerId with it gets the next one). */
   timedOutEpoch?: number
 }
 
+/** One thing the fake transaction coordinator did (`cluster.transactionEvents()`), for debugging a test. */
 export interface TransactionEvent {
+  /** Date.now() when it happened. */
   at: number
+  /** The transactional id it concerns. */
   transactionalId: string
+  /** What happened, for people. */
   line: string
 }
 

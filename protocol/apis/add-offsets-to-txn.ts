@@ -13,18 +13,27 @@
 import { defineApi } from '../api'
 import { field, struct } from '../schema'
 
+/** An AddOffsetsToTxn request (key 25). */
 export interface AddOffsetsToTxnRequest {
+  /** The transactional id corresponding to the transaction. */
   transactionalId: string
+  /** Current producer id in use by the transactional id. */
   producerId: bigint
+  /** Current epoch associated with the producer id. */
   producerEpoch: number
+  /** The unique group identifier. */
   groupId: string
 }
 
+/** An AddOffsetsToTxn response (key 25). */
 export interface AddOffsetsToTxnResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** The response error code, or 0 if there was no error. */
   errorCode: number
 }
 
+/** The AddOffsetsToTxn API (key 25): its versions and its request and response schemas. */
 export const AddOffsetsToTxn = defineApi<AddOffsetsToTxnRequest, AddOffsetsToTxnResponse>({
   key: 25,
   name: 'AddOffsetsToTxn',

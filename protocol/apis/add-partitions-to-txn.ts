@@ -15,46 +15,71 @@
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
 
+/** An entry of AddPartitionsToTxnTransaction.topics: the partitions to add to the transaction. */
 export interface AddPartitionsToTxnTopic {
+  /** The name of the topic. */
   name: string
+  /** The partition indexes to add to the transaction. */
   partitions: number[]
 }
 
+/** An entry of AddPartitionsToTxnRequest.transactions: the transactions to add partitions to. */
 export interface AddPartitionsToTxnTransaction {
+  /** The transactional id corresponding to the transaction. */
   transactionalId: string
+  /** Current producer id in use by the transactional id. */
   producerId: bigint
+  /** Current epoch associated with the producer id. */
   producerEpoch: number
   /** True: only check that the partitions are in the transaction (a broker's own check). */
   verifyOnly: boolean
+  /** The partitions to add to the transaction. */
   topics: AddPartitionsToTxnTopic[]
 }
 
+/** An AddPartitionsToTxn request (key 24). */
 export interface AddPartitionsToTxnRequest {
   /** v4+ (broker-to-broker): the transactions to add to or verify. */
   transactions?: AddPartitionsToTxnTransaction[]
   /** v0–v3: the one transaction of a client. */
   v3AndBelowTransactionalId?: string
+  /** Current producer id in use by the transactional id. */
   v3AndBelowProducerId?: bigint
+  /** Current epoch associated with the producer id. */
   v3AndBelowProducerEpoch?: number
+  /** The partitions to add to the transaction. */
   v3AndBelowTopics?: AddPartitionsToTxnTopic[]
 }
 
+/** An entry of AddPartitionsToTxnTopicResult.resultsByPartition: the results for each partition. */
 export interface AddPartitionsToTxnPartitionResult {
+  /** The partition index. */
   partitionIndex: number
+  /** The response error code. */
   partitionErrorCode: number
 }
 
+/** An entry of AddPartitionsToTxnResponse.resultsByTransaction.topicResults: the results for each topic. */
 export interface AddPartitionsToTxnTopicResult {
+  /** The topic name. */
   name: string
+  /** The results for each partition. */
   resultsByPartition: AddPartitionsToTxnPartitionResult[]
 }
 
+/** An AddPartitionsToTxn response (key 24). */
 export interface AddPartitionsToTxnResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
   /** v4+: an error for the whole request. */
   errorCode: number
   /** v4+. */
-  resultsByTransaction: Array<{ transactionalId: string, topicResults: AddPartitionsToTxnTopicResult[] }>
+  resultsByTransaction: Array<{
+    /** The transactional id corresponding to the transaction. */
+    transactionalId: string
+    /** The results for each topic. */
+    topicResults: AddPartitionsToTxnTopicResult[]
+  }>
   /** v0–v3. */
   resultsByTopicV3AndBelow: AddPartitionsToTxnTopicResult[]
 }
@@ -72,6 +97,7 @@ const topicResult = struct(
   )), '0+')
 )
 
+/** The AddPartitionsToTxn API (key 24): its versions and its request and response schemas. */
 export const AddPartitionsToTxn = defineApi<AddPartitionsToTxnRequest, AddPartitionsToTxnResponse>({
   key: 24,
   name: 'AddPartitionsToTxn',

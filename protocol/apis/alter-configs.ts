@@ -15,21 +15,33 @@ import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
 import { IncrementalAlterConfigs, type IncrementalAlterConfigsResponse } from './incremental-alter-configs'
 
+/** An entry of AlterConfigsRequest.resources: the updates for each resource. */
 export interface AlterConfigsRequestResource {
+  /** The resource type. */
   resourceType: number
+  /** The resource name. */
   resourceName: string
   /** Every dynamic config the resource keeps; the others are removed. */
-  configs: Array<{ name: string, value: string | null }>
+  configs: Array<{
+    /** The configuration key name. */
+    name: string
+    /** The value to set for the configuration key. */
+    value: string | null
+  }>
 }
 
+/** An AlterConfigs request (key 33). */
 export interface AlterConfigsRequest {
+  /** The updates for each resource. */
   resources: AlterConfigsRequestResource[]
+  /** True if we should validate the request, but not change the configurations. */
   validateOnly?: boolean
 }
 
 /** The same answer as IncrementalAlterConfigs': per resource, an error code and message. */
 export type AlterConfigsResponse = IncrementalAlterConfigsResponse
 
+/** The AlterConfigs API (key 33): its versions and its request and response schemas. */
 export const AlterConfigs = defineApi<AlterConfigsRequest, AlterConfigsResponse>({
   key: 33,
   name: 'AlterConfigs',

@@ -9,35 +9,53 @@
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
 
+/** An entry of AlterReplicaLogDirsAlterReplicaLogDir.topics: the topics to add to the directory. */
 export interface AlterReplicaLogDirsAlterReplicaLogDirTopic {
+  /** The topic name. */
   name: string
+  /** The partition indexes. */
   partitions: number[]
 }
 
+/** An entry of AlterReplicaLogDirsRequest.dirs: the alterations to make for each directory. */
 export interface AlterReplicaLogDirsAlterReplicaLogDir {
+  /** The absolute directory path. */
   path: string
+  /** The topics to add to the directory. */
   topics: AlterReplicaLogDirsAlterReplicaLogDirTopic[]
 }
 
+/** An AlterReplicaLogDirs request (key 34). */
 export interface AlterReplicaLogDirsRequest {
+  /** The alterations to make for each directory. */
   dirs: AlterReplicaLogDirsAlterReplicaLogDir[]
 }
 
+/** An entry of AlterReplicaLogDirsAlterReplicaLogDirTopicResult.partitions: the results for each partition. */
 export interface AlterReplicaLogDirsAlterReplicaLogDirPartitionResult {
+  /** The partition index. */
   partitionIndex: number
+  /** The error code, or 0 if there was no error. */
   errorCode: number
 }
 
+/** An entry of AlterReplicaLogDirsResponse.results: the results for each topic. */
 export interface AlterReplicaLogDirsAlterReplicaLogDirTopicResult {
+  /** The name of the topic. */
   topicName: string
+  /** The results for each partition. */
   partitions: AlterReplicaLogDirsAlterReplicaLogDirPartitionResult[]
 }
 
+/** An AlterReplicaLogDirs response (key 34). */
 export interface AlterReplicaLogDirsResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** The results for each topic. */
   results: AlterReplicaLogDirsAlterReplicaLogDirTopicResult[]
 }
 
+/** The AlterReplicaLogDirs API (key 34): its versions and its request and response schemas. */
 export const AlterReplicaLogDirs = defineApi<AlterReplicaLogDirsRequest, AlterReplicaLogDirsResponse>({
   key: 34,
   name: 'AlterReplicaLogDirs',

@@ -8,22 +8,51 @@
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
 
+/** An AlterShareGroupOffsets request (key 91). */
 export interface AlterShareGroupOffsetsRequest {
+  /** The group identifier. */
   groupId: string
-  topics: Array<{ topicName: string, partitions: Array<{ partitionIndex: number, startOffset: bigint }> }>
-}
-
-export interface AlterShareGroupOffsetsResponse {
-  throttleTimeMs: number
-  errorCode: number
-  errorMessage: string | null
-  responses: Array<{
+  /** The topics to alter offsets for. */
+  topics: Array<{
+    /** The topic name. */
     topicName: string
-    topicId: string
-    partitions: Array<{ partitionIndex: number, errorCode: number, errorMessage: string | null }>
+    /** Each partition to alter offsets for. */
+    partitions: Array<{
+      /** The partition index. */
+      partitionIndex: number
+      /** The share-partition start offset. */
+      startOffset: bigint
+    }>
   }>
 }
 
+/** An AlterShareGroupOffsets response (key 91). */
+export interface AlterShareGroupOffsetsResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
+  throttleTimeMs: number
+  /** The top-level error code, or 0 if there was no error. */
+  errorCode: number
+  /** The top-level error message, or null if there was no error. */
+  errorMessage: string | null
+  /** The results for each topic. */
+  responses: Array<{
+    /** The topic name. */
+    topicName: string
+    /** The unique topic ID. */
+    topicId: string
+    /** The results for each partition of the topic. */
+    partitions: Array<{
+      /** The partition index. */
+      partitionIndex: number
+      /** The error code, or 0 if there was no error. */
+      errorCode: number
+      /** The error message, or null if there was no error. */
+      errorMessage: string | null
+    }>
+  }>
+}
+
+/** The AlterShareGroupOffsets API (key 91): its versions and its request and response schemas. */
 export const AlterShareGroupOffsets = defineApi<AlterShareGroupOffsetsRequest, AlterShareGroupOffsetsResponse>({
   key: 91,
   name: 'AlterShareGroupOffsets',

@@ -11,29 +11,61 @@
 import { defineApi } from '../api'
 import { array, field, struct, tagged } from '../schema'
 
+/** An ApiVersions request (key 18). */
 export interface ApiVersionsRequest {
+  /** The name of the client. */
   clientSoftwareName?: string
+  /** The version of the client. */
   clientSoftwareVersion?: string
+  /** The cluster ID the client intends to connect to. Provide both clusterId and nodeId, if known. */
   clusterId?: string | null
+  /** The node ID the client intends to connect to. Provide both clusterId and nodeId, if known. */
   nodeId?: number
 }
 
+/** An entry of ApiVersionsResponse.apiKeys: the APIs supported by the broker. */
 export interface ApiVersionRange {
+  /** The API index. */
   apiKey: number
+  /** The minimum supported version, inclusive. */
   minVersion: number
+  /** The maximum supported version, inclusive. */
   maxVersion: number
 }
 
+/** An ApiVersions response (key 18). */
 export interface ApiVersionsResponse {
+  /** The top-level error code. */
   errorCode: number
+  /** The APIs supported by the broker. */
   apiKeys: ApiVersionRange[]
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
-  supportedFeatures: Array<{ name: string, minVersion: number, maxVersion: number }>
+  /** Features supported by the broker. Up to v3, features whose minVersion is 0 are omitted. */
+  supportedFeatures: Array<{
+    /** The name of the feature. */
+    name: string
+    /** The minimum supported version for the feature. */
+    minVersion: number
+    /** The maximum supported version for the feature. */
+    maxVersion: number
+  }>
+  /** The epoch of the finalized features (increasing), or -1 if unknown. */
   finalizedFeaturesEpoch: bigint
-  finalizedFeatures: Array<{ name: string, maxVersionLevel: number, minVersionLevel: number }>
+  /** List of cluster-wide finalized features. The information is valid only if finalizedFeaturesEpoch >= 0. */
+  finalizedFeatures: Array<{
+    /** The name of the feature. */
+    name: string
+    /** The cluster-wide finalized max version level for the feature. */
+    maxVersionLevel: number
+    /** The cluster-wide finalized min version level for the feature. */
+    minVersionLevel: number
+  }>
+  /** Set by a KRaft controller if the required configurations for ZK migration are present. */
   zkMigrationReady: boolean
 }
 
+/** The ApiVersions API (key 18): its versions and its request and response schemas. */
 export const ApiVersions = defineApi<ApiVersionsRequest, ApiVersionsResponse>({
   key: 18,
   name: 'ApiVersions',

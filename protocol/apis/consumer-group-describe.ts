@@ -12,6 +12,7 @@ import { array, field, struct } from '../schema'
 
 /** A member's memberType (v1+). */
 export const ConsumerGroupMemberType = {
+  /** The broker does not know the member's protocol. */
   UNKNOWN: -1,
   /** Joined with JoinGroup/SyncGroup (the classic protocol). */
   CLASSIC: 0,
@@ -19,29 +20,47 @@ export const ConsumerGroupMemberType = {
   CONSUMER: 1
 } as const
 
+/** A ConsumerGroupDescribe request (key 69). */
 export interface ConsumerGroupDescribeRequest {
+  /** The ids of the groups to describe. */
   groupIds: string[]
+  /** Whether to include authorized operations. */
   includeAuthorizedOperations?: boolean
 }
 
+/** An entry of ConsumerGroupDescribeAssignment.topicPartitions: a topic and its partitions. */
 export interface ConsumerGroupDescribeTopicPartitions {
+  /** The topic ID. */
   topicId: string
+  /** The topic name. */
   topicName: string
+  /** The partitions. */
   partitions: number[]
 }
 
+/** The value of ConsumerGroupDescribeMember.assignment: the current assignment. */
 export interface ConsumerGroupDescribeAssignment {
+  /** The assigned topic-partitions to the member. */
   topicPartitions: ConsumerGroupDescribeTopicPartitions[]
 }
 
+/** An entry of ConsumerGroupDescribeGroup.members: the members. */
 export interface ConsumerGroupDescribeMember {
+  /** The member ID. */
   memberId: string
+  /** The member instance ID. */
   instanceId: string | null
+  /** The member rack ID. */
   rackId: string | null
+  /** The current member epoch. */
   memberEpoch: number
+  /** The client ID. */
   clientId: string
+  /** The client host. */
   clientHost: string
+  /** The subscribed topic names. */
   subscribedTopicNames: string[]
+  /** The subscribed topic regex, or null if not provided. */
   subscribedTopicRegex: string | null
   /** What the member owns now. */
   assignment: ConsumerGroupDescribeAssignment
@@ -51,21 +70,33 @@ export interface ConsumerGroupDescribeMember {
   memberType: number
 }
 
+/** An entry of ConsumerGroupDescribeResponse.groups: each described group. */
 export interface ConsumerGroupDescribeGroup {
+  /** The describe error, or 0 if there was no error. */
   errorCode: number
+  /** The top-level error message, or null if there was no error. */
   errorMessage: string | null
+  /** The group ID string. */
   groupId: string
+  /** The group state string, or the empty string. */
   groupState: string
+  /** The group epoch. */
   groupEpoch: number
+  /** The assignment epoch. */
   assignmentEpoch: number
+  /** The selected assignor. */
   assignorName: string
+  /** The members. */
   members: ConsumerGroupDescribeMember[]
   /** A bit field of ACL operations; -2147483648 when not asked for. */
   authorizedOperations: number
 }
 
+/** A ConsumerGroupDescribe response (key 69). */
 export interface ConsumerGroupDescribeResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** Each described group. */
   groups: ConsumerGroupDescribeGroup[]
 }
 
@@ -81,6 +112,7 @@ export const describedAssignment = struct(
   )), '0+')
 )
 
+/** The ConsumerGroupDescribe API (key 69): its versions and its request and response schemas. */
 export const ConsumerGroupDescribe = defineApi<ConsumerGroupDescribeRequest, ConsumerGroupDescribeResponse>({
   key: 69,
   name: 'ConsumerGroupDescribe',

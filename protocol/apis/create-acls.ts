@@ -10,30 +10,47 @@
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
 
+/** An entry of CreateAclsRequest.creations: the ACLs that we want to create. */
 export interface CreateAclsAclCreation {
+  /** The type of the resource. */
   resourceType: number
+  /** The resource name for the ACL. */
   resourceName: string
+  /** The pattern type for the ACL. */
   resourcePatternType?: number
+  /** The principal for the ACL. */
   principal: string
+  /** The host for the ACL. */
   host: string
+  /** The operation type for the ACL (read, write, etc.). */
   operation: number
+  /** The permission type for the ACL (allow, deny, etc.). */
   permissionType: number
 }
 
+/** A CreateAcls request (key 30). */
 export interface CreateAclsRequest {
+  /** The ACLs that we want to create. */
   creations: CreateAclsAclCreation[]
 }
 
+/** An entry of CreateAclsResponse.results: the results for each ACL creation. */
 export interface CreateAclsAclCreationResult {
+  /** The result error, or zero if there was no error. */
   errorCode: number
+  /** The result message, or null if there was no error. */
   errorMessage: string | null
 }
 
+/** A CreateAcls response (key 30). */
 export interface CreateAclsResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** The results for each ACL creation. */
   results: CreateAclsAclCreationResult[]
 }
 
+/** The CreateAcls API (key 30): its versions and its request and response schemas. */
 export const CreateAcls = defineApi<CreateAclsRequest, CreateAclsResponse>({
   key: 30,
   name: 'CreateAcls',

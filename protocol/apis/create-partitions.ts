@@ -11,11 +11,15 @@
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
 
+/** An entry of CreatePartitionsTopic.assignments: the new partition assignments. */
 export interface CreatePartitionsAssignment {
+  /** The assigned broker IDs. */
   brokerIds: number[]
 }
 
+/** An entry of CreatePartitionsRequest.topics: each topic that we want to create new partitions inside. */
 export interface CreatePartitionsTopic {
+  /** The topic name. */
   name: string
   /** The new total partition count. */
   count: number
@@ -23,23 +27,35 @@ export interface CreatePartitionsTopic {
   assignments?: CreatePartitionsAssignment[] | null
 }
 
+/** A CreatePartitions request (key 37). */
 export interface CreatePartitionsRequest {
+  /** Each topic that we want to create new partitions inside. */
   topics: CreatePartitionsTopic[]
+  /** The time in ms to wait for the partitions to be created. */
   timeoutMs: number
+  /** If true, then validate the request, but don't actually increase the number of partitions. */
   validateOnly?: boolean
 }
 
+/** An entry of CreatePartitionsResponse.results: the partition creation results for each topic. */
 export interface CreatePartitionsTopicResult {
+  /** The topic name. */
   name: string
+  /** The result error, or zero if there was no error. */
   errorCode: number
+  /** The result message, or null if there was no error. */
   errorMessage: string | null
 }
 
+/** A CreatePartitions response (key 37). */
 export interface CreatePartitionsResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** The partition creation results for each topic. */
   results: CreatePartitionsTopicResult[]
 }
 
+/** The CreatePartitions API (key 37): its versions and its request and response schemas. */
 export const CreatePartitions = defineApi<CreatePartitionsRequest, CreatePartitionsResponse>({
   key: 37,
   name: 'CreatePartitions',

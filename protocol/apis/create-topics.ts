@@ -15,58 +15,89 @@
 import { defineApi } from '../api'
 import { array, field, struct, tagged } from '../schema'
 
+/** An entry of CreatableTopic.assignments: the manual partition assignment. */
 export interface CreatableReplicaAssignment {
+  /** The partition index. */
   partitionIndex: number
+  /** The brokers to place the partition on. */
   brokerIds: number[]
 }
 
+/** An entry of CreatableTopic.configs: the custom topic configurations to set. */
 export interface CreatableTopicConfig {
+  /** The configuration name. */
   name: string
+  /** The configuration value. */
   value: string | null
 }
 
+/** An entry of CreateTopicsRequest.topics: the topics to create. */
 export interface CreatableTopic {
+  /** The topic name. */
   name: string
   /** -1 (the default) uses the broker's num.partitions, or the count of `assignments`. */
   numPartitions?: number
   /** -1 (the default) uses the broker's default.replication.factor. */
   replicationFactor?: number
+  /** The manual partition assignment, or the empty array if we are using automatic assignment. */
   assignments?: CreatableReplicaAssignment[]
+  /** The custom topic configurations to set. */
   configs?: CreatableTopicConfig[]
 }
 
+/** A CreateTopics request (key 19). */
 export interface CreateTopicsRequest {
+  /** The topics to create. */
   topics: CreatableTopic[]
+  /** How long to wait in ms before timing out the request. */
   timeoutMs?: number
+  /** If true, check that the topics can be created as specified, but don't create anything. */
   validateOnly?: boolean
 }
 
+/** An entry of CreatableTopicResult.configs: configuration of the topic. */
 export interface CreatableTopicConfigs {
+  /** The configuration name. */
   name: string
+  /** The configuration value. */
   value: string | null
+  /** True if the configuration is read-only. */
   readOnly: boolean
+  /** The configuration source. */
   configSource: number
+  /** True if this configuration is sensitive. */
   isSensitive: boolean
 }
 
+/** An entry of CreateTopicsResponse.topics: results for each topic we tried to create. */
 export interface CreatableTopicResult {
+  /** The topic name. */
   name: string
   /** v7+; the zero UUID before. */
   topicId: string
+  /** The error code, or 0 if there was no error. */
   errorCode: number
+  /** The error message, or null if there was no error. */
   errorMessage: string | null
   /** v5+: set when the topic's configs could not be returned. */
   topicConfigErrorCode: number
+  /** Number of partitions of the topic. */
   numPartitions: number
+  /** Replication factor of the topic. */
   replicationFactor: number
+  /** Configuration of the topic. */
   configs: CreatableTopicConfigs[] | null
 }
 
+/** A CreateTopics response (key 19). */
 export interface CreateTopicsResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** Results for each topic we tried to create. */
   topics: CreatableTopicResult[]
 }
 
+/** The CreateTopics API (key 19): its versions and its request and response schemas. */
 export const CreateTopics = defineApi<CreateTopicsRequest, CreateTopicsResponse>({
   key: 19,
   name: 'CreateTopics',

@@ -9,18 +9,39 @@
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
 
+/** A DeleteShareGroupOffsets request (key 92). */
 export interface DeleteShareGroupOffsetsRequest {
+  /** The group identifier. */
   groupId: string
-  topics: Array<{ topicName: string }>
+  /** The topics to delete offsets for. */
+  topics: Array<{
+    /** The topic name. */
+    topicName: string
+  }>
 }
 
+/** A DeleteShareGroupOffsets response (key 92). */
 export interface DeleteShareGroupOffsetsResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** The top-level error code, or 0 if there was no error. */
   errorCode: number
+  /** The top-level error message, or null if there was no error. */
   errorMessage: string | null
-  responses: Array<{ topicName: string, topicId: string, errorCode: number, errorMessage: string | null }>
+  /** The results for each topic. */
+  responses: Array<{
+    /** The topic name. */
+    topicName: string
+    /** The unique topic ID. */
+    topicId: string
+    /** The topic-level error code, or 0 if there was no error. */
+    errorCode: number
+    /** The topic-level error message, or null if there was no error. */
+    errorMessage: string | null
+  }>
 }
 
+/** The DeleteShareGroupOffsets API (key 92): its versions and its request and response schemas. */
 export const DeleteShareGroupOffsets = defineApi<DeleteShareGroupOffsetsRequest, DeleteShareGroupOffsetsResponse>({
   key: 92,
   name: 'DeleteShareGroupOffsets',

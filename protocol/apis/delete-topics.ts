@@ -14,6 +14,7 @@
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
 
+/** An entry of DeleteTopicsRequest.topics: the name or topic ID of the topic. */
 export interface DeleteTopicState {
   /** Null (the default) when deleting by id. */
   name?: string | null
@@ -21,28 +22,37 @@ export interface DeleteTopicState {
   topicId?: string
 }
 
+/** A DeleteTopics request (key 20). */
 export interface DeleteTopicsRequest {
   /** v6+. */
   topics?: DeleteTopicState[]
   /** v1–v5. */
   topicNames?: string[]
+  /** The length of time in ms to wait for the deletions to complete. */
   timeoutMs: number
 }
 
+/** An entry of DeleteTopicsResponse.responses: the results for each topic we tried to delete. */
 export interface DeletableTopicResult {
+  /** The topic name. */
   name: string | null
   /** v6+; the zero UUID before. */
   topicId: string
+  /** The deletion error, or 0 if the deletion succeeded. */
   errorCode: number
   /** v5+; null before. */
   errorMessage: string | null
 }
 
+/** A DeleteTopics response (key 20). */
 export interface DeleteTopicsResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** The results for each topic we tried to delete. */
   responses: DeletableTopicResult[]
 }
 
+/** The DeleteTopics API (key 20): its versions and its request and response schemas. */
 export const DeleteTopics = defineApi<DeleteTopicsRequest, DeleteTopicsResponse>({
   key: 20,
   name: 'DeleteTopics',

@@ -14,34 +14,57 @@
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
 
+/** A DescribeAcls request (key 29). */
 export interface DescribeAclsRequest {
+  /** The resource type. */
   resourceTypeFilter: number
+  /** The resource name, or null to match any resource name. */
   resourceNameFilter?: string | null
+  /** The resource pattern to match. */
   patternTypeFilter?: number
+  /** The principal to match, or null to match any principal. */
   principalFilter?: string | null
+  /** The host to match, or null to match any host. */
   hostFilter?: string | null
+  /** The operation to match. */
   operation: number
+  /** The permission type to match. */
   permissionType: number
 }
 
+/** An entry of DescribeAclsResource.acls: the ACLs. */
 export interface DescribeAclsAclDescription {
+  /** The ACL principal. */
   principal: string
+  /** The ACL host. */
   host: string
+  /** The ACL operation. */
   operation: number
+  /** The ACL permission type. */
   permissionType: number
 }
 
+/** An entry of DescribeAclsResponse.resources: each Resource that is referenced in an ACL. */
 export interface DescribeAclsResource {
+  /** The resource type. */
   resourceType: number
+  /** The resource name. */
   resourceName: string
+  /** The resource pattern type. */
   patternType: number
+  /** The ACLs. */
   acls: DescribeAclsAclDescription[]
 }
 
+/** A DescribeAcls response (key 29). */
 export interface DescribeAclsResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** The error code, or 0 if there was no error. */
   errorCode: number
+  /** The error message, or null if there was no error. */
   errorMessage: string | null
+  /** Each Resource that is referenced in an ACL. */
   resources: DescribeAclsResource[]
 }
 
@@ -56,6 +79,7 @@ export const aclBindingFilter = struct(
   field('permissionType', 'int8', '1+')
 )
 
+/** The DescribeAcls API (key 29): its versions and its request and response schemas. */
 export const DescribeAcls = defineApi<DescribeAclsRequest, DescribeAclsResponse>({
   key: 29,
   name: 'DescribeAcls',

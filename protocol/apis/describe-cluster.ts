@@ -11,7 +11,9 @@
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
 
+/** A DescribeCluster request (key 60). */
 export interface DescribeClusterRequest {
+  /** Whether to include cluster authorized operations. */
   includeClusterAuthorizedOperations: boolean
   /** v1+. */
   endpointType?: number
@@ -19,27 +21,41 @@ export interface DescribeClusterRequest {
   includeFencedBrokers?: boolean
 }
 
+/** An entry of DescribeClusterResponse.brokers: each broker in the response. */
 export interface DescribeClusterBroker {
+  /** The broker ID. */
   brokerId: number
+  /** The broker hostname. */
   host: string
+  /** The broker port. */
   port: number
+  /** The rack of the broker, or null if it has not been assigned to a rack. */
   rack: string | null
   /** v2+. */
   isFenced: boolean
 }
 
+/** A DescribeCluster response (key 60). */
 export interface DescribeClusterResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** The top-level error code, or 0 if there was no error. */
   errorCode: number
+  /** The top-level error message, or null if there was no error. */
   errorMessage: string | null
   /** v1+. */
   endpointType: number
+  /** The cluster ID that responding broker belongs to. */
   clusterId: string
+  /** The ID of the controller (from a controller: the quorum leader; from a broker: a random live broker). */
   controllerId: number
+  /** Each broker in the response. */
   brokers: DescribeClusterBroker[]
+  /** 32-bit bitfield to represent authorized operations for this cluster. */
   clusterAuthorizedOperations: number
 }
 
+/** The DescribeCluster API (key 60): its versions and its request and response schemas. */
 export const DescribeCluster = defineApi<DescribeClusterRequest, DescribeClusterResponse>({
   key: 60,
   name: 'DescribeCluster',

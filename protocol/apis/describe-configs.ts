@@ -18,35 +18,51 @@
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
 
+/** An entry of DescribeConfigsRequest.resources: the resources whose configurations we want to describe. */
 export interface DescribeConfigsResource {
+  /** The resource type. */
   resourceType: number
+  /** The resource name. */
   resourceName: string
   /** Null (the default) lists every config. */
   configurationKeys?: string[] | null
 }
 
+/** A DescribeConfigs request (key 32). */
 export interface DescribeConfigsRequest {
+  /** The resources whose configurations we want to describe. */
   resources: DescribeConfigsResource[]
+  /** True if we should include all synonyms. */
   includeSynonyms?: boolean
   /** v3+. */
   includeDocumentation?: boolean
 }
 
+/** An entry of DescribeConfigsResourceResult.synonyms: the synonyms for this configuration key. */
 export interface DescribeConfigsSynonym {
+  /** The synonym name. */
   name: string
+  /** The synonym value. */
   value: string | null
+  /** The synonym source. */
   source: number
 }
 
+/** An entry of DescribeConfigsResult.configs: each listed configuration. */
 export interface DescribeConfigsResourceResult {
+  /** The configuration name. */
   name: string
+  /** The configuration value. */
   value: string | null
+  /** True if the configuration is read-only. */
   readOnly: boolean
   /** v0 only (configSource from v1): whether the value is the default. */
   isDefault: boolean
   /** v1+ (-1 in a v0 answer: see isDefault). */
   configSource: number
+  /** True if this configuration is sensitive. */
   isSensitive: boolean
+  /** The synonyms for this configuration key. */
   synonyms: DescribeConfigsSynonym[]
   /** v3+: 1 boolean, 2 string, 3 int, 4 short, 5 long, 6 double, 7 list, 8 class, 9 password; 0 unknown. */
   configType: number
@@ -54,19 +70,29 @@ export interface DescribeConfigsResourceResult {
   documentation: string | null
 }
 
+/** An entry of DescribeConfigsResponse.results: the results for each resource. */
 export interface DescribeConfigsResult {
+  /** The error code, or 0 if we were able to successfully describe the configurations. */
   errorCode: number
+  /** The error message, or null if we were able to successfully describe the configurations. */
   errorMessage: string | null
+  /** The resource type. */
   resourceType: number
+  /** The resource name. */
   resourceName: string
+  /** Each listed configuration. */
   configs: DescribeConfigsResourceResult[]
 }
 
+/** A DescribeConfigs response (key 32). */
 export interface DescribeConfigsResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** The results for each resource. */
   results: DescribeConfigsResult[]
 }
 
+/** The DescribeConfigs API (key 32): its versions and its request and response schemas. */
 export const DescribeConfigs = defineApi<DescribeConfigsRequest, DescribeConfigsResponse>({
   key: 32,
   name: 'DescribeConfigs',

@@ -13,17 +13,23 @@
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
 
+/** A DescribeGroups request (key 15). */
 export interface DescribeGroupsRequest {
+  /** The names of the groups to describe. */
   groups: string[]
   /** v3+. */
   includeAuthorizedOperations?: boolean
 }
 
+/** An entry of DescribeGroupsGroup.members: the group members. */
 export interface DescribeGroupsMember {
+  /** The member id. */
   memberId: string
   /** v4+. */
   groupInstanceId: string | null
+  /** The client ID used in the member's latest join group request. */
   clientId: string
+  /** The client host. */
   clientHost: string
   /** The member's JoinGroup metadata (only while the group is Stable). */
   memberMetadata: Buffer
@@ -31,12 +37,17 @@ export interface DescribeGroupsMember {
   memberAssignment: Buffer
 }
 
+/** An entry of DescribeGroupsResponse.groups: each described group. */
 export interface DescribeGroupsGroup {
+  /** The describe error, or 0 if there was no error. */
   errorCode: number
   /** v6+. */
   errorMessage: string | null
+  /** The group ID string. */
   groupId: string
+  /** The group state string, or the empty string. */
   groupState: string
+  /** The group protocol type, or the empty string. */
   protocolType: string
   /** The chosen protocol (assignor) while the group is Stable. */
   protocolData: string
@@ -46,14 +57,18 @@ export interface DescribeGroupsGroup {
   authorizedOperations: number
 }
 
+/** A DescribeGroups response (key 15). */
 export interface DescribeGroupsResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** Each described group. */
   groups: DescribeGroupsGroup[]
 }
 
 /** "Authorized operations were not asked for" (Kafka's Integer.MIN_VALUE). */
 const OPERATIONS_NOT_ASKED = -2147483648
 
+/** The DescribeGroups API (key 15): its versions and its request and response schemas. */
 export const DescribeGroups = defineApi<DescribeGroupsRequest, DescribeGroupsResponse>({
   key: 15,
   name: 'DescribeGroups',

@@ -12,30 +12,47 @@
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
 
+/** An entry of DescribeLogDirsRequest.topics: each topic that we want to describe log directories for. */
 export interface DescribeLogDirsDescribableLogDirTopic {
+  /** The topic name. */
   topic: string
+  /** The partition indexes. */
   partitions: number[]
 }
 
+/** A DescribeLogDirs request (key 35). */
 export interface DescribeLogDirsRequest {
+  /** Each topic that we want to describe log directories for, or null for all topics. */
   topics?: DescribeLogDirsDescribableLogDirTopic[] | null
 }
 
+/** An entry of DescribeLogDirsTopic.partitions: the partitions. */
 export interface DescribeLogDirsPartition {
+  /** The partition index. */
   partitionIndex: number
+  /** The size of the log segments in this partition in bytes. */
   partitionSize: bigint
+  /** How far the log is behind: the high watermark (current log) or the replica's log end offset (future log). */
   offsetLag: bigint
+  /** True if this log was created by AlterReplicaLogDirs and will replace the replica's current log. */
   isFutureKey: boolean
 }
 
+/** An entry of DescribeLogDirsResult.topics: the topics. */
 export interface DescribeLogDirsTopic {
+  /** The topic name. */
   name: string
+  /** The partitions. */
   partitions: DescribeLogDirsPartition[]
 }
 
+/** An entry of DescribeLogDirsResponse.results: the log directories. */
 export interface DescribeLogDirsResult {
+  /** The error code, or 0 if there was no error. */
   errorCode: number
+  /** The absolute log directory path. */
   logDir: string
+  /** The topics. */
   topics: DescribeLogDirsTopic[]
   /** v4+. */
   totalBytes: bigint
@@ -45,13 +62,17 @@ export interface DescribeLogDirsResult {
   isCordoned: boolean
 }
 
+/** A DescribeLogDirs response (key 35). */
 export interface DescribeLogDirsResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
   /** v3+. */
   errorCode: number
+  /** The log directories. */
   results: DescribeLogDirsResult[]
 }
 
+/** The DescribeLogDirs API (key 35): its versions and its request and response schemas. */
 export const DescribeLogDirs = defineApi<DescribeLogDirsRequest, DescribeLogDirsResponse>({
   key: 35,
   name: 'DescribeLogDirs',

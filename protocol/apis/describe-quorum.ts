@@ -10,23 +10,33 @@
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
 
+/** An entry of DescribeQuorumTopic.partitions: the partitions to describe. */
 export interface DescribeQuorumPartition {
+  /** The partition index. */
   partitionIndex: number
 }
 
+/** An entry of DescribeQuorumRequest.topics: the topics to describe. */
 export interface DescribeQuorumTopic {
+  /** The topic name. */
   topicName: string
+  /** The partitions to describe. */
   partitions: DescribeQuorumPartition[]
 }
 
+/** A DescribeQuorum request (key 55). */
 export interface DescribeQuorumRequest {
+  /** The topics to describe. */
   topics: DescribeQuorumTopic[]
 }
 
+/** An entry of DescribeQuorumPartitionResponse.currentVoters: the current voters of the partition. */
 export interface DescribeQuorumReplicaState {
+  /** The ID of the replica. */
   replicaId: number
   /** v2+. */
   replicaDirectoryId: string
+  /** The last known log end offset of the follower or -1 if it is unknown. */
   logEndOffset: bigint
   /** v1+. */
   lastFetchTimestamp: bigint
@@ -34,10 +44,13 @@ export interface DescribeQuorumReplicaState {
   lastCaughtUpTimestamp: bigint
 }
 
+/** An entry of DescribeQuorumPartitionResponse.observers: the observers of the partition. */
 export interface DescribeQuorumReplicaStateResponse {
+  /** The ID of the replica. */
   replicaId: number
   /** v2+. */
   replicaDirectoryId: string
+  /** The last known log end offset of the follower or -1 if it is unknown. */
   logEndOffset: bigint
   /** v1+. */
   lastFetchTimestamp: bigint
@@ -45,23 +58,35 @@ export interface DescribeQuorumReplicaStateResponse {
   lastCaughtUpTimestamp: bigint
 }
 
+/** An entry of DescribeQuorumTopicResponse.partitions: the partition data. */
 export interface DescribeQuorumPartitionResponse {
+  /** The partition index. */
   partitionIndex: number
+  /** The partition error code. */
   errorCode: number
   /** v2+. */
   errorMessage: string | null
+  /** The ID of the current leader or -1 if the leader is unknown. */
   leaderId: number
+  /** The latest known leader epoch. */
   leaderEpoch: number
+  /** The high water mark. */
   highWatermark: bigint
+  /** The current voters of the partition. */
   currentVoters: DescribeQuorumReplicaState[]
+  /** The observers of the partition. */
   observers: DescribeQuorumReplicaStateResponse[]
 }
 
+/** An entry of DescribeQuorumResponse.topics: a topic of the quorum. */
 export interface DescribeQuorumTopicResponse {
+  /** The topic name. */
   topicName: string
+  /** The partition data. */
   partitions: DescribeQuorumPartitionResponse[]
 }
 
+/** An entry of DescribeQuorumNode.listeners: the listeners of this controller. */
 export interface DescribeQuorumListener {
   /** v2+. */
   name: string
@@ -71,6 +96,7 @@ export interface DescribeQuorumListener {
   port: number
 }
 
+/** An entry of DescribeQuorumResponse.nodes: the nodes in the quorum. */
 export interface DescribeQuorumNode {
   /** v2+. */
   nodeId: number
@@ -78,15 +104,19 @@ export interface DescribeQuorumNode {
   listeners: DescribeQuorumListener[]
 }
 
+/** A DescribeQuorum response (key 55). */
 export interface DescribeQuorumResponse {
+  /** The top level error code. */
   errorCode: number
   /** v2+. */
   errorMessage: string | null
+  /** The topics of the quorum, with the state of their partitions. */
   topics: DescribeQuorumTopicResponse[]
   /** v2+. */
   nodes: DescribeQuorumNode[]
 }
 
+/** The DescribeQuorum API (key 55): its versions and its request and response schemas. */
 export const DescribeQuorum = defineApi<DescribeQuorumRequest, DescribeQuorumResponse>({
   key: 55,
   name: 'DescribeQuorum',

@@ -10,35 +10,66 @@
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
 
+/** A DescribeShareGroupOffsets request (key 90). */
 export interface DescribeShareGroupOffsetsRequest {
+  /** The groups to describe offsets for. */
   groups: Array<{
+    /** The group identifier. */
     groupId: string
     /** null for every topic the group has state for. */
-    topics: Array<{ topicName: string, partitions: number[] }> | null
+    topics: Array<{
+      /** The topic name. */
+      topicName: string
+      /** The partitions. */
+      partitions: number[]
+    }> | null
   }>
 }
 
+/**
+ * An entry of DescribeShareGroupOffsetsResponse.groups.topics.partitions: a partition's share-partition start
+ * offset.
+ */
 export interface DescribeShareGroupOffsetsPartition {
+  /** The partition index. */
   partitionIndex: number
   /** -1 when the group has no state for the partition. */
   startOffset: bigint
+  /** The leader epoch of the partition. */
   leaderEpoch: number
   /** v1+; -1 when unknown. */
   lag: bigint
+  /** The partition-level error code, or 0 if there was no error. */
   errorCode: number
+  /** The partition-level error message, or null if there was no error. */
   errorMessage: string | null
 }
 
+/** A DescribeShareGroupOffsets response (key 90). */
 export interface DescribeShareGroupOffsetsResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** The results for each group. */
   groups: Array<{
+    /** The group identifier. */
     groupId: string
-    topics: Array<{ topicName: string, topicId: string, partitions: DescribeShareGroupOffsetsPartition[] }>
+    /** The results for each topic. */
+    topics: Array<{
+      /** The topic name. */
+      topicName: string
+      /** The unique topic ID. */
+      topicId: string
+      /** The results for each partition of the topic. */
+      partitions: DescribeShareGroupOffsetsPartition[]
+    }>
+    /** The group-level error code, or 0 if there was no error. */
     errorCode: number
+    /** The group-level error message, or null if there was no error. */
     errorMessage: string | null
   }>
 }
 
+/** The DescribeShareGroupOffsets API (key 90): its versions and its request and response schemas. */
 export const DescribeShareGroupOffsets = defineApi<DescribeShareGroupOffsetsRequest, DescribeShareGroupOffsetsResponse>({
   key: 90,
   name: 'DescribeShareGroupOffsets',

@@ -9,27 +9,46 @@
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
 
+/** A DescribeTransactions request (key 65). */
 export interface DescribeTransactionsRequest {
+  /** The transactional ids to describe; none are described if empty. */
   transactionalIds: string[]
 }
 
+/** An entry of DescribeTransactionsResponse.transactionStates: the current state of the transaction. */
 export interface TransactionDescription {
+  /** The error code. */
   errorCode: number
+  /** The transactional id. */
   transactionalId: string
   /** Ongoing, PrepareCommit, PrepareAbort, CompleteCommit, CompleteAbort, Empty, Dead, PrepareEpochFence. */
   transactionState: string
+  /** The timeout in ms for the transaction. */
   transactionTimeoutMs: number
+  /** When the transaction started, in ms since the epoch. */
   transactionStartTimeMs: bigint
+  /** The current producer id associated with the transaction. */
   producerId: bigint
+  /** The current epoch associated with the producer id. */
   producerEpoch: number
-  topics: Array<{ topic: string, partitions: number[] }>
+  /** The partitions in the transaction; while it commits or aborts, only those without markers yet. */
+  topics: Array<{
+    /** The topic name. */
+    topic: string
+    /** The partition ids included in the current transaction. */
+    partitions: number[]
+  }>
 }
 
+/** A DescribeTransactions response (key 65). */
 export interface DescribeTransactionsResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** The current state of the transaction. */
   transactionStates: TransactionDescription[]
 }
 
+/** The DescribeTransactions API (key 65): its versions and its request and response schemas. */
 export const DescribeTransactions = defineApi<DescribeTransactionsRequest, DescribeTransactionsResponse>({
   key: 65,
   name: 'DescribeTransactions',

@@ -8,33 +8,51 @@
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
 
+/** An entry of DescribeUserScramCredentialsRequest.users: the users to describe. */
 export interface DescribeUserScramCredentialsUserName {
+  /** The user name. */
   name: string
 }
 
+/** A DescribeUserScramCredentials request (key 50). */
 export interface DescribeUserScramCredentialsRequest {
+  /** The users to describe, or null/empty to describe all users. */
   users?: DescribeUserScramCredentialsUserName[] | null
 }
 
+/** An entry of DescribeUserScramCredentialsResult.credentialInfos: one SCRAM credential of the user. */
 export interface DescribeUserScramCredentialsCredentialInfo {
+  /** The SCRAM mechanism. */
   mechanism: number
+  /** The number of iterations used in the SCRAM credential. */
   iterations: number
 }
 
+/** An entry of DescribeUserScramCredentialsResponse.results: the results for descriptions, one per user. */
 export interface DescribeUserScramCredentialsResult {
+  /** The user name. */
   user: string
+  /** The user-level error code. */
   errorCode: number
+  /** The user-level error message, if any. */
   errorMessage: string | null
+  /** The mechanism and related information associated with the user's SCRAM credentials. */
   credentialInfos: DescribeUserScramCredentialsCredentialInfo[]
 }
 
+/** A DescribeUserScramCredentials response (key 50). */
 export interface DescribeUserScramCredentialsResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** The message-level error code, 0 except for user authorization or infrastructure issues. */
   errorCode: number
+  /** The message-level error message, if any. */
   errorMessage: string | null
+  /** The results for descriptions, one per user. */
   results: DescribeUserScramCredentialsResult[]
 }
 
+/** The DescribeUserScramCredentials API (key 50): its versions and its request and response schemas. */
 export const DescribeUserScramCredentials = defineApi<DescribeUserScramCredentialsRequest, DescribeUserScramCredentialsResponse>({
   key: 50,
   name: 'DescribeUserScramCredentials',

@@ -14,16 +14,23 @@
 import { defineApi } from '../api'
 import { field, struct } from '../schema'
 
+/** An EndTxn request (key 26). */
 export interface EndTxnRequest {
+  /** The ID of the transaction to end. */
   transactionalId: string
+  /** The producer ID. */
   producerId: bigint
+  /** The current epoch associated with the producer. */
   producerEpoch: number
   /** True to commit, false to abort. */
   committed: boolean
 }
 
+/** An EndTxn response (key 26). */
 export interface EndTxnResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** The error code, or 0 if there was no error. */
   errorCode: number
   /** v5+: the producer id for the next transaction (-1 below v5). */
   producerId: bigint
@@ -31,6 +38,7 @@ export interface EndTxnResponse {
   producerEpoch: number
 }
 
+/** The EndTxn API (key 26): its versions and its request and response schemas. */
 export const EndTxn = defineApi<EndTxnRequest, EndTxnResponse>({
   key: 26,
   name: 'EndTxn',

@@ -10,13 +10,18 @@ import { defineApi } from '../api'
 import { field, struct } from '../schema'
 import { tokenExpiryResponse, type RenewDelegationTokenResponse } from './renew-delegation-token'
 
+/** An ExpireDelegationToken request (key 40). */
 export interface ExpireDelegationTokenRequest {
+  /** The HMAC of the delegation token to be expired. */
   hmac: Buffer
+  /** The expiry time period in ms. */
   expiryTimePeriodMs: bigint
 }
 
+/** An ExpireDelegationToken response (key 40). */
 export type ExpireDelegationTokenResponse = RenewDelegationTokenResponse
 
+/** The ExpireDelegationToken API (key 40): its versions and its request and response schemas. */
 export const ExpireDelegationToken = defineApi<ExpireDelegationTokenRequest, ExpireDelegationTokenResponse>({
   key: 40,
   name: 'ExpireDelegationToken',

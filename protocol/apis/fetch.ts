@@ -33,15 +33,19 @@ import { ProtocolError } from '../errors'
 import type { Reader } from '../reader'
 import { array, field, struct, tagged } from '../schema'
 
+/** An entry of FetchRequestTopic.partitions: the partitions to fetch. */
 export interface FetchRequestPartition {
+  /** The partition index. */
   partition: number
   /** v9+; -1 skips the epoch check. */
   currentLeaderEpoch?: number
+  /** The offset to fetch from. */
   fetchOffset: bigint
   /** v12+: the epoch of the last record fetched, for truncation detection; -1 if none. */
   lastFetchedEpoch?: number
   /** v5+: only followers send it; -1 for consumers. */
   logStartOffset?: bigint
+  /** The maximum bytes to fetch from this partition. See KIP-74 for cases where this limit may not be honored. */
   partitionMaxBytes: number
   /** v17+, followers only. */
   replicaDirectoryId?: string
@@ -49,30 +53,42 @@ export interface FetchRequestPartition {
   highWatermark?: bigint
 }
 
+/** An entry of FetchRequest.topics: the topics to fetch. */
 export interface FetchRequestTopic {
   /** Up to v12. */
   topic?: string
   /** v13+. */
   topicId?: string
+  /** The partitions to fetch. */
   partitions: FetchRequestPartition[]
 }
 
+/** An entry of FetchRequest.forgottenTopicsData: in an incremental fetch request, the partitions to remove. */
 export interface FetchForgottenTopic {
   /** v7–v12. */
   topic?: string
   /** v13+. */
   topicId?: string
+  /** The partition indexes to forget. */
   partitions: number[]
 }
 
+/** A Fetch request (key 1). */
 export interface FetchRequest {
   /** v12+, tagged; brokers check it when set. */
   clusterId?: string | null
   /** Up to v14; -1 for consumers. */
   replicaId?: number
   /** v15+, tagged; followers only. */
-  replicaState?: { replicaId: number, replicaEpoch: bigint }
+  replicaState?: {
+    /** The replica ID of the follower, or -1 if this request is from a consumer. */
+    replicaId: number
+    /** The epoch of this follower, or -1 if not available. */
+    replicaEpoch: bigint
+  }
+  /** The maximum time in ms to wait for the response. */
   maxWaitMs: number
+  /** The minimum bytes to accumulate in the response. */
   minBytes: number
   /** v3+; 0x7fffffff by default. */
   maxBytes?: number
@@ -80,38 +96,65 @@ export interface FetchRequest {
   isolationLevel?: number
   /** v7+: 0 with epoch -1 for a full fetch without a session. */
   sessionId?: number
+  /** The fetch session epoch, which is used for ordering requests in a session. */
   sessionEpoch?: number
+  /** The topics to fetch. */
   topics: FetchRequestTopic[]
+  /** In an incremental fetch request, the partitions to remove. */
   forgottenTopicsData?: FetchForgottenTopic[]
   /** v11+: the consumer's rack, for fetching from the nearest replica. */
   rackId?: string
 }
 
+/** An entry of FetchPartitionResponse.abortedTransactions: the aborted transactions. */
 export interface FetchAbortedTransaction {
+  /** The producer id associated with the aborted transaction. */
   producerId: bigint
+  /** The first offset in the aborted transaction. */
   firstOffset: bigint
 }
 
+/**
+ * The value of FetchPartitionResponse.divergingEpoch: the largest epoch (and its end offset) after which the
+ * follower's log diverges.
+ */
 export interface FetchDivergingEpoch {
+  /** The largest epoch. */
   epoch: number
+  /** The end offset of the epoch. */
   endOffset: bigint
 }
 
+/** The value of FetchPartitionResponse.currentLeader: the current leader of the partition. */
 export interface FetchLeaderIdAndEpoch {
+  /** The ID of the current leader or -1 if the leader is unknown. */
   leaderId: number
+  /** The latest known leader epoch. */
   leaderEpoch: number
 }
 
+/**
+ * The value of FetchPartitionResponse.snapshotId: the snapshot to fetch instead, when the offset is below the log
+ * start offset.
+ */
 export interface FetchSnapshotId {
+  /** The end offset of the epoch. */
   endOffset: bigint
+  /** The largest epoch. */
   epoch: number
 }
 
+/** An entry of FetchTopicResponse.partitions: the topic partitions. */
 export interface FetchPartitionResponse {
+  /** The partition index. */
   partitionIndex: number
+  /** The error code, or 0 if there was no fetch error. */
   errorCode: number
+  /** The current high water mark. */
   highWatermark: bigint
+  /** The last stable offset (LSO): every transaction before it is decided (committed or aborted). */
   lastStableOffset: bigint
+  /** The current log start offset. */
   logStartOffset: bigint
   /** v12+: set (epoch ≠ -1) when the log diverged from our last fetched epoch. */
   divergingEpoch: FetchDivergingEpoch
@@ -119,6 +162,7 @@ export interface FetchPartitionResponse {
   currentLeader: FetchLeaderIdAndEpoch
   /** v12+: for KRaft replicas only. */
   snapshotId: FetchSnapshotId
+  /** The aborted transactions. */
   abortedTransactions: FetchAbortedTransaction[] | null
   /** v11+: the replica to fetch from instead, or -1. */
   preferredReadReplica: number
@@ -126,23 +170,37 @@ export interface FetchPartitionResponse {
   records: Buffer | null
 }
 
+/** An entry of FetchResponse.responses: the response topics. */
 export interface FetchTopicResponse {
+  /** The topic name. */
   topic: string
+  /** The unique topic ID. */
   topicId: string
+  /** The topic partitions. */
   partitions: FetchPartitionResponse[]
 }
 
+/** An entry of FetchResponse.nodeEndpoints: the endpoint of a leader named in a partition's currentLeader. */
 export interface FetchNodeEndpoint {
+  /** The ID of the associated node. */
   nodeId: number
+  /** The node's hostname. */
   host: string
+  /** The node's port. */
   port: number
+  /** The rack of the node, or null if it has not been assigned to a rack. */
   rack: string | null
 }
 
+/** A Fetch response (key 1). */
 export interface FetchResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** The top level response error code. */
   errorCode: number
+  /** The fetch session ID, or 0 if this is not part of a fetch session. */
   sessionId: number
+  /** The response topics. */
   responses: FetchTopicResponse[]
   /** v16+: the brokers named in `currentLeader`. */
   nodeEndpoints: FetchNodeEndpoint[]
@@ -152,6 +210,7 @@ const MIN_VERSION = 4
 const MAX_VERSION = 18
 const ZERO_UUID = '00000000-0000-0000-0000-000000000000'
 
+/** The Fetch API (key 1): its versions and its request and response schemas. */
 export const Fetch = defineApi<FetchRequest, FetchResponse>({
   key: 1,
   name: 'Fetch',

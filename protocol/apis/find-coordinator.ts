@@ -13,13 +13,17 @@
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
 
+/** The keyType of a FindCoordinator request: what kind of key names the coordinator asked for. */
 export const CoordinatorKeyType = {
+  /** A group id: its group coordinator. */
   GROUP: 0,
+  /** A transactional id: its transaction coordinator. */
   TRANSACTION: 1,
   /** v6+ */
   SHARE: 2
 } as const
 
+/** A FindCoordinator request (key 10). */
 export interface FindCoordinatorRequest {
   /** v0–v3: the one key asked about. */
   key?: string
@@ -29,26 +33,41 @@ export interface FindCoordinatorRequest {
   coordinatorKeys?: string[]
 }
 
+/** An entry of FindCoordinatorResponse.coordinators: each coordinator result in the response. */
 export interface FindCoordinatorEntry {
+  /** The coordinator key. */
   key: string
+  /** The node id. */
   nodeId: number
+  /** The host name. */
   host: string
+  /** The port. */
   port: number
+  /** The error code, or 0 if there was no error. */
   errorCode: number
+  /** The error message, or null if there was no error. */
   errorMessage: string | null
 }
 
+/** A FindCoordinator response (key 10). */
 export interface FindCoordinatorResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
   /** v0–v3 answer for the single key; v4+ answers in `coordinators`. */
   errorCode: number
+  /** The error message, or null if there was no error. */
   errorMessage: string | null
+  /** The node id. */
   nodeId: number
+  /** The host name. */
   host: string
+  /** The port. */
   port: number
+  /** Each coordinator result in the response. */
   coordinators: FindCoordinatorEntry[]
 }
 
+/** The FindCoordinator API (key 10): its versions and its request and response schemas. */
 export const FindCoordinator = defineApi<FindCoordinatorRequest, FindCoordinatorResponse>({
   key: 10,
   name: 'FindCoordinator',

@@ -11,19 +11,27 @@
 import { defineApi } from '../api'
 import { field, struct } from '../schema'
 
+/** A Heartbeat request (key 12). */
 export interface HeartbeatRequest {
+  /** The group id. */
   groupId: string
+  /** The generation of the group. */
   generationId: number
+  /** The member ID. */
   memberId: string
   /** v3+: static membership; null (the default) for a dynamic member. */
   groupInstanceId?: string | null
 }
 
+/** A Heartbeat response (key 12). */
 export interface HeartbeatResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** The error code, or 0 if there was no error. */
   errorCode: number
 }
 
+/** The Heartbeat API (key 12): its versions and its request and response schemas. */
 export const Heartbeat = defineApi<HeartbeatRequest, HeartbeatResponse>({
   key: 12,
   name: 'Heartbeat',

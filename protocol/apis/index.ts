@@ -222,6 +222,7 @@ export type * from './streams-group-topology-description-update'
 export { UnregisterController }
 export type * from './unregister-controller'
 
+/** Every API kafkats speaks, for code that iterates over all of them. */
 export const allApis: ReadonlyArray<AnyApi> = [
   ApiVersions,
   Produce,

@@ -16,9 +16,11 @@
 import { defineApi } from '../api'
 import { field, struct } from '../schema'
 
+/** An InitProducerId request (key 22). */
 export interface InitProducerIdRequest {
   /** Null for an idempotent producer without transactions. */
   transactionalId: string | null
+  /** How long the transaction may stay idle before the coordinator aborts it, in ms (transactional producers only). */
   transactionTimeoutMs: number
   /** v3+: the current id when bumping the epoch, else -1 (the default). */
   producerId?: bigint
@@ -30,10 +32,15 @@ export interface InitProducerIdRequest {
   keepPreparedTxn?: boolean
 }
 
+/** An InitProducerId response (key 22). */
 export interface InitProducerIdResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** The error code, or 0 if there was no error. */
   errorCode: number
+  /** The current producer id. */
   producerId: bigint
+  /** The current epoch associated with the producer id. */
   producerEpoch: number
   /** v6+: -1 when no transaction is ongoing. */
   ongoingTxnProducerId: bigint
@@ -41,6 +48,7 @@ export interface InitProducerIdResponse {
   ongoingTxnProducerEpoch: number
 }
 
+/** The InitProducerId API (key 22): its versions and its request and response schemas. */
 export const InitProducerId = defineApi<InitProducerIdRequest, InitProducerIdResponse>({
   key: 22,
   name: 'InitProducerId',

@@ -19,6 +19,7 @@
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
 
+/** An entry of JoinGroupRequest.protocols: the protocols that the member supports. */
 export interface JoinGroupRequestProtocol {
   /** An assignor's name, e.g. 'range' or 'cooperative-sticky'. */
   name: string
@@ -26,8 +27,11 @@ export interface JoinGroupRequestProtocol {
   metadata: Buffer
 }
 
+/** A JoinGroup request (key 11). */
 export interface JoinGroupRequest {
+  /** The group identifier. */
   groupId: string
+  /** The coordinator considers the consumer dead if it receives no heartbeat after this timeout in ms. */
   sessionTimeoutMs: number
   /** v1+; -1 by default (the coordinator then uses sessionTimeoutMs). */
   rebalanceTimeoutMs?: number
@@ -43,14 +47,21 @@ export interface JoinGroupRequest {
   reason?: string | null
 }
 
+/** An entry of JoinGroupResponse.members: the group members. */
 export interface JoinGroupResponseMember {
+  /** The group member ID. */
   memberId: string
+  /** The unique identifier of the consumer instance provided by end user. */
   groupInstanceId: string | null
+  /** The group member metadata. */
   metadata: Buffer
 }
 
+/** A JoinGroup response (key 11). */
 export interface JoinGroupResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** The error code, or 0 if there was no error. */
   errorCode: number
   /** -1 on error. */
   generationId: number
@@ -68,6 +79,7 @@ export interface JoinGroupResponse {
   members: JoinGroupResponseMember[]
 }
 
+/** The JoinGroup API (key 11): its versions and its request and response schemas. */
 export const JoinGroup = defineApi<JoinGroupRequest, JoinGroupResponse>({
   key: 11,
   name: 'JoinGroup',

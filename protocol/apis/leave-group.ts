@@ -13,7 +13,9 @@
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
 
+/** An entry of LeaveGroupRequest.members: the leaving member identities. */
 export interface LeaveGroupMemberIdentity {
+  /** The member ID to remove from the group. */
   memberId: string
   /** Static membership; null (the default) for a dynamic member. */
   groupInstanceId?: string | null
@@ -21,7 +23,9 @@ export interface LeaveGroupMemberIdentity {
   reason?: string | null
 }
 
+/** A LeaveGroup request (key 13). */
 export interface LeaveGroupRequest {
+  /** The ID of the group to leave. */
   groupId: string
   /** v0–v2: the one member that leaves. */
   memberId?: string
@@ -29,19 +33,27 @@ export interface LeaveGroupRequest {
   members?: LeaveGroupMemberIdentity[]
 }
 
+/** An entry of LeaveGroupResponse.members: the leaving member responses. */
 export interface LeaveGroupMemberResponse {
+  /** The member ID to remove from the group. */
   memberId: string
+  /** The group instance ID to remove from the group. */
   groupInstanceId: string | null
+  /** The error code, or 0 if there was no error. */
   errorCode: number
 }
 
+/** A LeaveGroup response (key 13). */
 export interface LeaveGroupResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** The error code, or 0 if there was no error. */
   errorCode: number
   /** v3+: one entry per member in the request. */
   members: LeaveGroupMemberResponse[]
 }
 
+/** The LeaveGroup API (key 13): its versions and its request and response schemas. */
 export const LeaveGroup = defineApi<LeaveGroupRequest, LeaveGroupResponse>({
   key: 13,
   name: 'LeaveGroup',

@@ -9,23 +9,31 @@
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
 
+/** A ListConfigResources request (key 74). */
 export interface ListConfigResourcesRequest {
   /** v1+. */
   resourceTypes?: number[]
 }
 
+/** An entry of ListConfigResourcesResponse.configResources: each config resource in the response. */
 export interface ListConfigResourcesConfigResource {
+  /** The resource name. */
   resourceName: string
   /** v1+. */
   resourceType: number
 }
 
+/** A ListConfigResources response (key 74). */
 export interface ListConfigResourcesResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** The error code, or 0 if there was no error. */
   errorCode: number
+  /** Each config resource in the response. */
   configResources: ListConfigResourcesConfigResource[]
 }
 
+/** The ListConfigResources API (key 74): its versions and its request and response schemas. */
 export const ListConfigResources = defineApi<ListConfigResourcesRequest, ListConfigResourcesResponse>({
   key: 74,
   name: 'ListConfigResources',

@@ -11,6 +11,7 @@
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
 
+/** A ListGroups request (key 16). */
 export interface ListGroupsRequest {
   /** v4+: only groups in these states (e.g. 'Stable', 'Empty'); empty for all. */
   statesFilter?: string[]
@@ -18,7 +19,9 @@ export interface ListGroupsRequest {
   typesFilter?: string[]
 }
 
+/** An entry of ListGroupsResponse.groups: each group in the response. */
 export interface ListGroupsGroup {
+  /** The group ID. */
   groupId: string
   /** 'consumer' for consumer groups; '' for KIP-848 groups with no classic members. */
   protocolType: string
@@ -28,12 +31,17 @@ export interface ListGroupsGroup {
   groupType: string
 }
 
+/** A ListGroups response (key 16). */
 export interface ListGroupsResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** The error code, or 0 if there was no error. */
   errorCode: number
+  /** Each group in the response. */
   groups: ListGroupsGroup[]
 }
 
+/** The ListGroups API (key 16): its versions and its request and response schemas. */
 export const ListGroups = defineApi<ListGroupsRequest, ListGroupsResponse>({
   key: 16,
   name: 'ListGroups',

@@ -22,7 +22,9 @@ import { array, field, struct } from '../schema'
 
 /** The special timestamps a ListOffsets partition may ask for. */
 export const OffsetSpec = {
+  /** The offset the next record will get (the end of the partition). */
   LATEST: -1n,
+  /** The first offset still in the partition (its log start offset). */
   EARLIEST: -2n,
   /** v7+: the offset of the record with the largest timestamp. */
   MAX_TIMESTAMP: -3n,
@@ -37,46 +39,67 @@ export const OffsetSpec = {
 /** replicaId of a consumer (anything else is a broker replica or a debugging tool). */
 export const CONSUMER_REPLICA_ID = -1
 
+/** An entry of ListOffsetsRequestTopic.partitions: each partition in the request. */
 export interface ListOffsetsRequestPartition {
+  /** The partition index. */
   partitionIndex: number
   /** v4+; -1 skips the epoch check. */
   currentLeaderEpoch?: number
+  /** The timestamp to look up, in ms since the epoch, or an OffsetSpec value. */
   timestamp: bigint
 }
 
+/** An entry of ListOffsetsRequest.topics: each topic in the request. */
 export interface ListOffsetsRequestTopic {
+  /** The topic name. */
   name: string
+  /** Each partition in the request. */
   partitions: ListOffsetsRequestPartition[]
 }
 
+/** A ListOffsets request (key 2). */
 export interface ListOffsetsRequest {
   /** -1 for consumers (the default). */
   replicaId?: number
   /** v2+: 0 read uncommitted, 1 read committed. */
   isolationLevel?: number
+  /** Each topic in the request. */
   topics: ListOffsetsRequestTopic[]
   /** v10+: how long the broker may wait for offsets in remote storage. */
   timeoutMs?: number
 }
 
+/** An entry of ListOffsetsResponseTopic.partitions: each partition in the response. */
 export interface ListOffsetsResponsePartition {
+  /** The partition index. */
   partitionIndex: number
+  /** The partition error code, or 0 if there was no error. */
   errorCode: number
+  /** The timestamp associated with the returned offset. */
   timestamp: bigint
+  /** The returned offset. */
   offset: bigint
+  /** The leader epoch associated with the returned offset. */
   leaderEpoch: number
 }
 
+/** An entry of ListOffsetsResponse.topics: each topic in the response. */
 export interface ListOffsetsResponseTopic {
+  /** The topic name. */
   name: string
+  /** Each partition in the response. */
   partitions: ListOffsetsResponsePartition[]
 }
 
+/** A ListOffsets response (key 2). */
 export interface ListOffsetsResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** Each topic in the response. */
   topics: ListOffsetsResponseTopic[]
 }
 
+/** The ListOffsets API (key 2): its versions and its request and response schemas. */
 export const ListOffsets = defineApi<ListOffsetsRequest, ListOffsetsResponse>({
   key: 2,
   name: 'ListOffsets',

@@ -10,6 +10,7 @@
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
 
+/** A ListTransactions request (key 66). */
 export interface ListTransactionsRequest {
   /** States to include; empty for all. */
   stateFilters: string[]
@@ -21,14 +22,26 @@ export interface ListTransactionsRequest {
   transactionalIdPattern?: string | null
 }
 
+/** A ListTransactions response (key 66). */
 export interface ListTransactionsResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** The error code, or 0 if there was no error. */
   errorCode: number
   /** Filter states the broker does not know. */
   unknownStateFilters: string[]
-  transactionStates: Array<{ transactionalId: string, producerId: bigint, transactionState: string }>
+  /** The current state of the transaction for the transactional id. */
+  transactionStates: Array<{
+    /** The transactional id. */
+    transactionalId: string
+    /** The producer id. */
+    producerId: bigint
+    /** The current transaction state of the producer. */
+    transactionState: string
+  }>
 }
 
+/** The ListTransactions API (key 66): its versions and its request and response schemas. */
 export const ListTransactions = defineApi<ListTransactionsRequest, ListTransactionsResponse>({
   key: 66,
   name: 'ListTransactions',

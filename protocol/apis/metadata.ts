@@ -22,6 +22,7 @@
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
 
+/** An entry of MetadataRequest.topics: the topics to fetch metadata for. */
 export interface MetadataRequestTopic {
   /** v10+; leave unset (the all-zero UUID) when asking by name. */
   topicId?: string
@@ -29,53 +30,86 @@ export interface MetadataRequestTopic {
   name: string | null
 }
 
+/** A Metadata request (key 3). */
 export interface MetadataRequest {
   /** null (v1+) asks for every topic; [] asks for none (in v0, [] means every topic). */
   topics: MetadataRequestTopic[] | null
+  /** True to let the broker create the requested topics that do not exist (if it is configured to). */
   allowAutoTopicCreation?: boolean
+  /** Whether to include cluster authorized operations. */
   includeClusterAuthorizedOperations?: boolean
+  /** Whether to include topic authorized operations. */
   includeTopicAuthorizedOperations?: boolean
 }
 
+/** An entry of MetadataResponse.brokers: the brokers present in the cluster. */
 export interface MetadataBroker {
+  /** The broker ID. */
   nodeId: number
+  /** The broker hostname. */
   host: string
+  /** The broker port. */
   port: number
+  /** The rack of the broker, or null if it has not been assigned to a rack. */
   rack: string | null
 }
 
+/** An entry of MetadataTopic.partitions: each partition in the topic. */
 export interface MetadataPartition {
+  /** The partition error, or 0 if there was no error. */
   errorCode: number
+  /** The partition index. */
   partitionIndex: number
+  /** The ID of the leader broker. */
   leaderId: number
+  /** The leader epoch of this partition. */
   leaderEpoch: number
+  /** The set of all nodes that host this partition. */
   replicaNodes: number[]
+  /** The set of nodes that are in sync with the leader for this partition. */
   isrNodes: number[]
+  /** The set of offline replicas of this partition. */
   offlineReplicas: number[]
 }
 
+/** An entry of MetadataResponse.topics: each topic in the response. */
 export interface MetadataTopic {
+  /** The topic error, or 0 if there was no error. */
   errorCode: number
+  /** The topic name; null for a topic asked for by ID that does not exist. */
   name: string | null
+  /** The topic ID; all zeros for a topic asked for by name that does not exist. */
   topicId: string
+  /** True if the topic is internal. */
   isInternal: boolean
+  /** Each partition in the topic. */
   partitions: MetadataPartition[]
+  /** 32-bit bitfield to represent authorized operations for this topic. */
   topicAuthorizedOperations: number
 }
 
+/** A Metadata response (key 3). */
 export interface MetadataResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** A list of brokers present in the cluster. */
   brokers: MetadataBroker[]
+  /** The cluster ID that responding broker belongs to. */
   clusterId: string | null
+  /** The ID of the controller broker. */
   controllerId: number
+  /** Each topic in the response. */
   topics: MetadataTopic[]
+  /** 32-bit bitfield to represent authorized operations for this cluster. */
   clusterAuthorizedOperations: number
+  /** The top-level error code, or 0 if there was no error. */
   errorCode: number
 }
 
 /** "Authorized operations were not asked for" (Kafka's Integer.MIN_VALUE). */
 const OPERATIONS_NOT_ASKED = -2147483648
 
+/** The Metadata API (key 3): its versions and its request and response schemas. */
 export const Metadata = defineApi<MetadataRequest, MetadataResponse>({
   key: 3,
   name: 'Metadata',

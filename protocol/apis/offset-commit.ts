@@ -25,7 +25,9 @@
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
 
+/** An entry of OffsetCommitRequestTopic.partitions: each partition to commit offsets for. */
 export interface OffsetCommitRequestPartition {
+  /** The partition index. */
   partitionIndex: number
   /** The next offset to consume (the last processed one + 1). */
   committedOffset: bigint
@@ -35,15 +37,19 @@ export interface OffsetCommitRequestPartition {
   committedMetadata: string | null
 }
 
+/** An entry of OffsetCommitRequest.topics: the topics to commit offsets for. */
 export interface OffsetCommitRequestTopic {
   /** Up to v9. */
   name?: string
   /** v10+. */
   topicId?: string
+  /** Each partition to commit offsets for. */
   partitions: OffsetCommitRequestPartition[]
 }
 
+/** An OffsetCommit request (key 8). */
 export interface OffsetCommitRequest {
+  /** The unique group identifier. */
   groupId: string
   /** The classic generation id, or the KIP-848 member epoch; -1 (the default) outside a group. */
   generationIdOrMemberEpoch?: number
@@ -53,27 +59,37 @@ export interface OffsetCommitRequest {
   groupInstanceId?: string | null
   /** v2–v4: how long the broker keeps the offsets; -1 (the default) for its configured retention. */
   retentionTimeMs?: bigint
+  /** The topics to commit offsets for. */
   topics: OffsetCommitRequestTopic[]
 }
 
+/** An entry of OffsetCommitResponseTopic.partitions: the responses for each partition in the topic. */
 export interface OffsetCommitResponsePartition {
+  /** The partition index. */
   partitionIndex: number
+  /** The error code, or 0 if there was no error. */
   errorCode: number
 }
 
+/** An entry of OffsetCommitResponse.topics: the responses for each topic. */
 export interface OffsetCommitResponseTopic {
   /** Up to v9. */
   name: string
   /** v10+. */
   topicId: string
+  /** The responses for each partition in the topic. */
   partitions: OffsetCommitResponsePartition[]
 }
 
+/** An OffsetCommit response (key 8). */
 export interface OffsetCommitResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** The responses for each topic. */
   topics: OffsetCommitResponseTopic[]
 }
 
+/** The OffsetCommit API (key 8): its versions and its request and response schemas. */
 export const OffsetCommit = defineApi<OffsetCommitRequest, OffsetCommitResponse>({
   key: 8,
   name: 'OffsetCommit',

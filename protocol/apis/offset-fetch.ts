@@ -24,20 +24,27 @@
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
 
+/** An entry of OffsetFetchRequest.topics: each topic we would like to fetch offsets for. */
 export interface OffsetFetchRequestTopic {
+  /** The topic name. */
   name: string
+  /** The partition indexes we would like to fetch offsets for. */
   partitionIndexes: number[]
 }
 
+/** An entry of OffsetFetchRequestGroup.topics: each topic we would like to fetch offsets for. */
 export interface OffsetFetchRequestGroupTopic {
   /** v8–v9. */
   name?: string
   /** v10+. */
   topicId?: string
+  /** The partition indexes we would like to fetch offsets for. */
   partitionIndexes: number[]
 }
 
+/** An entry of OffsetFetchRequest.groups: each group we would like to fetch offsets for. */
 export interface OffsetFetchRequestGroup {
+  /** The group ID. */
   groupId: string
   /** v9+: the KIP-848 member asking; null (the default) otherwise. */
   memberId?: string | null
@@ -47,6 +54,7 @@ export interface OffsetFetchRequestGroup {
   topics: OffsetFetchRequestGroupTopic[] | null
 }
 
+/** An OffsetFetch request (key 9). */
 export interface OffsetFetchRequest {
   /** v1–v7: the one group asked about. */
   groupId?: string
@@ -58,36 +66,51 @@ export interface OffsetFetchRequest {
   requireStable?: boolean
 }
 
+/** An entry of OffsetFetchResponseTopic.partitions: the responses per partition. */
 export interface OffsetFetchResponsePartition {
+  /** The partition index. */
   partitionIndex: number
   /** -1 when nothing is committed. */
   committedOffset: bigint
   /** v5+; -1 when unknown. */
   committedLeaderEpoch: number
+  /** The partition metadata. */
   metadata: string | null
+  /** The error code, or 0 if there was no error. */
   errorCode: number
 }
 
+/** An entry of OffsetFetchResponse.topics: the responses per topic. */
 export interface OffsetFetchResponseTopic {
+  /** The topic name. */
   name: string
+  /** The responses per partition. */
   partitions: OffsetFetchResponsePartition[]
 }
 
+/** An entry of OffsetFetchResponseGroup.topics: the responses per topic. */
 export interface OffsetFetchResponseGroupTopic {
   /** v8–v9. */
   name: string
   /** v10+. */
   topicId: string
+  /** The responses per partition. */
   partitions: OffsetFetchResponsePartition[]
 }
 
+/** An entry of OffsetFetchResponse.groups: the responses per group id. */
 export interface OffsetFetchResponseGroup {
+  /** The group ID. */
   groupId: string
+  /** The responses per topic. */
   topics: OffsetFetchResponseGroupTopic[]
+  /** The group-level error code, or 0 if there was no error. */
   errorCode: number
 }
 
+/** An OffsetFetch response (key 9). */
 export interface OffsetFetchResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
   /** v1–v7: the one group's offsets. */
   topics: OffsetFetchResponseTopic[]
@@ -97,6 +120,7 @@ export interface OffsetFetchResponse {
   groups: OffsetFetchResponseGroup[]
 }
 
+/** The OffsetFetch API (key 9): its versions and its request and response schemas. */
 export const OffsetFetch = defineApi<OffsetFetchRequest, OffsetFetchResponse>({
   key: 9,
   name: 'OffsetFetch',

@@ -15,7 +15,9 @@
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
 
+/** An entry of OffsetForLeaderEpochRequestTopic.partitions: each partition to get offsets for. */
 export interface OffsetForLeaderEpochRequestPartition {
+  /** The partition index. */
   partition: number
   /** The leader epoch the asker knows, to fence stale leaders; -1 (the default) skips the check. */
   currentLeaderEpoch?: number
@@ -23,19 +25,27 @@ export interface OffsetForLeaderEpochRequestPartition {
   leaderEpoch: number
 }
 
+/** An entry of OffsetForLeaderEpochRequest.topics: each topic to get offsets for. */
 export interface OffsetForLeaderEpochRequestTopic {
+  /** The topic name. */
   topic: string
+  /** Each partition to get offsets for. */
   partitions: OffsetForLeaderEpochRequestPartition[]
 }
 
+/** An OffsetForLeaderEpoch request (key 23). */
 export interface OffsetForLeaderEpochRequest {
   /** v3+: -1 for consumers; -2 (the default) for debugging tools. */
   replicaId?: number
+  /** Each topic to get offsets for. */
   topics: OffsetForLeaderEpochRequestTopic[]
 }
 
+/** An entry of OffsetForLeaderEpochResponseTopic.partitions: each partition in the topic we fetched offsets for. */
 export interface OffsetForLeaderEpochResponsePartition {
+  /** The error code, or 0 if there was no error. */
   errorCode: number
+  /** The partition index. */
   partition: number
   /** The largest epoch not above the one asked for; -1 if none. */
   leaderEpoch: number
@@ -43,16 +53,23 @@ export interface OffsetForLeaderEpochResponsePartition {
   endOffset: bigint
 }
 
+/** An entry of OffsetForLeaderEpochResponse.topics: each topic we fetched offsets for. */
 export interface OffsetForLeaderEpochResponseTopic {
+  /** The topic name. */
   topic: string
+  /** Each partition in the topic we fetched offsets for. */
   partitions: OffsetForLeaderEpochResponsePartition[]
 }
 
+/** An OffsetForLeaderEpoch response (key 23). */
 export interface OffsetForLeaderEpochResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** Each topic we fetched offsets for. */
   topics: OffsetForLeaderEpochResponseTopic[]
 }
 
+/** The OffsetForLeaderEpoch API (key 23): its versions and its request and response schemas. */
 export const OffsetForLeaderEpoch = defineApi<OffsetForLeaderEpochRequest, OffsetForLeaderEpochResponse>({
   key: 23,
   name: 'OffsetForLeaderEpoch',

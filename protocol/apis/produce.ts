@@ -26,66 +26,99 @@ import { ProtocolError } from '../errors'
 import { array, field, kUnknownTags, struct, tagged } from '../schema'
 import type { Writer } from '../writer'
 
+/** An entry of ProduceTopicData.partitionData: each partition to produce to. */
 export interface ProducePartitionData {
+  /** The partition index. */
   index: number
   /** One or more record batches (v2), ready to send; null sends no records. */
   records: Buffer | null
 }
 
+/** An entry of ProduceRequest.topicData: each topic to produce to. */
 export interface ProduceTopicData {
   /** Up to v12. */
   name?: string
   /** v13+. */
   topicId?: string
+  /** Each partition to produce to. */
   partitionData: ProducePartitionData[]
 }
 
+/** A Produce request (key 0). */
 export interface ProduceRequest {
+  /** The transactional ID, or null if the producer is not transactional. */
   transactionalId?: string | null
   /** 0 no answer, 1 the leader has it, -1 every in-sync replica has it. */
   acks: number
+  /** The timeout to await a response in ms. */
   timeoutMs: number
+  /** Each topic to produce to. */
   topicData: ProduceTopicData[]
 }
 
+/** An entry of ProducePartitionResponse.recordErrors: a record that caused the batch to be dropped. */
 export interface ProduceRecordError {
+  /** The batch index of the record that caused the batch to be dropped. */
   batchIndex: number
+  /** The error message of the record that caused the batch to be dropped. */
   batchIndexErrorMessage: string | null
 }
 
+/** The value of ProducePartitionResponse.currentLeader: the leader the producer should use from now on. */
 export interface ProduceLeaderIdAndEpoch {
+  /** The ID of the current leader or -1 if the leader is unknown. */
   leaderId: number
+  /** The latest known leader epoch. */
   leaderEpoch: number
 }
 
+/** An entry of ProduceResponse.nodeEndpoints: the endpoint of a leader named in a partition's currentLeader. */
 export interface ProduceNodeEndpoint {
+  /** The ID of the associated node. */
   nodeId: number
+  /** The node's hostname. */
   host: string
+  /** The node's port. */
   port: number
+  /** The rack of the node, or null if it has not been assigned to a rack. */
   rack: string | null
 }
 
+/** An entry of ProduceTopicResponse.partitionResponses: each partition that we produced to within the topic. */
 export interface ProducePartitionResponse {
+  /** The partition index. */
   index: number
+  /** The error code, or 0 if there was no error. */
   errorCode: number
+  /** The base offset. */
   baseOffset: bigint
   /** -1 unless the topic uses log-append time. */
   logAppendTimeMs: bigint
+  /** The log start offset. */
   logStartOffset: bigint
+  /** The batch indices of records that caused the batch to be dropped. */
   recordErrors: ProduceRecordError[]
+  /** The error message summarizing why the records in recordErrors dropped the batch. */
   errorMessage: string | null
   /** v10+, on NOT_LEADER_OR_FOLLOWER: the new leader (-1/-1 when unknown). */
   currentLeader: ProduceLeaderIdAndEpoch
 }
 
+/** An entry of ProduceResponse.responses: each produce response. */
 export interface ProduceTopicResponse {
+  /** The topic name. */
   name: string
+  /** The unique topic ID. */
   topicId: string
+  /** Each partition that we produced to within the topic. */
   partitionResponses: ProducePartitionResponse[]
 }
 
+/** A Produce response (key 0). */
 export interface ProduceResponse {
+  /** Each produce response. */
   responses: ProduceTopicResponse[]
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
   /** v10+: the brokers named in `currentLeader`. */
   nodeEndpoints: ProduceNodeEndpoint[]
@@ -95,6 +128,7 @@ const MIN_VERSION = 3
 const MAX_VERSION = 13
 const ZERO_UUID = '00000000-0000-0000-0000-000000000000'
 
+/** The Produce API (key 0): its versions and its request and response schemas. */
 export const Produce = defineApi<ProduceRequest, ProduceResponse>({
   key: 0,
   name: 'Produce',

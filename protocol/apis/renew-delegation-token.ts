@@ -8,14 +8,21 @@
 import { defineApi } from '../api'
 import { field, struct } from '../schema'
 
+/** A RenewDelegationToken request (key 39). */
 export interface RenewDelegationTokenRequest {
+  /** The HMAC of the delegation token to be renewed. */
   hmac: Buffer
+  /** The renewal time period in ms. */
   renewPeriodMs: bigint
 }
 
+/** A RenewDelegationToken response (key 39). */
 export interface RenewDelegationTokenResponse {
+  /** The error code, or 0 if there was no error. */
   errorCode: number
+  /** When the token now expires, in ms since the epoch. */
   expiryTimestampMs: bigint
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
 }
 
@@ -26,6 +33,7 @@ export const tokenExpiryResponse = struct(
   field('throttleTimeMs', 'int32', '1+')
 )
 
+/** The RenewDelegationToken API (key 39): its versions and its request and response schemas. */
 export const RenewDelegationToken = defineApi<RenewDelegationTokenRequest, RenewDelegationTokenResponse>({
   key: 39,
   name: 'RenewDelegationToken',

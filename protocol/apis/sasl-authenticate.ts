@@ -8,18 +8,25 @@
 import { defineApi } from '../api'
 import { field, struct } from '../schema'
 
+/** A SaslAuthenticate request (key 36). */
 export interface SaslAuthenticateRequest {
+  /** The SASL authentication bytes from the client, as defined by the SASL mechanism. */
   authBytes: Uint8Array
 }
 
+/** A SaslAuthenticate response (key 36). */
 export interface SaslAuthenticateResponse {
+  /** The error code, or 0 if there was no error. */
   errorCode: number
+  /** The error message, or null if there was no error. */
   errorMessage: string | null
+  /** The SASL authentication bytes from the server, as defined by the SASL mechanism. */
   authBytes: Buffer
   /** v1+: 0 when the session does not expire. */
   sessionLifetimeMs: bigint
 }
 
+/** The SaslAuthenticate API (key 36): its versions and its request and response schemas. */
 export const SaslAuthenticate = defineApi<SaslAuthenticateRequest, SaslAuthenticateResponse>({
   key: 36,
   name: 'SaslAuthenticate',

@@ -10,15 +10,21 @@
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
 
+/** A SaslHandshake request (key 17). */
 export interface SaslHandshakeRequest {
+  /** The SASL mechanism chosen by the client. */
   mechanism: string
 }
 
+/** A SaslHandshake response (key 17). */
 export interface SaslHandshakeResponse {
+  /** The error code, or 0 if there was no error. */
   errorCode: number
+  /** The mechanisms enabled in the server. */
   mechanisms: string[]
 }
 
+/** The SaslHandshake API (key 17): its versions and its request and response schemas. */
 export const SaslHandshake = defineApi<SaslHandshakeRequest, SaslHandshakeResponse>({
   key: 17,
   name: 'SaslHandshake',

@@ -12,32 +12,64 @@ import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
 import { acknowledgementTopics, leaderIdAndEpoch, nodeEndpoint, type AcknowledgementBatch, type ShareLeaderIdAndEpoch, type ShareNodeEndpoint } from './share-fetch'
 
+/** A ShareAcknowledge request (key 79). */
 export interface ShareAcknowledgeRequest {
+  /** The group identifier. */
   groupId: string | null
+  /** The member ID. */
   memberId: string | null
+  /** The share session epoch: 0 opens the session, -1 closes it, else incremented each request. */
   shareSessionEpoch: number
   /** v2+: the acknowledgements are lock renewals. */
   isRenewAck?: boolean
-  topics: Array<{ topicId: string, partitions: Array<{ partitionIndex: number, acknowledgementBatches: AcknowledgementBatch[] }> }>
+  /** The topics containing records to acknowledge. */
+  topics: Array<{
+    /** The unique topic ID. */
+    topicId: string
+    /** The partitions containing records to acknowledge. */
+    partitions: Array<{
+      /** The partition index. */
+      partitionIndex: number
+      /** Record batches to acknowledge. */
+      acknowledgementBatches: AcknowledgementBatch[]
+    }>
+  }>
 }
 
+/** An entry of ShareAcknowledgeResponse.responses.partitions: the topic partitions. */
 export interface ShareAcknowledgeResponsePartition {
+  /** The partition index. */
   partitionIndex: number
+  /** The error code, or 0 if there was no error. */
   errorCode: number
+  /** The error message, or null if there was no error. */
   errorMessage: string | null
+  /** The current leader of the partition. */
   currentLeader: ShareLeaderIdAndEpoch
 }
 
+/** A ShareAcknowledge response (key 79). */
 export interface ShareAcknowledgeResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** The top level response error code. */
   errorCode: number
+  /** The top-level error message, or null if there was no error. */
   errorMessage: string | null
   /** v2+. */
   acquisitionLockTimeoutMs: number
-  responses: Array<{ topicId: string, partitions: ShareAcknowledgeResponsePartition[] }>
+  /** The response topics. */
+  responses: Array<{
+    /** The unique topic ID. */
+    topicId: string
+    /** The topic partitions. */
+    partitions: ShareAcknowledgeResponsePartition[]
+  }>
+  /** The endpoints of the current leaders of the partitions that answered NOT_LEADER_OR_FOLLOWER. */
   nodeEndpoints: ShareNodeEndpoint[]
 }
 
+/** The ShareAcknowledge API (key 79): its versions and its request and response schemas. */
 export const ShareAcknowledge = defineApi<ShareAcknowledgeRequest, ShareAcknowledgeResponse>({
   key: 79,
   name: 'ShareAcknowledge',

@@ -24,14 +24,19 @@ import { array, field, struct } from '../schema'
 export const AcknowledgeType = {
   /** An offset with no record (a compacted or control record): nothing to acknowledge. */
   GAP: 0,
+  /** The record was processed: it is not delivered again. */
   ACCEPT: 1,
+  /** The record is released: it may be delivered again, to this member or another. */
   RELEASE: 2,
+  /** The record cannot be processed: it is archived, never delivered again. */
   REJECT: 3,
   /** v2+: renew the acquisition lock (KIP-1222). */
   RENEW: 4
 } as const
 
+/** A range of offsets and how they are acknowledged, in ShareFetch and ShareAcknowledge requests. */
 export interface AcknowledgementBatch {
+  /** First offset of batch of records to acknowledge. */
   firstOffset: bigint
   /** Inclusive. */
   lastOffset: bigint
@@ -39,23 +44,35 @@ export interface AcknowledgementBatch {
   acknowledgeTypes: number[]
 }
 
+/** An entry of ShareFetchRequestTopic.partitions: the partitions to fetch. */
 export interface ShareFetchRequestPartition {
+  /** The partition index. */
   partitionIndex: number
+  /** Record batches to acknowledge. */
   acknowledgementBatches: AcknowledgementBatch[]
 }
 
+/** An entry of ShareFetchRequest.topics: the topics to fetch. */
 export interface ShareFetchRequestTopic {
+  /** The unique topic ID. */
   topicId: string
+  /** The partitions to fetch. */
   partitions: ShareFetchRequestPartition[]
 }
 
+/** A ShareFetch request (key 78). */
 export interface ShareFetchRequest {
+  /** The group identifier. */
   groupId: string | null
+  /** The member ID. */
   memberId: string | null
   /** 0 opens a session, -1 closes it, otherwise the next epoch. */
   shareSessionEpoch: number
+  /** The maximum time in ms to wait for the response. */
   maxWaitMs: number
+  /** The minimum bytes to accumulate in the response. */
   minBytes: number
+  /** The maximum bytes to fetch. See KIP-74 for cases where this limit may not be honored. */
   maxBytes?: number
   /** v1+: the most records to acquire. */
   maxRecords?: number
@@ -65,50 +82,92 @@ export interface ShareFetchRequest {
   shareAcquireMode?: number
   /** v2+: the acknowledgements are renewals; nothing is fetched. */
   isRenewAck?: boolean
+  /** The topics to fetch. */
   topics: ShareFetchRequestTopic[]
-  forgottenTopicsData: Array<{ topicId: string, partitions: number[] }>
+  /** The partitions to remove from this share session. */
+  forgottenTopicsData: Array<{
+    /** The unique topic ID. */
+    topicId: string
+    /** The partition indexes to forget. */
+    partitions: number[]
+  }>
 }
 
+/** An entry of ShareFetchResponsePartition.acquiredRecords: the acquired records. */
 export interface ShareAcquiredRecords {
+  /** The earliest offset in this batch of acquired records. */
   firstOffset: bigint
+  /** The last offset of this batch of acquired records. */
   lastOffset: bigint
+  /** The delivery count of this batch of acquired records. */
   deliveryCount: number
 }
 
+/** The current leader of a partition, in ShareFetch and ShareAcknowledge responses. */
 export interface ShareLeaderIdAndEpoch {
+  /** The ID of the current leader or -1 if the leader is unknown. */
   leaderId: number
+  /** The latest known leader epoch. */
   leaderEpoch: number
 }
 
+/** An entry of ShareFetchResponse.responses.partitions: the topic partitions. */
 export interface ShareFetchResponsePartition {
+  /** The partition index. */
   partitionIndex: number
+  /** The fetch error code, or 0 if there was no fetch error. */
   errorCode: number
+  /** The fetch error message, or null if there was no fetch error. */
   errorMessage: string | null
+  /** The acknowledge error code, or 0 if there was no acknowledge error. */
   acknowledgeErrorCode: number
+  /** The acknowledge error message, or null if there was no acknowledge error. */
   acknowledgeErrorMessage: string | null
+  /** The current leader of the partition. */
   currentLeader: ShareLeaderIdAndEpoch
   /** Record batches: a view into the response frame (empty when nothing was acquired). */
   records: Buffer
+  /** The acquired records. */
   acquiredRecords: ShareAcquiredRecords[]
 }
 
+/**
+ * An entry of ShareFetchResponse.nodeEndpoints and ShareAcknowledgeResponse.nodeEndpoints: a current leader's
+ * endpoint.
+ */
 export interface ShareNodeEndpoint {
+  /** The ID of the associated node. */
   nodeId: number
+  /** The node's hostname. */
   host: string
+  /** The node's port. */
   port: number
+  /** The rack of the node, or null if it has not been assigned to a rack. */
   rack: string | null
 }
 
+/** A ShareFetch response (key 78). */
 export interface ShareFetchResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** The top-level response error code. */
   errorCode: number
+  /** The top-level error message, or null if there was no error. */
   errorMessage: string | null
   /** How long the acquired records stay locked. */
   acquisitionLockTimeoutMs: number
-  responses: Array<{ topicId: string, partitions: ShareFetchResponsePartition[] }>
+  /** The response topics. */
+  responses: Array<{
+    /** The unique topic ID. */
+    topicId: string
+    /** The topic partitions. */
+    partitions: ShareFetchResponsePartition[]
+  }>
+  /** The endpoints of the current leaders of the partitions that answered NOT_LEADER_OR_FOLLOWER. */
   nodeEndpoints: ShareNodeEndpoint[]
 }
 
+/** The schema of an AcknowledgementBatch, shared by ShareFetch and ShareAcknowledge. */
 export const acknowledgementBatch = struct(
   field('firstOffset', 'int64', '0+'),
   field('lastOffset', 'int64', '0+'),
@@ -124,11 +183,13 @@ export const acknowledgementTopics = array(struct(
   )), '0+')
 ))
 
+/** The schema of a ShareLeaderIdAndEpoch, shared by ShareFetch and ShareAcknowledge. */
 export const leaderIdAndEpoch = struct(
   field('leaderId', 'int32', '0+'),
   field('leaderEpoch', 'int32', '0+')
 )
 
+/** The schema of a ShareNodeEndpoint, shared by ShareFetch and ShareAcknowledge. */
 export const nodeEndpoint = struct(
   field('nodeId', 'int32', '0+'),
   field('host', 'string', '0+'),
@@ -136,6 +197,7 @@ export const nodeEndpoint = struct(
   field('rack', 'string', '0+', { nullableVersions: '0+', default: null })
 )
 
+/** The ShareFetch API (key 78): its versions and its request and response schemas. */
 export const ShareFetch = defineApi<ShareFetchRequest, ShareFetchResponse>({
   key: 78,
   name: 'ShareFetch',

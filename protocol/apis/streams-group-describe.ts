@@ -10,81 +10,150 @@ import { defineApi } from '../api'
 import { array, field, struct, type StructType, type VersionRange } from '../schema'
 import { streamsKeyValue, streamsTaskIds, streamsTopicInfo, type StreamsKeyValue, type StreamsTaskIds, type StreamsTopicInfo } from './streams-group-heartbeat'
 
+/** A StreamsGroupDescribe request (key 89). */
 export interface StreamsGroupDescribeRequest {
+  /** The ids of the groups to describe. */
   groupIds: string[]
+  /** Whether to include authorized operations. */
   includeAuthorizedOperations: boolean
   /** v1+. */
   includeTopologyDescription?: boolean
 }
 
+/** An entry of StreamsGroupDescribeTopology.subtopologies: a configured subtopology. */
 export interface StreamsGroupDescribeSubtopology {
+  /** String to uniquely identify the subtopology. */
   subtopologyId: string
+  /** The topics the subtopology reads from. */
   sourceTopics: string[]
+  /** The repartition topics the subtopology writes to. */
   repartitionSinkTopics: string[]
+  /** The set of state changelog topics associated with this subtopology. Created automatically. */
   stateChangelogTopics: StreamsTopicInfo[]
+  /** The set of source topics that are internally created repartition topics. Created automatically. */
   repartitionSourceTopics: StreamsTopicInfo[]
 }
 
+/** The value of StreamsGroupDescribeDescribedGroup.topology: the topology initialized for the group. */
 export interface StreamsGroupDescribeTopology {
+  /** The epoch of the currently initialized topology for this group. */
   epoch: number
+  /** The configured subtopologies (partition counts set, regexes resolved); null if the topology is not ready. */
   subtopologies: StreamsGroupDescribeSubtopology[] | null
 }
 
+/** An entry of StreamsGroupDescribeMember.taskOffsets: cumulative changelog offsets for tasks. */
 export interface StreamsGroupDescribeTaskOffset {
+  /** The subtopology identifier. */
   subtopologyId: string
+  /** The partition. */
   partition: number
+  /** The offset. */
   offset: bigint
 }
 
+/** The value of StreamsGroupDescribeMember.assignment: the current assignment. */
 export interface StreamsGroupDescribeAssignment {
+  /** Active tasks for this client. */
   activeTasks: StreamsTaskIds[]
+  /** Standby tasks for this client. */
   standbyTasks: StreamsTaskIds[]
+  /** Warm-up tasks for this client. */
   warmupTasks: StreamsTaskIds[]
 }
 
+/** An entry of StreamsGroupDescribeDescribedGroup.members: the members. */
 export interface StreamsGroupDescribeMember {
+  /** The member ID. */
   memberId: string
+  /** The member epoch. */
   memberEpoch: number
+  /** The member instance ID for static membership. */
   instanceId: string | null
+  /** The rack ID. */
   rackId: string | null
+  /** The client ID. */
   clientId: string
+  /** The client host. */
   clientHost: string
+  /** The epoch of the topology on the client. */
   topologyEpoch: number
+  /** Identity of the streams instance that may have multiple clients. */
   processId: string
-  userEndpoint: { host: string, port: number } | null
+  /** User-defined endpoint for Interactive Queries. Null if not defined for this client. */
+  userEndpoint: {
+    /** Host of the endpoint. */
+    host: string
+    /** Port of the endpoint. */
+    port: number
+  } | null
+  /** Used for rack-aware assignment algorithm. */
   clientTags: StreamsKeyValue[]
+  /** Cumulative changelog offsets for tasks. */
   taskOffsets: StreamsGroupDescribeTaskOffset[]
+  /** Cumulative changelog end offsets for tasks. */
   taskEndOffsets: StreamsGroupDescribeTaskOffset[]
+  /** The current assignment. */
   assignment: StreamsGroupDescribeAssignment
+  /** The target assignment. */
   targetAssignment: StreamsGroupDescribeAssignment
+  /** True for classic members that have not been upgraded yet. */
   isClassic: boolean
 }
 
 /** v1+: one processor node of the topology's description. */
 export interface StreamsGroupDescribeTopologyNode {
+  /** The name of this node (e.g., KSTREAM-SOURCE-0000000000). */
   name: string
+  /** The type of this node: 1=SOURCE, 2=PROCESSOR, 3=SINK. */
   nodeType: number
+  /** The topics a source node reads from; empty otherwise or if determined dynamically. */
   sourceTopics: string[]
+  /** The topic a sink node writes to; null otherwise or if it is determined dynamically. */
   sinkTopic: string | null
+  /** The state store names accessed by this node. Defined only for processor nodes. */
   stores: string[]
+  /** The names of the nodes this node forwards records to. */
   successors: string[]
 }
 
 /** v1+. */
 export interface StreamsGroupDescribeTopologyDescription {
-  subtopologies: Array<{ subtopologyId: string, nodes: StreamsGroupDescribeTopologyNode[] }>
-  globalStores: Array<{ source: StreamsGroupDescribeTopologyNode, processor: StreamsGroupDescribeTopologyNode }>
+  /** The subtopologies that make up this topology. */
+  subtopologies: Array<{
+    /** The subtopology identifier, unique within the topology. */
+    subtopologyId: string
+    /** The processing nodes in this subtopology. */
+    nodes: StreamsGroupDescribeTopologyNode[]
+  }>
+  /** Global state stores used by this topology. */
+  globalStores: Array<{
+    /** The source node providing data to the global store. */
+    source: StreamsGroupDescribeTopologyNode
+    /** The processor node that populates the global store. */
+    processor: StreamsGroupDescribeTopologyNode
+  }>
 }
 
+/** An entry of StreamsGroupDescribeResponse.groups: each described group. */
 export interface StreamsGroupDescribeDescribedGroup {
+  /** The describe error, or 0 if there was no error. */
   errorCode: number
+  /** The top-level error message, or null if there was no error. */
   errorMessage: string | null
+  /** The group ID string. */
   groupId: string
+  /** The group state string, or the empty string. */
   groupState: string
+  /** The group epoch. */
   groupEpoch: number
+  /** The assignment epoch. */
   assignmentEpoch: number
+  /** The topology currently initialized for the group; null on a describe error. */
   topology: StreamsGroupDescribeTopology | null
+  /** The members. */
   members: StreamsGroupDescribeMember[]
+  /** 32-bit bitfield to represent authorized operations for this group. */
   authorizedOperations: number
   /** v1+. */
   topologyDescription: StreamsGroupDescribeTopologyDescription | null
@@ -94,8 +163,11 @@ export interface StreamsGroupDescribeDescribedGroup {
   assignorName: string | null
 }
 
+/** A StreamsGroupDescribe response (key 89). */
 export interface StreamsGroupDescribeResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** Each described group. */
   groups: StreamsGroupDescribeDescribedGroup[]
 }
 
@@ -133,6 +205,7 @@ export function topologyDescription (versions: VersionRange): StructType {
   )
 }
 
+/** The StreamsGroupDescribe API (key 89): its versions and its request and response schemas. */
 export const StreamsGroupDescribe = defineApi<StreamsGroupDescribeRequest, StreamsGroupDescribeResponse>({
   key: 89,
   name: 'StreamsGroupDescribe',

@@ -4,7 +4,7 @@
  * group coordinator, which keeps it for describing the group (KIP-1071). A streams client
  * sends it, not an admin: the Java Admin has no call for it.
  *
- * Node types: 0 source, 1 processor, 2 sink.
+ * Node types (Kafka's schema): 1 source, 2 processor, 3 sink.
  *
  * Version notes:
  * - v0: the only version; flexible (Kafka 4.4)
@@ -13,19 +13,29 @@ import { defineApi } from '../api'
 import { field, struct } from '../schema'
 import { topologyDescription, type StreamsGroupDescribeTopologyDescription } from './streams-group-describe'
 
+/** A StreamsGroupTopologyDescriptionUpdate request (key 93). */
 export interface StreamsGroupTopologyDescriptionUpdateRequest {
+  /** The streams group identifier. */
   groupId: string
+  /** The ID of the member sending the description; a member not in the group gets UNKNOWN_MEMBER_ID. */
   memberId: string
+  /** The epoch of the topology being described. */
   topologyEpoch: number
+  /** The topology description. */
   topologyDescription: StreamsGroupDescribeTopologyDescription
 }
 
+/** A StreamsGroupTopologyDescriptionUpdate response (key 93). */
 export interface StreamsGroupTopologyDescriptionUpdateResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** The top-level error code, or 0 if there was no error. */
   errorCode: number
+  /** The top-level error message, or null if there was no error. */
   errorMessage: string | null
 }
 
+/** The StreamsGroupTopologyDescriptionUpdate API (key 93): its versions and schemas. */
 export const StreamsGroupTopologyDescriptionUpdate = defineApi<StreamsGroupTopologyDescriptionUpdateRequest, StreamsGroupTopologyDescriptionUpdateResponse>({
   key: 93,
   name: 'StreamsGroupTopologyDescriptionUpdate',

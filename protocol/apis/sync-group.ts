@@ -15,15 +15,21 @@
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
 
+/** An entry of SyncGroupRequest.assignments: each assignment. */
 export interface SyncGroupRequestAssignment {
+  /** The ID of the member to assign. */
   memberId: string
   /** For consumers: encoded by encodeAssignment. */
   assignment: Buffer
 }
 
+/** A SyncGroup request (key 14). */
 export interface SyncGroupRequest {
+  /** The unique group identifier. */
   groupId: string
+  /** The generation of the group. */
   generationId: number
+  /** The member ID assigned by the group. */
   memberId: string
   /** v3+: static membership; null (the default) for a dynamic member. */
   groupInstanceId?: string | null
@@ -35,8 +41,11 @@ export interface SyncGroupRequest {
   assignments: SyncGroupRequestAssignment[]
 }
 
+/** A SyncGroup response (key 14). */
 export interface SyncGroupResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** The error code, or 0 if there was no error. */
   errorCode: number
   /** v5+. */
   protocolType: string | null
@@ -46,6 +55,7 @@ export interface SyncGroupResponse {
   assignment: Buffer
 }
 
+/** The SyncGroup API (key 14): its versions and its request and response schemas. */
 export const SyncGroup = defineApi<SyncGroupRequest, SyncGroupResponse>({
   key: 14,
   name: 'SyncGroup',

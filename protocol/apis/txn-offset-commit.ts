@@ -16,27 +16,40 @@
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
 
+/**
+ * An entry of TxnOffsetCommitRequestTopic.partitions: the partitions inside the topic that we want to commit
+ * offsets for.
+ */
 export interface TxnOffsetCommitRequestPartition {
+  /** The index of the partition within the topic. */
   partitionIndex: number
   /** The next offset to consume. */
   committedOffset: bigint
   /** v2+: -1 (the default) when unknown. */
   committedLeaderEpoch?: number
+  /** Any associated metadata the client wants to keep. */
   committedMetadata: string | null
 }
 
+/** An entry of TxnOffsetCommitRequest.topics: each topic that we want to commit offsets for. */
 export interface TxnOffsetCommitRequestTopic {
   /** Up to v5. */
   name?: string
   /** v6+. */
   topicId?: string
+  /** The partitions inside the topic that we want to commit offsets for. */
   partitions: TxnOffsetCommitRequestPartition[]
 }
 
+/** A TxnOffsetCommit request (key 28). */
 export interface TxnOffsetCommitRequest {
+  /** The ID of the transaction. */
   transactionalId: string
+  /** The ID of the group. */
   groupId: string
+  /** The current producer ID in use by the transactional ID. */
   producerId: bigint
+  /** The current epoch associated with the producer ID. */
   producerEpoch: number
   /** v3+: the classic generation or KIP-848 member epoch; -1 (the default) skips the check. */
   generationIdOrMemberEpoch?: number
@@ -44,22 +57,34 @@ export interface TxnOffsetCommitRequest {
   memberId?: string
   /** v3+: null (the default) for a dynamic member. */
   groupInstanceId?: string | null
+  /** Each topic that we want to commit offsets for. */
   topics: TxnOffsetCommitRequestTopic[]
 }
 
+/** An entry of TxnOffsetCommitResponse.topics: the responses for each topic. */
 export interface TxnOffsetCommitResponseTopic {
   /** Up to v5. */
   name: string
   /** v6+. */
   topicId: string
-  partitions: Array<{ partitionIndex: number, errorCode: number }>
+  /** The responses for each partition in the topic. */
+  partitions: Array<{
+    /** The partition index. */
+    partitionIndex: number
+    /** The error code, or 0 if there was no error. */
+    errorCode: number
+  }>
 }
 
+/** A TxnOffsetCommit response (key 28). */
 export interface TxnOffsetCommitResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** The responses for each topic. */
   topics: TxnOffsetCommitResponseTopic[]
 }
 
+/** The TxnOffsetCommit API (key 28): its versions and its request and response schemas. */
 export const TxnOffsetCommit = defineApi<TxnOffsetCommitRequest, TxnOffsetCommitResponse>({
   key: 28,
   name: 'TxnOffsetCommit',

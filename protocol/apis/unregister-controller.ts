@@ -9,16 +9,23 @@
 import { defineApi } from '../api'
 import { field, struct } from '../schema'
 
+/** An UnregisterController request (key 94). */
 export interface UnregisterControllerRequest {
+  /** The controller ID to unregister. */
   controllerId: number
 }
 
+/** An UnregisterController response (key 94). */
 export interface UnregisterControllerResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** The error code, or 0 if there was no error. */
   errorCode: number
+  /** The top-level error message, or `null` if there was no top-level error. */
   errorMessage: string | null
 }
 
+/** The UnregisterController API (key 94): its versions and its request and response schemas. */
 export const UnregisterController = defineApi<UnregisterControllerRequest, UnregisterControllerResponse>({
   key: 94,
   name: 'UnregisterController',

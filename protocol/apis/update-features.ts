@@ -10,8 +10,11 @@
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
 
+/** An entry of UpdateFeaturesRequest.featureUpdates: the updates to finalized features. */
 export interface UpdateFeaturesFeatureUpdateKey {
+  /** The name of the finalized feature to be updated. */
   feature: string
+  /** The new maximum version level of the feature (1 or more); less than 1 asks to delete the feature. */
   maxVersionLevel: number
   /** v1+. */
   upgradeType?: number
@@ -19,13 +22,17 @@ export interface UpdateFeaturesFeatureUpdateKey {
   allowDowngrade?: boolean
 }
 
+/** An UpdateFeatures request (key 57). */
 export interface UpdateFeaturesRequest {
+  /** How long to wait in ms before timing out the request. */
   timeoutMs?: number
+  /** The list of updates to finalized features. */
   featureUpdates: UpdateFeaturesFeatureUpdateKey[]
   /** v1+. */
   validateOnly?: boolean
 }
 
+/** An entry of UpdateFeaturesResponse.results: results for each feature update. */
 export interface UpdateFeaturesUpdatableFeatureResult {
   /** v0-1. */
   feature: string
@@ -35,14 +42,19 @@ export interface UpdateFeaturesUpdatableFeatureResult {
   errorMessage: string | null
 }
 
+/** An UpdateFeatures response (key 57). */
 export interface UpdateFeaturesResponse {
+  /** How long the broker throttled the request for a quota violation, in ms (0 if it did not). */
   throttleTimeMs: number
+  /** The top-level error code, or `0` if there was no top-level error. */
   errorCode: number
+  /** The top-level error message, or `null` if there was no top-level error. */
   errorMessage: string | null
   /** v0-1. */
   results: UpdateFeaturesUpdatableFeatureResult[]
 }
 
+/** The UpdateFeatures API (key 57): its versions and its request and response schemas. */
 export const UpdateFeatures = defineApi<UpdateFeaturesRequest, UpdateFeaturesResponse>({
   key: 57,
   name: 'UpdateFeatures',

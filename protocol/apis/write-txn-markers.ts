@@ -11,29 +11,55 @@
 import { defineApi } from '../api'
 import { array, field, struct } from '../schema'
 
+/** An entry of WriteTxnMarkersRequest.markers: the transaction markers to be written. */
 export interface WriteTxnMarker {
+  /** The current producer ID. */
   producerId: bigint
+  /** The current epoch associated with the producer ID. */
   producerEpoch: number
   /** false = ABORT, true = COMMIT. */
   transactionResult: boolean
-  topics: Array<{ name: string, partitionIndexes: number[] }>
+  /** Each topic that we want to write transaction marker(s) for. */
+  topics: Array<{
+    /** The topic name. */
+    name: string
+    /** The indexes of the partitions to write transaction markers for. */
+    partitionIndexes: number[]
+  }>
   /** The epoch of the transaction state partition of the coordinator writing the marker. */
   coordinatorEpoch: number
   /** v2+: 0/1 for classic transactions, 2 for TV2. */
   transactionVersion?: number
 }
 
+/** A WriteTxnMarkers request (key 27). */
 export interface WriteTxnMarkersRequest {
+  /** The transaction markers to be written. */
   markers: WriteTxnMarker[]
 }
 
+/** A WriteTxnMarkers response (key 27). */
 export interface WriteTxnMarkersResponse {
+  /** The results for writing markers. */
   markers: Array<{
+    /** The current producer ID in use by the transactional ID. */
     producerId: bigint
-    topics: Array<{ name: string, partitions: Array<{ partitionIndex: number, errorCode: number }> }>
+    /** The results by topic. */
+    topics: Array<{
+      /** The topic name. */
+      name: string
+      /** The results by partition. */
+      partitions: Array<{
+        /** The partition index. */
+        partitionIndex: number
+        /** The error code, or 0 if there was no error. */
+        errorCode: number
+      }>
+    }>
   }>
 }
 
+/** The WriteTxnMarkers API (key 27): its versions and its request and response schemas. */
 export const WriteTxnMarkers = defineApi<WriteTxnMarkersRequest, WriteTxnMarkersResponse>({
   key: 27,
   name: 'WriteTxnMarkers',

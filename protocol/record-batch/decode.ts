@@ -17,6 +17,7 @@ import { completeBatchEnd, decodeBatchHeader, decodeScanned, scanRecordBatches, 
 /** A compressed batch given to decodeRecordBatchesSync, which only decodes uncompressed ones. */
 export class CompressedBatchError extends KafkaTsError {
   static override readonly brand: symbol = Symbol.for('kafkats.error.CompressedBatchError')
+  /** The error for a batch compressed with `codec`; never retriable. */
   constructor (codec: CompressionCodec) {
     super('COMPRESSED_BATCH', `decodeRecordBatchesSync met a ${codec}-compressed record batch; decode compressed data with decodeRecordBatches`, { retriable: false })
     this.name = 'CompressedBatchError'

@@ -29,29 +29,41 @@ import type { CompressionCodec } from '../compression'
 
 /** One header of a record: a string key and a value (bytes, or null). Keys may repeat. */
 export interface RecordHeader {
+  /** The header's key. */
   key: string
+  /** The header's value; null when it has none. */
   value: Buffer | null
 }
 
 /** A record to write. A record without a timestamp gets the time the batch is encoded. */
 export interface RecordInput {
+  /** The record's key; none (null) by default. */
   key?: Buffer | null
+  /** The record's value; null for a tombstone. */
   value: Buffer | null
+  /** The record's headers, in order; none by default. */
   headers?: RecordHeader[]
+  /** The record's timestamp in ms since the epoch; default the time the batch is encoded. */
   timestamp?: bigint
 }
 
 /** A decoded record. key, value and header values are views into the fetched bytes. */
 export interface KafkaRecord {
+  /** The record's offset in its partition. */
   offset: bigint
+  /** The record's timestamp in ms since the epoch: its create time, or the broker's append time for a log-append-time topic. */
   timestamp: bigint
+  /** The record's key; null when it has none. */
   key: Buffer | null
+  /** The record's value; null for a tombstone. */
   value: Buffer | null
+  /** The record's headers, in order (empty when it has none). */
   headers: RecordHeader[]
 }
 
 /** The record of a control batch: a transaction marker (abort/commit) or a KRaft-only type. */
 export interface ControlRecord {
+  /** A transaction marker's outcome ('abort' or 'commit'), or 'unknown' for another type. */
   type: 'abort' | 'commit' | 'unknown'
   /** The type number from the key (0 abort, 1 commit; others are KRaft metadata log types). */
   typeId: number
@@ -61,24 +73,43 @@ export interface ControlRecord {
   coordinatorEpoch: number
 }
 
+/** A decoded record batch: its header's fields (see the layout above) and its records. */
 export interface RecordBatch {
+  /** The offset of the batch's first record. */
   baseOffset: bigint
+  /** The batch's length in bytes, after the batchLength field. */
   batchLength: number
+  /** The leader epoch of the leader that wrote the batch; -1 when unknown. */
   partitionLeaderEpoch: number
+  /** The format version: 2 (0 or 1 for a legacy message set). */
   magic: number
+  /** The CRC-32C the batch carries, of its bytes from the attributes on. */
   crc: number
+  /** The attributes field: bits 0-2 the codec, 3 log-append time, 4 transactional, 5 control. */
   attributes: number
+  /** The codec the records were compressed with. */
   compression: CompressionCodec
+  /** Whether the timestamps are the producers' create times or the broker's append time. */
   timestampType: 'create' | 'log-append'
+  /** Whether the batch belongs to a transaction. */
   isTransactional: boolean
+  /** Whether it is a control batch (a transaction marker), not data. */
   isControl: boolean
+  /** The last record's offset minus `baseOffset`. */
   lastOffsetDelta: number
+  /** The first record's timestamp in ms since the epoch (the record timestamps are deltas from it). */
   baseTimestamp: bigint
+  /** The largest record timestamp in ms since the epoch (the append time, for log-append time). */
   maxTimestamp: bigint
+  /** The id of the producer that wrote it; -1 for a non-idempotent producer. */
   producerId: bigint
+  /** That producer's epoch; -1 for a non-idempotent producer. */
   producerEpoch: number
+  /** The sequence number of the first record; -1 for a non-idempotent producer. */
   baseSequence: number
+  /** The number of records the header announces. */
   recordCount: number
+  /** The decoded records (those a `recordMaker` made, when one was given). */
   records: KafkaRecord[]
   /** Bytes of the records section once decompressed; 0 when uncompressed (the records are views into the input). */
   decompressedBytes: number
@@ -86,16 +117,27 @@ export interface RecordBatch {
   controlRecord: ControlRecord | undefined
 }
 
+/** What `encodeRecordBatch` writes: the records, and the batch header's fields (the defaults suit a plain, non-idempotent producer). */
 export interface EncodeRecordBatchOptions {
+  /** The records, in offset order. */
   records: readonly RecordInput[]
+  /** The codec to compress the records with (default 'none'). */
   compression?: CompressionCodec
+  /** The first record's offset (default 0; the broker assigns offsets on produce). */
   baseOffset?: bigint
+  /** The leader epoch to write (default -1). */
   partitionLeaderEpoch?: number
+  /** The producer id (default -1: not idempotent). */
   producerId?: bigint
+  /** The producer epoch (default -1). */
   producerEpoch?: number
+  /** The first record's sequence number (default -1). */
   baseSequence?: number
+  /** Marks the batch transactional (default false). */
   transactional?: boolean
+  /** Marks it a control batch (default false). */
   control?: boolean
+  /** The timestamp type to mark (default 'create'). */
   timestampType?: 'create' | 'log-append'
   /** Defaults to the first record's timestamp, or now. */
   baseTimestamp?: bigint
@@ -107,6 +149,7 @@ export interface EncodeRecordBatchOptions {
   sizeHint?: number
 }
 
+/** Options of decoding record batches: where they come from (for error messages) and the bounds to keep. */
 export interface DecodeContext {
   /** Named in error messages. */
   topic?: string

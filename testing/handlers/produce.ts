@@ -34,15 +34,23 @@ import { defineHandler, leaderError, nodeEndpoint, type ApiHandler, type Handler
 
 /** The producer identity of one batch in a Produce request (for the request log). */
 export interface ProduceBatchSummary {
+  /** The topic's name ('' for an unknown topic id, Produce v13+). */
   topic: string
+  /** The topic's id (the zero UUID for an unknown topic name, before v13). */
   topicId: string
+  /** The partition. */
   partition: number
+  /** The batch's producer id (-1 for a non-idempotent batch). */
   producerId: bigint
+  /** The batch's producer epoch (-1 for a non-idempotent batch). */
   producerEpoch: number
+  /** The batch's base sequence (-1 for a non-idempotent batch). */
   baseSequence: number
   /** baseSequence + lastOffsetDelta, wrapping at 2^31 (-1 for a non-idempotent batch). */
   lastSequence: number
+  /** The number of records in the batch. */
   recordCount: number
+  /** Whether the batch is transactional. */
   transactional: boolean
   /** Bytes of the partition's records field. */
   bytes: number

@@ -58,7 +58,7 @@ describe('KRaft membership and the newer APIs against a real broker', { skip }, 
       groupId: uniqueName('no-such-streams-group'),
       memberId: 'member',
       topologyEpoch: 0,
-      topologyDescription: { subtopologies: [{ subtopologyId: '0', nodes: [{ name: 'KSTREAM-SOURCE-0', nodeType: 0, sourceTopics: ['in'], sinkTopic: null, stores: [], successors: [] }] }], globalStores: [] }
+      topologyDescription: { subtopologies: [{ subtopologyId: '0', nodes: [{ name: 'KSTREAM-SOURCE-0', nodeType: 1, sourceTopics: ['in'], sinkTopic: null, stores: [], successors: [] }] }], globalStores: [] }
     })
     assert.equal(response.errorCode, ErrorCode.UNSUPPORTED_VERSION)
     assert.match(response.errorMessage ?? '', /topology description plugin/)

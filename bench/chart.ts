@@ -7,6 +7,9 @@
  *
  * Each argument is `label=file` (the label names the benchmark in the panel titles) or a
  * bare file (labelled by its name). `--title TEXT` sets the heading.
+ *
+ * Its panel renderer (renderPanels) also draws the charts of bench/latency and
+ * bench/partitions, whose run.js writes them with `--chart FILE`.
  */
 import * as fs from 'node:fs'
 import * as path from 'node:path'
@@ -48,49 +51,65 @@ function readCases (inputs: Array<{ label: string, file: string }>): Case[] {
 
 const escape = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
 
-function formatRate (n: number): string {
+export function formatRate (n: number): string {
   return n >= 1e6 ? `${(n / 1e6).toFixed(2)} M/s` : n >= 1e3 ? `${(n / 1e3).toFixed(0)} k/s` : `${n.toFixed(0)}/s`
 }
 
-/** The SVG document: one panel per case, records/s on the left, CPU µs/record on the right. */
-export function renderChart (cases: Case[], title: string): string {
-  const clients = [...new Set(cases.flatMap(c => c.rows.map(r => r.client)))]
+/** One column of a panel chart: its heading, how a value reads, and what a row without one shows. */
+export interface PanelColumn {
+  name: string
+  format: (value: number) => string
+  /** Shown in place of the bar when a row has no value (default '–'). */
+  missing?: string
+  /** The bars' opacity (default 1). */
+  opacity?: number
+}
+
+/** A panel: a heading and a row per client (or per client and case), one value per column. */
+export interface Panel {
+  title: string
+  rows: Array<{ label: string, client: string, values: Array<number | undefined> }>
+}
+
+/**
+ * An SVG document of panels, one under the other, each with a horizontal bar per row in
+ * every column; each column's scale is shared by all panels, so bars compare across
+ * panels too, and each client keeps its colour everywhere. The chart of every benchmark
+ * (this file's, bench/latency's, bench/partitions's).
+ */
+export function renderPanels (title: string, note: string, columns: PanelColumn[], panels: Panel[]): string {
+  const clients = [...new Set(panels.flatMap(p => p.rows.map(r => r.client)))]
   const colour = (client: string): string => PALETTE[clients.indexOf(client) % PALETTE.length]
-  const width = 960
-  const labelWidth = 150
-  const barArea = (width - 2 * labelWidth - 60) / 2
+  const labelWidth = Math.max(150, 8 + 7 * Math.max(0, ...panels.flatMap(p => p.rows.map(r => r.label.length))))
+  const barArea = columns.length <= 2 ? (960 - 2 * 150 - 60) / 2 : 170
+  const columnWidth = labelWidth + barArea + 60
+  const width = Math.max(960, columns.length * columnWidth)
   const barHeight = 18
   const gap = 6
   const panelHead = 46
-  // Each column's scale is shared by all panels, so bars compare across cases too.
-  const maxRate = Math.max(1, ...cases.flatMap(c => c.rows.map(r => r.rate ?? 0)))
-  const maxCpu = Math.max(0.001, ...cases.flatMap(c => c.rows.map(r => r.cpuUs ?? 0)))
+  const maxima = columns.map((_, c) => Math.max(Number.MIN_VALUE, ...panels.flatMap(p => p.rows.map(r => r.values[c] ?? 0))))
   const parts: string[] = []
   let y = 56
   parts.push(`<text x="20" y="30" class="title">${escape(title)}</text>`)
-  parts.push(`<text x="20" y="48" class="note">records/s: higher is better · CPU µs/record: the client process's user+system CPU per record, lower is better</text>`)
-  for (const c of cases) {
+  parts.push(`<text x="20" y="48" class="note">${escape(note)}</text>`)
+  for (const panel of panels) {
     const top = y + 10
-    parts.push(`<text x="20" y="${top + 18}" class="case">${escape(c.title)}</text>`)
-    const left = labelWidth
-    const right = labelWidth + barArea + 60 + labelWidth
-    parts.push(`<text x="${left}" y="${top + 38}" class="axis">records/s</text>`)
-    parts.push(`<text x="${right}" y="${top + 38}" class="axis">CPU µs/record</text>`)
+    parts.push(`<text x="20" y="${top + 18}" class="case">${escape(panel.title)}</text>`)
+    const lefts = columns.map((_, c) => labelWidth + c * columnWidth)
+    columns.forEach((column, c) => parts.push(`<text x="${lefts[c]}" y="${top + 38}" class="axis">${escape(column.name)}</text>`))
     let rowY = top + panelHead
-    for (const r of c.rows) {
-      const fill = colour(r.client)
-      parts.push(`<text x="${left - 8}" y="${rowY + 13}" class="label" text-anchor="end">${escape(r.client)}</text>`)
-      parts.push(`<text x="${right - 8}" y="${rowY + 13}" class="label" text-anchor="end">${escape(r.client)}</text>`)
-      if (r.rate !== undefined) {
-        const w = Math.max(1, barArea * r.rate / maxRate)
-        parts.push(`<rect x="${left}" y="${rowY}" width="${w.toFixed(1)}" height="${barHeight}" fill="${fill}"/>`)
-        parts.push(`<text x="${(left + w + 4).toFixed(1)}" y="${rowY + 13}" class="value">${formatRate(r.rate)}</text>`)
-      } else parts.push(`<text x="${left}" y="${rowY + 13}" class="value">failed</text>`)
-      if (r.cpuUs !== undefined) {
-        const w = Math.max(1, barArea * r.cpuUs / maxCpu)
-        parts.push(`<rect x="${right}" y="${rowY}" width="${w.toFixed(1)}" height="${barHeight}" fill="${fill}" fill-opacity="0.75"/>`)
-        parts.push(`<text x="${(right + w + 4).toFixed(1)}" y="${rowY + 13}" class="value">${r.cpuUs.toFixed(2)} µs</text>`)
-      } else parts.push(`<text x="${right}" y="${rowY + 13}" class="value">–</text>`)
+    for (const row of panel.rows) {
+      const fill = colour(row.client)
+      columns.forEach((column, c) => {
+        const left = lefts[c]
+        const value = row.values[c]
+        parts.push(`<text x="${left - 8}" y="${rowY + 13}" class="label" text-anchor="end">${escape(row.label)}</text>`)
+        if (value !== undefined) {
+          const w = Math.max(1, barArea * value / maxima[c])
+          parts.push(`<rect x="${left}" y="${rowY}" width="${w.toFixed(1)}" height="${barHeight}" fill="${fill}"${column.opacity === undefined ? '' : ` fill-opacity="${column.opacity}"`}/>`)
+          parts.push(`<text x="${(left + w + 4).toFixed(1)}" y="${rowY + 13}" class="value">${escape(column.format(value))}</text>`)
+        } else parts.push(`<text x="${left}" y="${rowY + 13}" class="value">${escape(column.missing ?? '–')}</text>`)
+      })
       rowY += barHeight + gap
     }
     y = rowY + 8
@@ -105,6 +124,14 @@ export function renderChart (cases: Case[], title: string): string {
     '</svg>',
     ''
   ].join('\n')
+}
+
+/** The produce/consume chart: one panel per case, records/s on the left, CPU µs/record on the right. */
+export function renderChart (cases: Case[], title: string): string {
+  return renderPanels(title, 'records/s: higher is better · CPU µs/record: the client process\'s user+system CPU per record, lower is better', [
+    { name: 'records/s', format: formatRate, missing: 'failed' },
+    { name: 'CPU µs/record', format: v => `${v.toFixed(2)} µs`, opacity: 0.75 }
+  ], cases.map(c => ({ title: c.title, rows: c.rows.map(r => ({ label: r.client, client: r.client, values: [r.rate, r.cpuUs] })) })))
 }
 
 function main (args: string[]): number {

@@ -11,7 +11,7 @@ import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { Client, throwFirstError } from '../../index'
-import { kafkaClasspath, repoRoot, sharedBootstrap, startCluster, type KafkaCluster } from '../../tests/broker/kafka'
+import { ensureKafkaJars, kafkaClasspath, repoRoot, sharedBootstrap, startCluster, type KafkaCluster } from '../../tests/broker/kafka'
 import type { CompressionCodec } from '../../protocol/compression'
 import type { RecordInput } from '../../protocol/record-batch'
 import { CallSender, partitionShares, readPayloadValues, RESULT_PREFIX, type BaseRunnerConfig } from './runner'
@@ -31,13 +31,16 @@ export interface BenchBroker {
   stop: () => Promise<void>
 }
 
-/** KAFKA_BOOTSTRAP's broker when set, else a single Kafka 4.4 node on free ports. */
-export async function benchBroker (): Promise<BenchBroker> {
+/**
+ * KAFKA_BOOTSTRAP's broker when set, else a single Kafka 4.4 node on free ports, with
+ * `brokerOverrides` in its server.properties (a benchmark that needs settings says so).
+ */
+export async function benchBroker (brokerOverrides?: Record<string, string | number | boolean>): Promise<BenchBroker> {
   const shared = sharedBootstrap()
   if (shared !== undefined) return { bootstrap: shared.join(','), pid: undefined, stop: async () => {} }
   process.stderr.write('bench: starting a single-node Kafka 4.4 broker …\n')
   // Free ports, so a broker that the tests or another engineer started on the defaults is no obstacle.
-  const cluster: KafkaCluster = await startCluster({ nodes: 1, portBase: 'free' })
+  const cluster: KafkaCluster = await startCluster({ nodes: 1, portBase: 'free', brokerOverrides })
   return { bootstrap: cluster.bootstrap.join(','), pid: cluster.nodes[0].pid, stop: async () => await cluster.stop() }
 }
 
@@ -682,6 +685,49 @@ export class BenchHarness<O extends BenchOptions> {
       '--bootstrap-server', this.broker.bootstrap, '--topic', topic, '--num-records', String(records), ...toolArgs,
       '--command-property', ...Object.entries(props).map(([k, v]) => `${k}=${v}`)
     ]
+  }
+
+  readonly #javaClasses = new Map<string, Promise<string | { error: string }>>()
+
+  /**
+   * The classpath of a Java runner: `source` (a .java file under bench/) compiled once per
+   * harness with javac against the Kafka jars (fetched with Maven the first time), then
+   * the jars; or why it could not be compiled.
+   */
+  async javaRunnerClasspath (source: string): Promise<string | { error: string }> {
+    let classpath = this.#javaClasses.get(source)
+    if (classpath === undefined) {
+      classpath = (async () => {
+        await ensureKafkaJars()
+        const classes = path.join(this.scratch, `java-${path.basename(source, '.java')}`)
+        const javac = await runChild('javac', ['-nowarn', '-d', classes, '-cp', kafkaClasspath(), path.join(this.benchDir, source)], 600_000, this.scratch)
+        return javac.code === 0 ? kafkaClasspath(classes) : { error: `javac ${source} failed: ${this.failureNote(javac, javac.stderr + javac.stdout)}` }
+      })()
+      this.#javaClasses.set(source, classpath)
+    }
+    return await classpath
+  }
+
+  /**
+   * Runs a compiled Java runner's `mainClass` with `args` (its JVM: -Xmx512M, G1, the quiet
+   * log4j2 settings) and reads its result line; without one the row's notes say why. The
+   * runner's settings and runtime go into the row as a Node runner's do.
+   */
+  async runJavaRunner<T extends { settings: string, runtime: string }> (row: BenchRow, source: string, mainClass: string, args: string[]): Promise<{ result: T, outcome: ChildOutcome } | undefined> {
+    const classpath = await this.javaRunnerClasspath(source)
+    if (typeof classpath !== 'string') {
+      row.notes.push(classpath.error)
+      return undefined
+    }
+    const outcome = await runChild('java', ['-Xmx512M', '-XX:+UseG1GC', `-Dlog4j2.configurationFile=${path.join(this.scratch, 'log4j2.properties')}`, '-cp', classpath, mainClass, ...args], this.timeoutMs(), this.scratch)
+    const result = runnerResult<T>(outcome.stdout, RESULT_PREFIX)
+    if (result === undefined) {
+      row.notes.push(this.failureNote(outcome, outcome.stderr + outcome.stdout))
+      return undefined
+    }
+    row.settings = `${path.basename(source)}, ${result.settings}, -Xmx512M`
+    row.notes.push(result.runtime)
+    return { result, outcome }
   }
 
   #javaReadBaseline: Promise<number | undefined> | undefined

@@ -1,5 +1,5 @@
-// The franz-go peer of the produce and consume benchmarks: one binary, built by the
-// harness (bench/common/harness.ts), run as `franz-bench produce|consume CONFIG-JSON`
+// The franz-go peer of the side-by-side benchmarks: one binary, built by the harness
+// (bench/common/harness.ts), run as `franz-bench produce|consume|latency|partitions CONFIG-JSON`
 // with the same config as the Node runners, printing the same `BENCH-RESULT {json}`
 // line (bench/common/runner.ts).
 package main
@@ -44,20 +44,29 @@ type config struct {
 
 func main() {
 	if len(os.Args) != 3 {
-		fail(fmt.Errorf("usage: franz-bench produce|consume CONFIG-JSON (run it through the benchmark's run.js)"))
-	}
-	var cfg config
-	if err := json.Unmarshal([]byte(os.Args[2]), &cfg); err != nil {
-		fail(fmt.Errorf("reading the config: %w", err))
+		fail(fmt.Errorf("usage: franz-bench produce|consume|latency|partitions CONFIG-JSON (run it through the benchmark's run.js)"))
 	}
 	switch os.Args[1] {
 	case "produce":
-		produce(cfg)
+		produce(readConfig[config]())
 	case "consume":
-		consume(cfg)
+		consume(readConfig[config]())
+	case "latency":
+		latency(readConfig[latencyConfig]())
+	case "partitions":
+		partitions(readConfig[partitionsConfig]())
 	default:
 		fail(fmt.Errorf("unknown mode %q", os.Args[1]))
 	}
+}
+
+// readConfig is argv[2], the benchmark's config as JSON.
+func readConfig[T any]() T {
+	var cfg T
+	if err := json.Unmarshal([]byte(os.Args[2]), &cfg); err != nil {
+		fail(fmt.Errorf("reading the config: %w", err))
+	}
+	return cfg
 }
 
 func fail(err error) {

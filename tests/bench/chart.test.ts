@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process'
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
+import { renderPanels } from '../../bench/chart'
 
 const script = path.join(__dirname, '..', '..', 'bench', 'chart.js')
 
@@ -43,4 +44,30 @@ test('the chart has a panel per case and bars scaled per column; rows without fi
   } finally {
     fs.rmSync(dir, { recursive: true, force: true })
   }
+})
+
+test('renderPanels: any number of columns, each on one scale across panels, one colour per client, a missing value says what the column says', () => {
+  const svg = renderPanels('Latency', 'ms', [
+    { name: 'p50', format: v => `${v} ms`, missing: 'failed' },
+    { name: 'p99', format: v => `${v} ms` },
+    { name: 'max', format: v => `${v} ms`, opacity: 0.75 }
+  ], [
+    { title: '1,000 records/s', rows: [{ label: 'kafkats', client: 'kafkats', values: [2, 10, 40] }, { label: 'franz', client: 'franz', values: [1, 5, undefined] }] },
+    { title: '10,000 records/s', rows: [{ label: 'kafkats', client: 'kafkats', values: [4, 20, 80] }, { label: 'franz', client: 'franz', values: [undefined, 4, 20] }] }
+  ])
+  assert.deepEqual([...svg.matchAll(/class="case">([^<]+)</g)].map(m => m[1]), ['1,000 records/s', '10,000 records/s'])
+  assert.deepEqual([...svg.matchAll(/class="axis">([^<]+)</g)].map(m => m[1]), ['p50', 'p99', 'max', 'p50', 'p99', 'max'])
+  const bars = [...svg.matchAll(/<rect x="([\d.]+)" y="[\d.]+" width="([\d.]+)" height="18" fill="(#[0-9a-f]+)"/g)].map(m => ({ x: Number(m[1]), w: Number(m[2]), fill: m[3] }))
+  // kafkats 2, 10, 40; franz 1, 5; kafkats 4, 20, 80; franz 4, 20: each column scaled to its largest value in any panel.
+  assert.equal(bars.length, 10)
+  const column = (x: number): number[] => bars.filter(b => b.x === x).map(b => b.w)
+  const [p50, p99, max] = [...new Set(bars.map(b => b.x))].sort((a, b) => a - b).map(column)
+  assert.ok(Math.abs(p50[0] / p50[2] - 0.5) < 0.01 && Math.abs(p50[1] / p50[2] - 0.25) < 0.01, String(p50))
+  assert.ok(Math.abs(p99[1] / p99[2] - 0.25) < 0.01 && Math.abs(p99[3] / p99[2] - 0.2) < 0.01, String(p99))
+  assert.ok(Math.abs(max[0] / max[1] - 0.5) < 0.01 && Math.abs(max[2] / max[1] - 0.25) < 0.01, String(max))
+  assert.equal(new Set(bars.filter((_, i) => [0, 1, 2, 5, 6, 7].includes(i)).map(b => b.fill)).size, 1)
+  assert.notEqual(bars[0].fill, bars[3].fill)
+  assert.match(svg, />failed</)
+  assert.match(svg, />–</)
+  assert.match(svg, />80 ms</)
 })

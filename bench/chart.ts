@@ -2,6 +2,7 @@
  * Turns the JSON rows the benchmarks write (`--json FILE` of bench/produce/run.ts and
  * bench/consume/run.ts) into one SVG chart: per case (benchmark, value size, codec), the
  * records/s and the CPU µs/record of every client, as horizontal bars. No dependency.
+ * Its renderBarChart draws the other benchmarks' charts too (bench/groups, bench/many-clients).
  *
  *   node dist/bench/chart.js produce=bench/results/produce.json consume=bench/results/consume.json --out bench/results/chart.svg
  *
@@ -52,45 +53,58 @@ function formatRate (n: number): string {
   return n >= 1e6 ? `${(n / 1e6).toFixed(2)} M/s` : n >= 1e3 ? `${(n / 1e3).toFixed(0)} k/s` : `${n.toFixed(0)}/s`
 }
 
-/** The SVG document: one panel per case, records/s on the left, CPU µs/record on the right. */
-export function renderChart (cases: Case[], title: string): string {
-  const clients = [...new Set(cases.flatMap(c => c.rows.map(r => r.client)))]
-  const colour = (client: string): string => PALETTE[clients.indexOf(client) % PALETTE.length]
-  const width = 960
+/** One column of a bar chart: its heading, how a value is written, and what stands for a missing one. */
+export interface BarColumn {
+  heading: string
+  format: (value: number) => string
+  missing: string
+}
+
+/** One panel: a title and a bar per label (a client), with a value (or none) per column. */
+export interface BarPanel {
+  title: string
+  bars: Array<{ label: string, values: Array<number | undefined> }>
+}
+
+/**
+ * An SVG document of horizontal bars: a panel per case, a column per figure, a bar per
+ * label in each column. Each column's scale is shared by all panels, so bars compare across
+ * cases too; a label keeps its colour everywhere. The benchmarks' charts are all drawn by it.
+ */
+export function renderBarChart (title: string, note: string, columns: BarColumn[], panels: BarPanel[]): string {
+  const labels = [...new Set(panels.flatMap(p => p.bars.map(b => b.label)))]
+  const colour = (label: string): string => PALETTE[labels.indexOf(label) % PALETTE.length]
   const labelWidth = 150
-  const barArea = (width - 2 * labelWidth - 60) / 2
+  const barArea = columns.length <= 2 ? 300 : 200
+  const columnWidth = labelWidth + barArea + 30
+  const width = Math.max(960, 20 + columns.length * columnWidth)
   const barHeight = 18
   const gap = 6
   const panelHead = 46
-  // Each column's scale is shared by all panels, so bars compare across cases too.
-  const maxRate = Math.max(1, ...cases.flatMap(c => c.rows.map(r => r.rate ?? 0)))
-  const maxCpu = Math.max(0.001, ...cases.flatMap(c => c.rows.map(r => r.cpuUs ?? 0)))
+  const maxima = columns.map((_, c) => Math.max(Number.MIN_VALUE, ...panels.flatMap(p => p.bars.map(b => b.values[c] ?? 0))))
   const parts: string[] = []
   let y = 56
   parts.push(`<text x="20" y="30" class="title">${escape(title)}</text>`)
-  parts.push(`<text x="20" y="48" class="note">records/s: higher is better · CPU µs/record: the client process's user+system CPU per record, lower is better</text>`)
-  for (const c of cases) {
+  parts.push(`<text x="20" y="48" class="note">${escape(note)}</text>`)
+  for (const panel of panels) {
     const top = y + 10
-    parts.push(`<text x="20" y="${top + 18}" class="case">${escape(c.title)}</text>`)
-    const left = labelWidth
-    const right = labelWidth + barArea + 60 + labelWidth
-    parts.push(`<text x="${left}" y="${top + 38}" class="axis">records/s</text>`)
-    parts.push(`<text x="${right}" y="${top + 38}" class="axis">CPU µs/record</text>`)
+    parts.push(`<text x="20" y="${top + 18}" class="case">${escape(panel.title)}</text>`)
+    columns.forEach((column, c) => {
+      parts.push(`<text x="${labelWidth + c * columnWidth}" y="${top + 38}" class="axis">${escape(column.heading)}</text>`)
+    })
     let rowY = top + panelHead
-    for (const r of c.rows) {
-      const fill = colour(r.client)
-      parts.push(`<text x="${left - 8}" y="${rowY + 13}" class="label" text-anchor="end">${escape(r.client)}</text>`)
-      parts.push(`<text x="${right - 8}" y="${rowY + 13}" class="label" text-anchor="end">${escape(r.client)}</text>`)
-      if (r.rate !== undefined) {
-        const w = Math.max(1, barArea * r.rate / maxRate)
-        parts.push(`<rect x="${left}" y="${rowY}" width="${w.toFixed(1)}" height="${barHeight}" fill="${fill}"/>`)
-        parts.push(`<text x="${(left + w + 4).toFixed(1)}" y="${rowY + 13}" class="value">${formatRate(r.rate)}</text>`)
-      } else parts.push(`<text x="${left}" y="${rowY + 13}" class="value">failed</text>`)
-      if (r.cpuUs !== undefined) {
-        const w = Math.max(1, barArea * r.cpuUs / maxCpu)
-        parts.push(`<rect x="${right}" y="${rowY}" width="${w.toFixed(1)}" height="${barHeight}" fill="${fill}" fill-opacity="0.75"/>`)
-        parts.push(`<text x="${(right + w + 4).toFixed(1)}" y="${rowY + 13}" class="value">${r.cpuUs.toFixed(2)} µs</text>`)
-      } else parts.push(`<text x="${right}" y="${rowY + 13}" class="value">–</text>`)
+    for (const bar of panel.bars) {
+      const fill = colour(bar.label)
+      columns.forEach((column, c) => {
+        const left = labelWidth + c * columnWidth
+        const value = bar.values[c]
+        parts.push(`<text x="${left - 8}" y="${rowY + 13}" class="label" text-anchor="end">${escape(bar.label)}</text>`)
+        if (value !== undefined && Number.isFinite(value)) {
+          const w = Math.max(1, barArea * value / maxima[c])
+          parts.push(`<rect x="${left}" y="${rowY}" width="${w.toFixed(1)}" height="${barHeight}" fill="${fill}"${c % 2 === 1 ? ' fill-opacity="0.75"' : ''}/>`)
+          parts.push(`<text x="${(left + w + 4).toFixed(1)}" y="${rowY + 13}" class="value">${escape(column.format(value))}</text>`)
+        } else parts.push(`<text x="${left}" y="${rowY + 13}" class="value">${escape(column.missing)}</text>`)
+      })
       rowY += barHeight + gap
     }
     y = rowY + 8
@@ -105,6 +119,14 @@ export function renderChart (cases: Case[], title: string): string {
     '</svg>',
     ''
   ].join('\n')
+}
+
+/** The produce and consume benchmarks' chart: one panel per case, records/s on the left, CPU µs/record on the right. */
+export function renderChart (cases: Case[], title: string): string {
+  return renderBarChart(title, 'records/s: higher is better · CPU µs/record: the client process\'s user+system CPU per record, lower is better', [
+    { heading: 'records/s', format: formatRate, missing: 'failed' },
+    { heading: 'CPU µs/record', format: value => `${value.toFixed(2)} µs`, missing: '–' }
+  ], cases.map(c => ({ title: c.title, bars: c.rows.map(r => ({ label: r.client, values: [r.rate, r.cpuUs] })) })))
 }
 
 function main (args: string[]): number {

@@ -11,7 +11,7 @@ import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { Client, throwFirstError } from '../../index'
-import { kafkaClasspath, repoRoot, sharedBootstrap, startCluster, type KafkaCluster } from '../../tests/broker/kafka'
+import { ensureKafkaJars, kafkaClasspath, repoRoot, sharedBootstrap, startCluster, type KafkaCluster } from '../../tests/broker/kafka'
 import type { CompressionCodec } from '../../protocol/compression'
 import type { RecordInput } from '../../protocol/record-batch'
 import { CallSender, partitionShares, readPayloadValues, RESULT_PREFIX, type BaseRunnerConfig } from './runner'
@@ -31,13 +31,33 @@ export interface BenchBroker {
   stop: () => Promise<void>
 }
 
-/** KAFKA_BOOTSTRAP's broker when set, else a single Kafka 4.4 node on free ports. */
-export async function benchBroker (): Promise<BenchBroker> {
+/**
+ * Kafka's own defaults for the group timings the test broker shortens (tests/broker/kafka.ts:
+ * 0, 500 ms and 10 s): what groups see on a broker nobody tuned. The groups and
+ * many-clients benchmarks start their broker with them, since their figures are mostly
+ * these timings.
+ */
+export const KAFKA_GROUP_DEFAULTS = {
+  'group.initial.rebalance.delay.ms': 3000,
+  'group.consumer.heartbeat.interval.ms': 5000,
+  'group.consumer.min.heartbeat.interval.ms': 5000,
+  'group.consumer.session.timeout.ms': 45000,
+  'group.consumer.min.session.timeout.ms': 45000
+}
+
+/** The broker settings a group benchmark's table names, read from the broker. */
+export const GROUP_SETTINGS = ['group.initial.rebalance.delay.ms', 'group.consumer.heartbeat.interval.ms', 'group.consumer.session.timeout.ms']
+
+/**
+ * KAFKA_BOOTSTRAP's broker when set, else a single Kafka 4.4 node on free ports, with
+ * `brokerOverrides` over the test broker's settings (e.g. KAFKA_GROUP_DEFAULTS).
+ */
+export async function benchBroker (brokerOverrides?: Record<string, string | number | boolean>): Promise<BenchBroker> {
   const shared = sharedBootstrap()
   if (shared !== undefined) return { bootstrap: shared.join(','), pid: undefined, stop: async () => {} }
   process.stderr.write('bench: starting a single-node Kafka 4.4 broker …\n')
   // Free ports, so a broker that the tests or another engineer started on the defaults is no obstacle.
-  const cluster: KafkaCluster = await startCluster({ nodes: 1, portBase: 'free' })
+  const cluster: KafkaCluster = await startCluster({ nodes: 1, portBase: 'free', brokerOverrides })
   return { bootstrap: cluster.bootstrap.join(','), pid: cluster.nodes[0].pid, stop: async () => await cluster.stop() }
 }
 
@@ -496,6 +516,17 @@ export class BenchHarness<O extends BenchOptions> {
     return row
   }
 
+  /** The broker's group timings (GROUP_SETTINGS), for a table's heading. */
+  async groupSettings (): Promise<string> {
+    try {
+      const cluster = await this.admin.admin.describeCluster()
+      const configs = await this.admin.admin.describeConfigs({ type: 'broker', name: String(cluster.brokers[0].nodeId), keys: GROUP_SETTINGS })
+      return GROUP_SETTINGS.map(key => `${key}=${configs.get(key)?.value ?? '?'}`).join(', ')
+    } catch (error) {
+      return `(its group settings could not be read: ${(error as Error).message})`
+    }
+  }
+
   /** Runs `body`, then notes the CPU the broker used meanwhile (when the harness started it). */
   async withBrokerCpu (row: BenchRow, body: () => Promise<void>): Promise<void> {
     const before = processCpuSeconds(this.broker.pid)
@@ -682,6 +713,27 @@ export class BenchHarness<O extends BenchOptions> {
       '--bootstrap-server', this.broker.bootstrap, '--topic', topic, '--num-records', String(records), ...toolArgs,
       '--command-property', ...Object.entries(props).map(([k, v]) => `${k}=${v}`)
     ]
+  }
+
+  readonly #javaClasses = new Map<string, Promise<string | { error: string }>>()
+
+  /**
+   * The classes folder of a Java runner (bench/eos/TxnBench.java, bench/groups/GroupsBench.java),
+   * compiled once per harness with javac against the Kafka jars, or why it could not be.
+   */
+  async javaClasses (source: string): Promise<string | { error: string }> {
+    let compiled = this.#javaClasses.get(source)
+    if (compiled === undefined) {
+      compiled = (async () => {
+        await ensureKafkaJars()
+        const classes = path.join(this.scratch, 'java', path.basename(source, '.java'))
+        // javac takes minutes on a loaded 2-core machine.
+        const javac = await runChild('javac', ['-d', classes, '-cp', kafkaClasspath(), source], 600_000, this.scratch)
+        return javac.code === 0 ? classes : { error: `javac ${path.basename(source)}: ${javac.timedOut ? 'timed out' : `exit ${String(javac.code)}`}: ${tail(javac.stderr + javac.stdout, 3)}` }
+      })()
+      this.#javaClasses.set(source, compiled)
+    }
+    return await compiled
   }
 
   #javaReadBaseline: Promise<number | undefined> | undefined

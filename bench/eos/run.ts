@@ -18,7 +18,7 @@
 import { throwFirstError } from '../../index'
 import * as fs from 'node:fs'
 import * as path from 'node:path'
-import { ensureKafkaJars, kafkaClasspath } from '../../tests/broker/kafka'
+import { kafkaClasspath } from '../../tests/broker/kafka'
 import {
   ALL_CLIENTS, BenchHarness, benchBroker, defaultBenchOptions, formatNumber, parseBenchArgs, positiveInt, renderTable as renderBenchTable, runChild, runnerResult,
   splitList, writePayloadFile, writeResults, type BenchBroker, type BenchOptions, type BenchRow, type ClientName
@@ -74,7 +74,6 @@ function parseArgs (argv: string[]): Options {
 
 class Bench extends BenchHarness<Options> {
   readonly #payloadFiles = new Map<number, string>()
-  #javaClasses: string | undefined
 
   constructor (options: Options, broker: BenchBroker) {
     super('eos', options, broker)
@@ -152,19 +151,14 @@ class Bench extends BenchHarness<Options> {
 
   /** Compiles TxnBench.java once (javac against the Kafka jars) and runs it. */
   async runJava (row: Row, config: RunnerConfig): Promise<RunnerResult | undefined> {
-    await ensureKafkaJars()
-    if (this.#javaClasses === undefined) {
-      const classes = path.join(this.scratch, 'java')
-      const javac = await runChild('javac', ['-d', classes, '-cp', kafkaClasspath(), path.join(this.benchDir, 'eos', 'TxnBench.java')], 120_000, this.scratch)
-      if (javac.code !== 0) {
-        row.notes.push(this.failureNote(javac, javac.stderr + javac.stdout))
-        return undefined
-      }
-      this.#javaClasses = classes
+    const classes = await this.javaClasses(path.join(this.benchDir, 'eos', 'TxnBench.java'))
+    if (typeof classes !== 'string') {
+      row.notes.push(classes.error)
+      return undefined
     }
     const properties = { ...JAVA_PRODUCER, ...Object.fromEntries(Object.entries(this.options.clientOptions.java ?? {}).map(([k, v]) => [k, String(v)])) }
     const args = [
-      '-Xmx512M', '-XX:+UseG1GC', `-Dlog4j2.configurationFile=${path.join(this.scratch, 'log4j2.properties')}`, '-cp', kafkaClasspath(this.#javaClasses), 'TxnBench',
+      '-Xmx512M', '-XX:+UseG1GC', `-Dlog4j2.configurationFile=${path.join(this.scratch, 'log4j2.properties')}`, '-cp', kafkaClasspath(classes), 'TxnBench',
       config.mode, config.bootstrap, config.topic, String(config.records), String(config.txnSize), String(config.valueSize), config.payloadFile, config.inputTopic, config.groupId, config.transactionalId,
       ...Object.entries(properties).map(([k, v]) => `${k}=${v}`)
     ]

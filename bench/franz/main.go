@@ -1,7 +1,7 @@
-// The franz-go peer of the produce and consume benchmarks: one binary, built by the
-// harness (bench/common/harness.ts), run as `franz-bench produce|consume CONFIG-JSON`
+// The franz-go peer of the produce, consume and groups benchmarks: one binary, built by
+// the harness (bench/common/harness.ts), run as `franz-bench produce|consume|groups CONFIG-JSON`
 // with the same config as the Node runners, printing the same `BENCH-RESULT {json}`
-// line (bench/common/runner.ts).
+// line (bench/common/runner.ts). The groups mode is in groups.go.
 package main
 
 import (
@@ -40,11 +40,16 @@ type config struct {
 	StartOffsets []string       `json:"startOffsets"`
 	EndOffsets   []string       `json:"endOffsets"`
 	StallSeconds float64        `json:"stallSeconds"`
+	// The groups benchmark's (bench/groups/runner.ts's GroupsConfig).
+	Protocol     string  `json:"protocol"`
+	Members      int     `json:"members"`
+	IdleSeconds  float64 `json:"idleSeconds"`
+	BoundSeconds float64 `json:"boundSeconds"`
 }
 
 func main() {
 	if len(os.Args) != 3 {
-		fail(fmt.Errorf("usage: franz-bench produce|consume CONFIG-JSON (run it through the benchmark's run.js)"))
+		fail(fmt.Errorf("usage: franz-bench produce|consume|groups CONFIG-JSON (run it through the benchmark's run.js)"))
 	}
 	var cfg config
 	if err := json.Unmarshal([]byte(os.Args[2]), &cfg); err != nil {
@@ -55,6 +60,8 @@ func main() {
 		produce(cfg)
 	case "consume":
 		consume(cfg)
+	case "groups":
+		groups(cfg)
 	default:
 		fail(fmt.Errorf("unknown mode %q", os.Args[1]))
 	}

@@ -4,7 +4,6 @@
  * says how to make one producer and one consumer of its client; the .mjs runner of kafkajs
  * loads this module, compiled, through ../common/runner.mjs's setup().
  */
-import { createHook } from 'node:async_hooks'
 import * as fs from 'node:fs'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
@@ -46,8 +45,6 @@ export interface IdleSnapshot extends ProcessSnapshot {
   idleCpuPercent: number
   /** performance.eventLoopUtilization() over the window. */
   eventLoopUtilization: number
-  /** Timers (Timeout), immediates and nextTicks created per second over CHURN_SECONDS after the window (async_hooks). */
-  createdPerSecond: Record<string, number>
 }
 
 export interface ManyClientsResult {
@@ -83,9 +80,6 @@ export interface ClientMaker {
 
 /** How long the process rests before each snapshot, so the last round trips and timers of the phase before are over. */
 const SETTLE_MS = 2000
-/** The window over which object creation is counted (async_hooks slow promises down, so not during the CPU window). */
-const CHURN_SECONDS = 5
-
 const sleep = async (ms: number): Promise<void> => await new Promise(resolve => setTimeout(resolve, ms))
 
 let gc: (() => void) | undefined
@@ -129,19 +123,7 @@ export function processSnapshot (): ProcessSnapshot {
   }
 }
 
-/** Timers, immediates and nextTicks created per second over `seconds` (async_hooks' init). */
-async function creations (seconds: number): Promise<Record<string, number>> {
-  const counts: Record<string, number> = { Timeout: 0, Immediate: 0, TickObject: 0 }
-  const hook = createHook({ init: type => { if (type in counts) counts[type]++ } })
-  hook.enable()
-  await sleep(seconds * 1000)
-  hook.disable()
-  // The sleep's own timer is not the clients'.
-  counts.Timeout = Math.max(0, counts.Timeout - 1)
-  return Object.fromEntries(Object.entries(counts).map(([type, n]) => [type, n / seconds]))
-}
-
-/** After SETTLE_MS: memory and resources, then CPU and event loop use over `idleSeconds`, then what is created per second. */
+/** After SETTLE_MS: memory and resources, then CPU and event loop use over `idleSeconds`. */
 export async function idleSnapshot (phase: string, idleSeconds: number): Promise<IdleSnapshot> {
   await sleep(SETTLE_MS)
   const snapshot = processSnapshot()
@@ -152,7 +134,7 @@ export async function idleSnapshot (phase: string, idleSeconds: number): Promise
   const cpu = process.cpuUsage(cpuFrom)
   const wallMs = performance.now() - from
   const eventLoopUtilization = performance.eventLoopUtilization(loopFrom).utilization
-  return { phase, ...snapshot, idleCpuPercent: (cpu.user + cpu.system) / 1000 / wallMs * 100, eventLoopUtilization, createdPerSecond: await creations(CHURN_SECONDS) }
+  return { phase, ...snapshot, idleCpuPercent: (cpu.user + cpu.system) / 1000 / wallMs * 100, eventLoopUtilization }
 }
 
 /**

@@ -406,6 +406,17 @@ export function unreachableError (what: string, details: UnreachableDetails, bou
   return error
 }
 
+/**
+ * The failure a retry loop keeps as its reason: this attempt's, unless the attempt only ran out of
+ * the time the caller's deadline left it (`allottedMs`, less than a full request timeout) after an
+ * earlier attempt failed for a real reason. No answer within a cut-short wait says nothing about the
+ * broker (under load the last attempt can start with 1 ms left); the earlier failure stays the reason.
+ */
+export function failureToKeep (error: unknown, earlier: unknown, allottedMs: number, requestTimeoutMs: number): unknown {
+  const cutShort = error instanceof RequestTimeoutError && allottedMs < requestTimeoutMs
+  return cutShort && earlier !== undefined && !(earlier instanceof RequestTimeoutError) ? earlier : error
+}
+
 /** `error` restated with the bound of the call that owns it when it is an unreachableError; any other error as it is. */
 export function restateUnreachable (error: unknown, what: string, bound: { ms: number, option: string }): unknown {
   const details = unreachableDetails.get(error as object)

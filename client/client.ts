@@ -18,7 +18,7 @@ import { ErrorCode, errorCodeInfo } from '../protocol/error-codes'
 import { BrokerError } from '../protocol/errors'
 import { decodeRecordBatches, encodeRecordBatch, type KafkaRecord, type RecordBatch, type RecordInput } from '../protocol/record-batch'
 import { backoffDelay, defaultBackoff, sleep, type BackoffOptions } from './backoff'
-import { BrokerPool, describeAddress, restateUnreachable, unreachableError, type ConnectionPurpose } from './brokers'
+import { BrokerPool, describeAddress, failureToKeep, restateUnreachable, unreachableError, type ConnectionPurpose } from './brokers'
 import type { Connection, SocketFactory, TlsOptions } from './connection'
 import { ClientClosedError, MalformedResponseError, RequestTimeoutError, wasNotWritten } from './errors'
 import { invalidatesMetadata, MetadataCache, MetadataView, type ClusterMetadata, type PartitionMetadata } from './metadata'
@@ -314,13 +314,15 @@ export class Client extends TypedEmitter<ClientEvents> {
       tried.add(nodeId)
       const address = this.#brokers.broker(nodeId)
       addresses.push(address === undefined ? `broker ${nodeId}` : describeAddress(address))
+      const allottedMs = deadline - this.clock.now()
       try {
         return await this.#sendTo(nodeId, purpose, api, body, { signal: options.signal, deadline, version: options.version, timeoutMs: options.timeoutMs, anyBroker: true })
       } catch (error) {
         if (!wasNotWritten(error) || (options.signal?.aborted ?? false) || this.#closed) throw error
         // Past the deadline: the one error of an unreachable cluster, naming every broker tried.
-        if (this.clock.now() >= deadline) throw unreachableError(api.name, { brokers: addresses, attempts: attempts + 1, lastError: error }, bound)
-        lastError = error
+        const reason = failureToKeep(error, lastError, allottedMs, this.requestTimeoutMs)
+        if (this.clock.now() >= deadline) throw unreachableError(api.name, { brokers: addresses, attempts: attempts + 1, lastError: reason }, bound)
+        lastError = reason
         const everyBrokerTried = this.#brokers.brokers.every(b => tried.has(b.nodeId))
         const backoffMs = everyBrokerTried ? Math.round(Math.min(backoffDelay(round, this.backoff), Math.max(0, deadline - this.clock.now()))) : 0
         this.#retrying({ api: api.name, nodeId, attempt: ++attempts, backoffMs, error: error as Error })

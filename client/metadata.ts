@@ -25,7 +25,7 @@ import { BrokerError, ProtocolError } from '../protocol/errors'
 import { onAbort } from './abort-signal'
 import { abortError, backoffDelay, sleep, timerDelay, type BackoffOptions } from './backoff'
 import { systemClock, type Clock, type ClockTimer } from './clock'
-import { describeAddress, restateUnreachable, unreachableError, type BrokerAddress, type BrokerPool, type UnreachableDetails } from './brokers'
+import { describeAddress, failureToKeep, restateUnreachable, unreachableError, type BrokerAddress, type BrokerPool, type UnreachableDetails } from './brokers'
 import { AbortedError, ClientClosedError, ConnectionError, isRefusedIdentity, RequestTimeoutError, UnknownTopicError } from './errors'
 import type { Instrumentation } from './instrumentation'
 
@@ -339,6 +339,7 @@ export class MetadataCache {
       const address = this.#pool.broker(nodeId)
       const described = address === undefined ? `broker ${nodeId}` : describeAddress(address)
       addresses.add(described)
+      const allottedMs = deadline - this.#clock.now()
       try {
         const response = await this.#send(nodeId, { topics, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }, deadline, signal)
         this.#failing = undefined
@@ -348,9 +349,9 @@ export class MetadataCache {
         // Refused credentials or certificates are refused by every broker, every time.
         if (error instanceof ClientClosedError || isRefusedIdentity(error)) throw error
         if (signal?.aborted === true) throw error instanceof AbortedError && lastError !== undefined ? abortError(signal, 'while retrying Metadata', error.written, lastError) : error
-        lastError = error
+        lastError = failureToKeep(error, lastError, allottedMs, this.#options.requestTimeoutMs)
         const failing = this.#failing
-        this.#failing = { brokers: failing?.brokers.includes(described) === false ? [...failing.brokers, described] : failing?.brokers ?? [described], attempts: (failing?.attempts ?? 0) + 1, lastError: error }
+        this.#failing = { brokers: failing?.brokers.includes(described) === false ? [...failing.brokers, described] : failing?.brokers ?? [described], attempts: (failing?.attempts ?? 0) + 1, lastError }
       }
       roundDone = this.#pool.brokers.every(b => tried.has(b.nodeId))
       if (roundDone) await sleep(Math.min(backoffDelay(rounds++, this.#options.backoff), Math.max(0, deadline - this.#clock.now())), signal, lastError, this.#clock)

@@ -73,6 +73,28 @@ describe('metadata cache', () => {
     })
   })
 
+  test('a refresh whose last attempt only ran out of the time its deadline left reports the earlier real failure, not that timeout', { timeout: 15_000 }, async () => {
+    // Under load the last attempt of a refresh can start with 1 ms left; "no response within
+    // 1 ms" then hid the real reason (the broker closed every connection). Here the first
+    // Metadata loses its connection and the next is held: the retry has less than a full
+    // request timeout before the deadline, so its no-answer says nothing about the broker.
+    const { cluster } = await setup(1, [{ name: 't', partitions: 1 }])
+    const client = new Client({ bootstrap: cluster.bootstrap, retryBackoff: { initialMs: 10, maxMs: 50 }, requestTimeoutMs: 400 })
+    cleanups.push(async () => await client.close())
+    let release!: () => void
+    const gate = new Promise<void>(resolve => { release = resolve })
+    cleanups.push(async () => { release() })
+    let seen = 0
+    cluster.intercept(Metadata, () => seen++ === 0 ? { drop: 'before-apply' } : { hold: gate })
+    await assert.rejects(client.metadata.refresh(), (error: unknown) => {
+      assert.ok(seen >= 2, `the refresh retried (${seen} Metadata request(s))`)
+      assert.ok(error instanceof ConnectionError && !(error instanceof RequestTimeoutError), String(error))
+      assert.match(error.message, /Metadata reached no broker within 400 ms \(requestTimeoutMs\)/)
+      assert.doesNotMatch(error.message, /had no response within/)
+      return true
+    })
+  })
+
   /** The first Metadata request is held until `release()`; `held()` once it reached the broker. */
   function holdFirstMetadata (cluster: FakeCluster): { held: () => boolean, release: () => void } {
     let release!: () => void

@@ -2,6 +2,7 @@
  * Turns the JSON rows the benchmarks write (`--json FILE` of bench/produce/run.ts and
  * bench/consume/run.ts) into one SVG chart: per case (benchmark, value size, codec), the
  * records/s and the CPU µs/record of every client, as horizontal bars. No dependency.
+ * Its renderPanels draws the other benchmarks' charts too (bench/latency, bench/partitions, bench/groups, bench/many-clients).
  *
  *   node dist/bench/chart.js produce=bench/results/produce.json consume=bench/results/consume.json --out bench/results/chart.svg
  *
@@ -104,7 +105,7 @@ export function renderPanels (title: string, note: string, columns: PanelColumn[
         const left = lefts[c]
         const value = row.values[c]
         parts.push(`<text x="${left - 8}" y="${rowY + 13}" class="label" text-anchor="end">${escape(row.label)}</text>`)
-        if (value !== undefined) {
+        if (value !== undefined && Number.isFinite(value)) {
           const w = Math.max(1, barArea * value / maxima[c])
           parts.push(`<rect x="${left}" y="${rowY}" width="${w.toFixed(1)}" height="${barHeight}" fill="${fill}"${column.opacity === undefined ? '' : ` fill-opacity="${column.opacity}"`}/>`)
           parts.push(`<text x="${(left + w + 4).toFixed(1)}" y="${rowY + 13}" class="value">${escape(column.format(value))}</text>`)

@@ -32,8 +32,25 @@ export interface BenchBroker {
 }
 
 /**
+ * Kafka's own defaults for the group timings the test broker shortens (tests/broker/kafka.ts:
+ * 0, 500 ms and 10 s): what groups see on a broker nobody tuned. The groups and
+ * many-clients benchmarks start their broker with them, since their figures are mostly
+ * these timings.
+ */
+export const KAFKA_GROUP_DEFAULTS = {
+  'group.initial.rebalance.delay.ms': 3000,
+  'group.consumer.heartbeat.interval.ms': 5000,
+  'group.consumer.min.heartbeat.interval.ms': 5000,
+  'group.consumer.session.timeout.ms': 45000,
+  'group.consumer.min.session.timeout.ms': 45000
+}
+
+/** The broker settings a group benchmark's table names, read from the broker. */
+export const GROUP_SETTINGS = ['group.initial.rebalance.delay.ms', 'group.consumer.heartbeat.interval.ms', 'group.consumer.session.timeout.ms']
+
+/**
  * KAFKA_BOOTSTRAP's broker when set, else a single Kafka 4.4 node on free ports, with
- * `brokerOverrides` in its server.properties (a benchmark that needs settings says so).
+ * `brokerOverrides` over the test broker's settings (e.g. KAFKA_GROUP_DEFAULTS).
  */
 export async function benchBroker (brokerOverrides?: Record<string, string | number | boolean>): Promise<BenchBroker> {
   const shared = sharedBootstrap()
@@ -497,6 +514,17 @@ export class BenchHarness<O extends BenchOptions> {
   withoutRunner<R extends BenchRow> (row: R): R {
     row.notes.push(resolvableFrom(this.benchDir, '@confluentinc/kafka-javascript') ? '@confluentinc/kafka-javascript is installed, but this harness has no runner for it yet' : CONFLUENT_NOT_INSTALLED)
     return row
+  }
+
+  /** The broker's group timings (GROUP_SETTINGS), for a table's heading. */
+  async groupSettings (): Promise<string> {
+    try {
+      const cluster = await this.admin.admin.describeCluster()
+      const configs = await this.admin.admin.describeConfigs({ type: 'broker', name: String(cluster.brokers[0].nodeId), keys: GROUP_SETTINGS })
+      return GROUP_SETTINGS.map(key => `${key}=${configs.get(key)?.value ?? '?'}`).join(', ')
+    } catch (error) {
+      return `(its group settings could not be read: ${(error as Error).message})`
+    }
   }
 
   /** Runs `body`, then notes the CPU the broker used meanwhile (when the harness started it). */

@@ -18,12 +18,11 @@
 import { throwFirstError } from '../../index'
 import * as fs from 'node:fs'
 import * as path from 'node:path'
-import { ensureKafkaJars, kafkaClasspath } from '../../tests/broker/kafka'
 import {
-  ALL_CLIENTS, BenchHarness, benchBroker, defaultBenchOptions, formatNumber, parseBenchArgs, positiveInt, renderTable as renderBenchTable, runChild, runnerResult,
+  ALL_CLIENTS, BenchHarness, benchBroker, defaultBenchOptions, formatNumber, parseBenchArgs, positiveInt, renderTable as renderBenchTable,
   splitList, writePayloadFile, writeResults, type BenchBroker, type BenchOptions, type BenchRow, type ClientName
 } from '../common/harness'
-import { RESULT_PREFIX, runMain } from '../common/runner'
+import { runMain } from '../common/runner'
 import type { EosMode, RunnerConfig, RunnerResult } from './runner'
 
 const MODES: EosMode[] = ['produce', 'ctp']
@@ -74,7 +73,6 @@ function parseArgs (argv: string[]): Options {
 
 class Bench extends BenchHarness<Options> {
   readonly #payloadFiles = new Map<number, string>()
-  #javaClasses: string | undefined
 
   constructor (options: Options, broker: BenchBroker) {
     super('eos', options, broker)
@@ -150,33 +148,14 @@ class Bench extends BenchHarness<Options> {
     return row
   }
 
-  /** Compiles TxnBench.java once (javac against the Kafka jars) and runs it. */
+  /** Runs TxnBench.java (compiled once by the harness) with the config as its arguments. */
   async runJava (row: Row, config: RunnerConfig): Promise<RunnerResult | undefined> {
-    await ensureKafkaJars()
-    if (this.#javaClasses === undefined) {
-      const classes = path.join(this.scratch, 'java')
-      const javac = await runChild('javac', ['-d', classes, '-cp', kafkaClasspath(), path.join(this.benchDir, 'eos', 'TxnBench.java')], 120_000, this.scratch)
-      if (javac.code !== 0) {
-        row.notes.push(this.failureNote(javac, javac.stderr + javac.stdout))
-        return undefined
-      }
-      this.#javaClasses = classes
-    }
     const properties = { ...JAVA_PRODUCER, ...Object.fromEntries(Object.entries(this.options.clientOptions.java ?? {}).map(([k, v]) => [k, String(v)])) }
-    const args = [
-      '-Xmx512M', '-XX:+UseG1GC', `-Dlog4j2.configurationFile=${path.join(this.scratch, 'log4j2.properties')}`, '-cp', kafkaClasspath(this.#javaClasses), 'TxnBench',
+    const run = await this.runJavaRunner<RunnerResult>(row, path.join('eos', 'TxnBench.java'), 'TxnBench', [
       config.mode, config.bootstrap, config.topic, String(config.records), String(config.txnSize), String(config.valueSize), config.payloadFile, config.inputTopic, config.groupId, config.transactionalId,
       ...Object.entries(properties).map(([k, v]) => `${k}=${v}`)
-    ]
-    const outcome = await runChild('java', args, this.timeoutMs(), this.scratch)
-    const result = runnerResult<RunnerResult>(outcome.stdout, RESULT_PREFIX)
-    if (result === undefined) {
-      row.notes.push(this.failureNote(outcome, outcome.stderr + outcome.stdout))
-      return undefined
-    }
-    row.settings = `TxnBench.java, ${result.settings}, -Xmx512M`
-    row.notes.push(result.runtime)
-    return result
+    ])
+    return run?.result
   }
 
   /** Exactly N records visible to read_committed in the output; ctp: the group's offsets add up to N. */

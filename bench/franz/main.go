@@ -1,7 +1,7 @@
 // The franz-go peer of the side-by-side benchmarks: one binary, built by the harness
-// (bench/common/harness.ts), run as `franz-bench produce|consume|latency|partitions CONFIG-JSON`
+// (bench/common/harness.ts), run as `franz-bench produce|consume|latency|partitions|groups CONFIG-JSON`
 // with the same config as the Node runners, printing the same `BENCH-RESULT {json}`
-// line (bench/common/runner.ts).
+// line (bench/common/runner.ts). The groups mode is in groups.go.
 package main
 
 import (
@@ -40,11 +40,16 @@ type config struct {
 	StartOffsets []string       `json:"startOffsets"`
 	EndOffsets   []string       `json:"endOffsets"`
 	StallSeconds float64        `json:"stallSeconds"`
+	// The groups benchmark's (bench/groups/runner.ts's GroupsConfig).
+	Protocol     string  `json:"protocol"`
+	Members      int     `json:"members"`
+	IdleSeconds  float64 `json:"idleSeconds"`
+	BoundSeconds float64 `json:"boundSeconds"`
 }
 
 func main() {
 	if len(os.Args) != 3 {
-		fail(fmt.Errorf("usage: franz-bench produce|consume|latency|partitions CONFIG-JSON (run it through the benchmark's run.js)"))
+		fail(fmt.Errorf("usage: franz-bench produce|consume|latency|partitions|groups CONFIG-JSON (run it through the benchmark's run.js)"))
 	}
 	switch os.Args[1] {
 	case "produce":
@@ -55,6 +60,8 @@ func main() {
 		latency(readConfig[latencyConfig]())
 	case "partitions":
 		partitions(readConfig[partitionsConfig]())
+	case "groups":
+		groups(readConfig[config]())
 	default:
 		fail(fmt.Errorf("unknown mode %q", os.Args[1]))
 	}

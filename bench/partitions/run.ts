@@ -58,7 +58,7 @@ const QUICK_RECORDS = 20_000
 const FULL_RECORDS = 200_000
 /**
  * The broker settings a run needs when this harness starts the broker (give them to your
- * own with tests/broker/cli.ts's --set): a deleted topic's log files stay open for
+ * own with tests/broker/cli.ts's --config): a deleted topic's log files stay open for
  * file.delete.delay.ms (default 60 s), and the next shape's 10,000 partitions on top of the
  * last one's can pass a 20,000 open-file limit.
  */

@@ -375,21 +375,22 @@ export function renderTable<R extends BenchRow> (intro: string, columns: string[
   return lines.join('\n')
 }
 
+/** "Settings:" and a line per distinct settings text of each client, in the order the rows give them (none without settings). */
+export function settingsLines (rows: Array<{ client: string, settings?: string }>): string[] {
+  const settings = new Map<string, Set<string>>()
+  for (const row of rows) if (row.settings !== undefined) settings.set(row.client, (settings.get(row.client) ?? new Set<string>()).add(row.settings))
+  const lines: string[] = []
+  if (settings.size > 0) lines.push('', 'Settings:')
+  for (const [client, set] of settings) for (const s of set) lines.push(`- ${client}: ${s}`)
+  return lines
+}
+
 /**
  * What follows a table: "Settings:" lines, one per distinct settings text of each client,
  * then why confluent has no numbers when a row says it is not installed.
  */
 function clientLines (rows: BenchRow[]): string[] {
-  const settings = new Map<string, Set<string>>()
-  for (const row of rows) {
-    if (row.settings === undefined) continue
-    const set = settings.get(row.client) ?? new Set<string>()
-    set.add(row.settings)
-    settings.set(row.client, set)
-  }
-  const lines: string[] = []
-  if (settings.size > 0) lines.push('', 'Settings:')
-  for (const [client, set] of settings) for (const s of set) lines.push(`- ${client}: ${s}`)
+  const lines = settingsLines(rows)
   if (rows.some(row => row.client === 'confluent' && row.notes.includes(CONFLUENT_NOT_INSTALLED))) lines.push('', `confluent: ${CONFLUENT_MISSING}.`)
   return lines
 }

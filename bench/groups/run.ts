@@ -19,7 +19,7 @@ import * as path from 'node:path'
 import { throwFirstError } from '../../index'
 import { renderPanels } from '../chart'
 import {
-  ALL_CLIENTS, BenchHarness, benchBroker, defaultBenchOptions, formatNumber, KAFKA_GROUP_DEFAULTS, parseBenchArgs, positiveInt, splitList, writeResults,
+  ALL_CLIENTS, BenchHarness, benchBroker, defaultBenchOptions, formatNumber, KAFKA_GROUP_DEFAULTS, parseBenchArgs, positiveInt, splitList, settingsLines, writeResults,
   type BenchBroker, type BenchOptions, type BenchRow, type ChildOutcome, type ClientName
 } from '../common/harness'
 import { runMain } from '../common/runner'
@@ -190,10 +190,7 @@ function renderTable (rows: Row[], options: Options, brokerSettings: string): st
       row.notes.join('; ')
     ].join(' | ')} |`)
   }
-  const settings = new Map<string, Set<string>>()
-  for (const row of rows) if (row.settings !== undefined) settings.set(row.client, (settings.get(row.client) ?? new Set<string>()).add(row.settings))
-  if (settings.size > 0) lines.push('', 'Settings:')
-  for (const [client, set] of settings) for (const s of set) lines.push(`- ${client}: ${s}`)
+  lines.push(...settingsLines(rows))
   lines.push('', 'stable: from creating the first member to every partition assigned to exactly one member that has received its record (every member owning one at least). rebalance: from the last member\'s close() call to each of its partitions having delivered its record to another member. Requests per idle member: counted by each client (kafkats: the Client\'s \'request\' event; franz-go: a HookBrokerWrite; kafkajs: the consumer\'s REQUEST event; Java: its metrics heartbeat-total and fetch-total, the rest of request-total as "other", Metadata included) over the idle window, which opens 1 s after stable; "other" is every other API (e.g. OffsetCommit, FindCoordinator); the JSON has them by name.')
   return lines.join('\n')
 }

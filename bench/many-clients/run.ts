@@ -20,7 +20,7 @@ import * as fs from 'node:fs'
 import { throwFirstError } from '../../index'
 import { renderPanels } from '../chart'
 import {
-  ALL_CLIENTS, BenchHarness, benchBroker, defaultBenchOptions, formatNumber, KAFKA_GROUP_DEFAULTS, parseBenchArgs, positiveInt, writeResults,
+  ALL_CLIENTS, BenchHarness, benchBroker, defaultBenchOptions, formatNumber, KAFKA_GROUP_DEFAULTS, parseBenchArgs, positiveInt, settingsLines, writeResults,
   type BenchBroker, type BenchOptions, type BenchRow, type ClientName
 } from '../common/harness'
 import { runMain } from '../common/runner'
@@ -159,10 +159,7 @@ function renderTable (rows: Row[], options: Options, brokerSettings: string): st
       formatNumber(row.connectSeconds, 1), formatNumber(row.burstSeconds, 1), row.notes.join('; ')
     ].join(' | ')} |`)
   }
-  const settings = new Map<string, Set<string>>()
-  for (const row of rows) if (row.settings !== undefined) settings.set(row.client, (settings.get(row.client) ?? new Set<string>()).add(row.settings))
-  if (settings.size > 0) lines.push('', 'Settings:')
-  for (const [client, set] of settings) for (const s of set) lines.push(`- ${client}: ${s}`)
+  lines.push(...settingsLines(rows))
   lines.push('', 'Each phase rests 2 s, then takes memory after a full collection (process.memoryUsage()), process.getActiveResourcesInfo() (timers that keep the event loop alive: unref\'d ones are not counted there) and the open socket descriptors, then CPU (process.cpuUsage(), user + system) and event-loop utilization over the idle window. heap / client: heap used less the same before any client, over the producers and consumers. The JSON has every figure, the baseline before any client included.')
   return lines.join('\n')
 }

@@ -21,7 +21,7 @@ import * as path from 'node:path'
 import { throwFirstError } from '../../index'
 import { formatRate, renderPanels } from '../chart'
 import {
-  BenchHarness, benchBroker, defaultBenchOptions, formatNumber, parseBenchArgs, positiveInt, splitList, writeResults,
+  BenchHarness, benchBroker, defaultBenchOptions, formatNumber, parseBenchArgs, positiveInt, splitList, settingsLines, writeResults,
   type BenchBroker, type BenchOptions, type BenchRow, type ChildOutcome, type ClientName
 } from '../common/harness'
 import { runMain } from '../common/runner'
@@ -219,9 +219,7 @@ function renderTable (rows: Row[], options: Options): string {
       row.notes.join('; ')
     ].join(' | ')} |`)
   }
-  const settings = new Map<string, string>()
-  for (const row of rows) if (row.settings !== undefined) settings.set(row.client, row.settings)
-  if (settings.size > 0) lines.push('', 'Settings:', ...[...settings].map(([client, s]) => `- ${client}: ${s}`))
+  lines.push(...settingsLines(rows))
   lines.push('', 'Each phase counts from its client\'s creation (metadata for every partition included) to its last record acknowledged / received; first ack / first record: from the creation to the first. CPU µs/record: the process\'s user+system CPU over the phase per record (Java: the JVM\'s process CPU, measured inside it, so JVM start is not counted). heap and RSS per partition: with both clients open after the run, after a full collection (Node: heapUsed + arrayBuffers, so Buffers count as Go\'s and Java\'s byte arrays do; Go: HeapAlloc; Java: total − free after System.gc()), less the same before any client existed, over the partitions; peak RSS is the process\'s VmHWM.')
   return lines.join('\n')
 }

@@ -136,7 +136,7 @@ const base = `http://127.0.0.1:${server.address().port}/`
 // The DevTools protocol over --remote-debugging-pipe (fd 3: to Chromium, fd 4: from it).
 const profile = mkdtempSync(join(tmpdir(), 'kafkats-docs-chromium-'))
 const browser = spawn(chromium, ['--headless', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--no-first-run',
-  '--remote-debugging-pipe', `--user-data-dir=${profile}`, '--window-size=1280,1000', 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'] })
+  '--remote-debugging-pipe', `--user-data-dir=${profile}`, '--window-size=1280,1000', 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe', 'pipe', 'pipe'], detached: true })
 let browserLog = ''
 browser.stderr.on('data', chunk => { browserLog = (browserLog + chunk).slice(-4000) })
 const pendingCalls = new Map()
@@ -203,10 +203,20 @@ try {
   }
 } finally {
   clearTimeout(bound)
-  const exited = new Promise(resolve => browser.once('exit', resolve))
-  browser.kill()
-  await Promise.race([exited, new Promise(resolve => setTimeout(resolve, 10_000))])
+  // Chromium's helper processes (renderer, network, storage) can still write into the profile
+  // after the main process exits: ask it to close, then end its whole process group, and only
+  // then remove the profile. A profile left in the temporary directory is not a failed check.
+  const exited = browser.exitCode !== null ? Promise.resolve() : new Promise(resolve => browser.once('exit', resolve))
+  const waitFor = (promise, ms) => Promise.race([promise, new Promise(resolve => setTimeout(resolve, ms))])
+  await waitFor(call('Browser.close').catch(() => {}), 5_000)
+  await waitFor(exited, 5_000)
+  try { process.kill(-browser.pid, 'SIGKILL') } catch { /* the group has already exited */ }
+  await waitFor(exited, 5_000)
   server.close()
-  rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 })
+  try {
+    rmSync(profile, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 })
+  } catch (error) {
+    console.warn(`docs: could not remove the browser profile ${profile}: ${error.message}`)
+  }
 }
 if (problems.length > 0) fail(`the browser reported ${problems.length} problem(s):\n  ${problems.slice(0, 30).join('\n  ')}`)

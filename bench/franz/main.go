@@ -1,7 +1,8 @@
 // The franz-go peer of the side-by-side benchmarks: one binary, built by the harness
-// (bench/common/harness.ts), run as `franz-bench produce|consume|latency|partitions|groups CONFIG-JSON`
+// (bench/common/harness.ts), run as `franz-bench produce|consume|latency|partitions|groups|many-clients CONFIG-JSON`
 // with the same config as the Node runners, printing the same `BENCH-RESULT {json}`
-// line (bench/common/runner.ts). The groups mode is in groups.go.
+// line (bench/common/runner.ts). The groups mode is in groups.go, many-clients in
+// manyclients.go.
 package main
 
 import (
@@ -49,7 +50,7 @@ type config struct {
 
 func main() {
 	if len(os.Args) != 3 {
-		fail(fmt.Errorf("usage: franz-bench produce|consume|latency|partitions|groups CONFIG-JSON (run it through the benchmark's run.js)"))
+		fail(fmt.Errorf("usage: franz-bench produce|consume|latency|partitions|groups|many-clients CONFIG-JSON (run it through the benchmark's run.js)"))
 	}
 	switch os.Args[1] {
 	case "produce":
@@ -62,6 +63,8 @@ func main() {
 		partitions(readConfig[partitionsConfig]())
 	case "groups":
 		groups(readConfig[config]())
+	case "many-clients":
+		manyClients(readConfig[manyClientsConfig]())
 	default:
 		fail(fmt.Errorf("unknown mode %q", os.Args[1]))
 	}

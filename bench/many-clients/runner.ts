@@ -24,15 +24,22 @@ export interface ManyClientsConfig extends BaseRunnerConfig {
   boundSeconds: number
 }
 
-/** The process at one point of the run. */
+/**
+ * The process at one point of the run. The peers' runners (franz-go's bench/franz/manyclients.go,
+ * ManyClientsBench.java) report the same shape with their own runtime's figures, as said per field.
+ */
 export interface ProcessSnapshot {
-  /** process.memoryUsage() after a full collection, in bytes. */
+  /** process.memoryUsage() after a full collection, in bytes (Go: VmRSS, HeapAlloc after runtime.GC(), HeapSys; Java: VmRSS, total - free after System.gc(), total). */
   rssBytes: number
   heapUsedBytes: number
   heapTotalBytes: number
-  externalBytes: number
-  arrayBuffersBytes: number
-  /** process.getActiveResourcesInfo() by type: what keeps the event loop alive (unref'd timers are not in it). */
+  /** Node only. */
+  externalBytes?: number
+  arrayBuffersBytes?: number
+  /**
+   * process.getActiveResourcesInfo() by type: what keeps the event loop alive (unref'd
+   * timers are not in it). Go: { goroutines, 'OS threads' }; Java: { threads (live Java threads), 'OS threads' }.
+   */
   resources: Record<string, number>
   /** Open socket descriptors (/proc/self/fd). */
   sockets: number
@@ -43,8 +50,8 @@ export interface IdleSnapshot extends ProcessSnapshot {
   phase: string
   /** User + system CPU over the window, in percent of one core. */
   idleCpuPercent: number
-  /** performance.eventLoopUtilization() over the window. */
-  eventLoopUtilization: number
+  /** performance.eventLoopUtilization() over the window (Node only: Go and the JVM have no event loop). */
+  eventLoopUtilization?: number
 }
 
 export interface ManyClientsResult {

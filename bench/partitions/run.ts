@@ -59,11 +59,12 @@ const FULL_RECORDS = 200_000
 /**
  * The broker settings a run needs when this harness starts the broker (give them to your
  * own with tests/broker/cli.ts's --config): a deleted topic's log files stay open for
- * file.delete.delay.ms (default 60 s), and the next shape's 10,000 partitions on top of the
- * last one's can pass a 20,000 open-file limit. The harness also waits, after each run,
- * until a broker it started has closed the deleted files (waitForClosedFiles).
+ * log.segment.delete.delay.ms (default 60 s; file.delete.delay.ms is its per-topic name and
+ * does nothing in the broker's own settings), and the next shape's 10,000 partitions on top
+ * of the last one's can pass a 20,000 open-file limit. The harness also waits, after each
+ * run, until a broker it started has closed the deleted files (waitForClosedFiles).
  */
-export const BROKER_SETTINGS = { 'file.delete.delay.ms': 1000 }
+export const BROKER_SETTINGS = { 'log.segment.delete.delay.ms': 1000 }
 /** Partitions per CreateTopics/CreatePartitions request: a KRaft controller refuses more than 10,000 records in one. */
 const PARTITIONS_PER_REQUEST = 5000
 
@@ -160,7 +161,7 @@ class Bench extends BenchHarness<Options> {
    * Waits (at most 120 s) until the broker has closed the deleted topics' files. Deleting is
    * asynchronous on the broker: a shape of 10,000 partitions holds about 20,000 files, and
    * the next shape's topics created on top of them passed this machine's open-file limit
-   * of 20,000 and stopped the broker, even with file.delete.delay.ms at 1 s.
+   * of 20,000 and stopped the broker.
    */
   async waitForClosedFiles (before: number | undefined): Promise<number> {
     const started = performance.now()

@@ -294,6 +294,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       this.#cursors.set(cursor.key, cursor)
       if (cursor.fetchOffset === undefined) this.#offsets.resolve(cursor)
     }
+    this.#handOut.cursorsChanged()
     this.#fetching.startWhenKnown(partitions.map(p => p.topic))
   }
 
@@ -308,6 +309,7 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
       if (cursor.processing !== undefined) this.#predecessors.set(cursor.key, cursor)
       removed.push(cursor)
     }
+    if (removed.length > 0) this.#handOut.cursorsChanged()
     // Once close() started, only run() handlers are waited for: a `for await` loop body or a
     // nextBatch() caller may be the one closing, and finishes its batch (or not) by itself.
     const processing = removed

@@ -162,6 +162,12 @@ export class HandOut {
   /** Wakes readers (nextBatch, batches(), run() workers) waiting for a buffered batch. */
   readonly #dataReady = new Signal()
   #handOutStart = 0
+  /**
+   * The cursors in the map's order, for the round-robin: made again only after
+   * `cursorsChanged()`, not at every hand-out (a copy of 10,000 cursors per batch made the
+   * hand-out cost grow with partitions × batches).
+   */
+  #order: Cursor[] | undefined
   /** Batches handed to run() handlers (not to a `for await` loop or a nextBatch() caller). */
   readonly #runBatches = new WeakSet<ConsumerBatch>()
   /** 'kafkats:consumer:batch' contexts of batches out with the application (only while someone subscribes). */
@@ -171,6 +177,11 @@ export class HandOut {
     this.#host = host
     this.#deserializer = deserializer
     this.#recordMaker = recordMaker
+  }
+
+  /** The consumer added, replaced or removed cursors: the round-robin's order is made again at the next hand-out. */
+  cursorsChanged (): void {
+    this.#order = undefined
   }
 
   /** Whether `batch` went to a run() handler. */
@@ -283,7 +294,7 @@ export class HandOut {
 
   /** `accepts`: the caller takes batches of these partitions only (a concurrent run's full queues); the others stay buffered. */
   #takeBatch (accepts: ((cursor: Cursor) => boolean) | undefined): { cursor: Cursor, entry: BufferedBatch } | undefined {
-    const cursors = [...this.#host.cursors.values()]
+    const cursors = this.#order ??= [...this.#host.cursors.values()]
     const n = cursors.length
     // Round-robin over partitions, so one busy partition does not starve the others.
     for (let i = 0; i < n; i++) {

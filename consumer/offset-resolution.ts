@@ -116,11 +116,21 @@ export class OffsetResolution {
   /** Sends one ListOffsets per leader for the cursors queued. */
   async #round (): Promise<void> {
     const byLeader = new Map<number, Cursor[]>()
+    /** Cursors of topics the metadata does not know yet (a new client's consumer): one wait per topic, not per partition. */
+    const unknownTopics = new Map<string, Cursor[]>()
+    const metadata = this.#client.metadata
     for (const cursor of this.#queued) {
       if (!this.#wanted(cursor)) continue
-      const leader = this.#client.metadata.partition(cursor.topic, cursor.partition)?.leaderId ?? -1
+      const topic = metadata.topic(cursor.topic)
+      const leader = topic?.partitions[cursor.partition]?.leaderId ?? -1
       if (leader < 0) {
-        void this.#whenLeaderKnown(cursor)
+        if (topic !== undefined) {
+          void this.#whenLeaderKnown(cursor)
+          continue
+        }
+        const list = unknownTopics.get(cursor.topic)
+        if (list === undefined) unknownTopics.set(cursor.topic, [cursor])
+        else list.push(cursor)
         continue
       }
       const list = byLeader.get(leader)
@@ -128,7 +138,24 @@ export class OffsetResolution {
       else list.push(cursor)
     }
     this.#queued.clear()
+    for (const [topic, cursors] of unknownTopics) void this.#whenTopicKnown(topic, cursors)
     await Promise.all([...byLeader].map(async ([nodeId, cursors]) => await this.#ask(nodeId, cursors)))
+  }
+
+  /**
+   * Partitions of a topic the metadata does not know yet wait for it together (a wait per
+   * partition cost a refresh waiter, an abort signal and a timer each: 10,000 of them for a
+   * new client assigned 10,000 partitions), then join the next round; one still without a
+   * leader then waits for it on its own (#whenLeaderKnown).
+   */
+  async #whenTopicKnown (topic: string, cursors: Cursor[]): Promise<void> {
+    try {
+      await this.#client.metadata.waitForTopic(topic, this.#client.requestTimeoutMs, this.#stop)
+    } catch (error) {
+      for (const cursor of cursors) this.#failed(cursor, error)
+      return
+    }
+    for (const cursor of cursors) if (this.#wanted(cursor)) this.#queue(cursor)
   }
 
   /** A partition without a known leader waits for one (metadata refreshes meanwhile), then joins the next round. */

@@ -186,8 +186,9 @@ export class FetchScheduling {
   }
 
   /** Partitions of these topics were added: start fetching once their metadata is known. */
-  startWhenKnown (topics: string[]): void {
-    const missing = topics.filter(t => this.#client.metadata.topic(t) === undefined)
+  startWhenKnown (topics: Iterable<string>): void {
+    // One wait per topic, not per partition (10,000 waits for 1,000 topics x 10 partitions otherwise).
+    const missing = [...new Set(topics)].filter(t => this.#client.metadata.topic(t) === undefined)
     if (missing.length === 0) {
       this.positioned()
       return

@@ -112,7 +112,12 @@ export class BrokerPool {
     return this.#brokers.get(nodeId) ?? this.#bootstrap.find(b => b.nodeId === nodeId)
   }
 
-  /** Replaces the broker list; connections to brokers that left or moved are closed. */
+  /**
+   * Replaces the broker list; connections to brokers that left or moved are closed. Once
+   * the cluster's brokers are known, the bootstrap addresses' connections are closed as
+   * soon as their answers are in: nothing picks a bootstrap address again (`brokers` lists
+   * the cluster's), so they would stay open for nothing, one socket per client.
+   */
   setBrokers (brokers: BrokerAddress[]): void {
     const next = new Map(brokers.map(b => [b.nodeId, b]))
     for (const [nodeId, old] of this.#brokers) {
@@ -120,6 +125,15 @@ export class BrokerPool {
       if (now === undefined || now.host !== old.host || now.port !== old.port) this.#closeNode(nodeId)
     }
     this.#brokers = next
+    if (next.size > 0) this.#retireBootstrapConnections()
+  }
+
+  #retireBootstrapConnections (): void {
+    for (const [key, pending] of this.#connections) {
+      if (!key.startsWith('-')) continue
+      this.#connections.delete(key)
+      pending.then(c => { c.closeWhenIdle() }, () => {})
+    }
   }
 
   /**

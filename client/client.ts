@@ -301,8 +301,11 @@ export class Client extends TypedEmitter<ClientEvents> {
   }
 
   /**
-   * Resolves once a broker answered (ApiVersions on a new connection, then Metadata): the
-   * cluster is reachable with these settings. Use it at start-up to fail fast. Rejects
+   * Resolves once a broker answered (ApiVersions on a new connection, then Metadata) and,
+   * when that was a bootstrap address, one of the brokers the cluster advertises answered
+   * too: the cluster is reachable with these settings, through the addresses every later
+   * request uses (a broker's advertised listener that cannot be reached from here fails
+   * here). Use it at start-up to fail fast. Rejects
    * with a ConnectionError naming the brokers tried and the last failure (`cause`) when no
    * broker answered within `timeoutMs` (default requestTimeoutMs), at once with
    * AuthenticationError or TlsError for refused credentials or certificates, and with
@@ -315,8 +318,12 @@ export class Client extends TypedEmitter<ClientEvents> {
     if (options.signal !== undefined) checkSignal('client.connect option', 'signal', options.signal)
     this.#checkOpen()
     const bound = options.timeoutMs === undefined ? { ms: this.requestTimeoutMs, option: 'requestTimeoutMs' } : { ms: options.timeoutMs, option: 'timeoutMs' }
+    const deadline = this.clock.now() + bound.ms
     try {
-      await this.#metadata.refresh([], options.signal, this.clock.now() + bound.ms)
+      const viaBootstrap = this.#metadata.brokers.some(b => b.nodeId < 0)
+      await this.#metadata.refresh([], options.signal, deadline)
+      // The bootstrap connection closes once its answer is in (BrokerPool.setBrokers): ask a cluster broker too.
+      if (viaBootstrap) await this.#metadata.refresh([], options.signal, deadline)
     } catch (error) {
       throw restateUnreachable(error, 'client.connect()', bound)
     }

@@ -165,6 +165,8 @@ export class Connection {
   #reauthTimer: NodeJS.Timeout | undefined
   #reauthGate: Promise<void> | undefined
   #onDrained: (() => void) | undefined
+  /** closeWhenIdle() was called with requests in flight: the connection closes once the last is answered. */
+  #closeWhenDrained = false
 
   /** Per API key: the client's counters for it on this broker (looked up once per connection and API). */
   readonly #stats: Array<RequestStats | undefined> = []
@@ -314,6 +316,17 @@ export class Connection {
       this.#inFlight.set(correlationId, entry)
       writeChunks(socket, frame.chunks)
     })
+  }
+
+  /**
+   * Closes the connection once nothing is in flight (at once when nothing is): for a
+   * connection nobody will use again whose answers are still awaited, e.g. a bootstrap
+   * address's once the cluster's own brokers are known. No error: 'disconnect' carries none.
+   */
+  closeWhenIdle (): void {
+    if (this.#state === 'closed') return
+    if (this.#inFlight.size === 0) this.close()
+    else this.#closeWhenDrained = true
   }
 
   /** Closes the socket and fails every request still waiting for a response. */
@@ -590,7 +603,11 @@ export class Connection {
     }
     this.#inFlight.delete(correlationId)
     this.#settle(oldest)
-    if (this.#inFlight.size === 0) this.#onDrained?.()
+    if (this.#inFlight.size === 0) {
+      this.#onDrained?.()
+      // After this answer is handed on (its caller may still be reading it), not before.
+      if (this.#closeWhenDrained) queueMicrotask(() => { this.close() })
+    }
     if (oldest.abandoned) return
     let response: unknown
     try {

@@ -126,11 +126,18 @@ export class Sink {
         for (const item of sendable) this.#host.onOutcome(this.nodeId, item, { kind: 'no-response' })
         return
       }
+      // Matched by what the request named (the topic id it carried), not by today's metadata;
+      // through a map, so a request of thousands of partitions is not matched in quadratic time.
+      const answers = new Map<string, Map<number, ProducePartitionResponse>>()
+      for (const topic of response.responses) {
+        const key = version >= 13 ? topic.topicId : topic.name
+        let byIndex = answers.get(key)
+        if (byIndex === undefined) answers.set(key, byIndex = new Map())
+        for (const partition of topic.partitionResponses) if (!byIndex.has(partition.index)) byIndex.set(partition.index, partition)
+      }
       for (const item of sendable) {
-        // Matched by what the request named (the topic id it carried), not by today's metadata.
-        const topicId = this.#requestTopicId(item.batch)
-        const topicResponse = response.responses.find(t => version >= 13 ? t.topicId === topicId : t.name === item.batch.topic)
-        const partition = topicResponse?.partitionResponses.find(p => p.index === item.batch.partition)
+        const key = version >= 13 ? this.#requestTopicId(item.batch) : item.batch.topic
+        const partition = answers.get(key)?.get(item.batch.partition)
         this.#host.onOutcome(this.nodeId, item, { kind: 'response', partition })
       }
     } catch (error) {
@@ -145,7 +152,7 @@ export class Sink {
 
   /** Encodes batches not encoded under their current epoch; a batch that cannot be encoded fails alone. */
   async #encode (items: SendItem[]): Promise<SendItem[]> {
-    const ready: SendItem[] = []
+    const failed = new Set<SendItem>()
     await Promise.all(items.map(async item => {
       const batch = item.batch
       if (batch.encoded === undefined) {
@@ -161,14 +168,13 @@ export class Sink {
             transactional: this.#options.transactionalId !== null
           }, this.#host.batchWriter(batch.bytes))
         } catch (error) {
+          failed.add(item)
           this.#host.onOutcome(this.nodeId, item, { kind: 'error', error: error as Error, written: false })
-          return
         }
       }
-      ready.push(item)
     }))
-    // Keep the order batches were taken in (Promise.all pushes in completion order).
-    return items.filter(item => ready.includes(item))
+    // In the order the batches were taken in.
+    return failed.size === 0 ? items : items.filter(item => !failed.has(item))
   }
 
   /** Fails (not written) the batches whose codec Produce `version` cannot carry; returns the others. */
@@ -189,15 +195,16 @@ export class Sink {
   }
 
   #buildRequest (items: SendItem[], version: number): ProduceRequest {
-    const byTopic = new Map<string, Array<{ index: number, records: Buffer }>>()
+    // Per topic: the topic id of its first batch (v13+) and its partitions' batches.
+    const byTopic = new Map<string, { topicId: string, partitionData: Array<{ index: number, records: Buffer }> }>()
     for (const { batch } of items) {
-      let partitions = byTopic.get(batch.topic)
-      if (partitions === undefined) byTopic.set(batch.topic, partitions = [])
-      partitions.push({ index: batch.partition, records: batch.encoded! })
+      let topic = byTopic.get(batch.topic)
+      if (topic === undefined) byTopic.set(batch.topic, topic = { topicId: version >= 13 ? this.#requestTopicId(batch) : '', partitionData: [] })
+      topic.partitionData.push({ index: batch.partition, records: batch.encoded! })
     }
-    const topicData = [...byTopic].map(([topic, partitionData]) => version >= 13
-      ? { name: '', topicId: this.#requestTopicId(items.find(item => item.batch.topic === topic)!.batch), partitionData }
-      : { name: topic, partitionData })
+    const topicData = [...byTopic].map(([name, { topicId, partitionData }]) => version >= 13
+      ? { name: '', topicId, partitionData }
+      : { name, partitionData })
     return { transactionalId: this.#options.transactionalId, acks: this.#options.acks, timeoutMs: this.#options.requestTimeoutMs, topicData }
   }
 

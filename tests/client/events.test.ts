@@ -7,6 +7,7 @@ import * as net from 'node:net'
 import '../../index'
 import type { Client } from '../../client/client'
 import { ConnectionError } from '../../client/errors'
+import { internal } from '../../client/internal'
 import type { ClientEvents } from '../../client/events'
 import { Metadata, type MetadataResponse } from '../../protocol/apis/metadata'
 import { BrokerError } from '../../protocol/errors'
@@ -80,8 +81,25 @@ describe('the Client reports its connections', () => {
     c.closeConnections()
     await waitFor('two disconnect events', () => seen.filter(s => s.name === 'disconnect').length === 2)
     const disconnects = seen.filter(s => s.name === 'disconnect').map(s => s.event as ClientEvents['disconnect'][0])
-    assert.deepEqual(disconnects.map(e => e.purpose).sort(), ['admin', 'produce'])
-    assert.ok(disconnects.every(e => e.error instanceof ConnectionError), 'the broker closed them')
+    // The bootstrap address's connection was closed by the client once broker 1 was known (no error); the broker closed the other.
+    assert.deepEqual(disconnects.map(e => [e.nodeId, e.purpose, e.error instanceof ConnectionError]), [[-1, 'admin', false], [1, 'produce', true]])
+    assert.equal(disconnects[0].error, undefined)
+  })
+
+  test('a bootstrap address\'s connection is closed once the cluster\'s brokers are known, and the client goes on through them', async () => {
+    const c = await cluster({ brokers: 2, topics: [{ name: 't', partitions: 2 }] })
+    const k = client({ bootstrap: c.bootstrap, ...fast })
+    const seen = record(k, 'connect', 'disconnect')
+    await k.metadata.refresh(['t'])
+    await waitFor('the bootstrap connection closed', () => seen.some(s => s.name === 'disconnect'))
+    assert.deepEqual(seen.map(s => [s.name, (s.event as ClientEvents['connect'][0]).nodeId]), [['connect', -1], ['disconnect', -1]])
+    assert.equal(k[internal].brokers.openConnectionCount, 0)
+    // Later requests go to the brokers the metadata named, not to the bootstrap address again.
+    await k.metadata.refresh(['t'])
+    await k.produceRaw({ topic: 't', partition: 0, records: [{ value: Buffer.from('a') }] })
+    const connected = seen.filter(s => s.name === 'connect').map(s => (s.event as ClientEvents['connect'][0]).nodeId)
+    assert.equal(connected.filter(id => id < 0).length, 1, `connections: ${connected.join(', ')}`)
+    assert.ok(connected.slice(1).every(id => id > 0), `connections: ${connected.join(', ')}`)
   })
 
   test('a broker that cannot be reached is retried after a backoff: reconnect carries the attempt, the backoff and the reason', async () => {

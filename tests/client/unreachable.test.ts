@@ -123,9 +123,22 @@ describe('client.connect(): the readiness call', () => {
   test('resolves once a broker answered ApiVersions and Metadata', async () => {
     const c = await made.cluster({ topics: [{ name: 't', partitions: 1 }] })
     const k = made.client({ bootstrap: c.bootstrap, ...fast })
+    const connected: number[] = []
+    k.on('connect', event => { connected.push(event.nodeId) })
     await k.connect({ timeoutMs: 5000 })
     assert.ok(k.metadata.brokers.every(b => b.nodeId >= 0), 'the cluster\'s brokers are known')
     assert.ok(k[internal].brokers.openConnectionCount > 0)
+    // The bootstrap address answered first, then a broker at the address the cluster advertises.
+    assert.deepEqual(connected, [-1, 1])
+  })
+
+  test('rejects when the cluster advertises a broker address that cannot be reached from here', { timeout: 30_000 }, async () => {
+    const c = await made.cluster({ topics: [{ name: 't', partitions: 1 }] })
+    const port = await closedPort()
+    // A wrong advertised listener: the bootstrap address is the broker's, its Metadata answer names a closed port.
+    c.intercept(Metadata, () => ({ modify: response => ({ ...response, brokers: response.brokers.map(b => ({ ...b, port })) }) }))
+    const k = made.client({ bootstrap: c.bootstrap, logLevel: 'silent', ...fast })
+    await assert.rejects(k.connect({ timeoutMs: 1000 }), (error: unknown) => error instanceof ConnectionError && error.message.includes(`127.0.0.1:${port}`))
   })
 
   test('rejects with a ConnectionError naming the brokers tried within timeoutMs', { timeout: 30_000 }, async () => {

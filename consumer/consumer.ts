@@ -292,9 +292,9 @@ export class Consumer<K = Buffer, V = Buffer, Events extends ConsumerEvents = Co
         if (old.processing !== undefined) this.#predecessors.set(old.key, old)
       }
       this.#cursors.set(cursor.key, cursor)
+      this.#handOut.cursorsChanged()
       if (cursor.fetchOffset === undefined) this.#offsets.resolve(cursor)
     }
-    this.#handOut.cursorsChanged()
     this.#fetching.startWhenKnown(partitions.map(p => p.topic))
   }
 
